@@ -1,0 +1,17 @@
+/* Passage — umbrella header: a Relay-style tensor IR and TVM's pass
+ * infrastructure in C11. Include this, link -lpassage. */
+#ifndef PASSAGE_PASSAGE_H
+#define PASSAGE_PASSAGE_H
+
+#include "passage/defs.h"
+#include "passage/status.h"
+#include "passage/ctx.h"
+#include "passage/type.h"
+#include "passage/tensor.h"
+#include "passage/attrs.h"
+#include "passage/ir.h"
+#include "passage/module.h"
+#include "passage/op.h"
+#include "passage/text.h"
+
+#endif

@@ -1,0 +1,32 @@
+/* Passage — TVM's Relay text format (version 0.0.5): parser and printer.
+ * Tensor constants are printed as meta[relay.Constant][N] and stored in a
+ * trailing #[metadata] section (format: docs/text-format.md). */
+#ifndef PASSAGE_TEXT_H
+#define PASSAGE_TEXT_H
+
+#include "passage/module.h"
+
+PSG_BEGIN_DECLS
+
+/* Parses `len` bytes of text. `filename` names the source in diagnostics
+ * (may be NULL: "<input>"). On error returns PSG_ERR_PARSE with up to 20
+ * "file:line:col: error: ..." diagnostics on the context (the parser
+ * recovers at the next statement), and *out stays NULL. */
+PSG_API psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len,
+                                    const char *filename, psg_module **out);
+/* Reads and parses a file; PSG_ERR_IO if it cannot be read. */
+PSG_API psg_status psg_module_parse_file(psg_ctx *ctx, const char *path, psg_module **out);
+
+/* Printing options (bit flags). */
+enum {
+  PSG_PRINT_DEFAULT = 0,
+  PSG_PRINT_NO_METADATA = 1 /* print meta[...] references but no #[metadata] section */
+};
+/* Prints a module as text. *out is a NUL-terminated string, *len its length
+ * (len may be NULL); free with psg_free. */
+PSG_API psg_status psg_module_print(const psg_module *m, int flags, char **out, size_t *len);
+/* Prints one expression (constants inline as meta references, no section). */
+PSG_API psg_status psg_expr_print(const psg_expr *e, char **out, size_t *len);
+
+PSG_END_DECLS
+#endif

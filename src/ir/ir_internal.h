@@ -1,0 +1,128 @@
+/* Passage — private layout of IR objects (STYLE rule 8: a common header, then
+ * a per-kind payload, operands as handles). Only src/ code includes this. */
+#ifndef PSG_IR_INTERNAL_H
+#define PSG_IR_INTERNAL_H
+
+#include "passage/passage.h"
+#include "support/support.h"
+#include "support/ctx_internal.h"
+
+/* Types -------------------------------------------------------------------- */
+struct psg_type {
+  int kind;
+  int dtype;           /* TENSOR */
+  int n;               /* TENSOR: rank; TUPLE: fields; FUNC: args */
+  uint64_t hash;
+  const psg_type *ret; /* FUNC */
+  /* Both point into the same allocation, just after the struct. */
+  const int64_t *dims;            /* TENSOR: n dims */
+  const psg_type *const *fields;  /* TUPLE/FUNC: n types */
+};
+
+/* Attributes ----------------------------------------------------------- */
+struct psg_attr {
+  uint32_t refcount;
+  int kind;
+  psg_ctx *ctx;
+  union {
+    int64_t i;
+    double f;
+    bool b;
+    int dtype;
+    struct { char *s; size_t len; } str;
+    struct { size_t n; psg_attr **items; } list;
+    psg_attrs *dict;
+  } u;
+};
+
+struct psg_attrs {
+  uint32_t refcount;
+  psg_ctx *ctx;
+  size_t n;
+  struct { const char *key; psg_attr *value; } e[]; /* keys interned */
+};
+
+/* Tensors -------------------------------------------------------------------- */
+struct psg_tensor {
+  uint32_t refcount;
+  int dtype;
+  int ndim;
+  psg_ctx *ctx;
+  const void *data;
+  size_t nbytes;
+  void (*release)(void *user); /* NULL: data was allocated with the tensor */
+  void *release_user;
+  int64_t shape[];
+};
+
+/* Expressions ------------------------------------------------------------- */
+enum { PSGI_EXPR_IMMORTAL = 1 }; /* flags: Op nodes owned by the context */
+
+struct psg_expr {
+  uint16_t kind;
+  uint16_t flags;
+  uint32_t refcount; /* atomic */
+  psg_ctx *ctx;
+  const psg_type *checked_type;
+  psg_span span; /* file interned */
+  union {
+    struct { const char *name; const psg_type *type; } var; /* name interned */
+    struct { const char *name; } gvar;
+    psg_tensor *constant;
+    int index; /* TupleGetItem */
+    psg_attrs *attrs; /* Call */
+    struct { psg_attrs *attrs; const psg_type *ret_type; } fn;
+    uint32_t op; /* index in the op table */
+    struct psg_expr *dead_next; /* release: links dead nodes (no allocation) */
+  } u;
+  uint32_t nkids;
+  psg_expr *kids[]; /* see psg_expr_get_child for the order per kind */
+};
+
+/* The node with the same kind, payload and span as `e` but children `kids`
+ * (retained; as many as e has). checked_type is dropped. */
+psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr **out);
+/* Kind names, from expr_kinds.def. */
+extern const char *const psgi_expr_kind_names[PSG_EXPR_KIND_COUNT];
+/* Functions with a body: the body is the last child. */
+static inline psg_expr *psgi_fn_body(const psg_expr *f) { return f->kids[f->nkids - 1]; }
+/* Sets the checked type of a node (write-once cache, InferType). */
+void psgi_expr_set_checked_type(psg_expr *e, const psg_type *t);
+
+/* Object accounting for psg_ctx_live_objects. */
+void psgi_ctx_object_born(psg_ctx *ctx);
+void psgi_ctx_object_died(psg_ctx *ctx);
+
+/* Atomic reference counts (relaxed increment, acq_rel decrement). */
+static inline void psgi_ref_inc(uint32_t *rc) { __atomic_fetch_add(rc, 1, __ATOMIC_RELAXED); }
+/* True when the count reached zero. */
+static inline bool psgi_ref_dec(uint32_t *rc) {
+  return __atomic_fetch_sub(rc, 1, __ATOMIC_ACQ_REL) == 1;
+}
+
+/* Modules -------------------------------------------------------------- */
+typedef struct psgi_module_entry {
+  psg_expr *gv;
+  psg_expr *func;
+} psgi_module_entry;
+
+struct psg_module {
+  uint32_t refcount;
+  psg_ctx *ctx;
+  size_t n;
+  psgi_module_entry *entries; /* insertion order */
+  psgi_map by_name;           /* global var name (interned) -> index + 1 */
+  psg_attrs *attrs;
+};
+
+/* Builds a module directly from entries (each retained), checking names are
+ * distinct. The parser uses it to avoid n intermediate modules. */
+psg_status psgi_module_from_entries(psg_ctx *ctx, const psgi_module_entry *entries, size_t n,
+                                    psg_attrs *attrs, psg_module **out);
+
+/* Free variables of `e` (Vars used but not bound inside), in order of first
+ * use, appended to *out (borrowed). */
+typedef PSGI_VEC(const psg_expr *) psgi_expr_vec;
+psg_status psgi_free_vars(psg_ctx *ctx, const psg_expr *e, psgi_expr_vec *out);
+
+#endif

@@ -1,0 +1,133 @@
+/* Passage — dtypes and interned Relay types (TensorType, TupleType, FuncType;
+ * tvm-behavior §1.1). A type is interned by its byte encoding, so equal types
+ * are the same pointer and comparison is free. */
+#include "ir/ir_internal.h"
+
+static const struct {
+  const char *name;
+  size_t size;
+  bool is_float;
+} dtype_info[PSG_DTYPE_COUNT] = {
+    [PSG_DTYPE_INVALID] = {"invalid", 0, false}, [PSG_DTYPE_FLOAT16] = {"float16", 2, true},
+    [PSG_DTYPE_BFLOAT16] = {"bfloat16", 2, true}, [PSG_DTYPE_FLOAT32] = {"float32", 4, true},
+    [PSG_DTYPE_FLOAT64] = {"float64", 8, true},  [PSG_DTYPE_INT8] = {"int8", 1, false},
+    [PSG_DTYPE_INT16] = {"int16", 2, false},     [PSG_DTYPE_INT32] = {"int32", 4, false},
+    [PSG_DTYPE_INT64] = {"int64", 8, false},     [PSG_DTYPE_UINT8] = {"uint8", 1, false},
+    [PSG_DTYPE_UINT16] = {"uint16", 2, false},   [PSG_DTYPE_UINT32] = {"uint32", 4, false},
+    [PSG_DTYPE_UINT64] = {"uint64", 8, false},   [PSG_DTYPE_BOOL] = {"bool", 1, false},
+};
+
+static bool dtype_valid(int d) { return d > PSG_DTYPE_INVALID && d < PSG_DTYPE_COUNT; }
+
+const char *psg_dtype_name(int d) { return dtype_valid(d) ? dtype_info[d].name : "invalid"; }
+size_t psg_dtype_size(int d) { return dtype_valid(d) ? dtype_info[d].size : 0; }
+bool psg_dtype_is_float(int d) { return dtype_valid(d) && dtype_info[d].is_float; }
+
+int psg_dtype_from_name(const char *name, size_t len) {
+  for (int d = 1; d < PSG_DTYPE_COUNT; d++)
+    if (strlen(dtype_info[d].name) == len && memcmp(dtype_info[d].name, name, len) == 0) return d;
+  return PSG_DTYPE_INVALID;
+}
+
+/* Interns the type described by (kind, dtype, n, ret, payload). The payload is
+ * n int64 dims (TENSOR) or n type pointers (TUPLE/FUNC). */
+static psg_status intern(psg_ctx *ctx, int kind, int dtype, int n, const psg_type *ret,
+                         const void *payload, size_t payload_size, const psg_type **out) {
+  /* Encoding: the header fields then the payload bytes. */
+  struct {
+    int kind, dtype, n;
+    const psg_type *ret;
+  } head;
+  memset(&head, 0, sizeof head);
+  head.kind = kind;
+  head.dtype = dtype;
+  head.n = n;
+  head.ret = ret;
+  size_t key_len = sizeof head + payload_size;
+  size_t head_size = (sizeof(psg_type) + 15) & ~(size_t)15;
+  size_t type_size = (head_size + payload_size + 15) & ~(size_t)15;
+
+  pthread_mutex_lock(&ctx->lock);
+  psg_status st = PSG_OK;
+  char *block = psgi_alloc(ctx, type_size + key_len);
+  if (!block) {
+    st = PSG_ERR_NOMEM;
+    goto done;
+  }
+  char *key = block + type_size;
+  memcpy(key, &head, sizeof head);
+  if (payload_size) memcpy(key + sizeof head, payload, payload_size);
+  bool is_new;
+  psgi_map_entry *e = psgi_map_put_str(&ctx->types, key, key_len, &is_new);
+  if (!e) {
+    psgi_free(ctx, block);
+    st = PSG_ERR_NOMEM;
+    goto done;
+  }
+  if (!is_new) {
+    psgi_free(ctx, block);
+    *out = e->value;
+    goto done;
+  }
+  psg_type *t = (psg_type *)block;
+  t->kind = kind;
+  t->dtype = dtype;
+  t->n = n;
+  t->ret = ret;
+  t->hash = e->hash;
+  char *body = block + head_size;
+  if (payload_size) memcpy(body, payload, payload_size);
+  t->dims = kind == PSG_TYPE_TENSOR ? (const int64_t *)body : NULL;
+  t->fields = kind == PSG_TYPE_TENSOR ? NULL : (const psg_type *const *)body;
+  e->value = t;
+  *out = t;
+done:
+  pthread_mutex_unlock(&ctx->lock);
+  if (st == PSG_ERR_NOMEM) psgi_nomem(ctx);
+  return st;
+}
+
+psg_status psg_type_tensor(psg_ctx *ctx, const int64_t *shape, int ndim, int dtype,
+                           const psg_type **out) {
+  *out = NULL;
+  if (!dtype_valid(dtype) || ndim < 0 || ndim > PSG_MAX_RANK || (ndim && !shape))
+    return PSG_ERR_INVALID_ARGUMENT;
+  for (int i = 0; i < ndim; i++)
+    if (shape[i] < 0 && shape[i] != PSG_DIM_UNKNOWN) return PSG_ERR_INVALID_ARGUMENT;
+  return intern(ctx, PSG_TYPE_TENSOR, dtype, ndim, NULL, shape, (size_t)ndim * sizeof(int64_t), out);
+}
+
+psg_status psg_type_tuple(psg_ctx *ctx, const psg_type *const *fields, int n, const psg_type **out) {
+  *out = NULL;
+  if (n < 0 || (n && !fields)) return PSG_ERR_INVALID_ARGUMENT;
+  for (int i = 0; i < n; i++)
+    if (!fields[i]) return PSG_ERR_INVALID_ARGUMENT;
+  return intern(ctx, PSG_TYPE_TUPLE, 0, n, NULL, fields, (size_t)n * sizeof(psg_type *), out);
+}
+
+psg_status psg_type_func(psg_ctx *ctx, const psg_type *const *args, int n, const psg_type *ret,
+                         const psg_type **out) {
+  *out = NULL;
+  if (n < 0 || (n && !args) || !ret) return PSG_ERR_INVALID_ARGUMENT;
+  for (int i = 0; i < n; i++)
+    if (!args[i]) return PSG_ERR_INVALID_ARGUMENT;
+  return intern(ctx, PSG_TYPE_FUNC, 0, n, ret, args, (size_t)n * sizeof(psg_type *), out);
+}
+
+int psg_type_kind(const psg_type *t) { return t->kind; }
+int psg_type_ndim(const psg_type *t) { return t->kind == PSG_TYPE_TENSOR ? t->n : 0; }
+int64_t psg_type_dim(const psg_type *t, int i) {
+  return t->kind == PSG_TYPE_TENSOR && i >= 0 && i < t->n ? t->dims[i] : PSG_DIM_UNKNOWN;
+}
+int psg_type_dtype(const psg_type *t) { return t->kind == PSG_TYPE_TENSOR ? t->dtype : 0; }
+bool psg_type_is_static(const psg_type *t) {
+  if (t->kind != PSG_TYPE_TENSOR) return false;
+  for (int i = 0; i < t->n; i++)
+    if (t->dims[i] < 0) return false;
+  return true;
+}
+int psg_type_num_fields(const psg_type *t) { return t->kind == PSG_TYPE_TENSOR ? 0 : t->n; }
+const psg_type *psg_type_field(const psg_type *t, int i) {
+  return t->kind != PSG_TYPE_TENSOR && i >= 0 && i < t->n ? t->fields[i] : NULL;
+}
+const psg_type *psg_type_func_ret(const psg_type *t) { return t->kind == PSG_TYPE_FUNC ? t->ret : NULL; }

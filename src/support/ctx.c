@@ -1,0 +1,116 @@
+/* Passage — the library context (include/passage/ctx.h): allocator hook,
+ * reference count shared with every live object, string interning, and the
+ * library-wide version/status helpers. */
+#include <stdlib.h>
+#include "support/ctx_internal.h"
+
+static void *libc_realloc(void *user, void *ptr, size_t old_size, size_t new_size) {
+  (void)user;
+  (void)old_size;
+  if (new_size == 0) {
+    free(ptr);
+    return NULL;
+  }
+  return realloc(ptr, new_size);
+}
+
+psg_status psg_ctx_create(const psg_allocator *alloc, psg_ctx **out) {
+  if (!out) return PSG_ERR_INVALID_ARGUMENT;
+  *out = NULL;
+  psg_allocator a = {libc_realloc, NULL};
+  if (alloc && alloc->realloc) a = *alloc;
+  psg_ctx *ctx = a.realloc(a.user, NULL, 0, sizeof *ctx);
+  if (!ctx) return PSG_ERR_NOMEM;
+  memset(ctx, 0, sizeof *ctx);
+  ctx->alloc = a;
+  ctx->refcount = 1;
+  if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
+    a.realloc(a.user, ctx, sizeof *ctx, 0);
+    return PSG_ERR_INTERNAL;
+  }
+  psgi_map_init(&ctx->strings, ctx);
+  psgi_map_init(&ctx->types, ctx);
+  *out = ctx;
+  return PSG_OK;
+}
+
+void psg_ctx_retain(psg_ctx *ctx) {
+  if (ctx) __atomic_fetch_add(&ctx->refcount, 1, __ATOMIC_RELAXED);
+}
+
+static void ctx_destroy(psg_ctx *ctx) {
+  for (size_t i = 0; i < ctx->strings.len; i++) psgi_free(ctx, ctx->strings.entries[i].value);
+  psgi_map_fini(&ctx->strings);
+  for (size_t i = 0; i < ctx->types.len; i++) psgi_free(ctx, ctx->types.entries[i].value);
+  psgi_map_fini(&ctx->types);
+  for (size_t i = 0; i < ctx->num_op_nodes; i++) psgi_free(ctx, ctx->op_nodes[i]);
+  psgi_free(ctx, ctx->op_nodes);
+  psgi_diag_list_free(ctx);
+  pthread_mutex_destroy(&ctx->lock);
+  psg_allocator a = ctx->alloc;
+  a.realloc(a.user, ctx, sizeof *ctx, 0);
+}
+
+void psg_ctx_release(psg_ctx *ctx) {
+  if (ctx && __atomic_fetch_sub(&ctx->refcount, 1, __ATOMIC_ACQ_REL) == 1) ctx_destroy(ctx);
+}
+
+int64_t psg_ctx_live_objects(const psg_ctx *ctx) {
+  return __atomic_load_n(&ctx->live_objects, __ATOMIC_RELAXED);
+}
+
+bool psg_ctx_is_oom(const psg_ctx *ctx) { return __atomic_load_n(&ctx->oom, __ATOMIC_RELAXED); }
+
+void psgi_ctx_object_born(psg_ctx *ctx) {
+  __atomic_fetch_add(&ctx->live_objects, 1, __ATOMIC_RELAXED);
+  psg_ctx_retain(ctx);
+}
+
+void psgi_ctx_object_died(psg_ctx *ctx) {
+  __atomic_fetch_sub(&ctx->live_objects, 1, __ATOMIC_RELAXED);
+  psg_ctx_release(ctx);
+}
+
+const char *psgi_intern(psg_ctx *ctx, const char *s, size_t len) {
+  pthread_mutex_lock(&ctx->lock);
+  const char *r = NULL;
+  psgi_map_entry *e = psgi_map_get_str(&ctx->strings, s, len);
+  if (e) {
+    r = e->value;
+  } else {
+    char *copy = psgi_strndup(ctx, s, len);
+    if (copy) {
+      bool is_new;
+      e = psgi_map_put_str(&ctx->strings, copy, len, &is_new);
+      if (e) {
+        e->value = copy;
+        r = copy;
+      } else {
+        psgi_free(ctx, copy);
+      }
+    }
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  return r;
+}
+
+const char *psg_version(void) { return "0.1.0"; }
+
+void psg_free(void *p) { free(p); }
+
+const char *psg_status_str(psg_status code) {
+  switch (code) {
+  case PSG_OK: return "ok";
+  case PSG_ERR_PARSE: return "parse error";
+  case PSG_ERR_TYPE: return "type error";
+  case PSG_ERR_NOMEM: return "out of memory";
+  case PSG_ERR_INVALID_ARGUMENT: return "invalid argument";
+  case PSG_ERR_PASS_FAILED: return "pass failed";
+  case PSG_ERR_FRONTEND: return "error in a frontend callback";
+  case PSG_ERR_IO: return "input/output error";
+  case PSG_ERR_UNSUPPORTED: return "unsupported";
+  case PSG_ERR_INTERNAL: return "internal error";
+  case PSG_ERR_NOT_FOUND: return "not found";
+  default: return "unknown status";
+  }
+}

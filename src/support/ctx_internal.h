@@ -1,0 +1,33 @@
+/* Passage — private layout of the library context (include/passage/ctx.h).
+ * The context owns interned strings and types, the per-op Op nodes and the
+ * diagnostic list; everything else it only counts. */
+#ifndef PSG_CTX_INTERNAL_H
+#define PSG_CTX_INTERNAL_H
+
+#include <pthread.h>
+#include "support/support.h"
+
+struct psg_expr;
+typedef struct psgi_diag_list psgi_diag_list;
+
+struct psg_ctx {
+  psg_allocator alloc;
+  uint32_t refcount;    /* atomic: the user's reference plus one per live object */
+  int64_t live_objects; /* atomic */
+  bool oom;
+  pthread_mutex_t lock; /* guards the interners, op nodes and diagnostics */
+  psgi_map strings;     /* interned strings: key = value = the copy */
+  psgi_map types;       /* interned types, keyed by their byte encoding; the
+                           values are single psgi_alloc blocks freed with the ctx */
+  struct psg_expr **op_nodes; /* one immortal Op node per op, made lazily; each a
+                                 single psgi_alloc block with no references */
+  size_t num_op_nodes;
+  psgi_diag_list *diags;
+  psg_diag_sink sink;
+  void *sink_user;
+};
+
+/* Frees the diagnostic list (context destruction). */
+void psgi_diag_list_free(psg_ctx *ctx);
+
+#endif

@@ -1,0 +1,206 @@
+/* Passage — diagnostics recorded on the context (STYLE rule 6): the library
+ * never prints; the CLI and Python read or stream these. Each record keeps a
+ * rendered form "file:line:col: error: msg" + source line + caret + notes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "support/ctx_internal.h"
+
+struct psg_diag {
+  int severity;
+  psg_status code;
+  char *message;
+  char *file;
+  int line, col;
+  char *pass;
+  char *rendered;
+};
+
+struct psgi_diag_list {
+  PSGI_VEC(psg_diag *) items;
+};
+
+/* Used when memory is exhausted: no allocation needed to report it. */
+static psg_diag nomem_diag = {PSG_SEVERITY_ERROR, PSG_ERR_NOMEM, "out of memory", NULL, 0, 0,
+                              NULL, "error: out of memory\n"};
+
+static const char *severity_word(int s) {
+  switch (s) {
+  case PSG_SEVERITY_WARNING: return "warning";
+  case PSG_SEVERITY_NOTE: return "note";
+  default: return "error";
+  }
+}
+
+static void diag_free(psg_ctx *ctx, psg_diag *d) {
+  if (!d || d == &nomem_diag) return;
+  psgi_free(ctx, d->message);
+  psgi_free(ctx, d->file);
+  psgi_free(ctx, d->pass);
+  psgi_free(ctx, d->rendered);
+  psgi_free(ctx, d);
+}
+
+static bool render(psg_ctx *ctx, psg_diag *d, const char *src, size_t src_len) {
+  psgi_buf b;
+  psgi_buf_init(&b, ctx);
+  if (d->file) {
+    psgi_buf_puts(&b, d->file);
+    if (d->line > 0) psgi_buf_printf(&b, ":%d:%d", d->line, d->col);
+    psgi_buf_puts(&b, ": ");
+  }
+  psgi_buf_printf(&b, "%s: %s\n", severity_word(d->severity), d->message);
+  if (src && d->col > 0) {
+    /* The source line with tabs kept (so the caret lines up) and at most 200
+     * columns shown. */
+    size_t n = src_len > 200 ? 200 : src_len;
+    psgi_buf_puts(&b, "  ");
+    psgi_buf_append(&b, src, n);
+    psgi_buf_puts(&b, "\n  ");
+    for (int i = 1; i < d->col && (size_t)i <= n; i++) psgi_buf_putc(&b, src[i - 1] == '\t' ? '\t' : ' ');
+    psgi_buf_puts(&b, "^\n");
+  }
+  if (d->pass) psgi_buf_printf(&b, "  note: in pass '%s'\n", d->pass);
+  if (b.failed) {
+    psgi_buf_fini(&b);
+    return false;
+  }
+  d->rendered = b.data ? b.data : psgi_strndup(ctx, "", 0);
+  return d->rendered != NULL;
+}
+
+psg_status psgi_nomem(psg_ctx *ctx) {
+  __atomic_store_n(&ctx->oom, true, __ATOMIC_RELAXED);
+  pthread_mutex_lock(&ctx->lock);
+  if (ctx->diags) {
+    /* Record the static record if there is room; never allocate here. */
+    if (ctx->diags->items.len < ctx->diags->items.cap) ctx->diags->items.data[ctx->diags->items.len++] = &nomem_diag;
+  }
+  psg_diag_sink sink = ctx->sink;
+  void *user = ctx->sink_user;
+  pthread_mutex_unlock(&ctx->lock);
+  if (sink) sink(user, &nomem_diag);
+  return PSG_ERR_NOMEM;
+}
+
+psg_status psgi_diag_vadd(psg_ctx *ctx, int severity, psg_status code, const char *file, int line,
+                          int col, const char *source_line, size_t source_len, const char *pass,
+                          const char *fmt, va_list ap) {
+  psg_diag *d = psgi_calloc(ctx, sizeof *d);
+  if (!d) return psgi_nomem(ctx), code;
+  psgi_buf mb;
+  psgi_buf_init(&mb, ctx);
+  psgi_buf_vprintf(&mb, fmt, ap);
+  d->severity = severity;
+  d->code = code;
+  d->message = mb.failed ? NULL : (mb.data ? mb.data : psgi_strndup(ctx, "", 0));
+  d->file = file ? psgi_strndup(ctx, file, strlen(file)) : NULL;
+  d->pass = pass ? psgi_strndup(ctx, pass, strlen(pass)) : NULL;
+  d->line = line;
+  d->col = col;
+  if (!d->message || (file && !d->file) || (pass && !d->pass) || !render(ctx, d, source_line, source_len)) {
+    if (mb.failed) psgi_buf_fini(&mb);
+    diag_free(ctx, d);
+    return psgi_nomem(ctx), code;
+  }
+  pthread_mutex_lock(&ctx->lock);
+  bool ok = ctx->diags || (ctx->diags = psgi_calloc(ctx, sizeof *ctx->diags));
+  ok = ok && PSGI_VEC_PUSH(ctx, &ctx->diags->items, d);
+  psg_diag_sink sink = ctx->sink;
+  void *user = ctx->sink_user;
+  pthread_mutex_unlock(&ctx->lock);
+  if (!ok) {
+    diag_free(ctx, d);
+    return psgi_nomem(ctx), code;
+  }
+  if (sink) sink(user, d);
+  return code;
+}
+
+psg_status psgi_diag_add(psg_ctx *ctx, int severity, psg_status code, const char *file, int line,
+                         int col, const char *source_line, size_t source_len, const char *pass,
+                         const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  psg_status st =
+      psgi_diag_vadd(ctx, severity, code, file, line, col, source_line, source_len, pass, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+void psgi_diag_note(psg_ctx *ctx, const char *fmt, ...) {
+  pthread_mutex_lock(&ctx->lock);
+  psg_diag *d = ctx->diags && ctx->diags->items.len ? ctx->diags->items.data[ctx->diags->items.len - 1] : NULL;
+  if (d && d != &nomem_diag) {
+    psgi_buf b;
+    psgi_buf_init(&b, ctx);
+    psgi_buf_puts(&b, d->rendered);
+    psgi_buf_puts(&b, "  note: ");
+    va_list ap;
+    va_start(ap, fmt);
+    psgi_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    psgi_buf_putc(&b, '\n');
+    if (!b.failed) {
+      psgi_free(ctx, d->rendered);
+      d->rendered = b.data;
+    } else {
+      psgi_buf_fini(&b);
+    }
+  }
+  pthread_mutex_unlock(&ctx->lock);
+}
+
+psg_status psg_ctx_fail(psg_ctx *ctx, psg_status code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  psgi_diag_vadd(ctx, PSG_SEVERITY_ERROR, code, NULL, 0, 0, NULL, 0, NULL, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+void psg_ctx_set_diag_sink(psg_ctx *ctx, psg_diag_sink sink, void *user) {
+  pthread_mutex_lock(&ctx->lock);
+  ctx->sink = sink;
+  ctx->sink_user = user;
+  pthread_mutex_unlock(&ctx->lock);
+}
+
+size_t psg_ctx_diag_count(const psg_ctx *ctx) { return ctx->diags ? ctx->diags->items.len : 0; }
+
+const psg_diag *psg_ctx_get_diag(const psg_ctx *ctx, size_t i) {
+  return ctx->diags && i < ctx->diags->items.len ? ctx->diags->items.data[i] : NULL;
+}
+
+const psg_diag *psg_ctx_get_last_error(const psg_ctx *ctx) {
+  if (!ctx->diags) return NULL;
+  for (size_t i = ctx->diags->items.len; i-- > 0;)
+    if (ctx->diags->items.data[i]->severity == PSG_SEVERITY_ERROR) return ctx->diags->items.data[i];
+  return NULL;
+}
+
+void psg_ctx_clear_diags(psg_ctx *ctx) {
+  pthread_mutex_lock(&ctx->lock);
+  if (ctx->diags) {
+    for (size_t i = 0; i < ctx->diags->items.len; i++) diag_free(ctx, ctx->diags->items.data[i]);
+    ctx->diags->items.len = 0;
+  }
+  pthread_mutex_unlock(&ctx->lock);
+}
+
+/* Called by context destruction (lock not needed: no other user remains). */
+void psgi_diag_list_free(psg_ctx *ctx) {
+  if (!ctx->diags) return;
+  for (size_t i = 0; i < ctx->diags->items.len; i++) diag_free(ctx, ctx->diags->items.data[i]);
+  PSGI_VEC_FREE(ctx, &ctx->diags->items);
+  psgi_free(ctx, ctx->diags);
+  ctx->diags = NULL;
+}
+
+int psg_diag_severity(const psg_diag *d) { return d->severity; }
+psg_status psg_diag_code(const psg_diag *d) { return d->code; }
+const char *psg_diag_message(const psg_diag *d) { return d->message; }
+const char *psg_diag_file(const psg_diag *d) { return d->file; }
+int psg_diag_line(const psg_diag *d) { return d->line; }
+int psg_diag_col(const psg_diag *d) { return d->col; }
+const char *psg_diag_pass(const psg_diag *d) { return d->pass; }
+const char *psg_diag_rendered(const psg_diag *d) { return d->rendered; }

@@ -1,0 +1,113 @@
+/* Passage — open-addressing hash map over a dense entry array (STYLE rule
+ * 14): linear probing on an int32 slot table, iteration in insertion order.
+ * Keys are pointers (key_len PSGI_PTR_KEY) or byte strings the caller keeps
+ * alive. */
+#include "support/support.h"
+
+uint64_t psgi_hash_bytes(const void *p, size_t n) {
+  /* FNV-1a, then a final avalanche so short keys spread over the table. */
+  const unsigned char *s = p;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) {
+    h ^= s[i];
+    h *= 1099511628211ull;
+  }
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 32;
+  return h;
+}
+
+uint64_t psgi_hash_mix(uint64_t h, uint64_t v) {
+  /* splitmix64 finalizer over a combination: order-sensitive. */
+  uint64_t x = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+uint64_t psgi_hash_ptr(const void *p) { return psgi_hash_mix(0, (uint64_t)(uintptr_t)p); }
+
+void psgi_map_init(psgi_map *m, psg_ctx *ctx) {
+  memset(m, 0, sizeof *m);
+  m->ctx = ctx;
+}
+
+void psgi_map_fini(psgi_map *m) {
+  psgi_free(m->ctx, m->entries);
+  psgi_free(m->ctx, m->slots);
+  m->entries = NULL;
+  m->slots = NULL;
+  m->len = m->cap = m->nslots = 0;
+}
+
+static bool key_eq(const psgi_map_entry *e, uint64_t h, const void *key, size_t len) {
+  if (e->hash != h || e->key_len != len) return false;
+  return len == PSGI_PTR_KEY ? e->key == key : memcmp(e->key, key, len) == 0;
+}
+
+static psgi_map_entry *find(const psgi_map *m, uint64_t h, const void *key, size_t len) {
+  if (!m->nslots) return NULL;
+  size_t mask = m->nslots - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    int32_t s = m->slots[i];
+    if (s < 0) return NULL;
+    if (key_eq(&m->entries[s], h, key, len)) return &m->entries[s];
+  }
+}
+
+/* Rebuilds the slot table at twice the size (load kept under 1/2). */
+static bool grow_slots(psgi_map *m) {
+  size_t n = m->nslots ? m->nslots * 2 : 16;
+  if (n > (size_t)INT32_MAX) return false;
+  int32_t *slots = psgi_alloc(m->ctx, n * sizeof *slots);
+  if (!slots) return false;
+  memset(slots, 0xff, n * sizeof *slots);
+  size_t mask = n - 1;
+  for (size_t k = 0; k < m->len; k++) {
+    size_t i = m->entries[k].hash & mask;
+    while (slots[i] >= 0) i = (i + 1) & mask;
+    slots[i] = (int32_t)k;
+  }
+  psgi_free(m->ctx, m->slots);
+  m->slots = slots;
+  m->nslots = n;
+  return true;
+}
+
+static psgi_map_entry *put(psgi_map *m, uint64_t h, const void *key, size_t len, bool *is_new) {
+  psgi_map_entry *e = find(m, h, key, len);
+  if (is_new) *is_new = e == NULL;
+  if (e) return e;
+  if ((m->len + 1) * 2 > m->nslots && !grow_slots(m)) return NULL;
+  if (!psgi_vec_reserve_(m->ctx, (void **)&m->entries, &m->cap, sizeof *m->entries, m->len + 1))
+    return NULL;
+  size_t mask = m->nslots - 1, i = h & mask;
+  while (m->slots[i] >= 0) i = (i + 1) & mask;
+  m->slots[i] = (int32_t)m->len;
+  e = &m->entries[m->len++];
+  e->key = key;
+  e->key_len = len;
+  e->hash = h;
+  e->value = NULL;
+  return e;
+}
+
+psgi_map_entry *psgi_map_get_ptr(const psgi_map *m, const void *key) {
+  return find(m, psgi_hash_ptr(key), key, PSGI_PTR_KEY);
+}
+
+psgi_map_entry *psgi_map_get_str(const psgi_map *m, const char *key, size_t len) {
+  return find(m, psgi_hash_bytes(key, len), key, len);
+}
+
+psgi_map_entry *psgi_map_put_ptr(psgi_map *m, const void *key, bool *is_new) {
+  return put(m, psgi_hash_ptr(key), key, PSGI_PTR_KEY, is_new);
+}
+
+psgi_map_entry *psgi_map_put_str(psgi_map *m, const char *key, size_t len, bool *is_new) {
+  return put(m, psgi_hash_bytes(key, len), key, len, is_new);
+}

@@ -1,0 +1,135 @@
+/* Passage — internal support layer: allocation through the context's hook,
+ * growable arrays, an insertion-ordered hash map, a string builder and an
+ * arena for per-pass scratch memory (STYLE rules 5 and 14). No IR here. */
+#ifndef PSG_SUPPORT_H
+#define PSG_SUPPORT_H
+
+#include <stdarg.h>
+#include <string.h>
+#include "passage/ctx.h"
+
+/* Allocation ----------------------------------------------------------------
+ * Every byte goes through the context's allocator. psgi_alloc keeps the size
+ * in a 16-byte header, so psgi_free needs no size. Failures set the context's
+ * sticky OOM flag and return NULL. */
+void *psgi_alloc(psg_ctx *ctx, size_t n);
+void *psgi_calloc(psg_ctx *ctx, size_t n);
+void *psgi_realloc(psg_ctx *ctx, void *p, size_t n);
+void psgi_free(psg_ctx *ctx, void *p);
+char *psgi_strndup(psg_ctx *ctx, const char *s, size_t n);
+/* n * m with overflow check; SIZE_MAX on overflow (then an alloc fails). */
+size_t psgi_mul_size(size_t n, size_t m);
+
+/* Growable array of any element type:
+ *   PSGI_VEC(int) v = {0};
+ *   if (!PSGI_VEC_PUSH(ctx, &v, 42)) goto nomem;
+ *   PSGI_VEC_FREE(ctx, &v);                                               */
+#define PSGI_VEC(T) struct { T *data; size_t len, cap; }
+bool psgi_vec_reserve_(psg_ctx *ctx, void **data, size_t *cap, size_t elem, size_t need);
+#define PSGI_VEC_RESERVE(ctx, v, n) \
+  psgi_vec_reserve_((ctx), (void **)&(v)->data, &(v)->cap, sizeof(*(v)->data), (n))
+#define PSGI_VEC_PUSH(ctx, v, x) \
+  (PSGI_VEC_RESERVE(ctx, v, (v)->len + 1) ? ((v)->data[(v)->len++] = (x), true) : false)
+#define PSGI_VEC_FREE(ctx, v) (psgi_free((ctx), (v)->data), (v)->data = NULL, (v)->len = (v)->cap = 0)
+
+/* Hash map --------------------------------------------------------------
+ * Open addressing over a dense entry array, so iteration follows insertion
+ * order. Keys are either pointers (memo tables: key_len == PSGI_PTR_KEY and the
+ * pointer itself is the key) or byte strings (names; the map does not copy them, the
+ * caller keeps them alive, e.g. interned). Removal is not supported: memo
+ * tables and name indexes only grow, and are rebuilt when a module changes. */
+#define PSGI_PTR_KEY SIZE_MAX
+typedef struct psgi_map_entry {
+  const void *key;
+  size_t key_len; /* PSGI_PTR_KEY: pointer key */
+  uint64_t hash;
+  void *value;
+} psgi_map_entry;
+
+typedef struct psgi_map {
+  psg_ctx *ctx;
+  psgi_map_entry *entries; /* dense, insertion order */
+  size_t len, cap;
+  int32_t *slots; /* index into entries, -1 empty */
+  size_t nslots;  /* power of two */
+} psgi_map;
+
+void psgi_map_init(psgi_map *m, psg_ctx *ctx);
+void psgi_map_fini(psgi_map *m);
+uint64_t psgi_hash_bytes(const void *p, size_t n);
+uint64_t psgi_hash_ptr(const void *p);
+uint64_t psgi_hash_mix(uint64_t h, uint64_t v);
+/* Lookup: the entry or NULL. */
+psgi_map_entry *psgi_map_get_ptr(const psgi_map *m, const void *key);
+psgi_map_entry *psgi_map_get_str(const psgi_map *m, const char *key, size_t len);
+/* Find-or-insert: the entry (value NULL if new), or NULL on OOM. *is_new tells
+ * whether it was inserted (may be NULL). */
+psgi_map_entry *psgi_map_put_ptr(psgi_map *m, const void *key, bool *is_new);
+psgi_map_entry *psgi_map_put_str(psgi_map *m, const char *key, size_t len, bool *is_new);
+
+/* String builder ---------------------------------------------------------- */
+typedef struct psgi_buf {
+  psg_ctx *ctx;
+  char *data;
+  size_t len, cap;
+  bool failed; /* an append ran out of memory; later appends are no-ops */
+} psgi_buf;
+
+void psgi_buf_init(psgi_buf *b, psg_ctx *ctx);
+void psgi_buf_fini(psgi_buf *b);
+bool psgi_buf_append(psgi_buf *b, const char *s, size_t n);
+bool psgi_buf_puts(psgi_buf *b, const char *s);
+bool psgi_buf_putc(psgi_buf *b, char c);
+bool psgi_buf_printf(psgi_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool psgi_buf_vprintf(psgi_buf *b, const char *fmt, va_list ap);
+/* Moves the text out as a malloc'd NUL-terminated string (for psg_free),
+ * leaving the builder empty; NULL on OOM. */
+char *psgi_buf_detach_libc(psgi_buf *b, size_t *len);
+
+/* Arena ---------------------------------------------------------------------
+ * Bump allocation for scratch memory of one unit of work, freed at once. */
+typedef struct psgi_arena_block psgi_arena_block;
+typedef struct psgi_arena {
+  psg_ctx *ctx;
+  psgi_arena_block *head;
+  char *cur, *end;
+} psgi_arena;
+void psgi_arena_init(psgi_arena *a, psg_ctx *ctx);
+void *psgi_arena_alloc(psgi_arena *a, size_t n); /* 16-byte aligned; NULL on OOM */
+void psgi_arena_fini(psgi_arena *a);
+
+/* Interned strings: one copy per distinct byte string per context, alive as
+ * long as the context. Thread-safe. NULL on OOM. */
+const char *psgi_intern(psg_ctx *ctx, const char *s, size_t len);
+
+/* Diagnostics ---------------------------------------------------------------
+ * Record a diagnostic on the context. `source_line` (may be NULL) is the text
+ * of the line the span starts on, used to render the caret. `file` may be
+ * NULL. Returns `code` so callers can `return psgi_diag_error(...)`. */
+psg_status psgi_diag_add(psg_ctx *ctx, int severity, psg_status code, const char *file,
+                         int line, int col, const char *source_line, size_t source_len,
+                         const char *pass, const char *fmt, ...)
+    __attribute__((format(printf, 10, 11)));
+psg_status psgi_diag_vadd(psg_ctx *ctx, int severity, psg_status code, const char *file,
+                          int line, int col, const char *source_line, size_t source_len,
+                          const char *pass, const char *fmt, va_list ap);
+/* Appends a note line to the newest diagnostic (e.g. "in pass 'FoldConstant'"). */
+void psgi_diag_note(psg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Records PSG_ERR_NOMEM (without allocating if memory is exhausted). */
+psg_status psgi_nomem(psg_ctx *ctx);
+
+/* Internal invariants (STYLE rule 6): in debug builds a failed check aborts
+ * with a message; in release builds the expression is only evaluated and the
+ * caller turns a false into PSG_ERR_INTERNAL. */
+#ifdef NDEBUG
+#define PSG_ASSERT(x) ((void)0)
+#define PSGI_ALWAYS(x) (x)
+#define PSGI_NEVER(x) (x)
+#else
+void psgi_assert_fail(const char *expr, const char *file, int line);
+#define PSG_ASSERT(x) ((x) ? (void)0 : psgi_assert_fail(#x, __FILE__, __LINE__))
+#define PSGI_ALWAYS(x) ((x) ? 1 : (psgi_assert_fail(#x, __FILE__, __LINE__), 0))
+#define PSGI_NEVER(x) ((x) ? (psgi_assert_fail(#x, __FILE__, __LINE__), 1) : 0)
+#endif
+
+#endif

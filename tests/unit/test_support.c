@@ -1,0 +1,163 @@
+/* Unit tests for src/support: hash map (pointer and string keys, insertion
+ * order, growth), string builder, arena, interning, diagnostics rendering,
+ * and the allocator hook under injected failures. */
+#include "check.h"
+#include "support/ctx_internal.h"
+
+static void test_map_ptr_keys(void) {
+  psg_ctx *ctx = check_ctx();
+  psgi_map m;
+  psgi_map_init(&m, ctx);
+  enum { N = 100000 };
+  static int keys[N];
+  for (int i = 0; i < N; i++) {
+    bool is_new;
+    psgi_map_entry *e = psgi_map_put_ptr(&m, &keys[i], &is_new);
+    CHECK(e && is_new);
+    if (e) e->value = (void *)(intptr_t)(i + 1);
+  }
+  CHECK_EQ_INT(m.len, N);
+  int bad = 0;
+  for (int i = 0; i < N; i++) {
+    psgi_map_entry *e = psgi_map_get_ptr(&m, &keys[i]);
+    if (!e || e->value != (void *)(intptr_t)(i + 1)) bad++;
+    if (m.entries[i].key != &keys[i]) bad++; /* insertion order */
+  }
+  CHECK_EQ_INT(bad, 0);
+  bool is_new = true;
+  psgi_map_put_ptr(&m, &keys[7], &is_new);
+  CHECK(!is_new);
+  CHECK(psgi_map_get_ptr(&m, &m) == NULL);
+  psgi_map_fini(&m);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+static void test_map_str_keys(void) {
+  psg_ctx *ctx = check_ctx();
+  psgi_map m;
+  psgi_map_init(&m, ctx);
+  const char *words[] = {"", "a", "ab", "abc", "b", "conv2d", "nn.conv2d"};
+  size_t n = sizeof words / sizeof *words;
+  for (size_t i = 0; i < n; i++) {
+    psgi_map_entry *e = psgi_map_put_str(&m, words[i], strlen(words[i]), NULL);
+    CHECK(e != NULL);
+    if (e) e->value = (void *)words[i];
+  }
+  for (size_t i = 0; i < n; i++) {
+    char copy[32];
+    strcpy(copy, words[i]);
+    psgi_map_entry *e = psgi_map_get_str(&m, copy, strlen(copy));
+    CHECK(e && e->value == words[i]);
+  }
+  CHECK(psgi_map_get_str(&m, "abcd", 4) == NULL);
+  CHECK(psgi_map_get_str(&m, "abcd", 3) != NULL); /* "abc" */
+  psgi_map_fini(&m);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+static void test_buf_and_arena(void) {
+  psg_ctx *ctx = check_ctx();
+  psgi_buf b;
+  psgi_buf_init(&b, ctx);
+  for (int i = 0; i < 1000; i++) psgi_buf_printf(&b, "%d,", i);
+  CHECK(!b.failed);
+  CHECK(strncmp(b.data, "0,1,2,", 6) == 0);
+  size_t len;
+  char *s = psgi_buf_detach_libc(&b, &len);
+  CHECK(s && strlen(s) == len && len > 3000);
+  psg_free(s);
+  psgi_arena a;
+  psgi_arena_init(&a, ctx);
+  char *prev = NULL;
+  for (int i = 0; i < 10000; i++) {
+    char *p = psgi_arena_alloc(&a, (size_t)(i % 100) + 1);
+    CHECK(p && ((uintptr_t)p & 15) == 0);
+    if (p) memset(p, 1, (size_t)(i % 100) + 1);
+    prev = p;
+  }
+  CHECK(prev != NULL);
+  CHECK(psgi_arena_alloc(&a, 1 << 20) != NULL); /* larger than a block */
+  psgi_arena_fini(&a);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+static void test_intern(void) {
+  psg_ctx *ctx = check_ctx();
+  char x[] = "conv", y[] = "conv";
+  const char *a = psgi_intern(ctx, x, 4), *b = psgi_intern(ctx, y, 4);
+  CHECK(a && a == b && a != x);
+  CHECK(psgi_intern(ctx, "conv2d", 4) == a); /* length-bounded */
+  CHECK(psgi_intern(ctx, "", 0) != NULL);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+static void test_diagnostics(void) {
+  psg_ctx *ctx = check_ctx();
+  const char *line = "  %0 = add(%x, %y;";
+  psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_PARSE, "m.relay", 3, 18, line, strlen(line), NULL,
+                "expected ')' after call arguments");
+  CHECK_EQ_INT(psg_ctx_diag_count(ctx), 1);
+  const psg_diag *d = psg_ctx_get_last_error(ctx);
+  CHECK(d != NULL);
+  if (d) {
+    CHECK_STR(psg_diag_message(d), "expected ')' after call arguments");
+    CHECK_EQ_INT(psg_diag_line(d), 3);
+    CHECK_EQ_INT(psg_diag_col(d), 18);
+    CHECK_STR(psg_diag_rendered(d), "m.relay:3:18: error: expected ')' after call arguments\n"
+                                    "    %0 = add(%x, %y;\n"
+                                    "                   ^\n");
+  }
+  CHECK_EQ_INT(psg_ctx_fail(ctx, PSG_ERR_PASS_FAILED, "pass %s broke", "X"), PSG_ERR_PASS_FAILED);
+  psgi_diag_note(ctx, "in pass '%s'", "X");
+  d = psg_ctx_get_last_error(ctx);
+  CHECK_STR(psg_diag_rendered(d), "error: pass X broke\n  note: in pass 'X'\n");
+  psg_ctx_clear_diags(ctx);
+  CHECK_EQ_INT(psg_ctx_diag_count(ctx), 0);
+  CHECK(psg_ctx_get_last_error(ctx) == NULL);
+  CHECK_STR(psg_status_str(PSG_ERR_NOMEM), "out of memory");
+  CHECK_CTX_CLEAN(ctx);
+}
+
+static int sink_calls;
+static void count_sink(void *user, const psg_diag *d) {
+  (void)d;
+  (*(int *)user)++;
+}
+
+static void test_sink(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_ctx_set_diag_sink(ctx, count_sink, &sink_calls);
+  psg_ctx_fail(ctx, PSG_ERR_IO, "a");
+  psg_ctx_fail(ctx, PSG_ERR_IO, "b");
+  CHECK_EQ_INT(sink_calls, 2);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+/* Fails every allocation in turn while building a map: each run must end in
+ * a clean failure or success, and nothing may leak (LeakSanitizer). */
+static void test_oom_map(void) {
+  for (long n = 1; n < 40; n++) {
+    check_alloc a = {0, n};
+    psg_ctx *ctx = check_ctx_with(&a);
+    if (!ctx) continue; /* the context itself failed: fine */
+    psgi_map m;
+    psgi_map_init(&m, ctx);
+    static int keys[100];
+    bool ok = true;
+    for (int i = 0; i < 100 && ok; i++) ok = psgi_map_put_ptr(&m, &keys[i], NULL) != NULL;
+    CHECK(ok || psg_ctx_is_oom(ctx));
+    psgi_map_fini(&m);
+    psg_ctx_release(ctx);
+  }
+}
+
+int main(void) {
+  RUN_TEST(test_map_ptr_keys);
+  RUN_TEST(test_map_str_keys);
+  RUN_TEST(test_buf_and_arena);
+  RUN_TEST(test_intern);
+  RUN_TEST(test_diagnostics);
+  RUN_TEST(test_sink);
+  RUN_TEST(test_oom_map);
+  return check_finish();
+}
