@@ -13,5 +13,7 @@
 #include "passage/module.h"
 #include "passage/op.h"
 #include "passage/text.h"
+#include "passage/pass.h"
+#include "passage/instrument.h"
 
 #endif

@@ -365,3 +365,65 @@ psg_attr *psg_attrs_get(const psg_attrs *a, const char *key) {
     if (strcmp(a->e[i].key, key) == 0) return a->e[i].value;
   return NULL;
 }
+
+/* Context-owned copies ---------------------------------------------------
+ * Registries kept by the context (config defaults) must not keep it alive:
+ * they hold a private deep copy whose objects are adopted by the context. */
+
+static int count_objects(const psg_attr *v, int depth) {
+  if (depth > 16) return 0;
+  int n = 1;
+  if (v->kind == PSG_ATTR_LIST)
+    for (size_t i = 0; i < v->u.list.n; i++) n += count_objects(v->u.list.items[i], depth + 1);
+  if (v->kind == PSG_ATTR_DICT) {
+    n++; /* the dictionary object */
+    for (size_t i = 0; i < v->u.dict->n; i++) n += count_objects(v->u.dict->e[i].value, depth + 1);
+  }
+  return n;
+}
+
+static psg_status deep_copy(psg_ctx *ctx, const psg_attr *v, int depth, psg_attr **out) {
+  *out = NULL;
+  if (depth > 16) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "attribute value nested too deeply (limit 16)");
+  switch (v->kind) {
+  case PSG_ATTR_NONE: return psg_attr_none(ctx, out);
+  case PSG_ATTR_INT: return psg_attr_int(ctx, v->u.i, out);
+  case PSG_ATTR_FLOAT: return psg_attr_float(ctx, v->u.f, out);
+  case PSG_ATTR_BOOL: return psg_attr_bool(ctx, v->u.b, out);
+  case PSG_ATTR_DTYPE: return psg_attr_dtype(ctx, v->u.dtype, out);
+  case PSG_ATTR_STRING: return psg_attr_string(ctx, v->u.str.s, v->u.str.len, out);
+  case PSG_ATTR_LIST:
+  case PSG_ATTR_DICT: break;
+  }
+  bool is_list = v->kind == PSG_ATTR_LIST;
+  size_t n = is_list ? v->u.list.n : v->u.dict->n;
+  psg_attr **items = psgi_calloc(ctx, (n ? n : 1) * sizeof *items);
+  const char **keys = psgi_calloc(ctx, (n ? n : 1) * sizeof *keys);
+  psg_status st = items && keys ? PSG_OK : psgi_nomem(ctx);
+  for (size_t i = 0; !st && i < n; i++) {
+    st = deep_copy(ctx, is_list ? v->u.list.items[i] : v->u.dict->e[i].value, depth + 1, &items[i]);
+    if (!is_list) keys[i] = v->u.dict->e[i].key;
+  }
+  psg_attrs *d = NULL;
+  if (!st && is_list) st = psg_attr_list(ctx, items, n, out);
+  if (!st && !is_list) st = psg_attrs_create(ctx, keys, items, n, &d);
+  if (!st && !is_list) st = psg_attr_dict(ctx, d, out);
+  psg_attrs_release(d);
+  for (size_t i = 0; items && i < n; i++) psg_attr_release(items[i]);
+  psgi_free(ctx, items);
+  psgi_free(ctx, keys);
+  return st;
+}
+
+psg_status psgi_attr_copy_adopted(psg_ctx *ctx, const psg_attr *v, psg_attr **out) {
+  psg_status st = deep_copy(ctx, v, 0, out);
+  if (st) return st;
+  for (int i = count_objects(*out, 0); i > 0; i--) psgi_ctx_adopt(ctx);
+  return PSG_OK;
+}
+
+void psgi_attr_release_adopted(psg_ctx *ctx, psg_attr *v) {
+  if (!v) return;
+  for (int i = count_objects(v, 0); i > 0; i--) psgi_ctx_unadopt(ctx);
+  psg_attr_release(v);
+}

@@ -89,6 +89,11 @@ static inline psg_expr *psgi_fn_body(const psg_expr *f) { return f->kids[f->nkid
 /* Sets the checked type of a node (write-once cache, InferType). */
 void psgi_expr_set_checked_type(psg_expr *e, const psg_type *t);
 
+/* A deep copy of `v` owned by the context itself (adopted: it neither counts
+ * as live nor keeps the context alive), and its release at context teardown. */
+psg_status psgi_attr_copy_adopted(psg_ctx *ctx, const psg_attr *v, psg_attr **out);
+void psgi_attr_release_adopted(psg_ctx *ctx, psg_attr *v);
+
 /* Object accounting for psg_ctx_live_objects. */
 void psgi_ctx_object_born(psg_ctx *ctx);
 void psgi_ctx_object_died(psg_ctx *ctx);

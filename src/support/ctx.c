@@ -24,7 +24,14 @@ psg_status psg_ctx_create(const psg_allocator *alloc, psg_ctx **out) {
   memset(ctx, 0, sizeof *ctx);
   ctx->alloc = a;
   ctx->refcount = 1;
-  if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
+  /* Recursive: interning and diagnostics are reached from code that already
+   * holds the lock (registries built under it intern their keys). */
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  int rc = pthread_mutex_init(&ctx->lock, &attr);
+  pthread_mutexattr_destroy(&attr);
+  if (rc != 0) {
     a.realloc(a.user, ctx, sizeof *ctx, 0);
     return PSG_ERR_INTERNAL;
   }
@@ -39,6 +46,10 @@ void psg_ctx_retain(psg_ctx *ctx) {
 }
 
 static void ctx_destroy(psg_ctx *ctx) {
+  /* Owned objects released below drop references again: park the count far
+   * from zero so their release cannot re-enter destruction. */
+  __atomic_store_n(&ctx->refcount, UINT32_MAX / 2, __ATOMIC_RELAXED);
+  if (ctx->pass_state_free) ctx->pass_state_free(ctx, ctx->pass_state);
   for (size_t i = 0; i < ctx->strings.len; i++) psgi_free(ctx, ctx->strings.entries[i].value);
   psgi_map_fini(&ctx->strings);
   for (size_t i = 0; i < ctx->types.len; i++) psgi_free(ctx, ctx->types.entries[i].value);
@@ -69,6 +80,16 @@ void psgi_ctx_object_born(psg_ctx *ctx) {
 void psgi_ctx_object_died(psg_ctx *ctx) {
   __atomic_fetch_sub(&ctx->live_objects, 1, __ATOMIC_RELAXED);
   psg_ctx_release(ctx);
+}
+
+void psgi_ctx_adopt(psg_ctx *ctx) {
+  __atomic_fetch_sub(&ctx->live_objects, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_sub(&ctx->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void psgi_ctx_unadopt(psg_ctx *ctx) {
+  __atomic_fetch_add(&ctx->live_objects, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&ctx->refcount, 1, __ATOMIC_RELAXED);
 }
 
 const char *psgi_intern(psg_ctx *ctx, const char *s, size_t len) {

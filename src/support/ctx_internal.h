@@ -23,9 +23,20 @@ struct psg_ctx {
                                  single psgi_alloc block with no references */
   size_t num_op_nodes;
   psgi_diag_list *diags;
+  /* State of the pass layer (registries, per-thread default contexts), made
+   * on first use and freed by pass_state_free when the context dies. */
+  void *pass_state;
+  void (*pass_state_free)(psg_ctx *ctx, void *state);
   psg_diag_sink sink;
   void *sink_user;
 };
+
+/* Objects owned by the context itself (defaults, registries) must not keep it
+ * alive: adopt gives back the reference and the live count an object took at
+ * birth; unadopt takes them again just before such an object is released
+ * during context destruction. */
+void psgi_ctx_adopt(psg_ctx *ctx);
+void psgi_ctx_unadopt(psg_ctx *ctx);
 
 /* Frees the diagnostic list (context destruction). */
 void psgi_diag_list_free(psg_ctx *ctx);

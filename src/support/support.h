@@ -102,6 +102,13 @@ void psgi_arena_fini(psgi_arena *a);
  * long as the context. Thread-safe. NULL on OOM. */
 const char *psgi_intern(psg_ctx *ctx, const char *s, size_t len);
 
+/* Edit distance (Levenshtein) between two strings, capped at `cap`+1 so that
+ * "did you mean" searches stay cheap. */
+size_t psgi_edit_distance(const char *a, const char *b, size_t cap);
+/* The candidate closest to `word` by edit distance, if it is at most about a
+ * third of the word's length away; NULL otherwise. */
+const char *psgi_closest(const char *word, const char *const *cands, size_t n);
+
 /* Diagnostics ---------------------------------------------------------------
  * Record a diagnostic on the context. `source_line` (may be NULL) is the text
  * of the line the span starts on, used to render the caret. `file` may be

@@ -1,0 +1,217 @@
+/* Passage — the pass infrastructure (spec/pass-infra.md, tvm-behavior §1–§4):
+ * PassInfo, PassContext with a thread-local stack, module / function /
+ * prim-func / sequential passes, the registry of passes by name, and typed
+ * config options.
+ *
+ * Ownership as everywhere (ir.h): arguments are borrowed, returned objects
+ * are new references, `_get_` accessors borrow. Passes never change their
+ * input module; a failing pass returns an error status, leaves *out NULL and
+ * records a diagnostic with a note per enclosing pass ("in pass 'X'"). */
+#ifndef PASSAGE_PASS_H
+#define PASSAGE_PASS_H
+
+#include "passage/module.h"
+
+PSG_BEGIN_DECLS
+
+typedef struct psg_pass_info psg_pass_info;
+typedef struct psg_pass psg_pass;
+typedef struct psg_pass_context psg_pass_context;
+typedef struct psg_instrument psg_instrument;
+
+/* PassInfo ------------------------------------------------------------------
+ * {name, opt_level, required}. `required` entries are pass specs in pipeline
+ * syntax: a registered name, optionally with options ("FoldConstant",
+ * "FuseOps{fuse_opt_level=2}"). */
+PSG_API psg_status psg_pass_info_create(psg_ctx *ctx, const char *name, int opt_level,
+                                        const char *const *required, size_t num_required,
+                                        psg_pass_info **out);
+PSG_API void psg_pass_info_retain(psg_pass_info *info);
+PSG_API void psg_pass_info_release(psg_pass_info *info);
+PSG_API const char *psg_pass_info_name(const psg_pass_info *info);
+PSG_API int psg_pass_info_opt_level(const psg_pass_info *info);
+PSG_API size_t psg_pass_info_num_required(const psg_pass_info *info);
+PSG_API const char *psg_pass_info_required(const psg_pass_info *info, size_t i);
+/* TVM's printed form: "The meta data of the pass - pass name: N, opt_level: L,
+ * required passes: [...]\n". Free with psg_free. */
+PSG_API char *psg_pass_info_to_string(const psg_pass_info *info);
+
+/* Passes ---------------------------------------------------------------------- */
+
+enum {
+  PSG_PASS_MODULE = 1,
+  PSG_PASS_FUNCTION = 2,
+  PSG_PASS_PRIM_FUNC = 3,
+  PSG_PASS_SEQUENTIAL = 4
+};
+
+/* A module pass: *out is the new module (it may be `mod` itself, retained). */
+typedef psg_status (*psg_module_pass_fn)(psg_module *mod, psg_pass_context *pctx, void *user,
+                                         psg_module **out);
+/* A function pass: called once per optimizable Relay function (not marked
+ * Compiler, Extern or SkipOptimization); *out is the new function. `mod` is the
+ * module before the pass. */
+typedef psg_status (*psg_function_pass_fn)(psg_expr *func, psg_module *mod,
+                                           psg_pass_context *pctx, void *user, psg_expr **out);
+/* A prim-func pass: called once per PrimFunc; *out NULL removes the function. */
+typedef psg_status (*psg_prim_func_pass_fn)(psg_expr *func, psg_module *mod,
+                                            psg_pass_context *pctx, void *user, psg_expr **out);
+
+/* Creation helpers. `user` is passed to `fn`; `free_user` (may be NULL) is
+ * called on it when the pass is destroyed, so other languages can supply
+ * passes. */
+PSG_API psg_status psg_create_module_pass(psg_ctx *ctx, const psg_pass_info *info,
+                                          psg_module_pass_fn fn, void *user,
+                                          void (*free_user)(void *), psg_pass **out);
+PSG_API psg_status psg_create_function_pass(psg_ctx *ctx, const psg_pass_info *info,
+                                            psg_function_pass_fn fn, void *user,
+                                            void (*free_user)(void *), psg_pass **out);
+PSG_API psg_status psg_create_prim_func_pass(psg_ctx *ctx, const psg_pass_info *info,
+                                             psg_prim_func_pass_fn fn, void *user,
+                                             void (*free_user)(void *), psg_pass **out);
+/* A Sequential of `passes` (each retained). `info` NULL means TVM's default:
+ * name "sequential", opt_level 0, no required passes. */
+PSG_API psg_status psg_sequential(psg_ctx *ctx, psg_pass *const *passes, size_t n,
+                                  const psg_pass_info *info, psg_pass **out);
+
+PSG_API void psg_pass_retain(psg_pass *p);
+PSG_API void psg_pass_release(psg_pass *p);
+PSG_API int psg_pass_kind(const psg_pass *p);
+PSG_API const psg_pass_info *psg_pass_get_info(const psg_pass *p);
+/* Sequential only: the child passes (borrowed). */
+PSG_API size_t psg_pass_num_children(const psg_pass *p);
+PSG_API psg_pass *psg_pass_get_child(const psg_pass *p, size_t i);
+/* The options a registered pass was created with (may be NULL). */
+PSG_API psg_attrs *psg_pass_get_options(const psg_pass *p);
+/* TVM's printed form ("Run Module pass: NAME at the optimization level L").
+ * Free with psg_free. */
+PSG_API char *psg_pass_to_string(const psg_pass *p);
+
+/* Runs `p` on `mod` through the common wrapper (tvm-behavior §2.2):
+ * instruments' should_run / run_before_pass, the pass, run_after_pass (or
+ * run_after_pass_failed), and the testing.immutable_module check. `pctx` NULL
+ * means the current context of this thread. Calling a pass directly never
+ * checks opt_level, disabled or required passes (only a Sequential does).
+ * On failure *out stays NULL and `mod` is unchanged. */
+PSG_API psg_status psg_pass_run(psg_pass *p, psg_module *mod, psg_pass_context *pctx,
+                                psg_module **out);
+
+/* PassContext -------------------------------------------------------------- */
+
+/* A context with TVM's defaults: opt_level 2, no required/disabled passes,
+ * empty config, no instruments. */
+PSG_API psg_status psg_pass_context_create(psg_ctx *ctx, psg_pass_context **out);
+PSG_API void psg_pass_context_retain(psg_pass_context *pc);
+PSG_API void psg_pass_context_release(psg_pass_context *pc);
+PSG_API psg_ctx *psg_pass_context_get_ctx(const psg_pass_context *pc);
+
+PSG_API psg_status psg_pass_context_set_opt_level(psg_pass_context *pc, int opt_level);
+PSG_API int psg_pass_context_opt_level(const psg_pass_context *pc);
+PSG_API psg_status psg_pass_context_add_required_pass(psg_pass_context *pc, const char *name);
+PSG_API psg_status psg_pass_context_add_disabled_pass(psg_pass_context *pc, const char *name);
+PSG_API size_t psg_pass_context_num_required(const psg_pass_context *pc);
+PSG_API const char *psg_pass_context_required(const psg_pass_context *pc, size_t i);
+PSG_API size_t psg_pass_context_num_disabled(const psg_pass_context *pc);
+PSG_API const char *psg_pass_context_disabled(const psg_pass_context *pc, size_t i);
+/* Sets config option `key` after validating it against the registered
+ * options: an unknown key is PSG_ERR_INVALID_ARGUMENT naming the closest
+ * registered key; a value of the wrong type names the expected type; a
+ * dictionary value for a dictionary option is checked field by field and
+ * completed with the defaults. */
+PSG_API psg_status psg_pass_context_set_config(psg_pass_context *pc, const char *key,
+                                               psg_attr *value);
+/* The value set for `key` (borrowed), or NULL when not set. */
+PSG_API psg_attr *psg_pass_context_get_config(const psg_pass_context *pc, const char *key);
+/* Typed reads with the option's registered default when unset. */
+PSG_API int64_t psg_pass_context_config_int(const psg_pass_context *pc, const char *key);
+PSG_API bool psg_pass_context_config_bool(const psg_pass_context *pc, const char *key);
+PSG_API psg_attrs *psg_pass_context_get_config_dict(const psg_pass_context *pc);
+/* PassEnabled (tvm-behavior §2.1): disabled beats required beats opt_level. */
+PSG_API bool psg_pass_context_pass_enabled(const psg_pass_context *pc, const psg_pass_info *info);
+
+/* Instruments of the context, in order. Adding is allowed before entering. */
+PSG_API psg_status psg_pass_context_add_instrument(psg_pass_context *pc, psg_instrument *inst);
+PSG_API size_t psg_pass_context_num_instruments(const psg_pass_context *pc);
+PSG_API psg_instrument *psg_pass_context_get_instrument(const psg_pass_context *pc, size_t i);
+/* TVM's override_instruments (§3.5): exit the old instruments, install the
+ * new ones (n may be 0), enter them. Errors follow §3.3/§3.4. */
+PSG_API psg_status psg_pass_context_override_instruments(psg_pass_context *pc,
+                                                         psg_instrument *const *insts, size_t n);
+
+/* Scopes (§2.4–§2.5). enter: run every instrument's enter_pass_ctx (a
+ * failure exits the entered ones in reverse order, clears the instruments and
+ * does not push); then push on this thread's stack. exit: the context must be
+ * the top of this thread's stack (else PSG_ERR_INVALID_ARGUMENT, nothing
+ * popped); pop, then run every exit_pass_ctx (a failure stops, clears the
+ * instruments and is returned). */
+PSG_API psg_status psg_pass_context_enter(psg_pass_context *pc);
+PSG_API psg_status psg_pass_context_exit(psg_pass_context *pc);
+/* The top of this thread's stack, or this thread's default context for
+ * `ctx` (created on first use, owned by `ctx`). Borrowed. NULL only on OOM. */
+PSG_API psg_pass_context *psg_pass_context_current(psg_ctx *ctx);
+
+/* Config options -------------------------------------------------------------- */
+
+enum {
+  PSG_CONFIG_BOOL = 1,
+  PSG_CONFIG_INT = 2,
+  PSG_CONFIG_FLOAT = 3,
+  PSG_CONFIG_STRING = 4,
+  PSG_CONFIG_DICT = 5, /* a dictionary with a fixed set of typed fields */
+  PSG_CONFIG_LIST = 6
+};
+
+/* Registers option `key` (TVM_REGISTER_PASS_CONFIG_OPTION) in `ctx`. For
+ * PSG_CONFIG_DICT, `default_value` is a dictionary attr whose fields define
+ * the accepted keys, their types and defaults. `default_value` may be NULL for
+ * other types. Registering a key twice is PSG_ERR_INVALID_ARGUMENT. */
+PSG_API psg_status psg_register_config_option(psg_ctx *ctx, const char *key, int type,
+                                              psg_attr *default_value, const char *help);
+PSG_API size_t psg_config_option_count(psg_ctx *ctx);
+PSG_API const char *psg_config_option_key(psg_ctx *ctx, size_t i);
+PSG_API int psg_config_option_type(psg_ctx *ctx, size_t i);
+PSG_API const char *psg_config_option_type_name(int type); /* "Bool", "IntImm", ... */
+PSG_API const char *psg_config_option_help(psg_ctx *ctx, size_t i);
+PSG_API psg_attr *psg_config_option_get_default(psg_ctx *ctx, size_t i);
+
+/* Registry --------------------------------------------------------------------
+ * Pass constructors by name. A constructor gets the options written in a
+ * pipeline (`FuseOps{fuse_opt_level=2}`; NULL when none) and makes the pass. */
+typedef psg_status (*psg_pass_ctor)(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out);
+
+/* Registers `name` (a TVM name) in `ctx`. kind/opt_level/required/help are
+ * what `passage passes` lists; `option_names` (NULL-terminated, may be NULL)
+ * are the accepted option keys. Re-registering a name replaces it. */
+PSG_API psg_status psg_pass_register(psg_ctx *ctx, const char *name, int kind, int opt_level,
+                                     const char *const *required, size_t num_required,
+                                     const char *const *option_names, const char *help,
+                                     psg_pass_ctor ctor, void *user);
+/* Makes the registered pass `name`, resolving TVM's aliases: a name
+ * containing "transform." is looked up as is; else "NAME", then
+ * "transform.NAME", then "relay._transform.NAME" (tvm-behavior §2.3).
+ * PSG_ERR_NOT_FOUND with "cannot use NAME to create the pass" (and the closest
+ * registered name) when absent. */
+PSG_API psg_status psg_pass_get(psg_ctx *ctx, const char *name, psg_attrs *options,
+                                psg_pass **out);
+PSG_API size_t psg_pass_registry_count(psg_ctx *ctx);
+PSG_API const char *psg_pass_registry_name(psg_ctx *ctx, size_t i);
+PSG_API int psg_pass_registry_kind(psg_ctx *ctx, size_t i);
+PSG_API int psg_pass_registry_opt_level(psg_ctx *ctx, size_t i);
+PSG_API const char *psg_pass_registry_help(psg_ctx *ctx, size_t i);
+PSG_API size_t psg_pass_registry_num_required(psg_ctx *ctx, size_t i);
+PSG_API const char *psg_pass_registry_required(psg_ctx *ctx, size_t i, size_t j);
+
+/* Pipelines as text ------------------------------------------------------------
+ *   pipeline := spec ("," spec)*
+ *   spec     := NAME options? | "sequential" ("[" NAME "," LEVEL "]")? "(" pipeline? ")"
+ *   options  := "{" KEY "=" VALUE ("," KEY "=" VALUE)* "}"
+ * e.g. "sequential(InferType,FoldConstant,FuseOps{fuse_opt_level=2})". A
+ * top-level list of several specs becomes a Sequential. Errors carry the
+ * column ("<pipeline>:1:COL: error: ..."). */
+PSG_API psg_status psg_pipeline_parse(psg_ctx *ctx, const char *text, psg_pass **out);
+/* The text of a pass or pipeline; parses back to the same pipeline. Free with
+ * psg_free. */
+PSG_API char *psg_pipeline_print(const psg_pass *p);
+
+PSG_END_DECLS
+#endif
