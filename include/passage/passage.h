@@ -15,5 +15,6 @@
 #include "passage/text.h"
 #include "passage/pass.h"
 #include "passage/instrument.h"
+#include "passage/interp.h"
 
 #endif

@@ -1,0 +1,374 @@
+/* Passage — the reference interpreter (psg_eval): evaluates a Relay function
+ * on tensors with the ops' kernels. Iterative: one explicit stack of frames
+ * across function calls, so deep graphs, long let chains and deep recursion
+ * never touch the C stack. `if` evaluates only the branch taken. Each
+ * activation (a function call) has its own memo of node values, so shared
+ * sub-expressions are computed once per call. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "interp/interp_internal.h"
+
+typedef struct activation {
+  psgi_map memo; /* expr -> psgi_value* (a reference held here) */
+} activation;
+
+typedef struct frame {
+  const psg_expr *e;
+  uint32_t stage;  /* children done so far, or a per-kind step */
+  uint32_t act;    /* index of the activation the node belongs to */
+  bool called;     /* CALL of a closure: the callee's body is running */
+} frame;
+
+typedef struct interp {
+  psg_ctx *ctx;
+  const psg_module *mod;
+  PSGI_VEC(activation) acts;
+  PSGI_VEC(frame) stack;
+  char msg[512];
+} interp;
+
+static psgi_value *lookup(interp *in, uint32_t act, const psg_expr *e) {
+  psgi_map_entry *en = psgi_map_get_ptr(&in->acts.data[act].memo, e);
+  return en ? en->value : NULL;
+}
+
+/* Stores v (reference taken over) as the value of e in act. */
+static psg_status bind(interp *in, uint32_t act, const psg_expr *e, psgi_value *v) {
+  psgi_map_entry *en = psgi_map_put_ptr(&in->acts.data[act].memo, e, NULL);
+  if (!en) {
+    psgi_value_release(v);
+    return psgi_nomem(in->ctx);
+  }
+  psgi_value_release(en->value);
+  en->value = v;
+  return PSG_OK;
+}
+
+static psg_status push_activation(interp *in, uint32_t *index) {
+  activation a;
+  psgi_map_init(&a.memo, in->ctx);
+  if (!PSGI_VEC_PUSH(in->ctx, &in->acts, a)) return psgi_nomem(in->ctx);
+  *index = (uint32_t)(in->acts.len - 1);
+  return PSG_OK;
+}
+
+static void pop_activation(interp *in) {
+  activation *a = &in->acts.data[--in->acts.len];
+  for (size_t i = 0; i < a->memo.len; i++) psgi_value_release(a->memo.entries[i].value);
+  psgi_map_fini(&a->memo);
+}
+
+static psg_status fail(interp *in, const psg_expr *e, psg_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static psg_status fail(interp *in, const psg_expr *e, psg_status st, const char *fmt, ...) {
+  char buf[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return psgi_diag_add(in->ctx, PSG_SEVERITY_ERROR, st, e->span.file, e->span.line, e->span.col, NULL, 0, NULL,
+                       "%s", buf);
+}
+
+/* A closure for a Function literal: captures the values of its free
+ * variables from the current activation. */
+static psg_status make_closure(interp *in, uint32_t act, const psg_expr *fn, psgi_value **out) {
+  psg_ctx *ctx = in->ctx;
+  psgi_expr_vec fv = {0};
+  psg_status st = psgi_free_vars(ctx, fn, &fv);
+  psgi_value *v = NULL;
+  if (!st && !(v = psgi_calloc(ctx, sizeof *v))) st = psgi_nomem(ctx);
+  if (!st) {
+    v->refcount = 1;
+    v->kind = PSGI_VALUE_CLOSURE;
+    v->ctx = ctx;
+    v->u.closure.fn = (psg_expr *)fn;
+    psg_expr_retain(v->u.closure.fn);
+    size_t n = fv.len;
+    v->u.closure.vars = psgi_calloc(ctx, (n ? n : 1) * sizeof(psg_expr *));
+    v->u.closure.values = psgi_calloc(ctx, (n ? n : 1) * sizeof(psgi_value *));
+    if (!v->u.closure.vars || !v->u.closure.values) st = psgi_nomem(ctx);
+    for (size_t i = 0; !st && i < n; i++) {
+      psgi_value *val = lookup(in, act, fv.data[i]);
+      if (!val) {
+        st = fail(in, fv.data[i], PSG_ERR_INVALID_ARGUMENT, "variable %%%s is not bound", fv.data[i]->u.var.name);
+        break;
+      }
+      v->u.closure.vars[i] = fv.data[i];
+      v->u.closure.values[i] = val;
+      psgi_value_retain(val);
+      v->u.closure.n = i + 1;
+    }
+  }
+  PSGI_VEC_FREE(ctx, &fv);
+  if (st) {
+    psgi_value_release(v);
+    return st;
+  }
+  *out = v;
+  return PSG_OK;
+}
+
+/* Starts a call of closure `callee` on `args`: a new activation with the
+ * parameters and captures bound, and the body pushed. */
+static psg_status enter_closure(interp *in, const psg_expr *call, psgi_value *callee, psgi_value *const *args,
+                                size_t nargs) {
+  const psg_expr *fn = callee->u.closure.fn;
+  size_t nparams = fn->nkids - 1;
+  if (nparams != nargs)
+    return fail(in, call, PSG_ERR_TYPE, "the function takes %zu arguments, the call passes %zu", nparams, nargs);
+  uint32_t act;
+  psg_status st = push_activation(in, &act);
+  for (size_t i = 0; !st && i < callee->u.closure.n; i++) {
+    psgi_value_retain(callee->u.closure.values[i]);
+    st = bind(in, act, callee->u.closure.vars[i], callee->u.closure.values[i]);
+  }
+  for (size_t i = 0; !st && i < nargs; i++) {
+    psgi_value_retain(args[i]);
+    st = bind(in, act, fn->kids[i], args[i]);
+  }
+  frame f = {psgi_fn_body(fn), 0, act, false};
+  if (!st && !PSGI_VEC_PUSH(in->ctx, &in->stack, f)) st = psgi_nomem(in->ctx);
+  return st;
+}
+
+static psg_status global_closure(interp *in, const psg_expr *gv, psgi_value **out) {
+  const psg_expr *f = psg_module_lookup(in->mod, gv->u.gvar.name);
+  if (!f) return fail(in, gv, PSG_ERR_NOT_FOUND, "no function named @%s", gv->u.gvar.name);
+  /* A global function has no free variables: a closure without captures. */
+  uint32_t tmp;
+  psg_status st = push_activation(in, &tmp);
+  if (!st) st = make_closure(in, tmp, f, out);
+  pop_activation(in);
+  return st;
+}
+
+/* One step for frame f (the top of the stack). */
+static psg_status step(interp *in) {
+  psg_ctx *ctx = in->ctx;
+  frame *f = &in->stack.data[in->stack.len - 1];
+  const psg_expr *e = f->e;
+  uint32_t act = f->act;
+  if (lookup(in, act, e) && !f->called) {
+    in->stack.len--;
+    return PSG_OK;
+  }
+  psgi_value *v = NULL;
+  psg_status st = PSG_OK;
+  switch (e->kind) {
+  case PSG_EXPR_VAR:
+    return fail(in, e, PSG_ERR_INVALID_ARGUMENT, "variable %%%s is used before it is bound", e->u.var.name);
+  case PSG_EXPR_CONSTANT: st = psgi_value_tensor(ctx, e->u.constant, &v); break;
+  case PSG_EXPR_GLOBAL_VAR: st = global_closure(in, e, &v); break;
+  case PSG_EXPR_OP:
+    return fail(in, e, PSG_ERR_UNSUPPORTED, "operator '%s' used as a value (only calls to it are evaluable)",
+                psgi_op_table[e->u.op].name);
+  case PSG_EXPR_FUNCTION: st = make_closure(in, act, e, &v); break;
+  case PSG_EXPR_TUPLE:
+  case PSG_EXPR_TUPLE_GET_ITEM:
+  case PSG_EXPR_CALL: {
+    /* Children first (an op callee is not evaluated). */
+    while (f->stage < e->nkids) {
+      const psg_expr *k = e->kids[f->stage];
+      if (e->kind == PSG_EXPR_CALL && f->stage == 0 && k->kind == PSG_EXPR_OP) {
+        f->stage++;
+        continue;
+      }
+      if (lookup(in, act, k)) {
+        f->stage++;
+        continue;
+      }
+      frame fc = {k, 0, act, false};
+      return PSGI_VEC_PUSH(ctx, &in->stack, fc) ? PSG_OK : psgi_nomem(ctx);
+    }
+    if (e->kind == PSG_EXPR_TUPLE) {
+      psgi_value *small[16], **items = small;
+      if (e->nkids > 16 && !(items = psgi_alloc(ctx, e->nkids * sizeof *items))) return psgi_nomem(ctx);
+      for (uint32_t i = 0; i < e->nkids; i++) items[i] = lookup(in, act, e->kids[i]);
+      st = psgi_value_tuple(ctx, items, e->nkids, &v);
+      if (items != small) psgi_free(ctx, items);
+      break;
+    }
+    if (e->kind == PSG_EXPR_TUPLE_GET_ITEM) {
+      psgi_value *t = lookup(in, act, e->kids[0]);
+      if (t->kind != PSGI_VALUE_TUPLE || (size_t)e->u.index >= t->u.tuple.n)
+        return fail(in, e, PSG_ERR_TYPE, "tuple index %d out of range", e->u.index);
+      v = t->u.tuple.items[e->u.index];
+      psgi_value_retain(v);
+      break;
+    }
+    /* CALL */
+    size_t nargs = e->nkids - 1;
+    psgi_value *small[16], **args = small;
+    if (nargs > 16 && !(args = psgi_alloc(ctx, nargs * sizeof *args))) return psgi_nomem(ctx);
+    for (size_t i = 0; i < nargs; i++) args[i] = lookup(in, act, e->kids[i + 1]);
+    const psg_expr *callee = e->kids[0];
+    if (callee->kind == PSG_EXPR_OP) {
+      st = psgi_eval_op(ctx, callee->u.op, e->u.attrs, args, nargs, &v, in->msg, sizeof in->msg);
+      if (st && st != PSG_ERR_NOMEM) st = fail(in, e, st, "%s: %s", psgi_op_table[callee->u.op].name, in->msg);
+    } else if (!f->called) {
+      psgi_value *fv = lookup(in, act, callee);
+      if (fv->kind != PSGI_VALUE_CLOSURE) {
+        st = fail(in, e, PSG_ERR_TYPE, "%s", "calling a value that is not a function");
+      } else {
+        f->called = true;
+        st = enter_closure(in, e, fv, args, nargs);
+      }
+      if (args != small) psgi_free(ctx, args);
+      return st; /* the body runs; this frame resumes when it is done */
+    } else {
+      /* The callee's body finished in the activation just above this one. */
+      uint32_t callee_act = (uint32_t)in->acts.len - 1;
+      const psg_expr *body = psgi_fn_body(lookup(in, act, callee)->u.closure.fn);
+      v = lookup(in, callee_act, body);
+      psgi_value_retain(v);
+      pop_activation(in);
+      f = &in->stack.data[in->stack.len - 1];
+      f->called = false;
+    }
+    if (args != small) psgi_free(ctx, args);
+    break;
+  }
+  case PSG_EXPR_LET:
+    /* Bind the value, then evaluate the body in the same activation: a let
+     * chain is a loop over this frame, one stage per binding. */
+    if (f->stage == 0) {
+      f->stage = 1;
+      if (!lookup(in, act, e->kids[1])) {
+        frame fc = {e->kids[1], 0, act, false};
+        return PSGI_VEC_PUSH(ctx, &in->stack, fc) ? PSG_OK : psgi_nomem(ctx);
+      }
+    }
+    if (f->stage == 1) {
+      psgi_value *val = lookup(in, act, e->kids[1]);
+      psgi_value_retain(val);
+      if ((st = bind(in, act, e->kids[0], val)) != PSG_OK) return st;
+      f->stage = 2;
+      if (!lookup(in, act, e->kids[2])) {
+        frame fc = {e->kids[2], 0, act, false};
+        return PSGI_VEC_PUSH(ctx, &in->stack, fc) ? PSG_OK : psgi_nomem(ctx);
+      }
+    }
+    v = lookup(in, act, e->kids[2]);
+    psgi_value_retain(v);
+    break;
+  case PSG_EXPR_IF:
+    if (f->stage == 0) {
+      f->stage = 1;
+      if (!lookup(in, act, e->kids[0])) {
+        frame fc = {e->kids[0], 0, act, false};
+        return PSGI_VEC_PUSH(ctx, &in->stack, fc) ? PSG_OK : psgi_nomem(ctx);
+      }
+    }
+    {
+      psgi_value *c = lookup(in, act, e->kids[0]);
+      if (c->kind != PSGI_VALUE_TENSOR || psg_tensor_numel(c->u.tensor) != 1)
+        return fail(in, e, PSG_ERR_TYPE, "%s", "the condition of an if must be a scalar");
+      const psg_tensor *ct = c->u.tensor;
+      bool taken = psg_tensor_dtype(ct) == PSG_DTYPE_BOOL ? *(const uint8_t *)psg_tensor_data(ct) != 0
+                                                          : psg_tensor_nbytes(ct) && memcmp(psg_tensor_data(ct), "\0\0\0\0\0\0\0\0", psg_tensor_nbytes(ct)) != 0;
+      const psg_expr *branch = e->kids[taken ? 1 : 2];
+      if (f->stage == 1) {
+        f->stage = 2;
+        if (!lookup(in, act, branch)) {
+          frame fc = {branch, 0, act, false};
+          return PSGI_VEC_PUSH(ctx, &in->stack, fc) ? PSG_OK : psgi_nomem(ctx);
+        }
+      }
+      v = lookup(in, act, branch);
+      psgi_value_retain(v);
+    }
+    break;
+  }
+  if (st) return st;
+  in->stack.len--;
+  return bind(in, act, e, v);
+}
+
+typedef PSGI_VEC(psg_tensor *) tensor_vec;
+
+/* Flattens a value into tensors, depth-first. */
+static psg_status flatten(psg_ctx *ctx, const psgi_value *v, tensor_vec *out, int depth) {
+  if (v->kind == PSGI_VALUE_TENSOR) {
+    if (!PSGI_VEC_PUSH(ctx, out, v->u.tensor)) return psgi_nomem(ctx);
+    psg_tensor_retain(v->u.tensor);
+    return PSG_OK;
+  }
+  if (v->kind == PSGI_VALUE_CLOSURE || depth > 64)
+    return psg_ctx_fail(ctx, PSG_ERR_UNSUPPORTED, "the function returns a function; only tensors and tuples can be outputs");
+  for (size_t i = 0; i < v->u.tuple.n; i++) {
+    psg_status st = flatten(ctx, v->u.tuple.items[i], out, depth + 1);
+    if (st) return st;
+  }
+  return PSG_OK;
+}
+
+static psg_status check_input(psg_ctx *ctx, const psg_expr *param, const psg_tensor *t) {
+  const psg_type *want = param->u.var.type;
+  if (!want || want->kind != PSG_TYPE_TENSOR) return PSG_OK;
+  bool ok = want->dtype == t->dtype && want->n == t->ndim;
+  for (int i = 0; ok && i < t->ndim; i++) ok = want->dims[i] < 0 || want->dims[i] == t->shape[i];
+  if (ok) return PSG_OK;
+  psgi_buf b;
+  psgi_buf_init(&b, ctx);
+  psgi_buf_printf(&b, "input %%%s: expected %s of shape (", param->u.var.name, psg_dtype_name(want->dtype));
+  for (int i = 0; i < want->n; i++) {
+    if (want->dims[i] < 0) psgi_buf_printf(&b, "%s?", i ? ", " : "");
+    else psgi_buf_printf(&b, "%s%lld", i ? ", " : "", (long long)want->dims[i]);
+  }
+  psgi_buf_printf(&b, "), got %s of shape (", psg_dtype_name(t->dtype));
+  for (int i = 0; i < t->ndim; i++) psgi_buf_printf(&b, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+  psgi_buf_putc(&b, ')');
+  psg_status st = psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "%s", b.data ? b.data : "input mismatch");
+  psgi_buf_fini(&b);
+  return st;
+}
+
+psg_status psg_eval(psg_ctx *ctx, const psg_module *mod, const char *name, psg_tensor *const *inputs,
+                    size_t num_inputs, psg_tensor ***outputs, size_t *num_outputs) {
+  *outputs = NULL;
+  *num_outputs = 0;
+  const psg_expr *fn = name ? psg_module_lookup(mod, name) : NULL;
+  if (!fn) return psg_ctx_fail(ctx, PSG_ERR_NOT_FOUND, "no function named @%s to evaluate", name ? name : "");
+  if (fn->kind != PSG_EXPR_FUNCTION) return psg_ctx_fail(ctx, PSG_ERR_UNSUPPORTED, "@%s is not a Relay function", name);
+  size_t nparams = fn->nkids - 1;
+  if (num_inputs != nparams)
+    return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "@%s takes %zu inputs, %zu given", name, nparams, num_inputs);
+  for (size_t i = 0; i < nparams; i++) {
+    psg_status st = check_input(ctx, fn->kids[i], inputs[i]);
+    if (st) return st;
+  }
+  interp in;
+  memset(&in, 0, sizeof in);
+  in.ctx = ctx;
+  in.mod = mod;
+  uint32_t act;
+  psg_status st = push_activation(&in, &act);
+  for (size_t i = 0; !st && i < nparams; i++) {
+    psgi_value *v;
+    st = psgi_value_tensor(ctx, inputs[i], &v);
+    if (!st) st = bind(&in, act, fn->kids[i], v);
+  }
+  frame f0 = {psgi_fn_body(fn), 0, act, false};
+  if (!st && !PSGI_VEC_PUSH(ctx, &in.stack, f0)) st = psgi_nomem(ctx);
+  while (!st && in.stack.len) st = step(&in);
+  tensor_vec outs = {0};
+  if (!st) st = flatten(ctx, lookup(&in, act, psgi_fn_body(fn)), &outs, 0);
+  while (in.acts.len) pop_activation(&in);
+  PSGI_VEC_FREE(ctx, &in.acts);
+  PSGI_VEC_FREE(ctx, &in.stack);
+  if (!st) {
+    /* Results leave through psg_free (libc). */
+    psg_tensor **arr = malloc((outs.len ? outs.len : 1) * sizeof *arr);
+    if (!arr) st = psgi_nomem(ctx);
+    for (size_t i = 0; arr && i < outs.len; i++) arr[i] = outs.data[i];
+    if (arr) {
+      *outputs = arr;
+      *num_outputs = outs.len;
+      outs.len = 0;
+    }
+  }
+  for (size_t i = 0; i < outs.len; i++) psg_tensor_release(outs.data[i]);
+  PSGI_VEC_FREE(ctx, &outs);
+  return st;
+}

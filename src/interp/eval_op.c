@@ -1,0 +1,87 @@
+/* Passage — evaluating one operator call on values, shared by the
+ * interpreter and FoldConstant (STYLE rule 12: one kernel path), and the
+ * conversions between constants and values. */
+#include <stdio.h>
+#include "interp/interp_internal.h"
+
+psg_status psgi_eval_op(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
+                        size_t nargs, psgi_value **out, char *msg, size_t msglen) {
+  *out = NULL;
+  const psgi_op_impl *impl = psgi_op_impl_get(op);
+  const char *name = psgi_op_table[op].name;
+  if (!impl || !impl->type_rel || !impl->kernel) {
+    snprintf(msg, msglen, "operator '%s' has no reference kernel", name);
+    return PSG_ERR_UNSUPPORTED;
+  }
+  const psg_type *small[8], **types = small;
+  if (nargs > 8 && !(types = psgi_alloc(ctx, nargs * sizeof *types))) return psgi_nomem(ctx);
+  psg_status st = PSG_OK;
+  for (size_t i = 0; i < nargs && !st; i++) {
+    types[i] = psgi_value_type(ctx, args[i]);
+    if (!types[i]) {
+      snprintf(msg, msglen, "argument %zu of '%s' is a function, not a tensor", i, name);
+      st = PSG_ERR_TYPE;
+    }
+  }
+  psgi_op_call call;
+  call.ctx = ctx;
+  call.op = op;
+  call.attrs = attrs;
+  call.msg[0] = 0;
+  const psg_type *out_type = NULL;
+  if (!st && (st = impl->type_rel(&call, types, nargs, &out_type)) != PSG_OK)
+    snprintf(msg, msglen, "%s", call.msg[0] ? call.msg : psg_status_str(st));
+  if (!st && (st = impl->kernel(&call, args, nargs, out_type, out)) != PSG_OK)
+    snprintf(msg, msglen, "%s", call.msg[0] ? call.msg : psg_status_str(st));
+  if (!st && !*out) {
+    snprintf(msg, msglen, "the kernel of '%s' produced no value", name);
+    st = PSG_ERR_INTERNAL;
+  }
+  if (types != small) psgi_free(ctx, types);
+  return st;
+}
+
+/* Tuples of constants nest only as deep as the program wrote them; the
+ * conversions recurse on that depth, capped. */
+enum { MAX_TUPLE_DEPTH = 64 };
+
+static psg_status from_constant(psg_ctx *ctx, const psg_expr *e, int depth, psgi_value **out) {
+  *out = NULL;
+  if (e->kind == PSG_EXPR_CONSTANT) return psgi_value_tensor(ctx, e->u.constant, out);
+  if (e->kind != PSG_EXPR_TUPLE || depth > MAX_TUPLE_DEPTH) return PSG_ERR_INVALID_ARGUMENT;
+  psgi_value **items = psgi_calloc(ctx, (e->nkids ? e->nkids : 1) * sizeof *items);
+  if (!items) return psgi_nomem(ctx);
+  psg_status st = PSG_OK;
+  for (uint32_t i = 0; i < e->nkids && !st; i++) st = from_constant(ctx, e->kids[i], depth + 1, &items[i]);
+  if (!st) st = psgi_value_tuple(ctx, items, e->nkids, out);
+  for (uint32_t i = 0; i < e->nkids; i++) psgi_value_release(items[i]);
+  psgi_free(ctx, items);
+  return st;
+}
+
+psg_status psgi_value_from_constant(psg_ctx *ctx, const psg_expr *e, psgi_value **out) {
+  return from_constant(ctx, e, 0, out);
+}
+
+static psg_status to_expr(psg_ctx *ctx, const psgi_value *v, const psg_span *span, int depth, psg_expr **out) {
+  *out = NULL;
+  switch (v->kind) {
+  case PSGI_VALUE_TENSOR: return psg_constant_create(ctx, v->u.tensor, span, out);
+  case PSGI_VALUE_TUPLE: break;
+  case PSGI_VALUE_CLOSURE: return PSG_ERR_UNSUPPORTED;
+  }
+  if (depth > MAX_TUPLE_DEPTH) return PSG_ERR_UNSUPPORTED;
+  size_t n = v->u.tuple.n;
+  psg_expr **fields = psgi_calloc(ctx, (n ? n : 1) * sizeof *fields);
+  if (!fields) return psgi_nomem(ctx);
+  psg_status st = PSG_OK;
+  for (size_t i = 0; i < n && !st; i++) st = to_expr(ctx, v->u.tuple.items[i], span, depth + 1, &fields[i]);
+  if (!st) st = psg_tuple_create(ctx, fields, n, span, out);
+  for (size_t i = 0; i < n; i++) psg_expr_release(fields[i]);
+  psgi_free(ctx, fields);
+  return st;
+}
+
+psg_status psgi_value_to_expr(psg_ctx *ctx, const psgi_value *v, const psg_span *span, psg_expr **out) {
+  return to_expr(ctx, v, span, 0, out);
+}

@@ -1,0 +1,299 @@
+/* Passage — FoldConstant (spec/adding-a-pass.md, tvm-behavior §5): a
+ * ConstantChecker visitor and a ConstantFolder mutator. Calls of primitive
+ * ops whose arguments are all constants are evaluated in process by the
+ * interpreter's kernels (each constant subgraph once, no module copies) and
+ * replaced by constants or tuples of constants. Function pass, opt level 2,
+ * no required passes.
+ *
+ * Rules, in the spec's order, for a Call (after its arguments are folded):
+ * inside a Primitive function → unchanged; no arguments → unchanged; callee
+ * not an op → unchanged; stateful op → unchanged; shape_of / ndarray_size of
+ * a statically shaped argument → the shape / size (cast to `dtype`);
+ * non-computational ops (on_device, annotation.*) and device_copy, shape_of,
+ * ndarray_size → unchanged; an argument that is not a (tuple of) constant(s)
+ * → unchanged; else evaluate. An evaluation that fails leaves the call as it
+ * was and records a warning note; it is not an error of the pass. */
+#include <stdio.h>
+#include "interp/interp_internal.h"
+#include "transforms/transforms.h"
+
+typedef struct folder {
+  psg_mutator m;
+  psg_mutator frozen; /* the same rules with calls frozen (Primitive bodies) */
+  psgi_map constant_memo; /* ConstantChecker: node -> (void*)1 if constant */
+  const char *fn_name;
+} folder;
+
+static folder *folder_of(psg_mutator *m) { return m->user; }
+
+/* on_device(x) is transparent to "is constant" (TVM's IsSimpleConstant). */
+static bool is_on_device(const psg_expr *e) {
+  return e->kind == PSG_EXPR_CALL && e->kids[0]->kind == PSG_EXPR_OP &&
+         strcmp(psgi_op_table[e->kids[0]->u.op].name, "on_device") == 0 && e->nkids == 2;
+}
+
+static const psg_expr *strip_on_device(const psg_expr *e) {
+  while (is_on_device(e)) e = e->kids[1];
+  return e;
+}
+
+static bool is_simple_constant(const psg_expr *e) { return strip_on_device(e)->kind == PSG_EXPR_CONSTANT; }
+
+/* ConstantChecker: a Constant, or a Tuple whose fields all are, memoized.
+ * The folder runs post-order, so a Tuple's fields are checked before it: the
+ * memo makes each check O(fields). */
+static bool is_complex_constant(folder *fo, const psg_expr *e) {
+  e = strip_on_device(e);
+  if (e->kind == PSG_EXPR_CONSTANT) return true;
+  if (e->kind != PSG_EXPR_TUPLE) return false;
+  psgi_map_entry *en = psgi_map_get_ptr(&fo->constant_memo, e);
+  if (en) return en->value != NULL;
+  bool all = true;
+  for (uint32_t i = 0; i < e->nkids && all; i++) {
+    const psg_expr *k = strip_on_device(e->kids[i]);
+    if (k->kind == PSG_EXPR_TUPLE) {
+      psgi_map_entry *ke = psgi_map_get_ptr(&fo->constant_memo, k);
+      all = ke ? ke->value != NULL : is_complex_constant(fo, k); /* nested literal tuples: shallow */
+    } else {
+      all = k->kind == PSG_EXPR_CONSTANT;
+    }
+  }
+  en = psgi_map_put_ptr(&fo->constant_memo, e, NULL);
+  if (en) en->value = all ? (void *)1 : NULL;
+  return all;
+}
+
+static bool op_named(const psg_expr *callee, const char *name) {
+  return callee->kind == PSG_EXPR_OP && strcmp(psgi_op_table[callee->u.op].name, name) == 0;
+}
+
+/* A rank-1 int32 tensor of `dims`, or the int32 scalar `prod`, cast to dtype. */
+static psg_status shape_constant(psg_ctx *ctx, const psg_type *t, bool size_only, int dtype, const psg_span *span,
+                                 psg_expr **out) {
+  int64_t n = t->n, one = 1, prod = 1;
+  for (int i = 0; i < t->n; i++) prod *= t->dims[i];
+  size_t esz = psg_dtype_size(dtype);
+  size_t count = size_only ? 1 : (size_t)n;
+  unsigned char *buf = psgi_calloc(ctx, count * esz + 1);
+  if (!buf) return psgi_nomem(ctx);
+  for (size_t i = 0; i < count; i++) {
+    int64_t v = size_only ? prod : t->dims[i];
+    switch (dtype) {
+    case PSG_DTYPE_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
+    case PSG_DTYPE_INT64: ((int64_t *)buf)[i] = v; break;
+    case PSG_DTYPE_FLOAT32: ((float *)buf)[i] = (float)v; break;
+    case PSG_DTYPE_FLOAT64: ((double *)buf)[i] = (double)v; break;
+    default: psgi_free(ctx, buf); return PSG_ERR_UNSUPPORTED;
+    }
+  }
+  psg_tensor *tensor;
+  psg_status st = psg_tensor_create(ctx, dtype, size_only ? NULL : &n, size_only ? 0 : 1, buf, &tensor);
+  (void)one;
+  psgi_free(ctx, buf);
+  if (st) return st;
+  st = psg_constant_create(ctx, tensor, span, out);
+  psg_tensor_release(tensor);
+  return st;
+}
+
+/* Evaluates an op call whose arguments are all constants. On failure the
+ * call stays and a warning says why. */
+static psg_status evaluate(folder *fo, const psg_expr *post, psg_expr **out) {
+  psg_ctx *ctx = fo->m.ctx;
+  size_t nargs = post->nkids - 1;
+  psgi_value *small[16], **args = small;
+  if (nargs > 16 && !(args = psgi_calloc(ctx, nargs * sizeof *args))) return psgi_nomem(ctx);
+  psg_status st = PSG_OK;
+  for (size_t i = 0; i < nargs && !st; i++) st = psgi_value_from_constant(ctx, strip_on_device(post->kids[i + 1]), &args[i]);
+  psgi_value *v = NULL;
+  char msg[512] = "";
+  if (!st) st = psgi_eval_op(ctx, post->kids[0]->u.op, post->u.attrs, args, nargs, &v, msg, sizeof msg);
+  if (!st) st = psgi_value_to_expr(ctx, v, &post->span, out);
+  psgi_value_release(v);
+  for (size_t i = 0; i < nargs; i++) psgi_value_release(args[i]);
+  if (args != small) psgi_free(ctx, args);
+  if (st == PSG_ERR_NOMEM) return st;
+  if (st) {
+    psgi_diag_add(ctx, PSG_SEVERITY_WARNING, PSG_OK, post->span.file, post->span.line, post->span.col, NULL, 0,
+                  "FoldConstant", "in @%s, %s(...) not folded: %s", fo->fn_name, psgi_op_table[post->kids[0]->u.op].name,
+                  msg[0] ? msg : psg_status_str(st));
+    psg_expr_retain((psg_expr *)post);
+    *out = (psg_expr *)post;
+  }
+  return PSG_OK;
+}
+
+static psg_status fold_call(psg_mutator *m, const psg_expr *call, psg_expr **out) {
+  folder *fo = folder_of(m);
+  if (m == &fo->frozen) {
+    /* Rule 1: inside a Primitive function calls are not folded. */
+    psg_expr_retain((psg_expr *)call);
+    *out = (psg_expr *)call;
+    return PSG_OK;
+  }
+  psg_expr *post;
+  psg_status st = psg_mutator_default(m, call, &post);
+  if (st) return st;
+  const psg_expr *callee = post->kids[0];
+  size_t nargs = post->nkids - 1;
+  const psgi_op_impl *impl = callee->kind == PSG_EXPR_OP ? psgi_op_impl_get(callee->u.op) : NULL;
+  /* Rules 2-4. */
+  if (nargs == 0 || callee->kind != PSG_EXPR_OP || (impl && impl->stateful)) goto keep;
+  /* Rules 5-6: the ORIGINAL argument's type, if statically known. */
+  bool is_shape_of = op_named(callee, "shape_of"), is_size = op_named(callee, "ndarray_size");
+  if (is_shape_of || is_size) {
+    const psg_type *t = psg_expr_checked_type(call->kids[1]);
+    if (t && t->kind == PSG_TYPE_TENSOR && psg_type_is_static(t)) {
+      const char *dt = psgi_attr_str(post->u.attrs, "dtype", "int32");
+      int dtype = psg_dtype_from_name(dt, strlen(dt));
+      psg_expr *c = NULL;
+      st = shape_constant(m->ctx, t, is_size, dtype ? dtype : PSG_DTYPE_INT32, &post->span, &c);
+      if (st == PSG_OK) {
+        psg_expr_release(post);
+        *out = c;
+        return PSG_OK;
+      }
+      if (st == PSG_ERR_NOMEM) goto fail;
+    }
+    goto keep; /* rule 8: dynamic shapes stay */
+  }
+  /* Rules 7-8: non-computational ops and device_copy. */
+  const char *name = psgi_op_table[callee->u.op].name;
+  if (op_named(callee, "device_copy") || op_named(callee, "on_device") || strncmp(name, "annotation.", 11) == 0)
+    goto keep;
+  /* Rule 9. */
+  for (size_t i = 0; i < nargs; i++)
+    if (!is_complex_constant(fo, post->kids[i + 1])) goto keep;
+  /* Rule 10. */
+  st = evaluate(fo, post, out);
+  psg_expr_release(post);
+  return st;
+keep:
+  *out = post;
+  return PSG_OK;
+fail:
+  psg_expr_release(post);
+  return st;
+}
+
+/* Let: when the value folded to a simple constant, uses of the variable
+ * become that constant (bound before the body is visited) and the binding is
+ * dropped. */
+static psg_status bind_let(psg_mutator *m, const psg_expr *let, size_t index) {
+  if (let->kind != PSG_EXPR_LET || index != 2) return PSG_OK;
+  psg_expr *value = psg_mutator_get_result(m, let->kids[1]);
+  if (value && is_simple_constant(value)) return psg_mutator_set_result(m, let->kids[0], value);
+  return PSG_OK;
+}
+
+static psg_status fold_let(psg_mutator *m, const psg_expr *let, psg_expr **out) {
+  psg_expr *var = psg_mutator_get_result(m, let->kids[0]);
+  if (var && var->kind != PSG_EXPR_VAR) {
+    psg_expr *body = psg_mutator_get_result(m, let->kids[2]);
+    psg_expr_retain(body);
+    *out = body;
+    return PSG_OK;
+  }
+  return psg_mutator_default(m, let, out);
+}
+
+static psg_status fold_tuple_get_item(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  psg_expr *post;
+  psg_status st = psg_mutator_default(m, e, &post);
+  if (st) return st;
+  const psg_expr *t = post->kids[0];
+  bool wrapped = is_on_device(t);
+  const psg_expr *inner = strip_on_device(t);
+  if (inner->kind == PSG_EXPR_TUPLE && (uint32_t)post->u.index < inner->nkids && !wrapped) {
+    psg_expr *field = inner->kids[post->u.index];
+    psg_expr_retain(field);
+    psg_expr_release(post);
+    *out = field;
+    return PSG_OK;
+  }
+  *out = post;
+  return PSG_OK;
+}
+
+static psg_status fold_if(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  psg_expr *post;
+  psg_status st = psg_mutator_default(m, e, &post);
+  if (st) return st;
+  const psg_expr *cond = strip_on_device(post->kids[0]);
+  if (cond->kind == PSG_EXPR_CONSTANT && psg_tensor_nbytes(cond->u.constant) > 0) {
+    /* TVM tests the first byte of the condition's data (quirk 7); for the
+     * bool scalars conditions are, that is the value. */
+    bool taken = *(const uint8_t *)psg_tensor_data(cond->u.constant) != 0;
+    psg_expr *branch = post->kids[taken ? 1 : 2];
+    psg_expr_retain(branch);
+    psg_expr_release(post);
+    *out = branch;
+    return PSG_OK;
+  }
+  *out = post;
+  return PSG_OK;
+}
+
+static bool is_primitive(const psg_expr *f) {
+  psg_attr *a = psg_attrs_get(f->u.fn.attrs, "Primitive");
+  return a && psg_attr_get_int(a) != 0;
+}
+
+/* A Primitive function is rewritten by the frozen mutator (calls kept). */
+static psg_status pre_function(psg_mutator *m, const psg_expr *e, psg_expr **replacement) {
+  folder *fo = folder_of(m);
+  if (m == &fo->frozen || e->kind != PSG_EXPR_FUNCTION || !is_primitive(e)) return PSG_OK;
+  return psg_mutate(&fo->frozen, e, replacement);
+}
+
+static void folder_init(folder *fo, psg_ctx *ctx, const char *fn_name) {
+  psg_mutator *ms[2] = {&fo->m, &fo->frozen};
+  for (int i = 0; i < 2; i++) {
+    psg_mutator_init(ms[i], ctx);
+    ms[i]->user = fo;
+    ms[i]->visit[PSG_EXPR_CALL] = fold_call;
+    ms[i]->visit[PSG_EXPR_LET] = fold_let;
+    ms[i]->visit[PSG_EXPR_TUPLE_GET_ITEM] = fold_tuple_get_item;
+    ms[i]->visit[PSG_EXPR_IF] = fold_if;
+    ms[i]->before_child = bind_let;
+    ms[i]->pre = pre_function;
+  }
+  psgi_map_init(&fo->constant_memo, ctx);
+  fo->fn_name = fn_name;
+}
+
+static void folder_fini(folder *fo) {
+  psg_mutator_fini(&fo->m);
+  psg_mutator_fini(&fo->frozen);
+  psgi_map_fini(&fo->constant_memo);
+}
+
+static psg_status fold_function(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
+  (void)pc;
+  (void)user;
+  const char *name = "?";
+  for (size_t i = 0; i < mod->n; i++)
+    if (mod->entries[i].func == func) name = mod->entries[i].gv->u.gvar.name;
+  folder fo;
+  folder_init(&fo, func->ctx, name);
+  psg_status st = psg_mutate(&fo.m, func, out);
+  folder_fini(&fo);
+  return st;
+}
+
+static psg_status make_fold_constant(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
+  (void)options;
+  (void)user;
+  psg_pass_info *info;
+  psg_status st = psg_pass_info_create(ctx, "FoldConstant", 2, NULL, 0, &info);
+  if (st) return st;
+  st = psg_create_function_pass(ctx, info, fold_function, NULL, NULL, out);
+  psg_pass_info_release(info);
+  return st;
+}
+
+psg_status psgi_register_fold_constant(psg_ctx *ctx) {
+  static const char *const options[] = {"fold_qnn", NULL};
+  return psg_pass_register(ctx, "FoldConstant", PSG_PASS_FUNCTION, 2, NULL, 0, options,
+                           "evaluate calls whose arguments are all constants", make_fold_constant, NULL);
+}

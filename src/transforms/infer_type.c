@@ -1,0 +1,384 @@
+/* Passage — InferType (tvm-behavior §4.3): a module pass (opt 0) that gives
+ * every expression of every Relay function its checked type, using the ops'
+ * type relations, and reports type errors with their location and the
+ * function they occur in.
+ *
+ * Types are interned and nodes immutable, so the checked type is a write-once
+ * cache on the node: InferType returns the very same module, typed. The walk
+ * is iterative (explicit frames), so deep graphs and let chains are fine.
+ * Unlike TVM there is no unification: function parameters need annotations
+ * (let variables without one take their value's type). */
+#include <stdio.h>
+#include "ops/op_impl.h"
+#include "transforms/transforms.h"
+
+typedef struct frame {
+  const psg_expr *e;
+  uint32_t next;
+} frame;
+
+typedef struct checker {
+  psg_ctx *ctx;
+  const psg_module *mod;
+  psgi_map types;      /* expr -> const psg_type* for this run */
+  psgi_map let_types;  /* unannotated let var -> type of its value */
+  uint8_t *fn_state;   /* per module function: 0 todo, 1 in progress, 2 done, 3 failed */
+  int errors;
+} checker;
+
+static const psg_type *type_of(checker *c, const psg_expr *e) {
+  psgi_map_entry *en = psgi_map_get_ptr(&c->types, e);
+  return en ? en->value : NULL;
+}
+
+/* "(1, 3)" or "float32" style text for messages. */
+static void format_type(psgi_buf *b, const psg_type *t) {
+  if (!t) {
+    psgi_buf_puts(b, "?");
+    return;
+  }
+  switch (t->kind) {
+  case PSG_TYPE_TENSOR:
+    if (t->n == 0) {
+      psgi_buf_puts(b, psg_dtype_name(t->dtype));
+      return;
+    }
+    psgi_buf_puts(b, "Tensor[(");
+    for (int i = 0; i < t->n; i++) {
+      if (i) psgi_buf_puts(b, ", ");
+      if (t->dims[i] < 0)
+        psgi_buf_putc(b, '?');
+      else
+        psgi_buf_printf(b, "%lld", (long long)t->dims[i]);
+    }
+    psgi_buf_printf(b, "), %s]", psg_dtype_name(t->dtype));
+    return;
+  case PSG_TYPE_TUPLE:
+  case PSG_TYPE_FUNC:
+    psgi_buf_puts(b, t->kind == PSG_TYPE_FUNC ? "fn (" : "(");
+    for (int i = 0; i < t->n; i++) {
+      if (i) psgi_buf_puts(b, ", ");
+      format_type(b, t->fields[i]);
+    }
+    psgi_buf_puts(b, t->kind == PSG_TYPE_TUPLE && t->n == 1 ? ",)" : ")");
+    if (t->kind == PSG_TYPE_FUNC) {
+      psgi_buf_puts(b, " -> ");
+      format_type(b, t->ret);
+    }
+    return;
+  }
+}
+
+/* Records a type error at e's span: "in @f, call to add: reason". */
+static psg_status type_error(checker *c, const char *fn_name, const psg_expr *e, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static psg_status type_error(checker *c, const char *fn_name, const psg_expr *e, const char *fmt, ...) {
+  psgi_buf b;
+  psgi_buf_init(&b, c->ctx);
+  psgi_buf_printf(&b, "in @%s, ", fn_name);
+  if (e->kind == PSG_EXPR_CALL && e->kids[0]->kind == PSG_EXPR_OP)
+    psgi_buf_printf(&b, "%s(...): ", psgi_op_table[e->kids[0]->u.op].name);
+  else
+    psgi_buf_printf(&b, "%s: ", psgi_expr_kind_names[e->kind]);
+  va_list ap;
+  va_start(ap, fmt);
+  psgi_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  psgi_diag_add(c->ctx, PSG_SEVERITY_ERROR, PSG_ERR_TYPE, e->span.file, e->span.line, e->span.col, NULL, 0,
+                "InferType", "%s", b.data ? b.data : "type error");
+  psgi_buf_fini(&b);
+  c->errors++;
+  return PSG_ERR_TYPE;
+}
+
+/* Equal, or equal but for dims unknown on either side. */
+static bool compatible(const psg_type *a, const psg_type *b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->n != b->n) return false;
+  if (a->kind == PSG_TYPE_TENSOR) {
+    if (a->dtype != b->dtype) return false;
+    for (int i = 0; i < a->n; i++)
+      if (a->dims[i] >= 0 && b->dims[i] >= 0 && a->dims[i] != b->dims[i]) return false;
+    return true;
+  }
+  for (int i = 0; i < a->n; i++)
+    if (!compatible(a->fields[i], b->fields[i])) return false;
+  return a->kind != PSG_TYPE_FUNC || compatible(a->ret, b->ret);
+}
+
+static psg_status check_function(checker *c, size_t index);
+
+/* The type of global function `name`, typing it first if needed. Calls
+ * between globals recurse once per function (bounded by the module size). */
+static psg_status global_type(checker *c, const char *fn_name, const psg_expr *gv, const psg_type **out) {
+  ptrdiff_t i = psg_module_find(c->mod, gv->u.gvar.name);
+  if (i < 0) return type_error(c, fn_name, gv, "no function named @%s in the module", gv->u.gvar.name);
+  const psg_expr *f = c->mod->entries[i].func;
+  if (c->fn_state[i] == 1) {
+    /* Recursive: the signature must be written down. */
+    if (!f->u.fn.ret_type) return type_error(c, fn_name, gv, "recursive function @%s needs a return type annotation", gv->u.gvar.name);
+  } else if (c->fn_state[i] == 0) {
+    psg_status st = check_function(c, (size_t)i);
+    if (st) return st;
+  }
+  if (c->fn_state[i] == 3) return type_error(c, fn_name, gv, "@%s does not type-check", gv->u.gvar.name);
+  const psg_type *t = type_of(c, f);
+  if (!t) {
+    /* In progress with an annotated signature: build it from annotations. */
+    const psg_type *small[16], **params = small;
+    size_t n = f->nkids - 1;
+    if (n > 16 && !(params = psgi_alloc(c->ctx, n * sizeof *params))) return psgi_nomem(c->ctx);
+    for (size_t k = 0; k < n; k++) params[k] = f->kids[k]->u.var.type;
+    psg_status st = psg_type_func(c->ctx, params, (int)n, f->u.fn.ret_type, &t);
+    if (params != small) psgi_free(c->ctx, params);
+    if (st) return st;
+  }
+  *out = t;
+  return PSG_OK;
+}
+
+/* The type of node e whose children are typed. */
+static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e, const psg_type **out) {
+  psg_ctx *ctx = c->ctx;
+  *out = NULL;
+  switch (e->kind) {
+  case PSG_EXPR_VAR: {
+    const psg_type *t = e->u.var.type;
+    if (!t) {
+      psgi_map_entry *en = psgi_map_get_ptr(&c->let_types, e);
+      t = en ? en->value : NULL;
+    }
+    if (!t) return type_error(c, fn_name, e, "variable %%%s has no type annotation", e->u.var.name);
+    *out = t;
+    return PSG_OK;
+  }
+  case PSG_EXPR_GLOBAL_VAR: return global_type(c, fn_name, e, out);
+  case PSG_EXPR_CONSTANT:
+    *out = psg_tensor_type(ctx, e->u.constant);
+    return *out ? PSG_OK : psgi_nomem(ctx);
+  case PSG_EXPR_OP: return PSG_OK; /* ops are typed at their calls */
+  case PSG_EXPR_TUPLE: {
+    const psg_type *small[16], **f = small;
+    if (e->nkids > 16 && !(f = psgi_alloc(ctx, e->nkids * sizeof *f))) return psgi_nomem(ctx);
+    for (uint32_t i = 0; i < e->nkids; i++) f[i] = type_of(c, e->kids[i]);
+    psg_status st = psg_type_tuple(ctx, f, (int)e->nkids, out);
+    if (f != small) psgi_free(ctx, f);
+    return st;
+  }
+  case PSG_EXPR_TUPLE_GET_ITEM: {
+    const psg_type *t = type_of(c, e->kids[0]);
+    if (t->kind != PSG_TYPE_TUPLE) return type_error(c, fn_name, e, "%s", "indexing a value that is not a tuple");
+    if (e->u.index >= t->n)
+      return type_error(c, fn_name, e, "index %d out of range for a tuple of %d fields", e->u.index, t->n);
+    *out = t->fields[e->u.index];
+    return PSG_OK;
+  }
+  case PSG_EXPR_CALL: {
+    const psg_expr *callee = e->kids[0];
+    size_t nargs = e->nkids - 1;
+    const psg_type *small[16], **args = small;
+    if (nargs > 16 && !(args = psgi_alloc(ctx, nargs * sizeof *args))) return psgi_nomem(ctx);
+    for (size_t i = 0; i < nargs; i++) args[i] = type_of(c, e->kids[i + 1]);
+    psg_status st = PSG_OK;
+    if (callee->kind == PSG_EXPR_OP) {
+      const psgi_op_impl *impl = psgi_op_impl_get(callee->u.op);
+      if (!impl || !impl->type_rel) {
+        st = type_error(c, fn_name, e, "operator '%s' has no type relation", psgi_op_table[callee->u.op].name);
+      } else {
+        psgi_op_call call = {ctx, callee->u.op, e->u.attrs, {0}};
+        st = impl->type_rel(&call, args, nargs, out);
+        if (st == PSG_ERR_TYPE || (st && call.msg[0])) st = type_error(c, fn_name, e, "%s", call.msg[0] ? call.msg : "type error");
+      }
+    } else {
+      const psg_type *ft = type_of(c, callee);
+      if (!ft || ft->kind != PSG_TYPE_FUNC) {
+        st = type_error(c, fn_name, e, "%s", "calling a value that is not a function");
+      } else if ((size_t)ft->n != nargs) {
+        st = type_error(c, fn_name, e, "expected %d arguments, got %zu", ft->n, nargs);
+      } else {
+        for (size_t i = 0; i < nargs && !st; i++)
+          if (!compatible(ft->fields[i], args[i])) {
+            psgi_buf b;
+            psgi_buf_init(&b, ctx);
+            format_type(&b, args[i]);
+            psgi_buf_puts(&b, " where the function expects ");
+            format_type(&b, ft->fields[i]);
+            st = type_error(c, fn_name, e, "argument %zu has type %s", i, b.data ? b.data : "?");
+            psgi_buf_fini(&b);
+          }
+        *out = ft->ret;
+      }
+    }
+    if (args != small) psgi_free(ctx, args);
+    return st;
+  }
+  case PSG_EXPR_LET: {
+    const psg_type *ann = e->kids[0]->u.var.type, *val = type_of(c, e->kids[1]);
+    if (ann && !compatible(ann, val)) {
+      psgi_buf b;
+      psgi_buf_init(&b, ctx);
+      format_type(&b, val);
+      psgi_buf_puts(&b, " but it is annotated ");
+      format_type(&b, ann);
+      psg_status st = type_error(c, fn_name, e, "the value bound to %%%s has type %s", e->kids[0]->u.var.name,
+                                 b.data ? b.data : "?");
+      psgi_buf_fini(&b);
+      return st;
+    }
+    *out = type_of(c, e->kids[2]);
+    return PSG_OK;
+  }
+  case PSG_EXPR_IF: {
+    const psg_type *cond = type_of(c, e->kids[0]), *a = type_of(c, e->kids[1]), *b = type_of(c, e->kids[2]);
+    if (cond->kind != PSG_TYPE_TENSOR || cond->n != 0 || cond->dtype != PSG_DTYPE_BOOL)
+      return type_error(c, fn_name, e, "%s", "the condition must be a bool scalar");
+    if (!compatible(a, b)) {
+      psgi_buf buf;
+      psgi_buf_init(&buf, ctx);
+      format_type(&buf, a);
+      psgi_buf_puts(&buf, " vs ");
+      format_type(&buf, b);
+      psg_status st = type_error(c, fn_name, e, "the branches have different types: %s", buf.data ? buf.data : "");
+      psgi_buf_fini(&buf);
+      return st;
+    }
+    *out = a;
+    return PSG_OK;
+  }
+  case PSG_EXPR_FUNCTION: {
+    size_t n = e->nkids - 1;
+    const psg_type *small[16], **params = small;
+    if (n > 16 && !(params = psgi_alloc(ctx, n * sizeof *params))) return psgi_nomem(ctx);
+    for (size_t i = 0; i < n; i++) params[i] = type_of(c, e->kids[i]);
+    const psg_type *body = type_of(c, psgi_fn_body(e));
+    psg_status st = PSG_OK;
+    if (e->u.fn.ret_type && !compatible(e->u.fn.ret_type, body)) {
+      psgi_buf b;
+      psgi_buf_init(&b, ctx);
+      format_type(&b, body);
+      psgi_buf_puts(&b, " but the function is annotated ");
+      format_type(&b, e->u.fn.ret_type);
+      st = type_error(c, fn_name, e, "the body has type %s", b.data ? b.data : "?");
+      psgi_buf_fini(&b);
+    }
+    if (!st) st = psg_type_func(ctx, params, (int)n, e->u.fn.ret_type ? e->u.fn.ret_type : body, out);
+    if (params != small) psgi_free(ctx, params);
+    return st;
+  }
+  }
+  return PSG_ERR_INTERNAL;
+}
+
+/* Types one expression tree (a function) with an explicit stack. */
+static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *root) {
+  psg_ctx *ctx = c->ctx;
+  PSGI_VEC(frame) stack = {0};
+  psg_status st = PSG_OK;
+  frame f0 = {root, 0};
+  if (!PSGI_VEC_PUSH(ctx, &stack, f0)) return psgi_nomem(ctx);
+  while (stack.len && !st) {
+    frame *f = &stack.data[stack.len - 1];
+    const psg_expr *e = f->e;
+    if (f->next == 0 && type_of(c, e) && e->kind != PSG_EXPR_OP) {
+      stack.len--; /* shared node, already typed */
+      continue;
+    }
+    if (f->next < e->nkids) {
+      uint32_t i = f->next++;
+      /* A let variable without annotation takes its value's type before the
+       * body is typed. */
+      if (e->kind == PSG_EXPR_LET && i == 2 && !e->kids[0]->u.var.type) {
+        psgi_map_entry *en = psgi_map_put_ptr(&c->let_types, e->kids[0], NULL);
+        if (!en) {
+          st = psgi_nomem(ctx);
+          break;
+        }
+        en->value = (void *)type_of(c, e->kids[1]);
+        /* the var itself was typed (child 0) before its value: retype it */
+        psgi_map_entry *vt = psgi_map_put_ptr(&c->types, e->kids[0], NULL);
+        if (!vt) {
+          st = psgi_nomem(ctx);
+          break;
+        }
+        vt->value = en->value;
+        psgi_expr_set_checked_type(e->kids[0], en->value);
+      }
+      if (e->kind == PSG_EXPR_LET && i == 0 && !e->kids[0]->u.var.type) continue; /* typed at i == 2 */
+      const psg_expr *k = e->kids[i];
+      if (type_of(c, k) || k->kind == PSG_EXPR_OP) continue;
+      frame fc = {k, 0};
+      if (!PSGI_VEC_PUSH(ctx, &stack, fc)) st = psgi_nomem(ctx);
+      continue;
+    }
+    stack.len--;
+    const psg_type *t = NULL;
+    if ((st = infer_node(c, fn_name, e, &t)) != PSG_OK) break;
+    if (e->kind == PSG_EXPR_OP) continue;
+    psgi_map_entry *en = psgi_map_put_ptr(&c->types, e, NULL);
+    if (!en) {
+      st = psgi_nomem(ctx);
+      break;
+    }
+    en->value = (void *)t;
+    psgi_expr_set_checked_type((psg_expr *)e, t);
+  }
+  PSGI_VEC_FREE(ctx, &stack);
+  return st;
+}
+
+static psg_status check_function(checker *c, size_t index) {
+  const psgi_module_entry *en = &c->mod->entries[index];
+  if (en->func->kind != PSG_EXPR_FUNCTION) {
+    c->fn_state[index] = 2; /* not a Relay function (PrimFuncs later) */
+    return PSG_OK;
+  }
+  c->fn_state[index] = 1;
+  psg_status st = check_expr(c, en->gv->u.gvar.name, en->func);
+  c->fn_state[index] = st ? 3 : 2;
+  if (!st) psgi_expr_set_checked_type(en->gv, type_of(c, en->func));
+  return st;
+}
+
+psg_status psgi_infer_module_types(psg_ctx *ctx, const psg_module *mod) {
+  checker c = {ctx, mod, {0}, {0}, NULL, 0};
+  psgi_map_init(&c.types, ctx);
+  psgi_map_init(&c.let_types, ctx);
+  psg_status st = PSG_OK;
+  if (mod->n && !(c.fn_state = psgi_calloc(ctx, mod->n))) st = psgi_nomem(ctx);
+  for (size_t i = 0; !st && i < mod->n; i++) {
+    if (c.fn_state[i] != 0) continue;
+    psg_status s = check_function(&c, i);
+    if (s == PSG_ERR_NOMEM) st = s; /* type errors: keep checking the other functions */
+  }
+  if (!st && c.errors) st = PSG_ERR_TYPE;
+  psgi_free(ctx, c.fn_state);
+  psgi_map_fini(&c.types);
+  psgi_map_fini(&c.let_types);
+  return st;
+}
+
+static psg_status infer_type_pass(psg_module *mod, psg_pass_context *pc, void *user, psg_module **out) {
+  (void)pc;
+  (void)user;
+  psg_status st = psgi_infer_module_types(mod->ctx, mod);
+  if (st) return st;
+  psg_module_retain(mod); /* typed in place: the same, unchanged module */
+  *out = mod;
+  return PSG_OK;
+}
+
+static psg_status make_infer_type(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
+  (void)options;
+  (void)user;
+  psg_pass_info *info;
+  psg_status st = psg_pass_info_create(ctx, "InferType", 0, NULL, 0, &info);
+  if (st) return st;
+  st = psg_create_module_pass(ctx, info, infer_type_pass, NULL, NULL, out);
+  psg_pass_info_release(info);
+  return st;
+}
+
+psg_status psgi_register_infer_type(psg_ctx *ctx) {
+  return psgi_register_simple(ctx, "InferType", PSG_PASS_MODULE, 0, NULL, 0,
+                              "fill in the checked type of every expression", make_infer_type);
+}

@@ -1,0 +1,24 @@
+/* Passage — the standard passes (one file each in src/transforms/) and their
+ * registration in a context's pass registry under TVM's names. */
+#ifndef PSG_TRANSFORMS_H
+#define PSG_TRANSFORMS_H
+
+#include "pass/pass_internal.h"
+
+/* Registers every standard pass (called by the registry on first use). */
+psg_status psgi_register_standard_passes(psg_ctx *ctx);
+
+psg_status psgi_register_infer_type(psg_ctx *ctx);
+psg_status psgi_register_fold_constant(psg_ctx *ctx);
+
+/* Types every Relay function of `mod` in place (checked_type caches) and
+ * reports type errors as diagnostics; used by InferType and the interpreter. */
+psg_status psgi_infer_module_types(psg_ctx *ctx, const psg_module *mod);
+
+/* Registers `name` (and the aliases TVM exposes) as a pass whose constructor
+ * is `make`. */
+psg_status psgi_register_simple(psg_ctx *ctx, const char *name, int kind, int opt_level,
+                                const char *const *required, size_t num_required, const char *help,
+                                psg_pass_ctor make);
+
+#endif
