@@ -117,7 +117,7 @@ static psg_status enter_closure(interp *in, const psg_expr *call, psgi_value *ca
   size_t nparams = fn->nkids - 1;
   if (nparams != nargs)
     return fail(in, call, PSG_ERR_TYPE, "the function takes %zu arguments, the call passes %zu", nparams, nargs);
-  uint32_t act;
+  uint32_t act = 0;
   psg_status st = push_activation(in, &act);
   for (size_t i = 0; !st && i < callee->u.closure.n; i++) {
     psgi_value_retain(callee->u.closure.values[i]);
@@ -136,7 +136,7 @@ static psg_status global_closure(interp *in, const psg_expr *gv, psgi_value **ou
   const psg_expr *f = psg_module_lookup(in->mod, gv->u.gvar.name);
   if (!f) return fail(in, gv, PSG_ERR_NOT_FOUND, "no function named @%s", gv->u.gvar.name);
   /* A global function has no free variables: a closure without captures. */
-  uint32_t tmp;
+  uint32_t tmp = 0;
   psg_status st = push_activation(in, &tmp);
   if (!st) st = make_closure(in, tmp, f, out);
   pop_activation(in);
@@ -182,7 +182,7 @@ static psg_status step(interp *in) {
       return PSGI_VEC_PUSH(ctx, &in->stack, fc) ? PSG_OK : psgi_nomem(ctx);
     }
     if (e->kind == PSG_EXPR_TUPLE) {
-      psgi_value *small[16], **items = small;
+      psgi_value *small[16] = {0}, **items = small;
       if (e->nkids > 16 && !(items = psgi_alloc(ctx, e->nkids * sizeof *items))) return psgi_nomem(ctx);
       for (uint32_t i = 0; i < e->nkids; i++) items[i] = lookup(in, act, e->kids[i]);
       st = psgi_value_tuple(ctx, items, e->nkids, &v);
@@ -199,7 +199,7 @@ static psg_status step(interp *in) {
     }
     /* CALL */
     size_t nargs = e->nkids - 1;
-    psgi_value *small[16], **args = small;
+    psgi_value *small[16] = {0}, **args = small;
     if (nargs > 16 && !(args = psgi_alloc(ctx, nargs * sizeof *args))) return psgi_nomem(ctx);
     for (size_t i = 0; i < nargs; i++) args[i] = lookup(in, act, e->kids[i + 1]);
     const psg_expr *callee = e->kids[0];
@@ -342,7 +342,7 @@ psg_status psg_eval(psg_ctx *ctx, const psg_module *mod, const char *name, psg_t
   memset(&in, 0, sizeof in);
   in.ctx = ctx;
   in.mod = mod;
-  uint32_t act;
+  uint32_t act = 0;
   psg_status st = push_activation(&in, &act);
   for (size_t i = 0; !st && i < nparams; i++) {
     psgi_value *v;

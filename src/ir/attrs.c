@@ -284,6 +284,7 @@ bool psg_attrs_equal(const psg_attrs *a, const psg_attrs *b) {
 }
 
 static psg_status new_dict(psg_ctx *ctx, size_t n, psg_attrs **out) {
+  *out = NULL;
   size_t size = sizeof(psg_attrs) + psgi_mul_size(n, sizeof(((psg_attrs *)0)->e[0]));
   psg_attrs *d = psgi_calloc(ctx, size);
   if (!d) return psgi_nomem(ctx);
@@ -315,7 +316,7 @@ psg_status psg_attrs_create(psg_ctx *ctx, const char *const *keys, psg_attr *con
       return psgi_nomem(ctx);
     }
   }
-  psg_attrs *d;
+  psg_attrs *d = NULL;
   psg_status st = new_dict(ctx, n, &d);
   if (st) {
     psgi_free(ctx, interned);
@@ -340,7 +341,7 @@ psg_status psg_attrs_with(psg_ctx *ctx, const psg_attrs *base, const char *key, 
   size_t n = base ? base->n : 0, at = n;
   for (size_t i = 0; i < n; i++)
     if (base->e[i].key == k) at = i;
-  psg_attrs *d;
+  psg_attrs *d = NULL;
   psg_status st = new_dict(ctx, at == n ? n + 1 : n, &d);
   if (st) return st;
   for (size_t i = 0; i < n; i++) {

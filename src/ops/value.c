@@ -63,7 +63,7 @@ const psg_type *psgi_value_type(psg_ctx *ctx, const psgi_value *v) {
   switch (v->kind) {
   case PSGI_VALUE_TENSOR: return psg_tensor_type(ctx, v->u.tensor);
   case PSGI_VALUE_TUPLE: {
-    const psg_type *small[16], **fields = small;
+    const psg_type *small[16] = {0}, **fields = small;
     size_t n = v->u.tuple.n;
     if (n > 16 && !(fields = psgi_alloc(ctx, n * sizeof *fields))) return NULL;
     const psg_type *t = NULL;

@@ -122,6 +122,9 @@ bool psgi_pass_satisfied(const char *spec, const psg_module *mod);
 /* True if `name` is registered (no alias resolution). */
 bool psgi_registry_has(psg_ctx *ctx, const char *name);
 
+/* Appends the pipeline text of a registered pass: "Name" or "Name{k=v,...}". */
+void psgi_format_pass_spec(psgi_buf *b, const char *name, const psg_attrs *options);
+
 /* Utility: a copy of a NUL-terminated string in the context's allocator. */
 char *psgi_strdup(psg_ctx *ctx, const char *s);
 bool psgi_str_vec_has(const psgi_str_vec *v, const char *s);

@@ -108,16 +108,22 @@ static void print_value(psgi_buf *b, const psg_attr *v) {
   }
 }
 
+void psgi_format_pass_spec(psgi_buf *b, const char *name, const psg_attrs *options) {
+  psgi_buf_puts(b, name);
+  if (!psg_attrs_count(options)) return;
+  psgi_buf_putc(b, '{');
+  for (size_t i = 0; i < psg_attrs_count(options); i++) {
+    psgi_buf_printf(b, "%s%s=", i ? "," : "", psg_attrs_key(options, i));
+    print_value(b, psg_attrs_get_value(options, i));
+  }
+  psgi_buf_putc(b, '}');
+}
+
 static const char *make_spec(psg_ctx *ctx, const char *name, const psg_attrs *options) {
   if (!psg_attrs_count(options)) return psgi_intern(ctx, name, strlen(name));
   psgi_buf b;
   psgi_buf_init(&b, ctx);
-  psgi_buf_printf(&b, "%s{", name);
-  for (size_t i = 0; i < psg_attrs_count(options); i++) {
-    psgi_buf_printf(&b, "%s%s=", i ? "," : "", psg_attrs_key(options, i));
-    print_value(&b, psg_attrs_get_value(options, i));
-  }
-  psgi_buf_putc(&b, '}');
+  psgi_format_pass_spec(&b, name, options);
   const char *spec = b.failed ? NULL : psgi_intern(ctx, b.data, b.len);
   psgi_buf_fini(&b);
   return spec;

@@ -101,7 +101,7 @@ static psg_status shape_constant(psg_ctx *ctx, const psg_type *t, bool size_only
 static psg_status evaluate(folder *fo, const psg_expr *post, psg_expr **out) {
   psg_ctx *ctx = fo->m.ctx;
   size_t nargs = post->nkids - 1;
-  psgi_value *small[16], **args = small;
+  psgi_value *small[16] = {0}, **args = small;
   if (nargs > 16 && !(args = psgi_calloc(ctx, nargs * sizeof *args))) return psgi_nomem(ctx);
   psg_status st = PSG_OK;
   for (size_t i = 0; i < nargs && !st; i++) st = psgi_value_from_constant(ctx, strip_on_device(post->kids[i + 1]), &args[i]);

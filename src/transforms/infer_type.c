@@ -125,7 +125,7 @@ static psg_status global_type(checker *c, const char *fn_name, const psg_expr *g
   const psg_type *t = type_of(c, f);
   if (!t) {
     /* In progress with an annotated signature: build it from annotations. */
-    const psg_type *small[16], **params = small;
+    const psg_type *small[16] = {0}, **params = small;
     size_t n = f->nkids - 1;
     if (n > 16 && !(params = psgi_alloc(c->ctx, n * sizeof *params))) return psgi_nomem(c->ctx);
     for (size_t k = 0; k < n; k++) params[k] = f->kids[k]->u.var.type;
@@ -158,7 +158,7 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
     return *out ? PSG_OK : psgi_nomem(ctx);
   case PSG_EXPR_OP: return PSG_OK; /* ops are typed at their calls */
   case PSG_EXPR_TUPLE: {
-    const psg_type *small[16], **f = small;
+    const psg_type *small[16] = {0}, **f = small;
     if (e->nkids > 16 && !(f = psgi_alloc(ctx, e->nkids * sizeof *f))) return psgi_nomem(ctx);
     for (uint32_t i = 0; i < e->nkids; i++) f[i] = type_of(c, e->kids[i]);
     psg_status st = psg_type_tuple(ctx, f, (int)e->nkids, out);
@@ -176,7 +176,7 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
   case PSG_EXPR_CALL: {
     const psg_expr *callee = e->kids[0];
     size_t nargs = e->nkids - 1;
-    const psg_type *small[16], **args = small;
+    const psg_type *small[16] = {0}, **args = small;
     if (nargs > 16 && !(args = psgi_alloc(ctx, nargs * sizeof *args))) return psgi_nomem(ctx);
     for (size_t i = 0; i < nargs; i++) args[i] = type_of(c, e->kids[i + 1]);
     psg_status st = PSG_OK;
@@ -247,7 +247,7 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
   }
   case PSG_EXPR_FUNCTION: {
     size_t n = e->nkids - 1;
-    const psg_type *small[16], **params = small;
+    const psg_type *small[16] = {0}, **params = small;
     if (n > 16 && !(params = psgi_alloc(ctx, n * sizeof *params))) return psgi_nomem(ctx);
     for (size_t i = 0; i < n; i++) params[i] = type_of(c, e->kids[i]);
     const psg_type *body = type_of(c, psgi_fn_body(e));

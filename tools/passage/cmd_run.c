@@ -10,10 +10,6 @@
 #include "passage/passage.h"
 #include "commands.h"
 
-static void print_diags(psg_ctx *ctx) {
-  for (size_t i = 0; i < psg_ctx_diag_count(ctx); i++) fputs(psg_diag_rendered(psg_ctx_get_diag(ctx, i)), stderr);
-}
-
 /* xorshift64*: a small, portable, seeded generator. */
 static uint64_t next_random(uint64_t *s) {
   *s ^= *s >> 12;
@@ -164,7 +160,7 @@ int cmd_run(int argc, char **argv) {
     if (psg_tensor_write_npy(ctx, outs[i], path)) rc = 1;
   }
 done:
-  if (rc == 1) print_diags(ctx);
+  if (rc == 1) cli_print_diags(ctx, stderr);
   for (size_t i = 0; i < nouts; i++) psg_tensor_release(outs[i]);
   psg_free(outs);
   for (size_t p = 0; p < 256; p++) psg_tensor_release(args[p]);

@@ -1,0 +1,268 @@
+/* Passage — pipelines as text (pass.h): "sequential(InferType,FoldConstant,
+ * FuseOps{fuse_opt_level=2})", parsed into passes from the registry and
+ * printed back so that parse(print(p)) is the same pipeline. Nesting is
+ * recursive, capped at MAX_NESTING levels. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "pass/pass_internal.h"
+
+enum { MAX_NESTING = 64 };
+
+typedef struct pparser {
+  psg_ctx *ctx;
+  const char *text, *p;
+  int depth;
+} pparser;
+
+static psg_status perr(pparser *pp, const char *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static psg_status perr(pparser *pp, const char *at, const char *fmt, ...) {
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return psgi_diag_add(pp->ctx, PSG_SEVERITY_ERROR, PSG_ERR_PARSE, "<pipeline>", 1, (int)(at - pp->text) + 1, pp->text,
+                       strlen(pp->text), NULL, "%s", msg);
+}
+
+static void ws(pparser *pp) {
+  while (*pp->p == ' ' || *pp->p == '\t' || *pp->p == '\n') pp->p++;
+}
+
+static bool name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+}
+
+static size_t read_name(pparser *pp) {
+  ws(pp);
+  const char *s = pp->p;
+  while (name_char(*pp->p)) pp->p++;
+  return (size_t)(pp->p - s);
+}
+
+static psg_status parse_value(pparser *pp, psg_attr **out) {
+  ws(pp);
+  const char *at = pp->p;
+  if (*pp->p == '"') {
+    const char *s = ++pp->p;
+    while (*pp->p && *pp->p != '"') pp->p++;
+    if (!*pp->p) return perr(pp, at, "unterminated string");
+    size_t n = (size_t)(pp->p++ - s);
+    return psg_attr_string(pp->ctx, s, n, out);
+  }
+  if (*pp->p == '[') {
+    pp->p++;
+    PSGI_VEC(psg_attr *) items = {0};
+    psg_status st = PSG_OK;
+    ws(pp);
+    while (!st && *pp->p != ']') {
+      psg_attr *v = NULL;
+      st = parse_value(pp, &v);
+      if (!st && !PSGI_VEC_PUSH(pp->ctx, &items, v)) psg_attr_release(v), st = psgi_nomem(pp->ctx);
+      ws(pp);
+      if (!st && *pp->p == ',') pp->p++, ws(pp);
+      else if (!st && *pp->p != ']') st = perr(pp, pp->p, "expected ',' or ']' in a list");
+    }
+    if (!st) pp->p++, st = psg_attr_list(pp->ctx, items.data, items.len, out);
+    for (size_t i = 0; i < items.len; i++) psg_attr_release(items.data[i]);
+    PSGI_VEC_FREE(pp->ctx, &items);
+    return st;
+  }
+  size_t n = read_name(pp);
+  if (n == 4 && !memcmp(at, "true", 4)) return psg_attr_bool(pp->ctx, true, out);
+  if (n == 5 && !memcmp(at, "false", 5)) return psg_attr_bool(pp->ctx, false, out);
+  if (n == 4 && !memcmp(at, "None", 4)) return psg_attr_none(pp->ctx, out);
+  pp->p = at;
+  char *end;
+  errno = 0;
+  long long iv = strtoll(at, &end, 10);
+  if (end != at && !errno && *end != '.' && *end != 'e' && *end != 'E') {
+    pp->p = end;
+    return psg_attr_int(pp->ctx, iv, out);
+  }
+  double dv = strtod(at, &end);
+  if (end != at) {
+    pp->p = end;
+    return psg_attr_float(pp->ctx, dv, out);
+  }
+  return perr(pp, at, "expected an option value (number, true, false, \"string\" or [list])");
+}
+
+static psg_status parse_options(pparser *pp, psg_attrs **out) {
+  pp->p++; /* { */
+  PSGI_VEC(const char *) keys = {0};
+  PSGI_VEC(psg_attr *) vals = {0};
+  psg_status st = PSG_OK;
+  ws(pp);
+  while (!st && *pp->p != '}') {
+    const char *k = pp->p;
+    size_t kn = read_name(pp);
+    if (!kn) {
+      st = perr(pp, pp->p, "expected an option name");
+      break;
+    }
+    ws(pp);
+    if (*pp->p != '=') {
+      st = perr(pp, pp->p, "expected '=' after option '%.*s'", (int)kn, k);
+      break;
+    }
+    pp->p++;
+    psg_attr *v = NULL;
+    const char *key = psgi_intern(pp->ctx, k, kn);
+    st = parse_value(pp, &v);
+    if (!st && (!key || !PSGI_VEC_PUSH(pp->ctx, &keys, key) || !PSGI_VEC_PUSH(pp->ctx, &vals, v)))
+      psg_attr_release(v), st = psgi_nomem(pp->ctx);
+    ws(pp);
+    if (!st && *pp->p == ',') pp->p++, ws(pp);
+    else if (!st && *pp->p != '}') st = perr(pp, pp->p, "expected ',' or '}' after an option");
+  }
+  if (!st) pp->p++, st = psg_attrs_create(pp->ctx, keys.data, vals.data, keys.len, out);
+  for (size_t i = 0; i < vals.len; i++) psg_attr_release(vals.data[i]);
+  PSGI_VEC_FREE(pp->ctx, &keys);
+  PSGI_VEC_FREE(pp->ctx, &vals);
+  return st;
+}
+
+typedef PSGI_VEC(psg_pass *) pass_vec;
+static psg_status parse_list(pparser *pp, char close, pass_vec *out);
+
+static psg_status parse_spec(pparser *pp, psg_pass **out) {
+  *out = NULL;
+  ws(pp);
+  const char *at = pp->p;
+  size_t n = read_name(pp);
+  if (!n) return perr(pp, at, *at ? "expected a pass name" : "expected a pass name, found the end of the pipeline");
+  char name[256];
+  if (n >= sizeof name) return perr(pp, at, "pass name too long");
+  memcpy(name, at, n);
+  name[n] = 0;
+  ws(pp);
+  if (!strcmp(name, "sequential")) {
+    if (++pp->depth > MAX_NESTING) return perr(pp, at, "pipeline nested too deeply (limit %d)", MAX_NESTING);
+    psg_pass_info *info = NULL;
+    psg_status st = PSG_OK;
+    if (*pp->p == '[') {
+      pp->p++;
+      const char *sn = pp->p;
+      size_t snl = read_name(pp);
+      ws(pp);
+      if (!snl || *pp->p != ',') return perr(pp, pp->p, "expected sequential[NAME,LEVEL]");
+      pp->p++;
+      ws(pp);
+      char *end;
+      long lvl = strtol(pp->p, &end, 10);
+      if (end == pp->p) return perr(pp, pp->p, "expected an opt level in sequential[NAME,LEVEL]");
+      pp->p = end;
+      ws(pp);
+      if (*pp->p != ']') return perr(pp, pp->p, "expected ']' after the opt level");
+      pp->p++;
+      char sname[256];
+      snprintf(sname, sizeof sname, "%.*s", (int)snl, sn);
+      if ((st = psg_pass_info_create(pp->ctx, sname, (int)lvl, NULL, 0, &info)) != PSG_OK) return st;
+      ws(pp);
+    }
+    if (*pp->p != '(') {
+      psg_pass_info_release(info);
+      return perr(pp, pp->p, "expected '(' after sequential");
+    }
+    pp->p++;
+    pass_vec kids = {0};
+    st = parse_list(pp, ')', &kids);
+    if (!st) st = psg_sequential(pp->ctx, kids.data, kids.len, info, out);
+    for (size_t i = 0; i < kids.len; i++) psg_pass_release(kids.data[i]);
+    PSGI_VEC_FREE(pp->ctx, &kids);
+    psg_pass_info_release(info);
+    pp->depth--;
+    return st;
+  }
+  psg_attrs *options = NULL;
+  if (*pp->p == '{') {
+    psg_status st = parse_options(pp, &options);
+    if (st) return st;
+  }
+  size_t before = psg_ctx_diag_count(pp->ctx);
+  psg_status st = psg_pass_get(pp->ctx, name, options, out);
+  psg_attrs_release(options);
+  if (st && psg_ctx_diag_count(pp->ctx) > before) {
+    /* Re-anchor the registry's message at the name's column. */
+    const psg_diag *d = psg_ctx_get_diag(pp->ctx, psg_ctx_diag_count(pp->ctx) - 1);
+    char msg[400];
+    snprintf(msg, sizeof msg, "%s", psg_diag_message(d));
+    perr(pp, at, "%s", msg);
+  }
+  return st;
+}
+
+/* spec ("," spec)* up to `close` (0: the end of the text). */
+static psg_status parse_list(pparser *pp, char close, pass_vec *out) {
+  ws(pp);
+  if (close && *pp->p == close) {
+    pp->p++;
+    return PSG_OK;
+  }
+  for (;;) {
+    psg_pass *p = NULL;
+    psg_status st = parse_spec(pp, &p);
+    if (st) return st;
+    if (!PSGI_VEC_PUSH(pp->ctx, out, p)) {
+      psg_pass_release(p);
+      return psgi_nomem(pp->ctx);
+    }
+    ws(pp);
+    if (*pp->p == ',') {
+      pp->p++;
+      continue;
+    }
+    if (close && *pp->p == close) {
+      pp->p++;
+      return PSG_OK;
+    }
+    if (!close && !*pp->p) return PSG_OK;
+    if (close) return perr(pp, pp->p, "expected ',' or '%c' after a pass", close);
+    return perr(pp, pp->p, "expected ',' or the end of the pipeline after a pass");
+  }
+}
+
+psg_status psg_pipeline_parse(psg_ctx *ctx, const char *text, psg_pass **out) {
+  *out = NULL;
+  if (!text) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "NULL pipeline");
+  pparser pp = {ctx, text, text, 0};
+  pass_vec passes = {0};
+  psg_status st = parse_list(&pp, 0, &passes);
+  if (!st && passes.len == 1) {
+    *out = passes.data[0];
+    passes.len = 0;
+  } else if (!st) {
+    st = psg_sequential(ctx, passes.data, passes.len, NULL, out);
+  }
+  for (size_t i = 0; i < passes.len; i++) psg_pass_release(passes.data[i]);
+  PSGI_VEC_FREE(ctx, &passes);
+  return st;
+}
+
+static void print_pass(psgi_buf *b, const psg_pass *p, int depth) {
+  if (p->kind == PSG_PASS_SEQUENTIAL && !p->registry_name) {
+    const psg_pass_info *i = p->info;
+    bool dflt = !strcmp(i->name, "sequential") && i->opt_level == 0;
+    psgi_buf_puts(b, "sequential");
+    if (!dflt) psgi_buf_printf(b, "[%s,%d]", i->name, i->opt_level);
+    psgi_buf_putc(b, '(');
+    for (size_t k = 0; k < p->num_children && depth < MAX_NESTING; k++) {
+      if (k) psgi_buf_putc(b, ',');
+      print_pass(b, p->children[k], depth + 1);
+    }
+    psgi_buf_putc(b, ')');
+    return;
+  }
+  psgi_format_pass_spec(b, p->registry_name ? p->registry_name : p->info->name, p->options);
+}
+
+char *psg_pipeline_print(const psg_pass *p) {
+  psgi_buf b;
+  psgi_buf_init(&b, p->ctx);
+  print_pass(&b, p, 0);
+  char *s = psgi_buf_detach_libc(&b, NULL);
+  if (!s) psgi_buf_fini(&b);
+  return s;
+}

@@ -1,0 +1,1122 @@
+/* Passage — parser of TVM's Relay text format (docs/text-format.md): a
+ * recursive-descent parser over the lexer's tokens. Statements of a block and
+ * let chains are loops; only the nesting of expressions, fn and if blocks
+ * recurses, capped at MAX_DEPTH levels. Errors are file:line:col diagnostics
+ * with a caret; the parser resynchronizes at the next statement and stops
+ * after MAX_ERRORS. Checks: names are defined, ops and attributes exist,
+ * argument counts fit, global functions exist and are defined once. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "ops/op_table.h"
+#include "text/lexer.h"
+#include "text/text_internal.h"
+
+enum { MAX_DEPTH = 256, MAX_ERRORS = 20 };
+
+/* A name in scope: a local (%x) bound to an expression. Scopes are undone by
+ * replaying an undo log. */
+typedef struct binding {
+  psg_expr *expr; /* NULL: poisoned by an earlier error (uses stay silent) */
+} binding;
+
+typedef struct undo {
+  psgi_map_entry *slot;
+  binding *prev;
+} undo;
+
+typedef struct parser {
+  psg_ctx *ctx;
+  const char *file;
+  const char *src;
+  lexer lx;
+  token tok, next; /* current and one-token lookahead */
+  int depth;
+  int errors;
+  bool gave_up;
+  psgi_map scope;  /* name (in source) -> binding* */
+  PSGI_VEC(undo) undo_log;
+  psgi_arena arena;
+  psgi_map globals; /* name -> GlobalVar (one node per name, shared) */
+  PSGI_VEC(token) global_uses;
+  psgi_tensor_vec meta;
+} parser;
+
+/* Tokens ------------------------------------------------------------------- */
+
+static void advance(parser *ps) {
+  ps->tok = ps->next;
+  ps->next = lexer_next(&ps->lx);
+}
+
+static psg_status error_at(parser *ps, const token *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static psg_status error_at(parser *ps, const token *t, const char *fmt, ...) {
+  if (ps->gave_up) return PSG_ERR_PARSE;
+  if (++ps->errors > MAX_ERRORS) {
+    ps->gave_up = true;
+    psgi_diag_add(ps->ctx, PSG_SEVERITY_ERROR, PSG_ERR_PARSE, ps->file, t->line, t->col, NULL, 0, NULL,
+                  "too many errors (%d), giving up", MAX_ERRORS);
+    return PSG_ERR_PARSE;
+  }
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  psgi_diag_add(ps->ctx, PSG_SEVERITY_ERROR, PSG_ERR_PARSE, ps->file, t->line, t->col, t->line_start,
+                lexer_line_len(&ps->lx, t->line_start), NULL, "%s", msg);
+  return PSG_ERR_PARSE;
+}
+
+/* "'x'" text of a token for messages. */
+static const char *tok_desc(const token *t, char *buf, size_t n) {
+  switch (t->kind) {
+  case TOK_EOF: return "end of input";
+  case TOK_ERROR:
+    if (t->len == 0 || t->text[0] == '"') return "an unterminated string";
+    snprintf(buf, n, "unexpected character '%.*s'", (int)t->len, t->text);
+    return buf;
+  case TOK_LOCAL: snprintf(buf, n, "'%%%.*s'", (int)(t->len > 40 ? 40 : t->len), t->text); return buf;
+  case TOK_GLOBAL: snprintf(buf, n, "'@%.*s'", (int)(t->len > 40 ? 40 : t->len), t->text); return buf;
+  case TOK_STRING: snprintf(buf, n, "a string"); return buf;
+  default: snprintf(buf, n, "'%.*s'", (int)(t->len > 40 ? 40 : t->len), t->text); return buf;
+  }
+}
+
+static bool expect(parser *ps, const char *what, const char *context) {
+  if (tok_is(&ps->tok, what)) {
+    advance(ps);
+    return true;
+  }
+  char buf[80];
+  error_at(ps, &ps->tok, "expected '%s' %s, found %s", what, context, tok_desc(&ps->tok, buf, sizeof buf));
+  return false;
+}
+
+static psg_span span_of(parser *ps, const token *t) {
+  psg_span s = {ps->file, t->line, t->col, t->line, t->col + (int)t->len};
+  return s;
+}
+
+/* Scopes ---------------------------------------------------------------------- */
+
+static size_t scope_mark(parser *ps) { return ps->undo_log.len; }
+
+static void scope_restore(parser *ps, size_t mark) {
+  while (ps->undo_log.len > mark) {
+    undo u = ps->undo_log.data[--ps->undo_log.len];
+    binding *cur = u.slot->value;
+    if (cur && cur->expr) psg_expr_release(cur->expr);
+    u.slot->value = u.prev;
+  }
+}
+
+/* Binds name -> e (e retained; NULL poisons). Redefinition in the same scope
+ * (after `mark`) is an error. */
+static bool define(parser *ps, const token *name, psg_expr *e, size_t mark, bool allow_shadow) {
+  bool is_new;
+  psgi_map_entry *slot = psgi_map_put_str(&ps->scope, name->text, name->len, &is_new);
+  if (!slot) return psgi_nomem(ps->ctx), false;
+  if (!is_new && slot->value && !allow_shadow) {
+    for (size_t i = mark; i < ps->undo_log.len; i++)
+      if (ps->undo_log.data[i].slot == slot) {
+        error_at(ps, name, "%%%.*s is already defined in this scope", (int)name->len, name->text);
+        return false;
+      }
+  }
+  binding *b = psgi_arena_alloc(&ps->arena, sizeof *b);
+  undo u = {slot, slot->value};
+  if (!b || !PSGI_VEC_PUSH(ps->ctx, &ps->undo_log, u)) return psgi_nomem(ps->ctx), false;
+  b->expr = e;
+  if (e) psg_expr_retain(e);
+  slot->value = b;
+  return true;
+}
+
+/* Types ------------------------------------------------------------------------ */
+
+static psg_status parse_type(parser *ps, const psg_type **out);
+
+static psg_status parse_tensor_type(parser *ps, const psg_type **out) {
+  advance(ps); /* Tensor */
+  if (!expect(ps, "[", "after Tensor") || !expect(ps, "(", "to start the shape")) return PSG_ERR_PARSE;
+  int64_t dims[PSG_MAX_RANK];
+  int nd = 0;
+  while (!tok_is(&ps->tok, ")")) {
+    if (nd == PSG_MAX_RANK) return error_at(ps, &ps->tok, "tensor rank above %d", PSG_MAX_RANK);
+    if (tok_is(&ps->tok, "?")) {
+      dims[nd++] = PSG_DIM_UNKNOWN;
+    } else if (ps->tok.kind == TOK_INT && ps->tok.text[0] != '-') {
+      errno = 0;
+      char *endp;
+      long long v = strtoll(ps->tok.text, &endp, 10);
+      if (errno || endp != ps->tok.text + ps->tok.len) return error_at(ps, &ps->tok, "bad dimension");
+      dims[nd++] = v;
+    } else {
+      char buf[80];
+      return error_at(ps, &ps->tok, "expected a dimension (an integer or ?), found %s", tok_desc(&ps->tok, buf, sizeof buf));
+    }
+    advance(ps);
+    if (tok_is(&ps->tok, ",")) advance(ps);
+    else if (!tok_is(&ps->tok, ")")) return expect(ps, ")", "after the dimensions") ? PSG_OK : PSG_ERR_PARSE;
+  }
+  advance(ps);
+  if (!expect(ps, ",", "after the shape")) return PSG_ERR_PARSE;
+  if (ps->tok.kind != TOK_IDENT) return error_at(ps, &ps->tok, "expected a dtype");
+  int dtype = psg_dtype_from_name(ps->tok.text, ps->tok.len);
+  if (!dtype) return error_at(ps, &ps->tok, "unknown dtype '%.*s'", (int)ps->tok.len, ps->tok.text);
+  advance(ps);
+  if (!expect(ps, "]", "to close the tensor type")) return PSG_ERR_PARSE;
+  psg_status st = psg_type_tensor(ps->ctx, dims, nd, dtype, out);
+  return st;
+}
+
+static psg_status parse_type_list(parser *ps, const char *close, const psg_type **items, int *n) {
+  *n = 0;
+  while (!tok_is(&ps->tok, close)) {
+    if (*n == 64) return error_at(ps, &ps->tok, "too many types in a list");
+    psg_status st = parse_type(ps, &items[(*n)++]);
+    if (st) return st;
+    if (tok_is(&ps->tok, ",")) advance(ps);
+    else if (!tok_is(&ps->tok, close)) return expect(ps, close, "after a type") ? PSG_OK : PSG_ERR_PARSE;
+  }
+  advance(ps);
+  return PSG_OK;
+}
+
+static psg_status parse_type(parser *ps, const psg_type **out) {
+  if (++ps->depth > MAX_DEPTH) {
+    ps->depth--;
+    return error_at(ps, &ps->tok, "type nested too deeply (limit %d)", MAX_DEPTH);
+  }
+  psg_status st;
+  const psg_type *items[64];
+  int n;
+  if (tok_is(&ps->tok, "Tensor")) {
+    st = parse_tensor_type(ps, out);
+  } else if (tok_is(&ps->tok, "(")) {
+    advance(ps);
+    st = parse_type_list(ps, ")", items, &n);
+    if (!st) st = psg_type_tuple(ps->ctx, items, n, out);
+  } else if (tok_is(&ps->tok, "fn")) {
+    advance(ps);
+    if (!expect(ps, "(", "after fn in a function type")) st = PSG_ERR_PARSE;
+    else st = parse_type_list(ps, ")", items, &n);
+    const psg_type *ret = NULL;
+    if (!st && !expect(ps, "->", "in a function type")) st = PSG_ERR_PARSE;
+    if (!st) st = parse_type(ps, &ret);
+    if (!st) st = psg_type_func(ps->ctx, items, n, ret, out);
+  } else if (ps->tok.kind == TOK_IDENT && psg_dtype_from_name(ps->tok.text, ps->tok.len)) {
+    st = psg_type_tensor(ps->ctx, NULL, 0, psg_dtype_from_name(ps->tok.text, ps->tok.len), out);
+    advance(ps);
+  } else {
+    char buf[80];
+    st = error_at(ps, &ps->tok, "expected a type, found %s", tok_desc(&ps->tok, buf, sizeof buf));
+  }
+  ps->depth--;
+  return st;
+}
+
+/* Literals --------------------------------------------------------------------- */
+
+/* Splits a numeric literal into its number text and its dtype suffix. */
+static int literal_dtype(const token *t, size_t *num_len) {
+  size_t n = t->len;
+  size_t i = n;
+  while (i > 0 && t->text[i - 1] >= '0' && t->text[i - 1] <= '9') i--;
+  size_t s = i;
+  if (s > 0 && (t->text[s - 1] == 'f' || t->text[s - 1] == 'i' || t->text[s - 1] == 'u') &&
+      !(s >= 2 && (t->text[s - 2] == 'e' || t->text[s - 2] == 'E'))) {
+    char kind = t->text[s - 1];
+    int bits = s < n ? atoi(t->text + s) : (kind == 'f' ? 32 : 32);
+    *num_len = s - 1;
+    if (kind == 'f') return bits == 32 ? PSG_DTYPE_FLOAT32 : bits == 64 ? PSG_DTYPE_FLOAT64 : bits == 16 ? PSG_DTYPE_FLOAT16 : 0;
+    if (kind == 'i') return bits == 8 ? PSG_DTYPE_INT8 : bits == 16 ? PSG_DTYPE_INT16 : bits == 32 ? PSG_DTYPE_INT32 : bits == 64 ? PSG_DTYPE_INT64 : 0;
+    return bits == 8 ? PSG_DTYPE_UINT8 : bits == 16 ? PSG_DTYPE_UINT16 : bits == 32 ? PSG_DTYPE_UINT32 : bits == 64 ? PSG_DTYPE_UINT64 : 0;
+  }
+  *num_len = n;
+  return t->kind == TOK_FLOAT ? PSG_DTYPE_FLOAT32 : PSG_DTYPE_INT32;
+}
+
+static uint16_t to_half(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
+  if (exp == 0xff) return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
+  int e = (int)exp - 127 + 15;
+  if (e >= 31) return (uint16_t)(sign | 0x7c00);
+  if (e <= 0) {
+    if (e < -10) return (uint16_t)sign;
+    man |= 0x800000;
+    uint32_t shift = (uint32_t)(14 - e), half = man >> shift, rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1))) half++;
+    return (uint16_t)(sign | half);
+  }
+  uint32_t half = sign | (uint32_t)e << 10 | man >> 13, rem = man & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) half++;
+  return (uint16_t)half;
+}
+
+/* A scalar constant from a numeric literal or True/False. */
+static psg_status parse_scalar(parser *ps, psg_expr **out) {
+  token t = ps->tok;
+  unsigned char bytes[8] = {0};
+  int dtype;
+  char num[64];
+  if (t.kind == TOK_IDENT) {
+    dtype = PSG_DTYPE_BOOL;
+    bytes[0] = tok_is(&t, "True");
+  } else {
+    size_t nl;
+    dtype = literal_dtype(&t, &nl);
+    if (!dtype || nl == 0 || nl >= sizeof num) return error_at(ps, &t, "bad numeric literal '%.*s'", (int)t.len, t.text);
+    memcpy(num, t.text, nl);
+    num[nl] = 0;
+    char *endp;
+    errno = 0;
+    if (psg_dtype_is_float(dtype)) {
+      double v = strtod(num, &endp);
+      if (*endp) return error_at(ps, &t, "bad numeric literal '%.*s'", (int)t.len, t.text);
+      if (dtype == PSG_DTYPE_FLOAT32) {
+        float f = (float)v;
+        memcpy(bytes, &f, 4);
+      } else if (dtype == PSG_DTYPE_FLOAT64) {
+        memcpy(bytes, &v, 8);
+      } else {
+        uint16_t h = to_half((float)v);
+        memcpy(bytes, &h, 2);
+      }
+    } else {
+      bool is_unsigned = dtype >= PSG_DTYPE_UINT8 && dtype <= PSG_DTYPE_UINT64;
+      long long v = 0;
+      unsigned long long u = 0;
+      if (is_unsigned) u = strtoull(num, &endp, 10);
+      else v = strtoll(num, &endp, 10);
+      if (*endp || errno || strchr(num, '.') || (is_unsigned && num[0] == '-'))
+        return error_at(ps, &t, "bad integer literal '%.*s'", (int)t.len, t.text);
+      size_t sz = psg_dtype_size(dtype);
+      if (!is_unsigned && sz < 8 && (v < -(1LL << (sz * 8 - 1)) || v >= (1LL << (sz * 8 - 1))))
+        return error_at(ps, &t, "integer literal '%.*s' out of range for %s", (int)t.len, t.text, psg_dtype_name(dtype));
+      if (is_unsigned && sz < 8 && u >> (sz * 8))
+        return error_at(ps, &t, "integer literal '%.*s' out of range for %s", (int)t.len, t.text, psg_dtype_name(dtype));
+      if (is_unsigned) memcpy(bytes, &u, sz);
+      else memcpy(bytes, &v, sz); /* little-endian: the low bytes */
+    }
+  }
+  advance(ps);
+  psg_tensor *tensor;
+  psg_status st = psg_tensor_create(ps->ctx, dtype, NULL, 0, bytes, &tensor);
+  if (st) return st;
+  psg_span sp = span_of(ps, &t);
+  st = psg_constant_create(ps->ctx, tensor, &sp, out);
+  psg_tensor_release(tensor);
+  return st;
+}
+
+/* Attribute values --------------------------------------------------------------- */
+
+static psg_status parse_attr_value(parser *ps, int kind, psg_attr **out);
+
+static psg_status parse_attr_dict(parser *ps, psg_attrs **out) {
+  advance(ps); /* { */
+  PSGI_VEC(const char *) keys = {0};
+  PSGI_VEC(psg_attr *) vals = {0};
+  psg_status st = PSG_OK;
+  while (!st && !tok_is(&ps->tok, "}")) {
+    if (ps->tok.kind != TOK_IDENT && ps->tok.kind != TOK_STRING) {
+      char buf[80];
+      st = error_at(ps, &ps->tok, "expected an attribute name, found %s", tok_desc(&ps->tok, buf, sizeof buf));
+      break;
+    }
+    const char *k = psgi_intern(ps->ctx, ps->tok.text, ps->tok.len);
+    advance(ps);
+    if (!expect(ps, "=", "after an attribute name")) {
+      st = PSG_ERR_PARSE;
+      break;
+    }
+    psg_attr *v = NULL;
+    if ((st = parse_attr_value(ps, PSGI_ATTR_ANY, &v)) != PSG_OK) break;
+    if (!k || !PSGI_VEC_PUSH(ps->ctx, &keys, k) || !PSGI_VEC_PUSH(ps->ctx, &vals, v)) {
+      psg_attr_release(v);
+      st = psgi_nomem(ps->ctx);
+      break;
+    }
+    if (tok_is(&ps->tok, ",")) advance(ps);
+    else if (!tok_is(&ps->tok, "}")) st = expect(ps, "}", "to close the dictionary") ? PSG_OK : PSG_ERR_PARSE;
+  }
+  if (!st) {
+    advance(ps);
+    st = psg_attrs_create(ps->ctx, keys.data, vals.data, keys.len, out);
+  }
+  for (size_t i = 0; i < vals.len; i++) psg_attr_release(vals.data[i]);
+  PSGI_VEC_FREE(ps->ctx, &keys);
+  PSGI_VEC_FREE(ps->ctx, &vals);
+  return st;
+}
+
+static psg_status unescape(parser *ps, const token *t, psg_attr **out) {
+  char *s = psgi_alloc(ps->ctx, t->len + 1);
+  if (!s) return psgi_nomem(ps->ctx);
+  size_t n = 0;
+  for (size_t i = 0; i < t->len; i++) {
+    char c = t->text[i];
+    if (c == '\\' && i + 1 < t->len) {
+      c = t->text[++i];
+      c = c == 'n' ? '\n' : c == 't' ? '\t' : c;
+    }
+    s[n++] = c;
+  }
+  psg_status st = psg_attr_string(ps->ctx, s, n, out);
+  psgi_free(ps->ctx, s);
+  return st;
+}
+
+static psg_status parse_attr_value(parser *ps, int kind, psg_attr **out) {
+  *out = NULL;
+  token t = ps->tok;
+  psg_status st;
+  if (++ps->depth > MAX_DEPTH) {
+    ps->depth--;
+    return error_at(ps, &t, "attribute value nested too deeply (limit %d)", MAX_DEPTH);
+  }
+  if (t.kind == TOK_INT || t.kind == TOK_FLOAT) {
+    size_t nl;
+    int dt = literal_dtype(&t, &nl);
+    char num[64];
+    if (!dt || nl == 0 || nl >= sizeof num) {
+      st = error_at(ps, &t, "bad numeric literal '%.*s'", (int)t.len, t.text);
+    } else {
+      memcpy(num, t.text, nl);
+      num[nl] = 0;
+      char *endp;
+      errno = 0;
+      if (psg_dtype_is_float(dt) || kind == PSGI_ATTR_FLOAT) {
+        double v = strtod(num, &endp);
+        st = *endp ? error_at(ps, &t, "bad number '%.*s'", (int)t.len, t.text) : psg_attr_float(ps->ctx, v, out);
+      } else {
+        long long v = strtoll(num, &endp, 10);
+        st = *endp || errno ? error_at(ps, &t, "bad integer '%.*s'", (int)t.len, t.text) : psg_attr_int(ps->ctx, v, out);
+      }
+      if (!st) advance(ps);
+    }
+  } else if (t.kind == TOK_STRING) {
+    int dtype = kind == PSGI_ATTR_DTYPE ? psg_dtype_from_name(t.text, t.len) : 0;
+    if (kind == PSGI_ATTR_DTYPE && t.len && !dtype)
+      st = error_at(ps, &t, "unknown dtype \"%.*s\"", (int)t.len, t.text);
+    else
+      st = dtype ? psg_attr_dtype(ps->ctx, dtype, out) : unescape(ps, &t, out);
+    if (!st) advance(ps);
+  } else if (tok_is(&t, "True") || tok_is(&t, "False")) {
+    st = psg_attr_bool(ps->ctx, tok_is(&t, "True"), out);
+    advance(ps);
+  } else if (tok_is(&t, "None")) {
+    st = psg_attr_none(ps->ctx, out);
+    advance(ps);
+  } else if (tok_is(&t, "[")) {
+    advance(ps);
+    PSGI_VEC(psg_attr *) items = {0};
+    st = PSG_OK;
+    while (!st && !tok_is(&ps->tok, "]")) {
+      psg_attr *v;
+      st = parse_attr_value(ps, kind == PSGI_ATTR_INT_LIST ? PSGI_ATTR_INT : PSGI_ATTR_ANY, &v);
+      if (!st && !PSGI_VEC_PUSH(ps->ctx, &items, v)) {
+        psg_attr_release(v);
+        st = psgi_nomem(ps->ctx);
+      }
+      if (!st && tok_is(&ps->tok, ",")) advance(ps);
+      else if (!st && !tok_is(&ps->tok, "]")) st = expect(ps, "]", "to close the list") ? PSG_OK : PSG_ERR_PARSE;
+    }
+    if (!st) {
+      advance(ps);
+      st = psg_attr_list(ps->ctx, items.data, items.len, out);
+    }
+    for (size_t i = 0; i < items.len; i++) psg_attr_release(items.data[i]);
+    PSGI_VEC_FREE(ps->ctx, &items);
+  } else if (tok_is(&t, "{")) {
+    psg_attrs *d = NULL;
+    st = parse_attr_dict(ps, &d);
+    if (!st) st = psg_attr_dict(ps->ctx, d, out);
+    psg_attrs_release(d);
+  } else {
+    char buf[80];
+    st = error_at(ps, &t, "expected an attribute value, found %s", tok_desc(&t, buf, sizeof buf));
+  }
+  ps->depth--;
+  return st;
+}
+
+/* Expressions ------------------------------------------------------------------ */
+
+static psg_status parse_expr(parser *ps, psg_expr **out);
+static psg_status parse_block(parser *ps, psg_expr **out);
+
+static psg_status global_ref(parser *ps, const token *t, psg_expr **out) {
+  bool is_new;
+  psgi_map_entry *e = psgi_map_put_str(&ps->globals, t->text, t->len, &is_new);
+  if (!e) return psgi_nomem(ps->ctx);
+  if (is_new) {
+    char name[256];
+    if (t->len >= sizeof name) return error_at(ps, t, "global name too long");
+    memcpy(name, t->text, t->len);
+    name[t->len] = 0;
+    psg_span sp = span_of(ps, t);
+    psg_status st = psg_global_var_create(ps->ctx, name, &sp, (psg_expr **)&e->value);
+    if (st) {
+      e->value = NULL;
+      return st;
+    }
+  }
+  if (!e->value) return PSG_ERR_PARSE;
+  *out = e->value;
+  psg_expr_retain(*out);
+  return PSG_OK;
+}
+
+static psg_status suggest_op(parser *ps, const token *t) {
+  const char *names[512];
+  size_t n = psgi_op_table_len < 512 ? psgi_op_table_len : 512;
+  for (size_t i = 0; i < n; i++) names[i] = psgi_op_table[i].name;
+  char word[128];
+  snprintf(word, sizeof word, "%.*s", (int)t->len, t->text);
+  const char *near = psgi_closest(word, names, n);
+  if (near) return error_at(ps, t, "unknown operator '%s'; did you mean '%s'?", word, near);
+  return error_at(ps, t, "unknown operator '%s'", word);
+}
+
+/* (args, attrs) of a call whose callee is parsed; `op` is the op index or -1. */
+static psg_status parse_call(parser *ps, psg_expr *callee, ptrdiff_t op, const token *start, psg_expr **out) {
+  advance(ps); /* ( */
+  PSGI_VEC(psg_expr *) args = {0};
+  PSGI_VEC(const char *) keys = {0};
+  PSGI_VEC(psg_attr *) vals = {0};
+  psg_status st = PSG_OK;
+  while (!st && !tok_is(&ps->tok, ")")) {
+    if (ps->tok.kind == TOK_IDENT && tok_is(&ps->next, "=")) {
+      token key = ps->tok;
+      int kind = PSGI_ATTR_ANY;
+      if (op >= 0) {
+        ptrdiff_t ai = psgi_op_attr_index((size_t)op, key.text, key.len);
+        if (ai < 0) {
+          const psgi_op_info *info = &psgi_op_table[op];
+          char list[256] = "";
+          for (size_t j = 0; j < info->nattrs && strlen(list) < 200; j++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? ", " : "", info->attrs[j].name);
+          st = error_at(ps, &key, "operator '%s' has no attribute '%.*s' (it has: %s)", info->name, (int)key.len,
+                        key.text, info->nattrs ? list : "none");
+          break;
+        }
+        kind = psgi_op_table[op].attrs[ai].kind;
+      }
+      advance(ps);
+      advance(ps); /* = */
+      const char *k = psgi_intern(ps->ctx, key.text, key.len);
+      for (size_t i = 0; k && i < keys.len; i++)
+        if (keys.data[i] == k) st = error_at(ps, &key, "attribute '%.*s' given twice", (int)key.len, key.text);
+      psg_attr *v = NULL;
+      if (!st) st = parse_attr_value(ps, kind, &v);
+      if (!st && (!k || !PSGI_VEC_PUSH(ps->ctx, &keys, k) || !PSGI_VEC_PUSH(ps->ctx, &vals, v))) {
+        psg_attr_release(v);
+        st = psgi_nomem(ps->ctx);
+      }
+    } else {
+      if (keys.len) {
+        st = error_at(ps, &ps->tok, "positional argument after attributes");
+        break;
+      }
+      psg_expr *a = NULL;
+      if ((st = parse_expr(ps, &a)) != PSG_OK) break;
+      if (!PSGI_VEC_PUSH(ps->ctx, &args, a)) {
+        psg_expr_release(a);
+        st = psgi_nomem(ps->ctx);
+      }
+    }
+    if (!st && tok_is(&ps->tok, ",")) advance(ps);
+    else if (!st && !tok_is(&ps->tok, ")")) st = expect(ps, ")", "after call arguments") ? PSG_OK : PSG_ERR_PARSE;
+  }
+  if (!st && op >= 0) {
+    const psgi_op_info *info = &psgi_op_table[op];
+    if ((int)args.len < info->min_args || (info->max_args >= 0 && (int)args.len > info->max_args)) {
+      if (info->min_args == info->max_args)
+        st = error_at(ps, start, "operator '%s' takes %d argument%s, %zu given", info->name, info->min_args,
+                      info->min_args == 1 ? "" : "s", args.len);
+      else
+        st = error_at(ps, start, "operator '%s' takes %d to %d arguments, %zu given", info->name, info->min_args,
+                      info->max_args, args.len);
+    }
+  }
+  psg_attrs *attrs = NULL;
+  if (!st && keys.len) st = psg_attrs_create(ps->ctx, keys.data, vals.data, keys.len, &attrs);
+  if (!st) {
+    advance(ps); /* ) */
+    psg_span sp = span_of(ps, start);
+    st = psg_call_create(ps->ctx, callee, args.data, args.len, attrs, &sp, out);
+  }
+  psg_attrs_release(attrs);
+  for (size_t i = 0; i < args.len; i++) psg_expr_release(args.data[i]);
+  for (size_t i = 0; i < vals.len; i++) psg_attr_release(vals.data[i]);
+  PSGI_VEC_FREE(ps->ctx, &args);
+  PSGI_VEC_FREE(ps->ctx, &keys);
+  PSGI_VEC_FREE(ps->ctx, &vals);
+  return st;
+}
+
+/* Parameters of a def or fn: (%x: T, ..., Attr=value, ...). Defines the
+ * params in the current scope. */
+typedef PSGI_VEC(psg_expr *) expr_vec;
+
+static psg_status parse_params(parser *ps, size_t mark, expr_vec *params, psg_attrs **attrs) {
+  if (!expect(ps, "(", "to start the parameters")) return PSG_ERR_PARSE;
+  PSGI_VEC(const char *) keys = {0};
+  PSGI_VEC(psg_attr *) vals = {0};
+  psg_status st = PSG_OK;
+  while (!st && !tok_is(&ps->tok, ")")) {
+    if (ps->tok.kind == TOK_LOCAL && !keys.len) {
+      token name = ps->tok;
+      advance(ps);
+      const psg_type *t = NULL;
+      if (tok_is(&ps->tok, ":")) {
+        advance(ps);
+        if ((st = parse_type(ps, &t)) != PSG_OK) break;
+      }
+      char nbuf[256];
+      snprintf(nbuf, sizeof nbuf, "%.*s", (int)name.len, name.text);
+      psg_span sp = span_of(ps, &name);
+      psg_expr *v;
+      if ((st = psg_var_create(ps->ctx, nbuf, t, &sp, &v)) != PSG_OK) break;
+      if (!PSGI_VEC_PUSH(ps->ctx, params, v)) {
+        psg_expr_release(v);
+        st = psgi_nomem(ps->ctx);
+        break;
+      }
+      if (!define(ps, &name, v, mark, false)) st = PSG_ERR_PARSE;
+    } else if (ps->tok.kind == TOK_IDENT && tok_is(&ps->next, "=")) {
+      const char *k = psgi_intern(ps->ctx, ps->tok.text, ps->tok.len);
+      advance(ps);
+      advance(ps);
+      psg_attr *v = NULL;
+      if ((st = parse_attr_value(ps, PSGI_ATTR_ANY, &v)) != PSG_OK) break;
+      if (!k || !PSGI_VEC_PUSH(ps->ctx, &keys, k) || !PSGI_VEC_PUSH(ps->ctx, &vals, v)) {
+        psg_attr_release(v);
+        st = psgi_nomem(ps->ctx);
+      }
+    } else {
+      char buf[80];
+      st = error_at(ps, &ps->tok, "expected a parameter (%%name) or a function attribute, found %s",
+                    tok_desc(&ps->tok, buf, sizeof buf));
+      break;
+    }
+    if (!st && tok_is(&ps->tok, ",")) advance(ps);
+    else if (!st && !tok_is(&ps->tok, ")")) st = expect(ps, ")", "after the parameters") ? PSG_OK : PSG_ERR_PARSE;
+  }
+  if (!st) {
+    advance(ps);
+    if (keys.len) st = psg_attrs_create(ps->ctx, keys.data, vals.data, keys.len, attrs);
+  }
+  for (size_t i = 0; i < vals.len; i++) psg_attr_release(vals.data[i]);
+  PSGI_VEC_FREE(ps->ctx, &keys);
+  PSGI_VEC_FREE(ps->ctx, &vals);
+  return st;
+}
+
+/* fn (...) [-> T] { block } */
+static psg_status parse_fn(parser *ps, psg_expr **out) {
+  token start = ps->tok;
+  advance(ps);
+  size_t mark = scope_mark(ps);
+  expr_vec params = {0};
+  psg_attrs *attrs = NULL;
+  const psg_type *ret = NULL;
+  psg_expr *body = NULL;
+  psg_status st = parse_params(ps, mark, &params, &attrs);
+  if (!st && tok_is(&ps->tok, "->")) {
+    advance(ps);
+    st = parse_type(ps, &ret);
+  }
+  if (!st) st = parse_block(ps, &body);
+  scope_restore(ps, mark);
+  if (!st) {
+    psg_span sp = span_of(ps, &start);
+    st = psg_function_create(ps->ctx, params.data, params.len, body, ret, attrs, &sp, out);
+  }
+  psg_expr_release(body);
+  psg_attrs_release(attrs);
+  for (size_t i = 0; i < params.len; i++) psg_expr_release(params.data[i]);
+  PSGI_VEC_FREE(ps->ctx, &params);
+  return st;
+}
+
+static psg_status parse_primary(parser *ps, psg_expr **out) {
+  token t = ps->tok;
+  char buf[80];
+  switch (t.kind) {
+  case TOK_LOCAL: {
+    psgi_map_entry *e = psgi_map_get_str(&ps->scope, t.text, t.len);
+    binding *b = e ? e->value : NULL;
+    if (!b) return error_at(ps, &t, "undefined variable %%%.*s", (int)t.len, t.text);
+    if (!b->expr) return PSG_ERR_PARSE; /* already reported */
+    advance(ps);
+    *out = b->expr;
+    psg_expr_retain(*out);
+    return PSG_OK;
+  }
+  case TOK_GLOBAL: {
+    if (!PSGI_VEC_PUSH(ps->ctx, &ps->global_uses, t)) return psgi_nomem(ps->ctx);
+    advance(ps);
+    return global_ref(ps, &t, out);
+  }
+  case TOK_INT:
+  case TOK_FLOAT: return parse_scalar(ps, out);
+  case TOK_IDENT:
+    if (tok_is(&t, "True") || tok_is(&t, "False")) return parse_scalar(ps, out);
+    if (tok_is(&t, "fn")) return parse_fn(ps, out);
+    if (tok_is(&t, "if")) {
+      advance(ps);
+      psg_expr *c = NULL, *a = NULL, *b = NULL;
+      psg_status st = expect(ps, "(", "after if") ? parse_expr(ps, &c) : PSG_ERR_PARSE;
+      if (!st && !expect(ps, ")", "after the condition")) st = PSG_ERR_PARSE;
+      if (!st) st = parse_block(ps, &a);
+      if (!st && !expect(ps, "else", "after the then-block")) st = PSG_ERR_PARSE;
+      if (!st) st = parse_block(ps, &b);
+      psg_span sp = span_of(ps, &t);
+      if (!st) st = psg_if_create(ps->ctx, c, a, b, &sp, out);
+      psg_expr_release(c);
+      psg_expr_release(a);
+      psg_expr_release(b);
+      return st;
+    }
+    if (tok_is(&t, "meta")) {
+      advance(ps);
+      if (!expect(ps, "[", "after meta")) return PSG_ERR_PARSE;
+      if (!tok_is(&ps->tok, "relay.Constant"))
+        return error_at(ps, &ps->tok, "only meta[relay.Constant][i] references are supported");
+      advance(ps);
+      if (!expect(ps, "]", "after relay.Constant") || !expect(ps, "[", "before the constant index")) return PSG_ERR_PARSE;
+      token idx = ps->tok;
+      long long i = idx.kind == TOK_INT ? strtoll(idx.text, NULL, 10) : -1;
+      if (idx.kind != TOK_INT || i < 0) return error_at(ps, &idx, "expected a constant index");
+      if ((size_t)i >= ps->meta.len)
+        return error_at(ps, &idx, "meta[relay.Constant][%lld] is out of range: the metadata section has %zu constant%s", i,
+                        ps->meta.len, ps->meta.len == 1 ? "" : "s");
+      advance(ps);
+      if (!expect(ps, "]", "after the constant index")) return PSG_ERR_PARSE;
+      psg_span sp = span_of(ps, &t);
+      return psg_constant_create(ps->ctx, ps->meta.data[i], &sp, out);
+    }
+    {
+      ptrdiff_t op = psgi_op_lookup(t.text, t.len);
+      if (op < 0) return suggest_op(ps, &t);
+      advance(ps);
+      psg_expr *o;
+      psg_status st = psg_op_get(ps->ctx, psgi_op_table[op].name, &o);
+      if (st) return st;
+      if (!tok_is(&ps->tok, "(")) {
+        *out = o;
+        return PSG_OK;
+      }
+      return parse_call(ps, o, op, &t, out);
+    }
+  case TOK_PUNCT:
+    if (tok_is(&t, "(")) {
+      advance(ps);
+      expr_vec items = {0};
+      psg_status st = PSG_OK;
+      bool comma = false;
+      while (!st && !tok_is(&ps->tok, ")")) {
+        psg_expr *e = NULL;
+        if ((st = parse_expr(ps, &e)) != PSG_OK) break;
+        if (!PSGI_VEC_PUSH(ps->ctx, &items, e)) {
+          psg_expr_release(e);
+          st = psgi_nomem(ps->ctx);
+          break;
+        }
+        comma = tok_is(&ps->tok, ",");
+        if (comma) advance(ps);
+        else if (!tok_is(&ps->tok, ")")) st = expect(ps, ")", "to close the parenthesis") ? PSG_OK : PSG_ERR_PARSE;
+      }
+      if (!st) {
+        advance(ps);
+        if (items.len == 1 && !comma) {
+          *out = items.data[0]; /* a parenthesized expression */
+          items.len = 0;
+        } else {
+          psg_span sp = span_of(ps, &t);
+          st = psg_tuple_create(ps->ctx, items.data, items.len, &sp, out);
+        }
+      }
+      for (size_t i = 0; i < items.len; i++) psg_expr_release(items.data[i]);
+      PSGI_VEC_FREE(ps->ctx, &items);
+      return st;
+    }
+    return error_at(ps, &t, "expected an expression, found %s", tok_desc(&t, buf, sizeof buf));
+  default: return error_at(ps, &t, "expected an expression, found %s", tok_desc(&t, buf, sizeof buf));
+  }
+}
+
+/* primary followed by calls f(...) and tuple projections .N */
+static psg_status parse_expr(parser *ps, psg_expr **out) {
+  *out = NULL;
+  if (++ps->depth > MAX_DEPTH) {
+    ps->depth--;
+    return error_at(ps, &ps->tok, "expression nested too deeply (limit %d)", MAX_DEPTH);
+  }
+  token start = ps->tok;
+  psg_expr *e = NULL;
+  psg_status st = parse_primary(ps, &e);
+  while (!st) {
+    if (tok_is(&ps->tok, "(")) {
+      psg_expr *call;
+      st = parse_call(ps, e, -1, &start, &call);
+      psg_expr_release(e);
+      e = st ? NULL : call;
+    } else if (tok_is(&ps->tok, ".") && ps->next.kind == TOK_INT) {
+      advance(ps);
+      token idx = ps->tok;
+      long long i = strtoll(idx.text, NULL, 10);
+      if (idx.text[0] == '-' || i > INT32_MAX || (size_t)idx.len != strspn(idx.text, "0123456789")) {
+        st = error_at(ps, &idx, "bad tuple index '%.*s'", (int)idx.len, idx.text);
+        break;
+      }
+      advance(ps);
+      psg_expr *tgi;
+      psg_span sp = span_of(ps, &start);
+      st = psg_tuple_get_item_create(ps->ctx, e, (int)i, &sp, &tgi);
+      psg_expr_release(e);
+      e = st ? NULL : tgi;
+    } else {
+      break;
+    }
+  }
+  ps->depth--;
+  if (st) {
+    psg_expr_release(e);
+    return st;
+  }
+  *out = e;
+  return PSG_OK;
+}
+
+/* Skips to the end of the current statement (a ';' at this nesting level)
+ * or to the '}' that closes the block, without consuming the '}'. */
+static void resync(parser *ps) {
+  int depth = 0;
+  while (ps->tok.kind != TOK_EOF && ps->tok.kind != TOK_ERROR) {
+    if (depth == 0 && tok_is(&ps->tok, ";")) {
+      advance(ps);
+      return;
+    }
+    if (depth == 0 && tok_is(&ps->tok, "}")) return;
+    if (depth == 0 && tok_is(&ps->tok, "def") && ps->tok.col == 1) return;
+    if (tok_is(&ps->tok, "(") || tok_is(&ps->tok, "[") || tok_is(&ps->tok, "{")) depth++;
+    if (tok_is(&ps->tok, ")") || tok_is(&ps->tok, "]") || tok_is(&ps->tok, "}")) depth--;
+    advance(ps);
+  }
+}
+
+typedef struct pending_let {
+  psg_expr *var, *value;
+  token at;
+} pending_let;
+
+/* { (%t = e; | let %v[: T] = e;)* e } — temps are substitutions; lets are
+ * Let nodes, built from the innermost out once the block's result is known. */
+static psg_status parse_block(parser *ps, psg_expr **out) {
+  *out = NULL;
+  if (++ps->depth > MAX_DEPTH) {
+    ps->depth--;
+    return error_at(ps, &ps->tok, "blocks nested too deeply (limit %d)", MAX_DEPTH);
+  }
+  size_t mark = scope_mark(ps);
+  PSGI_VEC(pending_let) lets = {0};
+  psg_expr *result = NULL;
+  psg_status st = expect(ps, "{", "to start a block") ? PSG_OK : PSG_ERR_PARSE;
+  bool failed = st != PSG_OK;
+  while (!st && !ps->gave_up) {
+    token t = ps->tok;
+    psg_status s = PSG_OK;
+    if (t.kind == TOK_LOCAL && tok_is(&ps->next, "=")) {
+      advance(ps);
+      advance(ps);
+      psg_expr *e = NULL;
+      s = parse_expr(ps, &e);
+      if (!s && !expect(ps, ";", "after the binding")) s = PSG_ERR_PARSE;
+      if (!define(ps, &t, s ? NULL : e, mark, false) && !s) s = PSG_ERR_PARSE;
+      psg_expr_release(e);
+    } else if (tok_is(&t, "let")) {
+      advance(ps);
+      token name = ps->tok;
+      if (name.kind != TOK_LOCAL) {
+        char buf[80];
+        s = error_at(ps, &name, "expected a variable after let, found %s", tok_desc(&name, buf, sizeof buf));
+      } else {
+        advance(ps);
+        const psg_type *ty = NULL;
+        if (tok_is(&ps->tok, ":")) {
+          advance(ps);
+          s = parse_type(ps, &ty);
+        }
+        if (!s && !expect(ps, "=", "after the let variable")) s = PSG_ERR_PARSE;
+        psg_expr *value = NULL, *var = NULL;
+        if (!s) s = parse_expr(ps, &value);
+        if (!s && !expect(ps, ";", "after the let value")) s = PSG_ERR_PARSE;
+        char nbuf[256];
+        snprintf(nbuf, sizeof nbuf, "%.*s", (int)name.len, name.text);
+        psg_span sp = span_of(ps, &name);
+        if (!s) s = psg_var_create(ps->ctx, nbuf, ty, &sp, &var);
+        pending_let pl = {var, value, t};
+        if (!s && !PSGI_VEC_PUSH(ps->ctx, &lets, pl)) s = psgi_nomem(ps->ctx);
+        if (s) {
+          psg_expr_release(var);
+          psg_expr_release(value);
+          var = NULL;
+        }
+        /* A let may shadow an outer variable of the same name. */
+        define(ps, &name, var, mark, true);
+      }
+    } else {
+      /* The block's result, then '}'. */
+      s = parse_expr(ps, &result);
+      if (!s && !tok_is(&ps->tok, "}")) {
+        char buf[80];
+        s = error_at(ps, &ps->tok, "expected '}' after the block's result (or ';' after a binding), found %s",
+                     tok_desc(&ps->tok, buf, sizeof buf));
+      }
+      if (!s) {
+        advance(ps);
+        break;
+      }
+    }
+    if (s == PSG_ERR_NOMEM) {
+      st = s;
+      break;
+    }
+    if (s) {
+      failed = true;
+      psg_expr_release(result);
+      result = NULL;
+      resync(ps);
+      if (tok_is(&ps->tok, "}")) {
+        advance(ps);
+        break;
+      }
+      if (ps->tok.kind == TOK_EOF || ps->tok.kind == TOK_ERROR || tok_is(&ps->tok, "def")) break;
+    }
+  }
+  if (!st && (failed || !result)) st = PSG_ERR_PARSE;
+  /* Build the lets from the innermost out (a loop, whatever their number). */
+  psg_expr *body = result;
+  for (size_t i = lets.len; i-- > 0;) {
+    pending_let *pl = &lets.data[i];
+    if (!st) {
+      psg_expr *let;
+      psg_span sp = span_of(ps, &pl->at);
+      st = psg_let_create(ps->ctx, pl->var, pl->value, body, &sp, &let);
+      psg_expr_release(body);
+      body = st ? NULL : let;
+    }
+    psg_expr_release(pl->var);
+    psg_expr_release(pl->value);
+  }
+  PSGI_VEC_FREE(ps->ctx, &lets);
+  scope_restore(ps, mark);
+  ps->depth--;
+  if (st) {
+    psg_expr_release(body);
+    return st;
+  }
+  *out = body;
+  return PSG_OK;
+}
+
+/* Module ------------------------------------------------------------------------ */
+
+/* #[version = "0.0.5"] */
+static bool parse_version(parser *ps) {
+  token t = ps->tok;
+  if (!(tok_is(&t, "#") && tok_is(&ps->next, "["))) {
+    error_at(ps, &t, "expected the version header #[version = \"0.0.5\"] at the start of the module");
+    return false;
+  }
+  advance(ps);
+  advance(ps);
+  if (!tok_is(&ps->tok, "version")) {
+    error_at(ps, &ps->tok, "expected 'version' in the header #[version = \"0.0.5\"]");
+    return false;
+  }
+  advance(ps);
+  if (!expect(ps, "=", "after version")) return false;
+  if (ps->tok.kind != TOK_STRING || !(ps->tok.len == 5 && !memcmp(ps->tok.text, "0.0.5", 5))) {
+    error_at(ps, &ps->tok, "unsupported text format version (only \"0.0.5\" is supported)");
+    return false;
+  }
+  advance(ps);
+  return expect(ps, "]", "to close the version header");
+}
+
+/* Where "#[metadata]" starts (at the beginning of a line), or end. */
+static const char *find_metadata(const char *text, size_t len) {
+  const char *p = text, *end = text + len;
+  while (p < end) {
+    if ((size_t)(end - p) >= 11 && !memcmp(p, "#[metadata]", 11) && (p == text || p[-1] == '\n')) return p;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl) break;
+    p = nl + 1;
+  }
+  return end;
+}
+
+static void parser_fini(parser *ps) {
+  scope_restore(ps, 0);
+  PSGI_VEC_FREE(ps->ctx, &ps->undo_log);
+  psgi_map_fini(&ps->scope);
+  psgi_arena_fini(&ps->arena);
+  for (size_t i = 0; i < ps->globals.len; i++) psg_expr_release(ps->globals.entries[i].value);
+  psgi_map_fini(&ps->globals);
+  PSGI_VEC_FREE(ps->ctx, &ps->global_uses);
+  for (size_t i = 0; i < ps->meta.len; i++) psg_tensor_release(ps->meta.data[i]);
+  PSGI_VEC_FREE(ps->ctx, &ps->meta);
+}
+
+psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const char *filename, psg_module **out) {
+  *out = NULL;
+  if (!text && len) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "NULL text");
+  parser ps;
+  memset(&ps, 0, sizeof ps);
+  ps.ctx = ctx;
+  ps.file = psgi_intern(ctx, filename ? filename : "<input>", strlen(filename ? filename : "<input>"));
+  if (!ps.file) return psgi_nomem(ctx);
+  ps.src = text ? text : "";
+  psgi_map_init(&ps.scope, ctx);
+  psgi_map_init(&ps.globals, ctx);
+  psgi_arena_init(&ps.arena, ctx);
+  const char *meta_at = find_metadata(ps.src, len);
+  psg_status st = PSG_OK;
+  if (meta_at < ps.src + len)
+    st = psgi_metadata_parse(ctx, ps.file, ps.src, meta_at + 11, ps.src + len, &ps.meta);
+  lexer_init(&ps.lx, ps.src, (size_t)(meta_at - ps.src));
+  ps.next = lexer_next(&ps.lx);
+  advance(&ps);
+  PSGI_VEC(psgi_module_entry) defs = {0};
+  psg_attrs *mod_attrs = NULL;
+  if (!st && !parse_version(&ps)) st = PSG_ERR_PARSE;
+  /* Optional module attributes: #[attrs = {k=v, ...}] */
+  if (!st && tok_is(&ps.tok, "#") && tok_is(&ps.next, "[")) {
+    advance(&ps);
+    advance(&ps);
+    if (!tok_is(&ps.tok, "attrs")) st = error_at(&ps, &ps.tok, "expected 'attrs' or 'metadata' after #[");
+    else {
+      advance(&ps);
+      if (!expect(&ps, "=", "after attrs") || !tok_is(&ps.tok, "{")) st = st ? st : error_at(&ps, &ps.tok, "expected a dictionary after attrs =");
+      if (!st) st = parse_attr_dict(&ps, &mod_attrs);
+      if (!st && !expect(&ps, "]", "to close the module attributes")) st = PSG_ERR_PARSE;
+    }
+  }
+  while (!st && ps.tok.kind != TOK_EOF && !ps.gave_up) {
+    token t = ps.tok;
+    if (!tok_is(&t, "def")) {
+      char buf[80];
+      error_at(&ps, &t, "expected 'def' to start a global function, found %s", tok_desc(&t, buf, sizeof buf));
+      if (t.kind == TOK_ERROR) break;
+      do advance(&ps);
+      while (ps.tok.kind != TOK_EOF && ps.tok.kind != TOK_ERROR && !(tok_is(&ps.tok, "def") && ps.tok.col == 1));
+      continue;
+    }
+    advance(&ps);
+    token name = ps.tok;
+    if (name.kind != TOK_GLOBAL) {
+      char buf[80];
+      error_at(&ps, &name, "expected a global name (@name) after def, found %s", tok_desc(&name, buf, sizeof buf));
+      do advance(&ps);
+      while (ps.tok.kind != TOK_EOF && ps.tok.kind != TOK_ERROR && !(tok_is(&ps.tok, "def") && ps.tok.col == 1));
+      continue;
+    }
+    advance(&ps);
+    psg_expr *gv = NULL, *fn = NULL;
+    psg_status s = global_ref(&ps, &name, &gv);
+    for (size_t i = 0; !s && i < defs.len; i++)
+      if (defs.data[i].gv == gv) s = error_at(&ps, &name, "@%.*s is defined twice", (int)name.len, name.text);
+    size_t mark = scope_mark(&ps);
+    expr_vec params = {0};
+    psg_attrs *attrs = NULL;
+    const psg_type *ret = NULL;
+    psg_expr *body = NULL;
+    if (!s) s = parse_params(&ps, mark, &params, &attrs);
+    if (!s && tok_is(&ps.tok, "->")) {
+      advance(&ps);
+      s = parse_type(&ps, &ret);
+    }
+    if (!s) s = parse_block(&ps, &body);
+    scope_restore(&ps, mark);
+    psg_span sp = span_of(&ps, &t);
+    if (!s) s = psg_function_create(ctx, params.data, params.len, body, ret, attrs, &sp, &fn);
+    psgi_module_entry en = {gv, fn};
+    if (!s && !PSGI_VEC_PUSH(ctx, &defs, en)) s = psgi_nomem(ctx);
+    if (s) {
+      psg_expr_release(fn);
+      psg_expr_release(gv);
+      if (s == PSG_ERR_NOMEM) st = s;
+      else if (!tok_is(&ps.tok, "def"))
+        while (ps.tok.kind != TOK_EOF && ps.tok.kind != TOK_ERROR && !(tok_is(&ps.tok, "def") && ps.tok.col == 1)) advance(&ps);
+    }
+    psg_expr_release(body);
+    psg_attrs_release(attrs);
+    for (size_t i = 0; i < params.len; i++) psg_expr_release(params.data[i]);
+    PSGI_VEC_FREE(ctx, &params);
+    if (ps.tok.kind == TOK_ERROR && !ps.gave_up) {
+      char buf[80];
+      error_at(&ps, &ps.tok, "%s", ps.lx.error ? ps.lx.error : tok_desc(&ps.tok, buf, sizeof buf));
+      break;
+    }
+  }
+  /* Every @name used must be defined. */
+  for (size_t i = 0; !st && i < ps.global_uses.len; i++) {
+    token *u = &ps.global_uses.data[i];
+    bool found = false;
+    for (size_t k = 0; k < defs.len && !found; k++) {
+      const char *n = defs.data[k].gv->u.gvar.name;
+      found = strlen(n) == u->len && !memcmp(n, u->text, u->len);
+    }
+    if (!found) error_at(&ps, u, "undefined global function @%.*s", (int)u->len, u->text);
+  }
+  if (!st && ps.errors) st = PSG_ERR_PARSE;
+  if (!st) st = psgi_module_from_entries(ctx, defs.data, defs.len, mod_attrs, out);
+  for (size_t i = 0; i < defs.len; i++) {
+    psg_expr_release(defs.data[i].gv);
+    psg_expr_release(defs.data[i].func);
+  }
+  PSGI_VEC_FREE(ctx, &defs);
+  psg_attrs_release(mod_attrs);
+  parser_fini(&ps);
+  return st;
+}
+
+psg_status psg_module_parse_file(psg_ctx *ctx, const char *path, psg_module **out) {
+  *out = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f) return psg_ctx_fail(ctx, PSG_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  char *buf = psgi_alloc(ctx, cap);
+  size_t got;
+  while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += got;
+    if (n == cap) {
+      char *nb = psgi_realloc(ctx, buf, cap * 2);
+      if (!nb) {
+        psgi_free(ctx, buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+  }
+  bool read_error = ferror(f);
+  fclose(f);
+  if (!buf) return psgi_nomem(ctx);
+  if (read_error) {
+    psgi_free(ctx, buf);
+    return psg_ctx_fail(ctx, PSG_ERR_IO, "cannot read %s", path);
+  }
+  psg_status st = psg_module_parse(ctx, buf, n, path, out);
+  psgi_free(ctx, buf);
+  return st;
+}

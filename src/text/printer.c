@@ -1,0 +1,555 @@
+/* Passage — printer of TVM's Relay text format (docs/text-format.md).
+ * Every non-atomic expression that is not the result of its block is bound to
+ * a temporary `%N = ...;` (numbered per def), printed once per scope and then
+ * referred to by name: the IR is a DAG. The dataflow walk is iterative; only
+ * nested blocks (if branches, fn literals) recurse, capped at MAX_NESTING. */
+#include <stdio.h>
+#include "ops/op_table.h"
+#include "text/text_internal.h"
+
+enum { MAX_NESTING = 256 };
+
+typedef struct printer {
+  psg_ctx *ctx;
+  psgi_buf *b;
+  psgi_map temps;     /* node -> temp number + 1 (0: not bound in scope) */
+  psgi_map var_names; /* Var -> printed name (arena) */
+  psgi_map used;      /* printed var names in this def */
+  psgi_map meta_index; /* tensor -> index + 1 */
+  psgi_tensor_vec meta;
+  PSGI_VEC(const psg_expr *) bound; /* nodes bound, for scope exit */
+  PSGI_VEC(const psg_expr *) stack;
+  PSGI_VEC(uint32_t) next;
+  psgi_arena arena;
+  uint32_t temp;
+  int nesting;
+  psg_status st;
+} printer;
+
+static void put(printer *p, const char *s) { psgi_buf_puts(p->b, s); }
+static void putn(printer *p, const char *s, size_t n) { psgi_buf_append(p->b, s, n); }
+
+static void put_u64(printer *p, uint64_t v) {
+  char tmp[24];
+  int i = 24;
+  do tmp[--i] = (char)('0' + v % 10);
+  while (v /= 10);
+  putn(p, tmp + i, (size_t)(24 - i));
+}
+
+static void put_i64(printer *p, int64_t v) {
+  if (v < 0) {
+    psgi_buf_putc(p->b, '-');
+    put_u64(p, (uint64_t)0 - (uint64_t)v);
+  } else {
+    put_u64(p, (uint64_t)v);
+  }
+}
+
+static void indent(printer *p, int n) {
+  for (int i = 0; i < n; i++) putn(p, "  ", 2);
+}
+
+/* Types, attributes ---------------------------------------------------------- */
+
+static void print_type(printer *p, const psg_type *t, int depth) {
+  if (depth > MAX_NESTING) {
+    p->st = psg_ctx_fail(p->ctx, PSG_ERR_UNSUPPORTED, "type nested too deeply to print");
+    return;
+  }
+  switch (t->kind) {
+  case PSG_TYPE_TENSOR:
+    if (t->n == 0) {
+      put(p, psg_dtype_name(t->dtype));
+      return;
+    }
+    put(p, "Tensor[(");
+    for (int i = 0; i < t->n; i++) {
+      if (i) put(p, ", ");
+      if (t->dims[i] < 0) psgi_buf_putc(p->b, '?');
+      else put_i64(p, t->dims[i]);
+    }
+    put(p, "), ");
+    put(p, psg_dtype_name(t->dtype));
+    psgi_buf_putc(p->b, ']');
+    return;
+  case PSG_TYPE_TUPLE:
+    psgi_buf_putc(p->b, '(');
+    for (int i = 0; i < t->n; i++) {
+      if (i) put(p, ", ");
+      print_type(p, t->fields[i], depth + 1);
+    }
+    put(p, t->n == 1 ? ",)" : ")");
+    return;
+  case PSG_TYPE_FUNC:
+    put(p, "fn (");
+    for (int i = 0; i < t->n; i++) {
+      if (i) put(p, ", ");
+      print_type(p, t->fields[i], depth + 1);
+    }
+    put(p, ") -> ");
+    print_type(p, t->ret, depth + 1);
+    return;
+  }
+}
+
+static void print_string(printer *p, const char *s, size_t n) {
+  psgi_buf_putc(p->b, '"');
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (c == '"' || c == '\\') {
+      psgi_buf_putc(p->b, '\\');
+      psgi_buf_putc(p->b, c);
+    } else if (c == '\n') {
+      put(p, "\\n");
+    } else if (c == '\t') {
+      put(p, "\\t");
+    } else {
+      psgi_buf_putc(p->b, c);
+    }
+  }
+  psgi_buf_putc(p->b, '"');
+}
+
+static void print_attrs_body(printer *p, const psg_attrs *a, int depth);
+
+static void print_attr(printer *p, const psg_attr *v, int depth) {
+  if (depth > MAX_NESTING) {
+    p->st = psg_ctx_fail(p->ctx, PSG_ERR_UNSUPPORTED, "attribute nested too deeply to print");
+    return;
+  }
+  switch (v->kind) {
+  case PSG_ATTR_NONE: put(p, "None"); return;
+  case PSG_ATTR_INT: put_i64(p, v->u.i); return;
+  case PSG_ATTR_FLOAT:
+    if (!psgi_format_real(p->b, v->u.f, false)) {
+      /* NaN and infinities have no literal: print as strings is wrong, so
+       * refuse rather than write text that reads back differently. */
+      p->st = psg_ctx_fail(p->ctx, PSG_ERR_UNSUPPORTED, "cannot print a non-finite float attribute");
+      return;
+    }
+    psgi_buf_putc(p->b, 'f');
+    return;
+  case PSG_ATTR_BOOL: put(p, v->u.b ? "True" : "False"); return;
+  case PSG_ATTR_DTYPE: print_string(p, psg_dtype_name(v->u.dtype), strlen(psg_dtype_name(v->u.dtype))); return;
+  case PSG_ATTR_STRING: print_string(p, v->u.str.s, v->u.str.len); return;
+  case PSG_ATTR_LIST:
+    psgi_buf_putc(p->b, '[');
+    for (size_t i = 0; i < v->u.list.n; i++) {
+      if (i) put(p, ", ");
+      print_attr(p, v->u.list.items[i], depth + 1);
+    }
+    psgi_buf_putc(p->b, ']');
+    return;
+  case PSG_ATTR_DICT:
+    psgi_buf_putc(p->b, '{');
+    print_attrs_body(p, v->u.dict, depth + 1);
+    psgi_buf_putc(p->b, '}');
+    return;
+  }
+}
+
+static void print_attrs_body(printer *p, const psg_attrs *a, int depth) {
+  for (size_t i = 0; a && i < a->n; i++) {
+    if (i) put(p, ", ");
+    put(p, a->e[i].key);
+    psgi_buf_putc(p->b, '=');
+    print_attr(p, a->e[i].value, depth);
+  }
+}
+
+/* Names -------------------------------------------------------------------------- */
+
+/* A Var's printed name: its name hint made a valid identifier and unique in
+ * the def (another variable with the same hint gets a _N suffix). */
+static const char *var_name(printer *p, const psg_expr *v) {
+  psgi_map_entry *e = psgi_map_get_ptr(&p->var_names, v);
+  if (e) return e->value;
+  const char *hint = v->u.var.name;
+  size_t n = strlen(hint);
+  char *base = psgi_arena_alloc(&p->arena, n + 24);
+  if (!base) return "v";
+  size_t k = 0;
+  bool digits_only = true;
+  for (size_t i = 0; i < n && k < n + 1; i++) {
+    char c = hint[i];
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    base[k++] = ok ? c : '_';
+    digits_only &= c >= '0' && c <= '9';
+  }
+  if (k == 0 || digits_only) {
+    memmove(base + 1, base, k);
+    base[0] = 'v';
+    k++;
+  }
+  base[k] = 0;
+  char *name = base;
+  for (int suffix = 1; psgi_map_get_str(&p->used, name, strlen(name)); suffix++) {
+    name = psgi_arena_alloc(&p->arena, k + 24);
+    if (!name) return "v";
+    snprintf(name, k + 24, "%s_%d", base, suffix);
+  }
+  psgi_map_entry *u = psgi_map_put_str(&p->used, name, strlen(name), NULL);
+  psgi_map_entry *ve = psgi_map_put_ptr(&p->var_names, v, NULL);
+  if (!u || !ve) {
+    p->st = PSG_ERR_NOMEM;
+    return "v";
+  }
+  ve->value = name;
+  return name;
+}
+
+static uint32_t temp_of(printer *p, const psg_expr *e) {
+  psgi_map_entry *en = psgi_map_get_ptr(&p->temps, e);
+  return en ? (uint32_t)(uintptr_t)en->value : 0;
+}
+
+static bool is_atom(const psg_expr *e) {
+  return e->kind == PSG_EXPR_VAR || e->kind == PSG_EXPR_GLOBAL_VAR || e->kind == PSG_EXPR_OP ||
+         e->kind == PSG_EXPR_CONSTANT;
+}
+
+/* Scalars print inline when their literal reads back exactly. */
+static bool print_scalar(printer *p, const psg_tensor *t) {
+  if (t->ndim != 0) return false;
+  const void *d = t->data;
+  size_t mark = p->b->len;
+  switch (t->dtype) {
+  case PSG_DTYPE_BOOL: put(p, *(const uint8_t *)d ? "True" : "False"); return true;
+  case PSG_DTYPE_FLOAT32: {
+    float f;
+    memcpy(&f, d, 4);
+    if (!psgi_format_real(p->b, f, true)) {
+      p->b->len = mark;
+      return false;
+    }
+    put(p, "f");
+    return true;
+  }
+  case PSG_DTYPE_FLOAT64: {
+    double v;
+    memcpy(&v, d, 8);
+    if (!psgi_format_real(p->b, v, false)) return false;
+    put(p, "f64");
+    return true;
+  }
+  case PSG_DTYPE_INT8: put_i64(p, *(const int8_t *)d); break;
+  case PSG_DTYPE_INT16: put_i64(p, *(const int16_t *)d); break;
+  case PSG_DTYPE_INT32: put_i64(p, *(const int32_t *)d); break;
+  case PSG_DTYPE_INT64: put_i64(p, *(const int64_t *)d); break;
+  case PSG_DTYPE_UINT8: put_u64(p, *(const uint8_t *)d); break;
+  case PSG_DTYPE_UINT16: put_u64(p, *(const uint16_t *)d); break;
+  case PSG_DTYPE_UINT32: put_u64(p, *(const uint32_t *)d); break;
+  case PSG_DTYPE_UINT64: put_u64(p, *(const uint64_t *)d); break;
+  default: return false; /* float16, bfloat16: metadata keeps them exact */
+  }
+  put(p, psgi_scalar_suffix(t->dtype));
+  return true;
+}
+
+static void print_constant(printer *p, const psg_expr *c) {
+  const psg_tensor *t = c->u.constant;
+  if (print_scalar(p, t)) return;
+  psgi_map_entry *en = psgi_map_put_ptr(&p->meta_index, t, NULL);
+  if (!en) {
+    p->st = PSG_ERR_NOMEM;
+    return;
+  }
+  if (!en->value) {
+    if (!PSGI_VEC_PUSH(p->ctx, &p->meta, (psg_tensor *)t)) {
+      p->st = PSG_ERR_NOMEM;
+      return;
+    }
+    en->value = (void *)(uintptr_t)p->meta.len;
+  }
+  put(p, "meta[relay.Constant][");
+  put_u64(p, (uintptr_t)en->value - 1);
+  psgi_buf_putc(p->b, ']');
+}
+
+/* The inline text of e: atoms, bound temps, or calls/tuples/projections over
+ * those (their operands are bound or atomic by now). */
+static void print_inline(printer *p, const psg_expr *e) {
+  uint32_t k = temp_of(p, e);
+  if (k) {
+    psgi_buf_putc(p->b, '%');
+    put_u64(p, k - 1);
+    return;
+  }
+  switch (e->kind) {
+  case PSG_EXPR_VAR:
+    psgi_buf_putc(p->b, '%');
+    put(p, var_name(p, e));
+    return;
+  case PSG_EXPR_GLOBAL_VAR:
+    psgi_buf_putc(p->b, '@');
+    put(p, e->u.gvar.name);
+    return;
+  case PSG_EXPR_OP: put(p, psgi_op_table[e->u.op].name); return;
+  case PSG_EXPR_CONSTANT: print_constant(p, e); return;
+  case PSG_EXPR_CALL: {
+    print_inline(p, e->kids[0]);
+    psgi_buf_putc(p->b, '(');
+    for (uint32_t i = 1; i < e->nkids; i++) {
+      if (i > 1) put(p, ", ");
+      print_inline(p, e->kids[i]);
+    }
+    if (e->u.attrs && e->u.attrs->n) {
+      if (e->nkids > 1) put(p, ", ");
+      print_attrs_body(p, e->u.attrs, 0);
+    }
+    psgi_buf_putc(p->b, ')');
+    return;
+  }
+  case PSG_EXPR_TUPLE:
+    psgi_buf_putc(p->b, '(');
+    for (uint32_t i = 0; i < e->nkids; i++) {
+      if (i) put(p, ", ");
+      print_inline(p, e->kids[i]);
+    }
+    put(p, e->nkids == 1 ? ",)" : ")");
+    return;
+  case PSG_EXPR_TUPLE_GET_ITEM:
+    print_inline(p, e->kids[0]);
+    psgi_buf_putc(p->b, '.');
+    put_i64(p, e->u.index);
+    return;
+  case PSG_EXPR_LET:
+  case PSG_EXPR_IF:
+  case PSG_EXPR_FUNCTION:
+    /* Block constructs are printed by print_construct, never inline. */
+    p->st = PSG_ERR_INTERNAL;
+    return;
+  }
+}
+
+/* Blocks -------------------------------------------------------------------------- */
+
+static void print_block(printer *p, const psg_expr *result, int ind);
+
+static void print_params(printer *p, const psg_expr *fn) {
+  psgi_buf_putc(p->b, '(');
+  for (uint32_t i = 0; i + 1 < fn->nkids; i++) {
+    const psg_expr *v = fn->kids[i];
+    if (i) put(p, ", ");
+    psgi_buf_putc(p->b, '%');
+    put(p, var_name(p, v));
+    if (v->u.var.type) {
+      put(p, ": ");
+      print_type(p, v->u.var.type, 0);
+    }
+  }
+  if (fn->u.fn.attrs && fn->u.fn.attrs->n) {
+    if (fn->nkids > 1) put(p, ", ");
+    print_attrs_body(p, fn->u.fn.attrs, 0);
+  }
+  psgi_buf_putc(p->b, ')');
+  if (fn->u.fn.ret_type) {
+    put(p, " -> ");
+    print_type(p, fn->u.fn.ret_type, 0);
+  }
+}
+
+/* An If, a fn literal or a let-block as text (after "%N = " or as a block's
+ * result), or the inline text of anything else. */
+static void print_construct(printer *p, const psg_expr *e, int ind) {
+  if (temp_of(p, e)) {
+    print_inline(p, e);
+    return;
+  }
+  if (e->kind != PSG_EXPR_IF && e->kind != PSG_EXPR_FUNCTION && e->kind != PSG_EXPR_LET) {
+    print_inline(p, e);
+    return;
+  }
+  if (++p->nesting > MAX_NESTING) {
+    p->st = psg_ctx_fail(p->ctx, PSG_ERR_UNSUPPORTED, "blocks nested too deeply to print (limit %d)", MAX_NESTING);
+    return;
+  }
+  if (e->kind == PSG_EXPR_IF) {
+    put(p, "if (");
+    print_inline(p, e->kids[0]);
+    put(p, ") {\n");
+    print_block(p, e->kids[1], ind + 1);
+    indent(p, ind);
+    put(p, "} else {\n");
+    print_block(p, e->kids[2], ind + 1);
+    indent(p, ind);
+    psgi_buf_putc(p->b, '}');
+  } else if (e->kind == PSG_EXPR_FUNCTION) {
+    put(p, "fn ");
+    print_params(p, e);
+    put(p, " {\n");
+    print_block(p, psgi_fn_body(e), ind + 1);
+    indent(p, ind);
+    psgi_buf_putc(p->b, '}');
+  } else {
+    put(p, "{\n");
+    print_block(p, e, ind + 1);
+    indent(p, ind);
+    psgi_buf_putc(p->b, '}');
+  }
+  p->nesting--;
+}
+
+/* Binds every non-atomic, unbound operand reachable from `root` (not root
+ * itself) to a temp, children first; an If's branches and a fn's body are
+ * their own blocks and are not entered. */
+static void emit_deps(printer *p, const psg_expr *root, int ind) {
+  size_t base = p->stack.len;
+  if (!PSGI_VEC_PUSH(p->ctx, &p->stack, root) || !PSGI_VEC_PUSH(p->ctx, &p->next, 0)) {
+    p->st = PSG_ERR_NOMEM;
+    return;
+  }
+  while (p->stack.len > base && !p->st) {
+    const psg_expr *e = p->stack.data[p->stack.len - 1];
+    uint32_t *next = &p->next.data[p->next.len - 1];
+    uint32_t limit = e->kind == PSG_EXPR_IF ? 1 : (e->kind == PSG_EXPR_FUNCTION || e->kind == PSG_EXPR_LET) ? 0 : e->nkids;
+    if (e == root && (e->kind == PSG_EXPR_FUNCTION || e->kind == PSG_EXPR_LET)) limit = 0;
+    if (*next < limit) {
+      const psg_expr *k = e->kids[(*next)++];
+      if (is_atom(k) || temp_of(p, k)) continue;
+      if (!PSGI_VEC_PUSH(p->ctx, &p->stack, k) || !PSGI_VEC_PUSH(p->ctx, &p->next, 0)) p->st = PSG_ERR_NOMEM;
+      continue;
+    }
+    p->stack.len--;
+    p->next.len--;
+    if (e == root || temp_of(p, e)) continue;
+    /* Bind e. */
+    uint32_t k = p->temp++;
+    indent(p, ind);
+    psgi_buf_putc(p->b, '%');
+    put_u64(p, k);
+    put(p, " = ");
+    print_construct(p, e, ind);
+    put(p, ";\n");
+    psgi_map_entry *en = psgi_map_put_ptr(&p->temps, e, NULL);
+    if (!en || !PSGI_VEC_PUSH(p->ctx, &p->bound, e)) {
+      p->st = PSG_ERR_NOMEM;
+      return;
+    }
+    en->value = (void *)(uintptr_t)(k + 1);
+  }
+}
+
+static void print_block(printer *p, const psg_expr *result, int ind) {
+  size_t mark = p->bound.len;
+  /* A let chain is a loop: one line per binding. */
+  while (!p->st && result->kind == PSG_EXPR_LET && !temp_of(p, result)) {
+    const psg_expr *var = result->kids[0], *value = result->kids[1];
+    emit_deps(p, value, ind);
+    indent(p, ind);
+    put(p, "let %");
+    put(p, var_name(p, var));
+    if (var->u.var.type) {
+      put(p, ": ");
+      print_type(p, var->u.var.type, 0);
+    }
+    put(p, " = ");
+    print_construct(p, value, ind);
+    put(p, ";\n");
+    result = result->kids[2];
+  }
+  emit_deps(p, result, ind);
+  indent(p, ind);
+  print_construct(p, result, ind);
+  psgi_buf_putc(p->b, '\n');
+  /* Temps bound in this block go out of scope. */
+  while (p->bound.len > mark) {
+    psgi_map_entry *en = psgi_map_get_ptr(&p->temps, p->bound.data[--p->bound.len]);
+    if (en) en->value = NULL;
+  }
+}
+
+static void printer_init(printer *p, psg_ctx *ctx, psgi_buf *b) {
+  memset(p, 0, sizeof *p);
+  p->ctx = ctx;
+  p->b = b;
+  psgi_map_init(&p->temps, ctx);
+  psgi_map_init(&p->var_names, ctx);
+  psgi_map_init(&p->used, ctx);
+  psgi_map_init(&p->meta_index, ctx);
+  psgi_arena_init(&p->arena, ctx);
+}
+
+/* Names and temps restart for each def. */
+static void printer_reset_def(printer *p) {
+  psgi_map_fini(&p->temps);
+  psgi_map_fini(&p->var_names);
+  psgi_map_fini(&p->used);
+  psgi_map_init(&p->temps, p->ctx);
+  psgi_map_init(&p->var_names, p->ctx);
+  psgi_map_init(&p->used, p->ctx);
+  p->temp = 0;
+}
+
+static void printer_fini(printer *p) {
+  psgi_map_fini(&p->temps);
+  psgi_map_fini(&p->var_names);
+  psgi_map_fini(&p->used);
+  psgi_map_fini(&p->meta_index);
+  PSGI_VEC_FREE(p->ctx, &p->meta);
+  PSGI_VEC_FREE(p->ctx, &p->bound);
+  PSGI_VEC_FREE(p->ctx, &p->stack);
+  PSGI_VEC_FREE(p->ctx, &p->next);
+  psgi_arena_fini(&p->arena);
+}
+
+static psg_status finish(printer *p, psgi_buf *b, char **out, size_t *len) {
+  psg_status st = p->st;
+  if (!st && b->failed) st = PSG_ERR_NOMEM;
+  if (st == PSG_ERR_NOMEM) psgi_nomem(p->ctx);
+  else if (st == PSG_ERR_INTERNAL) psg_ctx_fail(p->ctx, st, "printer: a block construct reached inline printing");
+  if (!st) {
+    *out = psgi_buf_detach_libc(b, len);
+    if (!*out) st = psgi_nomem(p->ctx);
+  }
+  psgi_buf_fini(b);
+  printer_fini(p);
+  return st;
+}
+
+psg_status psg_module_print(const psg_module *m, int flags, char **out, size_t *len) {
+  *out = NULL;
+  if (len) *len = 0;
+  psgi_buf b;
+  psgi_buf_init(&b, m->ctx);
+  printer p;
+  printer_init(&p, m->ctx, &b);
+  put(&p, "#[version = \"0.0.5\"]\n");
+  if (m->attrs && m->attrs->n) {
+    put(&p, "#[attrs = {");
+    print_attrs_body(&p, m->attrs, 0);
+    put(&p, "}]\n");
+  }
+  for (size_t i = 0; i < m->n && !p.st; i++) {
+    const psg_expr *fn = m->entries[i].func;
+    printer_reset_def(&p);
+    if (i) psgi_buf_putc(&b, '\n');
+    put(&p, "def @");
+    put(&p, m->entries[i].gv->u.gvar.name);
+    if (fn->kind != PSG_EXPR_FUNCTION) {
+      p.st = psg_ctx_fail(m->ctx, PSG_ERR_UNSUPPORTED, "@%s is not a Relay function", m->entries[i].gv->u.gvar.name);
+      break;
+    }
+    print_params(&p, fn);
+    put(&p, " {\n");
+    print_block(&p, psgi_fn_body(fn), 1);
+    put(&p, "}\n");
+  }
+  if (!(flags & PSG_PRINT_NO_METADATA) && p.meta.len) {
+    psgi_buf_putc(&b, '\n');
+    psgi_metadata_print(&b, p.meta.data, p.meta.len);
+  }
+  return finish(&p, &b, out, len);
+}
+
+psg_status psg_expr_print(const psg_expr *e, char **out, size_t *len) {
+  *out = NULL;
+  if (len) *len = 0;
+  psgi_buf b;
+  psgi_buf_init(&b, e->ctx);
+  printer p;
+  printer_init(&p, e->ctx, &b);
+  print_block(&p, e, 0);
+  return finish(&p, &b, out, len);
+}

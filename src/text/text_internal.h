@@ -1,0 +1,25 @@
+/* Passage — internals shared by the Relay text parser and printer: the
+ * metadata section and the spelling of scalar literals. */
+#ifndef PSG_TEXT_INTERNAL_H
+#define PSG_TEXT_INTERNAL_H
+
+#include "ir/ir_internal.h"
+
+/* The metadata section: tensors referenced as meta[relay.Constant][i]. */
+typedef PSGI_VEC(psg_tensor *) psgi_tensor_vec;
+
+/* Parses the JSON-like body after "#[metadata]" (text..end). Errors are
+ * diagnostics at file:line:col, computed from `buf_start` (the start of the
+ * whole file). Returns PSG_ERR_PARSE on malformed input. */
+psg_status psgi_metadata_parse(psg_ctx *ctx, const char *file, const char *buf_start, const char *text,
+                               const char *end, psgi_tensor_vec *out);
+/* Appends the section for `tensors` (n may be 0: nothing is written). */
+void psgi_metadata_print(psgi_buf *b, psg_tensor *const *tensors, size_t n);
+
+/* Scalar literal suffix of a dtype ("f", "f64", "i64", "" for int32...). */
+const char *psgi_scalar_suffix(int dtype);
+/* Appends the shortest decimal text of `v` that reads back as the same
+ * double (or float when as_float); false for NaN and infinities. */
+bool psgi_format_real(psgi_buf *b, double v, bool as_float);
+
+#endif
