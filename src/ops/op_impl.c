@@ -10,6 +10,8 @@ extern const psgi_op_impl psgi_impls_elemwise[] __attribute__((weak));
 extern const psgi_op_impl psgi_impls_transform[] __attribute__((weak));
 extern const psgi_op_impl psgi_impls_reduce[] __attribute__((weak));
 extern const psgi_op_impl psgi_impls_nn[] __attribute__((weak));
+extern const psgi_op_impl psgi_impls_norm[] __attribute__((weak));
+extern const psgi_op_impl psgi_impls_pool[] __attribute__((weak));
 extern const psgi_op_impl psgi_impls_image[] __attribute__((weak));
 extern const psgi_op_impl psgi_impls_misc[] __attribute__((weak));
 
@@ -21,7 +23,8 @@ static void build(void) {
   static const psgi_op_impl *storage[1024];
   if (psgi_op_table_len > sizeof storage / sizeof *storage) return;
   const psgi_op_impl *families[] = {psgi_impls_elemwise, psgi_impls_transform, psgi_impls_reduce,
-                                    psgi_impls_nn,       psgi_impls_image,     psgi_impls_misc};
+                                    psgi_impls_nn,       psgi_impls_norm,      psgi_impls_pool,
+                                    psgi_impls_image,    psgi_impls_misc};
   for (size_t f = 0; f < sizeof families / sizeof *families; f++) {
     for (const psgi_op_impl *i = families[f]; i && i->name; i++) {
       ptrdiff_t op = psgi_op_lookup(i->name, strlen(i->name));

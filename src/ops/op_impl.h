@@ -1,7 +1,8 @@
 /* Passage — operator behaviour (STYLE rule 8: ops are open and use a table):
  * for each op of the table in ops.def, its type relation, reference kernel,
  * TOpIsStateful flag and TOpPattern fusion pattern. Families of ops live in
- * their own files (elemwise.c, nn.c, reduce.c, transform.c, image.c, ...),
+ * their own files (elemwise.c, transform.c, reduce.c, nn.c, norm.c, pool.c,
+ * image.c, misc.c; shared helpers in kernel_util.h),
  * each exporting an array of psgi_op_impl terminated by {NULL}; op_impl.c
  * joins them to the op table by name. */
 #ifndef PSG_OP_IMPL_H

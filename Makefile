@@ -1,0 +1,52 @@
+# Passage — the thin top-level driver over CMake + CTest.
+#   make run    set up, build, and run the main job on the bundled example
+#   make test   set up, build release and ASan+UBSan, and pass every test in both
+BUILD     ?= build
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+# Everything the build and the tests need from Debian (tools/ci/install-deps.sh
+# installs what is missing when run as root).
+DEB_PACKAGES = cmake make gcc libc6-dev python3 \
+  clang-14 llvm-14-tools libclang-rt-14-dev mlir-19-tools \
+  python3-pytest python3-numpy python3-onnx \
+  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
+
+RELEASE = $(BUILD)/release
+ASAN    = $(BUILD)/asan
+EXAMPLE = examples/models/mlp.relay
+
+.PHONY: all deps build build-asan run test test-release test-asan bench clean
+
+all: build
+
+deps:
+	@tools/ci/install-deps.sh $(DEB_PACKAGES)
+
+$(RELEASE)/CMakeCache.txt:
+	cmake -S . -B $(RELEASE) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+
+$(ASAN)/CMakeCache.txt:
+	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPASSAGE_SANITIZE=ON $(CMAKE_ARGS)
+
+build: deps $(RELEASE)/CMakeCache.txt
+	cmake --build $(RELEASE) -j $(JOBS)
+
+build-asan: deps $(ASAN)/CMakeCache.txt
+	cmake --build $(ASAN) -j $(JOBS)
+
+run: build
+	$(RELEASE)/passage print $(EXAMPLE)
+
+test-release: build
+	cd $(RELEASE) && ctest -j $(JOBS) --output-on-failure
+
+test-asan: build-asan
+	cd $(ASAN) && ctest -j $(JOBS) --output-on-failure
+
+test: test-release test-asan
+
+bench: build
+	bench/run_all.sh $(RELEASE)
+
+clean:
+	rm -rf $(BUILD)
