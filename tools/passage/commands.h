@@ -19,4 +19,17 @@ void cli_print_diags(psg_ctx *ctx, FILE *to);
 /* Writes `len` bytes to `path` atomically (a temp file in the same directory,
  * then rename), so a failure never leaves a partial file. 0 on success. */
 int cli_write_file_atomic(const char *path, const char *data, size_t len);
+
+/* Loading and saving modules by extension (cli_io.c): `.onnx` is ONNX,
+ * anything else Relay text; `-` is stdin/stdout. Diagnostics stay on the
+ * context for the caller to print. */
+typedef struct cli_load_opts {
+  /* ONNX only: "name=d0,d1,..." bindings of dynamic input dims (TVM's shape_dict). */
+  const char *const *input_shapes;
+  size_t num_input_shapes;
+} cli_load_opts;
+bool cli_is_onnx_path(const char *path);
+psg_status cli_load_module(psg_ctx *ctx, const char *path, const cli_load_opts *opts, psg_module **out);
+/* Writes atomically to `path` (NULL or "-": stdout). print_flags: PSG_PRINT_*. */
+psg_status cli_save_module(psg_ctx *ctx, const psg_module *m, const char *path, int print_flags);
 #endif
