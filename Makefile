@@ -13,7 +13,7 @@ DEB_PACKAGES = cmake make gcc libc6-dev python3 \
 
 RELEASE = $(BUILD)/release
 ASAN    = $(BUILD)/asan
-EXAMPLE = examples/models/mlp.relay
+EXAMPLE = examples/models/small_cnn.relay
 
 .PHONY: all deps build build-asan run test test-release test-asan bench clean
 
