@@ -1,6 +1,6 @@
 /* Passage — registration of the standard passes. The pass registry (src/pass)
- * calls psgi_register_standard_passes through a weak reference, so the pass
- * infrastructure does not depend on the passes built on top of it. */
+ * calls psgi_register_standard_passes on first use; each pass file exports
+ * one psgi_register_<pass> and adds one line to the table below. */
 #include "transforms/transforms.h"
 
 psg_status psgi_register_simple(psg_ctx *ctx, const char *name, int kind, int opt_level,
@@ -9,8 +9,18 @@ psg_status psgi_register_simple(psg_ctx *ctx, const char *name, int kind, int op
   return psg_pass_register(ctx, name, kind, opt_level, required, num_required, NULL, help, make, NULL);
 }
 
+/* In the order `passage passes` lists them: analyses and folding first, then
+ * TVM's pipeline order (tvm-behavior §7.2). */
+static psg_status (*const registrations[])(psg_ctx *) = {
+    psgi_register_infer_type,
+    psgi_register_fold_constant,
+    psgi_register_dead_code,
+    psgi_register_eliminate_common_subexpr,
+
+};
+
 psg_status psgi_register_standard_passes(psg_ctx *ctx) {
-  psg_status st = psgi_register_infer_type(ctx);
-  if (!st) st = psgi_register_fold_constant(ctx);
+  psg_status st = PSG_OK;
+  for (size_t i = 0; !st && i < sizeof registrations / sizeof *registrations; i++) st = registrations[i](ctx);
   return st;
 }

@@ -8,8 +8,11 @@
 /* Registers every standard pass (called by the registry on first use). */
 psg_status psgi_register_standard_passes(psg_ctx *ctx);
 
+/* One per pass file (the table in transforms.c lists them). */
 psg_status psgi_register_infer_type(psg_ctx *ctx);
 psg_status psgi_register_fold_constant(psg_ctx *ctx);
+psg_status psgi_register_dead_code(psg_ctx *ctx);
+psg_status psgi_register_eliminate_common_subexpr(psg_ctx *ctx);
 
 /* Types every Relay function of `mod` in place (checked_type caches) and
  * reports type errors as diagnostics; used by InferType and the interpreter. */

@@ -1,0 +1,208 @@
+/* Passage — EliminateCommonSubexpr (tvm-behavior §6.6, §7.1): a function pass
+ * (opt 3, required InferType). A call of a non-stateful op with at least one
+ * argument is replaced by an earlier call of the same op with equal attrs
+ * and the same argument nodes (tuple arguments compared field by field);
+ * TupleGetItems of the same tuple and index merge too.
+ *
+ * Beyond TVM: equal constants (dtype, shape and bytes) become one node, so
+ * the calls that use them merge as well — real models carry dozens of
+ * duplicate weights. Calls merge only within one scope region (a function
+ * body or an If branch), so a merged node never escapes the scope it was
+ * written in. Both walks are iterative. */
+#include "ops/op_impl.h"
+#include "transforms/transforms.h"
+
+/* A candidate for reuse: chained per hash value. */
+typedef struct cse_entry {
+  psg_expr *node; /* borrowed: kept alive by the mutator's memo */
+  uint32_t region;
+  size_t next; /* index + 1 of the next entry with the same hash, 0 at the end */
+} cse_entry;
+
+typedef struct cse {
+  psg_ctx *ctx;
+  psgi_map region_of;              /* original node -> region id + 1 */
+  psgi_map heads;                  /* hash (as a pointer-sized key) -> entry index + 1 */
+  PSGI_VEC(cse_entry) entries;
+} cse;
+
+/* Regions ------------------------------------------------------------------------- */
+
+typedef struct region_frame {
+  const psg_expr *e;
+  uint32_t region;
+} region_frame;
+
+/* Gives every node the region it is first reached in: a function body and
+ * each If branch open a new one. */
+static psg_status assign_regions(cse *c, const psg_expr *root) {
+  PSGI_VEC(region_frame) stack = {0};
+  uint32_t next_region = 1;
+  region_frame top = {root, 0};
+  psg_status st = PSGI_VEC_PUSH(c->ctx, &stack, top) ? PSG_OK : psgi_nomem(c->ctx);
+  while (!st && stack.len) {
+    region_frame f = stack.data[--stack.len];
+    bool is_new;
+    psgi_map_entry *en = psgi_map_put_ptr(&c->region_of, f.e, &is_new);
+    if (!en) {
+      st = psgi_nomem(c->ctx);
+      break;
+    }
+    if (!is_new) continue;
+    en->value = (void *)(uintptr_t)(f.region + 1);
+    for (uint32_t i = 0; i < f.e->nkids && !st; i++) {
+      bool opens = (f.e->kind == PSG_EXPR_FUNCTION && i + 1 == f.e->nkids) || (f.e->kind == PSG_EXPR_IF && i > 0);
+      region_frame child = {f.e->kids[i], opens ? next_region++ : f.region};
+      if (!PSGI_VEC_PUSH(c->ctx, &stack, child)) st = psgi_nomem(c->ctx);
+    }
+  }
+  PSGI_VEC_FREE(c->ctx, &stack);
+  return st;
+}
+
+static uint32_t region_of(const cse *c, const psg_expr *e) {
+  psgi_map_entry *en = psgi_map_get_ptr(&c->region_of, e);
+  return en ? (uint32_t)((uintptr_t)en->value - 1) : 0;
+}
+
+/* Hashing and matching ------------------------------------------------------------ */
+
+static uint64_t tensor_hash(const psg_tensor *t) {
+  uint64_t h = psgi_hash_mix((uint64_t)t->dtype, (uint64_t)t->ndim);
+  for (int i = 0; i < t->ndim; i++) h = psgi_hash_mix(h, (uint64_t)t->shape[i]);
+  return psgi_hash_mix(h, psgi_hash_bytes(t->data, t->nbytes));
+}
+
+/* An argument's identity: the node itself, a tuple's fields, or a constant's value. */
+static uint64_t arg_hash(const psg_expr *a) {
+  if (a->kind == PSG_EXPR_CONSTANT) return tensor_hash(a->u.constant);
+  if (a->kind != PSG_EXPR_TUPLE) return psgi_hash_ptr(a);
+  uint64_t h = 0x7475706c65; /* "tuple" */
+  for (uint32_t i = 0; i < a->nkids; i++) h = psgi_hash_mix(h, psgi_hash_ptr(a->kids[i]));
+  return h;
+}
+
+static bool same_arg(const psg_expr *a, const psg_expr *b) {
+  if (a == b) return true;
+  if (a->kind != b->kind) return false;
+  if (a->kind == PSG_EXPR_CONSTANT) return psg_tensor_equal(a->u.constant, b->u.constant);
+  if (a->kind != PSG_EXPR_TUPLE || a->nkids != b->nkids) return false;
+  for (uint32_t i = 0; i < a->nkids; i++)
+    if (a->kids[i] != b->kids[i]) return false;
+  return true;
+}
+
+static bool same_expr(const psg_expr *a, const psg_expr *b) {
+  if (a->kind != b->kind || a->nkids != b->nkids) return false;
+  switch (a->kind) {
+  case PSG_EXPR_CONSTANT: return psg_tensor_equal(a->u.constant, b->u.constant);
+  case PSG_EXPR_TUPLE_GET_ITEM: return a->kids[0] == b->kids[0] && a->u.index == b->u.index;
+  case PSG_EXPR_CALL:
+    if (a->kids[0] != b->kids[0] || !psg_attrs_equal(a->u.attrs, b->u.attrs)) return false;
+    for (uint32_t i = 1; i < a->nkids; i++)
+      if (!same_arg(a->kids[i], b->kids[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+static uint64_t expr_hash(const psg_expr *e) {
+  switch (e->kind) {
+  case PSG_EXPR_CONSTANT: return tensor_hash(e->u.constant);
+  case PSG_EXPR_TUPLE_GET_ITEM: return psgi_hash_mix(psgi_hash_ptr(e->kids[0]), (uint64_t)e->u.index);
+  default: {
+    uint64_t h = psgi_hash_mix(psgi_hash_ptr(e->kids[0]), psg_attrs_count(e->u.attrs));
+    for (uint32_t i = 1; i < e->nkids; i++) h = psgi_hash_mix(h, arg_hash(e->kids[i]));
+    return h;
+  }
+  }
+}
+
+/* Returns an earlier equal node of `region` (borrowed) or records `e` as one. */
+static psg_status find_or_add(cse *c, psg_expr *e, uint32_t region, psg_expr **match) {
+  *match = NULL;
+  uint64_t h = expr_hash(e);
+  psgi_map_entry *head = psgi_map_put_ptr(&c->heads, (const void *)(uintptr_t)h, NULL);
+  if (!head) return psgi_nomem(c->ctx);
+  for (size_t i = (size_t)(uintptr_t)head->value; i; i = c->entries.data[i - 1].next) {
+    const cse_entry *en = &c->entries.data[i - 1];
+    if (en->region == region && same_expr(en->node, e)) {
+      *match = en->node;
+      return PSG_OK;
+    }
+  }
+  cse_entry en = {e, region, (size_t)(uintptr_t)head->value};
+  if (!PSGI_VEC_PUSH(c->ctx, &c->entries, en)) return psgi_nomem(c->ctx);
+  head->value = (void *)(uintptr_t)c->entries.len;
+  return PSG_OK;
+}
+
+/* Rewrites ------------------------------------------------------------------------- */
+
+static bool is_candidate_call(const psg_expr *call) {
+  const psg_expr *callee = call->kids[0];
+  if (callee->kind != PSG_EXPR_OP || call->nkids < 2) return false;
+  const psgi_op_impl *impl = psgi_op_impl_get(callee->u.op);
+  return !(impl && impl->stateful);
+}
+
+/* Default rewrite, then reuse an earlier equal node when there is one.
+ * Constants are printed inline, so they merge across regions (region 0). */
+static psg_status merge(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  cse *c = m->user;
+  psg_status st = psg_mutator_default(m, e, out);
+  if (st) return st;
+  if (e->kind == PSG_EXPR_CALL && !is_candidate_call(*out)) return PSG_OK;
+  psg_expr *match;
+  st = find_or_add(c, *out, e->kind == PSG_EXPR_CONSTANT ? 0 : region_of(c, e), &match);
+  if (st || !match || match == *out) return st;
+  psg_expr_retain(match);
+  psg_expr_release(*out);
+  *out = match;
+  return PSG_OK;
+}
+
+static psg_status eliminate(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
+  (void)mod;
+  (void)pc;
+  (void)user;
+  *out = NULL;
+  cse c;
+  memset(&c, 0, sizeof c);
+  c.ctx = func->ctx;
+  psgi_map_init(&c.region_of, c.ctx);
+  psgi_map_init(&c.heads, c.ctx);
+  psg_status st = assign_regions(&c, func);
+  if (!st) {
+    psg_mutator m;
+    psg_mutator_init(&m, c.ctx);
+    m.user = &c;
+    m.visit[PSG_EXPR_CALL] = merge;
+    m.visit[PSG_EXPR_TUPLE_GET_ITEM] = merge;
+    m.visit[PSG_EXPR_CONSTANT] = merge;
+    st = psg_mutate(&m, func, out);
+    psg_mutator_fini(&m);
+  }
+  psgi_map_fini(&c.region_of);
+  psgi_map_fini(&c.heads);
+  PSGI_VEC_FREE(c.ctx, &c.entries);
+  return st;
+}
+
+static psg_status make_cse(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
+  (void)options;
+  (void)user;
+  static const char *const required[] = {"InferType"};
+  psg_pass_info *info;
+  psg_status st = psg_pass_info_create(ctx, "EliminateCommonSubexpr", 3, required, 1, &info);
+  if (st) return st;
+  st = psg_create_function_pass(ctx, info, eliminate, NULL, NULL, out);
+  psg_pass_info_release(info);
+  return st;
+}
+
+psg_status psgi_register_eliminate_common_subexpr(psg_ctx *ctx) {
+  static const char *const required[] = {"InferType"};
+  return psgi_register_simple(ctx, "EliminateCommonSubexpr", PSG_PASS_FUNCTION, 3, required, 1,
+                              "merge equal pure calls, tuple projections and constants", make_cse);
+}

@@ -1,0 +1,212 @@
+/* DeadCodeElimination and EliminateCommonSubexpr: TVM's test cases
+ * (tvm-behavior §6.5, §6.6) as input -> expected module pairs compared
+ * structurally, plus what we do beyond TVM (dead chains in one run, equal
+ * constants merged, no merging across If branches) and idempotence. */
+#include <stdio.h>
+#include <string.h>
+#include "check.h"
+#include "passage/passage.h"
+
+#define HDR "#[version = \"0.0.5\"]\n"
+#define T "Tensor[(2), float32]"
+
+static psg_module *parse(psg_ctx *ctx, const char *text) {
+  psg_module *m = NULL;
+  if (psg_module_parse(ctx, text, strlen(text), "test.relay", &m)) {
+    for (size_t i = 0; i < psg_ctx_diag_count(ctx); i++) fputs(psg_diag_rendered(psg_ctx_get_diag(ctx, i)), stderr);
+  }
+  return m;
+}
+
+static void print_module(const char *label, const psg_module *m) {
+  char *text = NULL;
+  if (m && !psg_module_print(m, PSG_PRINT_NO_METADATA, &text, NULL)) fprintf(stderr, "%s:\n%s", label, text);
+  psg_free(text);
+}
+
+/* Runs pass `name` (with bool option `opt` set when not NULL) directly on `in`. */
+static psg_module *run(psg_ctx *ctx, const char *name, const char *opt, psg_module *in) {
+  psg_attrs *options = NULL;
+  if (opt) {
+    psg_attr *one;
+    CHECK_OK(psg_attr_bool(ctx, true, &one));
+    CHECK_OK(psg_attrs_create(ctx, &opt, &one, 1, &options));
+    psg_attr_release(one);
+  }
+  psg_pass *p = NULL;
+  psg_module *out = NULL;
+  CHECK_OK(psg_pass_get(ctx, name, options, &p));
+  if (p) CHECK_OK(psg_pass_run(p, in, NULL, &out));
+  psg_pass_release(p);
+  psg_attrs_release(options);
+  return out;
+}
+
+/* `in` through the pass is structurally `expected`, and a second run changes nothing. */
+static void check_pass(const char *name, const char *opt, const char *in, const char *expected) {
+  psg_ctx *ctx = check_ctx();
+  psg_module *m = parse(ctx, in), *want = parse(ctx, expected), *got = NULL, *again = NULL;
+  CHECK(m && want);
+  if (m && want) got = run(ctx, name, opt, m);
+  if (got) {
+    char *path = NULL;
+    bool eq = psg_module_structural_equal(got, want, &path);
+    CHECK(eq);
+    if (!eq) {
+      fprintf(stderr, "%s: first difference at %s\n", name, path ? path : "?");
+      print_module("got", got);
+      print_module("expected", want);
+    }
+    psg_free(path);
+    again = run(ctx, name, opt, got);
+    CHECK(again == got); /* idempotent: the very same module back */
+  }
+  psg_module_release(again);
+  psg_module_release(got);
+  psg_module_release(want);
+  psg_module_release(m);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+/* DeadCodeElimination --------------------------------------------------------------- */
+
+static void test_dead_let(void) {
+  check_pass("DeadCodeElimination", NULL,
+             HDR "def @main(%z: " T ") {\n  let %x = 1f;\n  %z\n}\n",
+             HDR "def @main(%z: " T ") {\n  %z\n}\n");
+}
+
+static void test_one_live_let(void) {
+  check_pass("DeadCodeElimination", NULL,
+             HDR "def @main(%z: " T ") {\n  let %x = 1f;\n  let %y = 2f;\n  add(%x, %x)\n}\n",
+             HDR "def @main(%z: " T ") {\n  let %x = 1f;\n  add(%x, %x)\n}\n");
+}
+
+static void test_nested_let(void) {
+  check_pass("DeadCodeElimination", NULL,
+             HDR "def @main(%b: " T ", %d: " T ") {\n  let %a = %b;\n  let %c = %d;\n  %c\n}\n",
+             HDR "def @main(%b: " T ", %d: " T ") {\n  let %c = %d;\n  %c\n}\n");
+}
+
+static void test_inline_once(void) {
+  check_pass("DeadCodeElimination", "inline_once",
+             HDR "def @main(%b: " T ", %d: " T ") {\n  let %a = %b;\n  let %c = add(%d, %d);\n  multiply(%c, %b)\n}\n",
+             HDR "def @main(%b: " T ", %d: " T ") {\n  %0 = add(%d, %d);\n  multiply(%0, %b)\n}\n");
+}
+
+/* Beyond TVM: bindings that only feed dead bindings go in the same run. */
+static void test_dead_chain(void) {
+  check_pass("DeadCodeElimination", NULL,
+             HDR "def @main(%z: " T ") {\n  let %a = add(%z, %z);\n  let %b = multiply(%a, %a);\n  let %c = subtract(%b, %a);\n  %z\n}\n",
+             HDR "def @main(%z: " T ") {\n  %z\n}\n");
+}
+
+static void test_tuple_get_item_kept(void) {
+  check_pass("DeadCodeElimination", NULL,
+             HDR "def @main(%z: " T ") {\n  let %a = 100;\n  %0 = (1, 2, 3, 4);\n  %0.0\n}\n",
+             HDR "def @main(%z: " T ") {\n  %0 = (1, 2, 3, 4);\n  %0.0\n}\n");
+}
+
+/* A binding used inside a function is not inlined into it (it would be
+ * re-evaluated at every call); the function itself, used once, is. */
+static void test_no_inline_into_function(void) {
+  check_pass("DeadCodeElimination", "inline_once",
+             HDR "def @main(%z: " T ") {\n  let %x = add(%z, %z);\n"
+                 "  let %f = fn (%q: " T ") {\n    multiply(%q, %x)\n  };\n  %f\n}\n",
+             HDR "def @main(%z: " T ") {\n  let %x = add(%z, %z);\n"
+                 "  fn (%q: " T ") {\n    multiply(%q, %x)\n  }\n}\n");
+}
+
+static void test_impure_op_kept(void) {
+  const char *in = HDR "def @main(%key: Tensor[(10), uint64], %z: " T ") {\n"
+                       "  let %r = random.uniform(%key, 0f, 1f, shape=[2], dtype=\"float32\");\n  %z\n}\n";
+  check_pass("DeadCodeElimination", NULL, in, in);
+}
+
+static void test_impure_global_kept_pure_global_removed(void) {
+  check_pass("DeadCodeElimination", NULL,
+             HDR "def @g(%key: Tensor[(10), uint64]) {\n  random.uniform(%key, 0f, 1f, shape=[2], dtype=\"float32\")\n}\n\n"
+                 "def @h(%a: " T ") {\n  add(%a, %a)\n}\n\n"
+                 "def @main(%key: Tensor[(10), uint64], %z: " T ") {\n  let %y = @g(%key);\n  let %w = @h(%z);\n  %z\n}\n",
+             HDR "def @g(%key: Tensor[(10), uint64]) {\n  random.uniform(%key, 0f, 1f, shape=[2], dtype=\"float32\")\n}\n\n"
+                 "def @h(%a: " T ") {\n  add(%a, %a)\n}\n\n"
+                 "def @main(%key: Tensor[(10), uint64], %z: " T ") {\n  let %y = @g(%key);\n  %z\n}\n");
+}
+
+static void test_ignore_impurity(void) {
+  check_pass("DeadCodeElimination", "ignore_impurity",
+             HDR "def @main(%key: Tensor[(10), uint64], %z: " T ") {\n"
+                 "  let %r = random.uniform(%key, 0f, 1f, shape=[2], dtype=\"float32\");\n  %z\n}\n",
+             HDR "def @main(%key: Tensor[(10), uint64], %z: " T ") {\n  %z\n}\n");
+}
+
+/* EliminateCommonSubexpr --------------------------------------------------------------- */
+
+static void test_cse_simple(void) {
+  check_pass("EliminateCommonSubexpr", NULL,
+             HDR "def @main(%x: " T ") {\n  %0 = nn.relu(%x);\n  %1 = nn.relu(%x);\n"
+                 "  %2 = add(%0, 1f);\n  %3 = add(%1, 1f);\n  add(%2, %3)\n}\n",
+             HDR "def @main(%x: " T ") {\n  %0 = nn.relu(%x);\n  %1 = add(%0, 1f);\n  add(%1, %1)\n}\n");
+}
+
+static void test_cse_tuple_get_item(void) {
+  check_pass("EliminateCommonSubexpr", NULL,
+             HDR "def @main(%x: Tensor[(1, 2, 3, 3), float32], %g: " T ", %b: " T ", %m: " T ", %v: " T ") {\n"
+                 "  %0 = nn.batch_norm(%x, %g, %b, %m, %v);\n  %1 = %0.0;\n  %2 = %0.0;\n  add(%1, %2)\n}\n",
+             HDR "def @main(%x: Tensor[(1, 2, 3, 3), float32], %g: " T ", %b: " T ", %m: " T ", %v: " T ") {\n"
+                 "  %0 = nn.batch_norm(%x, %g, %b, %m, %v);\n  %1 = %0.0;\n  add(%1, %1)\n}\n");
+}
+
+static void test_cse_tuple_arg(void) {
+  check_pass("EliminateCommonSubexpr", NULL,
+             HDR "def @main(%y: " T ", %c: " T ") {\n  %0 = (%y, %c);\n  %1 = concatenate(%0);\n"
+                 "  %2 = (%y, %c);\n  %3 = concatenate(%2);\n  add(%1, %3)\n}\n",
+             HDR "def @main(%y: " T ", %c: " T ") {\n  %0 = (%y, %c);\n  %1 = concatenate(%0);\n  add(%1, %1)\n}\n");
+}
+
+static void test_cse_not_merged(void) {
+  /* Different attrs, a stateful op, and the two branches of an If stay apart. */
+  const char *in =
+      HDR "def @main(%x: " T ", %key: Tensor[(10), uint64], %c: bool) {\n"
+          "  %0 = nn.leaky_relu(%x, alpha=0.1f);\n  %1 = nn.leaky_relu(%x, alpha=0.2f);\n"
+          "  %2 = random.uniform(%key, 0f, 1f, shape=[2], dtype=\"float32\");\n"
+          "  %3 = random.uniform(%key, 0f, 1f, shape=[2], dtype=\"float32\");\n"
+          "  %4 = if (%c) {\n    nn.relu(%x)\n  } else {\n    nn.relu(%x)\n  };\n"
+          "  (%0, %1, %2, %3, %4)\n}\n";
+  check_pass("EliminateCommonSubexpr", NULL, in, in);
+}
+
+/* Equal constants become one node (structural equality cannot see this). */
+static void test_cse_merges_constants(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_module *m = parse(ctx, HDR "def @main(%x: " T ") {\n  %0 = add(%x, 2f);\n  multiply(%0, 2f)\n}\n");
+  psg_module *out = m ? run(ctx, "EliminateCommonSubexpr", NULL, m) : NULL;
+  if (out) {
+    psg_expr *body = psg_function_get_body(psg_module_lookup(out, "main"));
+    psg_expr *add = psg_call_get_arg(body, 0);
+    CHECK(psg_call_get_arg(body, 1) == psg_call_get_arg(add, 1));
+  }
+  CHECK(out != NULL);
+  psg_module_release(out);
+  psg_module_release(m);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+int main(void) {
+  RUN_TEST(test_dead_let);
+  RUN_TEST(test_one_live_let);
+  RUN_TEST(test_nested_let);
+  RUN_TEST(test_inline_once);
+  RUN_TEST(test_dead_chain);
+  RUN_TEST(test_tuple_get_item_kept);
+  RUN_TEST(test_no_inline_into_function);
+  RUN_TEST(test_impure_op_kept);
+  RUN_TEST(test_impure_global_kept_pure_global_removed);
+  RUN_TEST(test_ignore_impurity);
+  RUN_TEST(test_cse_simple);
+  RUN_TEST(test_cse_tuple_get_item);
+  RUN_TEST(test_cse_tuple_arg);
+  RUN_TEST(test_cse_not_merged);
+  RUN_TEST(test_cse_merges_constants);
+  return check_finish();
+}
