@@ -1,0 +1,58 @@
+"""Passage — a Relay-style tensor IR and TVM's pass infrastructure, from
+Python. A thin ctypes layer over libpassage's public C API whose names
+mirror TVM's: code written for `tvm` ports by renaming it `passage`.
+
+    import passage
+    from passage import relay
+    x = relay.var("x", shape=(10,), dtype="float32")
+    mod = passage.IRModule({relay.GlobalVar("main"): relay.Function([x], relay.abs(x))})
+    with passage.transform.PassContext(opt_level=3):
+        mod = relay.transform.InferType()(mod)
+"""
+
+import ctypes as _ctypes
+
+from . import _ffi
+from .error import (PassError, PassageError, ParseError, PassTypeError, InvalidArgumentError,
+                    NotFoundError, ConfigError, UnsupportedError, InternalError, Diagnostic)
+from . import ir
+from .ir import IRModule, structural_equal, structural_hash, assert_structural_equal
+from . import transform
+from . import instrument
+from . import relay
+from . import nd
+
+__version__ = _ffi.s(_ffi.lib.psg_version())
+library_path = _ffi.library_path
+live_objects = _ffi.live_objects
+
+__all__ = ["IRModule", "parse", "relay", "transform", "instrument", "ir", "nd", "PassError",
+           "ParseError", "PassTypeError", "structural_equal", "structural_hash",
+           "assert_structural_equal", "live_objects"]
+
+
+def parse(text, source_name="<input>"):
+    """Parses Relay text (`#[version = "0.0.5"]`) into an IRModule; a
+    ParseError carries the first diagnostic (file:line:col, caret) and all of
+    them in `diagnostics`."""
+    b = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+    out = _ctypes.c_void_p()
+    with _ffi.Call():
+        st = _ffi.lib.psg_module_parse(_ffi.CTX, b, len(b), _ffi.enc(source_name),
+                                       _ctypes.byref(out))
+        if st != _ffi.OK:
+            err = _ffi.error_from_status(st, "parse")
+            err.diagnostics = _all_errors()
+            raise err
+    return IRModule._own(out.value)
+
+
+def _all_errors():
+    from .error import make_error
+    t = _ffi._state()
+    return [make_error(-1, d).diagnostic for d in t.diags if _ffi.lib.psg_diag_severity(d) == 0]
+
+
+def load_json(text):
+    """TVM's tvm.ir.load_json has no equivalent; Relay text is the format."""
+    raise NotImplementedError("passage stores modules as Relay text: use passage.parse")

@@ -1,0 +1,975 @@
+"""Passage — the IR objects: types, tensors, attributes, Relay expressions and
+IRModule, each a Python object owning one C reference (released when the
+Python object dies; the C side keeps whatever else it needs alive, so any
+finalization order is safe). Mirrors tvm.ir / tvm.relay's node classes."""
+
+import ctypes
+import struct
+
+from . import _ffi
+from ._ffi import lib, CTX, call, take_string, enc, s
+
+__all__ = ["Type", "TensorType", "TupleType", "FuncType", "Tensor", "Attrs", "Expr", "Var",
+           "GlobalVar", "Constant", "Tuple", "TupleGetItem", "Call", "Let", "If", "Function", "Op",
+           "IRModule", "structural_equal", "structural_hash", "assert_structural_equal", "Span"]
+
+# dtypes ---------------------------------------------------------------------------
+
+_STRUCT = {"float16": "e", "float32": "f", "float64": "d", "int8": "b", "int16": "h",
+           "int32": "i", "int64": "q", "uint8": "B", "uint16": "H", "uint32": "I", "uint64": "Q",
+           "bool": "?"}
+
+
+def dtype_code(dtype):
+    if isinstance(dtype, int):
+        return dtype
+    name = str(dtype)
+    code = lib.psg_dtype_from_name(enc(name), len(enc(name)))
+    if code == 0:
+        raise ValueError("unknown dtype %r" % (dtype,))
+    return code
+
+
+def dtype_name(code):
+    return s(lib.psg_dtype_name(code))
+
+
+# Types (interned in the context: borrowed pointers, equal iff same pointer) --------
+
+class Type:
+    __slots__ = ("_ptr",)
+
+    def __init__(self, ptr):
+        self._ptr = ptr
+
+    def __eq__(self, other):
+        return isinstance(other, Type) and other._ptr == self._ptr
+
+    def __hash__(self):
+        return hash(self._ptr)
+
+    def same_as(self, other):
+        return self == other
+
+    def __repr__(self):
+        return str(self)
+
+
+def _wrap_type(ptr):
+    if not ptr:
+        return None
+    kind = lib.psg_type_kind(ptr)
+    cls = {1: TensorType, 2: TupleType, 3: FuncType}[kind]
+    obj = Type.__new__(cls)
+    obj._ptr = ptr
+    return obj
+
+
+class TensorType(Type):
+    """TensorType(shape, dtype="float32"); a dimension None or -1 is unknown."""
+    __slots__ = ()
+
+    def __init__(self, shape, dtype="float32"):
+        dims = [(-1 if d is None else int(d)) for d in shape]
+        arr = (ctypes.c_int64 * max(len(dims), 1))(*dims)
+        out = ctypes.c_void_p()
+        call(lib.psg_type_tensor, CTX, arr, len(dims), dtype_code(dtype), ctypes.byref(out),
+             what="TensorType")
+        self._ptr = out.value
+
+    @property
+    def shape(self):
+        return tuple(lib.psg_type_dim(self._ptr, i) for i in range(lib.psg_type_ndim(self._ptr)))
+
+    @property
+    def dtype(self):
+        return dtype_name(lib.psg_type_dtype(self._ptr))
+
+    @property
+    def concrete_shape(self):
+        return self.shape
+
+    def __str__(self):
+        dims = ", ".join("?" if d < 0 else str(d) for d in self.shape)
+        return "Tensor[(%s%s), %s]" % (dims, "," if len(self.shape) == 1 else "", self.dtype)
+
+
+class TupleType(Type):
+    __slots__ = ()
+
+    def __init__(self, fields):
+        ptrs = _ffi.ptr_array([f._ptr for f in fields])
+        out = ctypes.c_void_p()
+        call(lib.psg_type_tuple, CTX, ptrs, len(fields), ctypes.byref(out), what="TupleType")
+        self._ptr = out.value
+
+    @property
+    def fields(self):
+        return [_wrap_type(lib.psg_type_field(self._ptr, i))
+                for i in range(lib.psg_type_num_fields(self._ptr))]
+
+    def __str__(self):
+        return "(%s)" % ", ".join(str(f) for f in self.fields)
+
+
+class FuncType(Type):
+    __slots__ = ()
+
+    def __init__(self, arg_types, ret_type):
+        ptrs = _ffi.ptr_array([a._ptr for a in arg_types])
+        out = ctypes.c_void_p()
+        call(lib.psg_type_func, CTX, ptrs, len(arg_types), ret_type._ptr, ctypes.byref(out),
+             what="FuncType")
+        self._ptr = out.value
+
+    @property
+    def arg_types(self):
+        return [_wrap_type(lib.psg_type_field(self._ptr, i))
+                for i in range(lib.psg_type_num_fields(self._ptr))]
+
+    @property
+    def ret_type(self):
+        return _wrap_type(lib.psg_type_func_ret(self._ptr))
+
+    def __str__(self):
+        return "fn (%s) -> %s" % (", ".join(str(a) for a in self.arg_types), self.ret_type)
+
+
+# Reference-owning base ---------------------------------------------------------------
+
+class _Owned:
+    """Owns one C reference; `_release` is the C release function."""
+    __slots__ = ("_ptr", "__weakref__")
+    _release = None
+
+    def __del__(self):
+        ptr = getattr(self, "_ptr", None)
+        if ptr:
+            self._ptr = None
+            try:
+                type(self)._release(ptr)
+            except Exception:
+                pass
+
+    def same_as(self, other):
+        return isinstance(other, _Owned) and other._ptr == self._ptr
+
+    def __eq__(self, other):
+        return self.same_as(other)
+
+    def __ne__(self, other):
+        return not self.same_as(other)
+
+    def __hash__(self):
+        return hash(self._ptr)
+
+
+# Tensors -----------------------------------------------------------------------------
+
+def _flatten(value):
+    """Shape and flat list of a nested list/tuple of scalars."""
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return (0,), []
+        parts = [_flatten(v) for v in value]
+        shape = parts[0][0]
+        for p in parts:
+            if p[0] != shape:
+                raise ValueError("ragged nested list: cannot make a tensor")
+        flat = [x for p in parts for x in p[1]]
+        return (len(value),) + shape, flat
+    return (), [value]
+
+
+def _float_to_bf16(x):
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    bits += 0x7FFF + ((bits >> 16) & 1)  # round to nearest even
+    return (bits >> 16) & 0xFFFF
+
+
+class Tensor(_Owned):
+    """An n-dimensional array (TVM's NDArray): `shape`, `dtype`, `numpy()`,
+    `tolist()`. Build with `passage.nd.array(value, dtype=None)`."""
+    __slots__ = ()
+    _release = staticmethod(lambda p: lib.psg_tensor_release(p))
+
+    def __init__(self, value, dtype=None):
+        if isinstance(value, Tensor):
+            lib.psg_tensor_retain(value._ptr)
+            self._ptr = value._ptr
+            return
+        shape, dt, data = _tensor_source(value, dtype)
+        dims = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+        out = ctypes.c_void_p()
+        buf = ctypes.create_string_buffer(data, max(len(data), 1))
+        call(lib.psg_tensor_create, CTX, dtype_code(dt), dims, len(shape), buf, ctypes.byref(out),
+             what="tensor")
+        self._ptr = out.value
+
+    @classmethod
+    def _own(cls, ptr):
+        obj = cls.__new__(cls)
+        obj._ptr = ptr
+        return obj
+
+    @classmethod
+    def _borrow(cls, ptr):
+        lib.psg_tensor_retain(ptr)
+        return cls._own(ptr)
+
+    @property
+    def shape(self):
+        return tuple(lib.psg_tensor_dim(self._ptr, i) for i in range(lib.psg_tensor_ndim(self._ptr)))
+
+    @property
+    def dtype(self):
+        return dtype_name(lib.psg_tensor_dtype(self._ptr))
+
+    def tobytes(self):
+        n = lib.psg_tensor_nbytes(self._ptr)
+        return ctypes.string_at(lib.psg_tensor_data(self._ptr), n) if n else b""
+
+    def _flat(self):
+        dt, raw = self.dtype, self.tobytes()
+        if dt == "bfloat16":
+            return [struct.unpack("<f", struct.pack("<I", h << 16))[0]
+                    for h in struct.unpack("<%dH" % (len(raw) // 2), raw)]
+        fmt = _STRUCT[dt]
+        return list(struct.unpack("<%d%s" % (len(raw) // struct.calcsize(fmt), fmt), raw))
+
+    def tolist(self):
+        flat, shape = self._flat(), self.shape
+        if not shape:
+            return flat[0]
+
+        def build(off, dims):
+            if len(dims) == 1:
+                return flat[off:off + dims[0]]
+            step = 1
+            for d in dims[1:]:
+                step *= d
+            return [build(off + i * step, dims[1:]) for i in range(dims[0])]
+        return build(0, list(shape))
+
+    def numpy(self):
+        import numpy as np
+        dt = self.dtype
+        if dt == "bfloat16":
+            return np.array(self._flat(), dtype=np.float32).reshape(self.shape)
+        return np.frombuffer(self.tobytes(), dtype=np.dtype(dt).newbyteorder("<")).reshape(self.shape).copy()
+
+    asnumpy = numpy
+
+    def __eq__(self, other):
+        return isinstance(other, Tensor) and bool(lib.psg_tensor_equal(self._ptr, other._ptr))
+
+    def __hash__(self):
+        return hash((self.dtype, self.shape, self.tobytes()))
+
+    def __repr__(self):
+        return "passage.nd.array(%r, dtype=%r)" % (self.tolist(), self.dtype)
+
+
+def _tensor_source(value, dtype):
+    """(shape, dtype name, little-endian bytes) of a Python value."""
+    np = None
+    try:
+        import numpy as np  # optional
+    except ImportError:
+        pass
+    if np is not None and isinstance(value, np.ndarray):
+        arr = value
+        if dtype is not None and dtype != "bfloat16":
+            arr = arr.astype(dtype)
+        dt = dtype or arr.dtype.name
+        if dt == "bfloat16":
+            flat = [_float_to_bf16(float(x)) for x in arr.reshape(-1)]
+            return tuple(arr.shape), dt, struct.pack("<%dH" % len(flat), *flat)
+        arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+        return tuple(arr.shape), dt, arr.tobytes()
+    if np is not None and isinstance(value, np.generic):
+        return _tensor_source(np.asarray(value), dtype)
+    if isinstance(value, (bytes, bytearray, memoryview)) or hasattr(value, "__buffer__") \
+            or _has_buffer(value):
+        mv = memoryview(value)
+        fmt = mv.format.lstrip("<=@")
+        dt = dtype or {v: k for k, v in _STRUCT.items()}.get(fmt)
+        if fmt in ("l", "L"):
+            dt = dtype or ("int64" if fmt == "l" else "uint64")
+        if dt is None:
+            raise TypeError("cannot make a tensor from a buffer of format %r" % mv.format)
+        return tuple(mv.shape or ()), dt, mv.tobytes()
+    shape, flat = _flatten(value)
+    if dtype is None:
+        if flat and all(isinstance(x, bool) for x in flat):
+            dtype = "bool"
+        elif any(isinstance(x, float) for x in flat):
+            dtype = "float32"
+        elif all(isinstance(x, int) for x in flat):
+            dtype = "int32"
+        else:
+            raise TypeError("cannot make a tensor from %r" % (value,))
+    if dtype == "bfloat16":
+        data = struct.pack("<%dH" % len(flat), *[_float_to_bf16(float(x)) for x in flat])
+    else:
+        fmt = _STRUCT.get(dtype)
+        if fmt is None:
+            raise ValueError("unknown dtype %r" % (dtype,))
+        conv = float if fmt in "efd" else (bool if fmt == "?" else int)
+        data = struct.pack("<%d%s" % (len(flat), fmt), *[conv(x) for x in flat])
+    return shape, dtype, data
+
+
+def _has_buffer(value):
+    try:
+        memoryview(value)
+        return not isinstance(value, (str,))
+    except TypeError:
+        return False
+
+
+# Attributes ----------------------------------------------------------------------
+
+def _attr_from_py(value, key=""):
+    """A new C attr reference for a Python value."""
+    out = ctypes.c_void_p()
+    if value is None:
+        call(lib.psg_attr_none, CTX, ctypes.byref(out))
+    elif isinstance(value, bool):
+        call(lib.psg_attr_bool, CTX, value, ctypes.byref(out))
+    elif isinstance(value, int) or type(value).__name__.startswith(("int", "uint")) \
+            and hasattr(value, "__index__"):
+        call(lib.psg_attr_int, CTX, int(value), ctypes.byref(out))
+    elif isinstance(value, float) or type(value).__name__.startswith("float"):
+        call(lib.psg_attr_float, CTX, float(value), ctypes.byref(out))
+    elif isinstance(value, str):
+        code = lib.psg_dtype_from_name(enc(value), len(enc(value))) if "dtype" in key else 0
+        if code:
+            call(lib.psg_attr_dtype, CTX, code, ctypes.byref(out))
+        else:
+            b = enc(value)
+            call(lib.psg_attr_string, CTX, b, len(b), ctypes.byref(out))
+    elif isinstance(value, (list, tuple)) or type(value).__name__ == "ndarray":
+        items = [_attr_from_py(v, key) for v in list(value)]
+        try:
+            call(lib.psg_attr_list, CTX, _ffi.ptr_array(items), len(items), ctypes.byref(out))
+        finally:
+            for it in items:
+                lib.psg_attr_release(it)
+    elif isinstance(value, (dict, Attrs)):
+        d = attrs_from_py(value)
+        try:
+            call(lib.psg_attr_dict, CTX, d, ctypes.byref(out))
+        finally:
+            lib.psg_attrs_release(d)
+    else:
+        raise TypeError("cannot convert %r to an attribute value" % (value,))
+    return out.value
+
+
+def attrs_from_py(mapping):
+    """A new C attrs reference (or None for None/empty)."""
+    if mapping is None:
+        return None
+    if isinstance(mapping, Attrs):
+        mapping = dict(mapping.items())
+    keys = list(mapping.keys())
+    vals = [_attr_from_py(mapping[k], k) for k in keys]
+    out = ctypes.c_void_p()
+    try:
+        call(lib.psg_attrs_create, CTX, _ffi.str_array(keys), _ffi.ptr_array(vals), len(keys),
+             ctypes.byref(out), what="attrs")
+    finally:
+        for v in vals:
+            lib.psg_attr_release(v)
+    return out.value
+
+
+def _attr_to_py(a):
+    kind = lib.psg_attr_kind(a)
+    if kind == 0:
+        return None
+    if kind == 1:
+        return lib.psg_attr_get_int(a)
+    if kind == 2:
+        return lib.psg_attr_get_float(a)
+    if kind == 3:
+        return s(lib.psg_attr_get_string(a))
+    if kind == 4:
+        return bool(lib.psg_attr_get_bool(a))
+    if kind == 5:
+        return dtype_name(lib.psg_attr_get_dtype(a))
+    if kind == 6:
+        return [_attr_to_py(lib.psg_attr_list_get(a, i)) for i in range(lib.psg_attr_list_len(a))]
+    if kind == 7:
+        return dict(_attrs_items(lib.psg_attr_get_dict(a)))
+    raise ValueError("unknown attribute kind %d" % kind)
+
+
+def _attrs_items(ptr):
+    return [(s(lib.psg_attrs_key(ptr, i)), _attr_to_py(lib.psg_attrs_get_value(ptr, i)))
+            for i in range(lib.psg_attrs_count(ptr))]
+
+
+class Attrs:
+    """Read-only attributes of a call, function or module: `attrs.axis` or
+    `attrs["axis"]`, `keys()`, `items()`."""
+
+    def __init__(self, items):
+        self._items = dict(items)
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["_items"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __getitem__(self, k):
+        return self._items[k]
+
+    def get(self, k, default=None):
+        return self._items.get(k, default)
+
+    def __contains__(self, k):
+        return k in self._items
+
+    def keys(self):
+        return self._items.keys()
+
+    def items(self):
+        return self._items.items()
+
+    def __len__(self):
+        return len(self._items)
+
+    def __eq__(self, other):
+        return isinstance(other, Attrs) and self._items == other._items
+
+    def __repr__(self):
+        return "Attrs(%r)" % (self._items,)
+
+
+def _attrs_of(ptr):
+    return Attrs(_attrs_items(ptr)) if ptr else None
+
+
+# Expressions ------------------------------------------------------------------------
+
+class Span:
+    """A source range (file, line, col, end_line, end_col); line 0 = none."""
+
+    def __init__(self, file, line, col, end_line, end_col):
+        self.file, self.line, self.col, self.end_line, self.end_col = file, line, col, end_line, end_col
+
+    def __repr__(self):
+        return "Span(%r, %d, %d, %d, %d)" % (self.file, self.line, self.col, self.end_line, self.end_col)
+
+
+def _out():
+    return ctypes.c_void_p()
+
+
+def _expr_ptr(e):
+    if isinstance(e, Expr):
+        return e._ptr
+    raise TypeError("expected a Relay expression, got %r" % (type(e).__name__,))
+
+
+class Expr(_Owned):
+    """Base of every Relay expression (tvm.relay.Expr)."""
+    __slots__ = ()
+    _release = staticmethod(lambda p: lib.psg_expr_release(p))
+
+    @property
+    def checked_type(self):
+        t = _wrap_type(lib.psg_expr_checked_type(self._ptr))
+        if t is None:
+            raise ValueError("the type of this expression is not checked yet: run InferType")
+        return t
+
+    @property
+    def span(self):
+        sp = _ffi.Span()
+        lib.psg_expr_span(self._ptr, ctypes.byref(sp))
+        return Span(s(sp.file), sp.line, sp.col, sp.end_line, sp.end_col) if sp.line else None
+
+    def astext(self, show_meta_data=True):
+        out = ctypes.c_void_p()
+        call(lib.psg_expr_print, self._ptr, ctypes.byref(out), None, what="print")
+        return take_string(out.value)
+
+    def __str__(self):
+        return self.astext()
+
+    def __repr__(self):
+        return "%s(%s)" % (type(self).__name__, self.astext())
+
+    # TVM's operator sugar on relay.Expr.
+    def _bin(self, other, op, swap=False):
+        from . import relay
+        if not isinstance(other, Expr):
+            other = relay.const(other, _scalar_dtype(self, other))
+        a, b = (other, self) if swap else (self, other)
+        return relay.Call(relay.op.get(op), [a, b])
+
+    def __add__(self, o): return self._bin(o, "add")
+    def __radd__(self, o): return self._bin(o, "add", True)
+    def __sub__(self, o): return self._bin(o, "subtract")
+    def __rsub__(self, o): return self._bin(o, "subtract", True)
+    def __mul__(self, o): return self._bin(o, "multiply")
+    def __rmul__(self, o): return self._bin(o, "multiply", True)
+    def __truediv__(self, o): return self._bin(o, "divide")
+    def __rtruediv__(self, o): return self._bin(o, "divide", True)
+
+    def __neg__(self):
+        from . import relay
+        return relay.Call(relay.op.get("negative"), [self])
+
+    __eq__ = _Owned.__eq__
+    __hash__ = _Owned.__hash__
+
+
+def _scalar_dtype(expr, value):
+    try:
+        t = lib.psg_expr_checked_type(expr._ptr) or (
+            lib.psg_var_type(expr._ptr) if lib.psg_expr_kind(expr._ptr) == 0 else None)
+        if t and lib.psg_type_kind(t) == 1:
+            return dtype_name(lib.psg_type_dtype(t))
+    except Exception:
+        pass
+    return "float32" if isinstance(value, float) else "int32"
+
+
+def _wrap_expr(ptr, own=True):
+    """A Python wrapper for `ptr`; `own` False retains a borrowed pointer."""
+    if not ptr:
+        return None
+    if not own:
+        lib.psg_expr_retain(ptr)
+    cls = _EXPR_CLASSES[lib.psg_expr_kind(ptr)]
+    obj = object.__new__(cls)
+    obj._ptr = ptr
+    return obj
+
+
+def _new(cls, fn, *args, what=None):
+    out = ctypes.c_void_p()
+    call(fn, CTX, *args, ctypes.byref(out), what=what or cls.__name__)
+    obj = object.__new__(cls)
+    obj._ptr = out.value
+    return obj
+
+
+class Var(Expr):
+    """Var(name_hint, type_annotation=None)."""
+    __slots__ = ()
+
+    def __new__(cls, name_hint, type_annotation=None):
+        return _new(cls, lib.psg_var_create, enc(name_hint),
+                    type_annotation._ptr if type_annotation is not None else None, None)
+
+    def __init__(self, *a, **k):
+        pass
+
+    @property
+    def name_hint(self):
+        return s(lib.psg_var_name(self._ptr))
+
+    @property
+    def type_annotation(self):
+        return _wrap_type(lib.psg_var_type(self._ptr))
+
+
+class GlobalVar(Expr):
+    """GlobalVar(name_hint): the name of a module function."""
+    __slots__ = ()
+
+    def __new__(cls, name_hint):
+        return _new(cls, lib.psg_global_var_create, enc(name_hint), None)
+
+    def __init__(self, *a, **k):
+        pass
+
+    @property
+    def name_hint(self):
+        return s(lib.psg_global_var_name(self._ptr))
+
+
+class Constant(Expr):
+    """Constant(data): `data` a Tensor (see relay.const for Python values)."""
+    __slots__ = ()
+
+    def __new__(cls, data):
+        if not isinstance(data, Tensor):
+            data = Tensor(data)
+        return _new(cls, lib.psg_constant_create, data._ptr, None)
+
+    def __init__(self, *a, **k):
+        pass
+
+    @property
+    def data(self):
+        return Tensor._borrow(lib.psg_constant_get_tensor(self._ptr))
+
+
+class Tuple(Expr):
+    __slots__ = ()
+
+    def __new__(cls, fields):
+        fields = list(fields)
+        return _new(cls, lib.psg_tuple_create, _ffi.ptr_array([_expr_ptr(f) for f in fields]),
+                    len(fields), None)
+
+    def __init__(self, *a, **k):
+        pass
+
+    @property
+    def fields(self):
+        return [_wrap_expr(lib.psg_tuple_get_field(self._ptr, i), False)
+                for i in range(lib.psg_tuple_size(self._ptr))]
+
+    def __len__(self):
+        return lib.psg_tuple_size(self._ptr)
+
+    def __getitem__(self, i):
+        return self.fields[i]
+
+
+class TupleGetItem(Expr):
+    __slots__ = ()
+
+    def __new__(cls, tuple_value, index):
+        return _new(cls, lib.psg_tuple_get_item_create, _expr_ptr(tuple_value), int(index), None)
+
+    def __init__(self, *a, **k):
+        pass
+
+    @property
+    def tuple_value(self):
+        return _wrap_expr(lib.psg_tuple_get_item_get_tuple(self._ptr), False)
+
+    @property
+    def index(self):
+        return lib.psg_tuple_get_item_index(self._ptr)
+
+
+class Call(Expr):
+    """Call(op, args, attrs=None): `op` an Op, Function, GlobalVar or Var;
+    `attrs` a dict."""
+    __slots__ = ()
+
+    def __new__(cls, op, args, attrs=None, type_args=None, span=None):
+        args = list(args)
+        a = attrs_from_py(attrs) if attrs else None
+        try:
+            return _new(cls, lib.psg_call_create, _expr_ptr(op),
+                        _ffi.ptr_array([_expr_ptr(x) for x in args]), len(args), a, None)
+        finally:
+            if a:
+                lib.psg_attrs_release(a)
+
+    def __init__(self, *a, **k):
+        pass
+
+    @property
+    def op(self):
+        return _wrap_expr(lib.psg_call_get_callee(self._ptr), False)
+
+    @property
+    def args(self):
+        return [_wrap_expr(lib.psg_call_get_arg(self._ptr, i), False)
+                for i in range(lib.psg_call_num_args(self._ptr))]
+
+    @property
+    def attrs(self):
+        return _attrs_of(lib.psg_call_get_attrs(self._ptr))
+
+
+class Let(Expr):
+    __slots__ = ()
+
+    def __new__(cls, variable, value, body):
+        return _new(cls, lib.psg_let_create, _expr_ptr(variable), _expr_ptr(value), _expr_ptr(body),
+                    None)
+
+    def __init__(self, *a, **k):
+        pass
+
+    @property
+    def var(self):
+        return _wrap_expr(lib.psg_let_get_var(self._ptr), False)
+
+    @property
+    def value(self):
+        return _wrap_expr(lib.psg_let_get_value(self._ptr), False)
+
+    @property
+    def body(self):
+        return _wrap_expr(lib.psg_let_get_body(self._ptr), False)
+
+
+class If(Expr):
+    __slots__ = ()
+
+    def __new__(cls, cond, true_branch, false_branch):
+        return _new(cls, lib.psg_if_create, _expr_ptr(cond), _expr_ptr(true_branch),
+                    _expr_ptr(false_branch), None)
+
+    def __init__(self, *a, **k):
+        pass
+
+    @property
+    def cond(self):
+        return _wrap_expr(lib.psg_if_get_cond(self._ptr), False)
+
+    @property
+    def true_branch(self):
+        return _wrap_expr(lib.psg_if_get_then(self._ptr), False)
+
+    @property
+    def false_branch(self):
+        return _wrap_expr(lib.psg_if_get_else(self._ptr), False)
+
+
+class Function(Expr):
+    """Function(params, body, ret_type=None, type_params=None, attrs=None)."""
+    __slots__ = ()
+
+    def __new__(cls, params, body, ret_type=None, type_params=None, attrs=None, span=None):
+        params = list(params)
+        a = attrs_from_py(attrs) if attrs else None
+        try:
+            return _new(cls, lib.psg_function_create,
+                        _ffi.ptr_array([_expr_ptr(p) for p in params]), len(params),
+                        _expr_ptr(body), ret_type._ptr if ret_type is not None else None, a, None)
+        finally:
+            if a:
+                lib.psg_attrs_release(a)
+
+    def __init__(self, *a, **k):
+        pass
+
+    @property
+    def params(self):
+        return [_wrap_expr(lib.psg_function_get_param(self._ptr, i), False)
+                for i in range(lib.psg_function_num_params(self._ptr))]
+
+    @property
+    def body(self):
+        return _wrap_expr(lib.psg_function_get_body(self._ptr), False)
+
+    @property
+    def ret_type(self):
+        return _wrap_type(lib.psg_function_ret_type(self._ptr))
+
+    @property
+    def attrs(self):
+        return _attrs_of(lib.psg_function_get_attrs(self._ptr))
+
+    def with_attr(self, key, value):
+        items = dict(self.attrs.items()) if self.attrs else {}
+        items[key] = value
+        return Function(self.params, self.body, self.ret_type, attrs=items)
+
+
+class Op(Expr):
+    """An operator node; get one with `passage.relay.op.get(name)`."""
+    __slots__ = ()
+
+    def __new__(cls, name):
+        return _new(cls, lib.psg_op_get, enc(name))
+
+    def __init__(self, *a, **k):
+        pass
+
+    @property
+    def name(self):
+        return s(lib.psg_op_name(self._ptr))
+
+
+_EXPR_CLASSES = {0: Var, 1: GlobalVar, 2: Constant, 3: Tuple, 4: TupleGetItem, 5: Call, 6: Let,
+                 7: If, 8: Function, 9: Op}
+
+
+# IRModule ------------------------------------------------------------------------------
+
+class IRModule(_Owned):
+    """IRModule(functions=None, attrs=None): a map from GlobalVar (or name) to
+    function. The C module is immutable; this Python object is a handle that
+    `update`, `__setitem__` and `remove` point at a new C module, as TVM's
+    copy-on-write module looks mutable from Python."""
+    __slots__ = ()
+    _release = staticmethod(lambda p: lib.psg_module_release(p))
+
+    def __init__(self, functions=None, attrs=None, type_definitions=None):
+        out = ctypes.c_void_p()
+        call(lib.psg_module_create, CTX, ctypes.byref(out), what="IRModule")
+        self._ptr = out.value
+        for k, v in (functions or {}).items():
+            self._set(k, v, update=False)
+        if attrs:
+            self._replace(lambda o: lib.psg_module_with_attrs(self._ptr, attrs_from_py(attrs), o))
+
+    @classmethod
+    def _own(cls, ptr):
+        obj = cls.__new__(cls)
+        obj._ptr = ptr
+        return obj
+
+    @classmethod
+    def _borrow(cls, ptr):
+        lib.psg_module_retain(ptr)
+        return cls._own(ptr)
+
+    @staticmethod
+    def from_expr(expr, functions=None):
+        mod = IRModule(functions)
+        if not isinstance(expr, Function):
+            from .relay.analysis import free_vars
+            expr = Function(free_vars(expr), expr)
+        mod["main"] = expr
+        return mod
+
+    def _replace(self, fn):
+        out = ctypes.c_void_p()
+        call(fn, ctypes.byref(out), what="IRModule")
+        old, self._ptr = self._ptr, out.value
+        lib.psg_module_release(old)
+
+    def _set(self, var, func, update=True):
+        if isinstance(var, str):
+            existing = self.get_global_var(var) if var in self else None
+            var = existing if existing is not None else GlobalVar(var)
+        if not isinstance(var, GlobalVar):
+            raise TypeError("IRModule keys are GlobalVars or names, got %r" % type(var).__name__)
+        if not isinstance(func, Function):
+            raise TypeError("IRModule values are Functions, got %r" % type(func).__name__)
+        fn = lib.psg_module_update if update else lib.psg_module_add
+        self._replace(lambda o: fn(self._ptr, var._ptr, func._ptr, o))
+
+    def __setitem__(self, var, func):
+        self._set(var, func, update=True)
+
+    def _add(self, var, func, update=False):
+        self._set(var, func, update=update)
+
+    def add(self, var, func, update=False):
+        self._set(var, func, update=update)
+
+    def update(self, other):
+        """Adds (or replaces) every function of `other` (an IRModule or dict)."""
+        items = other.functions.items() if isinstance(other, IRModule) else dict(other).items()
+        for gv, f in items:
+            name = gv if isinstance(gv, str) else gv.name_hint
+            self._set(self.get_global_var(name) if name in self else gv, f, update=True)
+
+    def update_func(self, var, func):
+        self._set(var, func, update=True)
+
+    def remove(self, var):
+        name = var if isinstance(var, str) else var.name_hint
+        self._replace(lambda o: lib.psg_module_remove(self._ptr, enc(name), o))
+
+    def __delitem__(self, var):
+        self.remove(var)
+
+    def __getitem__(self, var):
+        name = var if isinstance(var, str) else var.name_hint
+        ptr = lib.psg_module_lookup(self._ptr, enc(name))
+        if not ptr:
+            raise KeyError("no function named %r in the module" % name)
+        return _wrap_expr(ptr, False)
+
+    def __contains__(self, var):
+        name = var if isinstance(var, str) else var.name_hint
+        return lib.psg_module_find(self._ptr, enc(name)) >= 0
+
+    def __len__(self):
+        return lib.psg_module_num_functions(self._ptr)
+
+    def get_global_var(self, name):
+        i = lib.psg_module_find(self._ptr, enc(name))
+        if i < 0:
+            raise ValueError("Cannot find global var \"%s\" in the Module" % name)
+        return _wrap_expr(lib.psg_module_get_global_var(self._ptr, i), False)
+
+    def get_global_vars(self):
+        return [_wrap_expr(lib.psg_module_get_global_var(self._ptr, i), False)
+                for i in range(len(self))]
+
+    @property
+    def functions(self):
+        """A dict GlobalVar -> function, in module order."""
+        return {_wrap_expr(lib.psg_module_get_global_var(self._ptr, i), False):
+                _wrap_expr(lib.psg_module_get_function(self._ptr, i), False)
+                for i in range(len(self))}
+
+    @property
+    def attrs(self):
+        return _attrs_of(lib.psg_module_get_attrs(self._ptr))
+
+    def with_attr(self, key, value):
+        items = dict(self.attrs.items()) if self.attrs else {}
+        items[key] = value
+        out = IRModule._borrow(self._ptr)
+        a = attrs_from_py(items)
+        try:
+            out._replace(lambda o: lib.psg_module_with_attrs(out._ptr, a, o))
+        finally:
+            lib.psg_attrs_release(a)
+        return out
+
+    def astext(self, show_meta_data=True):
+        out = ctypes.c_void_p()
+        call(lib.psg_module_print, self._ptr, 0 if show_meta_data else 1, ctypes.byref(out), None,
+             what="print")
+        return take_string(out.value)
+
+    def __str__(self):
+        return self.astext()
+
+    def __repr__(self):
+        return self.astext()
+
+    def copy(self):
+        return IRModule._borrow(self._ptr)
+
+
+# Structural equality ------------------------------------------------------------------
+
+def structural_equal(lhs, rhs, map_free_vars=False):
+    """TVM's StructuralEqual: alpha-equivalence on bound variables, free
+    variables equal only to themselves (map_free_vars is accepted for
+    compatibility and must be False)."""
+    if isinstance(lhs, IRModule) and isinstance(rhs, IRModule):
+        return bool(lib.psg_module_structural_equal(lhs._ptr, rhs._ptr, None))
+    if isinstance(lhs, Expr) and isinstance(rhs, Expr):
+        return bool(lib.psg_expr_structural_equal(lhs._ptr, rhs._ptr))
+    if isinstance(lhs, Type) or isinstance(rhs, Type):
+        return lhs == rhs
+    return False
+
+
+def structural_hash(node, map_free_vars=False):
+    if isinstance(node, IRModule):
+        return lib.psg_module_structural_hash(node._ptr)
+    if isinstance(node, Expr):
+        return lib.psg_expr_structural_hash(node._ptr)
+    if isinstance(node, Type):
+        return hash(node)
+    raise TypeError("structural_hash of %r" % type(node).__name__)
+
+
+def assert_structural_equal(lhs, rhs, map_free_vars=False):
+    """Raises ValueError naming the first difference."""
+    path = ctypes.c_void_p()
+    if isinstance(lhs, IRModule) and isinstance(rhs, IRModule):
+        eq = lib.psg_module_structural_equal(lhs._ptr, rhs._ptr, ctypes.byref(path))
+    elif isinstance(lhs, Expr) and isinstance(rhs, Expr):
+        eq = lib.psg_expr_structural_equal_explain(lhs._ptr, rhs._ptr, ctypes.byref(path))
+    else:
+        eq = structural_equal(lhs, rhs)
+    where = take_string(path.value)
+    if not eq:
+        raise ValueError("StructuralEqual check failed%s:\n%s\n---\n%s"
+                         % (" at " + where if where else "", lhs, rhs))
