@@ -69,7 +69,7 @@ const char *psgi_attr_str(const psg_attrs *a, const char *key, const char *dflt)
 
 int psgi_attr_ints(const psg_attrs *a, const char *key, int64_t *out, int max) {
   psg_attr *v = psg_attrs_get(a, key);
-  if (!v) return 0;
+  if (!v || psg_attr_kind(v) == PSG_ATTR_NONE) return 0; /* TVM's Optional<Array<Integer>> unset */
   if (psg_attr_kind(v) == PSG_ATTR_INT) {
     if (max < 1) return -1;
     out[0] = psg_attr_get_int(v);
