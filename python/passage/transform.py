@@ -328,14 +328,14 @@ def _decorator(kind, pass_func, opt_level, name, required, traceable):
     }[kind]
 
     def create_pass(pass_arg):
-        fname = name if name else pass_arg.__name__
-        info = PassInfo(opt_level, fname, required, traceable)
-        if inspect.isclass(pass_arg):
-            return _wrap_class_pass(pass_arg, info, base, create, tramp, method)
         if not callable(pass_arg):
             raise TypeError("pass_func must be a callable for %s pass"
                             % ("Module" if kind == "module" else "Function" if kind == "function"
                                else "PrimFunc"))
+        fname = name if name else pass_arg.__name__
+        info = PassInfo(opt_level, fname, required, traceable)
+        if inspect.isclass(pass_arg):
+            return _wrap_class_pass(pass_arg, info, base, create, tramp, method)
         return _make_pass(base, create, tramp, pass_arg, info)
 
     if pass_func:

@@ -17,7 +17,7 @@ from ..ir import structural_equal, structural_hash
 
 __all__ = ["var", "const", "Var", "GlobalVar", "Constant", "Tuple", "TupleGetItem", "Call", "Let",
            "If", "Function", "Op", "TensorType", "TupleType", "FuncType", "Expr", "IRModule",
-           "Type", "op", "transform", "analysis", "ScopeBuilder"]
+           "Type", "op", "transform", "analysis", "ScopeBuilder", "ExprVisitor", "ExprMutator"]
 
 
 def var(name_hint, type_annotation=None, shape=None, dtype="float32", span=None):
@@ -160,3 +160,4 @@ _install_ops()
 
 from . import transform  # noqa: E402
 from . import analysis  # noqa: E402
+from .expr_functor import ExprVisitor, ExprMutator  # noqa: E402

@@ -1,0 +1,111 @@
+"""Passage — tvm.relay.ExprVisitor / ExprMutator in Python: memoized walks
+that dispatch on the node class (visit_call, visit_var, ...). Like TVM's
+Python versions they recurse, so they suit the small graphs a Python pass
+rewrites; C passes use the iterative psg_mutate engine."""
+
+from ..ir import Var, GlobalVar, Constant, Tuple, TupleGetItem, Call, Let, If, Function, Op
+
+__all__ = ["ExprVisitor", "ExprMutator"]
+
+_DISPATCH = {Var: "visit_var", GlobalVar: "visit_global_var", Constant: "visit_constant",
+             Tuple: "visit_tuple", TupleGetItem: "visit_tuple_getitem", Call: "visit_call",
+             Let: "visit_let", If: "visit_if", Function: "visit_function", Op: "visit_op"}
+
+
+class ExprVisitor:
+    """Visits each node once; override visit_<kind> methods."""
+
+    def __init__(self):
+        self.memo_map = {}
+
+    def visit(self, expr):
+        if expr in self.memo_map:
+            return self.memo_map[expr]
+        res = getattr(self, _DISPATCH[type(expr)])(expr)
+        self.memo_map[expr] = res
+        return res
+
+    def visit_var(self, v):
+        pass
+
+    def visit_global_var(self, gv):
+        pass
+
+    def visit_constant(self, c):
+        pass
+
+    def visit_op(self, op):
+        pass
+
+    def visit_tuple(self, t):
+        for f in t.fields:
+            self.visit(f)
+
+    def visit_tuple_getitem(self, t):
+        self.visit(t.tuple_value)
+
+    def visit_call(self, call):
+        self.visit(call.op)
+        for a in call.args:
+            self.visit(a)
+
+    def visit_let(self, let):
+        self.visit(let.var)
+        self.visit(let.value)
+        self.visit(let.body)
+
+    def visit_if(self, i):
+        self.visit(i.cond)
+        self.visit(i.true_branch)
+        self.visit(i.false_branch)
+
+    def visit_function(self, fn):
+        for p in fn.params:
+            self.visit(p)
+        self.visit(fn.body)
+
+
+class ExprMutator(ExprVisitor):
+    """Rebuilds each node from its visited children; a node whose children
+    did not change is returned as is (functional update)."""
+
+    def visit_var(self, v):
+        return v
+
+    visit_global_var = visit_constant = visit_op = visit_var
+
+    def visit_tuple(self, t):
+        fields = [self.visit(f) for f in t.fields]
+        return t if all(a.same_as(b) for a, b in zip(fields, t.fields)) else Tuple(fields)
+
+    def visit_tuple_getitem(self, t):
+        tv = self.visit(t.tuple_value)
+        return t if tv.same_as(t.tuple_value) else TupleGetItem(tv, t.index)
+
+    def visit_call(self, call):
+        op = self.visit(call.op)
+        args = [self.visit(a) for a in call.args]
+        if op.same_as(call.op) and all(a.same_as(b) for a, b in zip(args, call.args)):
+            return call
+        attrs = call.attrs
+        return Call(op, args, dict(attrs.items()) if attrs else None)
+
+    def visit_let(self, let):
+        v, val, body = self.visit(let.var), self.visit(let.value), self.visit(let.body)
+        if v.same_as(let.var) and val.same_as(let.value) and body.same_as(let.body):
+            return let
+        return Let(v, val, body)
+
+    def visit_if(self, i):
+        c, t, f = self.visit(i.cond), self.visit(i.true_branch), self.visit(i.false_branch)
+        if c.same_as(i.cond) and t.same_as(i.true_branch) and f.same_as(i.false_branch):
+            return i
+        return If(c, t, f)
+
+    def visit_function(self, fn):
+        params = [self.visit(p) for p in fn.params]
+        body = self.visit(fn.body)
+        if body.same_as(fn.body) and all(a.same_as(b) for a, b in zip(params, fn.params)):
+            return fn
+        attrs = fn.attrs
+        return Function(params, body, fn.ret_type, attrs=dict(attrs.items()) if attrs else None)
