@@ -16,6 +16,7 @@ static psg_status (*const registrations[])(psg_ctx *) = {
     psgi_register_fold_constant,
     psgi_register_dead_code,
     psgi_register_eliminate_common_subexpr,
+    psgi_register_simplify_inference,
 
 };
 

@@ -2,71 +2,7 @@
  * (tvm-behavior §6.5, §6.6) as input -> expected module pairs compared
  * structurally, plus what we do beyond TVM (dead chains in one run, equal
  * constants merged, no merging across If branches) and idempotence. */
-#include <stdio.h>
-#include <string.h>
-#include "check.h"
-#include "passage/passage.h"
-
-#define HDR "#[version = \"0.0.5\"]\n"
-#define T "Tensor[(2), float32]"
-
-static psg_module *parse(psg_ctx *ctx, const char *text) {
-  psg_module *m = NULL;
-  if (psg_module_parse(ctx, text, strlen(text), "test.relay", &m)) {
-    for (size_t i = 0; i < psg_ctx_diag_count(ctx); i++) fputs(psg_diag_rendered(psg_ctx_get_diag(ctx, i)), stderr);
-  }
-  return m;
-}
-
-static void print_module(const char *label, const psg_module *m) {
-  char *text = NULL;
-  if (m && !psg_module_print(m, PSG_PRINT_NO_METADATA, &text, NULL)) fprintf(stderr, "%s:\n%s", label, text);
-  psg_free(text);
-}
-
-/* Runs pass `name` (with bool option `opt` set when not NULL) directly on `in`. */
-static psg_module *run(psg_ctx *ctx, const char *name, const char *opt, psg_module *in) {
-  psg_attrs *options = NULL;
-  if (opt) {
-    psg_attr *one;
-    CHECK_OK(psg_attr_bool(ctx, true, &one));
-    CHECK_OK(psg_attrs_create(ctx, &opt, &one, 1, &options));
-    psg_attr_release(one);
-  }
-  psg_pass *p = NULL;
-  psg_module *out = NULL;
-  CHECK_OK(psg_pass_get(ctx, name, options, &p));
-  if (p) CHECK_OK(psg_pass_run(p, in, NULL, &out));
-  psg_pass_release(p);
-  psg_attrs_release(options);
-  return out;
-}
-
-/* `in` through the pass is structurally `expected`, and a second run changes nothing. */
-static void check_pass(const char *name, const char *opt, const char *in, const char *expected) {
-  psg_ctx *ctx = check_ctx();
-  psg_module *m = parse(ctx, in), *want = parse(ctx, expected), *got = NULL, *again = NULL;
-  CHECK(m && want);
-  if (m && want) got = run(ctx, name, opt, m);
-  if (got) {
-    char *path = NULL;
-    bool eq = psg_module_structural_equal(got, want, &path);
-    CHECK(eq);
-    if (!eq) {
-      fprintf(stderr, "%s: first difference at %s\n", name, path ? path : "?");
-      print_module("got", got);
-      print_module("expected", want);
-    }
-    psg_free(path);
-    again = run(ctx, name, opt, got);
-    CHECK(again == got); /* idempotent: the very same module back */
-  }
-  psg_module_release(again);
-  psg_module_release(got);
-  psg_module_release(want);
-  psg_module_release(m);
-  CHECK_CTX_CLEAN(ctx);
-}
+#include "pass_check.h"
 
 /* DeadCodeElimination --------------------------------------------------------------- */
 

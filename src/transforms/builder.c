@@ -1,0 +1,158 @@
+/* Passage — expression builders for passes (see builder.h): every node made
+ * is recorded in the scope, so one fini releases all of them whatever
+ * happened, and one NULL check ends a chain of builds. */
+#include "ops/kernel_util.h"
+#include "transforms/builder.h"
+
+void psgi_built_init(psgi_built *b, psg_ctx *ctx, const psg_span *span) {
+  memset(b, 0, sizeof *b);
+  b->ctx = ctx;
+  if (span) b->span = *span;
+}
+
+void psgi_built_fini(psgi_built *b) {
+  for (size_t i = 0; i < b->exprs.len; i++) psg_expr_release(b->exprs.data[i]);
+  for (size_t i = 0; i < b->attrs.len; i++) psg_attrs_release(b->attrs.data[i]);
+  PSGI_VEC_FREE(b->ctx, &b->exprs);
+  PSGI_VEC_FREE(b->ctx, &b->attrs);
+}
+
+psg_expr *psgi_built_keep(psgi_built *b, psg_expr *e) {
+  (void)b;
+  psg_expr_retain(e);
+  return e;
+}
+
+/* Takes over a new reference; NULL (and the status recorded) on failure. */
+static psg_expr *own(psgi_built *b, psg_status st, psg_expr *e) {
+  if (st) {
+    if (!b->status) b->status = st;
+    return NULL;
+  }
+  if (!PSGI_VEC_PUSH(b->ctx, &b->exprs, e)) {
+    psg_expr_release(e);
+    if (!b->status) b->status = psgi_nomem(b->ctx);
+    return NULL;
+  }
+  return e;
+}
+
+psg_expr *psgi_build_call(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
+  for (size_t i = 0; i < n; i++)
+    if (!args[i]) return NULL;
+  psg_expr *callee = NULL, *call = NULL;
+  psg_status st = psg_op_get(b->ctx, op, &callee);
+  if (!own(b, st, callee)) return NULL;
+  st = psg_call_create(b->ctx, callee, args, n, attrs, &b->span, &call);
+  return own(b, st, call);
+}
+
+psg_expr *psgi_build_constant(psgi_built *b, psg_tensor *t) {
+  if (!t) return NULL;
+  psg_expr *c = NULL;
+  psg_status st = psg_constant_create(b->ctx, t, &b->span, &c);
+  return own(b, st, c);
+}
+
+psg_expr *psgi_build_scalar(psgi_built *b, int dtype, double value) {
+  psg_tensor *t = NULL;
+  psg_status st = psg_tensor_create(b->ctx, dtype, NULL, 0, NULL, &t);
+  if (st) {
+    if (!b->status) b->status = st;
+    return NULL;
+  }
+  void *data = (void *)t->data; /* private until wrapped in the constant */
+  switch (dtype) {
+  case PSG_DTYPE_FLOAT32: { float f = (float)value; memcpy(data, &f, sizeof f); break; }
+  case PSG_DTYPE_FLOAT64: memcpy(data, &value, sizeof value); break;
+  case PSG_DTYPE_INT32: { int32_t i = (int32_t)value; memcpy(data, &i, sizeof i); break; }
+  case PSG_DTYPE_INT64: { int64_t i = (int64_t)value; memcpy(data, &i, sizeof i); break; }
+  default: psgi_store_f(dtype, data, 0, value); /* float16, other integer widths, bool */
+  }
+  psg_expr *c = psgi_build_constant(b, t);
+  psg_tensor_release(t);
+  return c;
+}
+
+psg_expr *psgi_build_tuple_get_item(psgi_built *b, psg_expr *tuple, int index) {
+  if (!tuple) return NULL;
+  psg_expr *e = NULL;
+  psg_status st = psg_tuple_get_item_create(b->ctx, tuple, index, &b->span, &e);
+  return own(b, st, e);
+}
+
+/* Attributes ----------------------------------------------------------------------- */
+
+static psg_attr *own_attr(psgi_built *b, psg_status st, psg_attr *a) {
+  if (st && !b->status) b->status = st;
+  return st ? NULL : a;
+}
+
+psg_attr *psgi_build_attr_int(psgi_built *b, int64_t v) {
+  psg_attr *a = NULL;
+  psg_status st = psg_attr_int(b->ctx, v, &a); /* before own_attr reads a */
+  return own_attr(b, st, a);
+}
+
+psg_attr *psgi_build_attr_bool(psgi_built *b, bool v) {
+  psg_attr *a = NULL;
+  psg_status st = psg_attr_bool(b->ctx, v, &a); /* before own_attr reads a */
+  return own_attr(b, st, a);
+}
+
+psg_attr *psgi_build_attr_float(psgi_built *b, double v) {
+  psg_attr *a = NULL;
+  psg_status st = psg_attr_float(b->ctx, v, &a); /* before own_attr reads a */
+  return own_attr(b, st, a);
+}
+
+psg_attr *psgi_build_attr_ints(psgi_built *b, const int64_t *v, size_t n) {
+  psg_attr *small[8] = {0}, **items = n <= 8 ? small : psgi_alloc(b->ctx, n * sizeof *items);
+  if (!items) return own_attr(b, psgi_nomem(b->ctx), NULL);
+  size_t made = 0;
+  psg_status st = PSG_OK;
+  for (; made < n && !st; made++) st = psg_attr_int(b->ctx, v[made], &items[made]);
+  if (st) made--;
+  psg_attr *list = NULL;
+  if (!st) st = psg_attr_list(b->ctx, items, n, &list);
+  for (size_t i = 0; i < made; i++) psg_attr_release(items[i]);
+  if (items != small) psgi_free(b->ctx, items);
+  return own_attr(b, st, list);
+}
+
+psg_attrs *psgi_build_attrs(psgi_built *b, const char *const *keys, psg_attr *const *values, size_t n) {
+  bool complete = true;
+  for (size_t i = 0; i < n; i++) complete &= values[i] != NULL;
+  psg_attrs *d = NULL;
+  psg_status st = complete ? psg_attrs_create(b->ctx, keys, values, n, &d) : PSG_OK;
+  for (size_t i = 0; i < n; i++) psg_attr_release(values[i]); /* the dictionary holds its own */
+  if (!complete) return NULL;
+  if (!st && !PSGI_VEC_PUSH(b->ctx, &b->attrs, d)) {
+    psg_attrs_release(d);
+    st = psgi_nomem(b->ctx);
+  }
+  if (st && !b->status) b->status = st;
+  return st ? NULL : d;
+}
+
+psg_expr *psgi_build_expand_to_axis(psgi_built *b, psg_expr *x, int ndim, int axis) {
+  int extra = ndim - axis - 1;
+  if (!x || extra <= 0) return x;
+  psg_attrs *attrs = psgi_build_attrs(b, (const char *[]){"axis", "num_newaxis"},
+                                      (psg_attr *[]){psgi_build_attr_int(b, 1), psgi_build_attr_int(b, extra)}, 2);
+  return attrs ? psgi_build_call(b, "expand_dims", &x, 1, attrs) : NULL;
+}
+
+/* Reading types ------------------------------------------------------------------ */
+
+const psg_type *psgi_tensor_type_of(const psg_expr *e) {
+  const psg_type *t = e ? e->checked_type : NULL;
+  /* Parameters keep their annotation rather than a checked type. */
+  if (!t && e && e->kind == PSG_EXPR_VAR) t = e->u.var.type;
+  return t && t->kind == PSG_TYPE_TENSOR ? t : NULL;
+}
+
+const char *psgi_call_op_name(const psg_expr *call) {
+  if (!call || call->kind != PSG_EXPR_CALL || call->kids[0]->kind != PSG_EXPR_OP) return NULL;
+  return psgi_op_table[call->kids[0]->u.op].name;
+}

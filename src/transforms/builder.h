@@ -1,0 +1,60 @@
+/* Passage — building expressions inside passes: calls of ops by name, scalar
+ * and tensor constants, attribute dictionaries, and the types InferType left
+ * on nodes. Every builder takes a `psgi_built` scope that owns what it made,
+ * so a pass releases everything at once on any exit path:
+ *
+ *   psgi_built b; psgi_built_init(&b, ctx, span);
+ *   psg_expr *s = psgi_build_call(&b, "sqrt", (psg_expr *[]){v}, 1, NULL);
+ *   psg_expr *out = psgi_build_call(&b, "divide", (psg_expr *[]){x, s}, 2, NULL);
+ *   if (!out) ...error: b.status says why...
+ *   *result = psgi_built_keep(&b, out);   // a new reference for the caller
+ *   psgi_built_fini(&b);                  // releases the rest
+ *
+ * A builder given a NULL argument returns NULL without doing anything, so a
+ * chain of builds needs one check at the end. */
+#ifndef PSG_TRANSFORMS_BUILDER_H
+#define PSG_TRANSFORMS_BUILDER_H
+
+#include "ir/ir_internal.h"
+
+typedef struct psgi_built {
+  psg_ctx *ctx;
+  psg_span span;    /* given to every node built */
+  psg_status status; /* the first failure, PSG_OK while all went well */
+  PSGI_VEC(psg_expr *) exprs;
+  PSGI_VEC(psg_attrs *) attrs;
+} psgi_built;
+
+void psgi_built_init(psgi_built *b, psg_ctx *ctx, const psg_span *span);
+void psgi_built_fini(psgi_built *b);
+/* A new reference to `e` (which stays owned by b until fini too). */
+psg_expr *psgi_built_keep(psgi_built *b, psg_expr *e);
+
+/* `op(args...)`; attrs may be NULL (TVM defaults). Borrowed result. */
+psg_expr *psgi_build_call(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs);
+/* A rank-0 constant of `dtype` holding `value` (converted). */
+psg_expr *psgi_build_scalar(psgi_built *b, int dtype, double value);
+/* A constant over tensor `t` (retained). */
+psg_expr *psgi_build_constant(psgi_built *b, psg_tensor *t);
+psg_expr *psgi_build_tuple_get_item(psgi_built *b, psg_expr *tuple, int index);
+
+/* Attribute dictionaries from parallel key/value arrays; values are built
+ * with the helpers below (owned by the dictionary afterwards). NULL on OOM. */
+psg_attrs *psgi_build_attrs(psgi_built *b, const char *const *keys, psg_attr *const *values, size_t n);
+psg_attr *psgi_build_attr_int(psgi_built *b, int64_t v);
+psg_attr *psgi_build_attr_bool(psgi_built *b, bool v);
+psg_attr *psgi_build_attr_float(psgi_built *b, double v);
+psg_attr *psgi_build_attr_ints(psgi_built *b, const int64_t *v, size_t n);
+
+/* `x` reshaped so that a 1-D per-channel vector broadcasts along `axis` of a
+ * rank-`ndim` tensor: expand_dims(x, axis=1, num_newaxis=ndim-axis-1) as
+ * TVM's ExpandBiasToMatchAxis (x itself when nothing is needed). */
+psg_expr *psgi_build_expand_to_axis(psgi_built *b, psg_expr *x, int ndim, int axis);
+
+/* The tensor type InferType left on `e`, or NULL when `e` is untyped or not
+ * a tensor. */
+const psg_type *psgi_tensor_type_of(const psg_expr *e);
+/* The op name of a call's callee, or NULL when the callee is not an op. */
+const char *psgi_call_op_name(const psg_expr *call);
+
+#endif

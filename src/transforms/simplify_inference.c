@@ -1,0 +1,173 @@
+/* Passage — SimplifyInference (tvm-behavior §6.8, §7.1): a function pass (opt
+ * 0, required InferType) that rewrites normalization ops into elementary ops
+ * for inference, exactly as TVM's InferenceSimplifier does:
+ *   batch_norm(x, γ, β, μ, σ²).0 -> x * scale + shift, scale = γ / sqrt(σ² + ε),
+ *                                   shift = β - μ * scale (expanded to the axis)
+ *   dropout(x).0                 -> x
+ *   layer_norm / instance_norm / group_norm / l2_normalize -> their formulas.
+ * Only the projections are rewritten: a batch_norm whose mean or variance
+ * output is also used stays for those uses. Types come from InferType. */
+#include "ops/op_impl.h"
+#include "transforms/builder.h"
+#include "transforms/transforms.h"
+
+static psg_expr *scalar_like(psgi_built *b, const psg_type *t, double v) { return psgi_build_scalar(b, t->dtype, v); }
+
+static psg_expr *call1(psgi_built *b, const char *op, psg_expr *x) { return psgi_build_call(b, op, &x, 1, NULL); }
+
+static psg_expr *call2(psgi_built *b, const char *op, psg_expr *x, psg_expr *y) {
+  return psgi_build_call(b, op, (psg_expr *[]){x, y}, 2, NULL);
+}
+
+/* mean/sum over `axes` with keepdims. */
+static psg_expr *reduce(psgi_built *b, const char *op, psg_expr *x, const int64_t *axes, size_t n) {
+  psg_attrs *attrs = psgi_build_attrs(b, (const char *[]){"axis", "keepdims"},
+                                      (psg_attr *[]){psgi_build_attr_ints(b, axes, n), psgi_build_attr_bool(b, true)}, 2);
+  return attrs ? psgi_build_call(b, op, &x, 1, attrs) : NULL;
+}
+
+/* TVM's batch_norm expansion (simplify_inference.cc: BatchNormToInferUnpack). */
+static psg_expr *expand_batch_norm(psgi_built *b, const psg_expr *bn, psg_expr *const *args, const psg_type *t) {
+  const psg_attrs *a = bn->u.attrs;
+  int axis = (int)psgi_attr_int(a, "axis", 1);
+  if (axis < 0) axis += t->n;
+  double eps = psgi_attr_float(a, "epsilon", 1e-5);
+  psg_expr *x = args[0], *gamma = args[1], *beta = args[2], *mean = args[3], *var = args[4];
+  psg_expr *std = call1(b, "sqrt", call2(b, "add", var, scalar_like(b, t, eps)));
+  psg_expr *scale = call2(b, "divide", scalar_like(b, t, 1.0), std);
+  if (psgi_attr_bool(a, "scale", true)) scale = call2(b, "multiply", scale, gamma);
+  psg_expr *shift = call2(b, "multiply", call1(b, "negative", mean), scale);
+  if (psgi_attr_bool(a, "center", true)) shift = call2(b, "add", shift, beta);
+  scale = psgi_build_expand_to_axis(b, scale, t->n, axis);
+  shift = psgi_build_expand_to_axis(b, shift, t->n, axis);
+  return call2(b, "add", call2(b, "multiply", x, scale), shift);
+}
+
+/* (x - mean) / sqrt(var + eps) over `axes`, then γ and β along `axis`. */
+static psg_expr *normalize(psgi_built *b, psg_expr *x, psg_expr *gamma, psg_expr *beta, const psg_attrs *a,
+                           const psg_type *t, const int64_t *axes, size_t naxes, int axis) {
+  double eps = psgi_attr_float(a, "epsilon", 1e-5);
+  psg_expr *centered = call2(b, "subtract", x, reduce(b, "mean", x, axes, naxes));
+  psg_expr *var = reduce(b, "mean", call2(b, "multiply", centered, centered), axes, naxes);
+  psg_expr *out = call2(b, "divide", centered, call1(b, "sqrt", call2(b, "add", var, scalar_like(b, t, eps))));
+  if (gamma && psgi_attr_bool(a, "scale", true))
+    out = call2(b, "multiply", out, psgi_build_expand_to_axis(b, gamma, t->n, axis));
+  if (beta && psgi_attr_bool(a, "center", true))
+    out = call2(b, "add", out, psgi_build_expand_to_axis(b, beta, t->n, axis));
+  return out;
+}
+
+static psg_expr *expand_layer_norm(psgi_built *b, const psg_expr *call, psg_expr *const *args, const psg_type *t) {
+  int64_t axis = psgi_attr_int(call->u.attrs, "axis", -1);
+  if (axis < 0) axis += t->n;
+  return normalize(b, args[0], args[1], args[2], call->u.attrs, t, &axis, 1, (int)axis);
+}
+
+/* Instance norm: over every axis but the batch (0) and channel ones. */
+static psg_expr *expand_instance_norm(psgi_built *b, const psg_expr *call, psg_expr *const *args, const psg_type *t) {
+  int64_t axis = psgi_attr_int(call->u.attrs, "axis", 1), axes[PSG_MAX_RANK];
+  if (axis < 0) axis += t->n;
+  size_t n = 0;
+  for (int i = 1; i < t->n; i++)
+    if (i != axis) axes[n++] = i;
+  return normalize(b, args[0], args[1], args[2], call->u.attrs, t, axes, n, (int)axis);
+}
+
+/* x / sqrt(max(sum(x², axes), eps)). */
+static psg_expr *expand_l2_normalize(psgi_built *b, const psg_expr *call, psg_expr *const *args, const psg_type *t) {
+  int64_t axes[PSG_MAX_RANK];
+  int n = psgi_attr_ints(call->u.attrs, "axis", axes, PSG_MAX_RANK);
+  if (n <= 0) return NULL; /* TVM requires the axes */
+  double eps = psgi_attr_float(call->u.attrs, "eps", 1e-12);
+  psg_expr *x = args[0];
+  psg_expr *sq = reduce(b, "sum", call2(b, "multiply", x, x), axes, (size_t)n);
+  return call2(b, "divide", x, call1(b, "sqrt", call2(b, "maximum", sq, scalar_like(b, t, eps))));
+}
+
+/* The rewritten arguments of a rewritten call (children after the callee). */
+static psg_expr *const *args_of(const psg_expr *call) { return (psg_expr *const *)call->kids + 1; }
+
+static psg_status finish(psgi_built *b, psg_expr *result, psg_expr *fallback, psg_expr **out) {
+  psg_status st = b->status;
+  if (!st && result) {
+    *out = psgi_built_keep(b, result);
+    psg_expr_release(fallback);
+  } else {
+    *out = fallback; /* nothing to rewrite (or an untyped input): keep the call */
+  }
+  psgi_built_fini(b);
+  if (st) {
+    psg_expr_release(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+static psg_status simplify_projection(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  psg_status st = psg_mutator_default(m, e, out);
+  const psg_expr *orig = e->kids[0], *now = (*out)->kids[0];
+  const char *op = psgi_call_op_name(orig);
+  if (st || !op || e->u.index != 0 || now->kind != PSG_EXPR_CALL) return st;
+  if (!strcmp(op, "nn.dropout")) {
+    psg_expr *x = args_of(now)[0];
+    psg_expr_retain(x);
+    psg_expr_release(*out);
+    *out = x;
+    return PSG_OK;
+  }
+  const psg_type *t = psgi_tensor_type_of(orig->kids[1]);
+  if (strcmp(op, "nn.batch_norm") || !t) return PSG_OK;
+  psgi_built b;
+  psgi_built_init(&b, m->ctx, &e->span);
+  return finish(&b, expand_batch_norm(&b, orig, args_of(now), t), *out, out);
+}
+
+static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  psg_status st = psg_mutator_default(m, e, out);
+  const char *op = psgi_call_op_name(e);
+  const psg_type *t = op && e->nkids > 1 ? psgi_tensor_type_of(e->kids[1]) : NULL;
+  if (st || !t) return st;
+  psg_expr *(*expand)(psgi_built *, const psg_expr *, psg_expr *const *, const psg_type *) = NULL;
+  if (!strcmp(op, "nn.layer_norm")) expand = expand_layer_norm;
+  else if (!strcmp(op, "nn.instance_norm")) expand = expand_instance_norm;
+  else if (!strcmp(op, "nn.l2_normalize")) expand = expand_l2_normalize;
+  if (!expand) return PSG_OK;
+  psgi_built b;
+  psgi_built_init(&b, m->ctx, &e->span);
+  return finish(&b, expand(&b, e, args_of(*out), t), *out, out);
+}
+
+static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
+  (void)pc;
+  (void)user;
+  /* Run directly (outside a Sequential), `required` is not resolved: type
+   * the module here so the pass still sees shapes. */
+  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
+  if (st) return st;
+  psg_mutator m;
+  psg_mutator_init(&m, func->ctx);
+  m.visit[PSG_EXPR_TUPLE_GET_ITEM] = simplify_projection;
+  m.visit[PSG_EXPR_CALL] = simplify_call;
+  st = psg_mutate(&m, func, out);
+  psg_mutator_fini(&m);
+  return st;
+}
+
+static psg_status make_simplify_inference(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
+  (void)options;
+  (void)user;
+  static const char *const required[] = {"InferType"};
+  psg_pass_info *info;
+  psg_status st = psg_pass_info_create(ctx, "SimplifyInference", 0, required, 1, &info);
+  if (st) return st;
+  st = psg_create_function_pass(ctx, info, simplify, NULL, NULL, out);
+  psg_pass_info_release(info);
+  return st;
+}
+
+psg_status psgi_register_simplify_inference(psg_ctx *ctx) {
+  static const char *const required[] = {"InferType"};
+  return psgi_register_simple(ctx, "SimplifyInference", PSG_PASS_FUNCTION, 0, required, 1,
+                              "batch_norm, dropout, layer/instance norm, l2_normalize into elementary ops",
+                              make_simplify_inference);
+}
