@@ -170,7 +170,10 @@ PSG_API psg_status psg_register_config_option(psg_ctx *ctx, const char *key, int
 PSG_API size_t psg_config_option_count(psg_ctx *ctx);
 PSG_API const char *psg_config_option_key(psg_ctx *ctx, size_t i);
 PSG_API int psg_config_option_type(psg_ctx *ctx, size_t i);
-PSG_API const char *psg_config_option_type_name(int type); /* "Bool", "IntImm", ... */
+PSG_API const char *psg_config_option_type_name(int type); /* "Bool", "Integer", ... */
+/* The type key TVM's PassContext.list_configs() reports: "IntImm" for Bool
+ * and Integer, "runtime.String", "Array", "Attrs" for dictionaries. */
+PSG_API const char *psg_config_option_type_key(int type);
 PSG_API const char *psg_config_option_help(psg_ctx *ctx, size_t i);
 PSG_API psg_attr *psg_config_option_get_default(psg_ctx *ctx, size_t i);
 
@@ -201,14 +204,27 @@ PSG_API const char *psg_pass_registry_help(psg_ctx *ctx, size_t i);
 PSG_API size_t psg_pass_registry_num_required(psg_ctx *ctx, size_t i);
 PSG_API const char *psg_pass_registry_required(psg_ctx *ctx, size_t i, size_t j);
 
+/* The -O levels ----------------------------------------------------------------
+ * The registry holds the pipelines "O0".."O3": TVM's default relay.build
+ * pipeline (tvm-behavior §7.2) in order, keeping the passes that are
+ * registered when the pipeline is made and whose opt level is at most N.
+ * The table itself, registered or not, for tools that show what is missing: */
+PSG_API size_t psg_default_pipeline_count(void);
+PSG_API const char *psg_default_pipeline_name(size_t i);
+PSG_API int psg_default_pipeline_opt_level(size_t i);
+
 /* Pipelines as text ------------------------------------------------------------
  *   pipeline := spec ("," spec)*
  *   spec     := NAME options? | "sequential" ("[" NAME "," LEVEL "]")? "(" pipeline? ")"
  *   options  := "{" KEY "=" VALUE ("," KEY "=" VALUE)* "}"
+ *   VALUE    := number | true | false | None | "string" | [VALUE,...] | options
  * e.g. "sequential(InferType,FoldConstant,FuseOps{fuse_opt_level=2})". A
  * top-level list of several specs becomes a Sequential. Errors carry the
  * column ("<pipeline>:1:COL: error: ..."). */
 PSG_API psg_status psg_pipeline_parse(psg_ctx *ctx, const char *text, psg_pass **out);
+/* One option value in the pipeline syntax: 1, -2.5, true, None, "text",
+ * [1,2], {field=1}. For `--config KEY=VALUE`. Located errors as above. */
+PSG_API psg_status psg_pipeline_parse_value(psg_ctx *ctx, const char *text, psg_attr **out);
 /* The text of a pass or pipeline; parses back to the same pipeline. Free with
  * psg_free. */
 PSG_API char *psg_pipeline_print(const psg_pass *p);

@@ -53,6 +53,20 @@ psg_status psg_register_config_option(psg_ctx *ctx, const char *key, int type,
   return s;
 }
 
+/* TVM's list_configs type keys: Bool and Integer options both report
+ * "IntImm" (tvm-behavior §2.7). */
+const char *psg_config_option_type_key(int type) {
+  switch (type) {
+  case PSG_CONFIG_BOOL:
+  case PSG_CONFIG_INT: return "IntImm";
+  case PSG_CONFIG_FLOAT: return "FloatImm";
+  case PSG_CONFIG_STRING: return "runtime.String";
+  case PSG_CONFIG_DICT: return "Attrs";
+  case PSG_CONFIG_LIST: return "Array";
+  default: return "?";
+  }
+}
+
 /* Built-in options ------------------------------------------------------ */
 
 static psg_status add_simple(psg_ctx *ctx, psgi_pass_state *st, const char *key, int type,

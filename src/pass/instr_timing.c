@@ -160,8 +160,6 @@ static char *render(const psg_instrument *inst, int mode, size_t top) {
       if (i && depth[i] <= depth[i - 1]) {
         for (int d = depth[i - 1]; d > depth[i]; d--) psgi_buf_puts(&b, "]}");
         psgi_buf_puts(&b, "]},");
-      } else if (i) {
-        psgi_buf_putc(&b, ' ');
       }
       psgi_buf_puts(&b, "{\"name\":\"");
       for (const char *c = nd->name; *c; c++) {

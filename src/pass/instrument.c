@@ -90,6 +90,21 @@ static psg_status callback_failed(psg_pass_context *pc, psg_status st, const psg
   return st;
 }
 
+/* Our balance rule: every instrument whose run_before_pass succeeded hears
+ * exactly one of run_after_pass or run_after_pass_failed, whatever fails
+ * later, so timing and hash stacks stay balanced (TVM leaves them open). */
+static void failed_range(psg_pass_context *pc, const snapshot *s, size_t from, size_t to,
+                         const psg_module *mod, const psg_pass_info *info) {
+  for (size_t i = from; i < to; i++) {
+    psg_instrument *in = s->items[i];
+    size_t before = psg_ctx_diag_count(pc->ctx);
+    psg_status st;
+    /* Their own failures become notes on the error already being returned. */
+    if (in->cb.run_after_pass_failed && (st = in->cb.run_after_pass_failed(in->user, pc, mod, info)) != PSG_OK)
+      callback_failed(pc, st, in, "run_after_pass_failed", before);
+  }
+}
+
 psg_status psgi_instruments_before(psg_pass_context *pc, const psg_module *mod,
                                    const psg_pass_info *info, bool *run) {
   *run = true;
@@ -118,6 +133,7 @@ psg_status psgi_instruments_before(psg_pass_context *pc, const psg_module *mod,
       size_t before = psg_ctx_diag_count(pc->ctx);
       if (in->cb.run_before_pass && (st = in->cb.run_before_pass(in->user, pc, mod, info)) != PSG_OK) {
         callback_failed(pc, st, in, "run_before_pass", before);
+        failed_range(pc, &s, 0, i, mod, info);
         goto done;
       }
     }
@@ -137,6 +153,7 @@ psg_status psgi_instruments_after(psg_pass_context *pc, const psg_module *mod,
     size_t before = psg_ctx_diag_count(pc->ctx);
     if (in->cb.run_after_pass && (st = in->cb.run_after_pass(in->user, pc, mod, info)) != PSG_OK) {
       callback_failed(pc, st, in, "run_after_pass", before);
+      failed_range(pc, &s, i + 1, s.n, mod, info);
       break;
     }
   }
@@ -148,15 +165,7 @@ void psgi_instruments_after_failed(psg_pass_context *pc, const psg_module *mod,
                                    const psg_pass_info *info) {
   snapshot s;
   if (!take_snapshot(pc, &s)) return;
-  for (size_t i = 0; i < s.n; i++) {
-    psg_instrument *in = s.items[i];
-    size_t before = psg_ctx_diag_count(pc->ctx);
-    psg_status st;
-    /* Every instrument hears of the failure; their own failures become
-     * notes on the pass's error and do not replace it. */
-    if (in->cb.run_after_pass_failed && (st = in->cb.run_after_pass_failed(in->user, pc, mod, info)) != PSG_OK)
-      callback_failed(pc, st, in, "run_after_pass_failed", before);
-  }
+  failed_range(pc, &s, 0, s.n, mod, info);
   drop_snapshot(pc, &s);
 }
 

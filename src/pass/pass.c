@@ -212,6 +212,7 @@ static psg_status run_per_function(psg_pass *p, psg_module *mod, psg_pass_contex
   bool *owned = psgi_calloc(ctx, (n ? n : 1) * sizeof *owned);
   psg_status st = es && owned ? PSG_OK : psgi_nomem(ctx);
   psgi_expr_vec free_vars = {0};
+  bool changed = false;
   for (size_t i = 0; !st && i < n; i++) {
     psgi_module_entry e = mod->entries[i];
     bool selected = prim ? is_prim_func(e.func) : is_optimizable(e.func);
@@ -222,7 +223,10 @@ static psg_status run_per_function(psg_pass *p, psg_module *mod, psg_pass_contex
         psg_expr_release(nf);
         break;
       }
-      if (!nf && prim) continue; /* a NULL result removes the PrimFunc */
+      if (!nf && prim) { /* a NULL result removes the PrimFunc */
+        changed = true;
+        continue;
+      }
       if (!nf || (!prim && nf->kind != PSG_EXPR_FUNCTION)) {
         psg_expr_release(nf);
         st = psg_ctx_fail(ctx, PSG_ERR_PASS_FAILED, "function pass '%s' returned %s for @%s", p->info->name,
@@ -240,14 +244,24 @@ static psg_status run_per_function(psg_pass *p, psg_module *mod, psg_pass_contex
           break;
         }
       }
+      changed |= nf != e.func;
       e.func = nf;
       owned[k] = true;
     }
     es[k++] = e;
   }
   PSGI_VEC_FREE(ctx, &free_vars);
+  /* When every function came back as the very same node the module is
+   * unchanged, and (immutable modules) the input itself is the result: TVM
+   * makes a copy every time; we save rebuilding 20,000-entry maps and let
+   * the InferType below see that nothing changed. */
   psg_module *updated = NULL;
-  if (!st) st = psgi_module_from_entries(ctx, es, k, mod->attrs, &updated);
+  if (!st && !changed) {
+    psg_module_retain(mod);
+    updated = mod;
+  } else if (!st) {
+    st = psgi_module_from_entries(ctx, es, k, mod->attrs, &updated);
+  }
   for (size_t i = 0; es && owned && i < k; i++)
     if (owned[i]) psg_expr_release(es[i].func);
   psgi_free(ctx, es);
@@ -256,7 +270,10 @@ static psg_status run_per_function(psg_pass *p, psg_module *mod, psg_pass_contex
   /* A function pass ends with InferType through the instrumented wrapper
    * (tvm-behavior §4.3) once InferType is registered. Unlike TVM (quirk 10)
    * it runs under the same context as the pass, not whatever is current. */
-  if (!prim && psgi_registry_has(ctx, "InferType")) {
+  /* The same de-duplication as for `required` (sequential.c): skipped when
+   * InferType itself produced this very module earlier in the run. */
+  if (!prim && psgi_registry_has(ctx, "InferType") &&
+      !psgi_pass_satisfied(psgi_intern(ctx, "InferType", 9), updated)) {
     psg_pass *infer = NULL;
     st = psg_pass_get(ctx, "InferType", NULL, &infer);
     psg_module *typed = NULL;
@@ -307,6 +324,7 @@ psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, ps
   if (immutable && psg_module_structural_hash(mod) != h0) {
     psg_module_release(ret);
     st = psg_ctx_fail(ctx, PSG_ERR_PASS_FAILED, "Immutable module has been modified in pass: %s", info->name);
+    psgi_instruments_after_failed(pc, mod, info);
     goto done;
   }
   if ((st = psgi_instruments_after(pc, ret, info)) != PSG_OK) {

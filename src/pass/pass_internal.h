@@ -97,6 +97,8 @@ psgi_pass_state *psgi_pass_state_locked(psg_ctx *ctx);
 /* Registers the built-in config options / passes (config.c, registry.c). */
 psg_status psgi_register_builtin_options(psg_ctx *ctx, psgi_pass_state *st);
 psg_status psgi_register_builtin_passes(psg_ctx *ctx);
+/* Registers the pipelines O0..O3 (opt_levels.c). */
+psg_status psgi_register_opt_levels(psg_ctx *ctx);
 
 /* The wrapper of tvm-behavior §2.2 with our run-state bookkeeping. */
 psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);

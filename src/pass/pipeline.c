@@ -41,21 +41,43 @@ static size_t read_name(pparser *pp) {
   return (size_t)(pp->p - s);
 }
 
+static psg_status parse_options(pparser *pp, psg_attrs **out);
+
 static psg_status parse_value(pparser *pp, psg_attr **out) {
   ws(pp);
   const char *at = pp->p;
+  if (*pp->p == '{') {
+    /* A dictionary value, e.g. a tir.UnrollLoop config; nesting is bounded
+     * like sequential nesting. */
+    if (++pp->depth > MAX_NESTING) return perr(pp, at, "option value nested too deeply (limit %d)", MAX_NESTING);
+    psg_attrs *fields = NULL;
+    psg_status st = parse_options(pp, &fields);
+    if (!st) st = psg_attr_dict(pp->ctx, fields, out);
+    psg_attrs_release(fields);
+    pp->depth--;
+    return st;
+  }
   if (*pp->p == '"') {
-    const char *s = ++pp->p;
-    while (*pp->p && *pp->p != '"') pp->p++;
-    if (!*pp->p) return perr(pp, at, "unterminated string");
-    size_t n = (size_t)(pp->p++ - s);
-    return psg_attr_string(pp->ctx, s, n, out);
+    /* \" and \\ are the only escapes, as the printer writes them. */
+    psgi_buf b;
+    psgi_buf_init(&b, pp->ctx);
+    for (pp->p++; *pp->p && *pp->p != '"'; pp->p++) {
+      if (*pp->p == '\\' && (pp->p[1] == '"' || pp->p[1] == '\\')) pp->p++;
+      psgi_buf_putc(&b, *pp->p);
+    }
+    psg_status st = !*pp->p      ? perr(pp, at, "unterminated string")
+                    : b.failed   ? psgi_nomem(pp->ctx)
+                                 : psg_attr_string(pp->ctx, b.len ? b.data : "", b.len, out);
+    if (*pp->p) pp->p++;
+    psgi_buf_fini(&b);
+    return st;
   }
   if (*pp->p == '[') {
     pp->p++;
     PSGI_VEC(psg_attr *) items = {0};
     psg_status st = PSG_OK;
     ws(pp);
+    if (++pp->depth > MAX_NESTING) return perr(pp, at, "option value nested too deeply (limit %d)", MAX_NESTING);
     while (!st && *pp->p != ']') {
       psg_attr *v = NULL;
       st = parse_value(pp, &v);
@@ -64,6 +86,7 @@ static psg_status parse_value(pparser *pp, psg_attr **out) {
       if (!st && *pp->p == ',') pp->p++, ws(pp);
       else if (!st && *pp->p != ']') st = perr(pp, pp->p, "expected ',' or ']' in a list");
     }
+    pp->depth--;
     if (!st) pp->p++, st = psg_attr_list(pp->ctx, items.data, items.len, out);
     for (size_t i = 0; i < items.len; i++) psg_attr_release(items.data[i]);
     PSGI_VEC_FREE(pp->ctx, &items);
@@ -86,7 +109,7 @@ static psg_status parse_value(pparser *pp, psg_attr **out) {
     pp->p = end;
     return psg_attr_float(pp->ctx, dv, out);
   }
-  return perr(pp, at, "expected an option value (number, true, false, \"string\" or [list])");
+  return perr(pp, at, "expected an option value (number, true, false, None, \"string\", [list] or {dict})");
 }
 
 static psg_status parse_options(pparser *pp, psg_attrs **out) {
@@ -222,6 +245,20 @@ static psg_status parse_list(pparser *pp, char close, pass_vec *out) {
     if (close) return perr(pp, pp->p, "expected ',' or '%c' after a pass", close);
     return perr(pp, pp->p, "expected ',' or the end of the pipeline after a pass");
   }
+}
+
+psg_status psg_pipeline_parse_value(psg_ctx *ctx, const char *text, psg_attr **out) {
+  *out = NULL;
+  if (!text) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "NULL value");
+  pparser pp = {ctx, text, text, 0};
+  psg_status st = parse_value(&pp, out);
+  ws(&pp);
+  if (!st && *pp.p) {
+    psg_attr_release(*out);
+    *out = NULL;
+    st = perr(&pp, pp.p, "unexpected text after the value");
+  }
+  return st;
 }
 
 psg_status psg_pipeline_parse(psg_ctx *ctx, const char *text, psg_pass **out) {

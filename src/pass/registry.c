@@ -87,7 +87,9 @@ static const char *bare_name(const char *name) {
 }
 
 /* Canonical "Name{k=v,...}" of a registered pass with options, for the
- * satisfied-by table. Values print as in the pipeline syntax. */
+ * satisfied-by table. Values print as in the pipeline syntax; the recursion
+ * follows option values, whose nesting the pipeline parser caps. Strings
+ * print with `"` and `\` escaped, which the parser reads back. */
 static void print_value(psgi_buf *b, const psg_attr *v) {
   switch (psg_attr_kind(v)) {
   case PSG_ATTR_NONE: psgi_buf_puts(b, "None"); break;
@@ -95,7 +97,14 @@ static void print_value(psgi_buf *b, const psg_attr *v) {
   case PSG_ATTR_FLOAT: psgi_buf_printf(b, "%.17g", psg_attr_get_float(v)); break;
   case PSG_ATTR_BOOL: psgi_buf_puts(b, psg_attr_get_bool(v) ? "true" : "false"); break;
   case PSG_ATTR_DTYPE:
-  case PSG_ATTR_STRING: psgi_buf_printf(b, "\"%s\"", psg_attr_get_string(v)); break;
+  case PSG_ATTR_STRING:
+    psgi_buf_putc(b, '"');
+    for (const char *c = psg_attr_get_string(v); *c; c++) {
+      if (*c == '"' || *c == '\\') psgi_buf_putc(b, '\\');
+      psgi_buf_putc(b, *c);
+    }
+    psgi_buf_putc(b, '"');
+    break;
   case PSG_ATTR_LIST:
     psgi_buf_putc(b, '[');
     for (size_t i = 0; i < psg_attr_list_len(v); i++) {
@@ -104,7 +113,16 @@ static void print_value(psgi_buf *b, const psg_attr *v) {
     }
     psgi_buf_putc(b, ']');
     break;
-  case PSG_ATTR_DICT: psgi_buf_puts(b, "{...}"); break;
+  case PSG_ATTR_DICT: {
+    psg_attrs *d = psg_attr_get_dict(v);
+    psgi_buf_putc(b, '{');
+    for (size_t i = 0; i < psg_attrs_count(d); i++) {
+      psgi_buf_printf(b, "%s%s=", i ? "," : "", psg_attrs_key(d, i));
+      print_value(b, psg_attrs_get_value(d, i));
+    }
+    psgi_buf_putc(b, '}');
+    break;
+  }
   }
 }
 
@@ -242,5 +260,6 @@ psg_status psgi_register_builtin_passes(psg_ctx *ctx) {
   psg_status st = psg_pass_register(ctx, "PrintIR", PSG_PASS_MODULE, 0, NULL, 0, print_ir_options,
                                     "print the module as text (to the diagnostics, as a note)", make_print_ir, NULL);
   if (!st && psgi_register_standard_passes) st = psgi_register_standard_passes(ctx);
+  if (!st) st = psgi_register_opt_levels(ctx);
   return st;
 }

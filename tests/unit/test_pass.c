@@ -272,12 +272,13 @@ static void test_instrument_event_logs(void) {
                     "%1 run_after_failed transform;%2 run_after_failed transform;%1 exit;%2 exit;");
   const psg_diag *d = psg_ctx_get_last_error(ctx);
   CHECK(d && strstr(psg_diag_rendered(d), "in pass 'transform'"));
-  /* run_after fails: later run_after skipped. */
+  /* run_after fails: later run_after skipped; they hear run_after_failed
+   * instead (our balance rule, docs/pass-infra.md). */
   a.broken = "run_after";
   CHECK_EQ_INT(with_two_loggers(ctx, &a, &b, false), PSG_ERR_FRONTEND);
   CHECK_STR(events, "%1 enter;%2 enter;%1 should_run transform;%2 should_run transform;"
                     "%1 run_before transform;%2 run_before transform;run transform;"
-                    "%1 run_after transform;%1 exit;%2 exit;");
+                    "%1 run_after transform;%2 run_after_failed transform;%1 exit;%2 exit;");
   /* should_run false on one: every should_run is asked, nothing else runs. */
   a.broken = NULL;
   a.say_no = true;

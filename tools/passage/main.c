@@ -1,6 +1,8 @@
 /* passage — the command-line tool over libpassage (public API only).
  *   passage print IN [-o OUT]        parse, check, print
  *   passage run IN [--input ...]     evaluate @main with the interpreter
+ *   passage opt IN [-o OUT] [-O N] [-p PIPELINE] ...  run passes
+ *   passage passes | configs         list passes / config options
  *   passage ops                      list operators
  *   passage --version | help [CMD]                                     */
 #include <stdio.h>
@@ -16,6 +18,10 @@ typedef struct command {
 static const command commands[] = {
     {"print", "parse, check and print a module in Relay text", cmd_print},
     {"run", "evaluate @main with the reference interpreter", cmd_run},
+    {"opt", "run a pass pipeline (-O level or -p PIPELINE) over a module", cmd_opt},
+    {"passes", "list the registered passes", cmd_passes},
+    {"configs", "list the PassContext config options", cmd_configs},
+    {"import", "convert an ONNX model to Relay text", cmd_import},
     {"ops", "list the registered operators with their attributes", cmd_ops},
 };
 enum { NUM_COMMANDS = sizeof commands / sizeof commands[0] };

@@ -1,0 +1,326 @@
+/* passage opt IN [-o OUT]: run a pass pipeline (pipeline text or an -O level)
+ * over a module under a PassContext built from the flags, with the IR
+ * printing and timing instruments on request (spec/pass-infra.md). */
+#include <stdlib.h>
+#include <string.h>
+#include "commands.h"
+#include "passage/instrument.h"
+
+enum { MAX_NAMES = 64 };
+
+typedef struct opt_args {
+  const char *in, *out, *pipeline;
+  int opt_level; /* -1: not given */
+  const char *disabled[MAX_NAMES], *required[MAX_NAMES], *configs[MAX_NAMES];
+  const char *before[MAX_NAMES + 1], *after[MAX_NAMES + 1];
+  size_t num_disabled, num_required, num_configs, num_before, num_after;
+  int print_flags;
+  const char *time_passes; /* NULL, "tree", "flat" or "json" */
+  bool dump_pipeline, no_meta;
+} opt_args;
+
+static void usage(FILE *to) {
+  fprintf(to,
+          "usage: passage opt IN [-o OUT] [-O0|-O1|-O2|-O3] [-p PIPELINE] [options]\n"
+          "Run a pass pipeline over a module (IN may be - for stdin; OUT defaults to stdout,\n"
+          "and is written atomically).\n\n"
+          "  -O0 .. -O3               the PassContext opt level (default 2); without -p the\n"
+          "                           pipeline is the registered pipeline O<N>\n"
+          "  -p, --passes PIPELINE    e.g. 'sequential(InferType,FoldConstant)' or 'O3'\n"
+          "  --disable-pass NAME      never run NAME in a Sequential (repeatable, or a,b,c)\n"
+          "  --required-pass NAME     always run NAME in a Sequential, whatever its level\n"
+          "  --config KEY=VALUE       a PassContext config option (`passage configs`);\n"
+          "                           VALUE: 1, true, 2.5, \"text\", [1,2], {field=1}\n"
+          "  --print-ir-before=NAME   print the module before each run of pass NAME\n"
+          "  --print-ir-after=NAME    print the module after each run of pass NAME\n"
+          "  --print-ir-before-all    print before every pass\n"
+          "  --print-ir-after-all     print after every pass\n"
+          "  --print-ir-after-change  print after a pass only if it changed the module\n"
+          "  --print-ir-after-failure print the input of a pass that failed\n"
+          "  --time-passes[=tree|flat|json]  report pass times on stderr (default tree)\n"
+          "  --dump-pipeline          print the pipeline and what runs at this level, then exit\n"
+          "  --no-metadata            print constants inline instead of in a metadata section\n"
+          "IR printing and timing go to stderr.\n");
+}
+
+/* "--flag=value" or "--flag value"; NULL if this argument is not `flag`. */
+static const char *flag_value(int argc, char **argv, int *i, const char *flag) {
+  size_t n = strlen(flag);
+  if (strncmp(argv[*i], flag, n)) return NULL;
+  if (argv[*i][n] == '=') return argv[*i] + n + 1;
+  if (argv[*i][n] || *i + 1 >= argc) return NULL;
+  return argv[++*i];
+}
+
+/* Splits "a,b,c" into `names` (the strings point into `list`, which is argv). */
+static bool add_names(char *list, const char **names, size_t *n) {
+  for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+    if (*n >= MAX_NAMES) return false;
+    names[(*n)++] = tok;
+  }
+  return true;
+}
+
+static int parse_args(int argc, char **argv, opt_args *a) {
+  memset(a, 0, sizeof *a);
+  a->opt_level = -1;
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i], *v;
+    bool ok = true;
+    if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+      usage(stdout);
+      return 0;
+    } else if (!strcmp(arg, "-o") && i + 1 < argc) {
+      a->out = argv[++i];
+    } else if (arg[0] == '-' && arg[1] == 'O' && arg[2] >= '0' && arg[2] <= '3' && !arg[3]) {
+      a->opt_level = arg[2] - '0';
+    } else if (!strcmp(arg, "-p") && i + 1 < argc) {
+      a->pipeline = argv[++i];
+    } else if ((v = flag_value(argc, argv, &i, "--passes")) != NULL) {
+      a->pipeline = v;
+    } else if ((v = flag_value(argc, argv, &i, "--disable-pass")) != NULL) {
+      ok = add_names((char *)v, a->disabled, &a->num_disabled);
+    } else if ((v = flag_value(argc, argv, &i, "--required-pass")) != NULL) {
+      ok = add_names((char *)v, a->required, &a->num_required);
+    } else if ((v = flag_value(argc, argv, &i, "--config")) != NULL) {
+      ok = a->num_configs < MAX_NAMES;
+      if (ok) a->configs[a->num_configs++] = v;
+    } else if ((v = flag_value(argc, argv, &i, "--print-ir-before")) != NULL) {
+      ok = add_names((char *)v, a->before, &a->num_before);
+    } else if ((v = flag_value(argc, argv, &i, "--print-ir-after")) != NULL) {
+      ok = add_names((char *)v, a->after, &a->num_after);
+    } else if (!strcmp(arg, "--print-ir-before-all")) {
+      a->print_flags |= PSG_PRINT_IR_BEFORE_ALL;
+    } else if (!strcmp(arg, "--print-ir-after-all")) {
+      a->print_flags |= PSG_PRINT_IR_AFTER_ALL;
+    } else if (!strcmp(arg, "--print-ir-after-change")) {
+      a->print_flags |= PSG_PRINT_IR_AFTER_CHANGE;
+    } else if (!strcmp(arg, "--print-ir-after-failure")) {
+      a->print_flags |= PSG_PRINT_IR_AFTER_FAILURE;
+    } else if (!strcmp(arg, "--time-passes")) {
+      a->time_passes = "tree";
+    } else if (!strncmp(arg, "--time-passes=", 14)) {
+      a->time_passes = arg + 14;
+      if (strcmp(a->time_passes, "tree") && strcmp(a->time_passes, "flat") && strcmp(a->time_passes, "json")) {
+        fprintf(stderr, "passage opt: --time-passes takes tree, flat or json, not '%s'\n", a->time_passes);
+        return 2;
+      }
+    } else if (!strcmp(arg, "--dump-pipeline")) {
+      a->dump_pipeline = true;
+    } else if (!strcmp(arg, "--no-metadata")) {
+      a->no_meta = true;
+    } else if (arg[0] == '-' && arg[1]) {
+      fprintf(stderr, "passage opt: unknown or incomplete option '%s' (see passage opt --help)\n", arg);
+      return 2;
+    } else if (!a->in) {
+      a->in = arg;
+    } else {
+      fprintf(stderr, "passage opt: more than one input ('%s' and '%s')\n", a->in, arg);
+      return 2;
+    }
+    if (!ok) {
+      fprintf(stderr, "passage opt: too many values for '%s' (at most %d)\n", arg, MAX_NAMES);
+      return 2;
+    }
+  }
+  if (!a->in && !a->dump_pipeline) {
+    fprintf(stderr, "passage opt: missing input (see passage opt --help)\n");
+    return 2;
+  }
+  return -1;
+}
+
+/* A config value: the pipeline option syntax, or a bare word as a string. */
+static psg_status config_value(psg_ctx *ctx, const char *text, psg_attr **out) {
+  char c = text[0];
+  bool typed = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == '"' || c == '[' ||
+               c == '{' || !strcmp(text, "true") || !strcmp(text, "false") || !strcmp(text, "None");
+  if (typed) return psg_pipeline_parse_value(ctx, text, out);
+  return psg_attr_string(ctx, text, strlen(text), out);
+}
+
+static psg_status build_context(psg_ctx *ctx, const opt_args *a, psg_pass_context **out) {
+  psg_pass_context *pc = NULL;
+  psg_status st = psg_pass_context_create(ctx, &pc);
+  if (!st && a->opt_level >= 0) st = psg_pass_context_set_opt_level(pc, a->opt_level);
+  for (size_t i = 0; !st && i < a->num_disabled; i++) st = psg_pass_context_add_disabled_pass(pc, a->disabled[i]);
+  for (size_t i = 0; !st && i < a->num_required; i++) st = psg_pass_context_add_required_pass(pc, a->required[i]);
+  for (size_t i = 0; !st && i < a->num_configs; i++) {
+    const char *eq = strchr(a->configs[i], '=');
+    if (!eq || eq == a->configs[i]) {
+      st = psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "--config expects KEY=VALUE, got '%s'", a->configs[i]);
+      break;
+    }
+    char key[256];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - a->configs[i]), a->configs[i]);
+    psg_attr *v = NULL;
+    st = config_value(ctx, eq + 1, &v);
+    if (!st) st = psg_pass_context_set_config(pc, key, v);
+    psg_attr_release(v);
+  }
+  if (st) {
+    psg_pass_context_release(pc);
+    pc = NULL;
+  }
+  *out = pc;
+  return st;
+}
+
+static const char *kind_name(int kind) {
+  switch (kind) {
+  case PSG_PASS_MODULE: return "module pass";
+  case PSG_PASS_FUNCTION: return "function pass";
+  case PSG_PASS_PRIM_FUNC: return "prim-func pass";
+  case PSG_PASS_SEQUENTIAL: return "sequential";
+  default: return "?";
+  }
+}
+
+/* One line per pass, indented by nesting, with whether it runs under `pc`:
+ * a Sequential's children are gated by PassEnabled, the top pass is called
+ * directly and always runs. Walks with an explicit stack. */
+static void dump_tree(psg_pass *top, psg_pass_context *pc) {
+  struct frame {
+    psg_pass *p;
+    size_t next;
+    bool runs;
+  } stack[72];
+  int sp = 0;
+  stack[0] = (struct frame){top, 0, true};
+  for (;;) {
+    struct frame *f = &stack[sp];
+    if (f->next == 0) {
+      const psg_pass_info *info = psg_pass_get_info(f->p);
+      char *text = psg_pipeline_print(f->p);
+      const char *shown = psg_pass_kind(f->p) == PSG_PASS_SEQUENTIAL ? psg_pass_info_name(info) : text;
+      printf("%*s%-*s # %s, opt level %d%s", 2 * sp, "", 30 - 2 * sp > 1 ? 30 - 2 * sp : 1, shown ? shown : "?",
+             kind_name(psg_pass_kind(f->p)), psg_pass_info_opt_level(info), f->runs ? "" : ", skipped at this level");
+      for (size_t i = 0; i < psg_pass_info_num_required(info); i++)
+        printf("%s%s", i ? ", " : ", requires ", psg_pass_info_required(info, i));
+      printf("\n");
+      psg_free(text);
+    }
+    if (f->next < psg_pass_num_children(f->p) && sp + 1 < (int)(sizeof stack / sizeof *stack)) {
+      psg_pass *c = psg_pass_get_child(f->p, f->next++);
+      bool runs = f->runs && psg_pass_context_pass_enabled(pc, psg_pass_get_info(c));
+      stack[++sp] = (struct frame){c, 0, runs};
+      continue;
+    }
+    if (sp-- == 0) break;
+  }
+}
+
+/* --dump-pipeline: the text (which parses back), the tree, and for an -O
+ * pipeline the default-pipeline passes it does not contain and why. */
+static void dump_pipeline(psg_ctx *ctx, psg_pass *p, psg_pass_context *pc) {
+  char *text = psg_pipeline_print(p);
+  printf("pipeline: %s\n", text ? text : "?");
+  psg_free(text);
+  printf("opt level: %d\n", psg_pass_context_opt_level(pc));
+  dump_tree(p, pc);
+  const char *name = psg_pass_info_name(psg_pass_get_info(p));
+  if (!(name[0] == 'O' && name[1] >= '0' && name[1] <= '3' && !name[2])) return;
+  int level = name[1] - '0';
+  printf("%s is TVM's default pipeline (tvm-behavior 7.2) restricted to the registered passes of\n"
+         "opt level <= %d; it grows as passes are registered. Left out of it now:\n",
+         name, level);
+  size_t shown = 0;
+  for (size_t i = 0; i < psg_default_pipeline_count(); i++) {
+    const char *n = psg_default_pipeline_name(i);
+    int lvl = psg_default_pipeline_opt_level(i);
+    bool registered = false;
+    for (size_t j = 0; j < psg_pass_registry_count(ctx) && !registered; j++)
+      registered = !strcmp(psg_pass_registry_name(ctx, j), n);
+    if (registered && lvl <= level) continue;
+    printf("  %-28s opt level %d, %s\n", n, lvl, registered ? "above this level" : "not registered yet");
+    shown++;
+  }
+  if (!shown) printf("  (nothing)\n");
+}
+
+/* IR printing and PrintIR go to stderr as they happen. */
+static void to_stderr(void *user, const char *text, size_t len) {
+  (void)user;
+  fwrite(text, 1, len, stderr);
+}
+
+static void stream_print_ir(void *user, const psg_diag *d) {
+  (void)user;
+  if (psg_diag_severity(d) == PSG_SEVERITY_NOTE && psg_diag_pass(d) && !strcmp(psg_diag_pass(d), "PrintIR"))
+    fprintf(stderr, "%s\n", psg_diag_message(d));
+}
+
+static void print_errors(psg_ctx *ctx) {
+  for (size_t i = 0; i < psg_ctx_diag_count(ctx); i++) {
+    const psg_diag *d = psg_ctx_get_diag(ctx, i);
+    if (psg_diag_severity(d) != PSG_SEVERITY_NOTE) fputs(psg_diag_rendered(d), stderr);
+  }
+}
+
+static void report_timing(psg_instrument *timing, const char *mode) {
+  char *s = !strcmp(mode, "flat")   ? psg_timing_render_flat(timing, 0)
+            : !strcmp(mode, "json") ? psg_timing_render_json(timing)
+                                    : psg_timing_render(timing);
+  if (s) {
+    if (!strcmp(mode, "tree")) fputs("pass timing (us, self us in [], % of total; % of parent):\n", stderr);
+    fputs(s, stderr);
+  }
+  psg_free(s);
+}
+
+static psg_status add_instruments(psg_ctx *ctx, opt_args *a, psg_pass_context *pc, psg_instrument **timing) {
+  psg_status st = PSG_OK;
+  if (a->print_flags || a->num_before || a->num_after) {
+    psg_instrument *pi = NULL;
+    a->before[a->num_before] = NULL;
+    a->after[a->num_after] = NULL;
+    st = psg_print_ir_instrument_create(ctx, a->before, a->after, a->print_flags, to_stderr, NULL, &pi);
+    if (!st) st = psg_pass_context_add_instrument(pc, pi);
+    psg_instrument_release(pi);
+  }
+  if (!st && a->time_passes) {
+    st = psg_timing_instrument_create(ctx, timing);
+    if (!st) st = psg_pass_context_add_instrument(pc, *timing);
+  }
+  return st;
+}
+
+int cmd_opt(int argc, char **argv) {
+  opt_args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc >= 0) return rc;
+  psg_ctx *ctx;
+  if (psg_ctx_create(NULL, &ctx)) return 1;
+  psg_ctx_set_diag_sink(ctx, stream_print_ir, NULL);
+  psg_pass_context *pc = NULL;
+  psg_pass *pipeline = NULL;
+  psg_module *in = NULL, *out = NULL;
+  psg_instrument *timing = NULL;
+  char level_name[4] = {'O', (char)('0' + (a.opt_level >= 0 ? a.opt_level : 2)), 0, 0};
+  psg_status st = build_context(ctx, &a, &pc);
+  if (!st) st = psg_pipeline_parse(ctx, a.pipeline ? a.pipeline : level_name, &pipeline);
+  if (!st && a.dump_pipeline) {
+    dump_pipeline(ctx, pipeline, pc);
+    goto done;
+  }
+  if (!st) st = add_instruments(ctx, &a, pc, &timing);
+  if (!st) st = cli_load_module(ctx, a.in, NULL, &in);
+  if (!st) st = psg_pass_context_enter(pc);
+  if (!st) {
+    st = psg_pass_run(pipeline, in, pc, &out);
+    psg_status ex = psg_pass_context_exit(pc);
+    if (!st) st = ex;
+  }
+  if (timing) report_timing(timing, a.time_passes);
+  if (!st) st = cli_save_module(ctx, out, a.out, a.no_meta ? PSG_PRINT_NO_METADATA : PSG_PRINT_DEFAULT);
+done:
+  if (st) print_errors(ctx);
+  rc = st ? 1 : 0;
+  psg_module_release(in);
+  psg_module_release(out);
+  psg_pass_release(pipeline);
+  psg_instrument_release(timing);
+  psg_pass_context_release(pc);
+  psg_ctx_release(ctx);
+  return rc;
+}
