@@ -17,6 +17,7 @@ static psg_status (*const registrations[])(psg_ctx *) = {
     psgi_register_dead_code,
     psgi_register_eliminate_common_subexpr,
     psgi_register_simplify_inference,
+    psgi_register_fold_scale_axis,
 
 };
 

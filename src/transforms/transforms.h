@@ -14,6 +14,7 @@ psg_status psgi_register_fold_constant(psg_ctx *ctx);
 psg_status psgi_register_dead_code(psg_ctx *ctx);
 psg_status psgi_register_eliminate_common_subexpr(psg_ctx *ctx);
 psg_status psgi_register_simplify_inference(psg_ctx *ctx);
+psg_status psgi_register_fold_scale_axis(psg_ctx *ctx);
 
 /* Types every Relay function of `mod` in place (checked_type caches) and
  * reports type errors as diagnostics; used by InferType and the interpreter. */

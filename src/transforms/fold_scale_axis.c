@@ -1,0 +1,297 @@
+/* Passage — FoldScaleAxis (tvm-behavior §6.7, §7.1): per-channel constant
+ * scales folded into the weights of the conv2d or dense next to them.
+ *   BackwardFoldScaleAxis (F, opt 3, required InferType):
+ *     multiply(conv2d(x, w), s)            -> conv2d(x, multiply(w, s'))
+ *     multiply(add(conv2d(x, w), b), s)    -> add(conv2d(x, multiply(w, s')), multiply(b, s))
+ *     (and nn.bias_add, and nn.dense along its output units)
+ *   ForwardFoldScaleAxis (F, opt 3, required InferType):
+ *     conv2d(multiply(x, s), w)            -> conv2d(x, multiply(w, s''))   (groups 1)
+ *   FoldScaleAxis (Sequential, opt 0): [Backward, Forward, FoldConstant], so
+ *     multiply(w, s') becomes one constant weight when w is a constant.
+ * s must be a constant that varies along the channel axis only; the folded
+ * node must have no other user (it would change for them too). Conv's zero
+ * padding commutes with a scale, so padding needs no care. */
+#include "ops/op_impl.h"
+#include "transforms/builder.h"
+#include "transforms/transforms.h"
+
+typedef struct folder {
+  psg_ctx *ctx;
+  psgi_map users; /* original node -> number of parents referencing it */
+} folder;
+
+static size_t users_of(const folder *f, const psg_expr *e) {
+  psgi_map_entry *en = psgi_map_get_ptr(&f->users, e);
+  return en ? (size_t)(uintptr_t)en->value : 0;
+}
+
+static psg_status count_users(psg_visitor *v, const psg_expr *e) {
+  folder *f = v->user;
+  for (uint32_t i = 0; i < e->nkids; i++) {
+    psgi_map_entry *en = psgi_map_put_ptr(&f->users, e->kids[i], NULL);
+    if (!en) return psgi_nomem(f->ctx);
+    en->value = (void *)((uintptr_t)en->value + 1);
+  }
+  return PSG_OK;
+}
+
+static bool is_call_of(const psg_expr *e, const char *op) {
+  const char *name = psgi_call_op_name(e);
+  return name && !strcmp(name, op);
+}
+
+/* Layouts ------------------------------------------------------------------------- */
+
+/* The axis of `c` in layout string `layout` ("NCHW": C -> 1), or -1. */
+static int axis_in(const char *layout, char c) {
+  const char *p = layout ? strchr(layout, c) : NULL;
+  return p && strlen(layout) == 4 ? (int)(p - layout) : -1;
+}
+
+/* Where a layer's output channels are: in its output (rank `out_rank`, from
+ * the typed original) and in its weight (rank `w_rank`). False for layers and
+ * layouts we do not fold. Reads only attrs, so `layer` may be a rewrite. */
+static bool channel_axes(const psg_expr *layer, int out_rank, int *out_axis, int *w_axis, int *w_rank) {
+  const psg_attrs *a = layer->u.attrs;
+  if (is_call_of(layer, "nn.dense")) {
+    *out_axis = out_rank - 1;
+    *w_axis = 0;
+    *w_rank = 2;
+    return true;
+  }
+  if (!is_call_of(layer, "nn.conv2d") || out_rank != 4) return false;
+  const char *out_layout = psgi_attr_str(a, "out_layout", "");
+  if (!out_layout[0]) out_layout = psgi_attr_str(a, "data_layout", "NCHW");
+  *out_axis = axis_in(out_layout, 'C');
+  *w_axis = axis_in(psgi_attr_str(a, "kernel_layout", "OIHW"), 'O');
+  *w_rank = 4;
+  return *out_axis >= 0 && *w_axis >= 0;
+}
+
+/* Scales ----------------------------------------------------------------------------- */
+
+/* True when `s` is a constant of `dtype` that broadcasts against a rank-`rank`
+ * tensor varying only along `axis` (extent `channels` or 1 there). */
+static bool is_channel_scale(const psg_expr *s, int dtype, int rank, int axis, int64_t channels) {
+  if (!s || s->kind != PSG_EXPR_CONSTANT) return false;
+  const psg_tensor *t = s->u.constant;
+  if (t->dtype != dtype || t->ndim > rank) return false;
+  for (int j = 0; j < t->ndim; j++) {
+    int i = rank - t->ndim + j;
+    int64_t d = t->shape[j];
+    if (d != 1 && !(i == axis && d == channels)) return false;
+  }
+  return true;
+}
+
+/* The scale's values laid out along `axis` of a rank-`rank` tensor (a
+ * constant sharing nothing with s: same bytes, new shape). */
+static psg_expr *scale_along(psgi_built *b, const psg_expr *s, int rank, int axis) {
+  const psg_tensor *t = s->u.constant;
+  int64_t shape[PSG_MAX_RANK];
+  int64_t n = psg_tensor_numel(t);
+  for (int i = 0; i < rank; i++) shape[i] = i == axis ? n : 1;
+  psg_tensor *r = NULL;
+  psg_status st = psg_tensor_create(b->ctx, t->dtype, shape, rank, t->data, &r);
+  if (st) {
+    if (!b->status) b->status = st;
+    return NULL;
+  }
+  psg_expr *c = psgi_build_constant(b, r);
+  psg_tensor_release(r);
+  return c;
+}
+
+/* layer(x, w) with w replaced by multiply(w, scale); the same attrs. */
+static psg_expr *rescaled_layer(psgi_built *b, const psg_expr *layer, psg_expr *scale) {
+  psg_expr *w = psgi_build_call(b, "multiply", (psg_expr *[]){layer->kids[2], scale}, 2, NULL);
+  if (!w) return NULL;
+  psg_expr *call = NULL;
+  psg_status st = psg_call_create(b->ctx, layer->kids[0], (psg_expr *[]){layer->kids[1], w}, 2, layer->u.attrs,
+                                  &layer->span, &call);
+  if (st) {
+    if (!b->status) b->status = st;
+    return NULL;
+  }
+  /* Owned by the scope like every other built node. */
+  if (!PSGI_VEC_PUSH(b->ctx, &b->exprs, call)) {
+    psg_expr_release(call);
+    if (!b->status) b->status = psgi_nomem(b->ctx);
+    return NULL;
+  }
+  return call;
+}
+
+/* Backward ------------------------------------------------------------------------------ */
+
+/* multiply(y, s) or multiply(s, y) where y (rewritten) is a foldable layer or
+ * a single-use add/bias_add of one. `orig` is the multiply before rewriting
+ * (for user counts and types), `now` after. */
+static psg_expr *fold_backward(psgi_built *b, const folder *f, const psg_expr *orig, const psg_expr *now) {
+  for (int side = 0; side < 2; side++) {
+    const psg_expr *y0 = orig->kids[1 + side], *y = now->kids[1 + side], *s = now->kids[2 - side];
+    const psg_type *yt = psgi_tensor_type_of(y0);
+    if (!yt || users_of(f, y0) != 1) continue;
+    const psg_expr *layer = y, *layer0 = y0, *bias = NULL;
+    bool bias_add = is_call_of(y, "nn.bias_add");
+    if (is_call_of(y, "add") || bias_add) {
+      if (y0->kind != PSG_EXPR_CALL || y0->nkids != 3) continue;
+      layer0 = y0->kids[1];
+      layer = y->kids[1];
+      bias = y->kids[2];
+      if (users_of(f, layer0) != 1) continue;
+    }
+    /* A layer folded a moment ago (a rewrite of layer0) folds again. */
+    int out_axis, w_axis, w_rank;
+    if (!channel_axes(layer, yt->n, &out_axis, &w_axis, &w_rank)) continue;
+    if (!is_channel_scale(s, yt->dtype, yt->n, out_axis, yt->dims[out_axis])) continue;
+    psg_expr *scaled = rescaled_layer(b, layer, scale_along(b, s, w_rank, w_axis));
+    if (!bias) return scaled;
+    /* (layer + bias) * s = layer*s + bias*s; bias_add's bias is 1-D. */
+    psg_expr *bias_scale = bias_add ? scale_along(b, s, 1, 0) : (psg_expr *)s;
+    psg_expr *new_bias = psgi_build_call(b, "multiply", (psg_expr *[]){(psg_expr *)bias, bias_scale}, 2, NULL);
+    return psgi_build_call(b, bias_add ? "nn.bias_add" : "add", (psg_expr *[]){scaled, new_bias}, 2,
+                           bias_add ? y->u.attrs : NULL);
+  }
+  return NULL;
+}
+
+/* Forward ------------------------------------------------------------------------------- */
+
+/* conv2d(multiply(x, s), w) with s along the input channels, groups 1. */
+static psg_expr *fold_forward(psgi_built *b, const folder *f, const psg_expr *orig, const psg_expr *now) {
+  if (!is_call_of(orig, "nn.conv2d") || psgi_attr_int(orig->u.attrs, "groups", 1) != 1) return NULL;
+  const psg_expr *m0 = orig->kids[1], *m = now->kids[1];
+  const psg_type *xt = psgi_tensor_type_of(m0);
+  if (!xt || xt->n != 4 || !is_call_of(m, "multiply") || users_of(f, m0) != 1) return NULL;
+  int in_axis = axis_in(psgi_attr_str(orig->u.attrs, "data_layout", "NCHW"), 'C');
+  int w_axis = axis_in(psgi_attr_str(orig->u.attrs, "kernel_layout", "OIHW"), 'I');
+  if (in_axis < 0 || w_axis < 0) return NULL;
+  for (int side = 0; side < 2; side++) {
+    psg_expr *x = m->kids[1 + side], *s = m->kids[2 - side];
+    if (!is_channel_scale(s, xt->dtype, 4, in_axis, xt->dims[in_axis])) continue;
+    psg_expr *w = psgi_build_call(b, "multiply", (psg_expr *[]){now->kids[2], scale_along(b, s, 4, w_axis)}, 2, NULL);
+    if (!w) return NULL;
+    psg_expr *call = NULL;
+    psg_status st = psg_call_create(b->ctx, now->kids[0], (psg_expr *[]){x, w}, 2, now->u.attrs, &now->span, &call);
+    if (st || !PSGI_VEC_PUSH(b->ctx, &b->exprs, call)) {
+      psg_expr_release(call);
+      if (!b->status) b->status = st ? st : psgi_nomem(b->ctx);
+      return NULL;
+    }
+    return call;
+  }
+  return NULL;
+}
+
+/* Driver ---------------------------------------------------------------------------------- */
+
+typedef psg_expr *(*fold_fn)(psgi_built *, const folder *, const psg_expr *, const psg_expr *);
+
+typedef struct fold_run {
+  folder f;
+  fold_fn fold;
+  const char *op; /* the call that anchors a fold */
+} fold_run;
+
+static psg_status fold_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  fold_run *r = m->user;
+  psg_status st = psg_mutator_default(m, e, out);
+  if (st || !is_call_of(e, r->op)) return st;
+  psgi_built b;
+  psgi_built_init(&b, m->ctx, &e->span);
+  psg_expr *folded = r->fold(&b, &r->f, e, *out);
+  st = b.status;
+  if (!st && folded) {
+    psg_expr_release(*out);
+    *out = psgi_built_keep(&b, folded);
+  }
+  psgi_built_fini(&b);
+  return st;
+}
+
+static psg_status run_fold(psg_expr *func, psg_module *mod, fold_fn fold, const char *op, psg_expr **out) {
+  *out = NULL;
+  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
+  if (st) return st;
+  fold_run r = {{func->ctx, {0}}, fold, op};
+  psgi_map_init(&r.f.users, func->ctx);
+  psg_visitor v = {NULL, count_users, &r.f};
+  st = psg_visit(func->ctx, &v, func);
+  if (!st) {
+    psg_mutator m;
+    psg_mutator_init(&m, func->ctx);
+    m.user = &r;
+    m.visit[PSG_EXPR_CALL] = fold_call;
+    st = psg_mutate(&m, func, out);
+    psg_mutator_fini(&m);
+  }
+  psgi_map_fini(&r.f.users);
+  return st;
+}
+
+static psg_status backward(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
+  (void)pc;
+  (void)user;
+  return run_fold(func, mod, fold_backward, "multiply", out);
+}
+
+static psg_status forward(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
+  (void)pc;
+  (void)user;
+  return run_fold(func, mod, fold_forward, "nn.conv2d", out);
+}
+
+static psg_status make_function_pass(psg_ctx *ctx, const char *name, psg_function_pass_fn fn, psg_pass **out) {
+  static const char *const required[] = {"InferType"};
+  psg_pass_info *info;
+  psg_status st = psg_pass_info_create(ctx, name, 3, required, 1, &info);
+  if (st) return st;
+  st = psg_create_function_pass(ctx, info, fn, NULL, NULL, out);
+  psg_pass_info_release(info);
+  return st;
+}
+
+static psg_status make_backward(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
+  (void)options;
+  (void)user;
+  return make_function_pass(ctx, "BackwardFoldScaleAxis", backward, out);
+}
+
+static psg_status make_forward(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
+  (void)options;
+  (void)user;
+  return make_function_pass(ctx, "ForwardFoldScaleAxis", forward, out);
+}
+
+/* TVM's FoldScaleAxis: a level-0 Sequential, so at -O2 only its FoldConstant runs. */
+static psg_status make_fold_scale_axis(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
+  (void)options;
+  (void)user;
+  *out = NULL;
+  psg_pass *children[3] = {NULL, NULL, NULL};
+  psg_pass_info *info = NULL;
+  psg_status st = make_backward(ctx, NULL, NULL, &children[0]);
+  if (!st) st = make_forward(ctx, NULL, NULL, &children[1]);
+  if (!st) st = psg_pass_get(ctx, "FoldConstant", NULL, &children[2]);
+  if (!st) st = psg_pass_info_create(ctx, "FoldScaleAxis", 0, NULL, 0, &info);
+  if (!st) st = psg_sequential(ctx, children, 3, info, out);
+  for (int i = 0; i < 3; i++) psg_pass_release(children[i]);
+  psg_pass_info_release(info);
+  return st;
+}
+
+psg_status psgi_register_fold_scale_axis(psg_ctx *ctx) {
+  static const char *const required[] = {"InferType"};
+  psg_status st = psgi_register_simple(ctx, "BackwardFoldScaleAxis", PSG_PASS_FUNCTION, 3, required, 1,
+                                       "fold a per-channel multiply after conv2d/dense into its weights",
+                                       make_backward);
+  if (!st)
+    st = psgi_register_simple(ctx, "ForwardFoldScaleAxis", PSG_PASS_FUNCTION, 3, required, 1,
+                              "fold a per-channel multiply before conv2d into its weights", make_forward);
+  if (!st)
+    st = psgi_register_simple(ctx, "FoldScaleAxis", PSG_PASS_SEQUENTIAL, 0, NULL, 0,
+                              "BackwardFoldScaleAxis, ForwardFoldScaleAxis, then FoldConstant",
+                              make_fold_scale_axis);
+  return st;
+}
