@@ -1,0 +1,172 @@
+/* Pipeline text tests (pass.h): parse → print → parse round trips with
+ * nesting and every kind of option value, located parse errors, option
+ * values for --config, and the registered -O pipelines O0..O3. */
+#include "test_pass_fixtures.h"
+
+/* Makes a pass that records its options, accepting any of a few keys. */
+static psg_status make_opt_pass(psg_ctx *ctx, psg_attrs *o, void *user, psg_pass **out) {
+  (void)o;
+  *out = fx_module_pass(ctx, user, 0, NULL, 0, fx_identity);
+  return PSG_OK;
+}
+
+static void register_fakes(psg_ctx *ctx) {
+  static const char *const opts[] = {"fuse_opt_level", "name", "ratio", "flag", "levels", "cfg", "none", NULL};
+  CHECK_OK(psg_pass_register(ctx, "Fuse", PSG_PASS_FUNCTION, 0, NULL, 0, opts, "t", make_opt_pass, "Fuse"));
+  CHECK_OK(psg_pass_register(ctx, "Fold", PSG_PASS_FUNCTION, 2, NULL, 0, opts, "t", make_opt_pass, "Fold"));
+}
+
+/* print(parse(text)) == want, and it parses back to itself. */
+static void round_trip(psg_ctx *ctx, const char *text, const char *want) {
+  psg_pass *p = NULL, *q = NULL;
+  CHECK_OK(psg_pipeline_parse(ctx, text, &p));
+  if (!p) return;
+  char *s = psg_pipeline_print(p);
+  CHECK_STR(s, want);
+  CHECK_OK(psg_pipeline_parse(ctx, s, &q));
+  char *s2 = q ? psg_pipeline_print(q) : NULL;
+  CHECK_STR(s2, s);
+  psg_free(s);
+  psg_free(s2);
+  psg_pass_release(p);
+  psg_pass_release(q);
+}
+
+static void test_round_trips(void) {
+  psg_ctx *ctx = check_ctx();
+  register_fakes(ctx);
+  round_trip(ctx, "Fold", "Fold");
+  round_trip(ctx, " Fold , Fuse ", "sequential(Fold,Fuse)");
+  round_trip(ctx, "sequential(InferType,Fold,Fuse{fuse_opt_level=2})",
+             "sequential(InferType,Fold,Fuse{fuse_opt_level=2})");
+  round_trip(ctx, "sequential[Outer,3](Fold, sequential(), sequential[In,1](Fuse{name=\"a \\\"q\\\" \\\\b\"}))",
+             "sequential[Outer,3](Fold,sequential(),sequential[In,1](Fuse{name=\"a \\\"q\\\" \\\\b\"}))");
+  round_trip(ctx, "Fuse{ratio=0.25, flag=false, levels=[1, -2, [3]], none=None}",
+             "Fuse{ratio=0.25,flag=false,levels=[1,-2,[3]],none=None}");
+  round_trip(ctx, "Fuse{cfg={auto_max_step=10,explicit_unroll=true}}", "Fuse{cfg={auto_max_step=10,explicit_unroll=true}}");
+  round_trip(ctx, "transform.Fold", "Fold");
+  round_trip(ctx, "relay._transform.Fold{fuse_opt_level=1}", "Fold{fuse_opt_level=1}");
+  /* The parsed structure, not only the text. */
+  psg_pass *p = NULL;
+  CHECK_OK(psg_pipeline_parse(ctx, "sequential[Outer,3](Fold,Fuse{fuse_opt_level=2})", &p));
+  CHECK_EQ_INT(psg_pass_kind(p), PSG_PASS_SEQUENTIAL);
+  CHECK_STR(psg_pass_info_name(psg_pass_get_info(p)), "Outer");
+  CHECK_EQ_INT(psg_pass_info_opt_level(psg_pass_get_info(p)), 3);
+  CHECK_EQ_INT(psg_pass_num_children(p), 2);
+  psg_attrs *o = psg_pass_get_options(psg_pass_get_child(p, 1));
+  CHECK_EQ_INT(psg_attr_get_int(psg_attrs_get(o, "fuse_opt_level")), 2);
+  CHECK(psg_pass_get_options(psg_pass_get_child(p, 0)) == NULL);
+  psg_pass_release(p);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+/* parse(text) fails with a message containing `msg` at column `col`. */
+static void parse_error(psg_ctx *ctx, const char *text, int col, const char *msg) {
+  psg_pass *p = NULL;
+  psg_ctx_clear_diags(ctx);
+  CHECK(psg_pipeline_parse(ctx, text, &p) != PSG_OK);
+  CHECK(p == NULL);
+  const psg_diag *d = psg_ctx_get_last_error(ctx);
+  CHECK(d != NULL);
+  if (!d) return;
+  CHECK_EQ_INT(psg_diag_col(d), col);
+  CHECK_STR(psg_diag_file(d), "<pipeline>");
+  if (!strstr(psg_diag_message(d), msg)) {
+    fprintf(stderr, "for '%s': got '%s', want '%s'\n", text, psg_diag_message(d), msg);
+    CHECK(false);
+  }
+}
+
+static void test_parse_errors(void) {
+  psg_ctx *ctx = check_ctx();
+  register_fakes(ctx);
+  parse_error(ctx, "", 1, "expected a pass name, found the end of the pipeline");
+  parse_error(ctx, "sequential(Fold,,Fuse)", 17, "expected a pass name");
+  parse_error(ctx, "sequential(Fold", 16, "expected ',' or ')' after a pass");
+  parse_error(ctx, "Fold Fuse", 6, "expected ',' or the end of the pipeline");
+  parse_error(ctx, "Fold,Fsue", 6, "cannot use Fsue to create the pass: no pass of that name is registered; did you mean 'Fuse'?");
+  parse_error(ctx, "Fuse{fuse_opt_level}", 20, "expected '=' after option 'fuse_opt_level'");
+  parse_error(ctx, "Fuse{fuse_opt_level=}", 21, "expected an option value");
+  parse_error(ctx, "Fuse{name=\"abc}", 11, "unterminated string");
+  parse_error(ctx, "Fuse{fuse_opt_levl=1}", 1, "pass 'Fuse' has no option 'fuse_opt_levl'; did you mean 'fuse_opt_level'?");
+  parse_error(ctx, "sequential[X](Fold)", 13, "expected sequential[NAME,LEVEL]");
+  parse_error(ctx, "sequential Fold", 12, "expected '(' after sequential");
+  /* Nesting is capped, so hostile input cannot exhaust the stack. */
+  char deep[1200] = "";
+  for (int i = 0; i < 100; i++) strcat(deep, "sequential(");
+  parse_error(ctx, deep, 1 + 64 * 11, "pipeline nested too deeply (limit 64)");
+  psg_ctx_clear_diags(ctx);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+static void test_parse_value(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_attr *v = NULL;
+  CHECK_OK(psg_pipeline_parse_value(ctx, " 42 ", &v));
+  CHECK(psg_attr_kind(v) == PSG_ATTR_INT && psg_attr_get_int(v) == 42);
+  psg_attr_release(v);
+  CHECK_OK(psg_pipeline_parse_value(ctx, "-1.5e1", &v));
+  CHECK(psg_attr_kind(v) == PSG_ATTR_FLOAT && psg_attr_get_float(v) == -15.0);
+  psg_attr_release(v);
+  CHECK_OK(psg_pipeline_parse_value(ctx, "{a=[true,\"x\"],b={c=1}}", &v));
+  CHECK(psg_attr_kind(v) == PSG_ATTR_DICT);
+  psg_attrs *d = psg_attr_get_dict(v);
+  CHECK_EQ_INT(psg_attr_list_len(psg_attrs_get(d, "a")), 2);
+  CHECK_EQ_INT(psg_attr_get_int(psg_attrs_get(psg_attr_get_dict(psg_attrs_get(d, "b")), "c")), 1);
+  psg_attr_release(v);
+  v = NULL;
+  CHECK_EQ_INT(psg_pipeline_parse_value(ctx, "1 2", &v), PSG_ERR_PARSE);
+  CHECK(v == NULL && psg_diag_col(psg_ctx_get_last_error(ctx)) == 3);
+  CHECK_EQ_INT(psg_pipeline_parse_value(ctx, "maybe", &v), PSG_ERR_PARSE);
+  psg_ctx_clear_diags(ctx);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+/* O0..O3: TVM's default pipeline order, registered passes of level <= N. */
+static void check_level(psg_ctx *ctx, int level) {
+  char name[4] = {'O', (char)('0' + level), 0, 0};
+  psg_pass *p = NULL;
+  CHECK_OK(psg_pipeline_parse(ctx, name, &p));
+  if (!p) return;
+  CHECK_STR(psg_pass_info_name(psg_pass_get_info(p)), name);
+  char *text = psg_pipeline_print(p);
+  CHECK_STR(text, name); /* prints as its registry name, which parses back */
+  psg_free(text);
+  size_t k = 0;
+  for (size_t i = 0; i < psg_default_pipeline_count(); i++) {
+    const char *n = psg_default_pipeline_name(i);
+    bool registered = false;
+    for (size_t j = 0; j < psg_pass_registry_count(ctx); j++) registered |= !strcmp(psg_pass_registry_name(ctx, j), n);
+    if (!registered || psg_default_pipeline_opt_level(i) > level) continue;
+    psg_pass *c = psg_pass_get_child(p, k++);
+    CHECK(c && !strcmp(psg_pass_info_name(psg_pass_get_info(c)), n));
+  }
+  CHECK_EQ_INT(psg_pass_num_children(p), k);
+  psg_pass_release(p);
+}
+
+static void test_opt_levels(void) {
+  psg_ctx *ctx = check_ctx();
+  CHECK_EQ_INT(psg_default_pipeline_count(), 23);
+  CHECK_STR(psg_default_pipeline_name(0), "RemoveUnusedFunctions");
+  CHECK_STR(psg_default_pipeline_name(22), "FuseOps");
+  CHECK_EQ_INT(psg_default_pipeline_opt_level(5), 3); /* EliminateCommonSubexpr */
+  for (int level = 0; level < 4; level++) check_level(ctx, level);
+  /* The levels grow as passes are registered: FuseOps ends every level. */
+  CHECK_OK(psg_pass_register(ctx, "FuseOps", PSG_PASS_FUNCTION, 0, NULL, 0, NULL, "t", make_opt_pass, "FuseOps"));
+  for (int level = 0; level < 4; level++) check_level(ctx, level);
+  psg_pass *p = NULL;
+  CHECK_OK(psg_pipeline_parse(ctx, "O1", &p));
+  size_t n = psg_pass_num_children(p);
+  CHECK(n >= 1 && !strcmp(psg_pass_info_name(psg_pass_get_info(psg_pass_get_child(p, n - 1))), "FuseOps"));
+  psg_pass_release(p);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+int main(void) {
+  RUN_TEST(test_round_trips);
+  RUN_TEST(test_parse_errors);
+  RUN_TEST(test_parse_value);
+  RUN_TEST(test_opt_levels);
+  return check_finish();
+}
