@@ -18,7 +18,7 @@ static psg_status same_bytes_kernel(psgi_op_call *call, psgi_value *const *args,
   void *data;
   psg_status st = psgi_kernel_alloc(call, out_type, &t, &data);
   if (st) return st;
-  memcpy(data, x->data, x->nbytes < t->nbytes ? x->nbytes : t->nbytes);
+  if (t->nbytes) memcpy(data, x->data, t->nbytes); /* an empty tensor may have no buffer */
   return psgi_kernel_result(call, t, out);
 }
 

@@ -113,6 +113,7 @@ psg_status psgi_take_kernel(psgi_op_call *call, psgi_value *const *args, size_t 
   void *data;
   if ((st = psgi_kernel_alloc(call, out_type, &t, &data))) return st;
   size_t esize = psg_dtype_size(x->dtype), row = (size_t)Q * esize;
+  if (!row) return psgi_kernel_result(call, t, out); /* empty rows: nothing to read */
   char *dst = data;
   const char *src = x->data;
   for (int64_t b = 0; b < B; b++)
@@ -174,7 +175,7 @@ psg_status psgi_gather_nd_kernel(psgi_op_call *call, psgi_value *const *args, si
   psg_status st = psgi_kernel_alloc(call, out_type, &t, &data);
   if (st) return st;
   size_t esize = psg_dtype_size(x->dtype);
-  for (int64_t y = 0; y < Y; y++) {
+  for (int64_t y = 0; y < Y && T > 0; y++) {
     int64_t off = inner_y ? (y / inner_y) * batch_stride : 0;
     for (int j = 0; j < m; j++) {
       int64_t v = psgi_load_i(idx->dtype, idx->data, (size_t)(j * Y + y)), d = x->shape[bd + j];

@@ -568,6 +568,32 @@ static void test_broadcast_tile_repeat_reverse(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* Zero-element tensors have no buffer: every kernel must cope. */
+static void test_empty(void) {
+  ctx = check_ctx();
+  check_tensor(__LINE__, eval("reshape", A("newshape", L("3,0"), "allowzero", B(true), NULL), 1, iota("0,3")),
+               "float32(3, 0)", NULL, 0);
+  check_tensor(__LINE__, eval("transpose", NULL, 1, iota("0,3")), "float32(3, 0)", NULL, 0);
+  check_tensor(__LINE__, eval("strided_slice", A("begin", L("2"), "end", L("1"), NULL), 1, iota("4")), "float32(0,)",
+               NULL, 0);
+  check_tensor(__LINE__, eval("take", A("axis", I(0), NULL), 2, iota("2,0,3"), V(I32, "1", (const double[]){1})),
+               "float32(1, 0, 3)", NULL, 0);
+  check_tensor(__LINE__, eval("take", A("axis", I(1), NULL), 2, iota("2,3"), V(I32, "0", NULL)), "float32(2, 0)", NULL,
+               0);
+  EVAL_ERR("take: cannot take from an axis of extent 0",
+           eval("take", A("axis", I(0), NULL), 2, iota("0,3"), V(I32, "1", (const double[]){0})));
+  check_tensor(__LINE__, eval("take", A("axis", I(0), NULL), 2, iota("2,0"), V(I32, "1", (const double[]){1})),
+               "float32(1, 0)", NULL, 0);
+  check_tensor(__LINE__, eval("concatenate", NULL, 1, tuple_of(2, iota("0,2"), iota("1,2"))), "float32(1, 2)",
+               VALS(0, 1));
+  check_tensor(__LINE__, eval("argsort", NULL, 1, iota("2,0")), "int32(2, 0)", NULL, 0);
+  check_tensor(__LINE__, eval("tile", A("reps", L("3"), NULL), 1, iota("0")), "float32(0,)", NULL, 0);
+  check_tensor(__LINE__, eval("gather_nd", NULL, 2, iota("2,0"), V(I32, "1,1", (const double[]){1})), "float32(1, 0)",
+               NULL, 0);
+  check_tensor(__LINE__, eval("ndarray_size", NULL, 1, iota("2,0")), "int32()", VALS(0));
+  CHECK_CTX_CLEAN(ctx);
+}
+
 static void test_layout_transform(void) {
   ctx = check_ctx();
 #define LT(s, d) A("src_layout", S(s), "dst_layout", S(d), NULL)
@@ -703,6 +729,7 @@ int main(void) {
   RUN_TEST(test_take);
   RUN_TEST(test_gather_nd);
   RUN_TEST(test_broadcast_tile_repeat_reverse);
+  RUN_TEST(test_empty);
   RUN_TEST(test_layout_transform);
   RUN_TEST(test_shape_of_ndarray_size);
   RUN_TEST(test_argsort_topk);
