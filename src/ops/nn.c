@@ -178,7 +178,8 @@ static psg_status bias_add_rel(psgi_op_call *call, const psg_type *const *args, 
                         (long long)axis, psgi_shape_str(data, buf, sizeof buf));
   int64_t d = data->dims[a];
   if (bias->n != 1 || (d != PSG_DIM_UNKNOWN && bias->dims[0] != PSG_DIM_UNKNOWN && bias->dims[0] != d))
-    return psgi_op_fail(call, PSG_ERR_TYPE, "nn.bias_add: bias must have shape (%lld,) to match axis %lld of %s, got %s",
+    return psgi_op_fail(call, PSG_ERR_TYPE,
+                        "nn.bias_add: bias must have shape (%lld,) to match axis %lld of %s, got %s",
                         (long long)d, (long long)a, psgi_shape_str(data, buf, sizeof buf),
                         psgi_shape_str(bias, buf2, sizeof buf2));
   if (bias->dtype != data->dtype)

@@ -173,6 +173,9 @@ static psg_status conv_setup(psgi_op_call *call, bool transpose, const psg_type 
                           (long long)ks[0], (long long)ks[1], psgi_shape_str(weight, buf, sizeof buf));
     g->kh = ks[0], g->kw = ks[1];
   }
+  if ((known(g->kh) && g->kh < 1) || (known(g->kw) && g->kw < 1))
+    return psgi_op_fail(call, PSG_ERR_TYPE, "%s: the kernel must be at least 1x1, got %s", op,
+                        psgi_shape_str(weight, buf, sizeof buf));
   int64_t channels = psgi_attr_int(a, "channels", -1);
   if ((st = transpose ? check_transpose(call, g, channels) : check_forward(call, g, channels))) return st;
   if ((st = out_extent(call, transpose, "height", g->h, g->kh, g->dh, g->sh, g->pt + g->pb, g->oph, &g->oh)) ||
@@ -329,7 +332,8 @@ static psg_status conv_kernel(psgi_op_call *call, bool transpose, psgi_value *co
   *out = NULL;
   psg_tensor *x = psgi_value_as_tensor(args[0]), *w = psgi_value_as_tensor(args[1]);
   const psg_type *xt = psgi_value_type(call->ctx, args[0]), *wt = psgi_value_type(call->ctx, args[1]);
-  if (!x || !w || !xt || !wt) return psgi_op_fail(call, PSG_ERR_TYPE, "%s: arguments must be tensors", psgi_nn_name(call));
+  if (!x || !w || !xt || !wt)
+    return psgi_op_fail(call, PSG_ERR_TYPE, "%s: arguments must be tensors", psgi_nn_name(call));
   conv_geom g;
   psg_status st = conv_setup(call, transpose, xt, wt, &g);
   if (st) return st;

@@ -26,7 +26,8 @@ static psg_status matmul_rel(psgi_op_call *call, bool ta, bool tb, const psg_typ
   if (ta) dims[a->n - 2] = a->dims[a->n - 1];
   int64_t bk = tb ? b->dims[1] : b->dims[0], n = tb ? b->dims[0] : b->dims[1];
   if (k != PSG_DIM_UNKNOWN && bk != PSG_DIM_UNKNOWN && k != bk)
-    return psgi_op_fail(call, PSG_ERR_TYPE, "%s: input dimension %lld does not match the weight's %lld (data %s, weight %s)",
+    return psgi_op_fail(call, PSG_ERR_TYPE,
+                        "%s: input dimension %lld does not match the weight's %lld (data %s, weight %s)",
                         op, (long long)k, (long long)bk, psgi_shape_str(a, sa, sizeof sa),
                         psgi_shape_str(b, sb, sizeof sb));
   int64_t units = psgi_attr_int(call->attrs, "units", -1);
@@ -71,7 +72,8 @@ psg_status psgi_nn_batch_matmul_rel(psgi_op_call *call, const psg_type *const *a
     return psgi_op_fail(call, PSG_ERR_TYPE, "nn.batch_matmul: batch dimensions don't match, x shape=%s, y shape=%s",
                         psgi_shape_str(x, sx, sizeof sx), psgi_shape_str(y, sy, sizeof sy));
   if (!dim_eq(xk, yk))
-    return psgi_op_fail(call, PSG_ERR_TYPE, "nn.batch_matmul: reduction dimensions %lld and %lld don't match, x shape=%s, y shape=%s",
+    return psgi_op_fail(call, PSG_ERR_TYPE,
+                        "nn.batch_matmul: reduction dimensions %lld and %lld don't match, x shape=%s, y shape=%s",
                         (long long)xk, (long long)yk, psgi_shape_str(x, sx, sizeof sx),
                         psgi_shape_str(y, sy, sizeof sy));
   int64_t dims[3] = {xb == PSG_DIM_UNKNOWN || yb == PSG_DIM_UNKNOWN ? PSG_DIM_UNKNOWN : xb > yb ? xb : yb, xi, yj};

@@ -30,8 +30,10 @@ static psg_status pad_widths(psgi_op_call *call, int ndim, int64_t *before, int6
   for (size_t i = 0; i < n; i++) {
     psg_attr *p = psg_attr_list_get(pw, i);
     if (psg_attr_kind(p) != PSG_ATTR_LIST || psg_attr_list_len(p) != 2 ||
-        psg_attr_kind(psg_attr_list_get(p, 0)) != PSG_ATTR_INT || psg_attr_kind(psg_attr_list_get(p, 1)) != PSG_ATTR_INT)
-      return psgi_op_fail(call, PSG_ERR_TYPE, "nn.pad: each pad width element should be a pair of ints but at index %zu it is not",
+        psg_attr_kind(psg_attr_list_get(p, 0)) != PSG_ATTR_INT ||
+        psg_attr_kind(psg_attr_list_get(p, 1)) != PSG_ATTR_INT)
+      return psgi_op_fail(call, PSG_ERR_TYPE,
+                          "nn.pad: each pad width element should be a pair of ints but at index %zu it is not",
                           i);
     before[i] = psg_attr_get_int(psg_attr_list_get(p, 0));
     after[i] = psg_attr_get_int(psg_attr_list_get(p, 1));
@@ -60,13 +62,15 @@ psg_status psgi_nn_pad_rel(psgi_op_call *call, const psg_type *const *args, size
     }
     dims[i] = d + before[i] + after[i];
     if (dims[i] < 0)
-      return psgi_op_fail(call, PSG_ERR_TYPE, "nn.pad: output shape post padding should be positive but got %lld on axis %d",
+      return psgi_op_fail(call, PSG_ERR_TYPE,
+                          "nn.pad: output shape post padding should be positive but got %lld on axis %d",
                           (long long)dims[i], i);
     /* Reflection mirrors around the edge element without repeating it, so
      * it reaches at most d - 1 elements out; edge needs an element to copy. */
     int64_t most = before[i] > after[i] ? before[i] : after[i];
     if (mode == PAD_REFLECT && most > 0 && most > d - 1)
-      return psgi_op_fail(call, PSG_ERR_TYPE, "nn.pad: reflect padding %lld on axis %d must be smaller than its extent %lld",
+      return psgi_op_fail(call, PSG_ERR_TYPE,
+                          "nn.pad: reflect padding %lld on axis %d must be smaller than its extent %lld",
                           (long long)most, i, (long long)d);
     if (mode == PAD_EDGE && most > 0 && d == 0)
       return psgi_op_fail(call, PSG_ERR_TYPE, "nn.pad: edge padding of the empty axis %d", i);

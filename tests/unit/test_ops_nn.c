@@ -239,6 +239,7 @@ static void test_conv2d_rel(void) {
   REL_ERR("weight must be 4-D", "nn.conv2d", NULL, 2, x, T32(2, 3, 3));
   REL_ERR("the dilated kernel height 5 is larger than the padded input height 4", "nn.conv2d",
           attrs("dilation", INTS(2, 1), NULL), 2, T32(1, 3, 4, 4), w);
+  REL_ERR("the kernel must be at least 1x1, got (2, 3, 0, 3)", "nn.conv2d", NULL, 2, x, T32(2, 3, 0, 3));
   REL_ERR("strides must be at least 1", "nn.conv2d", attrs("strides", INTS(0, 1), NULL), 2, x, w);
   REL_ERR("groups must be at least 1", "nn.conv2d", attrs("groups", a_int(0), NULL), 2, x, w);
   REL_ERR("unknown out_dtype 'float7'", "nn.conv2d", attrs("out_dtype", a_str("float7"), NULL), 2, x, w);
