@@ -161,6 +161,14 @@ def _py_instrument(ptr):
     obj = _ffi.handle_obj(user) if user else None
     if isinstance(obj, PassInstrument):
         return obj
+    if s(lib.psg_instrument_name(ptr)) == "PassTimingInstrument":
+        # A timing instrument whose Python wrapper is gone: a new wrapper
+        # renders the same profile.
+        obj = PassTimingInstrument.__new__(PassTimingInstrument)
+        lib.psg_instrument_retain(ptr)
+        obj._c_ptr = ptr
+        _c_backed[ptr] = obj
+        return obj
     return _ForeignInstrument(ptr)
 
 
