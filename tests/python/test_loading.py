@@ -38,9 +38,15 @@ def test_missing_library_is_a_clear_import_error(tmp_path):
 
 
 def test_pip_install_offline(tmp_path):
+    # Install from a copy: a setup.py build writes build/ and *.egg-info
+    # next to setup.py, and two builds' test runs may run at once.
+    import shutil
+    src = tmp_path / "src"
+    shutil.copytree(PYTHON_DIR, str(src),
+                    ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     target = tmp_path / "site"
     res = subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-deps",
-                          "--target", str(target), PYTHON_DIR],
+                          "--target", str(target), str(src)],
                          env=dict(os.environ, PASSAGE_BUNDLE_LIBRARY=passage.library_path,
                                   PIP_NO_CACHE_DIR="1"),
                          capture_output=True, text=True, timeout=600, cwd=str(tmp_path))
