@@ -323,3 +323,63 @@ def test_current_context_scoping():
     with pytest.raises(passage.PassError):
         a.__exit__(None, None, None)  # not entered: an error, nothing popped
     assert PassContext.current() == outer
+
+
+def test_prim_func_pass_decorator():
+    seen = []
+
+    @transform.prim_func_pass(opt_level=0, name="PrimNoop")
+    def prim(func, mod, ctx):
+        seen.append(func)
+        return func
+
+    assert isinstance(prim, transform.PrimFuncPass)
+    assert prim.info.name == "PrimNoop"
+    m = example_module()
+    out = prim(m)
+    assert seen == []  # Relay functions are not PrimFuncs: untouched
+    assert passage.structural_equal(out, m)
+
+    @transform.prim_func_pass(opt_level=2)
+    class ClassPrim:
+        def transform_function(self, func, mod, ctx):
+            return func
+
+    assert isinstance(ClassPrim(), transform.PrimFuncPass) and ClassPrim().info.opt_level == 2
+
+
+def test_passes_registered_later_appear_by_name():
+    # Register a C-level pass through the public C API after import, as
+    # another component would; its TVM-style constructor appears at once.
+    import ctypes
+    from passage import _ffi
+
+    assert "LateAddedPass" not in dir(relay.transform)
+    made = []
+
+    def ctor(c, options, user, out):
+        @transform.module_pass(opt_level=1, name="LateAddedPass")
+        def late(mod, ctx):
+            made.append("ran")
+            return mod
+        out[0] = late.__dict__.pop("_ptr")  # hand the reference over to C
+        return 0
+
+    CTOR = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                            ctypes.POINTER(ctypes.c_void_p))
+    cb = _ffi.immortal(CTOR(ctor))
+    register = _ffi.lib.psg_pass_register
+    register.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
+                         ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p, CTOR,
+                         ctypes.c_void_p]
+    assert register(_ffi.CTX, b"LateAddedPass", 1, 1, None, 0, None, b"registered by a test",
+                    cb, None) == 0
+
+    assert "LateAddedPass" in dir(relay.transform)
+    assert transform.list_passes()["LateAddedPass"]["help"] == "registered by a test"
+    p = relay.transform.LateAddedPass()
+    assert isinstance(p, transform.ModulePass) and p.info.name == "LateAddedPass"
+    m = example_module()
+    assert p(m).same_as(m) and made == ["ran"]
+    assert transform.get_pass("transform.LateAddedPass").info.name == "LateAddedPass"
+    assert transform.parse_pipeline("LateAddedPass").info.name == "LateAddedPass"
