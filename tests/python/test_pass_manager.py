@@ -383,3 +383,29 @@ def test_passes_registered_later_appear_by_name():
     assert p(m).same_as(m) and made == ["ran"]
     assert transform.get_pass("transform.LateAddedPass").info.name == "LateAddedPass"
     assert transform.parse_pipeline("LateAddedPass").info.name == "LateAddedPass"
+
+
+def test_pass_config_dict_option():
+    # tvm-behavior §2.7 (test_node_reflection.test_pass_config)
+    ctx = PassContext(config={"tir.UnrollLoop": {"auto_max_step": 10}})
+    cfg = ctx.config["tir.UnrollLoop"]
+    assert cfg["auto_max_step"] == 10 and cfg["explicit_unroll"] is True  # default filled in
+    with pytest.raises(AttributeError, match="invalid"):
+        PassContext(config={"tir.UnrollLoop": {"invalid": 1}})
+    with pytest.raises(AttributeError):
+        PassContext(config={"tir.UnrollLoop": 1})
+    with pytest.raises(AttributeError, match="is None"):
+        PassContext(config={"tir.UnrollLoop": None})
+    assert PassContext.list_configs()["relay.backend.use_auto_scheduler"]["type"] == "IntImm"
+
+
+def test_immutable_module_config_with_python_pass():
+    @transform.module_pass(opt_level=0)
+    def rebuilds(mod, ctx):
+        new = passage.IRModule()
+        new.update(mod)
+        return new
+
+    with PassContext(config={"testing.immutable_module": True}):
+        out = rebuilds(example_module())
+    assert "main" in out
