@@ -8,6 +8,8 @@ void lexer_init(lexer *lx, const char *src, size_t len) {
   lx->line_start = src;
   lx->line = 1;
   lx->error = NULL;
+  lx->error_at = lx->error_line_start = NULL;
+  lx->error_line = 0;
 }
 
 size_t lexer_line_len(const lexer *lx, const char *line_start) {
@@ -38,6 +40,8 @@ static void skip_space_and_comments(lexer *lx) {
     } else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '/') {
       while (lx->p < lx->end && *lx->p != '\n') lx->p++;
     } else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '*') {
+      const char *start = lx->p, *start_line = lx->line_start;
+      int line = lx->line;
       lx->p += 2;
       while (lx->p < lx->end && !(*lx->p == '*' && lx->p + 1 < lx->end && lx->p[1] == '/')) {
         if (*lx->p == '\n') {
@@ -49,6 +53,9 @@ static void skip_space_and_comments(lexer *lx) {
       }
       if (lx->p >= lx->end) {
         lx->error = "unterminated /* comment";
+        lx->error_at = start;
+        lx->error_line_start = start_line;
+        lx->error_line = line;
         return;
       }
       lx->p += 2;
@@ -98,6 +105,12 @@ token lexer_next(lexer *lx) {
   if (lx->error || lx->p >= lx->end) {
     t.kind = lx->error ? TOK_ERROR : TOK_EOF;
     t.len = 0;
+    if (lx->error && lx->error_at) {
+      t.text = lx->error_at;
+      t.line = lx->error_line;
+      t.line_start = lx->error_line_start;
+      t.col = (int)(lx->error_at - lx->error_line_start) + 1;
+    }
     return t;
   }
   char c = *lx->p;
@@ -120,6 +133,7 @@ token lexer_next(lexer *lx) {
     }
     if (lx->p >= lx->end || *lx->p != '"') {
       t.kind = TOK_ERROR;
+      t.text--; /* from the opening quote */
       t.len = (size_t)(lx->p - t.text);
       lx->error = "unterminated string";
       return t;
@@ -139,7 +153,7 @@ token lexer_next(lexer *lx) {
     /* One (possibly multi-byte) character that starts no token. */
     lx->p++;
     while (lx->p < lx->end && ((unsigned char)*lx->p & 0xC0) == 0x80) lx->p++;
-    t.kind = TOK_ERROR;
+    t.kind = TOK_BAD;
   }
   t.len = (size_t)(lx->p - t.text);
   return t;

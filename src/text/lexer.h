@@ -15,7 +15,8 @@ enum {
   TOK_FLOAT,   /* 1.5, 1f, 1e-05f, 2f16 */
   TOK_STRING,  /* "NCHW" (text excludes the quotes; escapes kept) */
   TOK_PUNCT,   /* one of ( ) [ ] { } , ; : = . # ? and "->" */
-  TOK_ERROR    /* a character that starts no token; text is it */
+  TOK_BAD,     /* a character that starts no token; text is it */
+  TOK_ERROR    /* an unterminated string or comment: the token stream ends */
 };
 
 typedef struct token {
@@ -31,6 +32,9 @@ typedef struct lexer {
   const char *line_start;
   int line;
   const char *error; /* set for an unterminated string or comment */
+  /* Where that string or comment starts: the error token points there. */
+  const char *error_at, *error_line_start;
+  int error_line;
 } lexer;
 
 void lexer_init(lexer *lx, const char *src, size_t len);

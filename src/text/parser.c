@@ -6,6 +6,7 @@
  * after MAX_ERRORS. Checks: names are defined, ops and attributes exist,
  * argument counts fit, global functions exist and are defined once. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "ops/op_table.h"
@@ -15,13 +16,16 @@
 enum { MAX_DEPTH = 256, MAX_ERRORS = 20 };
 
 /* A name in scope: a local (%x) bound to an expression. Scopes are undone by
- * replaying an undo log. */
+ * replaying an undo log. The log keeps entry indexes, not pointers: the map's
+ * dense entry array moves when it grows. */
 typedef struct binding {
-  psg_expr *expr; /* NULL: poisoned by an earlier error (uses stay silent) */
+  psg_expr *expr;     /* NULL: poisoned by an earlier error (uses stay silent) */
+  size_t undo_index;  /* its position in the undo log: >= a scope's mark means
+                         "defined in that scope", an O(1) redefinition check */
 } binding;
 
 typedef struct undo {
-  psgi_map_entry *slot;
+  size_t slot; /* index into scope.entries */
   binding *prev;
 } undo;
 
@@ -32,8 +36,10 @@ typedef struct parser {
   lexer lx;
   token tok, next; /* current and one-token lookahead */
   int depth;
+  int nest; /* brackets opened and not closed among consumed tokens */
   int errors;
   bool gave_up;
+  bool lex_error_reported;
   psgi_map scope;  /* name (in source) -> binding* */
   PSGI_VEC(undo) undo_log;
   psgi_arena arena;
@@ -45,6 +51,11 @@ typedef struct parser {
 /* Tokens ------------------------------------------------------------------- */
 
 static void advance(parser *ps) {
+  if (ps->tok.kind == TOK_PUNCT && ps->tok.len == 1) {
+    char c = ps->tok.text[0];
+    if (c == '(' || c == '[' || c == '{') ps->nest++;
+    else if (c == ')' || c == ']' || c == '}') ps->nest--;
+  }
   ps->tok = ps->next;
   ps->next = lexer_next(&ps->lx);
 }
@@ -52,6 +63,10 @@ static void advance(parser *ps) {
 static psg_status error_at(parser *ps, const token *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static psg_status error_at(parser *ps, const token *t, const char *fmt, ...) {
   if (ps->gave_up) return PSG_ERR_PARSE;
+  /* A lexer error (unterminated string or comment) ends the token stream;
+   * whoever meets it first reports the lexer's message, once. */
+  bool lex_error = t->kind == TOK_ERROR;
+  if (lex_error && ps->lex_error_reported) return PSG_ERR_PARSE;
   if (++ps->errors > MAX_ERRORS) {
     ps->gave_up = true;
     psgi_diag_add(ps->ctx, PSG_SEVERITY_ERROR, PSG_ERR_PARSE, ps->file, t->line, t->col, NULL, 0, NULL,
@@ -59,12 +74,25 @@ static psg_status error_at(parser *ps, const token *t, const char *fmt, ...) {
     return PSG_ERR_PARSE;
   }
   char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  psgi_diag_add(ps->ctx, PSG_SEVERITY_ERROR, PSG_ERR_PARSE, ps->file, t->line, t->col, t->line_start,
-                lexer_line_len(&ps->lx, t->line_start), NULL, "%s", msg);
+  if (lex_error) {
+    ps->lex_error_reported = true;
+    snprintf(msg, sizeof msg, "%s", ps->lx.error);
+  } else {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+  }
+  /* The echoed source line: control bytes (NUL, escapes) become '?', so
+   * binary input cannot cut the diagnostic short or drive the terminal. */
+  char line[200];
+  size_t n = lexer_line_len(&ps->lx, t->line_start);
+  if (n > sizeof line) n = sizeof line;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)t->line_start[i];
+    line[i] = (c < 0x20 && c != '\t') || c == 0x7f ? '?' : (char)c;
+  }
+  psgi_diag_add(ps->ctx, PSG_SEVERITY_ERROR, PSG_ERR_PARSE, ps->file, t->line, t->col, line, n, NULL, "%s", msg);
   return PSG_ERR_PARSE;
 }
 
@@ -72,9 +100,12 @@ static psg_status error_at(parser *ps, const token *t, const char *fmt, ...) {
 static const char *tok_desc(const token *t, char *buf, size_t n) {
   switch (t->kind) {
   case TOK_EOF: return "end of input";
-  case TOK_ERROR:
-    if (t->len == 0 || t->text[0] == '"') return "an unterminated string";
-    snprintf(buf, n, "unexpected character '%.*s'", (int)t->len, t->text);
+  case TOK_ERROR: return t->len && t->text[0] == '"' ? "an unterminated string" : "an unterminated comment";
+  case TOK_BAD:
+    if (t->len == 1 && ((unsigned char)t->text[0] < 0x20 || (unsigned char)t->text[0] >= 0x7f))
+      snprintf(buf, n, "unexpected byte 0x%02x", (unsigned char)t->text[0]);
+    else
+      snprintf(buf, n, "unexpected character '%.*s'", (int)t->len, t->text);
     return buf;
   case TOK_LOCAL: snprintf(buf, n, "'%%%.*s'", (int)(t->len > 40 ? 40 : t->len), t->text); return buf;
   case TOK_GLOBAL: snprintf(buf, n, "'@%.*s'", (int)(t->len > 40 ? 40 : t->len), t->text); return buf;
@@ -105,9 +136,10 @@ static size_t scope_mark(parser *ps) { return ps->undo_log.len; }
 static void scope_restore(parser *ps, size_t mark) {
   while (ps->undo_log.len > mark) {
     undo u = ps->undo_log.data[--ps->undo_log.len];
-    binding *cur = u.slot->value;
+    psgi_map_entry *slot = &ps->scope.entries[u.slot];
+    binding *cur = slot->value;
     if (cur && cur->expr) psg_expr_release(cur->expr);
-    u.slot->value = u.prev;
+    slot->value = u.prev;
   }
 }
 
@@ -117,16 +149,16 @@ static bool define(parser *ps, const token *name, psg_expr *e, size_t mark, bool
   bool is_new;
   psgi_map_entry *slot = psgi_map_put_str(&ps->scope, name->text, name->len, &is_new);
   if (!slot) return psgi_nomem(ps->ctx), false;
-  if (!is_new && slot->value && !allow_shadow) {
-    for (size_t i = mark; i < ps->undo_log.len; i++)
-      if (ps->undo_log.data[i].slot == slot) {
-        error_at(ps, name, "%%%.*s is already defined in this scope", (int)name->len, name->text);
-        return false;
-      }
+  binding *prev = slot->value;
+  if (!is_new && prev && !allow_shadow && prev->undo_index >= mark) {
+    error_at(ps, name, "%%%.*s is already defined in this scope", (int)name->len, name->text);
+    return false;
   }
   binding *b = psgi_arena_alloc(&ps->arena, sizeof *b);
-  undo u = {slot, slot->value};
-  if (!b || !PSGI_VEC_PUSH(ps->ctx, &ps->undo_log, u)) return psgi_nomem(ps->ctx), false;
+  undo u = {(size_t)(slot - ps->scope.entries), prev};
+  if (!b) return psgi_nomem(ps->ctx), false;
+  b->undo_index = ps->undo_log.len;
+  if (!PSGI_VEC_PUSH(ps->ctx, &ps->undo_log, u)) return psgi_nomem(ps->ctx), false;
   b->expr = e;
   if (e) psg_expr_retain(e);
   slot->value = b;
@@ -150,7 +182,8 @@ static psg_status parse_tensor_type(parser *ps, const psg_type **out) {
       errno = 0;
       char *endp;
       long long v = strtoll(ps->tok.text, &endp, 10);
-      if (errno || endp != ps->tok.text + ps->tok.len) return error_at(ps, &ps->tok, "bad dimension");
+      if (errno || endp != ps->tok.text + ps->tok.len)
+        return error_at(ps, &ps->tok, "dimension '%.*s' out of range", (int)ps->tok.len, ps->tok.text);
       dims[nd++] = v;
     } else {
       char buf[80];
@@ -162,7 +195,10 @@ static psg_status parse_tensor_type(parser *ps, const psg_type **out) {
   }
   advance(ps);
   if (!expect(ps, ",", "after the shape")) return PSG_ERR_PARSE;
-  if (ps->tok.kind != TOK_IDENT) return error_at(ps, &ps->tok, "expected a dtype");
+  if (ps->tok.kind != TOK_IDENT) {
+    char buf[80];
+    return error_at(ps, &ps->tok, "expected a dtype, found %s", tok_desc(&ps->tok, buf, sizeof buf));
+  }
   int dtype = psg_dtype_from_name(ps->tok.text, ps->tok.len);
   if (!dtype) return error_at(ps, &ps->tok, "unknown dtype '%.*s'", (int)ps->tok.len, ps->tok.text);
   advance(ps);
@@ -277,6 +313,14 @@ static psg_status parse_scalar(parser *ps, psg_expr **out) {
     if (psg_dtype_is_float(dtype)) {
       double v = strtod(num, &endp);
       if (*endp) return error_at(ps, &t, "bad numeric literal '%.*s'", (int)t.len, t.text);
+      /* Out-of-range literals are errors, not infinities: no literal spells
+       * an infinity, so the printer could not write it back. */
+      bool overflow = dtype == PSG_DTYPE_FLOAT64   ? isinf(v)
+                      : dtype == PSG_DTYPE_FLOAT32 ? isinf((float)v)
+                                                   : !(fabs(v) < 65520.0); /* float16 rounds up to inf */
+      if (overflow)
+        return error_at(ps, &t, "floating-point literal '%.*s' out of range for %s", (int)t.len, t.text,
+                        psg_dtype_name(dtype));
       if (dtype == PSG_DTYPE_FLOAT32) {
         float f = (float)v;
         memcpy(bytes, &f, 4);
@@ -390,12 +434,18 @@ static psg_status parse_attr_value(parser *ps, int kind, psg_attr **out) {
       num[nl] = 0;
       char *endp;
       errno = 0;
-      if (psg_dtype_is_float(dt) || kind == PSGI_ATTR_FLOAT) {
+      if (kind == PSGI_ATTR_INT && psg_dtype_is_float(dt)) {
+        st = error_at(ps, &t, "expected an integer, found '%.*s'", (int)t.len, t.text);
+      } else if (psg_dtype_is_float(dt) || kind == PSGI_ATTR_FLOAT) {
         double v = strtod(num, &endp);
-        st = *endp ? error_at(ps, &t, "bad number '%.*s'", (int)t.len, t.text) : psg_attr_float(ps->ctx, v, out);
+        st = *endp        ? error_at(ps, &t, "bad number '%.*s'", (int)t.len, t.text)
+             : isinf(v) ? error_at(ps, &t, "number '%.*s' out of range", (int)t.len, t.text)
+                        : psg_attr_float(ps->ctx, v, out);
       } else {
         long long v = strtoll(num, &endp, 10);
-        st = *endp || errno ? error_at(ps, &t, "bad integer '%.*s'", (int)t.len, t.text) : psg_attr_int(ps->ctx, v, out);
+        st = *endp   ? error_at(ps, &t, "bad integer '%.*s'", (int)t.len, t.text)
+             : errno ? error_at(ps, &t, "integer '%.*s' out of range", (int)t.len, t.text)
+                     : psg_attr_int(ps->ctx, v, out);
       }
       if (!st) advance(ps);
     }
@@ -795,19 +845,17 @@ static psg_status parse_expr(parser *ps, psg_expr **out) {
   return PSG_OK;
 }
 
-/* Skips to the end of the current statement (a ';' at this nesting level)
- * or to the '}' that closes the block, without consuming the '}'. */
-static void resync(parser *ps) {
-  int depth = 0;
+/* Skips to the end of the current statement: the ';' at the statement's own
+ * bracket level `nest` (the error may have left us inside a call's
+ * parentheses), or up to the '}' that closes the block, not consumed. */
+static void resync(parser *ps, int nest) {
   while (ps->tok.kind != TOK_EOF && ps->tok.kind != TOK_ERROR) {
-    if (depth == 0 && tok_is(&ps->tok, ";")) {
+    if (ps->nest <= nest && tok_is(&ps->tok, ";")) {
       advance(ps);
       return;
     }
-    if (depth == 0 && tok_is(&ps->tok, "}")) return;
-    if (depth == 0 && tok_is(&ps->tok, "def") && ps->tok.col == 1) return;
-    if (tok_is(&ps->tok, "(") || tok_is(&ps->tok, "[") || tok_is(&ps->tok, "{")) depth++;
-    if (tok_is(&ps->tok, ")") || tok_is(&ps->tok, "]") || tok_is(&ps->tok, "}")) depth--;
+    if (ps->nest <= nest && tok_is(&ps->tok, "}")) return;
+    if (tok_is(&ps->tok, "def") && ps->tok.col == 1) return;
     advance(ps);
   }
 }
@@ -830,6 +878,7 @@ static psg_status parse_block(parser *ps, psg_expr **out) {
   psg_expr *result = NULL;
   psg_status st = expect(ps, "{", "to start a block") ? PSG_OK : PSG_ERR_PARSE;
   bool failed = st != PSG_OK;
+  int nest = ps->nest;
   while (!st && !ps->gave_up) {
     token t = ps->tok;
     psg_status s = PSG_OK;
@@ -893,7 +942,7 @@ static psg_status parse_block(parser *ps, psg_expr **out) {
       failed = true;
       psg_expr_release(result);
       result = NULL;
-      resync(ps);
+      resync(ps, nest);
       if (tok_is(&ps->tok, "}")) {
         advance(ps);
         break;
@@ -1005,7 +1054,8 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
     if (!tok_is(&ps.tok, "attrs")) st = error_at(&ps, &ps.tok, "expected 'attrs' or 'metadata' after #[");
     else {
       advance(&ps);
-      if (!expect(&ps, "=", "after attrs") || !tok_is(&ps.tok, "{")) st = st ? st : error_at(&ps, &ps.tok, "expected a dictionary after attrs =");
+      if (!expect(&ps, "=", "after attrs")) st = PSG_ERR_PARSE;
+      else if (!tok_is(&ps.tok, "{")) st = error_at(&ps, &ps.tok, "expected a dictionary after attrs =");
       if (!st) st = parse_attr_dict(&ps, &mod_attrs);
       if (!st && !expect(&ps, "]", "to close the module attributes")) st = PSG_ERR_PARSE;
     }

@@ -1,0 +1,44 @@
+# libFuzzer targets (tests/fuzz/, STYLE rule 15.5). The main build may use gcc,
+# which has no libFuzzer, so each target is compiled here with clang-14 over
+# the library sources (PASSAGE_SOURCES) in one custom command, and run by a
+# ctest `fuzz.NAME` for PASSAGE_FUZZ_SECONDS over a scratch copy of its corpus.
+
+# The old in-tree block builds the same targets when the whole build is clang.
+if(PASSAGE_FUZZ OR NOT PASSAGE_TESTS)
+  return()
+endif()
+
+find_program(PASSAGE_CLANG14 NAMES clang-14)
+if(NOT PASSAGE_CLANG14)
+  message(STATUS "clang-14 not found: fuzz targets are not built (install clang-14)")
+  add_test(NAME fuzz.skipped COMMAND sh -c "echo 'fuzz tests skipped: clang-14 not found'")
+  return()
+endif()
+
+# passage_add_clang_fuzzer(NAME SRC CORPUS_DIR): builds fuzz/fuzz_NAME and
+# registers ctest fuzz.NAME.
+function(passage_add_clang_fuzzer name src corpus)
+  set(exe ${PROJECT_BINARY_DIR}/fuzz/fuzz_${name})
+  add_custom_command(
+    OUTPUT ${exe}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/fuzz
+    COMMAND ${PASSAGE_CLANG14} -std=c11 -O1 -g -fno-omit-frame-pointer
+            -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+            -D_DEFAULT_SOURCE -DPSG_BUILDING_LIBRARY -w
+            -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src
+            ${src} ${PASSAGE_SOURCES} -o ${exe} -lm -lpthread
+    DEPENDS ${src} ${PASSAGE_SOURCES}
+    COMMENT "Building libFuzzer target fuzz_${name} with clang-14"
+    VERBATIM)
+  add_custom_target(passage_fuzz_${name} ALL DEPENDS ${exe})
+  # -w above: warnings are the gcc build's job (-Werror there); clang's
+  # extra ones must not break a test-only build.
+  add_test(NAME fuzz.${name} COMMAND sh -c
+    "d=$(mktemp -d) && cp -r \"$1\"/. \"$d\"/ && \"$0\" -max_total_time=$2 -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \"$d\"; s=$?; rm -rf \"$d\"; exit $s"
+    ${exe} ${corpus} ${PASSAGE_FUZZ_SECONDS})
+  set_tests_properties(fuzz.${name} PROPERTIES TIMEOUT 900
+    ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1")
+endfunction()
+
+passage_add_clang_fuzzer(parser ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_parser.c
+                         ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/parser)
