@@ -808,7 +808,11 @@ class IRModule(_Owned):
         for k, v in (functions or {}).items():
             self._set(k, v, update=False)
         if attrs:
-            self._replace(lambda o: lib.psg_module_with_attrs(self._ptr, attrs_from_py(attrs), o))
+            a = attrs_from_py(attrs)
+            try:
+                self._replace(lambda o: lib.psg_module_with_attrs(self._ptr, a, o))
+            finally:
+                lib.psg_attrs_release(a)
 
     @classmethod
     def _own(cls, ptr):

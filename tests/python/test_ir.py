@@ -186,3 +186,11 @@ def test_let_scope_builder():
     body = sb.get()
     assert isinstance(body, relay.Let) and body.var.same_as(t)
     assert [v.name_hint for v in relay.analysis.free_vars(body)] == ["x"]
+
+
+def test_module_attrs():
+    mod = passage.IRModule(attrs={"executor": "graph", "opt": [1, 2]})
+    assert mod.attrs["executor"] == "graph" and mod.attrs.opt == [1, 2]
+    mod2 = mod.with_attr("extra", 1.5)
+    assert mod2.attrs["extra"] == 1.5 and "extra" not in mod.attrs
+    assert not passage.structural_equal(mod, mod2)
