@@ -261,7 +261,7 @@ static void report_timing(psg_instrument *timing, const char *mode) {
   char *s = !strcmp(mode, "flat")   ? psg_timing_render_flat(timing, 0)
             : !strcmp(mode, "json") ? psg_timing_render_json(timing)
                                     : psg_timing_render(timing);
-  if (s) {
+  if (s && *s) {
     if (!strcmp(mode, "tree")) fputs("pass timing (us, self us in [], % of total; % of parent):\n", stderr);
     fputs(s, stderr);
   }
