@@ -4,7 +4,8 @@
 # libpassage.so. In a PASSAGE_SANITIZE build the interpreter is not
 # instrumented, so the sanitizer runtimes are preloaded; leak detection is off
 # inside Python (CPython keeps memory at exit) and the tests check Passage's
-# own objects with the live-object counter instead.
+# own objects with the live-object counter instead. An exception that escapes a
+# ctypes callback or a finalizer ("unraisable") fails the run.
 if(NOT PASSAGE_TESTS)
   return()
 endif()
@@ -34,6 +35,7 @@ if(PASSAGE_SANITIZE)
 endif()
 
 add_test(NAME python
-         COMMAND ${PASSAGE_PYTHON} -m pytest -q -p no:cacheprovider tests/python
+         COMMAND ${PASSAGE_PYTHON} -m pytest -q -p no:cacheprovider
+                 -W error::pytest.PytestUnraisableExceptionWarning tests/python
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(python PROPERTIES ENVIRONMENT "${_passage_py_env}" TIMEOUT 900)

@@ -326,14 +326,17 @@ def live_objects():
 
 
 def park_exception(exc, pass_name=None):
-    """Trampoline side of rule 7: remember `exc` and fail through the context."""
-    t = _state()
-    t.pending.append((exc, pass_name))
+    """Trampoline side of rule 7: remember `exc` for this thread and fail
+    through the context. Never raises (it runs inside a ctypes callback)."""
     try:
-        msg = "%s: %s" % (type(exc).__name__, exc)
+        _state().pending.append((exc, pass_name))
+        try:
+            msg = "%s: %s" % (type(exc).__name__, exc)
+        except BaseException:
+            msg = type(exc).__name__
+        lib.psg_ctx_fail(CTX, ERR_FRONTEND, b"%s", msg.encode("utf-8", "replace"))
     except BaseException:
-        msg = type(exc).__name__
-    lib.psg_ctx_fail(CTX, ERR_FRONTEND, b"%s", msg.encode("utf-8", "replace"))
+        pass
     return ERR_FRONTEND
 
 
