@@ -93,7 +93,8 @@ double psgi_load_f(int dtype, const void *data, size_t i) {
 static int64_t f2i(double v, double lo, double hi) {
   if (v != v) return 0;
   if (v <= lo) return (int64_t)lo;
-  if (v >= hi) return (int64_t)hi;
+  /* INT64_MAX as a double rounds up to 2^63, which (int64_t) cannot hold. */
+  if (v >= hi) return hi >= 9223372036854775807.0 ? INT64_MAX : (int64_t)hi;
   return (int64_t)v;
 }
 

@@ -318,7 +318,18 @@ static void test_end_to_end(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* kernel_util: a float too large for int64 saturates (the int64 bound as a
+ * double is 2^63, which used to wrap to INT64_MIN). */
+static void test_int64_store_saturates(void) {
+  int64_t v[2] = {0, 0};
+  psgi_store_f(PSG_DTYPE_INT64, v, 0, 1e19);
+  psgi_store_f(PSG_DTYPE_INT64, v, 1, -1e19);
+  CHECK(v[0] == INT64_MAX);
+  CHECK(v[1] == INT64_MIN);
+}
+
 int main(void) {
+  RUN_TEST(test_int64_store_saturates);
   RUN_TEST(test_reduce_rel);
   RUN_TEST(test_reduce_kernels);
   RUN_TEST(test_resize_rel);
