@@ -21,6 +21,13 @@ from . import transform
 from . import instrument
 from . import relay
 from . import nd
+import sys as _sys
+
+# TVM spells these tvm.ir.transform and tvm.ir.instrument as well.
+ir.transform = transform
+ir.instrument = instrument
+_sys.modules[__name__ + ".ir.transform"] = transform
+_sys.modules[__name__ + ".ir.instrument"] = instrument
 
 __version__ = _ffi.s(_ffi.lib.psg_version())
 library_path = _ffi.library_path

@@ -194,3 +194,11 @@ def test_module_attrs():
     mod2 = mod.with_attr("extra", 1.5)
     assert mod2.attrs["extra"] == 1.5 and "extra" not in mod.attrs
     assert not passage.structural_equal(mod, mod2)
+
+
+def test_tvm_module_aliases():
+    from passage.ir import transform as ir_transform
+    from passage.ir.instrument import PassTimingInstrument
+    assert ir_transform is passage.transform
+    assert PassTimingInstrument is passage.instrument.PassTimingInstrument
+    assert relay.transform.PassContext is passage.transform.PassContext
