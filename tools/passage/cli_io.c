@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "passage/onnx.h"
 
 bool cli_is_onnx_path(const char *path) {
   size_t n = strlen(path);
@@ -28,11 +29,10 @@ static char *read_stdin(size_t *len) {
 }
 
 psg_status cli_load_module(psg_ctx *ctx, const char *path, const cli_load_opts *opts, psg_module **out) {
-  (void)opts;
   *out = NULL;
   if (cli_is_onnx_path(path)) {
-    fprintf(stderr, "passage: %s: ONNX input is not supported by this build\n", path);
-    return PSG_ERR_UNSUPPORTED;
+    psg_onnx_import_opts io = {opts ? opts->input_shapes : NULL, opts ? opts->num_input_shapes : 0};
+    return psg_onnx_import_file(ctx, path, &io, out);
   }
   if (strcmp(path, "-")) return psg_module_parse_file(ctx, path, out);
   size_t len = 0;

@@ -103,7 +103,7 @@ int cmd_run(int argc, char **argv) {
   psg_tensor *args[256] = {0};
   psg_tensor **outs = NULL;
   size_t nouts = 0, nparams = 0;
-  if (psg_module_parse_file(ctx, in_path, &mod)) goto done;
+  if (cli_load_module(ctx, in_path, NULL, &mod)) goto done;
   psg_expr *fn = psg_module_lookup(mod, fn_name);
   if (!fn || psg_expr_kind(fn) != PSG_EXPR_FUNCTION) {
     fprintf(stderr, "passage run: %s has no function @%s\n", in_path, fn_name);

@@ -1,0 +1,59 @@
+# The ONNX frontend (issue 6): libpassage_onnx, a shared library over the public
+# API of libpassage plus protobuf-c, with C generated from Debian's onnx.proto
+# at build time; the CLI links it for `.onnx` input and output; its tests.
+find_program(PROTOC_C NAMES protoc-c)
+find_path(ONNX_PROTO_DIR onnx.proto PATHS /usr/include/onnx NO_DEFAULT_PATH)
+find_library(PROTOBUF_C_LIB NAMES protobuf-c)
+find_path(PROTOBUF_C_INCLUDE protobuf-c/protobuf-c.h)
+if(NOT PROTOC_C OR NOT ONNX_PROTO_DIR OR NOT PROTOBUF_C_LIB OR NOT PROTOBUF_C_INCLUDE)
+  message(FATAL_ERROR "ONNX frontend: needs protoc-c, libprotobuf-c and onnx.proto "
+                      "(Debian: protobuf-c-compiler libprotobuf-c-dev libonnx-dev)")
+endif()
+
+set(ONNX_GEN_DIR ${PROJECT_BINARY_DIR}/onnx_gen)
+add_custom_command(
+  OUTPUT ${ONNX_GEN_DIR}/onnx.pb-c.c ${ONNX_GEN_DIR}/onnx.pb-c.h
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${ONNX_GEN_DIR}
+  COMMAND ${PROTOC_C} --proto_path=${ONNX_PROTO_DIR} --c_out=${ONNX_GEN_DIR} ${ONNX_PROTO_DIR}/onnx.proto
+  DEPENDS ${ONNX_PROTO_DIR}/onnx.proto
+  COMMENT "protoc-c: generating the ONNX protobuf decoder")
+
+# Generated code is not ours to keep warning-free under -Werror.
+add_library(passage_onnx_proto OBJECT ${ONNX_GEN_DIR}/onnx.pb-c.c)
+set_target_properties(passage_onnx_proto PROPERTIES POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)
+target_compile_options(passage_onnx_proto PRIVATE -w)
+target_include_directories(passage_onnx_proto PUBLIC ${ONNX_GEN_DIR} ${PROTOBUF_C_INCLUDE})
+
+file(GLOB PASSAGE_ONNX_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/onnx/*.c)
+add_library(passage_onnx SHARED ${PASSAGE_ONNX_SOURCES} $<TARGET_OBJECTS:passage_onnx_proto>)
+set_target_properties(passage_onnx PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
+                      C_VISIBILITY_PRESET hidden)
+target_compile_definitions(passage_onnx PRIVATE PSG_BUILDING_LIBRARY)
+# Public headers only: the frontend is a client of libpassage (STYLE rule 1).
+target_include_directories(passage_onnx PRIVATE ${ONNX_GEN_DIR} ${PROTOBUF_C_INCLUDE})
+target_include_directories(passage_onnx PUBLIC
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+target_link_libraries(passage_onnx PUBLIC passage PRIVATE ${PROTOBUF_C_LIB} m)
+install(TARGETS passage_onnx LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
+target_link_libraries(passage_cli PRIVATE passage_onnx)
+
+if(PASSAGE_TESTS)
+  file(GLOB ONNX_TESTS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/onnx/test_*.c)
+  foreach(src ${ONNX_TESTS})
+    get_filename_component(name ${src} NAME_WE)
+    add_executable(${name} ${src})
+    target_link_libraries(${name} PRIVATE passage_onnx passage)
+    add_test(NAME onnx.${name} COMMAND ${name} ${PROJECT_SOURCE_DIR}/tests/onnx/data)
+    set_tests_properties(onnx.${name} PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 300)
+  endforeach()
+  if(EXISTS /usr/share/libonnx-testdata/data/node AND EXISTS /usr/bin/python3)
+    add_test(NAME onnx.backend COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_backend_tests.py
+             --passage $<TARGET_FILE:passage_cli>
+             --known-failures ${PROJECT_SOURCE_DIR}/tests/onnx/known_failures.txt)
+    set_tests_properties(onnx.backend PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 1800)
+    add_test(NAME onnx.roundtrip COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_roundtrip_tests.py
+             --passage $<TARGET_FILE:passage_cli>)
+    set_tests_properties(onnx.roundtrip PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 1800)
+  endif()
+endif()

@@ -1,0 +1,130 @@
+/* Passage ONNX frontend — reading a node's attributes (with ONNX's defaults)
+ * and building Relay call attribute dictionaries. */
+#include <string.h>
+#include "onnx_internal.h"
+
+const Onnx__AttributeProto *onnxi_attr(const Onnx__NodeProto *n, const char *name) {
+  for (size_t i = 0; i < n->n_attribute; i++)
+    if (n->attribute[i]->name && !strcmp(n->attribute[i]->name, name)) return n->attribute[i];
+  return NULL;
+}
+
+int64_t onnxi_attr_int(const Onnx__NodeProto *n, const char *name, int64_t dflt) {
+  const Onnx__AttributeProto *a = onnxi_attr(n, name);
+  return a && a->has_i ? a->i : dflt;
+}
+
+float onnxi_attr_float(const Onnx__NodeProto *n, const char *name, float dflt) {
+  const Onnx__AttributeProto *a = onnxi_attr(n, name);
+  return a && a->has_f ? a->f : dflt;
+}
+
+const char *onnxi_attr_str(const Onnx__NodeProto *n, const char *name, const char *dflt, char *buf, size_t cap) {
+  const Onnx__AttributeProto *a = onnxi_attr(n, name);
+  if (!a || !a->has_s) return dflt;
+  size_t len = a->s.len < cap - 1 ? a->s.len : cap - 1;
+  if (len) memcpy(buf, a->s.data, len);
+  buf[len] = 0;
+  return buf;
+}
+
+int onnxi_attr_ints(const Onnx__NodeProto *n, const char *name, int64_t *out, int cap) {
+  const Onnx__AttributeProto *a = onnxi_attr(n, name);
+  if (!a) return -1;
+  int k = (int)(a->n_ints < (size_t)cap ? a->n_ints : (size_t)cap);
+  for (int i = 0; i < k; i++) out[i] = a->ints[i];
+  return a->n_ints > (size_t)cap ? cap + 1 : k;
+}
+
+void onnxi_ab_init(onnx_ab *b, psg_ctx *ctx) {
+  memset(b, 0, sizeof *b);
+  b->ctx = ctx;
+}
+
+static void push(onnx_ab *b, const char *k, psg_status st, psg_attr *v) {
+  if (st || b->n == sizeof b->keys / sizeof b->keys[0]) {
+    psg_attr_release(v);
+    b->failed = true;
+    return;
+  }
+  b->keys[b->n] = k;
+  b->vals[b->n++] = v;
+}
+
+void onnxi_ab_int(onnx_ab *b, const char *k, int64_t v) {
+  psg_attr *a = NULL;
+  psg_status st = psg_attr_int(b->ctx, v, &a);
+  push(b, k, st, a);
+}
+void onnxi_ab_float(onnx_ab *b, const char *k, double v) {
+  psg_attr *a = NULL;
+  psg_status st = psg_attr_float(b->ctx, v, &a);
+  push(b, k, st, a);
+}
+void onnxi_ab_bool(onnx_ab *b, const char *k, bool v) {
+  psg_attr *a = NULL;
+  psg_status st = psg_attr_bool(b->ctx, v, &a);
+  push(b, k, st, a);
+}
+void onnxi_ab_str(onnx_ab *b, const char *k, const char *v) {
+  psg_attr *a = NULL;
+  psg_status st = psg_attr_string(b->ctx, v, strlen(v), &a);
+  push(b, k, st, a);
+}
+void onnxi_ab_dtype(onnx_ab *b, const char *k, int dtype) {
+  psg_attr *a = NULL;
+  psg_status st = psg_attr_dtype(b->ctx, dtype, &a);
+  push(b, k, st, a);
+}
+
+static psg_status int_list(psg_ctx *ctx, const int64_t *v, int n, psg_attr **out) {
+  psg_attr *items[PSG_MAX_RANK * 2] = {0};
+  psg_status st = PSG_OK;
+  if (n > PSG_MAX_RANK * 2) return PSG_ERR_INVALID_ARGUMENT;
+  int k = 0;
+  for (; k < n && !st; k++) st = psg_attr_int(ctx, v[k], &items[k]);
+  if (st) k--;
+  if (!st) st = psg_attr_list(ctx, items, (size_t)k, out);
+  for (int i = 0; i < k; i++) psg_attr_release(items[i]);
+  return st;
+}
+
+void onnxi_ab_ints(onnx_ab *b, const char *k, const int64_t *v, int n) {
+  psg_attr *a = NULL;
+  psg_status st = int_list(b->ctx, v, n, &a);
+  push(b, k, st, a);
+}
+
+void onnxi_ab_floats(onnx_ab *b, const char *k, const double *v, int n) {
+  psg_attr *items[PSG_MAX_RANK * 2] = {0}, *a = NULL;
+  psg_status st = n > PSG_MAX_RANK * 2 ? PSG_ERR_INVALID_ARGUMENT : PSG_OK;
+  int m = 0;
+  for (; m < n && !st; m++) st = psg_attr_float(b->ctx, v[m], &items[m]);
+  if (st && m) m--;
+  if (!st) st = psg_attr_list(b->ctx, items, (size_t)m, &a);
+  for (int i = 0; i < m; i++) psg_attr_release(items[i]);
+  push(b, k, st, a);
+}
+
+void onnxi_ab_int_pairs(onnx_ab *b, const char *k, const int64_t *before, const int64_t *after, int n) {
+  psg_attr *items[PSG_MAX_RANK] = {0}, *a = NULL;
+  psg_status st = n > PSG_MAX_RANK ? PSG_ERR_INVALID_ARGUMENT : PSG_OK;
+  int m = 0;
+  for (; m < n && !st; m++) {
+    int64_t pair[2] = {before[m], after[m]};
+    st = int_list(b->ctx, pair, 2, &items[m]);
+  }
+  if (st && m) m--;
+  if (!st) st = psg_attr_list(b->ctx, items, (size_t)m, &a);
+  for (int i = 0; i < m; i++) psg_attr_release(items[i]);
+  push(b, k, st, a);
+}
+
+psg_status onnxi_ab_finish(onnx_ab *b, psg_attrs **out) {
+  *out = NULL;
+  psg_status st = b->failed ? PSG_ERR_NOMEM : PSG_OK;
+  if (!st && b->n) st = psg_attrs_create(b->ctx, b->keys, b->vals, b->n, out);
+  for (size_t i = 0; i < b->n; i++) psg_attr_release(b->vals[i]);
+  b->n = 0;
+  return st;
+}

@@ -1,0 +1,259 @@
+/* Passage ONNX frontend — building Relay calls with their types. The type of
+ * each new call comes from running InferType on a one-node function over
+ * parameters of the arguments' types, so inference costs O(1) per node and the
+ * op registry's type relations stay the single source of truth. Values that
+ * must be constant (Reshape's shape, Slice's starts) are folded on demand
+ * with the interpreter. */
+#include <stdlib.h>
+#include <string.h>
+#include "onnx_internal.h"
+
+/* Runs InferType on fn() and returns the type of `body` (borrowed). */
+static psg_status infer(onnx_imp *im, psg_expr *const *params, size_t np, psg_expr *body, const psg_type **out) {
+  psg_ctx *ctx = im->ctx;
+  psg_expr *fn = NULL, *gv = NULL;
+  psg_module *m0 = NULL, *m1 = NULL, *typed = NULL;
+  psg_pass *pass = NULL;
+  *out = NULL;
+  psg_status st = psg_function_create(ctx, params, np, body, NULL, NULL, NULL, &fn);
+  if (!st) st = psg_global_var_create(ctx, "main", NULL, &gv);
+  if (!st) st = psg_module_create(ctx, &m0);
+  if (!st) st = psg_module_add(m0, gv, fn, &m1);
+  if (!st) st = psg_pass_get(ctx, "InferType", NULL, &pass);
+  if (!st) st = psg_pass_run(pass, m1, NULL, &typed);
+  if (!st) {
+    *out = psg_expr_checked_type(body);
+    if (!*out) st = PSG_ERR_TYPE;
+  }
+  psg_pass_release(pass);
+  psg_module_release(typed);
+  psg_module_release(m1);
+  psg_module_release(m0);
+  psg_expr_release(gv);
+  psg_expr_release(fn);
+  return st;
+}
+
+/* Builds op(args...) (or op((args...)) when `tuple`), typed. */
+static psg_status build(onnx_imp *im, const char *opname, const oval *args, size_t n, psg_attrs *attrs, bool tuple,
+                        oval *out) {
+  psg_ctx *ctx = im->ctx;
+  out->e = NULL;
+  out->t = NULL;
+  if (n > 64) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "too many inputs (%zu)", n);
+  psg_expr *op = NULL, *params[64] = {0}, *probe = NULL, *real = NULL, *targ = NULL, *tparam = NULL;
+  psg_expr *real_args[64];
+  size_t np = 0;
+  psg_status st = psg_op_get(ctx, opname, &op);
+  for (size_t i = 0; i < n && !st; i++) {
+    if (!args[i].e || !args[i].t) st = onnxi_fail(im, PSG_ERR_INTERNAL, "input %zu of %s has no type", i, opname);
+    else if (!(st = psg_var_create(ctx, "p", args[i].t, NULL, &params[i]))) np++;
+    real_args[i] = args[i].e;
+  }
+  if (!st && tuple) {
+    st = psg_tuple_create(ctx, params, n, NULL, &tparam);
+    if (!st) st = psg_tuple_create(ctx, real_args, n, NULL, &targ);
+    if (!st) st = psg_call_create(ctx, op, &tparam, 1, attrs, NULL, &probe);
+    if (!st) st = psg_call_create(ctx, op, &targ, 1, attrs, NULL, &real);
+  } else if (!st) {
+    st = psg_call_create(ctx, op, params, n, attrs, NULL, &probe);
+    if (!st) st = psg_call_create(ctx, op, real_args, n, attrs, NULL, &real);
+  }
+  const psg_type *t = NULL;
+  if (!st) {
+    st = infer(im, params, np, probe, &t);
+    if (st && st != PSG_ERR_NOMEM) {
+      const psg_diag *d = psg_ctx_get_last_error(ctx);
+      st = onnxi_fail(im, PSG_ERR_TYPE, "%s: %s", opname, d ? psg_diag_message(d) : "type error");
+    }
+  }
+  if (!st) {
+    out->e = real;
+    out->t = t;
+    real = NULL;
+  }
+  psg_expr_release(real);
+  psg_expr_release(probe);
+  psg_expr_release(targ);
+  psg_expr_release(tparam);
+  for (size_t i = 0; i < np; i++) psg_expr_release(params[i]);
+  psg_expr_release(op);
+  return st;
+}
+
+psg_status onnxi_call(onnx_imp *im, const char *op, const oval *args, size_t n, psg_attrs *attrs, oval *out) {
+  return build(im, op, args, n, attrs, false, out);
+}
+
+psg_status onnxi_call_tuple(onnx_imp *im, const char *op, const oval *args, size_t n, psg_attrs *attrs, oval *out) {
+  return build(im, op, args, n, attrs, true, out);
+}
+
+psg_status onnxi_unary(onnx_imp *im, const char *op, const oval *a, oval *out) {
+  return build(im, op, a, 1, NULL, false, out);
+}
+
+psg_status onnxi_binary(onnx_imp *im, const char *op, const oval *a, const oval *b, oval *out) {
+  oval args[2] = {*a, *b};
+  return build(im, op, args, 2, NULL, false, out);
+}
+
+static psg_status with_attrs(onnx_imp *im, const char *op, const oval *a, onnx_ab *b, oval *out) {
+  psg_attrs *attrs = NULL;
+  psg_status st = onnxi_ab_finish(b, &attrs);
+  if (!st) st = build(im, op, a, 1, attrs, false, out);
+  psg_attrs_release(attrs);
+  return st;
+}
+
+psg_status onnxi_reshape(onnx_imp *im, const oval *a, const int64_t *shape, int n, oval *out) {
+  onnx_ab b;
+  onnxi_ab_init(&b, im->ctx);
+  onnxi_ab_ints(&b, "newshape", shape, n);
+  return with_attrs(im, "reshape", a, &b, out);
+}
+
+psg_status onnxi_cast(onnx_imp *im, const oval *a, int dtype, oval *out) {
+  onnx_ab b;
+  onnxi_ab_init(&b, im->ctx);
+  onnxi_ab_dtype(&b, "dtype", dtype);
+  return with_attrs(im, "cast", a, &b, out);
+}
+
+psg_status onnxi_transpose(onnx_imp *im, const oval *a, const int64_t *perm, int n, oval *out) {
+  onnx_ab b;
+  onnxi_ab_init(&b, im->ctx);
+  onnxi_ab_ints(&b, "axes", perm, n);
+  return with_attrs(im, "transpose", a, &b, out);
+}
+
+psg_status onnxi_scalar(onnx_imp *im, int dtype, double v, oval *out) {
+  psg_tensor *t = NULL;
+  out->e = NULL;
+  psg_status st = psg_tensor_create(im->ctx, dtype, NULL, 0, NULL, &t);
+  if (st) return st;
+  void *d = (void *)psg_tensor_data(t);
+  switch (dtype) {
+  case PSG_DTYPE_FLOAT32: *(float *)d = (float)v; break;
+  case PSG_DTYPE_FLOAT64: *(double *)d = v; break;
+  case PSG_DTYPE_INT64: *(int64_t *)d = (int64_t)v; break;
+  case PSG_DTYPE_INT32: *(int32_t *)d = (int32_t)v; break;
+  case PSG_DTYPE_INT16: *(int16_t *)d = (int16_t)v; break;
+  case PSG_DTYPE_INT8: *(int8_t *)d = (int8_t)v; break;
+  case PSG_DTYPE_UINT8:
+  case PSG_DTYPE_BOOL: *(uint8_t *)d = (uint8_t)v; break;
+  case PSG_DTYPE_UINT16: *(uint16_t *)d = (uint16_t)v; break;
+  case PSG_DTYPE_UINT32: *(uint32_t *)d = (uint32_t)v; break;
+  case PSG_DTYPE_UINT64: *(uint64_t *)d = (uint64_t)v; break;
+  default:
+    psg_tensor_release(t);
+    return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "no scalar of dtype %s", psg_dtype_name(dtype));
+  }
+  st = onnxi_const_val(im, t, out);
+  psg_tensor_release(t);
+  return st;
+}
+
+psg_status onnxi_get_item(onnx_imp *im, const oval *tup, int i, oval *out) {
+  out->t = NULL;
+  if (!tup->t || psg_type_kind(tup->t) != PSG_TYPE_TUPLE || i >= psg_type_num_fields(tup->t))
+    return onnxi_fail(im, PSG_ERR_INTERNAL, "no tuple field %d", i);
+  psg_status st = psg_tuple_get_item_create(im->ctx, tup->e, i, NULL, &out->e);
+  if (!st) out->t = psg_type_field(tup->t, i);
+  return st;
+}
+
+/* True if `e` uses no Var (a constant subgraph). Iterative. */
+static bool is_closed(const psg_expr *root) {
+  const psg_expr *stack[256];
+  size_t sp = 0, steps = 0;
+  stack[sp++] = root;
+  while (sp) {
+    const psg_expr *e = stack[--sp];
+    if (++steps > 100000) return false; /* not a small shape computation */
+    int k = psg_expr_kind(e);
+    if (k == PSG_EXPR_VAR || k == PSG_EXPR_FUNCTION || k == PSG_EXPR_IF || k == PSG_EXPR_LET) return false;
+    size_t nk = psg_expr_num_children(e);
+    for (size_t i = 0; i < nk; i++) {
+      if (sp == 256) return false;
+      stack[sp++] = psg_expr_get_child(e, i);
+    }
+  }
+  return true;
+}
+
+psg_status onnxi_const_tensor(onnx_imp *im, const oval *v, const char *what, psg_tensor **out) {
+  *out = NULL;
+  if (psg_expr_kind(v->e) == PSG_EXPR_CONSTANT) {
+    *out = psg_constant_get_tensor(v->e);
+    psg_tensor_retain(*out);
+    return PSG_OK;
+  }
+  if (!is_closed(v->e) || psg_type_kind(v->t) != PSG_TYPE_TENSOR)
+    return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "%s must be a constant (computed from initializers and static shapes)",
+                      what);
+  psg_ctx *ctx = im->ctx;
+  psg_expr *fn = NULL, *gv = NULL;
+  psg_module *m0 = NULL, *m1 = NULL;
+  psg_tensor **outs = NULL;
+  size_t nouts = 0;
+  psg_status st = psg_function_create(ctx, NULL, 0, v->e, NULL, NULL, NULL, &fn);
+  if (!st) st = psg_global_var_create(ctx, "main", NULL, &gv);
+  if (!st) st = psg_module_create(ctx, &m0);
+  if (!st) st = psg_module_add(m0, gv, fn, &m1);
+  if (!st) st = psg_eval(ctx, m1, "main", NULL, 0, &outs, &nouts);
+  if (!st && nouts == 1) {
+    *out = outs[0];
+    outs[0] = NULL;
+  } else if (!st) {
+    st = PSG_ERR_INTERNAL;
+  }
+  if (st && st != PSG_ERR_NOMEM) st = onnxi_fail(im, st, "cannot compute %s at import time", what);
+  for (size_t i = 0; i < nouts; i++) psg_tensor_release(outs[i]);
+  psg_free(outs);
+  psg_module_release(m1);
+  psg_module_release(m0);
+  psg_expr_release(gv);
+  psg_expr_release(fn);
+  return st;
+}
+
+psg_status onnxi_const_ints(onnx_imp *im, const oval *v, const char *what, int64_t *out, int cap, int *n) {
+  psg_tensor *t = NULL;
+  *n = 0;
+  psg_status st = onnxi_const_tensor(im, v, what, &t);
+  if (st) return st;
+  int64_t cnt = psg_tensor_numel(t);
+  const void *d = psg_tensor_data(t);
+  int dt = psg_tensor_dtype(t);
+  if (psg_tensor_ndim(t) > 1) st = onnxi_fail(im, PSG_ERR_TYPE, "%s must be 1-D", what);
+  else if (cnt > cap) st = onnxi_fail(im, PSG_ERR_UNSUPPORTED, "%s has %lld values (at most %d)", what, (long long)cnt, cap);
+  else if (dt != PSG_DTYPE_INT64 && dt != PSG_DTYPE_INT32)
+    st = onnxi_fail(im, PSG_ERR_TYPE, "%s must be int64 or int32, not %s", what, psg_dtype_name(dt));
+  for (int64_t i = 0; !st && i < cnt; i++) out[i] = dt == PSG_DTYPE_INT64 ? ((const int64_t *)d)[i] : ((const int32_t *)d)[i];
+  if (!st) *n = (int)cnt;
+  psg_tensor_release(t);
+  return st;
+}
+
+psg_status onnxi_const_double(onnx_imp *im, const oval *v, const char *what, double *out) {
+  psg_tensor *t = NULL;
+  psg_status st = onnxi_const_tensor(im, v, what, &t);
+  if (st) return st;
+  const void *d = psg_tensor_data(t);
+  if (psg_tensor_numel(t) != 1) {
+    st = onnxi_fail(im, PSG_ERR_TYPE, "%s must have one element", what);
+  } else {
+    switch (psg_tensor_dtype(t)) {
+    case PSG_DTYPE_FLOAT32: *out = *(const float *)d; break;
+    case PSG_DTYPE_FLOAT64: *out = *(const double *)d; break;
+    case PSG_DTYPE_INT64: *out = (double)*(const int64_t *)d; break;
+    case PSG_DTYPE_INT32: *out = *(const int32_t *)d; break;
+    case PSG_DTYPE_INT8: *out = *(const int8_t *)d; break;
+    case PSG_DTYPE_UINT8: *out = *(const uint8_t *)d; break;
+    default: st = onnxi_fail(im, PSG_ERR_UNSUPPORTED, "%s has unsupported dtype %s", what, psg_dtype_name(psg_tensor_dtype(t)));
+    }
+  }
+  psg_tensor_release(t);
+  return st;
+}

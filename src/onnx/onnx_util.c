@@ -1,0 +1,119 @@
+/* Passage ONNX frontend — small shared pieces: the name map (open
+ * addressing, FNV-1a), diagnostics naming the current node, and the mapping
+ * between ONNX element types and Passage dtypes. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "onnx_internal.h"
+
+const char *onnxi_node_name(const Onnx__NodeProto *n) {
+  if (n->name && n->name[0]) return n->name;
+  if (n->n_output && n->output[0][0]) return n->output[0];
+  return "?";
+}
+
+psg_status onnxi_fail(onnx_imp *im, psg_status code, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  im->errors++;
+  if (im->node)
+    return psg_ctx_fail(im->ctx, code, "%s: node '%s' (%s): %s", im->filename, onnxi_node_name(im->node),
+                        im->node->op_type ? im->node->op_type : "?", msg);
+  return psg_ctx_fail(im->ctx, code, "%s: %s", im->filename, msg);
+}
+
+static uint64_t fnv(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
+  return h;
+}
+
+void onnxi_map_fini(onnx_map *m) {
+  for (size_t i = 0; i < m->cap; i++)
+    if (m->slots[i].name) onnxi_val_release(&m->slots[i].v);
+  free(m->slots);
+  m->slots = NULL;
+  m->cap = m->len = 0;
+}
+
+oval *onnxi_map_get(onnx_map *m, const char *name) {
+  if (!m->cap) return NULL;
+  for (size_t i = fnv(name) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    if (!m->slots[i].name) return NULL;
+    if (!strcmp(m->slots[i].name, name)) return &m->slots[i].v;
+  }
+}
+
+static void insert(onnx_entry *slots, size_t cap, onnx_entry e) {
+  size_t i = fnv(e.name) & (cap - 1);
+  while (slots[i].name) i = (i + 1) & (cap - 1);
+  slots[i] = e;
+}
+
+psg_status onnxi_map_put(onnx_map *m, const char *name, oval v) {
+  if ((m->len + 1) * 2 > m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    onnx_entry *s = calloc(cap, sizeof *s);
+    if (!s) {
+      onnxi_val_release(&v);
+      return PSG_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->slots[i].name) insert(s, cap, m->slots[i]);
+    free(m->slots);
+    m->slots = s;
+    m->cap = cap;
+  }
+  onnx_entry e = {name, v};
+  insert(m->slots, m->cap, e);
+  m->len++;
+  return PSG_OK;
+}
+
+void onnxi_val_release(oval *v) {
+  psg_expr_release(v->e);
+  v->e = NULL;
+  v->t = NULL;
+}
+
+/* ONNX TensorProto.DataType values. */
+static const struct { int32_t onnx; int dtype; const char *name; } dtypes[] = {
+    {1, PSG_DTYPE_FLOAT32, "FLOAT"},   {2, PSG_DTYPE_UINT8, "UINT8"},   {3, PSG_DTYPE_INT8, "INT8"},
+    {4, PSG_DTYPE_UINT16, "UINT16"},   {5, PSG_DTYPE_INT16, "INT16"},   {6, PSG_DTYPE_INT32, "INT32"},
+    {7, PSG_DTYPE_INT64, "INT64"},     {8, PSG_DTYPE_INVALID, "STRING"}, {9, PSG_DTYPE_BOOL, "BOOL"},
+    {10, PSG_DTYPE_FLOAT16, "FLOAT16"}, {11, PSG_DTYPE_FLOAT64, "DOUBLE"}, {12, PSG_DTYPE_UINT32, "UINT32"},
+    {13, PSG_DTYPE_UINT64, "UINT64"},  {14, PSG_DTYPE_INVALID, "COMPLEX64"},
+    {15, PSG_DTYPE_INVALID, "COMPLEX128"}, {16, PSG_DTYPE_BFLOAT16, "BFLOAT16"},
+};
+enum { NUM_DTYPES = sizeof dtypes / sizeof dtypes[0] };
+
+int onnxi_dtype_from_onnx(int32_t t) {
+  for (int i = 0; i < NUM_DTYPES; i++)
+    if (dtypes[i].onnx == t) return dtypes[i].dtype;
+  return PSG_DTYPE_INVALID;
+}
+
+int32_t onnxi_dtype_to_onnx(int dtype) {
+  for (int i = 0; i < NUM_DTYPES; i++)
+    if (dtypes[i].dtype == dtype && dtype != PSG_DTYPE_INVALID) return dtypes[i].onnx;
+  return 0;
+}
+
+const char *onnxi_onnx_type_name(int32_t t) {
+  for (int i = 0; i < NUM_DTYPES; i++)
+    if (dtypes[i].onnx == t) return dtypes[i].name;
+  return "UNDEFINED";
+}
+
+int onnxi_rank(const oval *v) { return v->t && psg_type_kind(v->t) == PSG_TYPE_TENSOR ? psg_type_ndim(v->t) : -1; }
+int64_t onnxi_dim(const oval *v, int i) { return psg_type_dim(v->t, i); }
+int onnxi_dtype(const oval *v) {
+  return v->t && psg_type_kind(v->t) == PSG_TYPE_TENSOR ? psg_type_dtype(v->t) : PSG_DTYPE_INVALID;
+}
+bool onnxi_is_static(const oval *v) {
+  return v->t && psg_type_kind(v->t) == PSG_TYPE_TENSOR && psg_type_is_static(v->t);
+}
