@@ -13,6 +13,7 @@ int cmd_opt(int argc, char **argv);
 int cmd_passes(int argc, char **argv);
 int cmd_configs(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 /* Shared helpers (cli_util.c). */
 void cli_print_diags(psg_ctx *ctx, FILE *to);
