@@ -14,11 +14,13 @@ psg_status psgi_register_simple(psg_ctx *ctx, const char *name, int kind, int op
 static psg_status (*const registrations[])(psg_ctx *) = {
     psgi_register_infer_type,
     psgi_register_fold_constant,
+    psgi_register_remove_unused_functions,
+    psgi_register_inline_globals,
     psgi_register_dead_code,
     psgi_register_eliminate_common_subexpr,
     psgi_register_simplify_inference,
     psgi_register_fold_scale_axis,
-
+    psgi_register_canonicalize_ops,
 };
 
 psg_status psgi_register_standard_passes(psg_ctx *ctx) {

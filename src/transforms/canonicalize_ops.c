@@ -1,0 +1,61 @@
+/* Passage — CanonicalizeOps (tvm-behavior §7.1): a function pass (opt 3,
+ * required InferType) that rewrites ops into simpler equivalents, as TVM's
+ * canonicalize_ops.cc does: nn.bias_add(x, b, axis) becomes
+ * add(x, expand_dims(b, axis=1, num_newaxis=rank-axis-1)), a plain broadcast
+ * add that later passes (fusion, scale folding, export) handle uniformly. */
+#include "ops/op_impl.h"
+#include "transforms/builder.h"
+#include "transforms/transforms.h"
+
+static psg_status canonicalize_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  psg_status st = psg_mutator_default(m, e, out);
+  const char *op = psgi_call_op_name(e);
+  const psg_type *t = op && e->nkids == 3 ? psgi_tensor_type_of(e->kids[1]) : NULL;
+  if (st || !t || strcmp(op, "nn.bias_add")) return st;
+  int axis = (int)psgi_attr_int(e->u.attrs, "axis", 1);
+  if (axis < 0) axis += t->n;
+  if (axis < 0 || axis >= t->n) return PSG_OK; /* InferType rejects it; keep the call */
+  psgi_built b;
+  psgi_built_init(&b, m->ctx, &e->span);
+  psg_expr *bias = psgi_build_expand_to_axis(&b, (*out)->kids[2], t->n, axis);
+  psg_expr *add = psgi_build_call(&b, "add", (psg_expr *[]){(*out)->kids[1], bias}, 2, NULL);
+  st = b.status;
+  if (!st && add) {
+    psg_expr_release(*out);
+    *out = psgi_built_keep(&b, add);
+  }
+  psgi_built_fini(&b);
+  return st;
+}
+
+static psg_status canonicalize(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
+  (void)pc;
+  (void)user;
+  *out = NULL;
+  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
+  if (st) return st;
+  psg_mutator m;
+  psg_mutator_init(&m, func->ctx);
+  m.visit[PSG_EXPR_CALL] = canonicalize_call;
+  st = psg_mutate(&m, func, out);
+  psg_mutator_fini(&m);
+  return st;
+}
+
+static psg_status make_canonicalize_ops(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
+  (void)options;
+  (void)user;
+  static const char *const required[] = {"InferType"};
+  psg_pass_info *info;
+  psg_status st = psg_pass_info_create(ctx, "CanonicalizeOps", 3, required, 1, &info);
+  if (st) return st;
+  st = psg_create_function_pass(ctx, info, canonicalize, NULL, NULL, out);
+  psg_pass_info_release(info);
+  return st;
+}
+
+psg_status psgi_register_canonicalize_ops(psg_ctx *ctx) {
+  static const char *const required[] = {"InferType"};
+  return psgi_register_simple(ctx, "CanonicalizeOps", PSG_PASS_FUNCTION, 3, required, 1,
+                              "nn.bias_add into a broadcast add", make_canonicalize_ops);
+}
