@@ -47,10 +47,41 @@ psg_expr *psgi_build_call(psgi_built *b, const char *op, psg_expr *const *args, 
   return own(b, st, call);
 }
 
+psg_expr *psgi_build_call_typed(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
+  psg_expr *call = psgi_build_call(b, op, args, n, attrs);
+  if (!call) return NULL;
+  const psg_type *small[8] = {0}, **types = n <= 8 ? small : psgi_alloc(b->ctx, n * sizeof *types);
+  if (!types) {
+    if (!b->status) b->status = psgi_nomem(b->ctx);
+    return NULL;
+  }
+  bool typed = true;
+  for (size_t i = 0; i < n; i++) typed &= (types[i] = psgi_type_of(args[i])) != NULL;
+  const psgi_op_impl *impl = psgi_op_impl_get(call->kids[0]->u.op);
+  if (typed && impl && impl->type_rel) {
+    psgi_op_call oc = {b->ctx, call->kids[0]->u.op, attrs, {0}};
+    const psg_type *t = NULL;
+    psg_status st = impl->type_rel(&oc, types, n, &t);
+    if (st) {
+      if (!b->status) b->status = st == PSG_ERR_NOMEM ? st : psg_ctx_fail(b->ctx, PSG_ERR_TYPE, "%s: %s", op, oc.msg);
+      call = NULL;
+    } else {
+      psgi_give_type(call, t);
+    }
+  }
+  if (types != small) psgi_free(b->ctx, types);
+  return call;
+}
+
+void psgi_give_type(psg_expr *e, const psg_type *t) {
+  if (e && t && !e->checked_type) psgi_expr_set_checked_type(e, t);
+}
+
 psg_expr *psgi_build_constant(psgi_built *b, psg_tensor *t) {
   if (!t) return NULL;
   psg_expr *c = NULL;
   psg_status st = psg_constant_create(b->ctx, t, &b->span, &c);
+  if (!st) psgi_give_type(c, psg_tensor_type(b->ctx, t));
   return own(b, st, c);
 }
 
@@ -145,10 +176,15 @@ psg_expr *psgi_build_expand_to_axis(psgi_built *b, psg_expr *x, int ndim, int ax
 
 /* Reading types ------------------------------------------------------------------ */
 
-const psg_type *psgi_tensor_type_of(const psg_expr *e) {
+const psg_type *psgi_type_of(const psg_expr *e) {
   const psg_type *t = e ? e->checked_type : NULL;
   /* Parameters keep their annotation rather than a checked type. */
   if (!t && e && e->kind == PSG_EXPR_VAR) t = e->u.var.type;
+  return t;
+}
+
+const psg_type *psgi_tensor_type_of(const psg_expr *e) {
+  const psg_type *t = psgi_type_of(e);
   return t && t->kind == PSG_TYPE_TENSOR ? t : NULL;
 }
 

@@ -32,6 +32,13 @@ psg_expr *psgi_built_keep(psgi_built *b, psg_expr *e);
 
 /* `op(args...)`; attrs may be NULL (TVM defaults). Borrowed result. */
 psg_expr *psgi_build_call(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs);
+/* Like psgi_build_call, and the call gets its checked type from the op's type
+ * relation when every argument has one (so a pass can keep matching on the
+ * types of what it built). An argument that does not fit fails the build
+ * with PSG_ERR_TYPE: a pass should not make ill-typed calls. */
+psg_expr *psgi_build_call_typed(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs);
+/* Gives `e` (untyped, just built or rebuilt) the type `t` when it has none. */
+void psgi_give_type(psg_expr *e, const psg_type *t);
 /* A rank-0 constant of `dtype` holding `value` (converted). */
 psg_expr *psgi_build_scalar(psgi_built *b, int dtype, double value);
 /* A constant over tensor `t` (retained). */
@@ -51,8 +58,9 @@ psg_attr *psgi_build_attr_ints(psgi_built *b, const int64_t *v, size_t n);
  * TVM's ExpandBiasToMatchAxis (x itself when nothing is needed). */
 psg_expr *psgi_build_expand_to_axis(psgi_built *b, psg_expr *x, int ndim, int axis);
 
-/* The tensor type InferType left on `e`, or NULL when `e` is untyped or not
- * a tensor. */
+/* The type InferType left on `e` (for parameters: their annotation), or NULL. */
+const psg_type *psgi_type_of(const psg_expr *e);
+/* The same, only when it is a tensor type. */
 const psg_type *psgi_tensor_type_of(const psg_expr *e);
 /* The op name of a call's callee, or NULL when the callee is not an op. */
 const char *psgi_call_op_name(const psg_expr *call);

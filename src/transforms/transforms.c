@@ -20,7 +20,10 @@ static psg_status (*const registrations[])(psg_ctx *) = {
     psgi_register_eliminate_common_subexpr,
     psgi_register_simplify_inference,
     psgi_register_fold_scale_axis,
+    psgi_register_simplify_expr,
     psgi_register_canonicalize_ops,
+    psgi_register_fuse_ops,
+    psgi_register_defuse_ops,
 };
 
 psg_status psgi_register_standard_passes(psg_ctx *ctx) {

@@ -15,9 +15,12 @@ psg_status psgi_register_dead_code(psg_ctx *ctx);
 psg_status psgi_register_eliminate_common_subexpr(psg_ctx *ctx);
 psg_status psgi_register_simplify_inference(psg_ctx *ctx);
 psg_status psgi_register_fold_scale_axis(psg_ctx *ctx);
+psg_status psgi_register_simplify_expr(psg_ctx *ctx);
 psg_status psgi_register_canonicalize_ops(psg_ctx *ctx);
 psg_status psgi_register_remove_unused_functions(psg_ctx *ctx);
 psg_status psgi_register_inline_globals(psg_ctx *ctx);
+psg_status psgi_register_fuse_ops(psg_ctx *ctx);
+psg_status psgi_register_defuse_ops(psg_ctx *ctx);
 
 /* Types every Relay function of `mod` in place (checked_type caches) and
  * reports type errors as diagnostics; used by InferType and the interpreter. */

@@ -1,0 +1,265 @@
+/* Passage — SimplifyExpr (tvm-behavior §7.1, simplify_expr.cc): a function
+ * pass (opt 0, required InferType) of local rewrites that leave the value
+ * unchanged and the graph smaller:
+ *   x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1          -> x   (same type only)
+ *   chains of reshape/squeeze/expand_dims/batch_flatten -> one reshape, or x
+ *   transpose of transpose, identity transpose         -> one transpose, or x
+ *   cast to the dtype x has, cast(cast(x, wider), x's)  -> x
+ *   strided_slice taking everything, pad of nothing    -> x
+ *   (x + c1) + c2, (x * c1) * c2 (inner used once)      -> x + (c1 + c2), x * (c1 * c2)
+ * Every node it makes carries its type, so rules apply to rewritten code too
+ * (a chain of three reshapes becomes one in a single run). */
+#include "ops/kernel_util.h"
+#include "transforms/builder.h"
+#include "transforms/transforms.h"
+
+typedef struct simplifier {
+  psgi_map users; /* original node -> number of parents */
+} simplifier;
+
+static bool is_call_of(const psg_expr *e, const char *op) {
+  const char *name = psgi_call_op_name(e);
+  return name && !strcmp(name, op);
+}
+
+/* True when `e` is a constant whose every element equals `v`. */
+static bool is_constant_all(const psg_expr *e, double v) {
+  if (!e || e->kind != PSG_EXPR_CONSTANT) return false;
+  const psg_tensor *t = e->u.constant;
+  int64_t n = psg_tensor_numel(t);
+  for (int64_t i = 0; i < n; i++)
+    if (psgi_load_f(t->dtype, t->data, (size_t)i) != v) return false;
+  return n > 0;
+}
+
+/* A constant is one whose value is known here (folded by FoldConstant later). */
+static bool is_constant(const psg_expr *e) { return e && e->kind == PSG_EXPR_CONSTANT; }
+
+/* Identity arithmetic: the operand that survives, or NULL. */
+static psg_expr *identity_operand(const psg_expr *now) {
+  const char *op = psgi_call_op_name(now);
+  if (!op || now->nkids != 3) return NULL;
+  psg_expr *a = now->kids[1], *b = now->kids[2];
+  psg_expr *keep = NULL;
+  if (!strcmp(op, "add")) keep = is_constant_all(b, 0) ? a : is_constant_all(a, 0) ? b : NULL;
+  else if (!strcmp(op, "subtract")) keep = is_constant_all(b, 0) ? a : NULL;
+  else if (!strcmp(op, "multiply")) keep = is_constant_all(b, 1) ? a : is_constant_all(a, 1) ? b : NULL;
+  else if (!strcmp(op, "divide")) keep = is_constant_all(b, 1) ? a : NULL;
+  /* Broadcasting against the constant may change the shape or dtype: only
+   * when the operand already has the result's type is it the result. */
+  return keep && psgi_type_of(keep) && psgi_type_of(keep) == now->checked_type ? keep : NULL;
+}
+
+static bool is_reshape_like(const psg_expr *e) {
+  return is_call_of(e, "reshape") || is_call_of(e, "squeeze") || is_call_of(e, "expand_dims") ||
+         is_call_of(e, "nn.batch_flatten");
+}
+
+/* A chain of reshape-like calls over x: x itself or one reshape to the final
+ * static shape. */
+static psg_expr *merge_reshapes(psgi_built *b, const psg_expr *now) {
+  if (!is_reshape_like(now) || !now->checked_type) return NULL;
+  psg_expr *x = now->kids[1];
+  size_t chain = 1;
+  while (is_reshape_like(x)) {
+    x = x->kids[1];
+    chain++;
+  }
+  const psg_type *t = now->checked_type;
+  if (!psgi_type_of(x)) return NULL;
+  if (psgi_type_of(x) == t) return x;
+  if (chain < 2 || !is_call_of(now, "reshape") || !psg_type_is_static(t)) return NULL;
+  psg_attrs *attrs = psgi_build_attrs(b, (const char *[]){"newshape"},
+                                      (psg_attr *[]){psgi_build_attr_ints(b, t->dims, (size_t)t->n)}, 1);
+  return attrs ? psgi_build_call_typed(b, "reshape", &x, 1, attrs) : NULL;
+}
+
+/* The permutation of a transpose (None: reversed), or false. */
+static bool transpose_axes(const psg_expr *call, int ndim, int64_t *axes) {
+  int n = psgi_attr_ints(call->u.attrs, "axes", axes, PSG_MAX_RANK);
+  if (n < 0 || (n && n != ndim)) return false;
+  for (int i = 0; i < ndim; i++) {
+    if (!n) axes[i] = ndim - 1 - i;
+    else if (axes[i] < 0) axes[i] += ndim;
+  }
+  return true;
+}
+
+static psg_expr *merge_transposes(psgi_built *b, const psg_expr *now) {
+  if (!is_call_of(now, "transpose") || !now->checked_type) return NULL;
+  psg_expr *x = now->kids[1];
+  int ndim = now->checked_type->n;
+  int64_t outer[PSG_MAX_RANK], inner[PSG_MAX_RANK], axes[PSG_MAX_RANK];
+  if (!transpose_axes(now, ndim, outer)) return NULL;
+  bool composed = is_call_of(x, "transpose") && transpose_axes(x, ndim, inner);
+  for (int i = 0; i < ndim; i++) axes[i] = composed ? inner[outer[i]] : outer[i];
+  if (composed) x = x->kids[1];
+  bool identity = true;
+  for (int i = 0; i < ndim; i++) identity &= axes[i] == i;
+  if (identity) return psgi_type_of(x) == now->checked_type ? x : NULL;
+  if (!composed) return NULL;
+  psg_attrs *attrs = psgi_build_attrs(b, (const char *[]){"axes"}, (psg_attr *[]){psgi_build_attr_ints(b, axes, (size_t)ndim)}, 1);
+  return attrs ? psgi_build_call_typed(b, "transpose", &x, 1, attrs) : NULL;
+}
+
+/* Can every value of dtype `from` be held exactly by `to`? */
+static bool widens(int from, int to) {
+  if (from == to) return true;
+  if (psg_dtype_is_float(from) != psg_dtype_is_float(to)) return false;
+  if (psg_dtype_is_float(from)) return psg_dtype_size(to) > psg_dtype_size(from) && to != PSG_DTYPE_BFLOAT16;
+  bool su = from >= PSG_DTYPE_UINT8 && from <= PSG_DTYPE_UINT64, tu = to >= PSG_DTYPE_UINT8 && to <= PSG_DTYPE_UINT64;
+  if (from == PSG_DTYPE_BOOL || to == PSG_DTYPE_BOOL) return from == PSG_DTYPE_BOOL;
+  if (su == tu) return psg_dtype_size(to) > psg_dtype_size(from);
+  return su && !tu && psg_dtype_size(to) > psg_dtype_size(from); /* unsigned into a wider signed */
+}
+
+static psg_expr *simplify_cast(const psg_expr *now) {
+  if (!is_call_of(now, "cast") || !now->checked_type) return NULL;
+  psg_expr *x = now->kids[1];
+  if (psgi_type_of(x) == now->checked_type) return x;
+  if (is_call_of(x, "cast") && psgi_type_of(x->kids[1]) == now->checked_type && psgi_type_of(x) &&
+      widens(now->checked_type->dtype, psgi_type_of(x)->dtype))
+    return x->kids[1];
+  return NULL;
+}
+
+/* strided_slice from 0 with stride 1 to the end of every axis, or a pad of
+ * nothing: the input itself. */
+static psg_expr *drop_noop_slice_or_pad(const psg_expr *now) {
+  psg_expr *x = now->nkids > 1 ? now->kids[1] : NULL;
+  if (!x || !psgi_type_of(x) || psgi_type_of(x) != now->checked_type) return NULL;
+  if (is_call_of(now, "strided_slice")) {
+    int64_t begin[PSG_MAX_RANK], strides[PSG_MAX_RANK];
+    int nb = psgi_attr_ints(now->u.attrs, "begin", begin, PSG_MAX_RANK);
+    int ns = psgi_attr_ints(now->u.attrs, "strides", strides, PSG_MAX_RANK);
+    if (nb < 0 || ns < 0) return NULL;
+    for (int i = 0; i < nb; i++)
+      if (begin[i] != 0) return NULL;
+    for (int i = 0; i < ns; i++)
+      if (strides[i] != 1) return NULL;
+    return x; /* same type, starting at 0, stride 1: everything */
+  }
+  if (is_call_of(now, "nn.pad")) {
+    psg_attr *w = psg_attrs_get(now->u.attrs, "pad_width");
+    if (!w || psg_attr_kind(w) != PSG_ATTR_LIST) return NULL;
+    for (size_t i = 0; i < psg_attr_list_len(w); i++) {
+      psg_attr *pair = psg_attr_list_get(w, i);
+      if (psg_attr_kind(pair) != PSG_ATTR_LIST) return NULL;
+      for (size_t j = 0; j < psg_attr_list_len(pair); j++) {
+        psg_attr *v = psg_attr_list_get(pair, j);
+        if (psg_attr_kind(v) != PSG_ATTR_INT || psg_attr_get_int(v) != 0) return NULL;
+      }
+    }
+    return x;
+  }
+  return NULL;
+}
+
+/* (x op c1) op c2 -> x op (c1 op c2) for op in {add, multiply}, when the
+ * inner call has no other user; FoldConstant then makes one constant. */
+static psg_expr *reassociate_constants(psgi_built *b, const simplifier *s, const psg_expr *orig, const psg_expr *now) {
+  const char *op = psgi_call_op_name(now);
+  if (!op || (strcmp(op, "add") && strcmp(op, "multiply")) || now->nkids != 3) return NULL;
+  for (int side = 0; side < 2; side++) {
+    psg_expr *inner = now->kids[1 + side], *c2 = now->kids[2 - side];
+    const psg_expr *inner0 = orig->kids[1 + side];
+    psgi_map_entry *u = psgi_map_get_ptr(&s->users, inner0);
+    if (!is_constant(c2) || !is_call_of(inner, op) || !u || (uintptr_t)u->value != 1) continue;
+    for (int k = 0; k < 2; k++) {
+      psg_expr *x = inner->kids[1 + k], *c1 = inner->kids[2 - k];
+      if (!is_constant(c1) || is_constant(x)) continue;
+      psg_expr *c = psgi_build_call_typed(b, op, (psg_expr *[]){c1, c2}, 2, NULL);
+      psg_expr *out = psgi_build_call_typed(b, op, (psg_expr *[]){x, c}, 2, NULL);
+      /* Only when the result keeps its type (broadcasting of c1 with c2 may not). */
+      if (out && out->checked_type == now->checked_type) return out;
+      return NULL;
+    }
+  }
+  return NULL;
+}
+
+static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  simplifier *s = m->user;
+  psg_status st = psg_mutator_default(m, e, out);
+  if (st) return st;
+  psgi_give_type(*out, e->checked_type); /* a rewrite has the type of what it replaces */
+  psgi_built b;
+  psgi_built_init(&b, m->ctx, &e->span);
+  psg_expr *better = identity_operand(*out);
+  if (!better) better = merge_reshapes(&b, *out);
+  if (!better && !b.status) better = merge_transposes(&b, *out);
+  if (!better) better = simplify_cast(*out);
+  if (!better) better = drop_noop_slice_or_pad(*out);
+  if (!better && !b.status) better = reassociate_constants(&b, s, e, *out);
+  st = b.status;
+  if (!st && better) {
+    psg_expr_retain(better);
+    psg_expr_release(*out);
+    *out = better;
+  }
+  psgi_built_fini(&b);
+  return st;
+}
+
+/* Rebuilt non-call nodes keep the type of their original too. */
+static psg_status keep_type(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  psg_status st = psg_mutator_default(m, e, out);
+  if (!st) psgi_give_type(*out, e->checked_type);
+  return st;
+}
+
+static psg_status count_users(psg_visitor *v, const psg_expr *e) {
+  simplifier *s = v->user;
+  for (uint32_t i = 0; i < e->nkids; i++) {
+    psgi_map_entry *en = psgi_map_put_ptr(&s->users, e->kids[i], NULL);
+    if (!en) return PSG_ERR_NOMEM;
+    en->value = (void *)((uintptr_t)en->value + 1);
+  }
+  return PSG_OK;
+}
+
+static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
+  (void)pc;
+  (void)user;
+  *out = NULL;
+  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
+  if (st) return st;
+  simplifier s;
+  psgi_map_init(&s.users, func->ctx);
+  psg_visitor v = {NULL, count_users, &s};
+  st = psg_visit(func->ctx, &v, func);
+  if (st == PSG_ERR_NOMEM) st = psgi_nomem(func->ctx);
+  if (!st) {
+    psg_mutator m;
+    psg_mutator_init(&m, func->ctx);
+    m.user = &s;
+    m.visit[PSG_EXPR_CALL] = simplify_call;
+    m.visit[PSG_EXPR_TUPLE] = keep_type;
+    m.visit[PSG_EXPR_TUPLE_GET_ITEM] = keep_type;
+    m.visit[PSG_EXPR_LET] = keep_type;
+    m.visit[PSG_EXPR_IF] = keep_type;
+    st = psg_mutate(&m, func, out);
+    psg_mutator_fini(&m);
+  }
+  psgi_map_fini(&s.users);
+  return st;
+}
+
+static psg_status make_simplify_expr(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
+  (void)options;
+  (void)user;
+  static const char *const required[] = {"InferType"};
+  psg_pass_info *info;
+  psg_status st = psg_pass_info_create(ctx, "SimplifyExpr", 0, required, 1, &info);
+  if (st) return st;
+  st = psg_create_function_pass(ctx, info, simplify, NULL, NULL, out);
+  psg_pass_info_release(info);
+  return st;
+}
+
+psg_status psgi_register_simplify_expr(psg_ctx *ctx) {
+  static const char *const required[] = {"InferType"};
+  return psgi_register_simple(ctx, "SimplifyExpr", PSG_PASS_FUNCTION, 0, required, 1,
+                              "identity arithmetic, reshape/transpose chains, redundant casts, no-op slices and pads",
+                              make_simplify_expr);
+}
