@@ -65,18 +65,17 @@ static bool read_string(reader *r, const char **s, size_t *n) {
 static bool read_int(reader *r, int64_t *v) {
   skip_ws(r);
   const char *start = r->p;
-  char *endp;
   if (r->p >= r->end || !(*r->p == '-' || (*r->p >= '0' && *r->p <= '9'))) {
     error_at(r, start, "metadata: expected %s", "an integer");
     return false;
   }
-  long long x = strtoll(start, &endp, 10);
-  if (endp == start || endp > r->end) {
-    error_at(r, start, "metadata: expected %s", "an integer");
+  const char *q = start + (*start == '-');
+  while (q < r->end && *q >= '0' && *q <= '9') q++;
+  if (!psgi_text_parse_i64(start, (size_t)(q - start), v)) {
+    error_at(r, start, "metadata: expected %s", "an integer (in range)");
     return false;
   }
-  r->p = endp;
-  *v = x;
+  r->p = q;
   return true;
 }
 
@@ -219,6 +218,21 @@ void psgi_metadata_print(psgi_buf *b, psg_tensor *const *tensors, size_t n) {
     psgi_buf_printf(b, "\"}%s\n", i + 1 < n ? "," : "");
   }
   psgi_buf_puts(b, "  ]\n}\n");
+}
+
+bool psgi_text_parse_i64(const char *s, size_t n, int64_t *out) {
+  bool neg = n && s[0] == '-';
+  size_t i = neg;
+  if (i == n) return false;
+  uint64_t v = 0, limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+  for (; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    uint64_t d = (uint64_t)(s[i] - '0');
+    if (v > (limit - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+  return true;
 }
 
 const char *psgi_scalar_suffix(int dtype) {

@@ -179,10 +179,8 @@ static psg_status parse_tensor_type(parser *ps, const psg_type **out) {
     if (tok_is(&ps->tok, "?")) {
       dims[nd++] = PSG_DIM_UNKNOWN;
     } else if (ps->tok.kind == TOK_INT && ps->tok.text[0] != '-') {
-      errno = 0;
-      char *endp;
-      long long v = strtoll(ps->tok.text, &endp, 10);
-      if (errno || endp != ps->tok.text + ps->tok.len)
+      int64_t v;
+      if (!psgi_text_parse_i64(ps->tok.text, ps->tok.len, &v))
         return error_at(ps, &ps->tok, "dimension '%.*s' out of range", (int)ps->tok.len, ps->tok.text);
       dims[nd++] = v;
     } else {
@@ -361,6 +359,56 @@ static psg_status parse_scalar(parser *ps, psg_expr **out) {
 
 static psg_status parse_attr_value(parser *ps, int kind, psg_attr **out);
 
+static int hex_digit(char c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The bytes of a string token with \n \t \r \" \\ and \xHH resolved, into
+ * dst (room for t->len bytes); returns the length. */
+static size_t unescape_into(const token *t, char *dst) {
+  size_t n = 0;
+  for (size_t i = 0; i < t->len; i++) {
+    char c = t->text[i];
+    if (c == '\\' && i + 1 < t->len) {
+      c = t->text[++i];
+      if (c == 'x' && i + 2 < t->len && hex_digit(t->text[i + 1]) >= 0 && hex_digit(t->text[i + 2]) >= 0) {
+        c = (char)(hex_digit(t->text[i + 1]) << 4 | hex_digit(t->text[i + 2]));
+        i += 2;
+      } else {
+        c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
+      }
+    }
+    dst[n++] = c;
+  }
+  return n;
+}
+
+static psg_status unescape(parser *ps, const token *t, psg_attr **out) {
+  char *s = psgi_alloc(ps->ctx, t->len + 1);
+  if (!s) return psgi_nomem(ps->ctx);
+  psg_status st = psg_attr_string(ps->ctx, s, unescape_into(t, s), out);
+  psgi_free(ps->ctx, s);
+  return st;
+}
+
+/* An attribute name: an identifier, or a string for names that are not
+ * identifiers (the printer quotes those). NULL after an error. */
+static const char *attr_key(parser *ps, const token *t) {
+  if (t->kind == TOK_IDENT) {
+    const char *k = psgi_intern(ps->ctx, t->text, t->len);
+    if (!k) psgi_nomem(ps->ctx);
+    return k;
+  }
+  char *s = psgi_alloc(ps->ctx, t->len + 1);
+  if (!s) return psgi_nomem(ps->ctx), NULL;
+  size_t n = unescape_into(t, s);
+  const char *k = NULL;
+  if (memchr(s, 0, n)) error_at(ps, t, "an attribute name cannot contain a NUL byte");
+  else if (!(k = psgi_intern(ps->ctx, s, n))) psgi_nomem(ps->ctx);
+  psgi_free(ps->ctx, s);
+  return k;
+}
+
 static psg_status parse_attr_dict(parser *ps, psg_attrs **out) {
   advance(ps); /* { */
   PSGI_VEC(const char *) keys = {0};
@@ -372,7 +420,11 @@ static psg_status parse_attr_dict(parser *ps, psg_attrs **out) {
       st = error_at(ps, &ps->tok, "expected an attribute name, found %s", tok_desc(&ps->tok, buf, sizeof buf));
       break;
     }
-    const char *k = psgi_intern(ps->ctx, ps->tok.text, ps->tok.len);
+    const char *k = attr_key(ps, &ps->tok);
+    if (!k) {
+      st = PSG_ERR_PARSE;
+      break;
+    }
     advance(ps);
     if (!expect(ps, "=", "after an attribute name")) {
       st = PSG_ERR_PARSE;
@@ -380,7 +432,7 @@ static psg_status parse_attr_dict(parser *ps, psg_attrs **out) {
     }
     psg_attr *v = NULL;
     if ((st = parse_attr_value(ps, PSGI_ATTR_ANY, &v)) != PSG_OK) break;
-    if (!k || !PSGI_VEC_PUSH(ps->ctx, &keys, k) || !PSGI_VEC_PUSH(ps->ctx, &vals, v)) {
+    if (!PSGI_VEC_PUSH(ps->ctx, &keys, k) || !PSGI_VEC_PUSH(ps->ctx, &vals, v)) {
       psg_attr_release(v);
       st = psgi_nomem(ps->ctx);
       break;
@@ -395,23 +447,6 @@ static psg_status parse_attr_dict(parser *ps, psg_attrs **out) {
   for (size_t i = 0; i < vals.len; i++) psg_attr_release(vals.data[i]);
   PSGI_VEC_FREE(ps->ctx, &keys);
   PSGI_VEC_FREE(ps->ctx, &vals);
-  return st;
-}
-
-static psg_status unescape(parser *ps, const token *t, psg_attr **out) {
-  char *s = psgi_alloc(ps->ctx, t->len + 1);
-  if (!s) return psgi_nomem(ps->ctx);
-  size_t n = 0;
-  for (size_t i = 0; i < t->len; i++) {
-    char c = t->text[i];
-    if (c == '\\' && i + 1 < t->len) {
-      c = t->text[++i];
-      c = c == 'n' ? '\n' : c == 't' ? '\t' : c;
-    }
-    s[n++] = c;
-  }
-  psg_status st = psg_attr_string(ps->ctx, s, n, out);
-  psgi_free(ps->ctx, s);
   return st;
 }
 
@@ -541,7 +576,7 @@ static psg_status parse_call(parser *ps, psg_expr *callee, ptrdiff_t op, const t
   PSGI_VEC(psg_attr *) vals = {0};
   psg_status st = PSG_OK;
   while (!st && !tok_is(&ps->tok, ")")) {
-    if (ps->tok.kind == TOK_IDENT && tok_is(&ps->next, "=")) {
+    if ((ps->tok.kind == TOK_IDENT || ps->tok.kind == TOK_STRING) && tok_is(&ps->next, "=")) {
       token key = ps->tok;
       int kind = PSGI_ATTR_ANY;
       if (op >= 0) {
@@ -559,12 +594,16 @@ static psg_status parse_call(parser *ps, psg_expr *callee, ptrdiff_t op, const t
       }
       advance(ps);
       advance(ps); /* = */
-      const char *k = psgi_intern(ps->ctx, key.text, key.len);
-      for (size_t i = 0; k && i < keys.len; i++)
+      const char *k = attr_key(ps, &key);
+      if (!k) {
+        st = PSG_ERR_PARSE;
+        break;
+      }
+      for (size_t i = 0; i < keys.len; i++)
         if (keys.data[i] == k) st = error_at(ps, &key, "attribute '%.*s' given twice", (int)key.len, key.text);
       psg_attr *v = NULL;
       if (!st) st = parse_attr_value(ps, kind, &v);
-      if (!st && (!k || !PSGI_VEC_PUSH(ps->ctx, &keys, k) || !PSGI_VEC_PUSH(ps->ctx, &vals, v))) {
+      if (!st && (!PSGI_VEC_PUSH(ps->ctx, &keys, k) || !PSGI_VEC_PUSH(ps->ctx, &vals, v))) {
         psg_attr_release(v);
         st = psgi_nomem(ps->ctx);
       }
@@ -639,8 +678,12 @@ static psg_status parse_params(parser *ps, size_t mark, expr_vec *params, psg_at
         break;
       }
       if (!define(ps, &name, v, mark, false)) st = PSG_ERR_PARSE;
-    } else if (ps->tok.kind == TOK_IDENT && tok_is(&ps->next, "=")) {
-      const char *k = psgi_intern(ps->ctx, ps->tok.text, ps->tok.len);
+    } else if ((ps->tok.kind == TOK_IDENT || ps->tok.kind == TOK_STRING) && tok_is(&ps->next, "=")) {
+      const char *k = attr_key(ps, &ps->tok);
+      if (!k) {
+        st = PSG_ERR_PARSE;
+        break;
+      }
       advance(ps);
       advance(ps);
       psg_attr *v = NULL;
@@ -742,10 +785,11 @@ static psg_status parse_primary(parser *ps, psg_expr **out) {
       advance(ps);
       if (!expect(ps, "]", "after relay.Constant") || !expect(ps, "[", "before the constant index")) return PSG_ERR_PARSE;
       token idx = ps->tok;
-      long long i = idx.kind == TOK_INT ? strtoll(idx.text, NULL, 10) : -1;
-      if (idx.kind != TOK_INT || i < 0) return error_at(ps, &idx, "expected a constant index");
-      if ((size_t)i >= ps->meta.len)
-        return error_at(ps, &idx, "meta[relay.Constant][%lld] is out of range: the metadata section has %zu constant%s", i,
+      int64_t i = -1;
+      if (idx.kind != TOK_INT || !psgi_text_parse_i64(idx.text, idx.len, &i) || i < 0)
+        return error_at(ps, &idx, "expected a constant index");
+      if ((uint64_t)i >= ps->meta.len)
+        return error_at(ps, &idx, "meta[relay.Constant][%lld] is out of range: the metadata section has %zu constant%s", (long long)i,
                         ps->meta.len, ps->meta.len == 1 ? "" : "s");
       advance(ps);
       if (!expect(ps, "]", "after the constant index")) return PSG_ERR_PARSE;
@@ -821,8 +865,8 @@ static psg_status parse_expr(parser *ps, psg_expr **out) {
     } else if (tok_is(&ps->tok, ".") && ps->next.kind == TOK_INT) {
       advance(ps);
       token idx = ps->tok;
-      long long i = strtoll(idx.text, NULL, 10);
-      if (idx.text[0] == '-' || i > INT32_MAX || (size_t)idx.len != strspn(idx.text, "0123456789")) {
+      int64_t i = -1;
+      if (!psgi_text_parse_i64(idx.text, idx.len, &i) || i < 0 || i > INT32_MAX) {
         st = error_at(ps, &idx, "bad tuple index '%.*s'", (int)idx.len, idx.text);
         break;
       }

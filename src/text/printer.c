@@ -104,6 +104,12 @@ static void print_string(printer *p, const char *s, size_t n) {
       put(p, "\\n");
     } else if (c == '\t') {
       put(p, "\\t");
+    } else if ((unsigned char)c < 0x20 || c == 0x7f) {
+      /* Other control bytes (NUL included) as \xHH: the text stays one
+       * line per statement and a C string. */
+      static const char hex[] = "0123456789abcdef";
+      char esc[4] = {'\\', 'x', hex[(unsigned char)c >> 4], hex[c & 15]};
+      putn(p, esc, 4);
     } else {
       psgi_buf_putc(p->b, c);
     }
@@ -149,10 +155,20 @@ static void print_attr(printer *p, const psg_attr *v, int depth) {
   }
 }
 
+/* Names that are not identifiers (or would read as a keyword value) are
+ * printed as strings. */
+static void print_key(printer *p, const char *k) {
+  bool ident = (k[0] >= 'a' && k[0] <= 'z') || (k[0] >= 'A' && k[0] <= 'Z') || k[0] == '_';
+  for (const char *c = k; ident && *c; c++)
+    ident = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '.';
+  if (ident) put(p, k);
+  else print_string(p, k, strlen(k));
+}
+
 static void print_attrs_body(printer *p, const psg_attrs *a, int depth) {
   for (size_t i = 0; a && i < a->n; i++) {
     if (i) put(p, ", ");
-    put(p, a->e[i].key);
+    print_key(p, a->e[i].key);
     psgi_buf_putc(p->b, '=');
     print_attr(p, a->e[i].value, depth);
   }

@@ -16,6 +16,10 @@ psg_status psgi_metadata_parse(psg_ctx *ctx, const char *file, const char *buf_s
 /* Appends the section for `tensors` (n may be 0: nothing is written). */
 void psgi_metadata_print(psgi_buf *b, psg_tensor *const *tensors, size_t n);
 
+/* Reads the decimal integer [s, s + n) (an optional '-', then digits only;
+ * the text need not be NUL-terminated). False if malformed or out of range. */
+bool psgi_text_parse_i64(const char *s, size_t n, int64_t *out);
+
 /* Scalar literal suffix of a dtype ("f", "f64", "i64", "" for int32...). */
 const char *psgi_scalar_suffix(int dtype);
 /* Appends the shortest decimal text of `v` that reads back as the same

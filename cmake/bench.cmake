@@ -1,0 +1,9 @@
+# Benchmarks of the text format (issue 2): bench_parse_print and its quick
+# ctest. The FoldConstant benchmark is still built in CMakeLists.txt.
+add_executable(bench_parse_print ${PROJECT_SOURCE_DIR}/bench/parse_print.c)
+target_link_libraries(bench_parse_print PRIVATE passage)
+if(PASSAGE_TESTS)
+  add_test(NAME bench.parse_print.quick
+           COMMAND ${PROJECT_SOURCE_DIR}/bench/run_parse_print.sh --quick ${PROJECT_BINARY_DIR})
+  set_tests_properties(bench.parse_print.quick PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
+endif()
