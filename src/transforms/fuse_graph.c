@@ -1,0 +1,194 @@
+/* Passage — FuseOps' dataflow graph and post-dominator tree (TVM's
+ * IndexedForwardGraph and DominatorTree, tvm-behavior §7.1). Nodes are
+ * numbered in post-DFS order by one iterative walk; the tree is computed in
+ * reverse order, so every user is done before its producer. */
+#include "ops/op_impl.h"
+#include "transforms/fuse_graph.h"
+
+static int combine(int a, int b) { return a > b ? a : b; }
+
+bool psgi_is_primitive_fn(const psg_expr *fn) {
+  return fn->kind == PSG_EXPR_FUNCTION && fn->u.fn.attrs && psg_attrs_get(fn->u.fn.attrs, "Primitive");
+}
+
+uint32_t psgi_fuse_index_of(const psgi_fuse_graph *g, const psg_expr *e) {
+  psgi_map_entry *en = psgi_map_get_ptr(&g->index, e);
+  return en ? (uint32_t)((uintptr_t)en->value - 1) : PSGI_FUSE_NONE;
+}
+
+/* Building ------------------------------------------------------------------- */
+
+static void mark_extern(psgi_fuse_graph *g, const psg_expr *e) {
+  uint32_t i = psgi_fuse_index_of(g, e);
+  if (i != PSGI_FUSE_NONE) g->nodes.data[i].extern_ref = true;
+}
+
+/* Records that node `user` reads `e` with `pattern`. Edges are appended, so
+ * each output list is in increasing user order, which keeps the ancestor
+ * walks of the dominator tree short on chains. */
+static psg_status add_edge(psgi_fuse_graph *g, const psg_expr *e, uint32_t user, int pattern) {
+  uint32_t i = psgi_fuse_index_of(g, e);
+  if (i == PSGI_FUSE_NONE) return PSG_OK;
+  uint32_t k = (uint32_t)g->edges.len;
+  psgi_fuse_edge edge = {user, PSGI_FUSE_NONE, pattern};
+  if (!PSGI_VEC_PUSH(g->ctx, &g->edges, edge)) return psgi_nomem(g->ctx);
+  psgi_fuse_node *n = &g->nodes.data[i];
+  if (n->out_tail == PSGI_FUSE_NONE) n->out_head = k;
+  else g->edges.data[n->out_tail].next = k;
+  n->out_tail = k;
+  return PSG_OK;
+}
+
+static bool same_shape(const psg_type *a, const psg_type *b) {
+  if (!a || !b || a->n != b->n) return false;
+  for (int i = 0; i < a->n; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
+static const psg_type *tensor_type(const psg_expr *e) {
+  const psg_type *t = e->checked_type;
+  return t && t->kind == PSG_TYPE_TENSOR ? t : NULL;
+}
+
+/* TVM fuses only scalar constants of the common dtypes into a group; any
+ * other constant is opaque (a parameter of whatever uses it). */
+static int constant_pattern(const psg_expr *c) {
+  const psg_tensor *t = c->u.constant;
+  int d = t->dtype;
+  bool simple = d == PSG_DTYPE_INT32 || d == PSG_DTYPE_INT64 || d == PSG_DTYPE_FLOAT32 ||
+                d == PSG_DTYPE_FLOAT64 || d == PSG_DTYPE_BOOL;
+  return t->ndim == 0 && simple ? PSGI_PATTERN_ELEMWISE : PSGI_PATTERN_OPAQUE;
+}
+
+static psg_status call_edges(psgi_fuse_graph *g, const psg_expr *e, uint32_t idx, int *pattern) {
+  const psg_expr *callee = e->kids[0];
+  psg_status st = PSG_OK;
+  *pattern = PSGI_PATTERN_OPAQUE;
+  if (callee->kind == PSG_EXPR_OP) {
+    const psgi_op_impl *impl = psgi_op_impl_get(callee->u.op);
+    if (impl) *pattern = impl->pattern;
+  } else {
+    st = add_edge(g, callee, idx, PSGI_PATTERN_OPAQUE);
+  }
+  mark_extern(g, callee);
+  const psg_type *rtype = tensor_type(e);
+  for (uint32_t i = 1; !st && i < e->nkids; i++) {
+    int edge = *pattern;
+    /* A broadcast that does not actually broadcast this argument reads it
+     * element by element. */
+    if (edge == PSGI_PATTERN_BROADCAST && same_shape(tensor_type(e->kids[i]), rtype)) edge = PSGI_PATTERN_ELEMWISE;
+    st = add_edge(g, e->kids[i], idx, edge);
+  }
+  return st;
+}
+
+static int skip_primitive(psg_visitor *v, const psg_expr *e) {
+  (void)v;
+  return psgi_is_primitive_fn(e) ? PSG_VISIT_SKIP_CHILDREN : PSG_VISIT_CONTINUE;
+}
+
+static psg_status add_node(psg_visitor *v, const psg_expr *e) {
+  psgi_fuse_graph *g = v->user;
+  uint32_t idx = (uint32_t)g->nodes.len;
+  psgi_fuse_node n = {0};
+  n.expr = e;
+  n.out_head = n.out_tail = PSGI_FUSE_NONE;
+  if (!PSGI_VEC_PUSH(g->ctx, &g->nodes, n)) return psgi_nomem(g->ctx);
+  psgi_map_entry *en = psgi_map_put_ptr(&g->index, e, NULL);
+  if (!en) return psgi_nomem(g->ctx);
+  en->value = (void *)(uintptr_t)(idx + 1);
+  int pattern = PSGI_PATTERN_OPAQUE;
+  psg_status st = PSG_OK;
+  switch ((int)e->kind) {
+  case PSG_EXPR_VAR:
+  case PSG_EXPR_GLOBAL_VAR:
+  case PSG_EXPR_OP: break;
+  case PSG_EXPR_CONSTANT: pattern = constant_pattern(e); break;
+  case PSG_EXPR_CALL: st = call_edges(g, e, idx, &pattern); break;
+  case PSG_EXPR_TUPLE:
+    pattern = PSGI_PATTERN_TUPLE;
+    for (uint32_t i = 0; !st && i < e->nkids; i++) {
+      if (tensor_type(e->kids[i])) st = add_edge(g, e->kids[i], idx, PSGI_PATTERN_INJECTIVE);
+      else mark_extern(g, e->kids[i]);
+    }
+    break;
+  case PSG_EXPR_TUPLE_GET_ITEM:
+    pattern = PSGI_PATTERN_INJECTIVE;
+    st = add_edge(g, e->kids[0], idx, PSGI_PATTERN_INJECTIVE);
+    break;
+  case PSG_EXPR_LET:
+  case PSG_EXPR_IF:
+  case PSG_EXPR_FUNCTION:
+    /* Nothing fuses across a let binding, into a branch or a function
+     * boundary: every child is used from outside any group. A primitive
+     * function's children were not visited and are not in the graph. */
+    for (uint32_t i = 0; i < e->nkids; i++) mark_extern(g, e->kids[i]);
+    break;
+  }
+  g->nodes.data[idx].pattern = (uint8_t)pattern;
+  return st;
+}
+
+/* Post-dominator tree ----------------------------------------------------------- */
+
+/* TVM's LeastCommonAncestor: climbs the deeper side, folding the patterns of
+ * the nodes passed into *pattern. */
+static uint32_t lca(const psgi_fuse_graph *g, uint32_t a, uint32_t b, int *pattern) {
+  const psgi_fuse_node *n = g->nodes.data;
+  while (a != b) {
+    if (a == PSGI_FUSE_NONE || b == PSGI_FUSE_NONE) return PSGI_FUSE_NONE;
+    if (n[a].dom_depth < n[b].dom_depth) {
+      *pattern = combine(*pattern, n[b].dom_pattern);
+      b = n[b].dom_parent;
+    } else if (n[b].dom_depth < n[a].dom_depth) {
+      *pattern = combine(*pattern, n[a].dom_pattern);
+      a = n[a].dom_parent;
+    } else {
+      *pattern = combine(combine(*pattern, n[a].dom_pattern), n[b].dom_pattern);
+      a = n[a].dom_parent;
+      b = n[b].dom_parent;
+    }
+  }
+  return a;
+}
+
+static void post_dominators(psgi_fuse_graph *g) {
+  for (size_t k = g->nodes.len; k-- > 0;) {
+    psgi_fuse_node *n = &g->nodes.data[k];
+    n->dom_parent = PSGI_FUSE_NONE;
+    n->dom_depth = 1;
+    n->dom_pattern = PSGI_PATTERN_OPAQUE;
+    if (n->extern_ref || n->out_head == PSGI_FUSE_NONE) continue;
+    int pattern = PSGI_PATTERN_ELEMWISE;
+    uint32_t parent = PSGI_FUSE_NONE;
+    for (uint32_t e = n->out_head; e != PSGI_FUSE_NONE; e = g->edges.data[e].next) {
+      const psgi_fuse_edge *edge = &g->edges.data[e];
+      parent = e == n->out_head ? edge->node : lca(g, parent, edge->node, &pattern);
+      pattern = combine(pattern, edge->pattern);
+    }
+    n->dom_parent = parent;
+    n->dom_depth = parent == PSGI_FUSE_NONE ? 1 : g->nodes.data[parent].dom_depth + 1;
+    n->dom_pattern = (uint8_t)pattern;
+  }
+}
+
+psg_status psgi_fuse_graph_build(psg_ctx *ctx, const psg_expr *fn, psgi_fuse_graph *g) {
+  memset(g, 0, sizeof *g);
+  g->ctx = ctx;
+  psgi_map_init(&g->index, ctx);
+  psg_visitor v = {skip_primitive, add_node, g};
+  psg_status st = psg_visit(ctx, &v, fn);
+  if (st) return st;
+  if (g->nodes.len >= PSGI_FUSE_NONE) return psg_ctx_fail(ctx, PSG_ERR_UNSUPPORTED, "FuseOps: too many nodes");
+  mark_extern(g, fn);
+  post_dominators(g);
+  return PSG_OK;
+}
+
+void psgi_fuse_graph_fini(psgi_fuse_graph *g) {
+  PSGI_VEC_FREE(g->ctx, &g->nodes);
+  PSGI_VEC_FREE(g->ctx, &g->edges);
+  PSGI_VEC_FREE(g->ctx, &g->work);
+  psgi_map_fini(&g->index);
+}

@@ -1,0 +1,283 @@
+/* Passage — FuseOps (tvm-behavior §7.1: F, opt 0, required InferType, option
+ * fuse_opt_level, -1 = the context's opt_level): every fusion group that
+ * fuse_partition.c finds becomes a call of a new function carrying
+ * Primitive=1, whose parameters are the group's inputs from outside (typed,
+ * in TVM's order: first use in a left-to-right walk from the group's root).
+ * Scalar constants fuse like elementwise ops; other constants become
+ * parameters unless relay.FuseOps.link_params. Nodes are rewritten in post-DFS
+ * order, each group by an explicit-stack walk from its root. */
+#include <stdio.h>
+#include "ops/op_impl.h"
+#include "transforms/fuse_graph.h"
+#include "transforms/transforms.h"
+
+typedef struct fuser {
+  psg_ctx *ctx;
+  psgi_fuse_graph g;
+  bool link_params;
+  psg_attrs *primitive[2]; /* {Primitive=0}, {Primitive=1} */
+  psg_expr **outer; /* per node: its value outside its group (roots only) */
+  psg_expr **inner; /* per node: its expression inside its group's function */
+  /* The group being built. */
+  PSGI_VEC(psg_expr *) params;
+  PSGI_VEC(psg_expr *) args;
+  psgi_map param_of; /* outside value -> parameter */
+  PSGI_VEC(uint32_t) stack;
+} fuser;
+
+/* The node's operands as the grouping sees them: a call's arguments (not its
+ * callee), a tuple's fields, a projection's tuple. */
+static uint32_t first_operand(const psg_expr *e) { return e->kind == PSG_EXPR_CALL ? 1 : 0; }
+
+static uint32_t index_of(fuser *f, const psg_expr *e) { return psgi_fuse_index_of(&f->g, e); }
+
+/* The value a group reads for operand `a`, which lives outside it: a
+ * parameter (one per distinct value), or the constant itself when linked. */
+static psg_status external(fuser *f, const psg_expr *a, psg_expr **out) {
+  *out = NULL;
+  psg_expr *v = f->outer[index_of(f, a)];
+  if (!v) return psg_ctx_fail(f->ctx, PSG_ERR_INTERNAL, "FuseOps: a group reads a value from inside another group");
+  if (f->link_params && v->kind == PSG_EXPR_CONSTANT) {
+    *out = v;
+    return PSG_OK;
+  }
+  bool is_new;
+  psgi_map_entry *en = psgi_map_put_ptr(&f->param_of, v, &is_new);
+  if (!en) return psgi_nomem(f->ctx);
+  if (!is_new) {
+    *out = en->value;
+    return PSG_OK;
+  }
+  char name[32];
+  snprintf(name, sizeof name, "p%zu", f->params.len);
+  const psg_type *t = a->checked_type;
+  if (!t && a->kind == PSG_EXPR_VAR) t = a->u.var.type;
+  psg_expr *p = NULL;
+  psg_status st = psg_var_create(f->ctx, name, t, &a->span, &p);
+  if (st) return st;
+  if (!PSGI_VEC_PUSH(f->ctx, &f->params, p)) {
+    psg_expr_release(p);
+    return psgi_nomem(f->ctx);
+  }
+  psg_expr_retain(v);
+  if (!PSGI_VEC_PUSH(f->ctx, &f->args, v)) {
+    psg_expr_release(v);
+    return psgi_nomem(f->ctx);
+  }
+  en->value = p;
+  *out = p;
+  return PSG_OK;
+}
+
+/* Builds inner[i] once all of node i's in-group operands are built. */
+static psg_status build_member(fuser *f, uint32_t i, uint32_t root) {
+  const psg_expr *e = f->g.nodes.data[i].expr;
+  if (e->kind == PSG_EXPR_CONSTANT) {
+    psg_expr_retain((psg_expr *)e);
+    f->inner[i] = (psg_expr *)e;
+    return PSG_OK;
+  }
+  if (e->kind != PSG_EXPR_CALL && e->kind != PSG_EXPR_TUPLE && e->kind != PSG_EXPR_TUPLE_GET_ITEM)
+    return psg_ctx_fail(f->ctx, PSG_ERR_INTERNAL, "FuseOps: a %s cannot be inside a fused group",
+                        psgi_expr_kind_names[e->kind]);
+  enum { SMALL = 8 };
+  psg_expr *small[SMALL], **kids = small;
+  if (e->nkids > SMALL && !(kids = psgi_alloc(f->ctx, (size_t)e->nkids * sizeof *kids))) return psgi_nomem(f->ctx);
+  psg_status st = PSG_OK;
+  uint32_t k0 = first_operand(e);
+  for (uint32_t k = 0; k < k0; k++) kids[k] = e->kids[k];
+  for (uint32_t k = k0; !st && k < e->nkids; k++) {
+    uint32_t a = index_of(f, e->kids[k]);
+    if (psgi_fuse_group_of(&f->g, a) == root) kids[k] = f->inner[a];
+    else st = external(f, e->kids[k], &kids[k]);
+  }
+  if (!st) st = psgi_expr_rebuild(e, kids, &f->inner[i]);
+  if (kids != small) psgi_free(f->ctx, kids);
+  return st;
+}
+
+/* TVM's FuseMutator for one group: walks from the root through the group's
+ * members, operands left to right, allocating a parameter at the first use
+ * of each outside value; members are built after their operands. */
+static psg_status build_group_body(fuser *f, uint32_t root, bool *has_call) {
+  psg_status st = PSG_OK;
+  f->stack.len = 0;
+  /* A frame is (node, next operand) packed into two slots. */
+  if (!PSGI_VEC_PUSH(f->ctx, &f->stack, root) || !PSGI_VEC_PUSH(f->ctx, &f->stack, 0)) return psgi_nomem(f->ctx);
+  while (!st && f->stack.len) {
+    uint32_t i = f->stack.data[f->stack.len - 2];
+    uint32_t *next = &f->stack.data[f->stack.len - 1];
+    const psg_expr *e = f->g.nodes.data[i].expr;
+    uint32_t k = *next + first_operand(e);
+    if (k < e->nkids) {
+      (*next)++;
+      const psg_expr *a = e->kids[k];
+      uint32_t ai = index_of(f, a);
+      if (ai == PSGI_FUSE_NONE) return psg_ctx_fail(f->ctx, PSG_ERR_INTERNAL, "FuseOps: operand outside the graph");
+      if (psgi_fuse_group_of(&f->g, ai) != root) {
+        psg_expr *ignored;
+        st = external(f, a, &ignored);
+      } else if (!f->inner[ai]) {
+        if (!PSGI_VEC_PUSH(f->ctx, &f->stack, ai) || !PSGI_VEC_PUSH(f->ctx, &f->stack, 0)) return psgi_nomem(f->ctx);
+      }
+      continue;
+    }
+    f->stack.len -= 2;
+    if (e->kind == PSG_EXPR_CALL) *has_call = true;
+    st = build_member(f, i, root);
+  }
+  return st;
+}
+
+static psg_status clear_group(fuser *f, psg_status st) {
+  for (size_t i = 0; i < f->params.len; i++) psg_expr_release(f->params.data[i]);
+  for (size_t i = 0; i < f->args.len; i++) psg_expr_release(f->args.data[i]);
+  f->params.len = f->args.len = 0;
+  psgi_map_fini(&f->param_of);
+  psgi_map_init(&f->param_of, f->ctx);
+  return st;
+}
+
+/* outer[root] = fn(params) { group body }(args). */
+static psg_status make_group_function(fuser *f, uint32_t root) {
+  const psg_expr *e = f->g.nodes.data[root].expr;
+  bool has_call = false;
+  psg_status st = build_group_body(f, root, &has_call);
+  if (st) return clear_group(f, st);
+  psg_expr *fn = NULL;
+  /* TVM marks the function Primitive=has_call. */
+  st = psg_function_create(f->ctx, f->params.data, f->params.len, f->inner[root], e->checked_type,
+                           f->primitive[has_call], &e->span, &fn);
+  if (!st) st = psg_call_create(f->ctx, fn, f->args.data, f->args.len, NULL, &e->span, &f->outer[root]);
+  psg_expr_release(fn);
+  return clear_group(f, st);
+}
+
+/* A node outside any fused function: rebuilt over its children's values. */
+static psg_status rebuild_plain(fuser *f, uint32_t i) {
+  const psg_expr *e = f->g.nodes.data[i].expr;
+  if (psgi_is_primitive_fn(e) || e->nkids == 0) {
+    psg_expr_retain((psg_expr *)e);
+    f->outer[i] = (psg_expr *)e;
+    return PSG_OK;
+  }
+  enum { SMALL = 8 };
+  psg_expr *small[SMALL], **kids = small;
+  if (e->nkids > SMALL && !(kids = psgi_alloc(f->ctx, (size_t)e->nkids * sizeof *kids))) return psgi_nomem(f->ctx);
+  psg_status st = PSG_OK;
+  bool changed = false;
+  for (uint32_t k = 0; !st && k < e->nkids; k++) {
+    uint32_t a = index_of(f, e->kids[k]);
+    kids[k] = a == PSGI_FUSE_NONE ? NULL : f->outer[a];
+    if (!kids[k]) st = psg_ctx_fail(f->ctx, PSG_ERR_INTERNAL, "FuseOps: a value is used outside its group");
+    else changed |= kids[k] != e->kids[k];
+  }
+  if (!st && changed) {
+    st = psgi_expr_rebuild(e, kids, &f->outer[i]);
+  } else if (!st) {
+    psg_expr_retain((psg_expr *)e);
+    f->outer[i] = (psg_expr *)e;
+  }
+  if (kids != small) psgi_free(f->ctx, kids);
+  return st;
+}
+
+static psg_status rewrite_root(fuser *f, uint32_t i) {
+  const psg_expr *e = f->g.nodes.data[i].expr;
+  const char *op = e->kind == PSG_EXPR_CALL && e->kids[0]->kind == PSG_EXPR_OP ? psg_op_name(e->kids[0]) : NULL;
+  if (op && !strcmp(op, "annotation.stop_fusion") && e->nkids == 2) {
+    /* The annotation has done its job: TVM drops it here. */
+    psg_expr *v = f->outer[index_of(f, e->kids[1])];
+    if (!v) return psg_ctx_fail(f->ctx, PSG_ERR_INTERNAL, "FuseOps: stop_fusion of a grouped value");
+    psg_expr_retain(v);
+    f->outer[i] = v;
+    return PSG_OK;
+  }
+  if (op) return make_group_function(f, i);
+  if (e->kind == PSG_EXPR_TUPLE_GET_ITEM && psgi_fuse_group_of(&f->g, index_of(f, e->kids[0])) == i)
+    return make_group_function(f, i);
+  /* Tuples rooting their group, projections of outside tuples, and every
+   * other kind stay where they are. */
+  return rebuild_plain(f, i);
+}
+
+static psg_status make_primitive_attrs(fuser *f) {
+  static const char *const key[] = {"Primitive"};
+  psg_status st = PSG_OK;
+  for (int v = 0; !st && v < 2; v++) {
+    psg_attr *a = NULL;
+    st = psg_attr_int(f->ctx, v, &a);
+    if (!st) st = psg_attrs_create(f->ctx, key, &a, 1, &f->primitive[v]);
+    psg_attr_release(a);
+  }
+  return st;
+}
+
+static psg_status fuse(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
+  *out = NULL;
+  psg_ctx *ctx = func->ctx;
+  int64_t level = (int64_t)(intptr_t)user;
+  if (level < 0) level = psg_pass_context_opt_level(pc);
+  int64_t max_depth = psg_pass_context_config_int(pc, "relay.FuseOps.max_depth");
+  if (psgi_is_primitive_fn(func)) {
+    psg_expr_retain(func);
+    *out = func;
+    return PSG_OK;
+  }
+  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(ctx, mod);
+  if (st) return st;
+  fuser f = {0};
+  f.ctx = ctx;
+  f.link_params = psg_pass_context_config_bool(pc, "relay.FuseOps.link_params");
+  psgi_map_init(&f.param_of, ctx);
+  st = psgi_fuse_graph_build(ctx, func, &f.g);
+  if (!st) st = psgi_fuse_partition(&f.g, (int)level, max_depth);
+  if (!st) st = make_primitive_attrs(&f);
+  size_t n = f.g.nodes.len;
+  if (!st && (!(f.outer = psgi_calloc(ctx, psgi_mul_size(n, sizeof *f.outer))) ||
+              !(f.inner = psgi_calloc(ctx, psgi_mul_size(n, sizeof *f.inner)))))
+    st = psgi_nomem(ctx);
+  for (uint32_t i = 0; !st && i < n; i++)
+    if (psgi_fuse_group_of(&f.g, i) == i) st = rewrite_root(&f, i);
+  if (!st) {
+    /* The function is the last node of its own post-order. */
+    *out = f.outer[n - 1];
+    psg_expr_retain(*out);
+  }
+  for (size_t i = 0; (f.outer || f.inner) && i < n; i++) {
+    if (f.outer) psg_expr_release(f.outer[i]);
+    if (f.inner) psg_expr_release(f.inner[i]);
+  }
+  psgi_free(ctx, f.outer);
+  psgi_free(ctx, f.inner);
+  psg_attrs_release(f.primitive[0]);
+  psg_attrs_release(f.primitive[1]);
+  clear_group(&f, PSG_OK);
+  psgi_map_fini(&f.param_of);
+  PSGI_VEC_FREE(ctx, &f.params);
+  PSGI_VEC_FREE(ctx, &f.args);
+  PSGI_VEC_FREE(ctx, &f.stack);
+  psgi_fuse_graph_fini(&f.g);
+  return st;
+}
+
+static psg_status make_fuse_ops(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
+  (void)user;
+  static const char *const required[] = {"InferType"};
+  psg_attr *a = psg_attrs_get(options, "fuse_opt_level");
+  int64_t level = a ? psg_attr_get_int(a) : -1;
+  psg_pass_info *info;
+  psg_status st = psg_pass_info_create(ctx, "FuseOps", 0, required, 1, &info);
+  if (st) return st;
+  st = psg_create_function_pass(ctx, info, fuse, (void *)(intptr_t)level, NULL, out);
+  psg_pass_info_release(info);
+  return st;
+}
+
+psg_status psgi_register_fuse_ops(psg_ctx *ctx) {
+  static const char *const required[] = {"InferType"};
+  static const char *const options[] = {"fuse_opt_level", NULL};
+  return psg_pass_register(ctx, "FuseOps", PSG_PASS_FUNCTION, 0, required, 1, options,
+                           "fuse ops into Primitive functions (fuse_opt_level: -1 = the context's opt_level)",
+                           make_fuse_ops, NULL);
+}
