@@ -131,6 +131,8 @@ psg_status psgi_stack_kernel(psgi_op_call *call, psgi_value *const *args, size_t
 
 /* split ----------------------------------------------------------------------------- */
 
+enum { MAX_PARTS = 65536 };
+
 /* The split points along the axis: `sections` equal parts (an int attr) or
  * the given ascending indices (a list). Writes at most max points. */
 static psg_status split_points(psgi_op_call *call, const psg_type *x, int *axis, int64_t *pts, int max, int *n,
@@ -143,7 +145,8 @@ static psg_status split_points(psgi_op_call *call, const psg_type *x, int *axis,
   if (v && psg_attr_kind(v) == PSG_ATTR_INT) {
     *sections = psg_attr_get_int(v);
     if (*sections < 1 || *sections > max)
-      return psgi_op_fail(call, PSG_ERR_TYPE, "split: sections must be in 1..%d, got %lld", max, (long long)*sections);
+      return psgi_op_fail(call, PSG_ERR_TYPE, "split: sections must be in 1..%d, got %lld", MAX_PARTS,
+                          (long long)*sections);
     int64_t d = x->dims[*axis];
     if (d != PSG_DIM_UNKNOWN && d % *sections)
       return psgi_op_fail(call, PSG_ERR_TYPE, "split: extent %lld of axis %d is not divisible into %lld sections",
@@ -152,7 +155,7 @@ static psg_status split_points(psgi_op_call *call, const psg_type *x, int *axis,
   }
   if (!v || psg_attr_kind(v) != PSG_ATTR_LIST || (*n = psgi_attr_ints(call->attrs, "indices_or_sections", pts, max - 1)) < 0)
     return psgi_op_fail(call, PSG_ERR_TYPE, "split: indices_or_sections must be an int or a list of at most %d ints",
-                        max - 1);
+                        MAX_PARTS - 1);
   int64_t prev = 0, d = x->dims[*axis];
   char b[256];
   for (int i = 0; i < *n; i++) {
@@ -167,23 +170,26 @@ static psg_status split_points(psgi_op_call *call, const psg_type *x, int *axis,
   return PSG_OK;
 }
 
-enum { MAX_PARTS = 4096 };
-
 psg_status psgi_split_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out) {
   (void)nargs;
   const psg_type *x;
   psg_status st = psgi_rel_tensor_arg(call, args, 0, &x);
   if (st) return st;
   if (x->n == 0) return psgi_op_fail(call, PSG_ERR_TYPE, "split: cannot split a scalar");
-  int64_t *pts = psgi_alloc(call->ctx, MAX_PARTS * sizeof *pts);
-  const psg_type **fields = psgi_alloc(call->ctx, MAX_PARTS * sizeof *fields);
+  /* Room for as many parts as the attr asks for (split_points checks it). */
+  psg_attr *ios = psg_attrs_get(call->attrs, "indices_or_sections");
+  int64_t want = !ios ? 1 : psg_attr_kind(ios) == PSG_ATTR_INT ? psg_attr_get_int(ios)
+               : (int64_t)psg_attr_list_len(ios) + 1;
+  size_t cap = want < 1 ? 1 : want > MAX_PARTS ? MAX_PARTS : (size_t)want;
+  int64_t *pts = psgi_alloc(call->ctx, cap * sizeof *pts);
+  const psg_type **fields = psgi_alloc(call->ctx, cap * sizeof *fields);
   if (!pts || !fields) {
     st = psgi_nomem(call->ctx);
     goto done;
   }
   int axis, n;
   int64_t sections, o[PSG_MAX_RANK], d;
-  if ((st = split_points(call, x, &axis, pts, MAX_PARTS, &n, &sections))) goto done;
+  if ((st = split_points(call, x, &axis, pts, (int)cap, &n, &sections))) goto done;
   memcpy(o, x->dims, (size_t)x->n * sizeof *o);
   d = x->dims[axis];
   int parts = sections ? (int)sections : n + 1;

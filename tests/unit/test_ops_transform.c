@@ -568,6 +568,36 @@ static void test_broadcast_tile_repeat_reverse(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* Data moves as element bytes: int64 beyond 2^53 stays exact, float16 and
+ * bool keep their bits; sorting compares int64 as integers. */
+static void test_dtypes(void) {
+  ctx = check_ctx();
+  const int64_t big[] = {(1LL << 62) + 1, 3, (1LL << 62), -5}, shape[] = {2, 2};
+  psg_tensor *t = NULL;
+  psgi_value *v = NULL;
+  CHECK_OK(psg_tensor_create(ctx, PSG_DTYPE_INT64, shape, 2, big, &t));
+  CHECK_OK(psgi_value_tensor(ctx, t, &v));
+  psg_tensor_release(t);
+  psgi_value_retain(v);
+  psgi_value *r = eval("transpose", NULL, 1, v);
+  const psg_tensor *rt = psgi_value_as_tensor(r);
+  const int64_t want_t[] = {(1LL << 62) + 1, (1LL << 62), 3, -5};
+  CHECK(rt && memcmp(rt->data, want_t, sizeof want_t) == 0);
+  psgi_value_release(r);
+  /* ascending: 2^62 < 2^62 + 1 only when compared exactly */
+  r = eval("topk", A("k", I(1), "axis", I(0), "ret_type", S("indices"), "is_ascend", B(true), NULL), 1, v);
+  rt = psgi_value_as_tensor(r);
+  CHECK(rt && rt->dtype == PSG_DTYPE_INT32 && ((const int32_t *)rt->data)[0] == 1 && ((const int32_t *)rt->data)[1] == 1);
+  psgi_value_release(r);
+  CHECK_T(eval("reverse", NULL, 1, V(PSG_DTYPE_FLOAT16, "3", (const double[]){0.5, -2, 65504})), "float16(3,)", 65504,
+          -2, 0.5);
+  CHECK_T(eval("tile", A("reps", L("2"), NULL), 1, V(PSG_DTYPE_BOOL, "2", (const double[]){1, 0})), "bool(4,)", 1, 0,
+          1, 0);
+  REL_ERR("split: sections must be in 1..65536, got 0", "split", A("indices_or_sections", I(0), NULL), 1,
+          ty(F32, "2"));
+  CHECK_CTX_CLEAN(ctx);
+}
+
 /* Zero-element tensors have no buffer: every kernel must cope. */
 static void test_empty(void) {
   ctx = check_ctx();
@@ -729,6 +759,7 @@ int main(void) {
   RUN_TEST(test_take);
   RUN_TEST(test_gather_nd);
   RUN_TEST(test_broadcast_tile_repeat_reverse);
+  RUN_TEST(test_dtypes);
   RUN_TEST(test_empty);
   RUN_TEST(test_layout_transform);
   RUN_TEST(test_shape_of_ndarray_size);
