@@ -244,9 +244,16 @@ static psg_status run_per_function(psg_pass *p, psg_module *mod, psg_pass_contex
           break;
         }
       }
-      changed |= nf != e.func;
-      e.func = nf;
-      owned[k] = true;
+      if (nf == e.func) {
+        /* Unchanged: the module already holds it. Dropping our reference now,
+         * while the node is in cache, saves a second sweep over every
+         * function (the hot path of a pipeline of no-op passes). */
+        psg_expr_release(nf);
+      } else {
+        changed = true;
+        e.func = nf;
+        owned[k] = true;
+      }
     }
     es[k++] = e;
   }
