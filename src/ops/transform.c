@@ -10,8 +10,8 @@
 
 /* Kernels whose output holds the input's elements in the same order (reshape,
  * squeeze, expand_dims) copy the bytes once. */
-static psg_status same_bytes_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs,
-                                    const psg_type *out_type, psgi_value **out) {
+static psg_status same_bytes_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,
+                                    psgi_value **out) {
   (void)nargs;
   const psg_tensor *x = psgi_tf_arg(args, 0);
   psg_tensor *t;
@@ -32,8 +32,7 @@ static int64_t mul_dims(int64_t a, int64_t b) {
  * the same position (a literal 0 with allowzero), -1 is inferred, -2 copies
  * the remaining input dims, -3 merges two input dims, -4 splits one input dim
  * into the next two values (one of which may be -1). */
-static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs,
-                              const psg_type **out) {
+static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out) {
   (void)nargs;
   const psg_type *x;
   psg_status st = psgi_rel_tensor_arg(call, args, 0, &x);
@@ -48,12 +47,11 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
   char a[256], b[256];
   psgi_shape_str(x, a, sizeof a);
   psgi_tf_list_str(ns, nn, b, sizeof b);
-#define PUSH(v)                                                                                     \
-  do {                                                                                              \
-    if (no >= PSG_MAX_RANK)                                                                         \
-      return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: newshape %s has more than %d dims", b,      \
-                          PSG_MAX_RANK);                                                            \
-    o[no++] = (v);                                                                                  \
+#define PUSH(v)                                                                                                        \
+  do {                                                                                                                 \
+    if (no >= PSG_MAX_RANK)                                                                                            \
+      return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: newshape %s has more than %d dims", b, PSG_MAX_RANK);          \
+    o[no++] = (v);                                                                                                     \
   } while (0)
   for (int i = 0; i < nn; i++) {
     int64_t c = ns[i];
@@ -62,8 +60,8 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
       src++;
     } else if (c == 0) {
       if (src >= x->n)
-        return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: code 0 at position %d of %s has no dim of %s to copy", i,
-                            b, a);
+        return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: code 0 at position %d of %s has no dim of %s to copy", i, b,
+                            a);
       used_in[src] = used_out[no] = true;
       PUSH(x->dims[src++]);
     } else if (c == -1) {
@@ -78,14 +76,13 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
       }
     } else if (c == -3) {
       if (src + 1 >= x->n)
-        return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: code -3 at position %d of %s needs two dims of %s", i, b,
-                            a);
+        return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: code -3 at position %d of %s needs two dims of %s", i, b, a);
       PUSH(mul_dims(x->dims[src], x->dims[src + 1]));
       src += 2;
     } else if (c == -4) {
       if (i + 2 >= nn || src >= x->n)
-        return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: code -4 at position %d of %s needs a dim of %s and two values",
-                            i, b, a);
+        return psgi_op_fail(call, PSG_ERR_TYPE,
+                            "reshape: code -4 at position %d of %s needs a dim of %s and two values", i, b, a);
       int64_t d = x->dims[src++], d1 = ns[i + 1], d2 = ns[i + 2];
       i += 2;
       if ((d1 == -1 && d2 == -1) || d1 < -1 || d2 < -1 || d1 == 0 || d2 == 0)
@@ -112,16 +109,20 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
       if (!used_in[i]) in_rest = mul_dims(in_rest, x->dims[i]);
     for (int i = 0; i < no && out_rest != PSG_DIM_UNKNOWN; i++)
       if (!used_out[i] && i != infer) out_rest = mul_dims(out_rest, o[i]);
-    if (in_rest == PSG_DIM_UNKNOWN || out_rest == PSG_DIM_UNKNOWN) o[infer] = PSG_DIM_UNKNOWN;
+    if (in_rest == PSG_DIM_UNKNOWN || out_rest == PSG_DIM_UNKNOWN)
+      o[infer] = PSG_DIM_UNKNOWN;
     else if (out_rest == 0 || in_rest % out_rest)
       return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: cannot reshape %s into %s", a, b);
-    else o[infer] = in_rest / out_rest;
+    else
+      o[infer] = in_rest / out_rest;
   }
   int64_t out_n = 1;
   bool out_known = true;
   for (int i = 0; i < no; i++) {
-    if (o[i] == PSG_DIM_UNKNOWN) out_known = false;
-    else out_n *= o[i];
+    if (o[i] == PSG_DIM_UNKNOWN)
+      out_known = false;
+    else
+      out_n *= o[i];
   }
   if (psg_type_is_static(x) && out_known && psgi_numel(x->dims, x->n) != out_n)
     return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: cannot reshape %s into %s", a, b);
@@ -154,8 +155,7 @@ static psg_status transpose_perm(psgi_op_call *call, int ndim, int *perm) {
   return PSG_OK;
 }
 
-static psg_status transpose_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs,
-                                const psg_type **out) {
+static psg_status transpose_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out) {
   (void)nargs;
   const psg_type *x;
   int perm[PSG_MAX_RANK];
@@ -166,8 +166,8 @@ static psg_status transpose_rel(psgi_op_call *call, const psg_type *const *args,
   return psgi_rel_make(call, o, x->n, x->dtype, out);
 }
 
-static psg_status transpose_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs,
-                                   const psg_type *out_type, psgi_value **out) {
+static psg_status transpose_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,
+                                   psgi_value **out) {
   (void)nargs;
   const psg_tensor *x = psgi_tf_arg(args, 0);
   int perm[PSG_MAX_RANK];
@@ -186,8 +186,7 @@ static psg_status transpose_kernel(psgi_op_call *call, psgi_value *const *args, 
 
 /* squeeze and expand_dims -------------------------------------------------------- */
 
-static psg_status squeeze_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs,
-                              const psg_type **out) {
+static psg_status squeeze_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out) {
   (void)nargs;
   const psg_type *x;
   psg_status st = psgi_rel_tensor_arg(call, args, 0, &x);
@@ -215,8 +214,7 @@ static psg_status squeeze_rel(psgi_op_call *call, const psg_type *const *args, s
   return psgi_rel_make(call, o, no, x->dtype, out);
 }
 
-static psg_status expand_dims_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs,
-                                  const psg_type **out) {
+static psg_status expand_dims_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out) {
   (void)nargs;
   const psg_type *x;
   psg_status st = psgi_rel_tensor_arg(call, args, 0, &x);
@@ -225,7 +223,8 @@ static psg_status expand_dims_rel(psgi_op_call *call, const psg_type *const *arg
   if (axis < -x->n - 1 || axis > x->n)
     return psgi_op_fail(call, PSG_ERR_TYPE, "expand_dims: axis %lld is out of range for rank %d (expected %d..%d)",
                         (long long)axis, x->n, -x->n - 1, x->n);
-  if (k < 0) return psgi_op_fail(call, PSG_ERR_TYPE, "expand_dims: num_newaxis must be non-negative, got %lld", (long long)k);
+  if (k < 0)
+    return psgi_op_fail(call, PSG_ERR_TYPE, "expand_dims: num_newaxis must be non-negative, got %lld", (long long)k);
   if (x->n + k > PSG_MAX_RANK)
     return psgi_op_fail(call, PSG_ERR_TYPE, "expand_dims: the result would have rank %lld (limit %d)",
                         (long long)(x->n + k), PSG_MAX_RANK);
@@ -290,7 +289,8 @@ static psg_status tile_reps(psgi_op_call *call, int ndim, int64_t *reps, int *ra
   for (int i = 0; i < n; i++)
     if (r[i] <= 0) {
       char b[256];
-      return psgi_op_fail(call, PSG_ERR_TYPE, "tile: reps must be positive, got %s", psgi_tf_list_str(r, n, b, sizeof b));
+      return psgi_op_fail(call, PSG_ERR_TYPE, "tile: reps must be positive, got %s",
+                          psgi_tf_list_str(r, n, b, sizeof b));
     }
   *rank = n > ndim ? n : ndim;
   for (int i = 0; i < *rank; i++) reps[i] = i < *rank - n ? 1 : r[i - (*rank - n)];
@@ -396,8 +396,8 @@ static psg_status reverse_rel(psgi_op_call *call, const psg_type *const *args, s
   return PSG_OK;
 }
 
-static psg_status reverse_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs,
-                                 const psg_type *out_type, psgi_value **out) {
+static psg_status reverse_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,
+                                 psgi_value **out) {
   (void)nargs;
   const psg_tensor *x = psgi_tf_arg(args, 0);
   int64_t is[PSG_MAX_RANK], ss[PSG_MAX_RANK];
@@ -425,8 +425,7 @@ static psg_status int_dtype(psgi_op_call *call, int *dtype) {
   return PSG_OK;
 }
 
-static psg_status shape_of_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs,
-                               const psg_type **out) {
+static psg_status shape_of_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out) {
   (void)nargs;
   const psg_type *x;
   int dtype;
@@ -438,8 +437,8 @@ static psg_status shape_of_rel(psgi_op_call *call, const psg_type *const *args, 
 
 /* A rank-0 argument gives an empty 1-d tensor (TVM's folder produces an
  * uninitialized scalar there; tvm-behavior §8.7.6). */
-static psg_status shape_of_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs,
-                                  const psg_type *out_type, psgi_value **out) {
+static psg_status shape_of_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,
+                                  psgi_value **out) {
   (void)nargs;
   const psg_tensor *x = psgi_tf_arg(args, 0);
   psg_tensor *t;

@@ -15,8 +15,7 @@ enum { PSGI_COPY_MAX_RANK = 2 * PSG_MAX_RANK + 1 };
  * with strides in elements (negative and zero strides allowed). Rank 0 copies
  * one element; a zero extent copies nothing. */
 void psgi_strided_copy(const int64_t *dims, int ndim, size_t esize, void *dst, int64_t dst_off,
-                       const int64_t *dst_strides, const void *src, int64_t src_off,
-                       const int64_t *src_strides);
+                       const int64_t *dst_strides, const void *src, int64_t src_off, const int64_t *src_strides);
 
 /* The int list attr `key` (absent or None: 0 entries) into out[max]; *n gets
  * the count. A PSG_ERR_TYPE failure naming the op when it is not a list of
@@ -38,8 +37,8 @@ const psg_tensor *psgi_tf_arg(psgi_value *const *args, size_t i);
 
 /* transform_join.c */
 psg_status psgi_concatenate_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out);
-psg_status psgi_concatenate_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs,
-                                   const psg_type *out_type, psgi_value **out);
+psg_status psgi_concatenate_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,
+                                   psgi_value **out);
 psg_status psgi_stack_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out);
 psg_status psgi_stack_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,
                              psgi_value **out);
@@ -48,8 +47,7 @@ psg_status psgi_split_kernel(psgi_op_call *call, psgi_value *const *args, size_t
                              psgi_value **out);
 
 /* transform_slice.c */
-psg_status psgi_strided_slice_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs,
-                                  const psg_type **out);
+psg_status psgi_strided_slice_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out);
 psg_status psgi_strided_slice_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs,
                                      const psg_type *out_type, psgi_value **out);
 
@@ -58,13 +56,13 @@ psg_status psgi_take_rel(psgi_op_call *call, const psg_type *const *args, size_t
 psg_status psgi_take_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,
                             psgi_value **out);
 psg_status psgi_gather_nd_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out);
-psg_status psgi_gather_nd_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs,
-                                 const psg_type *out_type, psgi_value **out);
+psg_status psgi_gather_nd_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,
+                                 psgi_value **out);
 
 /* transform_sort.c */
 psg_status psgi_argsort_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out);
-psg_status psgi_argsort_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs,
-                               const psg_type *out_type, psgi_value **out);
+psg_status psgi_argsort_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,
+                               psgi_value **out);
 psg_status psgi_topk_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out);
 psg_status psgi_topk_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,
                             psgi_value **out);

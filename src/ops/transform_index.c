@@ -8,8 +8,7 @@ static bool is_int_dtype(int dtype) {
   return dtype != PSG_DTYPE_BOOL && !psg_dtype_is_float(dtype) && dtype != PSG_DTYPE_INVALID;
 }
 
-static psg_status index_arg(psgi_op_call *call, const psg_type *const *args, const psg_type **x,
-                            const psg_type **idx) {
+static psg_status index_arg(psgi_op_call *call, const psg_type *const *args, const psg_type **x, const psg_type **idx) {
   psg_status st = psgi_rel_tensor_arg(call, args, 0, x);
   if (st || (st = psgi_rel_tensor_arg(call, args, 1, idx))) return st;
   if (!is_int_dtype((*idx)->dtype))
@@ -36,8 +35,10 @@ typedef struct take_params {
 
 static psg_status take_params_get(psgi_op_call *call, const psg_type *x, const psg_type *idx, take_params *p) {
   const char *mode = psgi_attr_str(call->attrs, "mode", "clip");
-  p->mode = strcmp(mode, "clip") == 0 ? MODE_CLIP : strcmp(mode, "wrap") == 0 ? MODE_WRAP
-          : strcmp(mode, "fast") == 0 ? MODE_FAST : -1;
+  p->mode = strcmp(mode, "clip") == 0   ? MODE_CLIP
+            : strcmp(mode, "wrap") == 0 ? MODE_WRAP
+            : strcmp(mode, "fast") == 0 ? MODE_FAST
+                                        : -1;
   if (p->mode < 0)
     return psgi_op_fail(call, PSG_ERR_TYPE, "take: mode must be \"clip\", \"wrap\" or \"fast\", got \"%s\"", mode);
   p->flat = psgi_tf_attr_is_none(call, "axis");
@@ -48,7 +49,8 @@ static psg_status take_params_get(psgi_op_call *call, const psg_type *x, const p
   int64_t bd = psgi_attr_int(call->attrs, "batch_dims", 0);
   if (bd < 0) bd += idx->n;
   if (bd < 0 || bd > idx->n || bd > p->axis)
-    return psgi_op_fail(call, PSG_ERR_TYPE, "take: batch_dims %lld must be within the indices rank %d and at most axis %d",
+    return psgi_op_fail(call, PSG_ERR_TYPE,
+                        "take: batch_dims %lld must be within the indices rank %d and at most axis %d",
                         (long long)psgi_attr_int(call->attrs, "batch_dims", 0), idx->n, p->axis);
   p->batch_dims = (int)bd;
   if (!same_lead(x->dims, idx->dims, p->batch_dims)) {
@@ -122,10 +124,12 @@ psg_status psgi_take_kernel(psgi_op_call *call, psgi_value *const *args, size_t 
         int64_t v = psgi_load_i(idx->dtype, idx->data, (size_t)(b * I + i)), k = fix_index(p.mode, v, A);
         if (k < 0) {
           psg_tensor_release(t);
-          return psgi_op_fail(call, PSG_ERR_INVALID_ARGUMENT, "take: index %lld is out of range for extent %lld (mode \"fast\")",
-                              (long long)v, (long long)A);
+          return psgi_op_fail(call, PSG_ERR_INVALID_ARGUMENT,
+                              "take: index %lld is out of range for extent %lld (mode \"fast\")", (long long)v,
+                              (long long)A);
         }
-        memcpy(dst + (size_t)(((b * P + q) * I + i) * Q) * esize, src + (size_t)(((b * P + q) * A + k) * Q) * esize, row);
+        memcpy(dst + (size_t)(((b * P + q) * I + i) * Q) * esize, src + (size_t)(((b * P + q) * A + k) * Q) * esize,
+               row);
       }
   return psgi_kernel_result(call, t, out);
 }
@@ -147,8 +151,9 @@ psg_status psgi_gather_nd_rel(psgi_op_call *call, const psg_type *const *args, s
     return psgi_op_fail(call, PSG_ERR_TYPE, "gather_nd: index_rank %lld does not match the first dim %lld of indices",
                         (long long)rank, (long long)m);
   if (bd < 0 || bd > idx->n - 1 || m + bd > x->n)
-    return psgi_op_fail(call, PSG_ERR_TYPE, "gather_nd: %lld index dims after %lld batch dims do not fit data of rank %d",
-                        (long long)m, (long long)bd, x->n);
+    return psgi_op_fail(call, PSG_ERR_TYPE,
+                        "gather_nd: %lld index dims after %lld batch dims do not fit data of rank %d", (long long)m,
+                        (long long)bd, x->n);
   if (!same_lead(x->dims, idx->dims + 1, (int)bd))
     return psgi_op_fail(call, PSG_ERR_TYPE, "gather_nd: the batch dims of data and indices differ");
   int64_t o[PSG_MAX_RANK];
@@ -160,14 +165,14 @@ psg_status psgi_gather_nd_rel(psgi_op_call *call, const psg_type *const *args, s
   return psgi_rel_make(call, o, no, x->dtype, out);
 }
 
-psg_status psgi_gather_nd_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs,
-                                 const psg_type *out_type, psgi_value **out) {
+psg_status psgi_gather_nd_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,
+                                 psgi_value **out) {
   (void)nargs;
   const psg_tensor *x = psgi_tf_arg(args, 0), *idx = psgi_tf_arg(args, 1);
   int m = (int)idx->shape[0], bd = (int)psgi_attr_int(call->attrs, "batch_dims", 0);
   int64_t xs[PSG_MAX_RANK], Y = psgi_numel(idx->shape + 1, idx->ndim - 1);
   int64_t inner_y = psgi_numel(idx->shape + 1 + bd, idx->ndim - 1 - bd); /* Y per batch */
-  int64_t T = psgi_numel(x->shape + bd + m, x->ndim - bd - m);             /* elements per row */
+  int64_t T = psgi_numel(x->shape + bd + m, x->ndim - bd - m);           /* elements per row */
   psgi_row_strides(x->shape, x->ndim, xs);
   int64_t batch_stride = bd ? xs[bd - 1] : 0;
   psg_tensor *t;

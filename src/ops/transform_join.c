@@ -48,8 +48,7 @@ static psg_status unify_dims(psgi_op_call *call, const psg_type *tup, int skip, 
 
 /* concatenate ------------------------------------------------------------------ */
 
-psg_status psgi_concatenate_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs,
-                                const psg_type **out) {
+psg_status psgi_concatenate_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out) {
   (void)nargs;
   const psg_type *tup = args[0];
   int axis = 0;
@@ -87,8 +86,8 @@ static psg_status join_kernel(psgi_op_call *call, psgi_value *const *args, const
   return psgi_kernel_result(call, t, out);
 }
 
-psg_status psgi_concatenate_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs,
-                                   const psg_type *out_type, psgi_value **out) {
+psg_status psgi_concatenate_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,
+                                   psgi_value **out) {
   (void)nargs;
   int axis = 0;
   psg_status st = psgi_tf_axis(call, psgi_attr_int(call->attrs, "axis", 0), out_type->n, &axis);
@@ -153,7 +152,8 @@ static psg_status split_points(psgi_op_call *call, const psg_type *x, int *axis,
                           (long long)d, *axis, (long long)*sections);
     return PSG_OK;
   }
-  if (!v || psg_attr_kind(v) != PSG_ATTR_LIST || (*n = psgi_attr_ints(call->attrs, "indices_or_sections", pts, max - 1)) < 0)
+  if (!v || psg_attr_kind(v) != PSG_ATTR_LIST ||
+      (*n = psgi_attr_ints(call->attrs, "indices_or_sections", pts, max - 1)) < 0)
     return psgi_op_fail(call, PSG_ERR_TYPE, "split: indices_or_sections must be an int or a list of at most %d ints",
                         MAX_PARTS - 1);
   int64_t prev = 0, d = x->dims[*axis];
@@ -178,8 +178,9 @@ psg_status psgi_split_rel(psgi_op_call *call, const psg_type *const *args, size_
   if (x->n == 0) return psgi_op_fail(call, PSG_ERR_TYPE, "split: cannot split a scalar");
   /* Room for as many parts as the attr asks for (split_points checks it). */
   psg_attr *ios = psg_attrs_get(call->attrs, "indices_or_sections");
-  int64_t want = !ios ? 1 : psg_attr_kind(ios) == PSG_ATTR_INT ? psg_attr_get_int(ios)
-               : (int64_t)psg_attr_list_len(ios) + 1;
+  int64_t want = !ios                                 ? 1
+                 : psg_attr_kind(ios) == PSG_ATTR_INT ? psg_attr_get_int(ios)
+                                                      : (int64_t)psg_attr_list_len(ios) + 1;
   size_t cap = want < 1 ? 1 : want > MAX_PARTS ? MAX_PARTS : (size_t)want;
   int64_t *pts = psgi_alloc(call->ctx, cap * sizeof *pts);
   const psg_type **fields = psgi_alloc(call->ctx, cap * sizeof *fields);
@@ -194,9 +195,12 @@ psg_status psgi_split_rel(psgi_op_call *call, const psg_type *const *args, size_
   d = x->dims[axis];
   int parts = sections ? (int)sections : n + 1;
   for (int i = 0; i < parts && !st; i++) {
-    if (sections) o[axis] = d == PSG_DIM_UNKNOWN ? d : d / sections;
-    else if (i < n) o[axis] = pts[i] - (i ? pts[i - 1] : 0);
-    else o[axis] = d == PSG_DIM_UNKNOWN ? d : d - (n ? pts[n - 1] : 0);
+    if (sections)
+      o[axis] = d == PSG_DIM_UNKNOWN ? d : d / sections;
+    else if (i < n)
+      o[axis] = pts[i] - (i ? pts[i - 1] : 0);
+    else
+      o[axis] = d == PSG_DIM_UNKNOWN ? d : d - (n ? pts[n - 1] : 0);
     st = psgi_rel_make(call, o, x->n, x->dtype, &fields[i]);
   }
   if (!st) st = psg_type_tuple(call->ctx, fields, parts, out);

@@ -23,8 +23,10 @@ static psg_status parse_layout(psgi_op_call *call, const char *s, layout *l) {
     char c = *p;
     bool upper = c >= 'A' && c <= 'Z', lower = c >= 'a' && c <= 'z';
     if ((!upper && !lower) || (upper && f) || (lower && !f) || l->n >= PSG_MAX_RANK)
-      return psgi_op_fail(call, PSG_ERR_TYPE, "layout_transform: bad layout \"%s\" (axes are letters, a block is "
-                          "a factor and a lower-case letter, e.g. NCHW4c)", s);
+      return psgi_op_fail(call, PSG_ERR_TYPE,
+                          "layout_transform: bad layout \"%s\" (axes are letters, a block is "
+                          "a factor and a lower-case letter, e.g. NCHW4c)",
+                          s);
     char up = (char)toupper((unsigned char)c);
     for (int i = 0; i < l->n; i++)
       if (l->axis[i] == up && (l->factor[i] != 0) == lower)
@@ -61,15 +63,16 @@ static psg_status make_plan(psgi_op_call *call, const int64_t *dims, int ndim, p
   psg_status st = parse_layout(call, ss, &p->src);
   if (st || (st = parse_layout(call, ds, &p->dst))) return st;
   if (p->src.n != ndim)
-    return psgi_op_fail(call, PSG_ERR_TYPE, "layout_transform: a tensor of rank %d does not have layout \"%s\"", ndim, ss);
+    return psgi_op_fail(call, PSG_ERR_TYPE, "layout_transform: a tensor of rank %d does not have layout \"%s\"", ndim,
+                        ss);
   int nprim = 0;
   p->blocked = false;
   for (int i = 0; i < p->src.n; i++) {
     p->blocked |= p->src.factor[i] != 0;
     nprim += !p->src.factor[i];
     if (p->src.factor[i] && dims[i] != PSG_DIM_UNKNOWN && dims[i] != p->src.factor[i])
-      return psgi_op_fail(call, PSG_ERR_TYPE, "layout_transform: dim %d has extent %lld, but layout \"%s\" says %lld", i,
-                          (long long)dims[i], ss, (long long)p->src.factor[i]);
+      return psgi_op_fail(call, PSG_ERR_TYPE, "layout_transform: dim %d has extent %lld, but layout \"%s\" says %lld",
+                          i, (long long)dims[i], ss, (long long)p->src.factor[i]);
   }
   for (int i = 0; i < p->dst.n; i++) {
     p->blocked |= p->dst.factor[i] != 0;
@@ -88,8 +91,9 @@ static psg_status make_plan(psgi_op_call *call, const int64_t *dims, int ndim, p
     int64_t full = dims[sp];
     if (sb >= 0 && full != PSG_DIM_UNKNOWN) full *= p->src.factor[sb];
     if (db >= 0 && full != PSG_DIM_UNKNOWN && full % p->dst.factor[db])
-      return psgi_op_fail(call, PSG_ERR_TYPE, "layout_transform: axis %c of extent %lld is not divisible by %lld for \"%s\"",
-                          c, (long long)full, (long long)p->dst.factor[db], ds);
+      return psgi_op_fail(call, PSG_ERR_TYPE,
+                          "layout_transform: axis %c of extent %lld is not divisible by %lld for \"%s\"", c,
+                          (long long)full, (long long)p->dst.factor[db], ds);
     o[i] = db >= 0 && full != PSG_DIM_UNKNOWN ? full / p->dst.factor[db] : full;
   }
   return PSG_OK;

@@ -26,8 +26,10 @@ static psg_status plan(psgi_op_call *call, const int64_t *dims, int ndim, slice_
   int64_t b[PSG_MAX_RANK], e[PSG_MAX_RANK], s[PSG_MAX_RANK], ax[PSG_MAX_RANK];
   int nb, ne, ns, na;
   psg_status st;
-  if ((st = psgi_tf_ints(call, "begin", b, PSG_MAX_RANK, &nb)) || (st = psgi_tf_ints(call, "end", e, PSG_MAX_RANK, &ne)) ||
-      (st = psgi_tf_ints(call, "strides", s, PSG_MAX_RANK, &ns)) || (st = psgi_tf_ints(call, "axes", ax, PSG_MAX_RANK, &na)))
+  if ((st = psgi_tf_ints(call, "begin", b, PSG_MAX_RANK, &nb)) ||
+      (st = psgi_tf_ints(call, "end", e, PSG_MAX_RANK, &ne)) ||
+      (st = psgi_tf_ints(call, "strides", s, PSG_MAX_RANK, &ns)) ||
+      (st = psgi_tf_ints(call, "axes", ax, PSG_MAX_RANK, &na)))
     return st;
   const char *mode = psgi_attr_str(call->attrs, "slice_mode", "end");
   bool size_mode = strcmp(mode, "size") == 0;
@@ -66,9 +68,12 @@ static psg_status plan(psgi_op_call *call, const int64_t *dims, int ndim, slice_
       continue;
     }
     int64_t lo = hb[a] ? canonical(bv[a], d, step) : step > 0 ? 0 : d - 1, hi;
-    if (!he[a] || (size_mode && ev[a] < 0)) hi = step > 0 ? d : -1;
-    else if (size_mode) hi = ev[a] < d - lo ? lo + ev[a] : d; /* counted from the clamped begin */
-    else hi = canonical(ev[a], d, step);
+    if (!he[a] || (size_mode && ev[a] < 0))
+      hi = step > 0 ? d : -1;
+    else if (size_mode)
+      hi = ev[a] < d - lo ? lo + ev[a] : d; /* counted from the clamped begin */
+    else
+      hi = canonical(ev[a], d, step);
     int64_t span = step > 0 ? hi - lo : lo - hi, mag = step > 0 ? step : -step;
     p->begin[a] = lo;
     p->extent[a] = span > 0 ? (span + mag - 1) / mag : 0;
@@ -76,8 +81,7 @@ static psg_status plan(psgi_op_call *call, const int64_t *dims, int ndim, slice_
   return PSG_OK;
 }
 
-psg_status psgi_strided_slice_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs,
-                                  const psg_type **out) {
+psg_status psgi_strided_slice_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out) {
   (void)nargs;
   const psg_type *x;
   slice_plan p;

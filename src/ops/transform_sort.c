@@ -22,9 +22,7 @@ static bool less(const lane *l, int64_t a, int64_t b) {
 }
 
 /* Whether b must come before a (strictly), for the requested direction. */
-static bool before(const lane *l, bool ascend, int64_t b, int64_t a) {
-  return ascend ? less(l, b, a) : less(l, a, b);
-}
+static bool before(const lane *l, bool ascend, int64_t b, int64_t a) { return ascend ? less(l, b, a) : less(l, a, b); }
 
 /* Bottom-up stable merge sort of the positions 0..n-1 into `order`. */
 static void sort_lane(const lane *l, bool ascend, int64_t n, int64_t *order, int64_t *tmp) {
@@ -59,10 +57,13 @@ static psg_status sort_params_get(psgi_op_call *call, const psg_type *x, bool to
   p->ascend = psgi_attr_bool(call->attrs, "is_ascend", !topk);
   p->k = psgi_attr_int(call->attrs, "k", 1);
   const char *ret = psgi_attr_str(call->attrs, "ret_type", "both");
-  p->ret = strcmp(ret, "both") == 0 ? RET_BOTH : strcmp(ret, "values") == 0 ? RET_VALUES
-         : strcmp(ret, "indices") == 0 ? RET_INDICES : -1;
+  p->ret = strcmp(ret, "both") == 0      ? RET_BOTH
+           : strcmp(ret, "values") == 0  ? RET_VALUES
+           : strcmp(ret, "indices") == 0 ? RET_INDICES
+                                         : -1;
   if (topk && p->ret < 0)
-    return psgi_op_fail(call, PSG_ERR_TYPE, "topk: ret_type must be \"both\", \"values\" or \"indices\", got \"%s\"", ret);
+    return psgi_op_fail(call, PSG_ERR_TYPE, "topk: ret_type must be \"both\", \"values\" or \"indices\", got \"%s\"",
+                        ret);
   int64_t d = x->dims[p->axis];
   if (topk && d != PSG_DIM_UNKNOWN && p->k > d)
     return psgi_op_fail(call, PSG_ERR_TYPE, "topk: k=%lld exceeds the extent %lld of axis %d", (long long)p->k,
@@ -89,8 +90,10 @@ psg_status psgi_topk_rel(psgi_op_call *call, const psg_type *const *args, size_t
   memcpy(o, x->dims, (size_t)x->n * sizeof *o);
   if (p.k >= 1) o[p.axis] = p.k;
   if ((st = psgi_rel_make(call, o, x->n, x->dtype, &v)) || (st = psgi_rel_make(call, o, x->n, p.dtype, &i))) return st;
-  if (p.ret == RET_VALUES) *out = v;
-  else if (p.ret == RET_INDICES) *out = i;
+  if (p.ret == RET_VALUES)
+    *out = v;
+  else if (p.ret == RET_INDICES)
+    *out = i;
   else {
     const psg_type *f[2] = {v, i};
     st = psg_type_tuple(call->ctx, f, 2, out);
@@ -121,13 +124,16 @@ static psg_status sort_all(psgi_op_call *call, const psg_tensor *x, const sort_p
       int64_t base = o * A * Q + q, obase = o * keep * Q + q;
       for (int64_t a = 0; a < A; a++) {
         size_t at = (size_t)(base + a * Q);
-        if (l.is_float) ((double *)keys)[a] = psgi_load_f(x->dtype, x->data, at);
-        else ((int64_t *)keys)[a] = psgi_load_i(x->dtype, x->data, at);
+        if (l.is_float)
+          ((double *)keys)[a] = psgi_load_f(x->dtype, x->data, at);
+        else
+          ((int64_t *)keys)[a] = psgi_load_i(x->dtype, x->data, at);
       }
       sort_lane(&l, p->ascend, A, order, tmp);
       for (int64_t a = 0; a < keep; a++) {
         size_t to = (size_t)(obase + a * Q);
-        if (vals) memcpy((char *)vals + to * esize, (const char *)x->data + (size_t)(base + order[a] * Q) * esize, esize);
+        if (vals)
+          memcpy((char *)vals + to * esize, (const char *)x->data + (size_t)(base + order[a] * Q) * esize, esize);
         if (idxs) psgi_store_i(p->dtype, idxs, to, order[a]);
       }
     }
@@ -138,8 +144,8 @@ done:
   return st;
 }
 
-psg_status psgi_argsort_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs,
-                               const psg_type *out_type, psgi_value **out) {
+psg_status psgi_argsort_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,
+                               psgi_value **out) {
   (void)nargs;
   const psg_tensor *x = psgi_tf_arg(args, 0);
   const psg_type *xt = psgi_value_type(call->ctx, args[0]);

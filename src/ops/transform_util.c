@@ -6,8 +6,8 @@
 
 /* Merges adjacent axes that both sides walk contiguously, so that reshapes,
  * concatenation blocks and the like turn into a few long memcpy runs. */
-static int coalesce(const int64_t *dims, int ndim, const int64_t *ds, const int64_t *ss, int64_t *od,
-                    int64_t *ods, int64_t *oss) {
+static int coalesce(const int64_t *dims, int ndim, const int64_t *ds, const int64_t *ss, int64_t *od, int64_t *ods,
+                    int64_t *oss) {
   int n = 0;
   for (int i = 0; i < ndim; i++) {
     if (dims[i] == 1) continue; /* an extent-1 axis never moves either side */
@@ -33,17 +33,26 @@ static void copy_row(char *d, int64_t dstep, const char *s, int64_t sstep, int64
   int64_t db = dstep * (int64_t)esize, sb = sstep * (int64_t)esize;
   /* Fixed-size memcpy compiles to one load and store per element. */
   switch (esize) {
-  case 1: for (int64_t k = 0; k < n; k++) memcpy(d + k * db, s + k * sb, 1); break;
-  case 2: for (int64_t k = 0; k < n; k++) memcpy(d + k * db, s + k * sb, 2); break;
-  case 4: for (int64_t k = 0; k < n; k++) memcpy(d + k * db, s + k * sb, 4); break;
-  case 8: for (int64_t k = 0; k < n; k++) memcpy(d + k * db, s + k * sb, 8); break;
-  default: for (int64_t k = 0; k < n; k++) memcpy(d + k * db, s + k * sb, esize); break;
+  case 1:
+    for (int64_t k = 0; k < n; k++) memcpy(d + k * db, s + k * sb, 1);
+    break;
+  case 2:
+    for (int64_t k = 0; k < n; k++) memcpy(d + k * db, s + k * sb, 2);
+    break;
+  case 4:
+    for (int64_t k = 0; k < n; k++) memcpy(d + k * db, s + k * sb, 4);
+    break;
+  case 8:
+    for (int64_t k = 0; k < n; k++) memcpy(d + k * db, s + k * sb, 8);
+    break;
+  default:
+    for (int64_t k = 0; k < n; k++) memcpy(d + k * db, s + k * sb, esize);
+    break;
   }
 }
 
 void psgi_strided_copy(const int64_t *dims, int ndim, size_t esize, void *dst, int64_t dst_off,
-                       const int64_t *dst_strides, const void *src, int64_t src_off,
-                       const int64_t *src_strides) {
+                       const int64_t *dst_strides, const void *src, int64_t src_off, const int64_t *src_strides) {
   int64_t d[PSGI_COPY_MAX_RANK], ds[PSGI_COPY_MAX_RANK], ss[PSGI_COPY_MAX_RANK], idx[PSGI_COPY_MAX_RANK];
   for (int i = 0; i < ndim; i++)
     if (dims[i] == 0) return;
@@ -111,8 +120,10 @@ const char *psgi_tf_list_str(const int64_t *v, int n, char *buf, size_t len) {
   buf[0] = 0;
   for (int i = 0; i <= n; i++) {
     int k;
-    if (i == n) k = snprintf(buf + at, len - at, n == 0 ? "()" : n == 1 ? ",)" : ")");
-    else k = snprintf(buf + at, len - at, "%s%lld", i ? ", " : "(", (long long)v[i]);
+    if (i == n)
+      k = snprintf(buf + at, len - at, n == 0 ? "()" : n == 1 ? ",)" : ")");
+    else
+      k = snprintf(buf + at, len - at, "%s%lld", i ? ", " : "(", (long long)v[i]);
     if (k < 0 || (size_t)k >= len - at) break;
     at += (size_t)k;
   }

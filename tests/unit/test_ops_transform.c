@@ -21,8 +21,10 @@ static const psg_type *ty(int dtype, const char *shape) {
   int64_t d[PSG_MAX_RANK];
   int n = 0;
   for (const char *p = shape; *p;) {
-    if (*p == '?') d[n++] = PSG_DIM_UNKNOWN, p++;
-    else d[n++] = strtoll(p, (char **)&p, 10);
+    if (*p == '?')
+      d[n++] = PSG_DIM_UNKNOWN, p++;
+    else
+      d[n++] = strtoll(p, (char **)&p, 10);
     if (*p == ',') p++;
   }
   const psg_type *t = NULL;
@@ -147,25 +149,24 @@ static psg_status rel(const char *op, psg_attrs *attrs, const psg_type **out, in
   return st;
 }
 
-#define REL_OK(expect, op, attrs, ...)                                                   \
-  do {                                                                                \
-    const psg_type *o_;                                                               \
-    psg_status st_ = rel(op, attrs, &o_, __VA_ARGS__);                                \
-    if (st_) fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, op, msg);  \
-    CHECK_OK(st_);                                                                    \
-    CHECK_STR(tstr(o_), expect);                                                      \
+#define REL_OK(expect, op, attrs, ...)                                                                                 \
+  do {                                                                                                                 \
+    const psg_type *o_;                                                                                                \
+    psg_status st_ = rel(op, attrs, &o_, __VA_ARGS__);                                                                 \
+    if (st_) fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, op, msg);                                   \
+    CHECK_OK(st_);                                                                                                     \
+    CHECK_STR(tstr(o_), expect);                                                                                       \
   } while (0)
 
-#define REL_ERR(sub, op, attrs, ...)                                                      \
-  do {                                                                                \
-    const psg_type *o_;                                                               \
-    CHECK_EQ_INT(rel(op, attrs, &o_, __VA_ARGS__), PSG_ERR_TYPE);                     \
-    check_count++;                                                                    \
-    if (!strstr(msg, sub)) {                                                          \
-      fprintf(stderr, "%s:%d: message \"%s\" lacks \"%s\"\n", __FILE__, __LINE__, msg, \
-              sub);                                                                   \
-      check_failures++;                                                               \
-    }                                                                                 \
+#define REL_ERR(sub, op, attrs, ...)                                                                                   \
+  do {                                                                                                                 \
+    const psg_type *o_;                                                                                                \
+    CHECK_EQ_INT(rel(op, attrs, &o_, __VA_ARGS__), PSG_ERR_TYPE);                                                      \
+    check_count++;                                                                                                     \
+    if (!strstr(msg, sub)) {                                                                                           \
+      fprintf(stderr, "%s:%d: message \"%s\" lacks \"%s\"\n", __FILE__, __LINE__, msg, sub);                           \
+      check_failures++;                                                                                                \
+    }                                                                                                                  \
   } while (0)
 
 /* Kernels ----------------------------------------------------------------------- */
@@ -250,26 +251,26 @@ static psgi_value *field(psgi_value *v, size_t i) {
   return v->u.tuple.items[i];
 }
 
-#define EVAL_ERR(sub, v)                                                                  \
-  do {                                                                                \
-    psgi_value *v_ = (v);                                                             \
-    CHECK(v_ == NULL);                                                                \
-    psgi_value_release(v_);                                                           \
-    check_count++;                                                                    \
-    if (!strstr(msg, sub)) {                                                          \
-      fprintf(stderr, "%s:%d: message \"%s\" lacks \"%s\"\n", __FILE__, __LINE__, msg, \
-              sub);                                                                   \
-      check_failures++;                                                               \
-    }                                                                                 \
+#define EVAL_ERR(sub, v)                                                                                               \
+  do {                                                                                                                 \
+    psgi_value *v_ = (v);                                                                                              \
+    CHECK(v_ == NULL);                                                                                                 \
+    psgi_value_release(v_);                                                                                            \
+    check_count++;                                                                                                     \
+    if (!strstr(msg, sub)) {                                                                                           \
+      fprintf(stderr, "%s:%d: message \"%s\" lacks \"%s\"\n", __FILE__, __LINE__, msg, sub);                           \
+      check_failures++;                                                                                                \
+    }                                                                                                                  \
   } while (0)
 
 /* Tests ------------------------------------------------------------------------- */
 
 static void test_registry(void) {
   ctx = check_ctx();
-  static const char *ops[] = {"reshape", "transpose", "squeeze", "expand_dims", "concatenate", "stack", "split",
-                              "strided_slice", "take", "gather_nd", "broadcast_to", "tile", "repeat", "reverse",
-                              "layout_transform", "shape_of", "ndarray_size", "argsort", "topk"};
+  static const char *ops[] = {"reshape",      "transpose",    "squeeze",       "expand_dims", "concatenate",
+                              "stack",        "split",        "strided_slice", "take",        "gather_nd",
+                              "broadcast_to", "tile",         "repeat",        "reverse",     "layout_transform",
+                              "shape_of",     "ndarray_size", "argsort",       "topk"};
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
     const psgi_op_impl *impl = psgi_op_impl_get(op_id(ops[i]));
     CHECK(impl && impl->type_rel && impl->kernel && !impl->stateful);
@@ -315,12 +316,11 @@ static void test_reshape(void) {
   REL_ERR("more than one -1", "reshape", A("newshape", L("-1,-1"), NULL), 1, ty(F32, "2,3"));
   REL_ERR("unsupported code -5", "reshape", A("newshape", L("-5"), NULL), 1, ty(F32, "2,3"));
   REL_ERR("cannot split dim 3", "reshape", A("newshape", L("-4,2,2,-2"), NULL), 1, ty(F32, "3,2"));
-  REL_ERR("argument 0 of 'reshape' must be a tensor", "reshape", A("newshape", L("-1"), NULL), 1,
-          tup(1, ty(F32, "2")));
+  REL_ERR("argument 0 of 'reshape' must be a tensor", "reshape", A("newshape", L("-1"), NULL), 1, tup(1, ty(F32, "2")));
   /* kernel: the element order is kept */
   CHECK_T(eval("reshape", A("newshape", L("3,-1"), NULL), 1, iota("2,3")), "float32(3, 2)", 0, 1, 2, 3, 4, 5);
-  CHECK_T(eval("reshape", A("newshape", L("-1"), NULL), 1, V(I64, "2,2", (const double[]){-7, 8, 9, 10})),
-          "int64(4,)", -7, 8, 9, 10);
+  CHECK_T(eval("reshape", A("newshape", L("-1"), NULL), 1, V(I64, "2,2", (const double[]){-7, 8, 9, 10})), "int64(4,)",
+          -7, 8, 9, 10);
   CHECK_CTX_CLEAN(ctx);
 }
 
@@ -336,8 +336,8 @@ static void test_transpose(void) {
   REL_ERR("axes (0,) is not a permutation of 0..1", "transpose", A("axes", L("0"), NULL), 1, ty(F32, "2,3"));
   REL_ERR("axes (0, 2) is not a permutation", "transpose", A("axes", L("0,2"), NULL), 1, ty(F32, "2,3"));
   /* rank 4, NHWC -> NCHW: out[0,c,h,w] = in[0,h,w,c] = 6h + 3w + c */
-  CHECK_T(eval("transpose", A("axes", L("0,3,1,2"), NULL), 1, iota("1,2,2,3")), "float32(1, 3, 2, 2)", 0, 3, 6, 9, 1,
-          4, 7, 10, 2, 5, 8, 11);
+  CHECK_T(eval("transpose", A("axes", L("0,3,1,2"), NULL), 1, iota("1,2,2,3")), "float32(1, 3, 2, 2)", 0, 3, 6, 9, 1, 4,
+          7, 10, 2, 5, 8, 11);
   CHECK_T(eval("transpose", NULL, 1, iota("2,3")), "float32(3, 2)", 0, 3, 1, 4, 2, 5);
   CHECK_CTX_CLEAN(ctx);
 }
@@ -350,8 +350,8 @@ static void test_squeeze_expand_dims(void) {
   REL_OK("float32(1, 3)", "squeeze", A("axis", L("-1"), NULL), 1, ty(F32, "1,3,1"));
   REL_OK("float32(?,)", "squeeze", NULL, 1, ty(F32, "?,1"));
   REL_OK("float32(1,)", "squeeze", A("axis", L("0"), NULL), 1, ty(F32, "?,1"));
-  REL_ERR("squeeze: cannot squeeze axis 1 of (1, 3, 1): its extent is 3, not 1", "squeeze", A("axis", L("1"), NULL),
-          1, ty(F32, "1,3,1"));
+  REL_ERR("squeeze: cannot squeeze axis 1 of (1, 3, 1): its extent is 3, not 1", "squeeze", A("axis", L("1"), NULL), 1,
+          ty(F32, "1,3,1"));
   REL_ERR("squeeze: axis 3 is out of range for rank 3", "squeeze", A("axis", L("3"), NULL), 1, ty(F32, "1,3,1"));
   CHECK_T(eval("squeeze", NULL, 1, iota("1,3,1")), "float32(3,)", 0, 1, 2);
 
@@ -448,8 +448,8 @@ static void test_strided_slice(void) {
   REL_OK("float32(2, 5)", "strided_slice", A("begin", L("1"), "end", L("3"), NULL), 1, x);
   REL_OK("float32(3, 5)", "strided_slice", A("begin", L("3"), "end", L("0"), "strides", L("-1"), NULL), 1, x);
   REL_OK("float32(4, 5)", "strided_slice", A("begin", L("-1"), "end", L("-100"), "strides", L("-1"), NULL), 1, x);
-  REL_OK("float32(4, 2)", "strided_slice", A("begin", L("1"), "end", L("4"), "strides", L("2"), "axes", L("1"), NULL), 1,
-         x);
+  REL_OK("float32(4, 2)", "strided_slice", A("begin", L("1"), "end", L("4"), "strides", L("2"), "axes", L("1"), NULL),
+         1, x);
   REL_OK("float32(2, 4)", "strided_slice", A("begin", L("1,1"), "end", L("2,-1"), "slice_mode", S("size"), NULL), 1, x);
   REL_OK("float32(4, 5)", "strided_slice", A("begin", L("0,0"), "end", L("100,100"), NULL), 1, x);
   REL_OK("float32(0, 5)", "strided_slice", A("begin", L("3"), "end", L("1"), NULL), 1, x);
@@ -458,7 +458,8 @@ static void test_strided_slice(void) {
   REL_ERR("strided_slice: the stride of axis 0 is 0", "strided_slice",
           A("begin", L("0"), "end", L("1"), "strides", L("0"), NULL), 1, x);
   REL_ERR("do not fit a tensor of rank 2", "strided_slice", A("begin", L("0,0,0"), "end", L("1,1,1"), NULL), 1, x);
-  REL_ERR("slice_mode must be", "strided_slice", A("begin", L("0"), "end", L("1"), "slice_mode", S("step"), NULL), 1, x);
+  REL_ERR("slice_mode must be", "strided_slice", A("begin", L("0"), "end", L("1"), "slice_mode", S("step"), NULL), 1,
+          x);
   REL_ERR("strided_slice: axis 2 is out of range", "strided_slice",
           A("begin", L("0"), "end", L("1"), "axes", L("2"), NULL), 1, x);
   /* negative strides */
@@ -497,8 +498,8 @@ static void test_take(void) {
           50);
   CHECK_T(eval("take", A("mode", S("fast"), NULL), 2, V(F32, "5", data), V(I64, "2", (const double[]){4, 1})),
           "float32(2,)", 50, 20);
-  EVAL_ERR("take: index 7 is out of range for extent 5", eval("take", A("mode", S("fast"), NULL), 2, V(F32, "5", data),
-                                                              V(I32, "4", idx)));
+  EVAL_ERR("take: index 7 is out of range for extent 5",
+           eval("take", A("mode", S("fast"), NULL), 2, V(F32, "5", data), V(I32, "4", idx)));
   /* along axis 1 of [[1,2,3],[4,5,6]]; axis None indexes the flattened data */
   const double m[] = {1, 2, 3, 4, 5, 6};
   CHECK_T(eval("take", A("axis", I(1), NULL), 2, V(F32, "2,3", m), V(I32, "2", (const double[]){2, 0})),
@@ -587,14 +588,14 @@ static void test_dtypes(void) {
   /* ascending: 2^62 < 2^62 + 1 only when compared exactly */
   r = eval("topk", A("k", I(1), "axis", I(0), "ret_type", S("indices"), "is_ascend", B(true), NULL), 1, v);
   rt = psgi_value_as_tensor(r);
-  CHECK(rt && rt->dtype == PSG_DTYPE_INT32 && ((const int32_t *)rt->data)[0] == 1 && ((const int32_t *)rt->data)[1] == 1);
+  CHECK(rt && rt->dtype == PSG_DTYPE_INT32 && ((const int32_t *)rt->data)[0] == 1 &&
+        ((const int32_t *)rt->data)[1] == 1);
   psgi_value_release(r);
   CHECK_T(eval("reverse", NULL, 1, V(PSG_DTYPE_FLOAT16, "3", (const double[]){0.5, -2, 65504})), "float16(3,)", 65504,
           -2, 0.5);
-  CHECK_T(eval("tile", A("reps", L("2"), NULL), 1, V(PSG_DTYPE_BOOL, "2", (const double[]){1, 0})), "bool(4,)", 1, 0,
-          1, 0);
-  REL_ERR("split: sections must be in 1..65536, got 0", "split", A("indices_or_sections", I(0), NULL), 1,
-          ty(F32, "2"));
+  CHECK_T(eval("tile", A("reps", L("2"), NULL), 1, V(PSG_DTYPE_BOOL, "2", (const double[]){1, 0})), "bool(4,)", 1, 0, 1,
+          0);
+  REL_ERR("split: sections must be in 1..65536, got 0", "split", A("indices_or_sections", I(0), NULL), 1, ty(F32, "2"));
   CHECK_CTX_CLEAN(ctx);
 }
 
@@ -648,9 +649,9 @@ static void test_layout_transform(void) {
   /* NCHW (1,4,1,2) -> NCHW2c: out[0,co,0,w,ci] = in[0,2co+ci,0,w] = 2(2co+ci) + w */
   CHECK_T(eval("layout_transform", LT("NCHW", "NCHW2c"), 1, iota("1,4,1,2")), "float32(1, 2, 1, 2, 2)", 0, 2, 1, 3, 4,
           6, 5, 7);
-  CHECK_T(eval("layout_transform", LT("NCHW2c", "NCHW"), 1,
-               V(F32, "1,2,1,2,2", (const double[]){0, 2, 1, 3, 4, 6, 5, 7})),
-          "float32(1, 4, 1, 2)", 0, 1, 2, 3, 4, 5, 6, 7);
+  CHECK_T(
+      eval("layout_transform", LT("NCHW2c", "NCHW"), 1, V(F32, "1,2,1,2,2", (const double[]){0, 2, 1, 3, 4, 6, 5, 7})),
+      "float32(1, 4, 1, 2)", 0, 1, 2, 3, 4, 5, 6, 7);
 #undef LT
   CHECK_CTX_CLEAN(ctx);
 }
@@ -709,16 +710,15 @@ static void test_argsort_topk(void) {
 /* Public API only: parse, evaluate, compare. */
 static void test_end_to_end(void) {
   ctx = check_ctx();
-  const char *src =
-      "#[version = \"0.0.5\"]\n"
-      "def @main(%x: Tensor[(2, 2), float32], %y: Tensor[(2, 1), float32]) {\n"
-      "  %0 = concatenate((%x, %y), axis=1);\n"
-      "  %1 = transpose(%0, axes=[1, 0]);\n"
-      "  %2 = split(%1, indices_or_sections=[1], axis=0);\n"
-      "  %3 = %2.1;\n"
-      "  %4 = strided_slice(%3, begin=[0, 1], end=[2, -3], strides=[1, -1]);\n"
-      "  (reshape(%4, newshape=[-1]), shape_of(%1, dtype=\"int64\"))\n"
-      "}\n";
+  const char *src = "#[version = \"0.0.5\"]\n"
+                    "def @main(%x: Tensor[(2, 2), float32], %y: Tensor[(2, 1), float32]) {\n"
+                    "  %0 = concatenate((%x, %y), axis=1);\n"
+                    "  %1 = transpose(%0, axes=[1, 0]);\n"
+                    "  %2 = split(%1, indices_or_sections=[1], axis=0);\n"
+                    "  %3 = %2.1;\n"
+                    "  %4 = strided_slice(%3, begin=[0, 1], end=[2, -3], strides=[1, -1]);\n"
+                    "  (reshape(%4, newshape=[-1]), shape_of(%1, dtype=\"int64\"))\n"
+                    "}\n";
   psg_module *m = NULL;
   CHECK_OK(psg_module_parse(ctx, src, strlen(src), "e2e.relay", &m));
   psg_tensor *in[2] = {NULL, NULL}, **outs = NULL;
