@@ -85,7 +85,7 @@ static psg_status add_bias(onnx_imp *im, oval *y, const oval *bias) {
 
 static psg_status need_4d(onnx_imp *im, const oval *x, const char *what) {
   if (onnxi_rank(x) != 4)
-    return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "only 2-D (NCHW) %s is supported; the input has rank %d", what, onnxi_rank(x));
+    return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "%s of rank %d is not supported (only 2-D, NCHW)", what, onnxi_rank(x));
   return PSG_OK;
 }
 

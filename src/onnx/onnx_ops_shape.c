@@ -418,7 +418,7 @@ ONNX_CONV(pad) {
 ONNX_CONV(resize) {
   psg_status st = onnxi_need(im, ins, nin, 0);
   if (!st && onnxi_rank(ins[0]) != 4)
-    st = onnxi_fail(im, PSG_ERR_UNSUPPORTED, "only 4-D (NCHW) Resize is supported; the input has rank %d", onnxi_rank(ins[0]));
+    st = onnxi_fail(im, PSG_ERR_UNSUPPORTED, "Resize of rank %d is not supported (only 4-D, NCHW)", onnxi_rank(ins[0]));
   if (st) return st;
   char mbuf[32], cbuf[40], nbuf[40];
   const char *mode = onnxi_attr_str(n, "mode", "nearest", mbuf, sizeof mbuf);

@@ -48,7 +48,7 @@ def run(cmd, timeout=300):
 
 
 def freeze(model_path, inputs, tmp):
-    """A copy of the model with its integer inputs turned into initializers."""
+    """A copy of the model with every input but the first turned into initializers."""
     m = onnx.load(model_path)
     frozen = []
     keep = []
@@ -57,7 +57,7 @@ def freeze(model_path, inputs, tmp):
         if vi.name in names:
             continue
         arr = inputs.get(vi.name)
-        if arr is not None and arr.dtype.kind in "iu":
+        if arr is not None and keep:
             m.graph.initializer.append(numpy_helper.from_array(arr, vi.name))
             frozen.append(vi.name)
         else:

@@ -44,10 +44,13 @@ psg_status cli_load_module(psg_ctx *ctx, const char *path, const cli_load_opts *
 }
 
 psg_status cli_save_module(psg_ctx *ctx, const psg_module *m, const char *path, int print_flags) {
-  (void)ctx;
   if (path && cli_is_onnx_path(path)) {
-    fprintf(stderr, "passage: %s: ONNX output is not supported by this build\n", path);
-    return PSG_ERR_UNSUPPORTED;
+    void *bytes = NULL;
+    size_t n = 0;
+    psg_status st = psg_onnx_export(ctx, m, &bytes, &n);
+    if (!st && cli_write_file_atomic(path, bytes, n)) st = psg_ctx_fail(ctx, PSG_ERR_IO, "%s: cannot write", path);
+    psg_free(bytes);
+    return st;
   }
   char *text = NULL;
   size_t len = 0;

@@ -1,0 +1,676 @@
+/* Passage ONNX frontend — export (issue 6): @main of a typed module back to
+ * an ONNX ModelProto (IR 8, opset 13) with protobuf-c. A post-order walk
+ * gives every expression an ONNX value name and emits one or a few nodes per
+ * call; parameters keep their names, constants become initializers, shapes
+ * come from the checked types. Everything the walk allocates lives in one
+ * arena freed after packing. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "onnx_internal.h"
+
+typedef struct blk { struct blk *next; max_align_t data[]; } blk;
+
+typedef struct vec { void **items; size_t n, cap; } vec;
+
+typedef struct exporter {
+  psg_ctx *ctx;
+  blk *arena;
+  bool oom;
+  int errors;
+  vec nodes, inits, inputs;
+  /* expr -> value name(s): a small open-addressing map on pointers */
+  const psg_expr **keys;
+  char ***names; /* tuples: one name per field */
+  size_t *counts;
+  size_t cap, len;
+  unsigned counter;
+} exporter;
+
+static void *ealloc(exporter *x, size_t n) {
+  blk *b = malloc(sizeof(blk) + n);
+  if (!b) {
+    x->oom = true;
+    return NULL;
+  }
+  memset(b->data, 0, n);
+  b->next = x->arena;
+  x->arena = b;
+  return b->data;
+}
+
+static char *estr(exporter *x, const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  char *s = ealloc(x, strlen(buf) + 1);
+  if (s) strcpy(s, buf);
+  return s;
+}
+
+static void vpush(exporter *x, vec *v, void *item) {
+  if (!item) {
+    x->oom = true;
+    return;
+  }
+  if (v->n == v->cap) {
+    size_t nc = v->cap ? v->cap * 2 : 16;
+    void **ni = ealloc(x, nc * sizeof *ni);
+    if (!ni) return;
+    if (v->n) memcpy(ni, v->items, v->n * sizeof *ni);
+    v->items = ni;
+    v->cap = nc;
+  }
+  v->items[v->n++] = item;
+}
+
+static size_t slot_of(const exporter *x, const psg_expr *e) {
+  size_t i = ((uintptr_t)e >> 4) * 11400714819323198485ull & (x->cap - 1);
+  while (x->keys[i] && x->keys[i] != e) i = (i + 1) & (x->cap - 1);
+  return i;
+}
+
+static void set_names(exporter *x, const psg_expr *e, char **names, size_t n) {
+  if ((x->len + 1) * 2 > x->cap) {
+    size_t oc = x->cap, nc = oc ? oc * 2 : 256;
+    const psg_expr **ok = x->keys;
+    char ***on = x->names;
+    size_t *ocnt = x->counts;
+    x->keys = ealloc(x, nc * sizeof *x->keys);
+    x->names = ealloc(x, nc * sizeof *x->names);
+    x->counts = ealloc(x, nc * sizeof *x->counts);
+    if (!x->keys || !x->names || !x->counts) return;
+    x->cap = nc;
+    for (size_t i = 0; i < oc; i++)
+      if (ok[i]) {
+        size_t s = slot_of(x, ok[i]);
+        x->keys[s] = ok[i], x->names[s] = on[i], x->counts[s] = ocnt[i];
+      }
+  }
+  size_t s = slot_of(x, e);
+  if (!x->keys[s]) x->len++;
+  x->keys[s] = e, x->names[s] = names, x->counts[s] = n;
+}
+
+static char **get_names(const exporter *x, const psg_expr *e, size_t *n) {
+  if (!x->cap) return NULL;
+  size_t s = slot_of(x, e);
+  if (!x->keys[s]) return NULL;
+  *n = x->counts[s];
+  return x->names[s];
+}
+
+
+static psg_status fail(exporter *x, psg_status code, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  x->errors++;
+  return psg_ctx_fail(x->ctx, code, "ONNX export: %s", msg);
+}
+
+/* Protobuf builders ------------------------------------------------------------ */
+
+static Onnx__NodeProto *node(exporter *x, const char *op, int nin, int nout) {
+  Onnx__NodeProto *n = ealloc(x, sizeof *n);
+  if (!n) return NULL;
+  onnx__node_proto__init(n);
+  n->op_type = (char *)op;
+  n->name = estr(x, "%s_%u", op, x->counter++);
+  n->domain = "";
+  n->input = ealloc(x, (size_t)(nin + 1) * sizeof(char *));
+  n->output = ealloc(x, (size_t)(nout + 1) * sizeof(char *));
+  n->attribute = ealloc(x, 16 * sizeof(Onnx__AttributeProto *));
+  n->n_input = (size_t)nin;
+  n->n_output = (size_t)nout;
+  for (int i = 0; n->output && i < nout; i++) n->output[i] = estr(x, "psg_v%u", x->counter++);
+  vpush(x, &x->nodes, n);
+  return n->input && n->output && n->attribute ? n : NULL;
+}
+
+static Onnx__AttributeProto *attr(exporter *x, Onnx__NodeProto *n, const char *name, Onnx__AttributeProto__AttributeType t) {
+  if (!n || n->n_attribute == 16) return NULL;
+  Onnx__AttributeProto *a = ealloc(x, sizeof *a);
+  if (!a) return NULL;
+  onnx__attribute_proto__init(a);
+  a->name = (char *)name;
+  a->has_type = 1;
+  a->type = t;
+  n->attribute[n->n_attribute++] = a;
+  return a;
+}
+static void attr_int(exporter *x, Onnx__NodeProto *n, const char *name, int64_t v) {
+  Onnx__AttributeProto *a = attr(x, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
+  if (a) a->has_i = 1, a->i = v;
+}
+static void attr_float(exporter *x, Onnx__NodeProto *n, const char *name, float v) {
+  Onnx__AttributeProto *a = attr(x, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
+  if (a) a->has_f = 1, a->f = v;
+}
+static void attr_str(exporter *x, Onnx__NodeProto *n, const char *name, const char *v) {
+  Onnx__AttributeProto *a = attr(x, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
+  if (a) a->has_s = 1, a->s.data = (uint8_t *)estr(x, "%s", v), a->s.len = strlen(v);
+}
+static void attr_ints(exporter *x, Onnx__NodeProto *n, const char *name, const int64_t *v, size_t k) {
+  Onnx__AttributeProto *a = attr(x, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
+  if (!a) return;
+  a->ints = ealloc(x, (k + 1) * sizeof(int64_t));
+  if (a->ints && k) memcpy(a->ints, v, k * sizeof(int64_t));
+  a->n_ints = k;
+}
+
+/* An initializer holding `nbytes` of `data`; returns its name. */
+static const char *init_raw(exporter *x, int dtype, const int64_t *shape, int nd, const void *data, size_t nbytes) {
+  Onnx__TensorProto *t = ealloc(x, sizeof *t);
+  if (!t) return "";
+  onnx__tensor_proto__init(t);
+  t->name = estr(x, "psg_c%u", x->counter++);
+  t->has_data_type = 1;
+  t->data_type = onnxi_dtype_to_onnx(dtype);
+  t->dims = ealloc(x, (size_t)(nd + 1) * sizeof(int64_t));
+  if (t->dims && nd) memcpy(t->dims, shape, (size_t)nd * sizeof(int64_t));
+  t->n_dims = (size_t)nd;
+  t->has_raw_data = 1;
+  t->raw_data.len = nbytes;
+  t->raw_data.data = nbytes ? (uint8_t *)data : NULL; /* borrowed: the module outlives packing */
+  vpush(x, &x->inits, t);
+  return t->name ? t->name : "";
+}
+
+static const char *init_ints(exporter *x, const int64_t *v, size_t n) {
+  int64_t *copy = ealloc(x, (n + 1) * sizeof *copy);
+  if (!copy) return "";
+  if (n) memcpy(copy, v, n * sizeof *v);
+  int64_t shape[1] = {(int64_t)n};
+  return init_raw(x, PSG_DTYPE_INT64, shape, 1, copy, n * sizeof *v);
+}
+
+static const char *init_scalar_f(exporter *x, int dtype, double v) {
+  void *d = ealloc(x, 8);
+  if (!d) return "";
+  if (dtype == PSG_DTYPE_FLOAT64) *(double *)d = v;
+  else *(float *)d = (float)v;
+  return init_raw(x, dtype, NULL, 0, d, psg_dtype_size(dtype));
+}
+
+static Onnx__ValueInfoProto *value_info(exporter *x, const char *name, const psg_type *t) {
+  Onnx__ValueInfoProto *vi = ealloc(x, sizeof *vi);
+  Onnx__TypeProto *tp = ealloc(x, sizeof *tp);
+  Onnx__TypeProto__Tensor *tt = ealloc(x, sizeof *tt);
+  Onnx__TensorShapeProto *sp = ealloc(x, sizeof *sp);
+  if (!vi || !tp || !tt || !sp) return NULL;
+  onnx__value_info_proto__init(vi);
+  onnx__type_proto__init(tp);
+  onnx__type_proto__tensor__init(tt);
+  onnx__tensor_shape_proto__init(sp);
+  vi->name = (char *)name;
+  vi->type = tp;
+  tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+  tp->tensor_type = tt;
+  tt->has_elem_type = 1;
+  tt->elem_type = onnxi_dtype_to_onnx(psg_type_dtype(t));
+  tt->shape = sp;
+  int nd = psg_type_ndim(t);
+  sp->dim = ealloc(x, (size_t)(nd + 1) * sizeof *sp->dim);
+  if (!sp->dim) return NULL;
+  sp->n_dim = (size_t)nd;
+  for (int i = 0; i < nd; i++) {
+    Onnx__TensorShapeProto__Dimension *d = ealloc(x, sizeof *d);
+    if (!d) return NULL;
+    onnx__tensor_shape_proto__dimension__init(d);
+    if (psg_type_dim(t, i) >= 0) {
+      d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+      d->dim_value = psg_type_dim(t, i);
+    } else {
+      d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+      d->dim_param = estr(x, "d%d", i);
+    }
+    sp->dim[i] = d;
+  }
+  return vi;
+}
+
+/* Calls -------------------------------------------------------------------------- */
+
+static int64_t aint(const psg_attrs *a, const char *k, int64_t d) {
+  psg_attr *v = psg_attrs_get(a, k);
+  return v && (psg_attr_kind(v) == PSG_ATTR_INT || psg_attr_kind(v) == PSG_ATTR_BOOL) ? psg_attr_get_int(v) : d;
+}
+static double afloat(const psg_attrs *a, const char *k, double d) {
+  psg_attr *v = psg_attrs_get(a, k);
+  return v && (psg_attr_kind(v) == PSG_ATTR_FLOAT || psg_attr_kind(v) == PSG_ATTR_INT) ? psg_attr_get_float(v) : d;
+}
+static const char *astr(const psg_attrs *a, const char *k, const char *d) {
+  psg_attr *v = psg_attrs_get(a, k);
+  return v && psg_attr_kind(v) == PSG_ATTR_STRING ? psg_attr_get_string(v) : d;
+}
+/* An int list attribute; -1 if absent or None. */
+static int alist(const psg_attrs *a, const char *k, int64_t *out, int cap) {
+  psg_attr *v = psg_attrs_get(a, k);
+  if (!v) return -1;
+  if (psg_attr_kind(v) == PSG_ATTR_INT) {
+    out[0] = psg_attr_get_int(v);
+    return 1;
+  }
+  if (psg_attr_kind(v) != PSG_ATTR_LIST) return -1;
+  int n = (int)psg_attr_list_len(v);
+  if (n > cap) return -1;
+  for (int i = 0; i < n; i++) out[i] = psg_attr_get_int(psg_attr_list_get(v, (size_t)i));
+  return n;
+}
+
+static const struct { const char *relay, *onnx; } simple_ops[] = {
+    {"nn.relu", "Relu"},   {"sigmoid", "Sigmoid"}, {"sqrt", "Sqrt"},       {"log", "Log"},
+    {"negative", "Neg"},   {"exp", "Exp"},         {"tanh", "Tanh"},       {"abs", "Abs"},
+    {"add", "Add"},        {"subtract", "Sub"},    {"multiply", "Mul"},    {"divide", "Div"},
+    {"power", "Pow"},      {"maximum", "Max"},     {"minimum", "Min"},     {"equal", "Equal"},
+    {"greater", "Greater"}, {"greater_equal", "GreaterOrEqual"}, {"less", "Less"},
+    {"copy", "Identity"},  {"nn.global_avg_pool2d", "GlobalAveragePool"},
+};
+
+static void pads4(const psg_attrs *a, int64_t *p) {
+  int64_t v[4];
+  int k = alist(a, "padding", v, 4);
+  if (k == 1) p[0] = p[1] = p[2] = p[3] = v[0];
+  else if (k == 2) p[0] = p[2] = v[0], p[1] = p[3] = v[1];
+  else if (k == 4) memcpy(p, v, sizeof v);
+  else memset(p, 0, 4 * sizeof *p);
+}
+
+/* Emits the nodes of one call; its result names go to out_names and nout. */
+static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names, size_t *nout) {
+  psg_expr *callee = psg_call_get_callee(e);
+  if (psg_expr_kind(callee) != PSG_EXPR_OP)
+    return fail(x, PSG_ERR_UNSUPPORTED, "calls of %s are not exported (run inlining first)", psg_expr_kind_name(psg_expr_kind(callee)));
+  const char *op = psg_op_name(callee);
+  const psg_attrs *a = psg_call_get_attrs(e);
+  size_t na = psg_call_num_args(e);
+  const char *in[8] = {0};
+  for (size_t i = 0; i < na && i < 8; i++) {
+    psg_expr *arg = psg_call_get_arg(e, i);
+    size_t k = 0;
+    char **nm = get_names(x, arg, &k);
+    in[i] = nm && k == 1 ? nm[0] : NULL;
+  }
+  const psg_type *rt = psg_expr_checked_type(e);
+  Onnx__NodeProto *n = NULL;
+  *nout = 1;
+  for (size_t i = 0; i < sizeof simple_ops / sizeof simple_ops[0]; i++)
+    if (!strcmp(op, simple_ops[i].relay)) {
+      n = node(x, simple_ops[i].onnx, (int)na, 1);
+      for (size_t k = 0; n && k < na; k++) n->input[k] = (char *)in[k];
+      goto done;
+    }
+  int64_t v[PSG_MAX_RANK * 2], w[PSG_MAX_RANK];
+  int k;
+  if (!strcmp(op, "clip")) {
+    int dt = psg_type_dtype(rt);
+    n = node(x, "Clip", 3, 1);
+    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_scalar_f(x, dt, afloat(a, "a_min", 0)),
+           n->input[2] = (char *)init_scalar_f(x, dt, afloat(a, "a_max", 0));
+  } else if (!strcmp(op, "nn.leaky_relu")) {
+    n = node(x, "LeakyRelu", 1, 1);
+    if (n) n->input[0] = (char *)in[0];
+    attr_float(x, n, "alpha", (float)afloat(a, "alpha", 0.01));
+  } else if (!strcmp(op, "cast")) {
+    n = node(x, "Cast", 1, 1);
+    if (n) n->input[0] = (char *)in[0];
+    attr_int(x, n, "to", onnxi_dtype_to_onnx(psg_type_dtype(rt)));
+  } else if (!strcmp(op, "mean") || !strcmp(op, "max") || !strcmp(op, "min") || !strcmp(op, "sum")) {
+    if (aint(a, "exclude", 0)) return fail(x, PSG_ERR_UNSUPPORTED, "%s with exclude=True", op);
+    const char *on = !strcmp(op, "mean") ? "ReduceMean" : !strcmp(op, "max") ? "ReduceMax" : !strcmp(op, "min") ? "ReduceMin" : "ReduceSum";
+    bool sum = !strcmp(op, "sum");
+    k = alist(a, "axis", v, PSG_MAX_RANK);
+    n = node(x, on, sum && k >= 0 ? 2 : 1, 1);
+    if (n) n->input[0] = (char *)in[0];
+    if (k >= 0 && sum && n) n->input[1] = (char *)init_ints(x, v, (size_t)k);
+    else if (k >= 0) attr_ints(x, n, "axes", v, (size_t)k);
+    attr_int(x, n, "keepdims", aint(a, "keepdims", 0));
+  } else if (!strcmp(op, "nn.softmax")) {
+    n = node(x, "Softmax", 1, 1);
+    if (n) n->input[0] = (char *)in[0];
+    attr_int(x, n, "axis", aint(a, "axis", -1));
+  } else if (!strcmp(op, "nn.conv2d") || !strcmp(op, "nn.conv2d_transpose")) {
+    bool tr = !strcmp(op, "nn.conv2d_transpose");
+    if (strcmp(astr(a, "data_layout", "NCHW"), "NCHW") || strcmp(astr(a, "kernel_layout", tr ? "IOHW" : "OIHW"), tr ? "IOHW" : "OIHW"))
+      return fail(x, PSG_ERR_UNSUPPORTED, "%s with layouts other than NCHW and %s", op, tr ? "IOHW" : "OIHW");
+    n = node(x, tr ? "ConvTranspose" : "Conv", 2, 1);
+    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)in[1];
+    int64_t p[4], one[2] = {1, 1};
+    pads4(a, p);
+    attr_ints(x, n, "pads", p, 4);
+    k = alist(a, "strides", v, 2);
+    attr_ints(x, n, "strides", k == 2 ? v : one, 2);
+    k = alist(a, "dilation", v, 2);
+    attr_ints(x, n, "dilations", k == 2 ? v : one, 2);
+    attr_int(x, n, "group", aint(a, "groups", 1));
+    if (tr && (k = alist(a, "output_padding", v, 2)) == 2) attr_ints(x, n, "output_padding", v, 2);
+  } else if (!strcmp(op, "nn.bias_add")) {
+    const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(e, 0));
+    int r = psg_type_ndim(xt), axis = (int)aint(a, "axis", 1);
+    if (axis < 0) axis += r;
+    int64_t shape[PSG_MAX_RANK];
+    shape[0] = -1;
+    for (int i = 1; i < r - axis; i++) shape[i] = 1;
+    Onnx__NodeProto *rs = node(x, "Reshape", 2, 1);
+    if (rs) rs->input[0] = (char *)in[1], rs->input[1] = (char *)init_ints(x, shape, (size_t)(r - axis));
+    n = node(x, "Add", 2, 1);
+    if (n && rs) n->input[0] = (char *)in[0], n->input[1] = rs->output[0];
+  } else if (!strcmp(op, "nn.dense")) {
+    const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(e, 0));
+    if (psg_type_ndim(xt) == 2) {
+      n = node(x, "Gemm", 2, 1);
+      if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)in[1];
+      attr_int(x, n, "transB", 1);
+    } else {
+      Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
+      if (t) t->input[0] = (char *)in[1];
+      n = node(x, "MatMul", 2, 1);
+      if (n && t) n->input[0] = (char *)in[0], n->input[1] = t->output[0];
+    }
+  } else if (!strcmp(op, "nn.batch_matmul") || !strcmp(op, "nn.matmul")) {
+    bool b3 = !strcmp(op, "nn.batch_matmul");
+    const char *ai = in[0], *bi = in[1];
+    int64_t perm3[3] = {0, 2, 1}, perm2[2] = {1, 0};
+    if (aint(a, "transpose_a", 0)) {
+      Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
+      if (t) t->input[0] = (char *)ai, ai = t->output[0];
+      attr_ints(x, t, "perm", b3 ? perm3 : perm2, b3 ? 3 : 2);
+    }
+    if (aint(a, "transpose_b", b3 ? 1 : 0)) {
+      Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
+      if (t) t->input[0] = (char *)bi, bi = t->output[0];
+      attr_ints(x, t, "perm", b3 ? perm3 : perm2, b3 ? 3 : 2);
+    }
+    n = node(x, "MatMul", 2, 1);
+    if (n) n->input[0] = (char *)ai, n->input[1] = (char *)bi;
+  } else if (!strcmp(op, "nn.batch_norm")) {
+    n = node(x, "BatchNormalization", 5, 1);
+    for (int i = 0; n && i < 5; i++) n->input[i] = (char *)in[i];
+    attr_float(x, n, "epsilon", (float)afloat(a, "epsilon", 1e-5));
+    if (aint(a, "axis", 1) != 1) return fail(x, PSG_ERR_UNSUPPORTED, "nn.batch_norm with axis != 1");
+    /* The tuple's other fields (mean, var) are the inputs themselves at inference. */
+    char **names = ealloc(x, 3 * sizeof *names);
+    if (!names || !n) return PSG_ERR_NOMEM;
+    names[0] = n->output[0], names[1] = (char *)in[3], names[2] = (char *)in[4];
+    *out_names = names;
+    *nout = 3;
+    return PSG_OK;
+  } else if (!strcmp(op, "nn.max_pool2d") || !strcmp(op, "nn.avg_pool2d")) {
+    bool mx = !strcmp(op, "nn.max_pool2d");
+    if (strcmp(astr(a, "layout", "NCHW"), "NCHW")) return fail(x, PSG_ERR_UNSUPPORTED, "%s with layout other than NCHW", op);
+    n = node(x, mx ? "MaxPool" : "AveragePool", 1, 1);
+    if (n) n->input[0] = (char *)in[0];
+    int64_t p[4], one[2] = {1, 1};
+    pads4(a, p);
+    k = alist(a, "pool_size", v, 2);
+    if (k == 1) v[1] = v[0];
+    attr_ints(x, n, "kernel_shape", v, 2);
+    attr_ints(x, n, "pads", p, 4);
+    k = alist(a, "strides", v, 2);
+    attr_ints(x, n, "strides", k == 2 ? v : one, 2);
+    k = alist(a, "dilation", v, 2);
+    if (k == 2 && (v[0] != 1 || v[1] != 1)) attr_ints(x, n, "dilations", v, 2);
+    attr_int(x, n, "ceil_mode", aint(a, "ceil_mode", 0));
+    if (!mx) attr_int(x, n, "count_include_pad", aint(a, "count_include_pad", 0));
+  } else if (!strcmp(op, "reshape") || !strcmp(op, "nn.batch_flatten") || !strcmp(op, "squeeze") ||
+             !strcmp(op, "expand_dims") || !strcmp(op, "broadcast_to")) {
+    /* The result shape is in the checked type: one Reshape (or Expand) covers them all. */
+    if (!psg_type_is_static(rt)) return fail(x, PSG_ERR_UNSUPPORTED, "%s with a dynamic result shape", op);
+    int r = psg_type_ndim(rt);
+    for (int i = 0; i < r; i++) w[i] = psg_type_dim(rt, i);
+    n = node(x, !strcmp(op, "broadcast_to") ? "Expand" : "Reshape", 2, 1);
+    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_ints(x, w, (size_t)r);
+  } else if (!strcmp(op, "transpose")) {
+    n = node(x, "Transpose", 1, 1);
+    if (n) n->input[0] = (char *)in[0];
+    if ((k = alist(a, "axes", v, PSG_MAX_RANK)) >= 0) attr_ints(x, n, "perm", v, (size_t)k);
+  } else if (!strcmp(op, "concatenate")) {
+    psg_expr *tup = psg_call_get_arg(e, 0);
+    size_t nf = 0;
+    char **fields = get_names(x, tup, &nf);
+    if (!fields) return fail(x, PSG_ERR_UNSUPPORTED, "concatenate of a non-tuple value");
+    n = node(x, "Concat", (int)nf, 1);
+    for (size_t i = 0; n && i < nf; i++) n->input[i] = fields[i];
+    int64_t axis = aint(a, "axis", 0);
+    attr_int(x, n, "axis", axis);
+  } else if (!strcmp(op, "strided_slice")) {
+    if (strcmp(astr(a, "slice_mode", "end"), "end")) return fail(x, PSG_ERR_UNSUPPORTED, "strided_slice with slice_mode=size");
+    int64_t b[PSG_MAX_RANK], en[PSG_MAX_RANK], s[PSG_MAX_RANK], ax[PSG_MAX_RANK];
+    int nb = alist(a, "begin", b, PSG_MAX_RANK), ne = alist(a, "end", en, PSG_MAX_RANK);
+    int ns = alist(a, "strides", s, PSG_MAX_RANK), nx = alist(a, "axes", ax, PSG_MAX_RANK);
+    if (nb < 0 || ne != nb) return fail(x, PSG_ERR_UNSUPPORTED, "strided_slice without begin/end");
+    if (nx < 0) for (int i = 0; i < nb; i++) ax[i] = i;
+    for (int i = 0; i < nb; i++) if (ns < 0 || i >= ns) s[i] = ns == 1 ? s[0] : 1;
+    n = node(x, "Slice", 5, 1);
+    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_ints(x, b, (size_t)nb),
+           n->input[2] = (char *)init_ints(x, en, (size_t)nb), n->input[3] = (char *)init_ints(x, ax, (size_t)nb),
+           n->input[4] = (char *)init_ints(x, s, (size_t)nb);
+  } else if (!strcmp(op, "reverse")) {
+    int64_t st[1] = {-1}, en[1] = {INT64_MIN}, ax[1] = {aint(a, "axis", 0)}, sp[1] = {-1};
+    n = node(x, "Slice", 5, 1);
+    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_ints(x, st, 1), n->input[2] = (char *)init_ints(x, en, 1),
+           n->input[3] = (char *)init_ints(x, ax, 1), n->input[4] = (char *)init_ints(x, sp, 1);
+  } else if (!strcmp(op, "take")) {
+    n = node(x, "Gather", 2, 1);
+    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)in[1];
+    attr_int(x, n, "axis", aint(a, "axis", 0));
+  } else if (!strcmp(op, "shape_of")) {
+    n = node(x, "Shape", 1, 1);
+    if (n) n->input[0] = (char *)in[0];
+    if (psg_type_dtype(rt) != PSG_DTYPE_INT64) {
+      Onnx__NodeProto *c = node(x, "Cast", 1, 1);
+      if (c && n) c->input[0] = n->output[0];
+      attr_int(x, c, "to", onnxi_dtype_to_onnx(psg_type_dtype(rt)));
+      n = c;
+    }
+  } else if (!strcmp(op, "nn.pad")) {
+    const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(e, 0));
+    int r = psg_type_ndim(xt);
+    psg_attr *pw = psg_attrs_get(a, "pad_width");
+    if (!pw || psg_attr_kind(pw) != PSG_ATTR_LIST || (int)psg_attr_list_len(pw) != r)
+      return fail(x, PSG_ERR_UNSUPPORTED, "nn.pad without a pad_width per axis");
+    for (int i = 0; i < r; i++) {
+      psg_attr *pair = psg_attr_list_get(pw, (size_t)i);
+      if (psg_attr_kind(pair) != PSG_ATTR_LIST || psg_attr_list_len(pair) != 2) return fail(x, PSG_ERR_UNSUPPORTED, "nn.pad pad_width");
+      v[i] = psg_attr_get_int(psg_attr_list_get(pair, 0));
+      v[i + r] = psg_attr_get_int(psg_attr_list_get(pair, 1));
+    }
+    n = node(x, "Pad", 3, 1);
+    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_ints(x, v, (size_t)(2 * r)), n->input[2] = (char *)in[1];
+    attr_str(x, n, "mode", astr(a, "pad_mode", "constant"));
+  } else if (!strcmp(op, "image.resize2d")) {
+    if (strcmp(astr(a, "layout", "NCHW"), "NCHW")) return fail(x, PSG_ERR_UNSUPPORTED, "image.resize2d with layout other than NCHW");
+    if (!psg_type_is_static(rt)) return fail(x, PSG_ERR_UNSUPPORTED, "image.resize2d with a dynamic result shape");
+    for (int i = 0; i < 4; i++) w[i] = psg_type_dim(rt, i);
+    const char *m = astr(a, "method", "linear");
+    n = node(x, "Resize", 4, 1);
+    if (n) n->input[0] = (char *)in[0], n->input[1] = "", n->input[2] = "", n->input[3] = (char *)init_ints(x, w, 4);
+    attr_str(x, n, "mode", !strcmp(m, "nearest_neighbor") ? "nearest" : m);
+    attr_str(x, n, "coordinate_transformation_mode", astr(a, "coordinate_transformation_mode", "half_pixel"));
+    attr_str(x, n, "nearest_mode", astr(a, "rounding_method", "round_prefer_floor")[0] ? astr(a, "rounding_method", "round_prefer_floor") : "round_prefer_floor");
+    attr_float(x, n, "cubic_coeff_a", (float)afloat(a, "cubic_alpha", -0.75));
+    attr_int(x, n, "exclude_outside", aint(a, "cubic_exclude", 0));
+    attr_float(x, n, "extrapolation_value", (float)afloat(a, "extrapolation_value", 0));
+  } else {
+    return fail(x, PSG_ERR_UNSUPPORTED, "operator %s has no ONNX form here", op);
+  }
+done:
+  if (!n) return x->oom ? PSG_ERR_NOMEM : fail(x, PSG_ERR_INTERNAL, "building %s", op);
+  for (size_t i = 0; i < n->n_input; i++)
+    if (!n->input[i]) return fail(x, PSG_ERR_UNSUPPORTED, "%s: input %zu is not a tensor value", op, i);
+  char **names = ealloc(x, sizeof *names);
+  if (!names) return PSG_ERR_NOMEM;
+  names[0] = n->output[0];
+  *out_names = names;
+  return PSG_OK;
+}
+
+static psg_status post(psg_visitor *v, const psg_expr *e) {
+  exporter *x = v->user;
+  char **names = NULL;
+  size_t n = 1;
+  psg_status st = PSG_OK;
+  switch (psg_expr_kind(e)) {
+  case PSG_EXPR_OP:
+  case PSG_EXPR_VAR: /* parameters are named before the walk */
+    return PSG_OK;
+  case PSG_EXPR_CONSTANT: {
+    psg_tensor *t = psg_constant_get_tensor(e);
+    int64_t shape[PSG_MAX_RANK];
+    for (int i = 0; i < psg_tensor_ndim(t); i++) shape[i] = psg_tensor_dim(t, i);
+    names = ealloc(x, sizeof *names);
+    if (names) names[0] = (char *)init_raw(x, psg_tensor_dtype(t), shape, psg_tensor_ndim(t), psg_tensor_data(t), psg_tensor_nbytes(t));
+    break;
+  }
+  case PSG_EXPR_TUPLE: {
+    n = psg_tuple_size(e);
+    names = ealloc(x, (n + 1) * sizeof *names);
+    for (size_t i = 0; names && i < n; i++) {
+      size_t k = 0;
+      char **f = get_names(x, psg_tuple_get_field(e, i), &k);
+      if (!f || k != 1) return fail(x, PSG_ERR_UNSUPPORTED, "nested tuples are not exported");
+      names[i] = f[0];
+    }
+    break;
+  }
+  case PSG_EXPR_TUPLE_GET_ITEM: {
+    size_t k = 0;
+    char **f = get_names(x, psg_tuple_get_item_get_tuple(e), &k);
+    int idx = psg_tuple_get_item_index(e);
+    if (!f || (size_t)idx >= k) return fail(x, PSG_ERR_UNSUPPORTED, "TupleGetItem of an unexported tuple");
+    names = ealloc(x, sizeof *names);
+    if (names) names[0] = f[idx];
+    break;
+  }
+  case PSG_EXPR_CALL:
+    st = export_call(x, e, &names, &n);
+    break;
+  case PSG_EXPR_GLOBAL_VAR:
+  case PSG_EXPR_LET:
+  case PSG_EXPR_IF:
+  case PSG_EXPR_FUNCTION:
+  case PSG_EXPR_KIND_COUNT:
+    return fail(x, PSG_ERR_UNSUPPORTED, "%s expressions are not exported", psg_expr_kind_name(psg_expr_kind(e)));
+  }
+  if (st) return st;
+  if (!names || x->oom) return PSG_ERR_NOMEM;
+  set_names(x, e, names, n);
+  return x->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto *g, vec *outputs) {
+  size_t np = psg_function_num_params(fn);
+  for (size_t i = 0; i < np; i++) {
+    psg_expr *p = psg_function_get_param(fn, i);
+    const psg_type *t = psg_expr_checked_type(p);
+    if (!t || psg_type_kind(t) != PSG_TYPE_TENSOR) return fail(x, PSG_ERR_UNSUPPORTED, "parameter %%%s is not a tensor", psg_var_name(p));
+    char **names = ealloc(x, sizeof *names);
+    if (!names) return PSG_ERR_NOMEM;
+    names[0] = estr(x, "%s", psg_var_name(p));
+    set_names(x, p, names, 1);
+    vpush(x, &x->inputs, value_info(x, names[0], t));
+  }
+  psg_visitor v = {NULL, post, x};
+  psg_expr *body = psg_function_get_body(fn);
+  psg_status st = psg_visit(x->ctx, &v, body);
+  if (st) return st;
+  size_t nb = 0;
+  char **res = get_names(x, body, &nb);
+  const psg_type *bt = psg_expr_checked_type(body);
+  if (!res) return fail(x, PSG_ERR_INTERNAL, "the body has no value");
+  for (size_t i = 0; i < nb; i++) {
+    const psg_type *t = psg_type_kind(bt) == PSG_TYPE_TUPLE ? psg_type_field(bt, (int)i) : bt;
+    if (psg_type_kind(t) != PSG_TYPE_TENSOR) return fail(x, PSG_ERR_UNSUPPORTED, "nested tuple results are not exported");
+    /* Every output gets its own Identity, so outputs never alias inputs,
+     * initializers or each other. */
+    Onnx__NodeProto *id = node(x, "Identity", 1, 1);
+    if (!id) return PSG_ERR_NOMEM;
+    id->input[0] = res[i];
+    id->output[0] = nb == 1 ? "output" : estr(x, "output_%zu", i);
+    vpush(x, outputs, value_info(x, id->output[0], t));
+  }
+  g->name = "main";
+  g->node = (Onnx__NodeProto **)x->nodes.items;
+  g->n_node = x->nodes.n;
+  g->initializer = (Onnx__TensorProto **)x->inits.items;
+  g->n_initializer = x->inits.n;
+  g->input = (Onnx__ValueInfoProto **)x->inputs.items;
+  g->n_input = x->inputs.n;
+  g->output = (Onnx__ValueInfoProto **)outputs->items;
+  g->n_output = outputs->n;
+  return x->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes, size_t *out_len) {
+  if (!out_bytes || !out_len) return PSG_ERR_INVALID_ARGUMENT;
+  *out_bytes = NULL;
+  *out_len = 0;
+  if (!ctx || !mod) return PSG_ERR_INVALID_ARGUMENT;
+  const psg_expr *fn = psg_module_lookup(mod, "main");
+  if (!fn || psg_expr_kind(fn) != PSG_EXPR_FUNCTION) return psg_ctx_fail(ctx, PSG_ERR_NOT_FOUND, "ONNX export: the module has no @main");
+  psg_pass *infer = NULL;
+  psg_module *typed = NULL;
+  psg_status st = psg_pass_get(ctx, "InferType", NULL, &infer);
+  if (!st) st = psg_pass_run(infer, (psg_module *)mod, NULL, &typed);
+  psg_pass_release(infer);
+  if (st) return st == PSG_ERR_NOMEM ? st : PSG_ERR_TYPE;
+  fn = psg_module_lookup(typed, "main");
+  exporter x;
+  memset(&x, 0, sizeof x);
+  x.ctx = ctx;
+  Onnx__ModelProto m;
+  Onnx__GraphProto g;
+  Onnx__OperatorSetIdProto ops;
+  Onnx__OperatorSetIdProto *opsp = &ops;
+  onnx__model_proto__init(&m);
+  onnx__graph_proto__init(&g);
+  onnx__operator_set_id_proto__init(&ops);
+  ops.domain = "";
+  ops.has_version = 1;
+  ops.version = 13;
+  m.has_ir_version = 1;
+  m.ir_version = 8;
+  m.producer_name = "passage";
+  m.producer_version = (char *)psg_version();
+  m.opset_import = &opsp;
+  m.n_opset_import = 1;
+  m.graph = &g;
+  vec outputs = {0};
+  st = build_graph(&x, fn, &g, &outputs);
+  if (!st && x.errors) st = PSG_ERR_UNSUPPORTED;
+  if (!st) {
+    size_t len = onnx__model_proto__get_packed_size(&m);
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf) st = PSG_ERR_NOMEM;
+    else {
+      *out_len = onnx__model_proto__pack(&m, buf);
+      *out_bytes = buf;
+    }
+  }
+  while (x.arena) {
+    blk *b = x.arena;
+    x.arena = b->next;
+    free(b);
+  }
+  psg_module_release(typed);
+  return st;
+}
+
+psg_status psg_onnx_export_file(psg_ctx *ctx, const psg_module *mod, const char *path) {
+  void *bytes = NULL;
+  size_t len = 0;
+  if (!path) return PSG_ERR_INVALID_ARGUMENT;
+  psg_status st = psg_onnx_export(ctx, mod, &bytes, &len);
+  if (st) return st;
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(bytes, 1, len, f) != len) st = psg_ctx_fail(ctx, PSG_ERR_IO, "%s: cannot write", path);
+  if (f && fclose(f) && !st) st = psg_ctx_fail(ctx, PSG_ERR_IO, "%s: cannot write", path);
+  free(bytes);
+  return st;
+}
