@@ -847,6 +847,61 @@ static void test_end_to_end(void) {
   psg_pass_release(infer);
 }
 
+/* Out of memory at every allocation of an evaluation: a clean PSG_ERR_NOMEM
+ * and nothing leaked (the tuple-building random.uniform and a broadcasting
+ * add, whose kernels interns types and allocate results). */
+static void test_oom(void) {
+  const char *ops[] = {"add", "random.uniform"};
+  for (size_t k = 0; k < COUNT(ops); k++) {
+    bool done = false;
+    for (long n = 1; n < 500 && !done; n++) {
+      check_alloc al = {0, n};
+      psg_ctx *c = check_ctx_with(&al);
+      if (!c) continue;
+      psg_ctx *saved = ctx;
+      ctx = c;
+      psg_tensor *t[3] = {NULL, NULL, NULL};
+      psgi_value *v[3] = {NULL, NULL, NULL}, *out = NULL;
+      psg_attrs *a = NULL;
+      uint64_t key[10] = {1};
+      float x[3] = {1, 2, 3}, lo = 0;
+      bool ready = !psg_tensor_create(c, PSG_DTYPE_UINT64, (const int64_t[]){10}, 1, key, &t[0]) &&
+                   !psg_tensor_create(c, PSG_DTYPE_FLOAT32, (const int64_t[]){3}, 1, x, &t[1]) &&
+                   !psg_tensor_create(c, PSG_DTYPE_FLOAT32, NULL, 0, &lo, &t[2]);
+      for (int i = 0; i < 3 && ready; i++) ready = !psgi_value_tensor(c, t[i], &v[i]);
+      psg_attr *shape = NULL;
+      if (ready) ready = !psg_attr_list(c, NULL, 0, &shape) && !psg_attrs_create(c, (const char *[]){"shape"}, &shape, 1, &a);
+      psg_attr_release(shape);
+      /* The relation and kernel are called directly: argument types are
+       * interned first, so an allocation failing there is not theirs. */
+      const psg_type *ty[3] = {NULL, NULL, NULL};
+      for (int i = 0; i < 3 && ready; i++) ready = (ty[i] = psg_tensor_type(c, t[i])) != NULL;
+      if (ready) {
+        size_t op = op_index(ops[k]);
+        const psgi_op_impl *impl = psgi_op_impl_get(op);
+        psgi_op_call call = {c, op, k == 0 ? NULL : a, {0}};
+        const psg_type *targs[3] = {k == 0 ? ty[1] : ty[0], ty[2], ty[2]}, *out_type = NULL;
+        psgi_value *vargs[3] = {k == 0 ? v[1] : v[0], v[2], v[2]};
+        psg_status st = impl->type_rel(&call, targs, k == 0 ? 2 : 3, &out_type);
+        if (!st) st = impl->kernel(&call, vargs, k == 0 ? 2 : 3, out_type, &out);
+        if (st == PSG_OK) done = true;
+        else CHECK_EQ_INT(st, PSG_ERR_NOMEM);
+        if (st && st != PSG_ERR_NOMEM) fprintf(stderr, "  %s at allocation %ld: %s\n", ops[k], n, call.msg);
+        if (st) CHECK(out == NULL);
+      }
+      psgi_value_release(out);
+      for (int i = 0; i < 3; i++) {
+        psgi_value_release(v[i]);
+        psg_tensor_release(t[i]);
+      }
+      psg_attrs_release(a);
+      ctx = saved;
+      CHECK_CTX_CLEAN(c);
+    }
+    CHECK(done);
+  }
+}
+
 int main(void) {
   ctx = check_ctx();
   RUN_TEST(test_rel_broadcast);
@@ -871,6 +926,7 @@ int main(void) {
   RUN_TEST(test_misc_kernels);
   RUN_TEST(test_registry);
   RUN_TEST(test_end_to_end);
+  RUN_TEST(test_oom);
   CHECK_CTX_CLEAN(ctx);
   return check_finish();
 }
