@@ -14,7 +14,7 @@ psg_status psgi_rel_broadcast(psgi_op_call *call, const psg_type *const *args, s
 /* As psgi_rel_broadcast, but the output is bool. */
 psg_status psgi_rel_broadcast_cmp(psgi_op_call *call, const psg_type *const *args, size_t nargs,
                                   const psg_type **out);
-/* One tensor in, the same type out (also used by the misc family). */
+/* One tensor in, the same type out. */
 psg_status psgi_rel_identity(psgi_op_call *call, const psg_type *const *args, size_t nargs,
                              const psg_type **out);
 /* One tensor in, a bool tensor of its shape out (isnan). */
