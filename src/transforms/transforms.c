@@ -24,6 +24,10 @@ static psg_status (*const registrations[])(psg_ctx *) = {
     psgi_register_canonicalize_ops,
     psgi_register_fuse_ops,
     psgi_register_defuse_ops,
+    psgi_register_to_basic_block_normal_form,
+    psgi_register_to_a_normal_form,
+    psgi_register_to_graph_normal_form,
+    psgi_register_lambda_lift,
 };
 
 psg_status psgi_register_standard_passes(psg_ctx *ctx) {

@@ -21,6 +21,10 @@ psg_status psgi_register_remove_unused_functions(psg_ctx *ctx);
 psg_status psgi_register_inline_globals(psg_ctx *ctx);
 psg_status psgi_register_fuse_ops(psg_ctx *ctx);
 psg_status psgi_register_defuse_ops(psg_ctx *ctx);
+psg_status psgi_register_to_basic_block_normal_form(psg_ctx *ctx);
+psg_status psgi_register_to_a_normal_form(psg_ctx *ctx);
+psg_status psgi_register_to_graph_normal_form(psg_ctx *ctx);
+psg_status psgi_register_lambda_lift(psg_ctx *ctx);
 
 /* Types every Relay function of `mod` in place (checked_type caches) and
  * reports type errors as diagnostics; used by InferType and the interpreter. */
