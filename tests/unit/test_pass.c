@@ -12,7 +12,11 @@
 static psg_module *tiny_module(psg_ctx *ctx, const char *name) {
   psg_expr *x, *add, *call, *fn, *gv;
   psg_module *m0, *m;
-  CHECK_OK(psg_var_create(ctx, "x", NULL, NULL, &x));
+  /* Annotated: InferType (which ends every function pass) needs the type. */
+  const psg_type *t = NULL;
+  int64_t shape[1] = {2};
+  CHECK_OK(psg_type_tensor(ctx, shape, 1, PSG_DTYPE_FLOAT32, &t));
+  CHECK_OK(psg_var_create(ctx, "x", t, NULL, &x));
   CHECK_OK(psg_op_get(ctx, "add", &add));
   CHECK_OK(psg_call_create(ctx, add, (psg_expr *[]){x, x}, 2, NULL, NULL, &call));
   CHECK_OK(psg_function_create(ctx, &x, 1, call, NULL, NULL, NULL, &fn));
@@ -428,9 +432,9 @@ static void test_pass_kinds(void) {
   function_pass_calls = 0;
   CHECK_OK(psg_pass_run(fp, two, NULL, &out));
   CHECK_EQ_INT(function_pass_calls, 1);
-  CHECK(out != two);
-  CHECK(psg_module_lookup(out, "main") != psg_module_lookup(two, "main"));
-  CHECK(psg_module_lookup(out, "skipped") == skipped);
+  CHECK(out && out != two);
+  CHECK(out && psg_module_lookup(out, "main") != psg_module_lookup(two, "main"));
+  CHECK(out && psg_module_lookup(out, "skipped") == skipped);
   psg_module_release(out);
   psg_module_release(two);
   psg_expr_release(skipped);
