@@ -55,5 +55,8 @@ if(PASSAGE_TESTS)
     add_test(NAME onnx.roundtrip COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_roundtrip_tests.py
              --passage $<TARGET_FILE:passage_cli>)
     set_tests_properties(onnx.roundtrip PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 1800)
+    add_test(NAME onnx.malformed COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_malformed_tests.py
+             --passage $<TARGET_FILE:passage_cli>)
+    set_tests_properties(onnx.malformed PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
   endif()
 endif()

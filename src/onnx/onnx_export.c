@@ -1,5 +1,5 @@
 /* Passage ONNX frontend — export (issue 6): @main of a typed module back to
- * an ONNX ModelProto (IR 8, opset 13) with protobuf-c. A post-order walk
+ * an ONNX ModelProto (IR 8, opset 14) with protobuf-c. A post-order walk
  * gives every expression an ONNX value name and emits one or a few nodes per
  * call; parameters keep their names, constants become initializers, shapes
  * come from the checked types. Everything the walk allocates lives in one
@@ -633,7 +633,7 @@ psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes
   onnx__operator_set_id_proto__init(&ops);
   ops.domain = "";
   ops.has_version = 1;
-  ops.version = 13;
+  ops.version = 14;
   m.has_ir_version = 1;
   m.ir_version = 8;
   m.producer_name = "passage";

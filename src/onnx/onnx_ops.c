@@ -79,6 +79,7 @@ static const onnx_op_entry table[] = {
     {"ConstantOfShape", onnxi_conv_constant_of_shape, A_COS},
     {"Pad", onnxi_conv_pad, A_PAD},
     {"Resize", onnxi_conv_resize, A_RESIZE},
+    {"Expand", onnxi_conv_expand, A_NONE},
     {"If", onnxi_conv_if, A_IF},
 };
 

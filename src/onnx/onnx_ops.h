@@ -42,6 +42,7 @@ ONNX_CONV(constant);
 ONNX_CONV(constant_of_shape);
 ONNX_CONV(pad);
 ONNX_CONV(resize);
+ONNX_CONV(expand);
 /* Control */
 ONNX_CONV(if);
 

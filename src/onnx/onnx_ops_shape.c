@@ -478,3 +478,26 @@ ONNX_CONV(resize) {
   onnxi_ab_float(&b, "extrapolation_value", onnxi_attr_float(n, "extrapolation_value", 0.0f));
   return finish_call(im, "image.resize2d", ins[0], 1, &b, &outs[0]);
 }
+
+ONNX_CONV(expand) {
+  psg_status st = onnxi_need(im, ins, nin, 0);
+  if (!st) st = onnxi_need(im, ins, nin, 1);
+  if (st) return st;
+  int64_t shape[PSG_MAX_RANK], out[PSG_MAX_RANK];
+  int k, r = onnxi_rank(ins[0]);
+  if ((st = onnxi_const_ints(im, ins[1], "the shape input", shape, PSG_MAX_RANK, &k))) return st;
+  /* Expand broadcasts both ways: the result is broadcast(input shape, shape). */
+  int nr = k > r ? k : r;
+  for (int i = 0; i < nr; i++) {
+    int ia = i - (nr - r), ib = i - (nr - k);
+    int64_t a = ia >= 0 ? onnxi_dim(ins[0], ia) : 1, b = ib >= 0 ? shape[ib] : 1;
+    if (a < 0) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "Expand needs a static input shape");
+    if (a != b && a != 1 && b != 1)
+      return onnxi_fail(im, PSG_ERR_TYPE, "cannot broadcast dim %lld to %lld", (long long)a, (long long)b);
+    out[i] = a == 1 ? b : a;
+  }
+  onnx_ab b;
+  onnxi_ab_init(&b, im->ctx);
+  onnxi_ab_ints(&b, "shape", out, nr);
+  return finish_call(im, "broadcast_to", ins[0], 1, &b, &outs[0]);
+}
