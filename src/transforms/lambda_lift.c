@@ -53,7 +53,9 @@ static psg_status lift(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   lifter *l = m->user;
   psg_expr *fn = NULL;
   psg_status st = psg_mutator_default(m, e, &fn);
-  if (st || e == l->root) {
+  /* A module function's own body is not lifted, nor the code of a closure
+   * global (a Closure=1 function returning a function: already lifted). */
+  if (st || e == l->root || (psgi_fn_body(l->root) == e && psg_attrs_get(l->root->u.fn.attrs, "Closure"))) {
     *out = fn;
     return st;
   }

@@ -255,7 +255,9 @@ static psg_status post(nf *f, uint32_t idx) {
   if (kids != kids_small) psgi_free(f->ctx, kids);
   if (st) return st;
   n = &f->nodes.data[idx];
-  if (f->basic_block ? !n->lifted : false) {
+  /* BBNF binds only what scoping needs; a constant needs nothing (TVM's
+   * expected BBNF output keeps shared constants inline). */
+  if (f->basic_block && (!n->lifted || e->kind == PSG_EXPR_CONSTANT)) {
     n->atom = value;
     return PSG_OK;
   }
