@@ -137,7 +137,7 @@ static psg_status transpose_perm(psgi_op_call *call, int ndim, int *perm) {
   int n;
   psg_status st = psgi_tf_ints(call, "axes", axes, PSG_MAX_RANK, &n);
   if (st) return st;
-  if (n == 0) {
+  if (psgi_tf_attr_is_none(call, "axes")) { /* only None reverses: TVM rejects [] for rank > 0 */
     for (int i = 0; i < ndim; i++) perm[i] = ndim - 1 - i;
     return PSG_OK;
   }

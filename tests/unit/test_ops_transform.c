@@ -334,6 +334,8 @@ static void test_transpose(void) {
   REL_ERR("transpose: axes (0, 0) is not a permutation of 0..1", "transpose", A("axes", L("0,0"), NULL), 1,
           ty(F32, "2,3"));
   REL_ERR("axes (0,) is not a permutation of 0..1", "transpose", A("axes", L("0"), NULL), 1, ty(F32, "2,3"));
+  REL_ERR("transpose: axes () is not a permutation of 0..1", "transpose", A("axes", L(""), NULL), 1, ty(F32, "2,3"));
+  REL_OK("float32()", "transpose", A("axes", L(""), NULL), 1, ty(F32, ""));
   REL_ERR("axes (0, 2) is not a permutation", "transpose", A("axes", L("0,2"), NULL), 1, ty(F32, "2,3"));
   /* rank 4, NHWC -> NCHW: out[0,c,h,w] = in[0,h,w,c] = 6h + 3w + c */
   CHECK_T(eval("transpose", A("axes", L("0,3,1,2"), NULL), 1, iota("1,2,2,3")), "float32(1, 3, 2, 2)", 0, 3, 6, 9, 1, 4,
