@@ -46,6 +46,7 @@ typedef struct onnx_imp {
   const psg_onnx_import_opts *opts;
   onnx_map values;           /* every name defined so far (all scopes) */
   const Onnx__NodeProto *node; /* the node being converted, for diagnostics */
+  bool lift1d;                 /* a 1-D conv/pool being converted as 2-D */
   int errors;
 } onnx_imp;
 

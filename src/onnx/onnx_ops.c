@@ -18,6 +18,8 @@ static const char *const A_GEMM[] = {"alpha", "beta", "transA", "transB", NULL};
 static const char *const A_BN[] = {"epsilon", "momentum", "spatial", "training_mode", NULL};
 static const char *const A_POOL[] = {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "strides",
                                      "storage_order", "count_include_pad", NULL};
+static const char *const A_LSTM[] = {"activation_alpha", "activation_beta", "activations", "clip", "direction",
+                                     "hidden_size", "input_forget", "layout", NULL};
 static const char *const A_RESHAPE[] = {"allowzero", "shape", NULL};
 static const char *const A_PERM[] = {"perm", NULL};
 static const char *const A_AXES[] = {"axes", NULL};
@@ -66,6 +68,7 @@ static const onnx_op_entry table[] = {
     {"MaxPool", onnxi_conv_pool, A_POOL},
     {"AveragePool", onnxi_conv_pool, A_POOL},
     {"GlobalAveragePool", onnxi_conv_global_avg_pool, A_NONE},
+    {"LSTM", onnxi_conv_lstm, A_LSTM},
     {"Reshape", onnxi_conv_reshape, A_RESHAPE},
     {"Flatten", onnxi_conv_flatten, A_AXIS},
     {"Transpose", onnxi_conv_transpose, A_PERM},

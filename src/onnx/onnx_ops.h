@@ -1,5 +1,6 @@
 /* Passage ONNX frontend — the converters, one per ONNX op, grouped by family
- * (onnx_ops_math.c, onnx_ops_nn.c, onnx_ops_shape.c, onnx_ops_control.c) and
+ * (onnx_ops_math.c, onnx_ops_nn.c, onnx_ops_shape.c, onnx_ops_control.c,
+ * onnx_ops_rnn.c) and
  * joined by name in onnx_ops.c. */
 #ifndef PSG_ONNX_OPS_H
 #define PSG_ONNX_OPS_H
@@ -28,6 +29,7 @@ ONNX_CONV(matmul);
 ONNX_CONV(batch_norm);
 ONNX_CONV(pool);
 ONNX_CONV(global_avg_pool);
+ONNX_CONV(lstm);
 /* Shape */
 ONNX_CONV(reshape);
 ONNX_CONV(flatten);

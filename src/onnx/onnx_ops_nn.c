@@ -17,30 +17,46 @@ typedef struct spatial {
   int64_t kernel[2], strides[2], dil[2], pads[4];
 } spatial;
 
+/* Reads 2-D attributes, or 1-D ones (nsp == 1) lifted to 2-D with a unit
+ * first spatial axis (1-D ops run as 2-D ones on (N, C, 1, L)). */
+static int read_list(const Onnx__NodeProto *n, const char *name, int nsp, int64_t *v, int64_t unit) {
+  int64_t tmp[8];
+  int k = onnxi_attr_ints(n, name, tmp, 8);
+  if (k < 0 || nsp == 2) {
+    memcpy(v, tmp, sizeof tmp);
+    return k;
+  }
+  int per = k / nsp; /* 1 for kernel/strides/dilations, 2 for pads */
+  if (k != nsp * per || per < 1 || per > 2) return k == 0 ? 0 : -2;
+  if (per == 1) v[0] = unit, v[1] = tmp[0];
+  else v[0] = 0, v[1] = tmp[0], v[2] = 0, v[3] = tmp[1];
+  return 2 * per;
+}
+
 static psg_status read_spatial(onnx_imp *im, const Onnx__NodeProto *n, const oval *x, const int64_t *kernel_from_w,
                                bool transpose, spatial *s) {
   int64_t v[8];
-  int k;
+  int k, nsp = im->lift1d ? 1 : 2;
   s->strides[0] = s->strides[1] = 1;
   s->dil[0] = s->dil[1] = 1;
   memset(s->pads, 0, sizeof s->pads);
-  if ((k = onnxi_attr_ints(n, "kernel_shape", v, 8)) >= 0) {
-    if (k != 2) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "only 2-D kernels are supported (kernel_shape has %d values)", k);
+  if ((k = read_list(n, "kernel_shape", nsp, v, 1)) >= 0) {
+    if (k != 2) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "kernel_shape of %d values is not supported (1-D or 2-D only)", k);
     s->kernel[0] = v[0], s->kernel[1] = v[1];
   } else if (kernel_from_w) {
     s->kernel[0] = kernel_from_w[0], s->kernel[1] = kernel_from_w[1];
   } else {
     return onnxi_fail(im, PSG_ERR_PARSE, "attribute 'kernel_shape' is required");
   }
-  if ((k = onnxi_attr_ints(n, "strides", v, 8)) >= 0) {
+  if ((k = read_list(n, "strides", nsp, v, 1)) >= 0) {
     if (k != 2) return onnxi_fail(im, PSG_ERR_PARSE, "'strides' must have 2 values");
     s->strides[0] = v[0], s->strides[1] = v[1];
   }
-  if ((k = onnxi_attr_ints(n, "dilations", v, 8)) >= 0) {
+  if ((k = read_list(n, "dilations", nsp, v, 1)) >= 0) {
     if (k != 2) return onnxi_fail(im, PSG_ERR_PARSE, "'dilations' must have 2 values");
     s->dil[0] = v[0], s->dil[1] = v[1];
   }
-  if ((k = onnxi_attr_ints(n, "pads", v, 8)) >= 0) {
+  if ((k = read_list(n, "pads", nsp, v, 0)) >= 0) {
     if (k != 4) return onnxi_fail(im, PSG_ERR_PARSE, "'pads' must have 4 values");
     memcpy(s->pads, v, sizeof s->pads);
   }
@@ -83,13 +99,35 @@ static psg_status add_bias(onnx_imp *im, oval *y, const oval *bias) {
   return st;
 }
 
+/* 2-D ops take rank 4; rank 3 (1-D) is lifted: expand_dims at axis 2 on the
+ * way in and squeeze on the way out (lift/unlift). */
+static psg_status lift(onnx_imp *im, const oval *x, oval *out) {
+  onnx_ab b;
+  onnxi_ab_init(&b, im->ctx);
+  onnxi_ab_int(&b, "axis", 2);
+  onnxi_ab_int(&b, "num_newaxis", 1);
+  return finish_call(im, "expand_dims", x, 1, &b, out);
+}
+
+static psg_status unlift(onnx_imp *im, oval *y) {
+  onnx_ab b;
+  int64_t ax[1] = {2};
+  onnxi_ab_init(&b, im->ctx);
+  onnxi_ab_ints(&b, "axis", ax, 1);
+  oval r;
+  psg_status st = finish_call(im, "squeeze", y, 1, &b, &r);
+  onnxi_val_release(y);
+  if (!st) *y = r;
+  return st;
+}
+
 static psg_status need_4d(onnx_imp *im, const oval *x, const char *what) {
   if (onnxi_rank(x) != 4)
     return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "%s of rank %d is not supported (only 2-D, NCHW)", what, onnxi_rank(x));
   return PSG_OK;
 }
 
-ONNX_CONV(conv) {
+static ONNX_CONV(conv2d) {
   psg_status st = onnxi_need(im, ins, nin, 0);
   if (!st) st = onnxi_need(im, ins, nin, 1);
   if (!st) st = need_4d(im, ins[0], "Conv");
@@ -112,7 +150,7 @@ ONNX_CONV(conv) {
   return st;
 }
 
-ONNX_CONV(conv_transpose) {
+static ONNX_CONV(conv_transpose2d) {
   psg_status st = onnxi_need(im, ins, nin, 0);
   if (!st) st = onnxi_need(im, ins, nin, 1);
   if (!st) st = need_4d(im, ins[0], "ConvTranspose");
@@ -122,12 +160,13 @@ ONNX_CONV(conv_transpose) {
   spatial s;
   if ((st = read_spatial(im, n, ins[0], kw, true, &s))) return st;
   int64_t groups = onnxi_attr_int(n, "group", 1), opad[2] = {0, 0}, v[8];
-  int k = onnxi_attr_ints(n, "output_padding", v, 8);
+  int nsp = im->lift1d ? 1 : 2;
+  int k = read_list(n, "output_padding", nsp, v, 0);
   if (k >= 0) {
     if (k != 2) return onnxi_fail(im, PSG_ERR_PARSE, "'output_padding' must have 2 values");
     opad[0] = v[0], opad[1] = v[1];
   }
-  if ((k = onnxi_attr_ints(n, "output_shape", v, 8)) >= 0) {
+  if ((k = read_list(n, "output_shape", nsp, v, 1)) >= 0) {
     /* Pads from the requested output shape (ONNX's formula, SAME_UPPER split). */
     if (k != 2 && k != 4) return onnxi_fail(im, PSG_ERR_PARSE, "'output_shape' must have 2 spatial values");
     for (int i = 0; i < 2; i++) {
@@ -315,7 +354,7 @@ ONNX_CONV(batch_norm) {
   return st;
 }
 
-ONNX_CONV(pool) {
+static ONNX_CONV(pool2d) {
   psg_status st = onnxi_need(im, ins, nin, 0);
   if (!st) st = need_4d(im, ins[0], n->op_type);
   if (st) return st;
@@ -339,3 +378,31 @@ ONNX_CONV(global_avg_pool) {
   if (!st) st = need_4d(im, ins[0], n->op_type);
   return st ? st : onnxi_unary(im, "nn.global_avg_pool2d", ins[0], &outs[0]);
 }
+
+/* 1-D forms: lift the first `nlift` inputs to rank 4, convert as 2-D, squeeze. */
+static psg_status with_lift(onnx_imp *im, const Onnx__NodeProto *n, const oval *const *ins, size_t nin, oval *outs,
+                            size_t nlift, onnx_conv_fn impl) {
+  if (nin == 0 || !ins[0] || onnxi_rank(ins[0]) != 3) return impl(im, n, ins, nin, outs);
+  oval lifted[2] = {{0}, {0}};
+  const oval *args[64];
+  psg_status st = PSG_OK;
+  for (size_t i = 0; i < nin && i < 64; i++) args[i] = ins[i];
+  for (size_t i = 0; i < nlift && i < nin && !st; i++) {
+    if (!ins[i] || onnxi_rank(ins[i]) != 3) {
+      st = onnxi_fail(im, PSG_ERR_TYPE, "input %zu must have rank 3 like X", i);
+      break;
+    }
+    st = lift(im, ins[i], &lifted[i]);
+    args[i] = &lifted[i];
+  }
+  im->lift1d = true;
+  if (!st) st = impl(im, n, args, nin, outs);
+  im->lift1d = false;
+  if (!st) st = unlift(im, &outs[0]);
+  for (size_t i = 0; i < 2; i++) onnxi_val_release(&lifted[i]);
+  return st;
+}
+
+ONNX_CONV(conv) { return with_lift(im, n, ins, nin, outs, 2, onnxi_conv_conv2d); }
+ONNX_CONV(conv_transpose) { return with_lift(im, n, ins, nin, outs, 2, onnxi_conv_conv_transpose2d); }
+ONNX_CONV(pool) { return with_lift(im, n, ins, nin, outs, 1, onnxi_conv_pool2d); }

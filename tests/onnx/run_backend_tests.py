@@ -19,7 +19,7 @@ SUPPORTED = {
     "Relu", "Sigmoid", "Sqrt", "Log", "Neg", "Exp", "Tanh", "Abs", "Add", "Sub", "Mul", "Div", "Equal",
     "Greater", "GreaterOrEqual", "Less", "Max", "Min", "Pow", "Clip", "HardSigmoid", "LeakyRelu", "Identity",
     "Cast", "ReduceMean", "ReduceMax", "Softmax", "Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization",
-    "MaxPool", "AveragePool", "GlobalAveragePool", "Reshape", "Flatten", "Transpose", "Squeeze",
+    "MaxPool", "AveragePool", "GlobalAveragePool", "LSTM", "Reshape", "Flatten", "Transpose", "Squeeze",
     "Unsqueeze", "Concat", "Expand", "Slice", "Gather", "Shape", "Constant", "ConstantOfShape", "Pad", "Resize", "If",
 }
 SETS = ["node", "pytorch-converted", "pytorch-operator", "simple"]
