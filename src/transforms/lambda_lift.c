@@ -6,8 +6,10 @@
  * marked Closure=1; the nested function is replaced by a call of the global
  * on the captured variables, which builds the closure. Inner functions are
  * lifted first (the mutator is post-order), so an outer function captures
- * what its inner closures need. A let-bound function that calls itself is
- * reported as unsupported (TVM rewrites that recursion through the global). */
+ * what its inner closures need. The function a Closure=1 global returns is
+ * its code, not a nested function: it stays, so the pass is idempotent. A
+ * let-bound function that calls itself is reported as unsupported (TVM
+ * rewrites that recursion through the global). */
 #include <stdio.h>
 #include "transforms/normal_form.h"
 

@@ -200,6 +200,12 @@ static void test_lift_closure(void) {
                  "def @lifted_name_1(%y: " T ") {\n  @lifted_name_0(%y)\n}\n");
 }
 
+/* A closure global (Closure=1 returning a function) is already lifted. */
+static void test_lift_closure_global_kept(void) {
+  const char *in = HDR "def @g(%x: " T ", Closure=1) {\n  fn (%q: " T ") {\n    %0 = exp(%q);\n    multiply(%0, %x)\n  }\n}\n";
+  check_pass("LambdaLift", NULL, in, in);
+}
+
 /* Primitive functions stay where they are. */
 static void test_lift_skips_primitive(void) {
   const char *in = HDR "def @main(%a: " T ") {\n  %0 = fn (%p: " T ", Primitive=1) {\n    exp(%p)\n  };\n  %0(%a)\n}\n";
@@ -308,6 +314,7 @@ int main(void) {
   RUN_TEST(test_bbnf_function);
   RUN_TEST(test_lift_basic);
   RUN_TEST(test_lift_closure);
+  RUN_TEST(test_lift_closure_global_kept);
   RUN_TEST(test_lift_skips_primitive);
   RUN_TEST(test_semantics);
   RUN_TEST(test_pipeline_semantics);
