@@ -15,7 +15,7 @@ RELEASE = $(BUILD)/release
 ASAN    = $(BUILD)/asan
 EXAMPLE = examples/models/small_cnn.relay
 
-.PHONY: all deps build build-asan run test test-release test-asan bench clean
+.PHONY: all deps build build-asan python-path run test test-release test-asan bench clean
 
 all: build
 
@@ -34,8 +34,16 @@ build: deps $(RELEASE)/CMakeCache.txt
 build-asan: deps $(ASAN)/CMakeCache.txt
 	cmake --build $(ASAN) -j $(JOBS)
 
-run: build
-	$(RELEASE)/passage print $(EXAMPLE)
+# `import passage` works afterwards (a .pth file naming python/, no pip needed).
+python-path:
+	@tools/ci/python-path.sh $(CURDIR)/python
+
+# The main job: the bundled model through the -O3 pipeline with pass timing,
+# then the optimized model evaluated by the reference interpreter.
+run: build python-path
+	$(RELEASE)/passage opt $(EXAMPLE) -O3 --time-passes -o $(BUILD)/small_cnn.opt.relay
+	$(RELEASE)/passage print $(BUILD)/small_cnn.opt.relay --no-metadata
+	$(RELEASE)/passage run $(BUILD)/small_cnn.opt.relay --random-inputs 1 -o $(BUILD)/small_cnn.out.npy
 
 test-release: build
 	cd $(RELEASE) && ctest -j $(JOBS) --output-on-failure
@@ -43,7 +51,7 @@ test-release: build
 test-asan: build-asan
 	cd $(ASAN) && ctest -j $(JOBS) --output-on-failure
 
-test: test-release test-asan
+test: python-path test-release test-asan
 
 bench: build
 	bench/run_all.sh $(RELEASE)
