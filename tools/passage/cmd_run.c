@@ -68,6 +68,8 @@ int cmd_run(int argc, char **argv) {
   const char *in_path = NULL, *out_path = NULL, *fn_name = "main";
   const char *inputs[256];
   int ninputs = 0;
+  const char *shapes[256];
+  size_t nshapes = 0;
   bool random = false;
   uint64_t seed = 0;
   for (int i = 1; i < argc; i++) {
@@ -80,10 +82,14 @@ int cmd_run(int argc, char **argv) {
     } else if (!strcmp(a, "--random-inputs") && i + 1 < argc) {
       random = true;
       seed = strtoull(argv[++i], NULL, 10) * 0x9e3779b97f4a7c15ull + 1;
+    } else if (!strcmp(a, "--input-shape") && i + 1 < argc) {
+      if (nshapes == 256) return fprintf(stderr, "passage run: too many --input-shape\n"), 2;
+      shapes[nshapes++] = argv[++i];
     } else if (!strcmp(a, "--function") && i + 1 < argc) {
       fn_name = argv[++i];
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      printf("usage: passage run IN [--input NAME=FILE.npy]... [--random-inputs SEED] [--function NAME] [-o OUT.npy]\n");
+      printf("usage: passage run IN [--input NAME=FILE.npy]... [--random-inputs SEED] [--function NAME] [-o OUT.npy]\n"
+             "       [--input-shape NAME=D0,D1,...]... (ONNX input: bind dynamic dims)\n");
       return 0;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "passage run: unknown option '%s'\n", a);
@@ -103,7 +109,8 @@ int cmd_run(int argc, char **argv) {
   psg_tensor *args[256] = {0};
   psg_tensor **outs = NULL;
   size_t nouts = 0, nparams = 0;
-  if (cli_load_module(ctx, in_path, NULL, &mod)) goto done;
+  cli_load_opts lo = {shapes, nshapes};
+  if (cli_load_module(ctx, in_path, &lo, &mod)) goto done;
   psg_expr *fn = psg_module_lookup(mod, fn_name);
   if (!fn || psg_expr_kind(fn) != PSG_EXPR_FUNCTION) {
     fprintf(stderr, "passage run: %s has no function @%s\n", in_path, fn_name);
