@@ -2,9 +2,17 @@
 # tests, so the README and docs/writing-a-pass.md cannot drift from the code.
 add_executable(example_quickstart ${PROJECT_SOURCE_DIR}/examples/c/quickstart.c)
 target_link_libraries(example_quickstart PRIVATE passage)
+# The same against libpassage.a: a static link must bring in every op family
+# and standard pass (nothing reached only through the registry may be lost).
+add_executable(example_quickstart_static ${PROJECT_SOURCE_DIR}/examples/c/quickstart.c)
+target_link_libraries(example_quickstart_static PRIVATE passage_static)
 if(PASSAGE_TESTS)
   add_test(NAME example.quickstart
            COMMAND example_quickstart ${PROJECT_SOURCE_DIR}/examples/models/small_cnn.relay)
   set_tests_properties(example.quickstart PROPERTIES ENVIRONMENT "${SAN_ENV}"
+                       PASS_REGULAR_EXPRESSION "def @main")
+  add_test(NAME example.quickstart_static
+           COMMAND example_quickstart_static ${PROJECT_SOURCE_DIR}/examples/models/small_cnn.relay)
+  set_tests_properties(example.quickstart_static PROPERTIES ENVIRONMENT "${SAN_ENV}"
                        PASS_REGULAR_EXPRESSION "def @main")
 endif()

@@ -4,16 +4,17 @@
 #include <pthread.h>
 #include "ops/op_impl.h"
 
-/* Each family file defines one of these arrays, terminated by {NULL}. They
- * are weak so that a family not written yet simply contributes nothing. */
-extern const psgi_op_impl psgi_impls_elemwise[] __attribute__((weak));
-extern const psgi_op_impl psgi_impls_transform[] __attribute__((weak));
-extern const psgi_op_impl psgi_impls_reduce[] __attribute__((weak));
-extern const psgi_op_impl psgi_impls_nn[] __attribute__((weak));
-extern const psgi_op_impl psgi_impls_norm[] __attribute__((weak));
-extern const psgi_op_impl psgi_impls_pool[] __attribute__((weak));
-extern const psgi_op_impl psgi_impls_image[] __attribute__((weak));
-extern const psgi_op_impl psgi_impls_misc[] __attribute__((weak));
+/* Each family file defines one of these arrays, terminated by {NULL}. The
+ * references are strong on purpose: a static link then pulls every family
+ * in (a weak reference would silently leave them out of libpassage.a users). */
+extern const psgi_op_impl psgi_impls_elemwise[];
+extern const psgi_op_impl psgi_impls_transform[];
+extern const psgi_op_impl psgi_impls_reduce[];
+extern const psgi_op_impl psgi_impls_nn[];
+extern const psgi_op_impl psgi_impls_norm[];
+extern const psgi_op_impl psgi_impls_pool[];
+extern const psgi_op_impl psgi_impls_image[];
+extern const psgi_op_impl psgi_impls_misc[];
 
 static const psgi_op_impl **by_op; /* psgi_op_table_len entries, NULL where none */
 static pthread_once_t once = PTHREAD_ONCE_INIT;

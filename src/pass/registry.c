@@ -251,15 +251,15 @@ static psg_status make_print_ir(psg_ctx *ctx, psg_attrs *options, void *user, ps
   return psg_print_ir_pass_create(ctx, header, m && psg_attr_get_bool(m), print_ir_to_note, ctx, out);
 }
 
-/* The standard passes (src/transforms) register themselves through this
- * hook; weak, so the infrastructure links and works without them. */
-extern psg_status psgi_register_standard_passes(psg_ctx *ctx) __attribute__((weak));
+/* The standard passes (src/transforms) register themselves through this one
+ * upward reference (docs/design.md: strong, so static links include them). */
+psg_status psgi_register_standard_passes(psg_ctx *ctx);
 
 psg_status psgi_register_builtin_passes(psg_ctx *ctx) {
   static const char *const print_ir_options[] = {"header", "show_meta_data", NULL};
   psg_status st = psg_pass_register(ctx, "PrintIR", PSG_PASS_MODULE, 0, NULL, 0, print_ir_options,
                                     "print the module as text (to the diagnostics, as a note)", make_print_ir, NULL);
-  if (!st && psgi_register_standard_passes) st = psgi_register_standard_passes(ctx);
+  if (!st) st = psgi_register_standard_passes(ctx);
   if (!st) st = psgi_register_opt_levels(ctx);
   return st;
 }
