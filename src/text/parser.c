@@ -262,7 +262,9 @@ static int literal_dtype(const token *t, size_t *num_len) {
   if (s > 0 && (t->text[s - 1] == 'f' || t->text[s - 1] == 'i' || t->text[s - 1] == 'u') &&
       !(s >= 2 && (t->text[s - 2] == 'e' || t->text[s - 2] == 'E'))) {
     char kind = t->text[s - 1];
-    int bits = s < n ? atoi(t->text + s) : (kind == 'f' ? 32 : 32);
+    /* The width digits end the token (no NUL there: no atoi). */
+    int bits = s < n ? 0 : 32;
+    for (size_t k = s; k < n && bits < 1000; k++) bits = bits * 10 + (t->text[k] - '0');
     *num_len = s - 1;
     if (kind == 'f') return bits == 32 ? PSG_DTYPE_FLOAT32 : bits == 64 ? PSG_DTYPE_FLOAT64 : bits == 16 ? PSG_DTYPE_FLOAT16 : 0;
     if (kind == 'i') return bits == 8 ? PSG_DTYPE_INT8 : bits == 16 ? PSG_DTYPE_INT16 : bits == 32 ? PSG_DTYPE_INT32 : bits == 64 ? PSG_DTYPE_INT64 : 0;
