@@ -2,7 +2,7 @@
  * an ONNX ModelProto (IR 8, opset 14) with protobuf-c. A post-order walk
  * gives every expression an ONNX value name and emits one or a few nodes per
  * call; parameters keep their names, constants become initializers, shapes
- * come from the checked types. Everything the walk allocates lives in one
+ * come from the checked types, and fused (Primitive) functions are inlined. Everything the walk allocates lives in one
  * arena freed after packing. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -283,8 +283,121 @@ static void pads4(const psg_attrs *a, int64_t *p) {
 }
 
 /* Emits the nodes of one call; its result names go to out_names and nout. */
+static psg_status post(psg_visitor *v, const psg_expr *e);
+
+static int pre(psg_visitor *v, const psg_expr *e);
+
+static psg_status walk(exporter *x, const psg_expr *e) {
+  psg_visitor v = {pre, post, x};
+  return psg_visit(x->ctx, &v, e);
+}
+
+/* A let chain, as a loop (never recursion on its length): each value is
+ * walked and its names become the variable's; the chain's names are those of
+ * its final body. */
+static psg_status export_let(exporter *x, const psg_expr *e) {
+  const psg_expr *cur = e;
+  psg_status st = PSG_OK;
+  while (!st && psg_expr_kind(cur) == PSG_EXPR_LET) {
+    size_t k = 0;
+    if ((st = walk(x, psg_let_get_value(cur)))) break;
+    char **nm = get_names(x, psg_let_get_value(cur), &k);
+    if (!nm) return fail(x, PSG_ERR_UNSUPPORTED, "a let-bound value without an ONNX value");
+    set_names(x, psg_let_get_var(cur), nm, k);
+    cur = psg_let_get_body(cur);
+  }
+  if (!st) st = walk(x, cur);
+  size_t k = 0;
+  char **nm = st ? NULL : get_names(x, cur, &k);
+  if (!st && !nm) st = fail(x, PSG_ERR_UNSUPPORTED, "a let body without an ONNX value");
+  if (!st) set_names(x, e, nm, k);
+  return st;
+}
+
+/* If: the condition in the current graph, each branch a subgraph (ONNX
+ * subgraphs may read outer values and initializers). */
+static psg_status export_if(exporter *x, const psg_expr *e) {
+  psg_status st = walk(x, psg_if_get_cond(e));
+  if (st) return st;
+  size_t k = 0;
+  char **cond = get_names(x, psg_if_get_cond(e), &k);
+  if (!cond || k != 1) return fail(x, PSG_ERR_UNSUPPORTED, "an If condition without an ONNX value");
+  const psg_type *t = psg_expr_checked_type(e);
+  size_t nout = t && psg_type_kind(t) == PSG_TYPE_TUPLE ? (size_t)psg_type_num_fields(t) : 1;
+  Onnx__GraphProto *g[2];
+  for (int b = 0; b < 2; b++) {
+    const psg_expr *br = b ? psg_if_get_else(e) : psg_if_get_then(e);
+    vec saved = x->nodes;
+    memset(&x->nodes, 0, sizeof x->nodes);
+    st = walk(x, br);
+    size_t n = 0;
+    char **res = st ? NULL : get_names(x, br, &n);
+    if (!st && (!res || n != nout)) st = fail(x, PSG_ERR_UNSUPPORTED, "an If branch without ONNX values");
+    g[b] = ealloc(x, sizeof *g[b]);
+    Onnx__ValueInfoProto **outs = ealloc(x, (nout + 1) * sizeof *outs);
+    if (!st && (!g[b] || !outs)) st = PSG_ERR_NOMEM;
+    for (size_t i = 0; !st && i < nout; i++) {
+      Onnx__NodeProto *id = node(x, "Identity", 1, 1);
+      if (!id) st = PSG_ERR_NOMEM;
+      else id->input[0] = res[i];
+      const psg_type *ft = nout > 1 || (t && psg_type_kind(t) == PSG_TYPE_TUPLE) ? psg_type_field(t, (int)i) : t;
+      if (!st && !(outs[i] = value_info(x, id->output[0], ft))) st = PSG_ERR_NOMEM;
+    }
+    if (!st) {
+      onnx__graph_proto__init(g[b]);
+      g[b]->name = estr(x, "%s_branch_%u", b ? "else" : "then", x->counter++);
+      g[b]->node = (Onnx__NodeProto **)x->nodes.items;
+      g[b]->n_node = x->nodes.n;
+      g[b]->output = outs;
+      g[b]->n_output = nout;
+    }
+    x->nodes = saved;
+    if (st) return st;
+  }
+  Onnx__NodeProto *n = node(x, "If", 1, (int)nout);
+  if (!n) return PSG_ERR_NOMEM;
+  n->input[0] = cond[0];
+  for (int b = 0; b < 2; b++) {
+    Onnx__AttributeProto *a = attr(x, n, b ? "else_branch" : "then_branch", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
+    if (!a) return PSG_ERR_NOMEM;
+    a->g = g[b];
+  }
+  set_names(x, e, n->output, nout);
+  return x->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+/* Function bodies are not walked where they stand: a call of a Function
+ * (FuseOps' Primitive functions) inlines its body at the call site. Lets and
+ * Ifs are exported as a whole when first reached. */
+static int pre(psg_visitor *v, const psg_expr *e) {
+  exporter *x = v->user;
+  switch (psg_expr_kind(e)) {
+  case PSG_EXPR_FUNCTION: return PSG_VISIT_SKIP_CHILDREN;
+  case PSG_EXPR_LET: return export_let(x, e) ? PSG_VISIT_ABORT : PSG_VISIT_SKIP_CHILDREN;
+  case PSG_EXPR_IF: return export_if(x, e) ? PSG_VISIT_ABORT : PSG_VISIT_SKIP_CHILDREN;
+  default: return PSG_VISIT_CONTINUE;
+  }
+}
+
+static psg_status inline_call(exporter *x, const psg_expr *e, const psg_expr *fn, char ***out_names, size_t *nout) {
+  size_t np = psg_function_num_params(fn), na = psg_call_num_args(e), k = 0;
+  if (np != na) return fail(x, PSG_ERR_TYPE, "a function of %zu parameters called with %zu arguments", np, na);
+  psg_expr *body = psg_function_get_body(fn);
+  if (get_names(x, body, &k)) return fail(x, PSG_ERR_UNSUPPORTED, "a function called at several sites is not exported");
+  for (size_t i = 0; i < np; i++) {
+    char **nm = get_names(x, psg_call_get_arg(e, i), &k);
+    if (!nm) return fail(x, PSG_ERR_INTERNAL, "argument %zu (%s) has no value", i, psg_expr_kind_name(psg_expr_kind(psg_call_get_arg(e, i))));
+    set_names(x, psg_function_get_param(fn, i), nm, k);
+  }
+  psg_status st = walk(x, body);
+  if (st) return st;
+  *out_names = get_names(x, body, nout);
+  return *out_names ? PSG_OK : fail(x, PSG_ERR_INTERNAL, "a function body has no value");
+}
+
 static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names, size_t *nout) {
   psg_expr *callee = psg_call_get_callee(e);
+  if (psg_expr_kind(callee) == PSG_EXPR_FUNCTION) return inline_call(x, e, callee, out_names, nout);
   if (psg_expr_kind(callee) != PSG_EXPR_OP)
     return fail(x, PSG_ERR_UNSUPPORTED, "calls of %s are not exported (run inlining first)", psg_expr_kind_name(psg_expr_kind(callee)));
   const char *op = psg_op_name(callee);
@@ -551,10 +664,11 @@ static psg_status post(psg_visitor *v, const psg_expr *e) {
   case PSG_EXPR_CALL:
     st = export_call(x, e, &names, &n);
     break;
+  case PSG_EXPR_FUNCTION: /* inlined at its call (inline_call) */
+  case PSG_EXPR_LET:      /* exported whole by pre (export_let) */
+  case PSG_EXPR_IF:       /* exported whole by pre (export_if) */
+    return x->errors ? PSG_ERR_UNSUPPORTED : PSG_OK;
   case PSG_EXPR_GLOBAL_VAR:
-  case PSG_EXPR_LET:
-  case PSG_EXPR_IF:
-  case PSG_EXPR_FUNCTION:
   case PSG_EXPR_KIND_COUNT:
     return fail(x, PSG_ERR_UNSUPPORTED, "%s expressions are not exported", psg_expr_kind_name(psg_expr_kind(e)));
   }
@@ -576,10 +690,10 @@ static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto 
     set_names(x, p, names, 1);
     vpush(x, &x->inputs, value_info(x, names[0], t));
   }
-  psg_visitor v = {NULL, post, x};
   psg_expr *body = psg_function_get_body(fn);
-  psg_status st = psg_visit(x->ctx, &v, body);
+  psg_status st = walk(x, body);
   if (st) return st;
+  if (x->errors) return PSG_ERR_UNSUPPORTED;
   size_t nb = 0;
   char **res = get_names(x, body, &nb);
   const psg_type *bt = psg_expr_checked_type(body);

@@ -3,7 +3,9 @@
 tools/fetch-models.sh, import it with its input shapes, run it with
 `passage run` (the reference interpreter) on seeded random inputs, run ONNX
 Runtime (node, CPU, graph optimizations disabled) on the same inputs, and
-require every output within 1e-4 relative (max |ours - ort| / max |ort|).
+require every output within 1e-4 relative (max |ours - ort| / max |ort|);
+then `passage opt -O2` and `-O3` with ONNX output, run by ONNX Runtime, must
+match ONNX Runtime on the original within 1e-4 relative.
 Also times the import. Skips (exit 0 with a note) when the cache is absent.
 Run with /usr/bin/python3."""
 import argparse, json, os, subprocess, sys, tempfile, time
@@ -92,9 +94,37 @@ def main():
                 rel = float(np.max(np.abs(got.astype(np.float64) - ref))) / denom
                 worst = max(worst, rel)
                 ok &= rel <= 1e-4
+            # import -> -O2 / -O3 -> export -> ONNX Runtime equals ONNX Runtime on the original.
+            refs = [np.fromfile(o["file"], dtype=o["type"]).reshape(o["dims"]) for o in outs]
+            opt_note = []
+            for level in (2, 3):
+                opt = os.path.join(tmp, "opt%d.onnx" % level)
+                t0 = time.time()
+                p = subprocess.run([args.passage, "opt", model, "-O%d" % level, "-o", opt] + shapes,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                t_opt = time.time() - t0
+                od = os.path.join(tmp, "o%d" % level)
+                os.mkdir(od)
+                q = None if p.returncode else subprocess.run(
+                    ["node", os.path.join(HERE, "ort_run.js"), opt, os.path.join(tmp, "in.json"), od],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                if p.returncode or q.returncode:
+                    print("FAIL %s -O%d: %s" % (name, level, (p.stderr if p.returncode else q.stderr).decode().strip()))
+                    ok = False
+                    continue
+                oo = json.load(open(os.path.join(od, "outputs.json")))
+                rel = 0.0
+                for ref, o in zip(refs, oo):
+                    got = np.fromfile(o["file"], dtype=o["type"]).reshape(o["dims"])
+                    if got.shape != ref.shape:
+                        rel = float("inf")
+                        break
+                    rel = max(rel, float(np.max(np.abs(got.astype(np.float64) - ref))) / max(float(np.max(np.abs(ref))), 1e-30))
+                ok &= rel <= 1e-4 and len(oo) == len(refs)
+                opt_note.append("-O%d %.2fs err %.1e" % (level, t_opt, rel))
             tag = "ok  " if ok else ("KNOWN" if name in KNOWN else "FAIL")
-            print("%s %s: import %.2fs, run %.2fs, max relative error %.2e%s" % (tag, name, t_import, t_run, worst,
-                  "" if ok or name not in KNOWN else " (" + KNOWN[name] + ")"))
+            print("%s %s: import %.2fs, run %.2fs, max relative error %.2e; %s%s" % (tag, name, t_import, t_run, worst,
+                  ", ".join(opt_note), "" if ok or name not in KNOWN else " (" + KNOWN[name] + ")"))
             failed += not ok and name not in KNOWN
     return 1 if failed else 0
 

@@ -14,6 +14,8 @@ typedef struct opt_args {
   const char *disabled[MAX_NAMES], *required[MAX_NAMES], *configs[MAX_NAMES];
   const char *before[MAX_NAMES + 1], *after[MAX_NAMES + 1];
   size_t num_disabled, num_required, num_configs, num_before, num_after;
+  const char *input_shapes[MAX_NAMES]; /* ONNX input: NAME=D0,D1,... */
+  size_t num_input_shapes;
   int print_flags;
   const char *time_passes; /* NULL, "tree", "flat" or "json" */
   bool dump_pipeline, no_meta;
@@ -38,6 +40,7 @@ static void usage(FILE *to) {
           "  --print-ir-after-change  print after a pass only if it changed the module\n"
           "  --print-ir-after-failure print the input of a pass that failed\n"
           "  --time-passes[=tree|flat|json]  report pass times on stderr (default tree)\n"
+          "  --input-shape NAME=D0,D1,...    ONNX input: bind dynamic input dims (repeatable)\n"
           "  --dump-pipeline          print the pipeline and what runs at this level, then exit\n"
           "  --no-metadata            print constants inline instead of in a metadata section\n"
           "IR printing and timing go to stderr.\n");
@@ -82,6 +85,9 @@ static int parse_args(int argc, char **argv, opt_args *a) {
       ok = add_names((char *)v, a->disabled, &a->num_disabled);
     } else if ((v = flag_value(argc, argv, &i, "--required-pass")) != NULL) {
       ok = add_names((char *)v, a->required, &a->num_required);
+    } else if ((v = flag_value(argc, argv, &i, "--input-shape")) != NULL) {
+      ok = a->num_input_shapes < MAX_NAMES;
+      if (ok) a->input_shapes[a->num_input_shapes++] = v;
     } else if ((v = flag_value(argc, argv, &i, "--config")) != NULL) {
       ok = a->num_configs < MAX_NAMES;
       if (ok) a->configs[a->num_configs++] = v;
@@ -304,7 +310,8 @@ int cmd_opt(int argc, char **argv) {
     goto done;
   }
   if (!st) st = add_instruments(ctx, &a, pc, &timing);
-  if (!st) st = cli_load_module(ctx, a.in, NULL, &in);
+  cli_load_opts lo = {a.input_shapes, a.num_input_shapes};
+  if (!st) st = cli_load_module(ctx, a.in, &lo, &in);
   if (!st) st = psg_pass_context_enter(pc);
   if (!st) {
     st = psg_pass_run(pipeline, in, pc, &out);
