@@ -49,28 +49,36 @@ static bool key_eq(const psgi_map_entry *e, uint64_t h, const void *key, size_t 
   return len == PSGI_PTR_KEY ? e->key == key : memcmp(e->key, key, len) == 0;
 }
 
+static uint64_t slot_of(uint64_t h, size_t index) { return (h >> 32) << 32 | (uint64_t)(index + 1); }
+static size_t slot_index(uint64_t slot) { return (size_t)(uint32_t)slot - 1; }
+static bool slot_tag_is(uint64_t slot, uint64_t h) { return slot >> 32 == h >> 32; }
+
+/* The slot holding `key`, or the empty slot where it would go. */
+static size_t probe(const psgi_map *m, uint64_t h, const void *key, size_t len) {
+  size_t mask = m->nslots - 1, i = h & mask;
+  for (;; i = (i + 1) & mask) {
+    uint64_t s = m->slots[i];
+    if (!s || (slot_tag_is(s, h) && key_eq(&m->entries[slot_index(s)], h, key, len))) return i;
+  }
+}
+
 static psgi_map_entry *find(const psgi_map *m, uint64_t h, const void *key, size_t len) {
   if (!m->nslots) return NULL;
-  size_t mask = m->nslots - 1;
-  for (size_t i = h & mask;; i = (i + 1) & mask) {
-    int32_t s = m->slots[i];
-    if (s < 0) return NULL;
-    if (key_eq(&m->entries[s], h, key, len)) return &m->entries[s];
-  }
+  uint64_t s = m->slots[probe(m, h, key, len)];
+  return s ? &m->entries[slot_index(s)] : NULL;
 }
 
 /* Rebuilds the slot table at twice the size (load kept under 1/2). */
 static bool grow_slots(psgi_map *m) {
   size_t n = m->nslots ? m->nslots * 2 : 16;
   if (n > (size_t)INT32_MAX) return false;
-  int32_t *slots = psgi_alloc(m->ctx, n * sizeof *slots);
+  uint64_t *slots = psgi_calloc(m->ctx, n * sizeof *slots);
   if (!slots) return false;
-  memset(slots, 0xff, n * sizeof *slots);
   size_t mask = n - 1;
   for (size_t k = 0; k < m->len; k++) {
     size_t i = m->entries[k].hash & mask;
-    while (slots[i] >= 0) i = (i + 1) & mask;
-    slots[i] = (int32_t)k;
+    while (slots[i]) i = (i + 1) & mask;
+    slots[i] = slot_of(m->entries[k].hash, k);
   }
   psgi_free(m->ctx, m->slots);
   m->slots = slots;
@@ -78,17 +86,16 @@ static bool grow_slots(psgi_map *m) {
   return true;
 }
 
+/* One probe finds the key or the slot a new entry takes. */
 static psgi_map_entry *put(psgi_map *m, uint64_t h, const void *key, size_t len, bool *is_new) {
-  psgi_map_entry *e = find(m, h, key, len);
-  if (is_new) *is_new = e == NULL;
-  if (e) return e;
   if ((m->len + 1) * 2 > m->nslots && !grow_slots(m)) return NULL;
+  size_t i = probe(m, h, key, len);
+  if (is_new) *is_new = !m->slots[i];
+  if (m->slots[i]) return &m->entries[slot_index(m->slots[i])];
   if (!psgi_vec_reserve_(m->ctx, (void **)&m->entries, &m->cap, sizeof *m->entries, m->len + 1))
     return NULL;
-  size_t mask = m->nslots - 1, i = h & mask;
-  while (m->slots[i] >= 0) i = (i + 1) & mask;
-  m->slots[i] = (int32_t)m->len;
-  e = &m->entries[m->len++];
+  m->slots[i] = slot_of(h, m->len);
+  psgi_map_entry *e = &m->entries[m->len++];
   e->key = key;
   e->key_len = len;
   e->hash = h;

@@ -50,8 +50,10 @@ typedef struct psgi_map {
   psg_ctx *ctx;
   psgi_map_entry *entries; /* dense, insertion order */
   size_t len, cap;
-  int32_t *slots; /* index into entries, -1 empty */
-  size_t nslots;  /* power of two */
+  /* Per slot: the hash's upper 32 bits and entry index + 1 (0: empty), so
+   * a probe compares tags without touching the entry (a cache miss). */
+  uint64_t *slots;
+  size_t nslots; /* power of two */
 } psgi_map;
 
 void psgi_map_init(psgi_map *m, psg_ctx *ctx);
