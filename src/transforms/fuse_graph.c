@@ -83,13 +83,7 @@ static psg_status call_edges(psgi_fuse_graph *g, const psg_expr *e, uint32_t idx
   return st;
 }
 
-static int skip_primitive(psg_visitor *v, const psg_expr *e) {
-  (void)v;
-  return psgi_is_primitive_fn(e) ? PSG_VISIT_SKIP_CHILDREN : PSG_VISIT_CONTINUE;
-}
-
-static psg_status add_node(psg_visitor *v, const psg_expr *e) {
-  psgi_fuse_graph *g = v->user;
+static psg_status add_node(psgi_fuse_graph *g, const psg_expr *e) {
   uint32_t idx = (uint32_t)g->nodes.len;
   psgi_fuse_node n = {0};
   n.expr = e;
@@ -173,12 +167,42 @@ static void post_dominators(psgi_fuse_graph *g) {
   }
 }
 
+/* A post-order walk whose visited set is the index map itself (one map for a
+ * million nodes instead of two); primitive functions are leaves. */
+typedef struct dfs_frame {
+  const psg_expr *e;
+  uint32_t next;
+} dfs_frame;
+
+static uint32_t first_child(const psg_expr *e) { return psgi_is_primitive_fn(e) ? e->nkids : 0; }
+
+static psg_status number_nodes(psgi_fuse_graph *g, const psg_expr *root) {
+  PSGI_VEC(dfs_frame) stack = {0};
+  psg_status st = PSG_OK;
+  dfs_frame f0 = {root, first_child(root)};
+  if (!psgi_map_put_ptr(&g->index, root, NULL) || !PSGI_VEC_PUSH(g->ctx, &stack, f0)) st = psgi_nomem(g->ctx);
+  while (!st && stack.len) {
+    dfs_frame *f = &stack.data[stack.len - 1];
+    if (f->next < f->e->nkids) {
+      const psg_expr *child = f->e->kids[f->next++];
+      bool is_new;
+      if (!psgi_map_put_ptr(&g->index, child, &is_new)) st = psgi_nomem(g->ctx);
+      dfs_frame fc = {child, first_child(child)};
+      if (!st && is_new && !PSGI_VEC_PUSH(g->ctx, &stack, fc)) st = psgi_nomem(g->ctx);
+      continue;
+    }
+    stack.len--;
+    st = add_node(g, f->e);
+  }
+  PSGI_VEC_FREE(g->ctx, &stack);
+  return st;
+}
+
 psg_status psgi_fuse_graph_build(psg_ctx *ctx, const psg_expr *fn, psgi_fuse_graph *g) {
   memset(g, 0, sizeof *g);
   g->ctx = ctx;
   psgi_map_init(&g->index, ctx);
-  psg_visitor v = {skip_primitive, add_node, g};
-  psg_status st = psg_visit(ctx, &v, fn);
+  psg_status st = number_nodes(g, fn);
   if (st) return st;
   if (g->nodes.len >= PSGI_FUSE_NONE) return psg_ctx_fail(ctx, PSG_ERR_UNSUPPORTED, "FuseOps: too many nodes");
   mark_extern(g, fn);
