@@ -30,32 +30,19 @@ static psg_status canonicalize_call(psg_mutator *m, const psg_expr *e, psg_expr 
 
 static psg_status canonicalize(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
   (void)pc;
-  (void)user;
-  *out = NULL;
-  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
-  if (st) return st;
-  psg_mutator m;
-  psg_mutator_init(&m, func->ctx);
-  m.visit[PSG_EXPR_CALL] = canonicalize_call;
-  st = psg_mutate(&m, func, out);
-  psg_mutator_fini(&m);
-  return st;
+  static const psg_mutate_fn visit[PSG_EXPR_KIND_COUNT] = {[PSG_EXPR_CALL] = canonicalize_call};
+  return psgi_rewrite_function(func, mod, visit, user, out);
 }
+
+static const char *const required[] = {"InferType"};
 
 static psg_status make_canonicalize_ops(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
   (void)options;
   (void)user;
-  static const char *const required[] = {"InferType"};
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "CanonicalizeOps", 3, required, 1, &info);
-  if (st) return st;
-  st = psg_create_function_pass(ctx, info, canonicalize, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
+  return psgi_make_function_pass(ctx, "CanonicalizeOps", 3, required, 1, canonicalize, NULL, out);
 }
 
 psg_status psgi_register_canonicalize_ops(psg_ctx *ctx) {
-  static const char *const required[] = {"InferType"};
   return psgi_register_simple(ctx, "CanonicalizeOps", PSG_PASS_FUNCTION, 3, required, 1,
                               "nn.bias_add into a broadcast add", make_canonicalize_ops);
 }

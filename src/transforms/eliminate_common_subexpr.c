@@ -189,20 +189,15 @@ static psg_status eliminate(psg_expr *func, psg_module *mod, psg_pass_context *p
   return st;
 }
 
+static const char *const required[] = {"InferType"};
+
 static psg_status make_cse(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
   (void)options;
   (void)user;
-  static const char *const required[] = {"InferType"};
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "EliminateCommonSubexpr", 3, required, 1, &info);
-  if (st) return st;
-  st = psg_create_function_pass(ctx, info, eliminate, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
+  return psgi_make_function_pass(ctx, "EliminateCommonSubexpr", 3, required, 1, eliminate, NULL, out);
 }
 
 psg_status psgi_register_eliminate_common_subexpr(psg_ctx *ctx) {
-  static const char *const required[] = {"InferType"};
   return psgi_register_simple(ctx, "EliminateCommonSubexpr", PSG_PASS_FUNCTION, 3, required, 1,
                               "merge equal pure calls, tuple projections and constants", make_cse);
 }

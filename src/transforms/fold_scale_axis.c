@@ -242,26 +242,18 @@ static psg_status forward(psg_expr *func, psg_module *mod, psg_pass_context *pc,
   return run_fold(func, mod, fold_forward, "nn.conv2d", out);
 }
 
-static psg_status make_function_pass(psg_ctx *ctx, const char *name, psg_function_pass_fn fn, psg_pass **out) {
-  static const char *const required[] = {"InferType"};
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, name, 3, required, 1, &info);
-  if (st) return st;
-  st = psg_create_function_pass(ctx, info, fn, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
+static const char *const required[] = {"InferType"};
 
 static psg_status make_backward(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
   (void)options;
   (void)user;
-  return make_function_pass(ctx, "BackwardFoldScaleAxis", backward, out);
+  return psgi_make_function_pass(ctx, "BackwardFoldScaleAxis", 3, required, 1, backward, NULL, out);
 }
 
 static psg_status make_forward(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
   (void)options;
   (void)user;
-  return make_function_pass(ctx, "ForwardFoldScaleAxis", forward, out);
+  return psgi_make_function_pass(ctx, "ForwardFoldScaleAxis", 3, required, 1, forward, NULL, out);
 }
 
 /* TVM's FoldScaleAxis: a level-0 Sequential, so at -O2 only its FoldConstant runs. */
@@ -282,7 +274,6 @@ static psg_status make_fold_scale_axis(psg_ctx *ctx, psg_attrs *options, void *u
 }
 
 psg_status psgi_register_fold_scale_axis(psg_ctx *ctx) {
-  static const char *const required[] = {"InferType"};
   psg_status st = psgi_register_simple(ctx, "BackwardFoldScaleAxis", PSG_PASS_FUNCTION, 3, required, 1,
                                        "fold a per-channel multiply after conv2d/dense into its weights",
                                        make_backward);

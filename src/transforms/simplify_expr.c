@@ -245,20 +245,15 @@ static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc
   return st;
 }
 
+static const char *const required[] = {"InferType"};
+
 static psg_status make_simplify_expr(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
   (void)options;
   (void)user;
-  static const char *const required[] = {"InferType"};
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "SimplifyExpr", 0, required, 1, &info);
-  if (st) return st;
-  st = psg_create_function_pass(ctx, info, simplify, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
+  return psgi_make_function_pass(ctx, "SimplifyExpr", 0, required, 1, simplify, NULL, out);
 }
 
 psg_status psgi_register_simplify_expr(psg_ctx *ctx) {
-  static const char *const required[] = {"InferType"};
   return psgi_register_simple(ctx, "SimplifyExpr", PSG_PASS_FUNCTION, 0, required, 1,
                               "identity arithmetic, reshape/transpose chains, redundant casts, no-op slices and pads",
                               make_simplify_expr);

@@ -139,34 +139,20 @@ static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **ou
 
 static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
   (void)pc;
-  (void)user;
-  /* Run directly (outside a Sequential), `required` is not resolved: type
-   * the module here so the pass still sees shapes. */
-  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
-  if (st) return st;
-  psg_mutator m;
-  psg_mutator_init(&m, func->ctx);
-  m.visit[PSG_EXPR_TUPLE_GET_ITEM] = simplify_projection;
-  m.visit[PSG_EXPR_CALL] = simplify_call;
-  st = psg_mutate(&m, func, out);
-  psg_mutator_fini(&m);
-  return st;
+  static const psg_mutate_fn visit[PSG_EXPR_KIND_COUNT] = {[PSG_EXPR_TUPLE_GET_ITEM] = simplify_projection,
+                                                           [PSG_EXPR_CALL] = simplify_call};
+  return psgi_rewrite_function(func, mod, visit, user, out);
 }
+
+static const char *const required[] = {"InferType"};
 
 static psg_status make_simplify_inference(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
   (void)options;
   (void)user;
-  static const char *const required[] = {"InferType"};
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "SimplifyInference", 0, required, 1, &info);
-  if (st) return st;
-  st = psg_create_function_pass(ctx, info, simplify, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
+  return psgi_make_function_pass(ctx, "SimplifyInference", 0, required, 1, simplify, NULL, out);
 }
 
 psg_status psgi_register_simplify_inference(psg_ctx *ctx) {
-  static const char *const required[] = {"InferType"};
   return psgi_register_simple(ctx, "SimplifyInference", PSG_PASS_FUNCTION, 0, required, 1,
                               "batch_norm, dropout, layer/instance norm, l2_normalize into elementary ops",
                               make_simplify_inference);

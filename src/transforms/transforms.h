@@ -25,6 +25,11 @@ psg_status psgi_register_to_basic_block_normal_form(psg_ctx *ctx);
 psg_status psgi_register_to_a_normal_form(psg_ctx *ctx);
 psg_status psgi_register_to_graph_normal_form(psg_ctx *ctx);
 psg_status psgi_register_lambda_lift(psg_ctx *ctx);
+psg_status psgi_register_combine_parallel_conv2d(psg_ctx *ctx);
+psg_status psgi_register_canonicalize_cast(psg_ctx *ctx);
+psg_status psgi_register_alter_op_layout(psg_ctx *ctx);
+psg_status psgi_register_convert_layout(psg_ctx *ctx);
+psg_status psgi_register_fast_math(psg_ctx *ctx);
 
 /* Types every Relay function of `mod` in place (checked_type caches) and
  * reports type errors as diagnostics; used by InferType and the interpreter. */
@@ -35,5 +40,17 @@ psg_status psgi_infer_module_types(psg_ctx *ctx, const psg_module *mod);
 psg_status psgi_register_simple(psg_ctx *ctx, const char *name, int kind, int opt_level,
                                 const char *const *required, size_t num_required, const char *help,
                                 psg_pass_ctor make);
+
+/* A function pass `name` at `opt_level` requiring `required` (may be NULL)
+ * that calls `fn` once per function with `user` (not owned). */
+psg_status psgi_make_function_pass(psg_ctx *ctx, const char *name, int opt_level, const char *const *required,
+                                   size_t num_required, psg_function_pass_fn fn, void *user, psg_pass **out);
+
+/* The common body of a rewriting function pass: types the module when the
+ * pass runs outside a Sequential (so `required` InferType did not run), then
+ * rewrites `func` with a mutator whose visit slots are `visit` (NULL entries
+ * keep the default) and whose user pointer is `user`. */
+psg_status psgi_rewrite_function(psg_expr *func, const psg_module *mod, const psg_mutate_fn *visit, void *user,
+                                 psg_expr **out);
 
 #endif
