@@ -4,6 +4,17 @@
 #include <stdio.h>
 #include "interp/interp_internal.h"
 
+/* Whether v is, or holds in its tuples, a closure. Tuple values nest as
+ * deep as the program wrote them (value release recurses the same way); past
+ * a generous depth the answer is "yes", which only changes the message. */
+static bool has_closure(const psgi_value *v, int depth) {
+  if (v->kind == PSGI_VALUE_CLOSURE || depth > 256) return true;
+  if (v->kind == PSGI_VALUE_TUPLE)
+    for (size_t i = 0; i < v->u.tuple.n; i++)
+      if (has_closure(v->u.tuple.items[i], depth + 1)) return true;
+  return false;
+}
+
 psg_status psgi_eval_op(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
                         size_t nargs, psgi_value **out, char *msg, size_t msglen) {
   *out = NULL;
@@ -18,9 +29,13 @@ psg_status psgi_eval_op(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_va
   psg_status st = PSG_OK;
   for (size_t i = 0; i < nargs && !st; i++) {
     types[i] = psgi_value_type(ctx, args[i]);
-    if (!types[i]) {
+    if (types[i]) continue;
+    /* No type: a closure (in a tuple, maybe), or interning ran out of memory. */
+    if (has_closure(args[i], 0)) {
       snprintf(msg, msglen, "argument %zu of '%s' is a function, not a tensor", i, name);
       st = PSG_ERR_TYPE;
+    } else {
+      st = psgi_nomem(ctx);
     }
   }
   psgi_op_call call;

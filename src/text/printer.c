@@ -24,6 +24,8 @@ typedef struct printer {
   uint32_t temp;
   int nesting;
   psg_status st;
+  const psg_expr *watch; /* psgi_print_binding_name: the node whose name is wanted */
+  char watch_name[64];
 } printer;
 
 static void put(printer *p, const char *s) { psgi_buf_puts(p->b, s); }
@@ -432,6 +434,7 @@ static void emit_deps(printer *p, const psg_expr *root, int ind) {
     if (e == root || temp_of(p, e)) continue;
     /* Bind e. */
     uint32_t k = p->temp++;
+    if (e == p->watch) snprintf(p->watch_name, sizeof p->watch_name, "%u", k);
     indent(p, ind);
     psgi_buf_putc(p->b, '%');
     put_u64(p, k);
@@ -456,6 +459,7 @@ static void print_block(printer *p, const psg_expr *result, int ind) {
     indent(p, ind);
     put(p, "let %");
     put(p, var_name(p, var));
+    if (value == p->watch && !p->watch_name[0]) snprintf(p->watch_name, sizeof p->watch_name, "%s", var_name(p, var));
     if (var->u.var.type) {
       put(p, ": ");
       print_type(p, var->u.var.type, 0);
@@ -568,4 +572,23 @@ psg_status psg_expr_print(const psg_expr *e, char **out, size_t *len) {
   printer_init(&p, e->ctx, &b);
   print_block(&p, e, 0);
   return finish(&p, &b, out, len);
+}
+
+/* Prints `fn` as a def to scratch and returns the name its text gives `node`:
+ * a temp ("3" for "%3 = ...") or the let variable it is bound to. */
+bool psgi_print_binding_name(psg_ctx *ctx, const psg_expr *fn, const psg_expr *node, char *name, size_t len) {
+  if (len) name[0] = 0;
+  if (!fn || fn->kind != PSG_EXPR_FUNCTION || !len) return false;
+  psgi_buf b;
+  psgi_buf_init(&b, ctx);
+  printer p;
+  printer_init(&p, ctx, &b);
+  p.watch = node;
+  print_params(&p, fn);
+  print_block(&p, psgi_fn_body(fn), 1);
+  bool found = !p.st && p.watch_name[0];
+  if (found) snprintf(name, len, "%s", p.watch_name);
+  psgi_buf_fini(&b);
+  printer_fini(&p);
+  return found;
 }

@@ -26,4 +26,10 @@ const char *psgi_scalar_suffix(int dtype);
  * double (or float when as_float); false for NaN and infinities. */
 bool psgi_format_real(psgi_buf *b, double v, bool as_float);
 
+/* The name the printed text of def `fn` gives `node`: its temp number ("3"
+ * for "%3 = add(...)") or the let variable it is the value of ("x"), written
+ * to name (len bytes). False when the text binds no name to it (the result of
+ * a block, an atom) or when printing fails. For located error messages. */
+bool psgi_print_binding_name(psg_ctx *ctx, const psg_expr *fn, const psg_expr *node, char *name, size_t len);
+
 #endif

@@ -15,6 +15,8 @@
  * was and records a warning note; it is not an error of the pass. */
 #include <stdio.h>
 #include "interp/interp_internal.h"
+#include "ops/kernel_util.h"
+#include "text/text_internal.h"
 #include "transforms/transforms.h"
 
 typedef struct folder {
@@ -22,6 +24,8 @@ typedef struct folder {
   psg_mutator frozen; /* the same rules with calls frozen (Primitive bodies) */
   psgi_map constant_memo; /* ConstantChecker: node -> (void*)1 if constant */
   const char *fn_name;
+  const psg_expr *fn; /* the function being folded (names in warnings) */
+  int warnings;
 } folder;
 
 static folder *folder_of(psg_mutator *m) { return m->user; }
@@ -39,10 +43,15 @@ static const psg_expr *strip_on_device(const psg_expr *e) {
 
 static bool is_simple_constant(const psg_expr *e) { return strip_on_device(e)->kind == PSG_EXPR_CONSTANT; }
 
+/* Tuple literals nest as deep as the program wrote them; the check (and the
+ * conversion to values, interp/eval_op.c) recurse on that depth, capped: a
+ * deeper tuple is simply not folded. */
+enum { MAX_TUPLE_DEPTH = 64 };
+
 /* ConstantChecker: a Constant, or a Tuple whose fields all are, memoized.
  * The folder runs post-order, so a Tuple's fields are checked before it: the
  * memo makes each check O(fields). */
-static bool is_complex_constant(folder *fo, const psg_expr *e) {
+static bool check_constant(folder *fo, const psg_expr *e, int depth) {
   e = strip_on_device(e);
   if (e->kind == PSG_EXPR_CONSTANT) return true;
   if (e->kind != PSG_EXPR_TUPLE) return false;
@@ -53,7 +62,7 @@ static bool is_complex_constant(folder *fo, const psg_expr *e) {
     const psg_expr *k = strip_on_device(e->kids[i]);
     if (k->kind == PSG_EXPR_TUPLE) {
       psgi_map_entry *ke = psgi_map_get_ptr(&fo->constant_memo, k);
-      all = ke ? ke->value != NULL : is_complex_constant(fo, k); /* nested literal tuples: shallow */
+      all = ke ? ke->value != NULL : depth < MAX_TUPLE_DEPTH && check_constant(fo, k, depth + 1);
     } else {
       all = k->kind == PSG_EXPR_CONSTANT;
     }
@@ -63,6 +72,8 @@ static bool is_complex_constant(folder *fo, const psg_expr *e) {
   return all;
 }
 
+static bool is_complex_constant(folder *fo, const psg_expr *e) { return check_constant(fo, e, 0); }
+
 static bool op_named(const psg_expr *callee, const char *name) {
   return callee->kind == PSG_EXPR_OP && strcmp(psgi_op_table[callee->u.op].name, name) == 0;
 }
@@ -70,25 +81,17 @@ static bool op_named(const psg_expr *callee, const char *name) {
 /* A rank-1 int32 tensor of `dims`, or the int32 scalar `prod`, cast to dtype. */
 static psg_status shape_constant(psg_ctx *ctx, const psg_type *t, bool size_only, int dtype, const psg_span *span,
                                  psg_expr **out) {
-  int64_t n = t->n, one = 1, prod = 1;
+  int64_t n = t->n, prod = 1;
   for (int i = 0; i < t->n; i++) prod *= t->dims[i];
   size_t esz = psg_dtype_size(dtype);
   size_t count = size_only ? 1 : (size_t)n;
   unsigned char *buf = psgi_calloc(ctx, count * esz + 1);
   if (!buf) return psgi_nomem(ctx);
-  for (size_t i = 0; i < count; i++) {
-    int64_t v = size_only ? prod : t->dims[i];
-    switch (dtype) {
-    case PSG_DTYPE_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
-    case PSG_DTYPE_INT64: ((int64_t *)buf)[i] = v; break;
-    case PSG_DTYPE_FLOAT32: ((float *)buf)[i] = (float)v; break;
-    case PSG_DTYPE_FLOAT64: ((double *)buf)[i] = (double)v; break;
-    default: psgi_free(ctx, buf); return PSG_ERR_UNSUPPORTED;
-    }
-  }
+  /* The int32 shape cast to `dtype`, as TVM's folder does; a rank-0 value
+   * has the empty shape and one element (fixing TVM's quirks, §5.2 5-6). */
+  for (size_t i = 0; i < count; i++) psgi_store_i(dtype, buf, i, (int32_t)(size_only ? prod : t->dims[i]));
   psg_tensor *tensor;
   psg_status st = psg_tensor_create(ctx, dtype, size_only ? NULL : &n, size_only ? 0 : 1, buf, &tensor);
-  (void)one;
   psgi_free(ctx, buf);
   if (st) return st;
   st = psg_constant_create(ctx, tensor, span, out);
@@ -98,7 +101,7 @@ static psg_status shape_constant(psg_ctx *ctx, const psg_type *t, bool size_only
 
 /* Evaluates an op call whose arguments are all constants. On failure the
  * call stays and a warning says why. */
-static psg_status evaluate(folder *fo, const psg_expr *post, psg_expr **out) {
+static psg_status evaluate(folder *fo, const psg_expr *call, const psg_expr *post, psg_expr **out) {
   psg_ctx *ctx = fo->m.ctx;
   size_t nargs = post->nkids - 1;
   psgi_value *small[16] = {0}, **args = small;
@@ -114,9 +117,16 @@ static psg_status evaluate(folder *fo, const psg_expr *post, psg_expr **out) {
   if (args != small) psgi_free(ctx, args);
   if (st == PSG_ERR_NOMEM) return st;
   if (st) {
+    /* Named as in the printed input: "in @main, %3 = divide(...) not folded".
+     * Naming prints the function, so only the first few warnings get names. */
+    char bound[64] = "";
+    if (fo->warnings++ < 16 && psgi_print_binding_name(ctx, fo->fn, call, bound + 1, sizeof bound - 4)) {
+      bound[0] = '%';
+      strcat(bound, " = ");
+    }
     psgi_diag_add(ctx, PSG_SEVERITY_WARNING, PSG_OK, post->span.file, post->span.line, post->span.col, NULL, 0,
-                  "FoldConstant", "in @%s, %s(...) not folded: %s", fo->fn_name, psgi_op_table[post->kids[0]->u.op].name,
-                  msg[0] ? msg : psg_status_str(st));
+                  "FoldConstant", "in @%s, %s%s(...) not folded: %s", fo->fn_name, bound,
+                  psgi_op_table[post->kids[0]->u.op].name, msg[0] ? msg : psg_status_str(st));
     psg_expr_retain((psg_expr *)post);
     *out = (psg_expr *)post;
   }
@@ -146,8 +156,9 @@ static psg_status fold_call(psg_mutator *m, const psg_expr *call, psg_expr **out
     if (t && t->kind == PSG_TYPE_TENSOR && psg_type_is_static(t)) {
       const char *dt = psgi_attr_str(post->u.attrs, "dtype", "int32");
       int dtype = psg_dtype_from_name(dt, strlen(dt));
+      if (dtype == PSG_DTYPE_INVALID) goto keep; /* InferType reports it */
       psg_expr *c = NULL;
-      st = shape_constant(m->ctx, t, is_size, dtype ? dtype : PSG_DTYPE_INT32, &post->span, &c);
+      st = shape_constant(m->ctx, t, is_size, dtype, &post->span, &c);
       if (st == PSG_OK) {
         psg_expr_release(post);
         *out = c;
@@ -165,7 +176,7 @@ static psg_status fold_call(psg_mutator *m, const psg_expr *call, psg_expr **out
   for (size_t i = 0; i < nargs; i++)
     if (!is_complex_constant(fo, post->kids[i + 1])) goto keep;
   /* Rule 10. */
-  st = evaluate(fo, post, out);
+  st = evaluate(fo, call, post, out);
   psg_expr_release(post);
   return st;
 keep:
@@ -180,7 +191,10 @@ fail:
  * become that constant (bound before the body is visited) and the binding is
  * dropped. */
 static psg_status bind_let(psg_mutator *m, const psg_expr *let, size_t index) {
-  if (let->kind != PSG_EXPR_LET || index != 2) return PSG_OK;
+  /* Not inside Primitive functions: their calls are frozen, so a use of the
+   * variable would stay in a kept call after the binding went (TVM drops it
+   * and leaves the variable unbound). */
+  if (let->kind != PSG_EXPR_LET || index != 2 || m == &folder_of(m)->frozen) return PSG_OK;
   psg_expr *value = psg_mutator_get_result(m, let->kids[1]);
   if (value && is_simple_constant(value)) return psg_mutator_set_result(m, let->kids[0], value);
   return PSG_OK;
@@ -202,10 +216,17 @@ static psg_status fold_tuple_get_item(psg_mutator *m, const psg_expr *e, psg_exp
   psg_status st = psg_mutator_default(m, e, &post);
   if (st) return st;
   const psg_expr *t = post->kids[0];
-  bool wrapped = is_on_device(t);
   const psg_expr *inner = strip_on_device(t);
-  if (inner->kind == PSG_EXPR_TUPLE && (uint32_t)post->u.index < inner->nkids && !wrapped) {
+  if (inner->kind == PSG_EXPR_TUPLE && (uint32_t)post->u.index < inner->nkids) {
     psg_expr *field = inner->kids[post->u.index];
+    if (is_on_device(t)) {
+      /* on_device(tuple).i: the field keeps the tuple's device annotation. */
+      psg_expr *wrapped = NULL;
+      st = psg_call_create(m->ctx, t->kids[0], &field, 1, t->u.attrs, &t->span, &wrapped);
+      psg_expr_release(post);
+      *out = wrapped;
+      return st;
+    }
     psg_expr_retain(field);
     psg_expr_release(post);
     *out = field;
@@ -246,7 +267,7 @@ static psg_status pre_function(psg_mutator *m, const psg_expr *e, psg_expr **rep
   return psg_mutate(&fo->frozen, e, replacement);
 }
 
-static void folder_init(folder *fo, psg_ctx *ctx, const char *fn_name) {
+static void folder_init(folder *fo, psg_ctx *ctx, const char *fn_name, const psg_expr *fn) {
   psg_mutator *ms[2] = {&fo->m, &fo->frozen};
   for (int i = 0; i < 2; i++) {
     psg_mutator_init(ms[i], ctx);
@@ -260,6 +281,8 @@ static void folder_init(folder *fo, psg_ctx *ctx, const char *fn_name) {
   }
   psgi_map_init(&fo->constant_memo, ctx);
   fo->fn_name = fn_name;
+  fo->fn = fn;
+  fo->warnings = 0;
 }
 
 static void folder_fini(folder *fo) {
@@ -275,7 +298,7 @@ static psg_status fold_function(psg_expr *func, psg_module *mod, psg_pass_contex
   for (size_t i = 0; i < mod->n; i++)
     if (mod->entries[i].func == func) name = mod->entries[i].gv->u.gvar.name;
   folder fo;
-  folder_init(&fo, func->ctx, name);
+  folder_init(&fo, func->ctx, name, func);
   psg_status st = psg_mutate(&fo.m, func, out);
   folder_fini(&fo);
   return st;

@@ -10,6 +10,7 @@
  * (let variables without one take their value's type). */
 #include <stdio.h>
 #include "ops/op_impl.h"
+#include "text/text_internal.h"
 #include "transforms/transforms.h"
 
 typedef struct frame {
@@ -23,6 +24,7 @@ typedef struct checker {
   psgi_map types;      /* expr -> const psg_type* for this run */
   psgi_map let_types;  /* unannotated let var -> type of its value */
   uint8_t *fn_state;   /* per module function: 0 todo, 1 in progress, 2 done, 3 failed */
+  const psg_expr *fn;  /* the def being checked (names in messages) */
   int errors;
 } checker;
 
@@ -69,16 +71,21 @@ static void format_type(psgi_buf *b, const psg_type *t) {
   }
 }
 
-/* Records a type error at e's span: "in @f, call to add: reason". */
+/* Records a type error at e's span: "in @main, %3 = add(...): reason", where
+ * %3 is the name the printed def gives e (its temp or let variable; none for
+ * a block's result). Finding the name prints the def once, on errors only. */
 static psg_status type_error(checker *c, const char *fn_name, const psg_expr *e, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static psg_status type_error(checker *c, const char *fn_name, const psg_expr *e, const char *fmt, ...) {
   psgi_buf b;
   psgi_buf_init(&b, c->ctx);
   psgi_buf_printf(&b, "in @%s, ", fn_name);
+  char bound[64];
+  if (e->kind != PSG_EXPR_VAR && psgi_print_binding_name(c->ctx, c->fn, e, bound, sizeof bound))
+    psgi_buf_printf(&b, "%%%s = ", bound);
   if (e->kind == PSG_EXPR_CALL && e->kids[0]->kind == PSG_EXPR_OP)
     psgi_buf_printf(&b, "%s(...): ", psgi_op_table[e->kids[0]->u.op].name);
-  else
+  else if (e->kind != PSG_EXPR_VAR) /* a variable's message names it */
     psgi_buf_printf(&b, "%s: ", psgi_expr_kind_names[e->kind]);
   va_list ap;
   va_start(ap, fmt);
@@ -283,6 +290,17 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
       stack.len--; /* shared node, already typed */
       continue;
     }
+    if (f->next == 0 && e->kind == PSG_EXPR_FUNCTION) {
+      /* TVM infers unannotated parameters by unification with their uses;
+       * Passage has no unification, so say so at the parameter. */
+      for (uint32_t i = 0; i + 1 < e->nkids && !st; i++)
+        if (!e->kids[i]->u.var.type)
+          st = type_error(c, fn_name, e->kids[i],
+                          "parameter %%%s has no type annotation (Passage does not infer parameter types: "
+                          "annotate it, e.g. %%%s: Tensor[(1, 3), float32])",
+                          e->kids[i]->u.var.name, e->kids[i]->u.var.name);
+      if (st) break;
+    }
     if (f->next < e->nkids) {
       uint32_t i = f->next++;
       /* A let variable without annotation takes its value's type before the
@@ -333,14 +351,17 @@ static psg_status check_function(checker *c, size_t index) {
     return PSG_OK;
   }
   c->fn_state[index] = 1;
+  const psg_expr *saved = c->fn; /* a call to another global checks it first */
+  c->fn = en->func;
   psg_status st = check_expr(c, en->gv->u.gvar.name, en->func);
+  c->fn = saved;
   c->fn_state[index] = st ? 3 : 2;
   if (!st) psgi_expr_set_checked_type(en->gv, type_of(c, en->func));
   return st;
 }
 
 psg_status psgi_infer_module_types(psg_ctx *ctx, const psg_module *mod) {
-  checker c = {ctx, mod, {0}, {0}, NULL, 0};
+  checker c = {ctx, mod, {0}, {0}, NULL, NULL, 0};
   psgi_map_init(&c.types, ctx);
   psgi_map_init(&c.let_types, ctx);
   psg_status st = PSG_OK;

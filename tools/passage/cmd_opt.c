@@ -250,16 +250,20 @@ static void to_stderr(void *user, const char *text, size_t len) {
   fwrite(text, 1, len, stderr);
 }
 
+/* IR printing and warnings (e.g. FoldConstant's "not folded: ...") are shown
+ * as they come, also when the run succeeds; errors at the end. */
 static void stream_print_ir(void *user, const psg_diag *d) {
   (void)user;
   if (psg_diag_severity(d) == PSG_SEVERITY_NOTE && psg_diag_pass(d) && !strcmp(psg_diag_pass(d), "PrintIR"))
     fprintf(stderr, "%s\n", psg_diag_message(d));
+  else if (psg_diag_severity(d) == PSG_SEVERITY_WARNING)
+    fputs(psg_diag_rendered(d), stderr);
 }
 
 static void print_errors(psg_ctx *ctx) {
   for (size_t i = 0; i < psg_ctx_diag_count(ctx); i++) {
     const psg_diag *d = psg_ctx_get_diag(ctx, i);
-    if (psg_diag_severity(d) != PSG_SEVERITY_NOTE) fputs(psg_diag_rendered(d), stderr);
+    if (psg_diag_severity(d) == PSG_SEVERITY_ERROR) fputs(psg_diag_rendered(d), stderr);
   }
 }
 
