@@ -1,0 +1,449 @@
+/* Passage — ConvertLayout (tvm-behavior §7.1, TVM's convert_layout.cc and
+ * transform_layout.h): a function pass (opt 3, required InferType and
+ * CanonicalizeOps; option desired_layouts = {op: [data layout, kernel layout
+ * or "default"]}) that puts nn.conv2d and the 2-D pools in the desired layout
+ * and carries that layout through the layout-agnostic ops after them, so a
+ * layout_transform is inserted only where the layout must change. */
+#include "ops/op_impl.h"
+#include "transforms/builder.h"
+#include "transforms/transforms.h"
+
+/* One entry of desired_layouts; strings interned. kernel NULL: "default". */
+typedef struct desired {
+  const char *op, *data, *kernel;
+} desired;
+
+typedef struct config {
+  psg_ctx *ctx;
+  size_t n;
+  desired d[];
+} config;
+
+/* The new value of an original node is in layout `cur`, where the original
+ * was in `orig` (same letters, interned): new = layout_transform(old, orig, cur). */
+typedef struct tag {
+  const char *orig, *cur;
+} tag;
+
+typedef struct converter {
+  psg_ctx *ctx;
+  const config *cfg;
+  psgi_map tags; /* original node -> index + 1 in tag_list */
+  PSGI_VEC(tag) tag_list;
+  psgi_map back; /* original tagged node -> its new value in the original layout (owned) */
+} converter;
+
+static const char *const pool_ops[] = {"nn.max_pool2d", "nn.avg_pool2d", "nn.global_max_pool2d",
+                                       "nn.global_avg_pool2d"};
+
+/* Broadcasting ops whose result does not depend on the layout (TVM's
+ * BinaryBroadcastLayout ops, and where). */
+static const char *const broadcast_ops[] = {"add", "subtract", "multiply", "divide", "power", "maximum",
+                                            "minimum", "floor_divide", "floor_mod", "equal", "not_equal",
+                                            "greater", "greater_equal", "less", "less_equal", "logical_and",
+                                            "logical_or", "where"};
+
+static bool in_list(const char *op, const char *const *list, size_t n) {
+  for (size_t i = 0; op && i < n; i++)
+    if (!strcmp(op, list[i])) return true;
+  return false;
+}
+
+static const desired *desired_for(const config *cfg, const char *op) {
+  for (size_t i = 0; op && i < cfg->n; i++)
+    if (!strcmp(cfg->d[i].op, op)) return &cfg->d[i];
+  return NULL;
+}
+
+static const tag *tag_of(const converter *c, const psg_expr *e) {
+  psgi_map_entry *en = psgi_map_get_ptr(&c->tags, e);
+  return en ? &c->tag_list.data[(uintptr_t)en->value - 1] : NULL;
+}
+
+static psg_status set_tag(converter *c, const psg_expr *e, const char *orig, const char *cur) {
+  orig = psgi_intern(c->ctx, orig, strlen(orig));
+  cur = psgi_intern(c->ctx, cur, strlen(cur));
+  if (!orig || !cur) return psgi_nomem(c->ctx);
+  if (orig == cur) return PSG_OK; /* interned: same layout, nothing to carry */
+  psgi_map_entry *en = psgi_map_put_ptr(&c->tags, e, NULL);
+  if (!en || !PSGI_VEC_PUSH(c->ctx, &c->tag_list, ((tag){orig, cur}))) return psgi_nomem(c->ctx);
+  en->value = (void *)(uintptr_t)c->tag_list.len;
+  return PSG_OK;
+}
+
+/* Building ------------------------------------------------------------------------------- */
+
+static psg_attr *str_attr(psgi_built *b, const char *s) {
+  psg_attr *a = NULL;
+  psg_status st = psg_attr_string(b->ctx, s, strlen(s), &a);
+  if (st && !b->status) b->status = st;
+  return st ? NULL : a;
+}
+
+static bool is_transform(const psg_expr *e, const char *src, const char *dst) {
+  const char *op = psgi_call_op_name(e);
+  return op && !strcmp(op, "layout_transform") && !strcmp(psgi_attr_str(e->u.attrs, "src_layout", ""), src) &&
+         !strcmp(psgi_attr_str(e->u.attrs, "dst_layout", ""), dst);
+}
+
+/* v (in layout src) in layout dst; a transform that undoes the one that made
+ * v cancels it. Borrowed result (owned by b or by v's owner). */
+static psg_expr *transform(psgi_built *b, psg_expr *v, const char *src, const char *dst) {
+  if (!v || !strcmp(src, dst)) return v;
+  if (is_transform(v, dst, src)) return v->kids[1];
+  psg_attrs *attrs = psgi_build_attrs(b, (const char *[]){"src_layout", "dst_layout"},
+                                      (psg_attr *[]){str_attr(b, src), str_attr(b, dst)}, 2);
+  return attrs ? psgi_build_call(b, "layout_transform", &v, 1, attrs) : NULL;
+}
+
+/* The new value of original node `e` (rewritten as `now`) in its original
+ * layout: one layout_transform back per tagged node, shared by its users. */
+static psg_expr *original_layout(converter *c, psgi_built *b, const psg_expr *e, psg_expr *now) {
+  const tag *t = tag_of(c, e);
+  if (!t || !now) return now;
+  psgi_map_entry *en = psgi_map_put_ptr(&c->back, e, NULL);
+  if (!en) {
+    if (!b->status) b->status = psgi_nomem(c->ctx);
+    return NULL;
+  }
+  if (!en->value) {
+    psg_expr *v = transform(b, now, t->cur, t->orig);
+    if (!v) return NULL;
+    psg_expr_retain(v);
+    en->value = v;
+  }
+  return en->value;
+}
+
+/* The new value of original node `e`, whose original value is in layout
+ * `base`, in layout `want`. */
+static psg_expr *in_layout(converter *c, psgi_built *b, const psg_expr *e, psg_expr *now, const char *base,
+                           const char *want) {
+  const tag *t = tag_of(c, e);
+  if (t && !strcmp(t->orig, base)) return transform(b, now, t->cur, want);
+  return transform(b, original_layout(c, b, e, now), base, want);
+}
+
+/* A call like `like` (callee and span) with these args and attrs; owned by b. */
+static psg_expr *remake(psgi_built *b, const psg_expr *like, psg_expr *const *args, size_t n, psg_attrs *attrs) {
+  for (size_t i = 0; i < n; i++)
+    if (!args[i]) return NULL;
+  psg_expr *call = NULL;
+  psg_status st = b->status ? b->status : psg_call_create(b->ctx, like->kids[0], args, n, attrs, &like->span, &call);
+  if (!st && !PSGI_VEC_PUSH(b->ctx, &b->exprs, call)) psg_expr_release(call), st = psgi_nomem(b->ctx);
+  if (st && !b->status) b->status = st;
+  return st ? NULL : call;
+}
+
+/* `attrs` with string attrs set (keys[i] = values[i]); owned by b. */
+static psg_attrs *with_strings(psgi_built *b, const psg_attrs *attrs, const char *const *keys,
+                               const char *const *values, size_t n) {
+  psg_attrs *cur = (psg_attrs *)attrs;
+  for (size_t i = 0; i < n && !b->status; i++) {
+    psg_attr *v = str_attr(b, values[i]);
+    psg_attrs *next = NULL;
+    psg_status st = v ? psg_attrs_with(b->ctx, cur, keys[i], v, &next) : b->status;
+    psg_attr_release(v);
+    if (!st && !PSGI_VEC_PUSH(b->ctx, &b->attrs, next)) psg_attrs_release(next), st = psgi_nomem(b->ctx);
+    if (st && !b->status) b->status = st;
+    cur = next;
+  }
+  return b->status ? NULL : cur;
+}
+
+/* Rules ------------------------------------------------------------------------------------ */
+
+static bool is_layout(const char *l, const char *letters) {
+  if (strlen(l) != strlen(letters)) return false;
+  for (const char *p = letters; *p; p++)
+    if (!strchr(l, *p)) return false;
+  return true;
+}
+
+/* TVM's default kernel layout for a data layout (convert_conv2d). */
+static const char *default_kernel(const char *data, const psg_expr *conv) {
+  if (!strcmp(data, "NCHW")) return "OIHW";
+  if (!strcmp(data, "HWNC")) return "HWOI";
+  if (strcmp(data, "NHWC")) return NULL;
+  const psg_type *x = psgi_tensor_type_of(conv->kids[1]), *w = psgi_tensor_type_of(conv->kids[2]);
+  const char *dl = psgi_attr_str(conv->u.attrs, "data_layout", "NCHW");
+  const char *kl = psgi_attr_str(conv->u.attrs, "kernel_layout", "OIHW");
+  int64_t groups = psgi_attr_int(conv->u.attrs, "groups", 1);
+  bool depthwise = x && w && x->n == 4 && w->n == 4 && is_layout(dl, "NCHW") && is_layout(kl, "OIHW") &&
+                   x->dims[strchr(dl, 'C') - dl] == groups && w->dims[strchr(kl, 'O') - kl] == groups;
+  return depthwise ? "HWOI" : "HWIO";
+}
+
+/* nn.conv2d with a desired layout: data and weight transformed in, the
+ * result tagged with the new layout. */
+static psg_expr *convert_conv(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now, const desired *d) {
+  const psg_attrs *a = e->u.attrs;
+  const char *dl = psgi_attr_str(a, "data_layout", "NCHW"), *kl = psgi_attr_str(a, "kernel_layout", "OIHW");
+  const char *ol = psgi_attr_str(a, "out_layout", "");
+  const char *kernel = d->kernel ? d->kernel : default_kernel(d->data, e);
+  if (!kernel || (ol[0] && strcmp(ol, dl)) || !is_layout(dl, "NCHW") || !is_layout(kl, "OIHW") ||
+      (!strcmp(dl, d->data) && !strcmp(kl, kernel)) || !psgi_tensor_type_of(e))
+    return NULL;
+  psg_expr *args[2] = {in_layout(c, b, e->kids[1], now->kids[1], dl, d->data),
+                       in_layout(c, b, e->kids[2], now->kids[2], kl, kernel)};
+  const char *keys[3] = {"data_layout", "kernel_layout", "out_layout"}, *vals[3] = {d->data, kernel, d->data};
+  psg_attrs *attrs = with_strings(b, a, keys, vals, ol[0] ? 3 : 2);
+  psg_expr *call = attrs ? remake(b, e, args, 2, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, dl, d->data);
+  return call;
+}
+
+/* A 2-D pool: in the desired layout when one is given, else in the layout
+ * its input arrives in. */
+static psg_expr *convert_pool(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now, const desired *d) {
+  const psg_attrs *a = e->u.attrs;
+  const char *l = psgi_attr_str(a, "layout", "NCHW"), *ol = psgi_attr_str(a, "out_layout", "");
+  const tag *t = tag_of(c, e->kids[1]);
+  const char *want = d ? d->data : t && !strcmp(t->orig, l) ? t->cur : NULL;
+  if (!want || !strcmp(want, l) || (ol[0] && strcmp(ol, l)) || !is_layout(l, "NCHW") || !psgi_tensor_type_of(e))
+    return NULL;
+  psg_expr *x = in_layout(c, b, e->kids[1], now->kids[1], l, want);
+  const char *keys[2] = {"layout", "out_layout"}, *vals[2] = {want, want};
+  psg_attrs *attrs = with_strings(b, a, keys, vals, ol[0] ? 2 : 1);
+  psg_expr *call = attrs ? remake(b, e, &x, 1, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, l, want);
+  return call;
+}
+
+/* An elementwise op of one tensor: it runs in whatever layout its input has. */
+static psg_expr *convert_unary(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = tag_of(c, e->kids[1]);
+  const psg_type *in = psgi_tensor_type_of(e->kids[1]), *out = psgi_tensor_type_of(e);
+  if (!t || !in || !out || in->n != out->n) return NULL;
+  if (!b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return (psg_expr *)now; /* the default rebuild already reads the new input */
+}
+
+/* A broadcasting op: when its tagged operands agree, the others follow them
+ * (lower-rank operands are first expanded to full rank, as TVM does for
+ * biases; scalars broadcast as they are). */
+static psg_expr *convert_broadcast(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = NULL;
+  for (uint32_t i = 1; i < e->nkids; i++) {
+    const tag *ti = tag_of(c, e->kids[i]);
+    if (ti && t && (ti->orig != t->orig || ti->cur != t->cur)) return NULL;
+    if (ti) t = ti;
+  }
+  const psg_type *out = psgi_tensor_type_of(e);
+  int rank = t ? (int)strlen(t->orig) : 0;
+  if (!t || !out || out->n != rank || e->nkids - 1 > 3) return NULL;
+  psg_expr *args[3];
+  for (uint32_t i = 1; i < e->nkids; i++) {
+    const psg_type *ti = psgi_tensor_type_of(e->kids[i]);
+    psg_expr *v = now->kids[i];
+    if (!ti || ti->n > rank) return NULL;
+    if (!tag_of(c, e->kids[i]) && ti->n > 0) {
+      if (ti->n < rank) {
+        psg_attrs *ex = psgi_build_attrs(b, (const char *[]){"axis", "num_newaxis"},
+                                         (psg_attr *[]){psgi_build_attr_int(b, 0), psgi_build_attr_int(b, rank - ti->n)},
+                                         2);
+        v = ex ? psgi_build_call(b, "expand_dims", &v, 1, ex) : NULL;
+      }
+      v = transform(b, v, t->orig, t->cur);
+    }
+    args[i - 1] = v;
+  }
+  psg_expr *call = remake(b, e, args, e->nkids - 1, now->u.attrs);
+  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return call;
+}
+
+/* nn.bias_add after a converted op (before CanonicalizeOps has run): the
+ * same bias along the channel axis's new position. */
+static psg_expr *convert_bias_add(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = tag_of(c, e->kids[1]);
+  if (!t || tag_of(c, e->kids[2]) || e->nkids != 3) return NULL;
+  int n = (int)strlen(t->orig);
+  int64_t axis = psgi_attr_int(e->u.attrs, "axis", 1);
+  if (axis < 0) axis += n;
+  if (axis < 0 || axis >= n) return NULL;
+  const char *pos = strchr(t->cur, t->orig[axis]);
+  psg_attr *v = psgi_build_attr_int(b, pos - t->cur);
+  psg_attrs *attrs = NULL;
+  psg_status st = v ? psg_attrs_with(b->ctx, e->u.attrs, "axis", v, &attrs) : b->status;
+  psg_attr_release(v);
+  if (!st && !PSGI_VEC_PUSH(b->ctx, &b->attrs, attrs)) psg_attrs_release(attrs), st = psgi_nomem(b->ctx);
+  if (st && !b->status) b->status = st;
+  psg_expr *call = st ? NULL : remake(b, e, now->kids + 1, 2, attrs);
+  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return call;
+}
+
+/* Any other node reads its operands in their original layouts. */
+static psg_status restore_kids(converter *c, const psg_expr *e, psg_expr **out) {
+  bool tagged = false;
+  for (uint32_t i = 0; i < e->nkids && !tagged; i++) tagged = tag_of(c, e->kids[i]) != NULL;
+  if (!tagged) return PSG_OK;
+  psgi_built b;
+  psgi_built_init(&b, c->ctx, &e->span);
+  psg_expr *small[8], **kids = e->nkids <= 8 ? small : psgi_alloc(c->ctx, e->nkids * sizeof *kids);
+  psg_status st = kids ? PSG_OK : psgi_nomem(c->ctx);
+  for (uint32_t i = 0; !st && i < e->nkids; i++)
+    if (!(kids[i] = original_layout(c, &b, e->kids[i], (*out)->kids[i]))) st = b.status ? b.status : psgi_nomem(c->ctx);
+  psg_expr *node = NULL;
+  if (!st) st = psgi_expr_rebuild(*out, kids, &node);
+  if (!st) {
+    psg_expr_release(*out);
+    *out = node;
+  }
+  if (kids && kids != small) psgi_free(c->ctx, kids);
+  psgi_built_fini(&b);
+  return st;
+}
+
+static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  converter *c = m->user;
+  psg_status st = psg_mutator_default(m, e, out);
+  if (st) return st;
+  const char *op = psgi_call_op_name(e);
+  const desired *d = desired_for(c->cfg, op);
+  bool any_tag = false;
+  for (uint32_t i = 1; i < e->nkids && !any_tag; i++) any_tag = tag_of(c, e->kids[i]) != NULL;
+  if (!any_tag && !d) return PSG_OK;
+  psgi_built b;
+  psgi_built_init(&b, c->ctx, &e->span);
+  psg_expr *r = NULL;
+  const psgi_op_impl *impl = op ? psgi_op_impl_get(e->kids[0]->u.op) : NULL;
+  if (op && !strcmp(op, "nn.conv2d") && d) r = convert_conv(c, &b, e, *out, d);
+  else if (in_list(op, pool_ops, sizeof pool_ops / sizeof *pool_ops)) r = convert_pool(c, &b, e, *out, d);
+  else if (impl && impl->pattern == PSGI_PATTERN_ELEMWISE && e->nkids == 2) r = convert_unary(c, &b, e, *out);
+  else if (in_list(op, broadcast_ops, sizeof broadcast_ops / sizeof *broadcast_ops))
+    r = convert_broadcast(c, &b, e, *out);
+  else if (op && !strcmp(op, "nn.bias_add")) r = convert_bias_add(c, &b, e, *out);
+  st = b.status;
+  if (!st && r && r != *out) {
+    psg_expr_release(*out);
+    *out = psgi_built_keep(&b, r);
+  }
+  psgi_built_fini(&b);
+  if (!st && !r) st = restore_kids(c, e, out);
+  return st;
+}
+
+static psg_status convert_other(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  psg_status st = psg_mutator_default(m, e, out);
+  return st ? st : restore_kids(m->user, e, out);
+}
+
+static psg_status convert_layout(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user,
+                                 psg_expr **out) {
+  (void)pc;
+  *out = NULL;
+  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
+  if (st) return st;
+  converter c = {.ctx = func->ctx, .cfg = user};
+  psgi_map_init(&c.tags, c.ctx);
+  psgi_map_init(&c.back, c.ctx);
+  psg_mutator m;
+  psg_mutator_init(&m, c.ctx);
+  m.user = &c;
+  m.visit[PSG_EXPR_CALL] = convert_call;
+  m.visit[PSG_EXPR_TUPLE] = m.visit[PSG_EXPR_TUPLE_GET_ITEM] = convert_other;
+  m.visit[PSG_EXPR_LET] = m.visit[PSG_EXPR_IF] = m.visit[PSG_EXPR_FUNCTION] = convert_other;
+  st = psg_mutate(&m, func, out);
+  psg_mutator_fini(&m);
+  for (size_t i = 0; i < c.back.len; i++) psg_expr_release(c.back.entries[i].value);
+  psgi_map_fini(&c.back);
+  psgi_map_fini(&c.tags);
+  PSGI_VEC_FREE(c.ctx, &c.tag_list);
+  return st;
+}
+
+/* Options ----------------------------------------------------------------------------------- */
+
+static void free_config(void *user) {
+  config *cfg = user;
+  if (cfg) psgi_free(cfg->ctx, cfg);
+}
+
+static const char *intern_attr_string(psg_ctx *ctx, const psg_attr *a) {
+  if (!a || psg_attr_kind(a) != PSG_ATTR_STRING) return NULL;
+  const char *s = psg_attr_get_string(a);
+  return psgi_intern(ctx, s, strlen(s));
+}
+
+/* What is wrong with one parsed entry, or NULL. */
+static const char *desired_problem(const desired *d, bool conv, bool pool, size_t len, const psg_attr *second) {
+  if (!conv && !pool)
+    return "is not an op ConvertLayout converts (nn.conv2d, nn.max_pool2d, nn.avg_pool2d, "
+           "nn.global_max_pool2d, nn.global_avg_pool2d)";
+  bool second_ok = !second || d->kernel || (psg_attr_kind(second) == PSG_ATTR_STRING &&
+                                            !strcmp(psg_attr_get_string(second), "default"));
+  if (len < 1 || len > (conv ? 2u : 1u) || !d->data || !second_ok)
+    return conv ? "needs [data layout, kernel layout or \"default\"]" : "needs [layout]";
+  if (!strcmp(d->data, "default")) return "cannot have the data layout \"default\"";
+  if (!is_layout(d->data, "NCHW")) return "needs a data layout made of N, C, H and W";
+  if (d->kernel && !is_layout(d->kernel, "OIHW")) return "needs a kernel layout made of O, I, H and W";
+  return NULL;
+}
+
+/* desired_layouts: {op: [data layout, kernel layout or "default"]} for
+ * nn.conv2d, {pool op: [layout]} for the pools; a bare string is a
+ * one-element list. */
+static psg_status parse_desired(psg_ctx *ctx, const psg_attr *opt, config **out) {
+  *out = NULL;
+  const psg_attrs *dict = opt && psg_attr_kind(opt) == PSG_ATTR_DICT ? psg_attr_get_dict(opt) : NULL;
+  if (!dict)
+    return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT,
+                        "ConvertLayout: the option desired_layouts is required, a dict such as "
+                        "{nn.conv2d=[\"NHWC\",\"default\"]}");
+  size_t n = psg_attrs_count(dict);
+  config *cfg = psgi_alloc(ctx, sizeof *cfg + n * sizeof cfg->d[0]);
+  if (!cfg) return psgi_nomem(ctx);
+  cfg->ctx = ctx;
+  cfg->n = n;
+  for (size_t i = 0; i < n; i++) {
+    const char *op = psg_attrs_key(dict, i);
+    const psg_attr *v = psg_attrs_get_value(dict, i);
+    size_t len = psg_attr_kind(v) == PSG_ATTR_LIST ? psg_attr_list_len(v) : 1;
+    const psg_attr *first = psg_attr_kind(v) == PSG_ATTR_LIST ? (len ? psg_attr_list_get(v, 0) : NULL) : v;
+    const psg_attr *second = psg_attr_kind(v) == PSG_ATTR_LIST && len > 1 ? psg_attr_list_get(v, 1) : NULL;
+    bool conv = !strcmp(op, "nn.conv2d");
+    bool pool = in_list(op, pool_ops, sizeof pool_ops / sizeof *pool_ops);
+    desired *d = &cfg->d[i];
+    d->op = psgi_intern(ctx, op, strlen(op));
+    d->data = intern_attr_string(ctx, first);
+    d->kernel = intern_attr_string(ctx, second);
+    if (d->kernel && !strcmp(d->kernel, "default")) d->kernel = NULL;
+    const char *why = desired_problem(d, conv, pool, len, second);
+    if (why) {
+      psgi_free(ctx, cfg);
+      return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "ConvertLayout: desired_layouts[%s] %s", op, why);
+    }
+  }
+  *out = cfg;
+  return PSG_OK;
+}
+
+static psg_status make_convert_layout(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
+  (void)user;
+  static const char *const required[] = {"InferType", "CanonicalizeOps"};
+  *out = NULL;
+  config *cfg = NULL;
+  psg_status st = parse_desired(ctx, psg_attrs_get(options, "desired_layouts"), &cfg);
+  if (st) return st;
+  psg_pass_info *info;
+  st = psg_pass_info_create(ctx, "ConvertLayout", 3, required, 2, &info);
+  if (st) {
+    free_config(cfg);
+    return st;
+  }
+  st = psg_create_function_pass(ctx, info, convert_layout, cfg, free_config, out);
+  if (st) free_config(cfg); /* not taken by a pass */
+  psg_pass_info_release(info);
+  return st;
+}
+
+psg_status psgi_register_convert_layout(psg_ctx *ctx) {
+  static const char *const required[] = {"InferType", "CanonicalizeOps"};
+  static const char *const options[] = {"desired_layouts", NULL};
+  return psg_pass_register(ctx, "ConvertLayout", PSG_PASS_FUNCTION, 3, required, 2, options,
+                           "nn.conv2d and the 2-D pools into the layouts of desired_layouts "
+                           "({nn.conv2d=[\"NHWC\",\"default\"]}), with layout_transform only where needed",
+                           make_convert_layout, NULL);
+}

@@ -1,0 +1,68 @@
+/* Passage — FastMath (tvm-behavior §7.1, TVM's fast_math.cc): a function pass
+ * (opt 4, required InferType, so it runs only at -O4 or when required) that
+ * swaps exact transcendental ops for their fast approximations:
+ * exp -> fast_exp, tanh -> fast_tanh, erf -> fast_erf, nn.softmax -> nn.fast_softmax. */
+#include "ops/op_impl.h"
+#include "transforms/builder.h"
+#include "transforms/transforms.h"
+
+static const char *const fast_ops[][2] = {
+    {"exp", "fast_exp"},
+    {"tanh", "fast_tanh"},
+    {"erf", "fast_erf"},
+    {"nn.softmax", "nn.fast_softmax"},
+};
+
+static psg_status fast_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  psg_status st = psg_mutator_default(m, e, out);
+  const char *op = psgi_call_op_name(e);
+  if (st || !op) return st;
+  for (size_t i = 0; i < sizeof fast_ops / sizeof *fast_ops; i++) {
+    if (strcmp(op, fast_ops[i][0])) continue;
+    psg_expr *callee = NULL, *call = NULL;
+    const psg_expr *now = *out;
+    st = psg_op_get(m->ctx, fast_ops[i][1], &callee);
+    /* Same arguments and attrs (softmax's axis); the type does not change. */
+    if (!st) st = psg_call_create(m->ctx, callee, now->kids + 1, now->nkids - 1, now->u.attrs, &now->span, &call);
+    psg_expr_release(callee);
+    if (st) return st;
+    psgi_give_type(call, e->checked_type);
+    psg_expr_release(*out);
+    *out = call;
+    break;
+  }
+  return PSG_OK;
+}
+
+static psg_status fast_math(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
+  (void)pc;
+  (void)user;
+  *out = NULL;
+  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
+  if (st) return st;
+  psg_mutator m;
+  psg_mutator_init(&m, func->ctx);
+  m.visit[PSG_EXPR_CALL] = fast_call;
+  st = psg_mutate(&m, func, out);
+  psg_mutator_fini(&m);
+  return st;
+}
+
+static psg_status make_fast_math(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
+  (void)options;
+  (void)user;
+  static const char *const required[] = {"InferType"};
+  psg_pass_info *info;
+  psg_status st = psg_pass_info_create(ctx, "FastMath", 4, required, 1, &info);
+  if (st) return st;
+  st = psg_create_function_pass(ctx, info, fast_math, NULL, NULL, out);
+  psg_pass_info_release(info);
+  return st;
+}
+
+psg_status psgi_register_fast_math(psg_ctx *ctx) {
+  static const char *const required[] = {"InferType"};
+  return psgi_register_simple(ctx, "FastMath", PSG_PASS_FUNCTION, 4, required, 1,
+                              "exp, tanh, erf and nn.softmax into their fast approximations (opt 4)",
+                              make_fast_math);
+}
