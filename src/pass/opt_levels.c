@@ -14,7 +14,7 @@ static const struct {
     {"RemoveUnusedFunctions", 1}, {"ToBasicBlockNormalForm", 1},
     {"qnn.Legalize", 0},          {"Legalize", 1},
     {"SimplifyInference", 0},     {"EliminateCommonSubexpr", 3},
-    {"CombineParallelConv2d", 4}, {"CombineParallelDense", 4},
+    {"CombineParallelConv2D", 4}, {"CombineParallelDense", 4},
     {"CombineParallelBatchMatmul", 4}, {"FoldConstant", 2},
     {"FoldScaleAxis", 0},         {"SimplifyExpr", 0},
     {"CanonicalizeCast", 3},      {"CanonicalizeOps", 3},
