@@ -64,3 +64,36 @@ if(PASSAGE_TESTS)
     set_tests_properties(onnx.e2e PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 1800)
   endif()
 endif()
+
+# libFuzzer target over the importer (tests/fuzz/fuzz_onnx.c), built with
+# clang-14 like cmake/fuzz.cmake's targets, over the core sources plus the
+# frontend and the generated decoder; seeded from libonnx-testdata at run time.
+find_program(PASSAGE_ONNX_CLANG14 NAMES clang-14)
+if(PASSAGE_TESTS AND NOT PASSAGE_FUZZ AND PASSAGE_ONNX_CLANG14 AND EXISTS /usr/share/libonnx-testdata/data/node)
+  set(exe ${PROJECT_BINARY_DIR}/fuzz/fuzz_onnx)
+  add_custom_command(
+    OUTPUT ${exe}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/fuzz
+    COMMAND ${PASSAGE_ONNX_CLANG14} -std=c11 -O1 -g -fno-omit-frame-pointer
+            -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+            -D_DEFAULT_SOURCE -DPSG_BUILDING_LIBRARY -w
+            -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src -I${ONNX_GEN_DIR} -I${PROTOBUF_C_INCLUDE}
+            ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_onnx.c ${PASSAGE_ONNX_SOURCES} ${ONNX_GEN_DIR}/onnx.pb-c.c
+            ${PASSAGE_SOURCES} -o ${exe} ${PROTOBUF_C_LIB} -lm -lpthread
+    DEPENDS ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_onnx.c ${PASSAGE_ONNX_SOURCES} ${ONNX_GEN_DIR}/onnx.pb-c.c ${PASSAGE_SOURCES}
+    COMMENT "Building libFuzzer target fuzz_onnx with clang-14"
+    VERBATIM)
+  add_custom_target(passage_fuzz_onnx ALL DEPENDS ${exe})
+  set(seeds "")
+  foreach(t test_relu test_conv_with_strides_padding test_if test_gemm_default_matrix_bias test_slice
+            test_reshape_reordered_all_dims test_lstm_defaults test_maxpool_2d_pads test_resize_upsample_sizes_nearest)
+    if(EXISTS /usr/share/libonnx-testdata/data/node/${t}/model.onnx)
+      string(APPEND seeds " /usr/share/libonnx-testdata/data/node/${t}/model.onnx")
+    endif()
+  endforeach()
+  add_test(NAME fuzz.onnx COMMAND sh -c
+    "d=$(mktemp -d) && i=0 && for f in ${seeds}; do i=$((i+1)); cp \"$f\" \"$d/seed$i\"; done && \"$0\" -max_total_time=$1 -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \"$d\"; s=$?; rm -rf \"$d\"; exit $s"
+    ${exe} ${PASSAGE_FUZZ_SECONDS})
+  set_tests_properties(fuzz.onnx PROPERTIES TIMEOUT 900
+    ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1")
+endif()

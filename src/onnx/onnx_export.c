@@ -463,6 +463,11 @@ static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names,
     attr_ints(x, n, "dilations", k == 2 ? v : one, 2);
     attr_int(x, n, "group", aint(a, "groups", 1));
     if (tr && (k = alist(a, "output_padding", v, 2)) == 2) attr_ints(x, n, "output_padding", v, 2);
+    /* kernel_shape from the attribute or the weight's type (unknown dims in the weight need it) */
+    const psg_type *wt = psg_expr_checked_type(psg_call_get_arg(e, 1));
+    if ((k = alist(a, "kernel_size", v, 2)) == 2 || (k = -1, wt && psg_type_ndim(wt) == 4 &&
+        (v[0] = psg_type_dim(wt, 2)) > 0 && (v[1] = psg_type_dim(wt, 3)) > 0))
+      attr_ints(x, n, "kernel_shape", v, 2);
   } else if (!strcmp(op, "nn.bias_add")) {
     const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(e, 0));
     int r = psg_type_ndim(xt), axis = (int)aint(a, "axis", 1);
