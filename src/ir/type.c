@@ -49,6 +49,18 @@ static psg_status intern(psg_ctx *ctx, int kind, int dtype, int n, const psg_typ
 
   pthread_mutex_lock(&ctx->lock);
   psg_status st = PSG_OK;
+  /* Most calls find an existing type (FoldConstant and the interpreter ask
+   * for every operand's): look small keys up before allocating a block. */
+  char small[sizeof head + 8 * sizeof(int64_t)];
+  if (key_len <= sizeof small) {
+    memcpy(small, &head, sizeof head);
+    if (payload_size) memcpy(small + sizeof head, payload, payload_size);
+    psgi_map_entry *found = psgi_map_get_str(&ctx->types, small, key_len);
+    if (found) {
+      *out = found->value;
+      goto done;
+    }
+  }
   char *block = psgi_alloc(ctx, type_size + key_len);
   if (!block) {
     st = PSG_ERR_NOMEM;
