@@ -25,12 +25,22 @@ typedef struct tag {
   const char *orig, *cur;
 } tag;
 
+typedef struct memo_entry {
+  const char *src, *dst;
+  psg_expr *result;
+  size_t next;
+} memo_entry;
+
 typedef struct converter {
   psg_ctx *ctx;
   const config *cfg;
   psgi_map tags; /* original node -> index + 1 in tag_list */
   PSGI_VEC(tag) tag_list;
-  psgi_map back; /* original tagged node -> its new value in the original layout (owned) */
+  /* TVM's TransformMemorizer: (new value, src, dst) -> its transform (owned),
+   * so a value read in the same new layout by several users is transformed
+   * once. Chains of entries per value, linked through `next` (index + 1). */
+  psgi_map memo; /* value -> index + 1 of its newest entry */
+  PSGI_VEC(memo_entry) memos;
 } converter;
 
 static const char *const pool_ops[] = {"nn.max_pool2d", "nn.avg_pool2d", "nn.global_max_pool2d",
@@ -87,32 +97,38 @@ static bool is_transform(const psg_expr *e, const char *src, const char *dst) {
 }
 
 /* v (in layout src) in layout dst; a transform that undoes the one that made
- * v cancels it. Borrowed result (owned by b or by v's owner). */
-static psg_expr *transform(psgi_built *b, psg_expr *v, const char *src, const char *dst) {
+ * v cancels it. Borrowed result. */
+static psg_expr *transform(converter *c, psgi_built *b, psg_expr *v, const char *src, const char *dst) {
   if (!v || !strcmp(src, dst)) return v;
   if (is_transform(v, dst, src)) return v->kids[1];
+  psgi_map_entry *en = psgi_map_put_ptr(&c->memo, v, NULL);
+  if (!en) {
+    if (!b->status) b->status = psgi_nomem(c->ctx);
+    return NULL;
+  }
+  for (size_t i = (uintptr_t)en->value; i; i = c->memos.data[i - 1].next)
+    if (!strcmp(c->memos.data[i - 1].src, src) && !strcmp(c->memos.data[i - 1].dst, dst))
+      return c->memos.data[i - 1].result;
   psg_attrs *attrs = psgi_build_attrs(b, (const char *[]){"src_layout", "dst_layout"},
                                       (psg_attr *[]){str_attr(b, src), str_attr(b, dst)}, 2);
-  return attrs ? psgi_build_call(b, "layout_transform", &v, 1, attrs) : NULL;
+  psg_expr *r = attrs ? psgi_build_call(b, "layout_transform", &v, 1, attrs) : NULL;
+  src = psgi_intern(c->ctx, src, strlen(src));
+  dst = psgi_intern(c->ctx, dst, strlen(dst));
+  if (!r) return NULL;
+  if (!src || !dst || !PSGI_VEC_PUSH(c->ctx, &c->memos, ((memo_entry){src, dst, r, (uintptr_t)en->value}))) {
+    if (!b->status) b->status = psgi_nomem(c->ctx);
+    return NULL;
+  }
+  psg_expr_retain(r);
+  en->value = (void *)(uintptr_t)c->memos.len;
+  return r;
 }
 
 /* The new value of original node `e` (rewritten as `now`) in its original
  * layout: one layout_transform back per tagged node, shared by its users. */
 static psg_expr *original_layout(converter *c, psgi_built *b, const psg_expr *e, psg_expr *now) {
   const tag *t = tag_of(c, e);
-  if (!t || !now) return now;
-  psgi_map_entry *en = psgi_map_put_ptr(&c->back, e, NULL);
-  if (!en) {
-    if (!b->status) b->status = psgi_nomem(c->ctx);
-    return NULL;
-  }
-  if (!en->value) {
-    psg_expr *v = transform(b, now, t->cur, t->orig);
-    if (!v) return NULL;
-    psg_expr_retain(v);
-    en->value = v;
-  }
-  return en->value;
+  return t ? transform(c, b, now, t->cur, t->orig) : now;
 }
 
 /* The new value of original node `e`, whose original value is in layout
@@ -120,8 +136,8 @@ static psg_expr *original_layout(converter *c, psgi_built *b, const psg_expr *e,
 static psg_expr *in_layout(converter *c, psgi_built *b, const psg_expr *e, psg_expr *now, const char *base,
                            const char *want) {
   const tag *t = tag_of(c, e);
-  if (t && !strcmp(t->orig, base)) return transform(b, now, t->cur, want);
-  return transform(b, original_layout(c, b, e, now), base, want);
+  if (t && !strcmp(t->orig, base)) return transform(c, b, now, t->cur, want);
+  return transform(c, b, original_layout(c, b, e, now), base, want);
 }
 
 /* A call like `like` (callee and span) with these args and attrs; owned by b. */
@@ -244,7 +260,7 @@ static psg_expr *convert_broadcast(converter *c, psgi_built *b, const psg_expr *
                                          2);
         v = ex ? psgi_build_call(b, "expand_dims", &v, 1, ex) : NULL;
       }
-      v = transform(b, v, t->orig, t->cur);
+      v = transform(c, b, v, t->orig, t->cur);
     }
     args[i - 1] = v;
   }
@@ -338,7 +354,7 @@ static psg_status convert_layout(psg_expr *func, psg_module *mod, psg_pass_conte
   if (st) return st;
   converter c = {.ctx = func->ctx, .cfg = user};
   psgi_map_init(&c.tags, c.ctx);
-  psgi_map_init(&c.back, c.ctx);
+  psgi_map_init(&c.memo, c.ctx);
   psg_mutator m;
   psg_mutator_init(&m, c.ctx);
   m.user = &c;
@@ -347,8 +363,9 @@ static psg_status convert_layout(psg_expr *func, psg_module *mod, psg_pass_conte
   m.visit[PSG_EXPR_LET] = m.visit[PSG_EXPR_IF] = m.visit[PSG_EXPR_FUNCTION] = convert_other;
   st = psg_mutate(&m, func, out);
   psg_mutator_fini(&m);
-  for (size_t i = 0; i < c.back.len; i++) psg_expr_release(c.back.entries[i].value);
-  psgi_map_fini(&c.back);
+  for (size_t i = 0; i < c.memos.len; i++) psg_expr_release(c.memos.data[i].result);
+  PSGI_VEC_FREE(c.ctx, &c.memos);
+  psgi_map_fini(&c.memo);
   psgi_map_fini(&c.tags);
   PSGI_VEC_FREE(c.ctx, &c.tag_list);
   return st;

@@ -309,6 +309,32 @@ static void test_convert_cancel_and_depthwise(void) {
                  "  " TO_NCHW("%2") "\n}\n");
 }
 
+/* Two convs reading %x share one transform of it (TVM's TransformMemorizer),
+ * and their NHWC results add without going back. */
+static void test_convert_shared_input(void) {
+  check_spec(NHWC,
+             HDR "def @main(" CONV_X ", %w1: Tensor[(2, 4, 1, 1), float32], %w2: Tensor[(2, 4, 1, 1), float32]) {\n"
+                 "  %0 = nn.conv2d(%x, %w1, channels=2, kernel_size=[1, 1]);\n"
+                 "  %1 = nn.conv2d(%x, %w2, channels=2, kernel_size=[1, 1]);\n"
+                 "  add(%0, %1)\n}\n",
+             HDR "def @main(" CONV_X ", %w1: Tensor[(2, 4, 1, 1), float32], %w2: Tensor[(2, 4, 1, 1), float32]) {\n"
+                 "  %0 = " TO_NHWC("%x", ) ";\n"
+                 "  %1 = " W_HWIO("%w1") ";\n"
+                 "  %2 = nn.conv2d(%0, %1, channels=2, kernel_size=[1, 1], " CONV_NHWC ");\n"
+                 "  %3 = " W_HWIO("%w2") ";\n"
+                 "  %4 = nn.conv2d(%0, %3, channels=2, kernel_size=[1, 1], " CONV_NHWC ");\n"
+                 "  %5 = add(%2, %4);\n"
+                 "  " TO_NCHW("%5") "\n}\n");
+  psg_ctx *ctx = check_ctx();
+  psg_module *m = parse(ctx, HDR "def @main(" CONV_X ", %w1: Tensor[(2, 4, 1, 1), float32], %w2: Tensor[(2, 4, 1, 1), float32]) {\n"
+                                 "  %0 = nn.conv2d(%x, %w1);\n  %1 = nn.conv2d(%x, %w2);\n  add(%0, %1)\n}\n");
+  psg_module *out = m ? run_spec(ctx, NHWC, m) : NULL;
+  CHECK_EQ_INT(count_calls(out, "layout_transform"), 4);
+  psg_module_release(out);
+  psg_module_release(m);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 /* Where it must not fire: a conv already in the desired layout, an op not
  * named in desired_layouts, a pool with no converted input. */
 static void test_convert_no_change(void) {
@@ -597,6 +623,7 @@ int main(void) {
   RUN_TEST(test_convert_pools);
   RUN_TEST(test_convert_dual_path);
   RUN_TEST(test_convert_cancel_and_depthwise);
+  RUN_TEST(test_convert_shared_input);
   RUN_TEST(test_convert_no_change);
   RUN_TEST(test_convert_bad_options);
   RUN_TEST(test_combine_simple);
