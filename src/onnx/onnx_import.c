@@ -224,7 +224,9 @@ static psg_status convert_node(onnx_imp *im, const Onnx__NodeProto *n) {
     st = onnxi_map_put(&im->values, n->output[k], outs[k]);
     outs[k].e = NULL;
   }
-  for (size_t k = 0; k < n->n_output; k++) onnxi_val_release(&outs[k]);
+  /* All slots: a converter may set outputs the node does not name (a node
+   * with no outputs still gets outs[0]). */
+  for (size_t k = 0; k < 64; k++) onnxi_val_release(&outs[k]);
   im->node = NULL;
   return st;
 }

@@ -46,6 +46,9 @@ CASES = [
      [], "node 'relu_0' (Relu): input 'nope' is not produced by any node, initializer or graph input"),
     ("dangling output", lambda: model([helper.make_node("Relu", ["x"], ["y"], name="relu_0")], [vi("x", [2])], [vi("z", [2])]),
      [], "graph output 'z' is not produced"),
+    # found by fuzz_onnx: a converter's result for a node without outputs leaked
+    ("node without outputs", lambda: model([helper.make_node("Gemm", ["a", "b"], [], name="gm")], [vi("a", [3, 6]), vi("b", [6, 4])], [vi("y", [3, 4])]),
+     [], "graph output 'y' is not produced"),
     ("cycle", lambda: model([helper.make_node("Relu", ["b"], ["a"], name="r1"), helper.make_node("Neg", ["a"], ["b"], name="r2")],
                             [vi("x", [2])], [vi("a", [2])]), [], "is part of a cycle"),
     ("duplicate output", lambda: model([helper.make_node("Relu", ["x"], ["y"], name="r1"), helper.make_node("Neg", ["x"], ["y"], name="r2")],
