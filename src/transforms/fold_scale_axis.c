@@ -158,30 +158,41 @@ static psg_expr *fold_backward(psgi_built *b, const folder *f, const psg_expr *o
 
 /* Forward ------------------------------------------------------------------------------- */
 
-/* conv2d(multiply(x, s), w) with s along the input channels, groups 1. */
+/* conv2d(multiply(x, s), w) with s along the input channels, groups 1. A
+ * chain of such multiplies, each used only by the next, folds in one run
+ * (so a second run finds nothing left to fold). */
 static psg_expr *fold_forward(psgi_built *b, const folder *f, const psg_expr *orig, const psg_expr *now) {
   if (!is_call_of(orig, "nn.conv2d") || psgi_attr_int(orig->u.attrs, "groups", 1) != 1) return NULL;
   const psg_expr *m0 = orig->kids[1], *m = now->kids[1];
   const psg_type *xt = psgi_tensor_type_of(m0);
-  if (!xt || xt->n != 4 || !is_call_of(m, "multiply") || users_of(f, m0) != 1) return NULL;
+  if (!xt || xt->n != 4) return NULL;
   int in_axis = axis_in(psgi_attr_str(orig->u.attrs, "data_layout", "NCHW"), 'C');
   int w_axis = axis_in(psgi_attr_str(orig->u.attrs, "kernel_layout", "OIHW"), 'I');
   if (in_axis < 0 || w_axis < 0) return NULL;
-  for (int side = 0; side < 2; side++) {
-    psg_expr *x = m->kids[1 + side], *s = m->kids[2 - side];
-    if (!is_channel_scale(s, xt->dtype, 4, in_axis, xt->dims[in_axis])) continue;
-    psg_expr *w = psgi_build_call(b, "multiply", (psg_expr *[]){now->kids[2], scale_along(b, s, 4, w_axis)}, 2, NULL);
+  psg_expr *w = now->kids[2];
+  bool folded = false;
+  /* m0 is the original of m (same position in the unrewritten graph), for
+   * user counts and types. */
+  while (is_call_of(m, "multiply") && m0->kind == PSG_EXPR_CALL && m0->nkids == 3 && users_of(f, m0) == 1 &&
+         psgi_tensor_type_of(m0) == xt) {
+    int side = 0;
+    while (side < 2 && !is_channel_scale(m->kids[2 - side], xt->dtype, 4, in_axis, xt->dims[in_axis])) side++;
+    if (side == 2) break;
+    w = psgi_build_call(b, "multiply", (psg_expr *[]){w, scale_along(b, m->kids[2 - side], 4, w_axis)}, 2, NULL);
     if (!w) return NULL;
-    psg_expr *call = NULL;
-    psg_status st = psg_call_create(b->ctx, now->kids[0], (psg_expr *[]){x, w}, 2, now->u.attrs, &now->span, &call);
-    if (st || !PSGI_VEC_PUSH(b->ctx, &b->exprs, call)) {
-      psg_expr_release(call);
-      if (!b->status) b->status = st ? st : psgi_nomem(b->ctx);
-      return NULL;
-    }
-    return call;
+    m0 = m0->kids[1 + side];
+    m = m->kids[1 + side];
+    folded = true;
   }
-  return NULL;
+  if (!folded) return NULL;
+  psg_expr *call = NULL;
+  psg_status st = psg_call_create(b->ctx, now->kids[0], (psg_expr *[]){(psg_expr *)m, w}, 2, now->u.attrs, &now->span, &call);
+  if (st || !PSGI_VEC_PUSH(b->ctx, &b->exprs, call)) {
+    psg_expr_release(call);
+    if (!b->status) b->status = st ? st : psgi_nomem(b->ctx);
+    return NULL;
+  }
+  return call;
 }
 
 /* Driver ---------------------------------------------------------------------------------- */
