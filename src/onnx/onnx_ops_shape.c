@@ -214,7 +214,15 @@ ONNX_CONV(slice) {
     if (a < 0) a += r;
     int64_t d = onnxi_dim(ins[0], (int)a), st0 = starts[i], en = ends[i], sp = steps[i];
     if (sp == 0) return onnxi_fail(im, PSG_ERR_PARSE, "a step is 0");
-    if (d < 0) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "slicing axis %lld needs a static extent", (long long)a);
+    if (d < 0) {
+      /* Unknown extent: only forward slices with non-negative bounds, which
+       * strided_slice clamps to the extent itself. */
+      if (sp < 0 || st0 < 0 || en < 0)
+        return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "slicing axis %lld needs a static extent", (long long)a);
+      if (en < st0) en = st0;
+      b[i] = st0, e[i] = en, s[i] = sp, ax[i] = a;
+      continue;
+    }
     if (st0 < 0) st0 += d;
     if (en < 0) en += d;
     if (sp > 0) {
