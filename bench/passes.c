@@ -1,0 +1,143 @@
+/* Benchmark (issue 7): every standard pass and every -O level on a generated
+ * model of N op calls, time and call count before/after; and the same number
+ * of ops in MLIR's arith dialect written out for `mlir-opt-19 --canonicalize
+ * --cse --symbol-dce` (the anchor, timed by bench/run_passes.sh).
+ *
+ *   bench_passes N OUT.mlir   prints one line per pass: "name seconds calls_before calls_after"
+ *
+ * The model is a chain of residual blocks on a (1, 2, 2, 4) tensor, each
+ * giving the passes something to do: conv2d -> batch_norm (SimplifyInference,
+ * FoldScaleAxis) -> relu, identity arithmetic and a reshape pair (SimplifyExpr),
+ * a duplicated relu (EliminateCommonSubexpr), a constant product (FoldConstant),
+ * a residual add, and everything fusable (FuseOps). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "passage/passage.h"
+
+enum { CALLS_PER_BLOCK = 14 };
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void die(psg_ctx *ctx, const char *what) {
+  fprintf(stderr, "bench_passes: %s failed\n", what);
+  for (size_t i = 0; ctx && i < psg_ctx_diag_count(ctx) && i < 5; i++)
+    fputs(psg_diag_rendered(psg_ctx_get_diag(ctx, i)), stderr);
+  exit(1);
+}
+
+/* The model as Relay text (parsed, so the benchmark also shows the parser
+ * handles it): weights and batch-norm statistics are parameters. */
+static char *model_text(long blocks) {
+  size_t cap = 512 + (size_t)blocks * 900, len = 0;
+  char *s = malloc(cap);
+#define OUT(...) len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__)
+  OUT("#[version = \"0.0.5\"]\ndef @main(%%x: Tensor[(1, 2, 2, 4), float32], %%w: Tensor[(2, 2, 1, 1), float32], "
+      "%%g: Tensor[(2), float32], %%b: Tensor[(2), float32], %%m: Tensor[(2), float32], %%v: Tensor[(2), float32]) {\n");
+  long t = 0; /* next %t */
+  OUT("  %%%ld = add(%%x, 0f);\n", t++);
+  for (long i = 0; i < blocks; i++) {
+    long in = t - 1;
+    OUT("  %%%ld = nn.conv2d(%%%ld, %%w, padding=[0, 0, 0, 0], channels=2, kernel_size=[1, 1]);\n", t, in), t++;
+    OUT("  %%%ld = nn.batch_norm(%%%ld, %%g, %%b, %%m, %%v);\n", t, t - 1), t++;
+    OUT("  %%%ld = %%%ld.0;\n", t, t - 1), t++;
+    OUT("  %%%ld = nn.relu(%%%ld);\n", t, t - 1), t++;
+    OUT("  %%%ld = nn.relu(%%%ld);\n", t, t - 2), t++; /* the same relu again */
+    OUT("  %%%ld = add(%%%ld, %%%ld);\n", t, t - 2, t - 1), t++;
+    OUT("  %%%ld = multiply(%%%ld, 1f);\n", t, t - 1), t++;
+    OUT("  %%%ld = reshape(%%%ld, newshape=[1, 2, 8]);\n", t, t - 1), t++;
+    OUT("  %%%ld = reshape(%%%ld, newshape=[1, 2, 2, 4]);\n", t, t - 1), t++;
+    OUT("  %%%ld = multiply(0.5f, 2f);\n", t), t++;
+    OUT("  %%%ld = multiply(%%%ld, %%%ld);\n", t, t - 2, t - 1), t++;
+    OUT("  %%%ld = add(%%%ld, %%%ld);\n", t, t - 1, in), t++;
+    OUT("  %%%ld = subtract(%%%ld, 0f);\n", t, t - 1), t++;
+  }
+  OUT("  nn.relu(%%%ld)\n}\n", t - 1);
+#undef OUT
+  return s;
+}
+
+static psg_status count_calls_post(psg_visitor *v, const psg_expr *e) {
+  if (psg_expr_kind(e) == PSG_EXPR_CALL && psg_expr_kind(psg_call_get_callee(e)) == PSG_EXPR_OP) (*(long *)v->user)++;
+  return PSG_OK;
+}
+
+static long count_calls(psg_ctx *ctx, const psg_module *m) {
+  long n = 0;
+  psg_visitor v = {NULL, count_calls_post, &n};
+  for (size_t i = 0; i < psg_module_num_functions(m); i++) psg_visit(ctx, &v, psg_module_get_function(m, i));
+  return n;
+}
+
+/* The anchor: N arith ops with constants to fold and duplicates to merge. */
+static void write_mlir(const char *path, long n) {
+  FILE *f = fopen(path, "w");
+  if (!f) return;
+  fprintf(f, "func.func @main(%%x: f32) -> f32 {\n  %%c1 = arith.constant 1.0 : f32\n  %%c2 = arith.constant 2.0 : f32\n");
+  fprintf(f, "  %%v0 = arith.addf %%x, %%c1 : f32\n");
+  for (long i = 1; i < n; i++) {
+    if (i % 3 == 0)
+      fprintf(f, "  %%v%ld = arith.mulf %%c2, %%c1 : f32\n", i); /* folds */
+    else if (i % 3 == 1)
+      fprintf(f, "  %%v%ld = arith.addf %%v%ld, %%c1 : f32\n", i, i - 1);
+    else
+      fprintf(f, "  %%v%ld = arith.mulf %%v%ld, %%v%ld : f32\n", i, i - 1, i - 2 - (i % 3 == 2 ? 0 : 1));
+  }
+  fprintf(f, "  return %%v%ld : f32\n}\n", n - 1);
+  fclose(f);
+}
+
+static void run_one(psg_ctx *ctx, psg_module *typed, const char *name, int opt_level) {
+  psg_pass *p = NULL;
+  psg_pass_context *pc = NULL;
+  psg_module *out = NULL;
+  if (psg_pass_get(ctx, name, NULL, &p) || psg_pass_context_create(ctx, &pc) ||
+      psg_pass_context_set_opt_level(pc, opt_level))
+    die(ctx, name);
+  double t0 = now();
+  if (psg_pass_run(p, typed, pc, &out)) die(ctx, name);
+  double t1 = now();
+  printf("%s %.6f %ld %ld\n", name, t1 - t0, count_calls(ctx, typed), count_calls(ctx, out));
+  fflush(stdout);
+  psg_module_release(out);
+  psg_pass_release(p);
+  psg_pass_context_release(pc);
+}
+
+int main(int argc, char **argv) {
+  long n = argc > 1 ? atol(argv[1]) : 1000;
+  if (argc > 2) write_mlir(argv[2], n);
+  long blocks = n / CALLS_PER_BLOCK > 0 ? n / CALLS_PER_BLOCK : 1;
+  psg_ctx *ctx;
+  if (psg_ctx_create(NULL, &ctx)) die(NULL, "context");
+  char *text = model_text(blocks);
+  psg_module *m = NULL, *typed = NULL;
+  psg_pass *infer = NULL;
+  if (psg_module_parse(ctx, text, strlen(text), "bench.relay", &m)) die(ctx, "parse");
+  free(text);
+  if (psg_pass_get(ctx, "InferType", NULL, &infer) || psg_pass_run(infer, m, NULL, &typed)) die(ctx, "InferType");
+  /* Each pass alone on the typed model (called directly, as TVM's tests do:
+   * the level does not gate it; `required` passes are not run), then the
+   * -O pipelines, which include everything they need. */
+  for (size_t i = 0; i < psg_pass_registry_count(ctx); i++) {
+    const char *name = psg_pass_registry_name(ctx, i);
+    if (name[0] == 'O' && name[1] >= '0' && name[1] <= '9') continue;
+    if (!strcmp(name, "ConvertLayout") || !strcmp(name, "PrintIR")) continue; /* need options / print */
+    if (strchr(name, '.')) continue; /* TVM's aliases */
+    run_one(ctx, typed, name, 4);
+  }
+  for (int level = 0; level <= 3; level++) {
+    char name[4] = {'O', (char)('0' + level), 0, 0};
+    run_one(ctx, typed, name, level);
+  }
+  psg_pass_release(infer);
+  psg_module_release(typed);
+  psg_module_release(m);
+  psg_ctx_release(ctx);
+  return 0;
+}
