@@ -44,11 +44,15 @@ python-path:
 	@tools/ci/python-path.sh $(CURDIR)/python
 
 # The main job: the bundled model through the -O3 pipeline with pass timing,
-# then the optimized model evaluated by the reference interpreter.
+# the optimized model evaluated by the reference interpreter, and exported as
+# ONNX (checked by onnx.checker).
 run: build python-path
 	$(RELEASE)/passage opt $(EXAMPLE) -O3 --time-passes -o $(BUILD)/small_cnn.opt.relay
 	$(RELEASE)/passage print $(BUILD)/small_cnn.opt.relay --no-metadata
 	$(RELEASE)/passage run $(BUILD)/small_cnn.opt.relay --random-inputs 1 -o $(BUILD)/small_cnn.out.npy
+	$(RELEASE)/passage opt $(EXAMPLE) -O3 -o $(BUILD)/small_cnn.opt.onnx
+	/usr/bin/python3 -c "import onnx, sys; m = onnx.load(sys.argv[1]); onnx.checker.check_model(m); \
+	  print(sys.argv[1] + ': valid ONNX,', len(m.graph.node), 'nodes')" $(BUILD)/small_cnn.opt.onnx
 
 test-release: build
 	cd $(RELEASE) && ctest -j $(JOBS) --output-on-failure
