@@ -73,6 +73,44 @@ static psg_expr *expand_instance_norm(psgi_built *b, const psg_expr *call, psg_e
   return normalize(b, args[0], args[1], args[2], call->u.attrs, t, axes, n, (int)axis);
 }
 
+static psg_expr *reshape_to(psgi_built *b, psg_expr *x, const int64_t *dims, int n) {
+  psg_attrs *attrs = psgi_build_attrs(b, (const char *[]){"newshape"}, (psg_attr *[]){psgi_build_attr_ints(b, dims, (size_t)n)}, 1);
+  return attrs ? psgi_build_call(b, "reshape", &x, 1, attrs) : NULL;
+}
+
+/* Group norm (TVM's GroupNormToInferUnpack): the channel axis split into
+ * (groups, channels / groups), normalized over everything after the group
+ * axis, reshaped back, then γ and β along the channel axis. Needs a static
+ * shape (the reshapes are written out). */
+static psg_expr *expand_group_norm(psgi_built *b, const psg_expr *call, psg_expr *const *args, const psg_type *t) {
+  int64_t axis = psgi_attr_int(call->u.attrs, "axis", 1), groups = psgi_attr_int(call->u.attrs, "num_groups", 1);
+  if (axis < 0) axis += t->n;
+  if (axis < 0 || axis >= t->n || t->n + 1 > PSG_MAX_RANK || !psg_type_is_static(t) || groups < 1 ||
+      t->dims[axis] % groups)
+    return NULL; /* InferType rejected it already, or shapes are not known: keep the op */
+  int64_t grouped[PSG_MAX_RANK], axes[PSG_MAX_RANK];
+  int n = 0;
+  size_t naxes = 0;
+  for (int i = 0; i < t->n; i++) {
+    if (i == axis) {
+      grouped[n++] = groups;
+      grouped[n++] = t->dims[i] / groups;
+    } else {
+      grouped[n++] = t->dims[i];
+    }
+  }
+  for (int i = (int)axis + 1; i < n; i++) axes[naxes++] = i;
+  /* No γ/β here: normalize reads only t's dtype. */
+  psg_expr *normalized = normalize(b, reshape_to(b, args[0], grouped, n), NULL, NULL, call->u.attrs, t, axes,
+                                   naxes, (int)axis);
+  psg_expr *out = reshape_to(b, normalized, t->dims, t->n);
+  if (psgi_attr_bool(call->u.attrs, "scale", true))
+    out = call2(b, "multiply", out, psgi_build_expand_to_axis(b, args[1], t->n, (int)axis));
+  if (psgi_attr_bool(call->u.attrs, "center", true))
+    out = call2(b, "add", out, psgi_build_expand_to_axis(b, args[2], t->n, (int)axis));
+  return out;
+}
+
 /* x / sqrt(max(sum(x², axes), eps)). */
 static psg_expr *expand_l2_normalize(psgi_built *b, const psg_expr *call, psg_expr *const *args, const psg_type *t) {
   int64_t axes[PSG_MAX_RANK];
@@ -130,6 +168,7 @@ static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **ou
   psg_expr *(*expand)(psgi_built *, const psg_expr *, psg_expr *const *, const psg_type *) = NULL;
   if (!strcmp(op, "nn.layer_norm")) expand = expand_layer_norm;
   else if (!strcmp(op, "nn.instance_norm")) expand = expand_instance_norm;
+  else if (!strcmp(op, "nn.group_norm")) expand = expand_group_norm;
   else if (!strcmp(op, "nn.l2_normalize")) expand = expand_l2_normalize;
   if (!expand) return PSG_OK;
   psgi_built b;

@@ -49,6 +49,18 @@ static void test_other_projections_kept(void) {
   check_pass("SimplifyInference", NULL, in, in);
 }
 
+static void test_group_norm(void) {
+  check_pass("SimplifyInference", NULL,
+             HDR "def @main(%x: Tensor[(1, 4, 2, 3), float32], %g: Tensor[(4), float32], %b: Tensor[(4), float32]) {\n"
+                 "  nn.group_norm(%x, %g, %b, num_groups=2)\n}\n",
+             HDR "def @main(%x: Tensor[(1, 4, 2, 3), float32], %g: Tensor[(4), float32], %b: Tensor[(4), float32]) {\n"
+                 "  %0 = reshape(%x, newshape=[1, 2, 2, 2, 3]);\n  %1 = mean(%0, axis=[2, 3, 4], keepdims=True);\n"
+                 "  %2 = subtract(%0, %1);\n  %3 = multiply(%2, %2);\n  %4 = mean(%3, axis=[2, 3, 4], keepdims=True);\n"
+                 "  %5 = add(%4, 1e-05f);\n  %6 = sqrt(%5);\n  %7 = divide(%2, %6);\n  %8 = reshape(%7, newshape=[1, 4, 2, 3]);\n"
+                 "  %9 = expand_dims(%g, axis=1, num_newaxis=2);\n  %10 = multiply(%8, %9);\n"
+                 "  %11 = expand_dims(%b, axis=1, num_newaxis=2);\n  add(%10, %11)\n}\n");
+}
+
 static void test_layer_norm(void) {
   check_pass("SimplifyInference", NULL,
              HDR "def @main(%x: Tensor[(2, 4), float32], %g: Tensor[(4), float32], %b: Tensor[(4), float32]) {\n"
@@ -112,8 +124,14 @@ static void test_semantics(void) {
   check_same_outputs(ctx, HDR "def @main(%x: Tensor[(3, 2), float32], %g: " T ", %b: " T ") {\n"
                          "  nn.layer_norm(%x, %g, %b)\n}\n",
                      (psg_tensor *[]){y, g, b}, 3);
-  psg_tensor *ts[] = {x, g, b, mu, var, y};
-  for (size_t i = 0; i < 6; i++) psg_tensor_release(ts[i]);
+  /* Group norm: 4 channels in 2 groups. */
+  psg_tensor *z = ramp(ctx, (int64_t[]){1, 4, 2, 3}, 4, -1.5f, 0.3f);
+  psg_tensor *g4 = ramp(ctx, (int64_t[]){4}, 1, 0.5f, 0.25f), *b4 = ramp(ctx, (int64_t[]){4}, 1, -0.1f, 0.2f);
+  check_same_outputs(ctx, HDR "def @main(%x: Tensor[(1, 4, 2, 3), float32], %g: Tensor[(4), float32], %b: Tensor[(4), float32]) {\n"
+                              "  nn.group_norm(%x, %g, %b, num_groups=2)\n}\n",
+                     (psg_tensor *[]){z, g4, b4}, 3);
+  psg_tensor *ts[] = {x, g, b, mu, var, y, z, g4, b4};
+  for (size_t i = 0; i < 9; i++) psg_tensor_release(ts[i]);
   CHECK_CTX_CLEAN(ctx);
 }
 
@@ -123,6 +141,7 @@ int main(void) {
   RUN_TEST(test_dropout_disappears);
   RUN_TEST(test_other_projections_kept);
   RUN_TEST(test_layer_norm);
+  RUN_TEST(test_group_norm);
   RUN_TEST(test_semantics);
   return check_finish();
 }
