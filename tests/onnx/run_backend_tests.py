@@ -15,6 +15,8 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+import parallel
+
 SUPPORTED = {
     "Relu", "Sigmoid", "Sqrt", "Log", "Neg", "Exp", "Tanh", "Abs", "Add", "Sub", "Mul", "Div", "Equal",
     "Greater", "GreaterOrEqual", "Less", "Max", "Min", "Pow", "Clip", "HardSigmoid", "LeakyRelu", "Identity",
@@ -153,6 +155,7 @@ def main():
     totals = collections.Counter()
     failures = []
     variants = []
+    todo = []
     for s in args.sets.split(","):
         for test_dir in sorted(glob.glob(os.path.join(ROOT, s, "test_*"))):
             name = s + "/" + os.path.basename(test_dir)
@@ -168,24 +171,28 @@ def main():
                 for op in ops - SUPPORTED:
                     per_op[op]["unsupported"] += 1
                 continue
-            with tempfile.TemporaryDirectory() as tmp:
-                try:
-                    status, detail = check_one(args.passage, test_dir, tmp)
-                except subprocess.TimeoutExpired:
-                    status, detail = "fail", "timeout"
-                except ValueError as e:  # test data python-onnx cannot read as tensors
-                    status, detail = "unsupported", "test data: %s" % e
-            if status == "fail" and name in known:
-                status = "known"
-            totals[status] += 1
-            for op in ops:
-                per_op[op][status] += 1
-            if status == "fail":
-                failures.append((name, detail))
-            if status == "unsupported":
-                variants.append((name, detail))
-            if args.v or status == "fail":
-                print("%-7s %s %s" % (status.upper(), name, detail), flush=True)
+            todo.append((name, test_dir, ops))
+
+    def check_in(item, tmp):
+        try:
+            return check_one(args.passage, item[1], tmp)
+        except subprocess.TimeoutExpired:
+            return "fail", "timeout"
+        except ValueError as e:  # test data python-onnx cannot read as tensors
+            return "unsupported", "test data: %s" % e
+
+    for (name, test_dir, ops), (status, detail) in zip(todo, parallel.map_in_tmp(check_in, todo)):
+        if status == "fail" and name in known:
+            status = "known"
+        totals[status] += 1
+        for op in ops:
+            per_op[op][status] += 1
+        if status == "fail":
+            failures.append((name, detail))
+        if status == "unsupported":
+            variants.append((name, detail))
+        if args.v or status == "fail":
+            print("%-7s %s %s" % (status.upper(), name, detail), flush=True)
     if variants:
         print("\nsupported ops, variants the importer reports as unsupported:")
         for name, detail in variants:

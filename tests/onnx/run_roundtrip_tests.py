@@ -6,7 +6,9 @@ onnx.checker.check_model(full_check=True), import the export again, run both
 with `passage run` on test_data_set_0 and require the same outputs (bitwise
 for the same kernels; a tolerance of 1e-6 relative covers rewritten graphs).
 Exits 1 on any failure. Run with /usr/bin/python3."""
-import argparse, glob, os, subprocess, sys, tempfile
+import argparse, glob, os, subprocess, sys
+
+import parallel
 
 import numpy as np
 import onnx
@@ -82,6 +84,7 @@ def main():
     ap.add_argument("-v", action="store_true")
     args = ap.parse_args()
     counts = {"pass": 0, "fail": 0, "skip": 0}
+    todo = []
     for s in args.sets.split(","):
         for test_dir in sorted(glob.glob(os.path.join(ROOT, s, "test_*"))):
             if not os.path.exists(os.path.join(test_dir, "model.onnx")):
@@ -90,16 +93,19 @@ def main():
                 ops = model_ops(onnx.load(os.path.join(test_dir, "model.onnx")).graph, set())
             except Exception:
                 continue
-            if not ops or not ops <= SUPPORTED:
-                continue
-            with tempfile.TemporaryDirectory() as tmp:
-                try:
-                    status, detail = check(args.passage, test_dir, tmp)
-                except (ValueError, subprocess.TimeoutExpired) as e:
-                    status, detail = "skip", str(e)
-            counts[status] += 1
-            if status == "fail" or args.v:
-                print("%-5s %s/%s %s" % (status.upper(), s, os.path.basename(test_dir), detail), flush=True)
+            if ops and ops <= SUPPORTED:
+                todo.append((s, test_dir))
+
+    def check_in(item, tmp):
+        try:
+            return check(args.passage, item[1], tmp)
+        except (ValueError, subprocess.TimeoutExpired) as e:
+            return "skip", str(e)
+
+    for (s, test_dir), (status, detail) in zip(todo, parallel.map_in_tmp(check_in, todo)):
+        counts[status] += 1
+        if status == "fail" or args.v:
+            print("%-5s %s/%s %s" % (status.upper(), s, os.path.basename(test_dir), detail), flush=True)
     print("\nround trip: %d passed, %d failed, %d skipped (not importable, not runnable, or no ONNX form)"
           % (counts["pass"], counts["fail"], counts["skip"]))
     return 1 if counts["fail"] or counts["pass"] == 0 else 0
