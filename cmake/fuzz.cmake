@@ -4,7 +4,9 @@
 # ctest `fuzz.NAME` for PASSAGE_FUZZ_SECONDS over a scratch copy of its corpus.
 
 # The old in-tree block builds the same targets when the whole build is clang.
-if(PASSAGE_FUZZ OR NOT PASSAGE_TESTS)
+# The fuzzers carry their own ASan+UBSan, so the sanitizer configuration of
+# `make test` does not build and run them a second time.
+if(PASSAGE_FUZZ OR NOT PASSAGE_TESTS OR PASSAGE_SANITIZE)
   return()
 endif()
 

@@ -69,7 +69,9 @@ endif()
 # clang-14 like cmake/fuzz.cmake's targets, over the core sources plus the
 # frontend and the generated decoder; seeded from libonnx-testdata at run time.
 find_program(PASSAGE_ONNX_CLANG14 NAMES clang-14)
-if(PASSAGE_TESTS AND NOT PASSAGE_FUZZ AND PASSAGE_ONNX_CLANG14 AND EXISTS /usr/share/libonnx-testdata/data/node)
+# Like cmake/fuzz.cmake's, it is built and run in the non-sanitizer configuration only.
+if(PASSAGE_TESTS AND NOT PASSAGE_FUZZ AND NOT PASSAGE_SANITIZE AND PASSAGE_ONNX_CLANG14
+   AND EXISTS /usr/share/libonnx-testdata/data/node)
   set(exe ${PROJECT_BINARY_DIR}/fuzz/fuzz_onnx)
   add_custom_command(
     OUTPUT ${exe}
