@@ -54,6 +54,13 @@ struct psg_tensor {
   void *release_user;
   int64_t shape[];
 };
+/* A tensor of `shape` whose bytes are left uninitialized, for a producer that
+ * writes every byte before anyone else sees it (kernels: no zero fill of
+ * memory about to be overwritten). */
+psg_status psgi_tensor_alloc(psg_ctx *ctx, int dtype, const int64_t *shape, int ndim, psg_tensor **out);
+/* A tensor of `shape` sharing src's bytes (same dtype and byte size; src is
+ * kept alive): reshape-like ops produce one without copying. */
+psg_status psgi_tensor_view(psg_ctx *ctx, psg_tensor *src, const int64_t *shape, int ndim, psg_tensor **out);
 
 /* Expressions ------------------------------------------------------------- */
 enum { PSGI_EXPR_IMMORTAL = 1 }; /* flags: Op nodes owned by the context */

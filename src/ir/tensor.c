@@ -57,6 +57,38 @@ psg_status psg_tensor_create(psg_ctx *ctx, int dtype, const int64_t *shape, int 
   return PSG_OK;
 }
 
+psg_status psgi_tensor_alloc(psg_ctx *ctx, int dtype, const int64_t *shape, int ndim, psg_tensor **out) {
+  *out = NULL;
+  size_t nbytes;
+  if (!shape_bytes(dtype, shape, ndim, &nbytes))
+    return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0,
+                         NULL, "invalid tensor dtype or shape");
+  psg_status st = make(ctx, dtype, shape, ndim, nbytes, out);
+  if (!st) (*out)->nbytes = nbytes;
+  return st;
+}
+
+static void release_viewed(void *user) { psg_tensor_release(user); }
+
+psg_status psgi_tensor_view(psg_ctx *ctx, psg_tensor *src, const int64_t *shape, int ndim, psg_tensor **out) {
+  *out = NULL;
+  size_t nbytes;
+  if (!shape_bytes(src->dtype, shape, ndim, &nbytes) || nbytes != src->nbytes)
+    return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0,
+                         NULL, "invalid tensor view shape");
+  if (!nbytes) return psg_tensor_create(ctx, src->dtype, shape, ndim, NULL, out);
+  /* A view of a view holds the root: release never chains (no recursion). */
+  if (src->release == release_viewed) src = src->release_user;
+  psg_status st = make(ctx, src->dtype, shape, ndim, 0, out);
+  if (st) return st;
+  psg_tensor_retain(src);
+  (*out)->data = src->data;
+  (*out)->nbytes = nbytes;
+  (*out)->release = release_viewed;
+  (*out)->release_user = src;
+  return PSG_OK;
+}
+
 psg_status psg_tensor_wrap(psg_ctx *ctx, int dtype, const int64_t *shape, int ndim,
                            const void *data, void (*release)(void *user), void *user,
                            psg_tensor **out) {

@@ -139,6 +139,54 @@ static bool or_i(int64_t a, int64_t b, bool uns, int64_t *r) {
 
 static bool is_unsigned(int dtype) { return dtype >= PSG_DTYPE_UINT8 && dtype <= PSG_DTYPE_UINT64; }
 
+/* float32 in, float32 out: dims whose strides allow it are merged, and the
+ * innermost run is a tight loop (FoldConstant folds whole weight tensors). */
+static void binary_f32(const psgi_bcast_iter *it, const float *a, const float *b, float *o, float (*f)(float, float)) {
+  int64_t d[PSG_MAX_RANK], sa[PSG_MAX_RANK], sb[PSG_MAX_RANK], idx[PSG_MAX_RANK];
+  int n = 0;
+  for (int i = 0; i < it->ndim; i++) {
+    int64_t di = it->dims[i], ai = it->strides[0][i], bi = it->strides[1][i];
+    if (di == 1) continue;
+    if (n && sa[n - 1] == ai * di && sb[n - 1] == bi * di) {
+      d[n - 1] *= di;
+      sa[n - 1] = ai;
+      sb[n - 1] = bi;
+    } else {
+      d[n] = di;
+      sa[n] = ai;
+      sb[n] = bi;
+      idx[n++] = 0;
+    }
+  }
+  if (n == 0) {
+    o[0] = f(a[0], b[0]);
+    return;
+  }
+  int last = n - 1;
+  int64_t ia = 0, ib = 0, k = 0, m = d[last], xa = sa[last], xb = sb[last];
+  for (;;) {
+    if (xa == 1 && xb == 0) {
+      float y = b[ib];
+      for (int64_t j = 0; j < m; j++) o[k + j] = f(a[ia + j], y);
+    } else if (xa == 1 && xb == 1) {
+      for (int64_t j = 0; j < m; j++) o[k + j] = f(a[ia + j], b[ib + j]);
+    } else {
+      for (int64_t j = 0; j < m; j++) o[k + j] = f(a[ia + j * xa], b[ib + j * xb]);
+    }
+    k += m;
+    int i = last - 1;
+    for (; i >= 0; i--) {
+      ia += sa[i];
+      ib += sb[i];
+      if (++idx[i] < d[i]) break;
+      ia -= sa[i] * d[i];
+      ib -= sb[i] * d[i];
+      idx[i] = 0;
+    }
+    if (i < 0) return;
+  }
+}
+
 /* Maps op over the broadcast operands; the result is computed in the
  * operands' domain and stored in the output dtype (bool for comparisons). */
 static psg_status binary_run(psgi_op_call *call, psgi_value *const *args, const psg_type *out_type,
@@ -148,12 +196,17 @@ static psg_status binary_run(psgi_op_call *call, psgi_value *const *args, const 
   const psg_type *ins[2] = {psg_tensor_type(call->ctx, a), psg_tensor_type(call->ctx, b)};
   if (!ins[0] || !ins[1]) return psgi_nomem(call->ctx);
   void *o;
-  psg_status st = psgi_kernel_alloc(call, out_type, &t, &o);
+  /* Every element is written below, or the tensor is dropped. */
+  psg_status st = psgi_kernel_alloc_raw(call, out_type, &t, &o);
   if (st) return st;
   int dt = a->dtype, odt = out_type->dtype, cls = psgi_dtype_class(dt);
   bool uns = is_unsigned(dt);
   psgi_bcast_iter it;
   psgi_bcast_init(&it, out_type->dims, out_type->n, ins, 2);
+  if (dt == PSG_DTYPE_FLOAT32 && odt == PSG_DTYPE_FLOAT32 && b->dtype == PSG_DTYPE_FLOAT32) {
+    if (it.numel) binary_f32(&it, a->data, b->data, o, op->f32);
+    return psgi_kernel_result(call, t, out);
+  }
   if (it.numel) do {
       size_t i = (size_t)it.off[0], j = (size_t)it.off[1], k = (size_t)it.out_off;
       if (cls == PSGI_CLASS_F32) {

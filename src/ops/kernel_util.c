@@ -258,6 +258,31 @@ psg_status psgi_kernel_alloc(psgi_op_call *call, const psg_type *t, psg_tensor *
   return PSG_OK;
 }
 
+psg_status psgi_kernel_alloc_raw(psgi_op_call *call, const psg_type *t, psg_tensor **out, void **data) {
+  *out = NULL;
+  *data = NULL;
+  if (!t || t->kind != PSG_TYPE_TENSOR || !psg_type_is_static(t))
+    return psgi_op_fail(call, PSG_ERR_UNSUPPORTED, "'%s' cannot be evaluated on a tensor of unknown shape",
+                        psgi_op_table[call->op].name);
+  psg_status st = psgi_tensor_alloc(call->ctx, t->dtype, t->dims, t->n, out);
+  if (st) return st == PSG_ERR_NOMEM ? st : psgi_op_fail(call, st, "cannot allocate the result of '%s'",
+                                                         psgi_op_table[call->op].name);
+  *data = (void *)(*out)->data;
+  return PSG_OK;
+}
+
+psg_status psgi_kernel_view(psgi_op_call *call, psg_tensor *x, const psg_type *t, psgi_value **out) {
+  *out = NULL;
+  if (!t || t->kind != PSG_TYPE_TENSOR || !psg_type_is_static(t) || t->dtype != x->dtype)
+    return psgi_op_fail(call, PSG_ERR_UNSUPPORTED, "'%s' cannot be evaluated on a tensor of unknown shape",
+                        psgi_op_table[call->op].name);
+  psg_tensor *v;
+  psg_status st = psgi_tensor_view(call->ctx, x, t->dims, t->n, &v);
+  if (st) return st == PSG_ERR_NOMEM ? st : psgi_op_fail(call, st, "cannot allocate the result of '%s'",
+                                                         psgi_op_table[call->op].name);
+  return psgi_kernel_result(call, v, out);
+}
+
 psg_status psgi_kernel_result(psgi_op_call *call, psg_tensor *t, psgi_value **out) {
   psg_status st = psgi_value_tensor(call->ctx, t, out);
   psg_tensor_release(t);

@@ -54,6 +54,12 @@ psg_tensor *psgi_value_as_tensor(const psgi_value *v);
 /* Allocates a zero-filled tensor of static type `t` and exposes its bytes for
  * writing (the tensor is private to the kernel until wrapped). */
 psg_status psgi_kernel_alloc(psgi_op_call *call, const psg_type *t, psg_tensor **out, void **data);
+/* The same with the bytes left uninitialized: for kernels that write every
+ * element (no zero fill of memory about to be overwritten). */
+psg_status psgi_kernel_alloc_raw(psgi_op_call *call, const psg_type *t, psg_tensor **out, void **data);
+/* A result of static type `t` sharing x's bytes (reshape-like kernels: the
+ * same elements in the same order), as a value. */
+psg_status psgi_kernel_view(psgi_op_call *call, psg_tensor *x, const psg_type *t, psgi_value **out);
 /* Wraps a tensor into a value, taking over the caller's reference to t. */
 psg_status psgi_kernel_result(psgi_op_call *call, psg_tensor *t, psgi_value **out);
 /* Number of elements of a static shape. */

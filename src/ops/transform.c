@@ -9,17 +9,11 @@
 /* Helpers ----------------------------------------------------------------------- */
 
 /* Kernels whose output holds the input's elements in the same order (reshape,
- * squeeze, expand_dims) copy the bytes once. */
+ * squeeze, expand_dims) share the input's bytes (tensors are immutable). */
 static psg_status same_bytes_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,
                                     psgi_value **out) {
   (void)nargs;
-  const psg_tensor *x = psgi_tf_arg(args, 0);
-  psg_tensor *t;
-  void *data;
-  psg_status st = psgi_kernel_alloc(call, out_type, &t, &data);
-  if (st) return st;
-  if (t->nbytes) memcpy(data, x->data, t->nbytes); /* an empty tensor may have no buffer */
-  return psgi_kernel_result(call, t, out);
+  return psgi_kernel_view(call, psgi_value_as_tensor(args[0]), out_type, out);
 }
 
 static int64_t mul_dims(int64_t a, int64_t b) {
@@ -176,7 +170,7 @@ static psg_status transpose_kernel(psgi_op_call *call, psgi_value *const *args, 
   if (st) return st;
   psg_tensor *t;
   void *data;
-  if ((st = psgi_kernel_alloc(call, out_type, &t, &data))) return st;
+  if ((st = psgi_kernel_alloc_raw(call, out_type, &t, &data))) return st;
   psgi_row_strides(x->shape, x->ndim, is);
   psgi_row_strides(t->shape, t->ndim, os);
   for (int i = 0; i < x->ndim; i++) ss[i] = is[perm[i]];
@@ -266,9 +260,13 @@ static psg_status broadcast_to_kernel(psgi_op_call *call, psgi_value *const *arg
                                       const psg_type *out_type, psgi_value **out) {
   (void)nargs;
   const psg_tensor *x = psgi_tf_arg(args, 0);
+  /* Nothing stretched (only leading 1s added): the same bytes. */
+  if (out_type && out_type->kind == PSG_TYPE_TENSOR && psg_type_is_static(out_type) &&
+      psgi_numel(out_type->dims, out_type->n) == psgi_numel(x->shape, x->ndim))
+    return psgi_kernel_view(call, psgi_value_as_tensor(args[0]), out_type, out);
   psg_tensor *t;
   void *data;
-  psg_status st = psgi_kernel_alloc(call, out_type, &t, &data);
+  psg_status st = psgi_kernel_alloc_raw(call, out_type, &t, &data);
   if (st) return st;
   int64_t is[PSG_MAX_RANK], ss[PSG_MAX_RANK], os[PSG_MAX_RANK];
   int lead = t->ndim - x->ndim;
@@ -320,7 +318,7 @@ static psg_status tile_kernel(psgi_op_call *call, psgi_value *const *args, size_
   if (st) return st;
   psg_tensor *t;
   void *data;
-  if ((st = psgi_kernel_alloc(call, out_type, &t, &data))) return st;
+  if ((st = psgi_kernel_alloc_raw(call, out_type, &t, &data))) return st;
   psgi_row_strides(x->shape, x->ndim, is);
   psgi_row_strides(t->shape, t->ndim, os);
   int lead = rank - x->ndim;
@@ -369,7 +367,7 @@ static psg_status repeat_kernel(psgi_op_call *call, psgi_value *const *args, siz
   if (st) return st;
   psg_tensor *t;
   void *data;
-  if ((st = psgi_kernel_alloc(call, out_type, &t, &data))) return st;
+  if ((st = psgi_kernel_alloc_raw(call, out_type, &t, &data))) return st;
   psgi_row_strides(x->shape, x->ndim, is);
   psgi_row_strides(t->shape, t->ndim, os);
   for (int i = 0; i < x->ndim; i++) {
@@ -406,7 +404,7 @@ static psg_status reverse_kernel(psgi_op_call *call, psgi_value *const *args, si
   if (st) return st;
   psg_tensor *t;
   void *data;
-  if ((st = psgi_kernel_alloc(call, out_type, &t, &data))) return st;
+  if ((st = psgi_kernel_alloc_raw(call, out_type, &t, &data))) return st;
   psgi_row_strides(x->shape, x->ndim, is);
   memcpy(ss, is, sizeof ss);
   ss[axis] = -is[axis];

@@ -67,15 +67,25 @@ static uint32_t region_of(const cse *c, const psg_expr *e) {
 
 /* Hashing and matching ------------------------------------------------------------ */
 
+/* dtype, shape and a sample of the bytes: all of a small tensor, 64 evenly
+ * spaced 64-byte pieces of a large one (weights are megabytes; equal hashes
+ * are confirmed by comparing all bytes, and different weights of one shape
+ * differ almost everywhere). */
+enum { SAMPLE_PIECES = 64, SAMPLE_PIECE = 64 };
 static uint64_t tensor_hash(const psg_tensor *t) {
   uint64_t h = psgi_hash_mix((uint64_t)t->dtype, (uint64_t)t->ndim);
   for (int i = 0; i < t->ndim; i++) h = psgi_hash_mix(h, (uint64_t)t->shape[i]);
-  return psgi_hash_mix(h, psgi_hash_bytes(t->data, t->nbytes));
+  if (t->nbytes <= SAMPLE_PIECES * SAMPLE_PIECE) return psgi_hash_mix(h, psgi_hash_bytes(t->data, t->nbytes));
+  const unsigned char *p = t->data;
+  size_t step = (t->nbytes - SAMPLE_PIECE) / (SAMPLE_PIECES - 1);
+  for (size_t k = 0; k < SAMPLE_PIECES; k++) h = psgi_hash_mix(h, psgi_hash_bytes(p + k * step, SAMPLE_PIECE));
+  return h;
 }
 
-/* An argument's identity: the node itself, a tuple's fields, or a constant's value. */
+/* An argument's identity: the node itself or a tuple's fields. Constants are
+ * merged before the calls that use them (post-order, region 0), so equal
+ * constants are one node by then. */
 static uint64_t arg_hash(const psg_expr *a) {
-  if (a->kind == PSG_EXPR_CONSTANT) return tensor_hash(a->u.constant);
   if (a->kind != PSG_EXPR_TUPLE) return psgi_hash_ptr(a);
   uint64_t h = 0x7475706c65; /* "tuple" */
   for (uint32_t i = 0; i < a->nkids; i++) h = psgi_hash_mix(h, psgi_hash_ptr(a->kids[i]));
@@ -85,7 +95,6 @@ static uint64_t arg_hash(const psg_expr *a) {
 static bool same_arg(const psg_expr *a, const psg_expr *b) {
   if (a == b) return true;
   if (a->kind != b->kind) return false;
-  if (a->kind == PSG_EXPR_CONSTANT) return psg_tensor_equal(a->u.constant, b->u.constant);
   if (a->kind != PSG_EXPR_TUPLE || a->nkids != b->nkids) return false;
   for (uint32_t i = 0; i < a->nkids; i++)
     if (a->kids[i] != b->kids[i]) return false;
