@@ -6,7 +6,7 @@ JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 # Everything the build and the tests need from Debian (tools/ci/install-deps.sh
 # installs what is missing when run as root).
-DEB_PACKAGES = cmake make gcc libc6-dev python3 \
+DEB_PACKAGES = cmake make gcc libc6-dev python3 pkg-config \
   clang-14 llvm-14-tools libclang-rt-14-dev mlir-19-tools \
   python3-pytest python3-numpy python3-onnx \
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata

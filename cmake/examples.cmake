@@ -16,3 +16,12 @@ if(PASSAGE_TESTS)
   set_tests_properties(example.quickstart_static PROPERTIES ENVIRONMENT "${SAN_ENV}"
                        PASS_REGULAR_EXPRESSION "def @main")
 endif()
+
+# An out-of-tree user of the installed library, through find_package(passage)
+# and through pkg-config. Not in the sanitizer configuration: an instrumented
+# library cannot be linked by an uninstrumented program.
+if(PASSAGE_TESTS AND NOT PASSAGE_SANITIZE)
+  add_test(NAME example.installed
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/install/run.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+  set_tests_properties(example.installed PROPERTIES TIMEOUT 300)
+endif()
