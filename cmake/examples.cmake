@@ -25,3 +25,15 @@ if(PASSAGE_TESTS AND NOT PASSAGE_SANITIZE)
            COMMAND ${PROJECT_SOURCE_DIR}/tests/install/run.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
   set_tests_properties(example.installed PROPERTIES TIMEOUT 300)
 endif()
+
+# Only PSG_API symbols leave the shared libraries (STYLE rule 2): every
+# exported name starts with psg_.
+if(PASSAGE_TESTS)
+  set(exported_libs $<TARGET_FILE:passage>)
+  if(TARGET passage_onnx)
+    list(APPEND exported_libs $<TARGET_FILE:passage_onnx>)
+  endif()
+  add_test(NAME abi.exports COMMAND sh -c
+    "bad=$(for l in \"$@\"; do nm -D --defined-only \"$l\" | awk '{print $3}' | grep -v '^psg_'; done); \
+     if [ -n \"$bad\" ]; then echo \"exported without the psg_ prefix:\"; echo \"$bad\"; exit 1; fi" sh ${exported_libs})
+endif()
