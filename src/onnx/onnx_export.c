@@ -26,7 +26,17 @@ typedef struct exporter {
   size_t *counts;
   size_t cap, len;
   unsigned counter;
+  struct pmap *uses;  /* expr -> how many parents use it (counted before the walk) */
+  struct pmap *bound; /* parameter of an inlined function -> its argument */
+  struct pmap *made;  /* call -> the ONNX node it became */
 } exporter;
+
+/* A pointer map (open addressing, arena memory) for the side tables above. */
+typedef struct pmap {
+  const void **keys;
+  void **vals;
+  size_t cap, len;
+} pmap;
 
 static void *ealloc(exporter *x, size_t n) {
   blk *b = malloc(sizeof(blk) + n);
@@ -103,6 +113,126 @@ static char **get_names(const exporter *x, const psg_expr *e, size_t *n) {
   return x->names[s];
 }
 
+
+static size_t pmap_slot(const pmap *m, const void *k) {
+  size_t i = ((uintptr_t)k >> 4) * 11400714819323198485ull & (m->cap - 1);
+  while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
+  return i;
+}
+
+static void *pmap_get(const pmap *m, const void *k) {
+  if (!m || !m->cap) return NULL;
+  size_t s = pmap_slot(m, k);
+  return m->keys[s] ? m->vals[s] : NULL;
+}
+
+static void pmap_put(exporter *x, pmap **mp, const void *k, void *v) {
+  if (!*mp && !(*mp = ealloc(x, sizeof **mp))) return;
+  pmap *m = *mp;
+  if ((m->len + 1) * 2 > m->cap) {
+    size_t oc = m->cap, nc = oc ? oc * 2 : 256;
+    const void **ok = m->keys;
+    void **ov = m->vals;
+    const void **nk = ealloc(x, nc * sizeof *nk);
+    void **nv = ealloc(x, nc * sizeof *nv);
+    if (!nk || !nv) return;
+    memset(nk, 0, nc * sizeof *nk);
+    m->keys = nk, m->vals = nv, m->cap = nc;
+    for (size_t i = 0; i < oc; i++)
+      if (ok[i]) {
+        size_t s = pmap_slot(m, ok[i]);
+        m->keys[s] = ok[i], m->vals[s] = ov[i];
+      }
+  }
+  size_t s = pmap_slot(m, k);
+  if (!m->keys[s]) m->len++;
+  m->keys[s] = k, m->vals[s] = v;
+}
+
+static size_t uses_of(const exporter *x, const psg_expr *e) { return (size_t)(uintptr_t)pmap_get(x->uses, e); }
+
+static void use(exporter *x, const psg_expr *e) {
+  if (e) pmap_put(x, &x->uses, e, (void *)(uintptr_t)(uses_of(x, e) + 1));
+}
+
+/* Use counts: each node's parents (the visitor reaches each node once). */
+static psg_status count_post(psg_visitor *v, const psg_expr *e) {
+  exporter *x = v->user;
+  switch (psg_expr_kind(e)) {
+  case PSG_EXPR_CALL:
+    use(x, psg_call_get_callee(e));
+    for (size_t i = 0; i < psg_call_num_args(e); i++) use(x, psg_call_get_arg(e, i));
+    break;
+  case PSG_EXPR_TUPLE:
+    for (size_t i = 0; i < psg_tuple_size(e); i++) use(x, psg_tuple_get_field(e, i));
+    break;
+  case PSG_EXPR_TUPLE_GET_ITEM: use(x, psg_tuple_get_item_get_tuple(e)); break;
+  case PSG_EXPR_LET:
+    use(x, psg_let_get_value(e));
+    use(x, psg_let_get_body(e));
+    break;
+  case PSG_EXPR_IF:
+    use(x, psg_if_get_cond(e));
+    use(x, psg_if_get_then(e));
+    use(x, psg_if_get_else(e));
+    break;
+  case PSG_EXPR_FUNCTION: use(x, psg_function_get_body(e)); break;
+  default: break;
+  }
+  return x->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+/* A parameter of an inlined function stands for its argument. */
+static const psg_expr *resolve(const exporter *x, const psg_expr *e) {
+  const psg_expr *b;
+  while (psg_expr_kind(e) == PSG_EXPR_VAR && (b = pmap_get(x->bound, e))) e = b;
+  return e;
+}
+
+static bool is_op_call(const psg_expr *e, const char *name) {
+  return psg_expr_kind(e) == PSG_EXPR_CALL && psg_expr_kind(psg_call_get_callee(e)) == PSG_EXPR_OP &&
+         !strcmp(psg_op_name(psg_call_get_callee(e)), name);
+}
+
+static const char *init_raw(exporter *x, int dtype, const int64_t *shape, int nd, const void *data, size_t nbytes);
+
+/* add(conv, B) with B a constant along the output channels (C), (C, 1, 1) or
+ * (1, C, 1, 1): the Conv's bias input (ONNX's Conv computes the same sum).
+ * add(dense, B) exported as Gemm: Gemm's C input (broadcast to the result).
+ * Only when the add is the conv's one use and does not widen its result.
+ * Returns the node that now computes the add, or NULL. */
+static Onnx__NodeProto *fold_bias(exporter *x, const psg_expr *e) {
+  if (psg_call_num_args(e) != 2) return NULL;
+  const psg_type *rt = psg_expr_checked_type(e);
+  for (int side = 0; side < 2; side++) {
+    const psg_expr *p = psg_call_get_arg(e, (size_t)side), *c = resolve(x, psg_call_get_arg(e, (size_t)(1 - side)));
+    bool conv = is_op_call(p, "nn.conv2d") || is_op_call(p, "nn.conv2d_transpose"), gemm = is_op_call(p, "nn.dense");
+    Onnx__NodeProto *n = pmap_get(x->made, p);
+    if ((!conv && !gemm) || !n || n->n_input != 2 || uses_of(x, p) != 1 || psg_expr_checked_type(p) != rt ||
+        psg_expr_kind(c) != PSG_EXPR_CONSTANT || !rt || psg_type_kind(rt) != PSG_TYPE_TENSOR)
+      continue;
+    psg_tensor *t = psg_constant_get_tensor(c);
+    int nd = psg_tensor_ndim(t), r = psg_type_ndim(rt);
+    if (psg_tensor_dtype(t) != psg_type_dtype(rt) || nd > r) continue;
+    if (gemm && !strcmp(n->op_type, "Gemm")) {
+      size_t k = 0;
+      char **nm = get_names(x, psg_call_get_arg(e, (size_t)(1 - side)), &k);
+      if (!nm || k != 1) continue;
+      n->input[2] = nm[0];
+      n->n_input = 3;
+      return n;
+    }
+    if (!conv || r != 4) continue;
+    int64_t ch = psg_type_dim(rt, 1);
+    bool along = ch > 0 && psg_tensor_numel(t) == ch;
+    for (int j = 0; j < nd && along; j++) along = psg_tensor_dim(t, j) == 1 || r - nd + j == 1;
+    if (!along) continue;
+    n->input[2] = (char *)init_raw(x, psg_tensor_dtype(t), &ch, 1, psg_tensor_data(t), psg_tensor_nbytes(t));
+    n->n_input = 3;
+    return n;
+  }
+  return NULL;
+}
 
 static psg_status fail(exporter *x, psg_status code, const char *fmt, ...) {
   char msg[512];
@@ -388,6 +518,7 @@ static psg_status inline_call(exporter *x, const psg_expr *e, const psg_expr *fn
     char **nm = get_names(x, psg_call_get_arg(e, i), &k);
     if (!nm) return fail(x, PSG_ERR_INTERNAL, "argument %zu (%s) has no value", i, psg_expr_kind_name(psg_expr_kind(psg_call_get_arg(e, i))));
     set_names(x, psg_function_get_param(fn, i), nm, k);
+    pmap_put(x, &x->bound, psg_function_get_param(fn, i), psg_call_get_arg(e, i));
   }
   psg_status st = walk(x, body);
   if (st) return st;
@@ -413,6 +544,7 @@ static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names,
   const psg_type *rt = psg_expr_checked_type(e);
   Onnx__NodeProto *n = NULL;
   *nout = 1;
+  if (!strcmp(op, "add") && (n = fold_bias(x, e))) goto done;
   for (size_t i = 0; i < sizeof simple_ops / sizeof simple_ops[0]; i++)
     if (!strcmp(op, simple_ops[i].relay)) {
       n = node(x, simple_ops[i].onnx, (int)na, 1);
@@ -544,6 +676,11 @@ static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names,
     for (int i = 0; i < r; i++) w[i] = psg_type_dim(rt, i);
     n = node(x, !strcmp(op, "broadcast_to") ? "Expand" : "Reshape", 2, 1);
     if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_ints(x, w, (size_t)r);
+    /* A literal 0 extent (empty tensors): without allowzero, Reshape would
+     * copy the input's dim there (found by fuzz_onnx). */
+    bool zero = false;
+    for (int i = 0; i < r; i++) zero |= w[i] == 0;
+    if (zero && strcmp(op, "broadcast_to")) attr_int(x, n, "allowzero", 1);
   } else if (!strcmp(op, "transpose")) {
     n = node(x, "Transpose", 1, 1);
     if (n) n->input[0] = (char *)in[0];
@@ -626,7 +763,8 @@ done:
   if (!names) return PSG_ERR_NOMEM;
   names[0] = n->output[0];
   *out_names = names;
-  return PSG_OK;
+  pmap_put(x, &x->made, e, n);
+  return x->oom ? PSG_ERR_NOMEM : PSG_OK;
 }
 
 static psg_status post(psg_visitor *v, const psg_expr *e) {
@@ -696,7 +834,10 @@ static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto 
     vpush(x, &x->inputs, value_info(x, names[0], t));
   }
   psg_expr *body = psg_function_get_body(fn);
-  psg_status st = walk(x, body);
+  psg_visitor counter = {NULL, count_post, x};
+  psg_status st = psg_visit(x->ctx, &counter, body);
+  use(x, body); /* the graph's output */
+  if (!st) st = walk(x, body);
   if (st) return st;
   if (x->errors) return PSG_ERR_UNSUPPORTED;
   size_t nb = 0;
