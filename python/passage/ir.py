@@ -552,6 +552,12 @@ def _wrap_expr(ptr, own=True):
     return obj
 
 
+def _child(getter):
+    """A read-only property: the child expression `getter` returns (borrowed
+    by C, so wrapped with a new reference)."""
+    return property(lambda self: _wrap_expr(getter(self._ptr), False))
+
+
 def _new(cls, fn, *args, what=None):
     out = ctypes.c_void_p()
     call(fn, CTX, *args, ctypes.byref(out), what=what or cls.__name__)
@@ -644,9 +650,7 @@ class TupleGetItem(Expr):
     def __init__(self, *a, **k):
         pass
 
-    @property
-    def tuple_value(self):
-        return _wrap_expr(lib.psg_tuple_get_item_get_tuple(self._ptr), False)
+    tuple_value = _child(lib.psg_tuple_get_item_get_tuple)
 
     @property
     def index(self):
@@ -671,9 +675,7 @@ class Call(Expr):
     def __init__(self, *a, **k):
         pass
 
-    @property
-    def op(self):
-        return _wrap_expr(lib.psg_call_get_callee(self._ptr), False)
+    op = _child(lib.psg_call_get_callee)
 
     @property
     def args(self):
@@ -695,17 +697,11 @@ class Let(Expr):
     def __init__(self, *a, **k):
         pass
 
-    @property
-    def var(self):
-        return _wrap_expr(lib.psg_let_get_var(self._ptr), False)
+    var = _child(lib.psg_let_get_var)
 
-    @property
-    def value(self):
-        return _wrap_expr(lib.psg_let_get_value(self._ptr), False)
+    value = _child(lib.psg_let_get_value)
 
-    @property
-    def body(self):
-        return _wrap_expr(lib.psg_let_get_body(self._ptr), False)
+    body = _child(lib.psg_let_get_body)
 
 
 class If(Expr):
@@ -718,17 +714,11 @@ class If(Expr):
     def __init__(self, *a, **k):
         pass
 
-    @property
-    def cond(self):
-        return _wrap_expr(lib.psg_if_get_cond(self._ptr), False)
+    cond = _child(lib.psg_if_get_cond)
 
-    @property
-    def true_branch(self):
-        return _wrap_expr(lib.psg_if_get_then(self._ptr), False)
+    true_branch = _child(lib.psg_if_get_then)
 
-    @property
-    def false_branch(self):
-        return _wrap_expr(lib.psg_if_get_else(self._ptr), False)
+    false_branch = _child(lib.psg_if_get_else)
 
 
 class Function(Expr):
@@ -754,9 +744,7 @@ class Function(Expr):
         return [_wrap_expr(lib.psg_function_get_param(self._ptr, i), False)
                 for i in range(lib.psg_function_num_params(self._ptr))]
 
-    @property
-    def body(self):
-        return _wrap_expr(lib.psg_function_get_body(self._ptr), False)
+    body = _child(lib.psg_function_get_body)
 
     @property
     def ret_type(self):
