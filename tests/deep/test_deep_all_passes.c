@@ -11,8 +11,9 @@
 #include <math.h>
 #include <time.h>
 #include "../unit/check.h"
+#include "deep_size.h"
 
-enum { BLOCKS = 200000, OPS_PER_BLOCK = 5 }; /* 1,000,000 calls */
+enum { OPS_PER_BLOCK = 5, BLOCKS = PASSAGE_DEEP_N / OPS_PER_BLOCK }; /* 1,000,000 calls */
 
 /* CPU time of this process: the machine may be shared. */
 static double now(void) {

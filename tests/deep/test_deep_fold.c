@@ -6,8 +6,9 @@
  * constant node. (The plain non-constant chain through a whole -O3
  * Sequential is in test_deep_passes.c.) */
 #include "../unit/check.h"
+#include "deep_size.h"
 
-enum { N = 1000000 };
+enum { N = PASSAGE_DEEP_N };
 
 static psg_expr *scalar(psg_ctx *ctx, float v) {
   psg_tensor *t = NULL;

@@ -5,8 +5,9 @@
  * DefuseOps gives back a body structurally equal to the chain. */
 #include <time.h>
 #include "../unit/check.h"
+#include "deep_size.h"
 
-enum { N = 1000000, MAX_DEPTH = 256 };
+enum { N = PASSAGE_DEEP_N, MAX_DEPTH = 256 };
 
 static double now(void) {
   struct timespec ts;

@@ -3,8 +3,9 @@
  * checked for free variables, put in a module and released without
  * overflowing a 1 MiB stack. */
 #include "../unit/check.h"
+#include "deep_size.h"
 
-enum { N = 1000000 };
+enum { N = PASSAGE_DEEP_N };
 
 static psg_status count_post(psg_visitor *v, const psg_expr *e) {
   (void)e;

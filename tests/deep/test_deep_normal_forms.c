@@ -4,8 +4,9 @@
  * chain comes back, structurally), ToBasicBlockNormalForm (nothing to scope:
  * the same function) and LambdaLift (nothing to lift: the same function). */
 #include "../unit/check.h"
+#include "deep_size.h"
 
-enum { N = 1000000 };
+enum { N = PASSAGE_DEEP_N };
 
 static psg_module *run_one(psg_ctx *ctx, const char *name, psg_module *m) {
   psg_pass *p = NULL;

@@ -5,8 +5,9 @@
  * DeadCodeElimination; over a 1,000,000-binding let chain where every other
  * binding is dead, DeadCodeElimination removes exactly those. */
 #include "../unit/check.h"
+#include "deep_size.h"
 
-enum { N = 1000000 };
+enum { N = PASSAGE_DEEP_N };
 
 static const psg_type *vec2(psg_ctx *ctx) {
   const psg_type *t = NULL;

@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../unit/check.h"
+#include "deep_size.h"
 
-enum { N = 1000000 };
+enum { N = PASSAGE_DEEP_N };
 
 /* Appends printf-style text to a growing buffer (test helper). */
 typedef struct text {
