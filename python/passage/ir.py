@@ -138,9 +138,23 @@ class FuncType(Type):
 # Reference-owning base ---------------------------------------------------------------
 
 class _Owned:
-    """Owns one C reference; `_release` is the C release function."""
+    """Owns one C reference; `_retain` and `_release` are the C functions."""
     __slots__ = ("_ptr", "__weakref__")
+    _retain = None
     _release = None
+
+    @classmethod
+    def _own(cls, ptr):
+        """A wrapper taking over the reference `ptr` (a new C reference)."""
+        obj = cls.__new__(cls)
+        obj._ptr = ptr
+        return obj
+
+    @classmethod
+    def _borrow(cls, ptr):
+        """A wrapper with its own reference to the borrowed `ptr`."""
+        cls._retain(ptr)
+        return cls._own(ptr)
 
     def __del__(self):
         ptr = getattr(self, "_ptr", None)
@@ -191,6 +205,7 @@ class Tensor(_Owned):
     """An n-dimensional array (TVM's NDArray): `shape`, `dtype`, `numpy()`,
     `tolist()`. Build with `passage.nd.array(value, dtype=None)`."""
     __slots__ = ()
+    _retain = staticmethod(lambda p: lib.psg_tensor_retain(p))
     _release = staticmethod(lambda p: lib.psg_tensor_release(p))
 
     def __init__(self, value, dtype=None):
@@ -205,17 +220,6 @@ class Tensor(_Owned):
         call(lib.psg_tensor_create, CTX, dtype_code(dt), dims, len(shape), buf, ctypes.byref(out),
              what="tensor")
         self._ptr = out.value
-
-    @classmethod
-    def _own(cls, ptr):
-        obj = cls.__new__(cls)
-        obj._ptr = ptr
-        return obj
-
-    @classmethod
-    def _borrow(cls, ptr):
-        lib.psg_tensor_retain(ptr)
-        return cls._own(ptr)
 
     @property
     def shape(self):
@@ -478,6 +482,7 @@ def _expr_ptr(e):
 class Expr(_Owned):
     """Base of every Relay expression (tvm.relay.Expr)."""
     __slots__ = ()
+    _retain = staticmethod(lambda p: lib.psg_expr_retain(p))
     _release = staticmethod(lambda p: lib.psg_expr_release(p))
 
     @property
@@ -787,6 +792,7 @@ class IRModule(_Owned):
     `update`, `__setitem__` and `remove` point at a new C module, as TVM's
     copy-on-write module looks mutable from Python."""
     __slots__ = ()
+    _retain = staticmethod(lambda p: lib.psg_module_retain(p))
     _release = staticmethod(lambda p: lib.psg_module_release(p))
 
     def __init__(self, functions=None, attrs=None, type_definitions=None):
@@ -801,17 +807,6 @@ class IRModule(_Owned):
                 self._replace(lambda o: lib.psg_module_with_attrs(self._ptr, a, o))
             finally:
                 lib.psg_attrs_release(a)
-
-    @classmethod
-    def _own(cls, ptr):
-        obj = cls.__new__(cls)
-        obj._ptr = ptr
-        return obj
-
-    @classmethod
-    def _borrow(cls, ptr):
-        lib.psg_module_retain(ptr)
-        return cls._own(ptr)
 
     @staticmethod
     def from_expr(expr, functions=None):
