@@ -2,7 +2,7 @@
 """ONNX benchmark (issue 6): per real model (tools/fetch-models.sh), Passage's
 import time, -O2 and -O3 pipeline time (the O2/O3 pass total from
 --time-passes), export time, node counts before and after (ONNX nodes of the
-original and of our -O3 export), and, in the same run, ONNX Runtime's
+original and of our -O3 export, If branches included), and, in the same run, ONNX Runtime's
 graph-optimization time (session creation 'all' minus 'disabled', median of 5)
 and its 'extended' optimized node count (contrib fused ops included in the
 count, marked). Usage: bench/onnx_bench.py --passage BUILD/passage [--quick]"""
@@ -22,6 +22,7 @@ MODELS = [
     ("embedding", os.path.join(OWW, "embedding_model.onnx"), ["input_1=1,76,32,1"]),
     ("hey_jarvis", os.path.join(OWW, "hey_jarvis_v0.1.onnx"), []),
     ("alexa", os.path.join(OWW, "alexa_v0.1.onnx"), []),
+    ("silero_vad", os.path.join(OWW, "silero_vad.onnx"), ["input=1,512", "h=2,1,64", "c=2,1,64"]),
 ]
 
 
@@ -40,9 +41,14 @@ def pipeline_us(stderr):
 
 
 def nodes(path):
+    """Nodes of the graph and of every subgraph (If branches), and how many are contrib ops."""
     m = onnx.load(path)
-    c = collections.Counter(n.domain or "ai.onnx" for n in m.graph.node)
-    return len(m.graph.node), sum(v for k, v in c.items() if k != "ai.onnx")
+    c, todo = collections.Counter(), [m.graph]
+    while todo:
+        g = todo.pop()
+        c.update(n.domain or "ai.onnx" for n in g.node)
+        todo += [a.g for n in g.node for a in n.attribute if a.type == onnx.AttributeProto.GRAPH]
+    return sum(c.values()), sum(v for k, v in c.items() if k != "ai.onnx")
 
 
 def main():
