@@ -182,6 +182,10 @@ static bool is_closed(const psg_expr *root) {
   return true;
 }
 
+bool onnxi_is_constant(const oval *v) {
+  return v->e && v->t && psg_type_kind(v->t) == PSG_TYPE_TENSOR && (psg_expr_kind(v->e) == PSG_EXPR_CONSTANT || is_closed(v->e));
+}
+
 psg_status onnxi_const_tensor(onnx_imp *im, const oval *v, const char *what, psg_tensor **out) {
   *out = NULL;
   if (psg_expr_kind(v->e) == PSG_EXPR_CONSTANT) {

