@@ -5,8 +5,14 @@ import time, -O2 and -O3 pipeline time (the O2/O3 pass total from
 original and of our -O3 export, If branches included), and, in the same run, ONNX Runtime's
 graph-optimization time (session creation 'all' minus 'disabled', median of 5)
 and its 'extended' optimized node count (contrib fused ops included in the
-count, marked). Usage: bench/onnx_bench.py --passage BUILD/passage [--quick]"""
-import argparse, collections, os, subprocess, sys, tempfile, time
+count, marked).
+Second table (issue 7): inference time in ONNX Runtime (session.run, one
+thread, median of interleaved runs after warm-up, bench/onnx_ort_run.js): the
+original model at ORT's 'extended' level against our -O3 export with ORT's
+optimizations 'disabled' (goal: ratio <= 1), plus the original 'disabled' and
+our export 'extended' to tell our graph from ORT's kernels (FusedConv etc.).
+Usage: bench/onnx_bench.py --passage BUILD/passage [--quick] [--runs N] [--run-only]"""
+import argparse, collections, json, os, subprocess, sys, tempfile, time
 
 import onnx
 
@@ -51,13 +57,69 @@ def nodes(path):
     return sum(c.values()), sum(v for k, v in c.items() if k != "ai.onnx")
 
 
+DTYPES = {1: "float32", 6: "int32", 7: "int64"}
+# Integer inputs are filled with these values (0 otherwise); floats are random.
+INT_VALUES = {"sr": 16000}
+
+
+def input_spec(path, shapes):
+    """{name: {type, dims}} of the graph inputs, --input-shape values first."""
+    m = onnx.load(path, load_external_data=False)
+    inits = {i.name for i in m.graph.initializer}
+    given = {s.split("=")[0]: [int(d) for d in s.split("=")[1].split(",") if d] for s in shapes}
+    spec = {}
+    for i in m.graph.input:
+        if i.name in inits:
+            continue
+        t = i.type.tensor_type
+        dims = given[i.name] if i.name in given else [d.dim_value if d.dim_value > 0 else 1 for d in t.shape.dim]
+        spec[i.name] = {"type": DTYPES.get(t.elem_type, "float32"), "dims": dims, "value": INT_VALUES.get(i.name, 0)}
+    return spec
+
+
+def inference_table(args):
+    """ORT 'extended' on the original vs ORT 'disabled' on our -O3 export."""
+    runs, warm = (5, 2) if args.quick else (args.runs, 3)
+    print("%-15s %10s %10s %7s | %10s %10s" % ("model", "orig ext", "O3 dis", "ratio", "orig dis", "O3 ext"))
+    for label, model, shapes in MODELS:
+        if args.quick and "PP-OCRv4" in label:
+            continue
+        sh = sum((["--input-shape", s] for s in shapes), [])
+        with tempfile.TemporaryDirectory() as tmp:
+            o3 = os.path.join(tmp, "o3.onnx")
+            p = subprocess.run([args.passage, "opt", model, "-O3", "-o", o3] + sh, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            if p.returncode:
+                print("%-15s -O3 failed: %s" % (label, p.stderr.decode().strip()[:200]))
+                continue
+            spec = input_spec(model, shapes)
+            if set(spec) != set(input_spec(o3, [])):
+                print("%-15s inputs differ: %s vs %s" % (label, sorted(spec), sorted(input_spec(o3, []))))
+                continue
+            json.dump(spec, open(os.path.join(tmp, "in.json"), "w"))
+            q = subprocess.run(["node", os.path.join(HERE, "onnx_ort_run.js"), str(runs), str(warm), os.path.join(tmp, "in.json"),
+                                model + ":extended", o3 + ":disabled", model + ":disabled", o3 + ":extended"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            if q.returncode:
+                print("%-15s onnxruntime failed: %s" % (label, q.stderr.decode().strip()[:200]))
+                continue
+            ext, dis, odis, oext = [r["median_ms"] for r in json.loads(q.stdout)]
+            print("%-15s %8.3fms %8.3fms %6.2fx | %8.3fms %8.3fms" % (label, ext, dis, dis / ext, odis, oext))
+    print("session.run median ms (one thread, %d interleaved runs after %d warm-up); ratio = our -O3 export with ORT "
+          "'disabled' / original with ORT 'extended' (goal <= 1)." % (runs, warm))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--passage", required=True)
     ap.add_argument("--quick", action="store_true", help="the small models only, one ORT run")
+    ap.add_argument("--runs", type=int, default=21, help="session.run repetitions per model and level")
+    ap.add_argument("--run-only", action="store_true", help="the inference table only")
     args = ap.parse_args()
     if not os.path.isdir(os.path.join(CACHE, "node_modules", "onnxruntime-node")):
         print("models not fetched (run tools/fetch-models.sh): skipped")
+        return 0
+    if args.run_only:
+        inference_table(args)
         return 0
     print("%-15s %9s %9s %9s %9s %7s %7s %9s %9s %7s" % ("model", "import", "O2", "O3", "export", "nodes", "O3", "ORT opt", "ratio", "ORText"))
     for label, model, shapes in MODELS:
@@ -83,7 +145,6 @@ def main():
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             ort_ms, next_, ncontrib = None, -1, 0
             if q.returncode == 0:
-                import json
                 ort_ms = json.loads(q.stdout)["optimize_ms"]
                 next_, ncontrib = nodes(ext)
             o3_ms = res[3] / 1000 if res[3] is not None else None
@@ -94,6 +155,8 @@ def main():
                   " (%d contrib)" % ncontrib if ncontrib else ""))
     print("import/export: wall time of the CLI (process start included); O2/O3: the pipeline's own total; "
           "ORT opt: session creation 'all' minus 'disabled' (median); ratio = ORT opt / our O3.")
+    print()
+    inference_table(args)
     return 0
 
 
