@@ -23,6 +23,8 @@ typedef struct cse {
   psg_ctx *ctx;
   psgi_map region_of;              /* original node -> region id + 1 */
   psgi_map heads;                  /* hash (as a pointer-sized key) -> entry index + 1 */
+  psgi_map shapes;                 /* constants: dtype/shape hash -> the one constant not yet
+                                      in `heads`, or FLUSHED */
   PSGI_VEC(cse_entry) entries;
 } cse;
 
@@ -67,19 +69,24 @@ static uint32_t region_of(const cse *c, const psg_expr *e) {
 
 /* Hashing and matching ------------------------------------------------------------ */
 
-/* dtype, shape and a sample of the bytes: all of a small tensor, 64 evenly
- * spaced 64-byte pieces of a large one (weights are megabytes; equal hashes
- * are confirmed by comparing all bytes, and different weights of one shape
- * differ almost everywhere). */
-enum { SAMPLE_PIECES = 64, SAMPLE_PIECE = 64 };
-static uint64_t tensor_hash(const psg_tensor *t) {
+/* A constant's bytes are sampled only when another constant of the same
+ * dtype and shape is met (most weights have a shape of their own): until
+ * then it waits in `shapes`, and enters `heads` with the hash of dtype,
+ * shape and sample. The sample is the first 128 and the last 64 bytes:
+ * touching a weight is a cache miss (and on a virtual machine sometimes far
+ * more) per piece, different weights of one shape differ in their first
+ * values, and equal samples are confirmed by comparing all bytes. */
+enum { SAMPLE_HEAD = 128, SAMPLE_TAIL = 64 };
+static uint64_t tensor_shape_hash(const psg_tensor *t) {
   uint64_t h = psgi_hash_mix((uint64_t)t->dtype, (uint64_t)t->ndim);
   for (int i = 0; i < t->ndim; i++) h = psgi_hash_mix(h, (uint64_t)t->shape[i]);
-  if (t->nbytes <= SAMPLE_PIECES * SAMPLE_PIECE) return psgi_hash_mix(h, psgi_hash_bytes(t->data, t->nbytes));
-  const unsigned char *p = t->data;
-  size_t step = (t->nbytes - SAMPLE_PIECE) / (SAMPLE_PIECES - 1);
-  for (size_t k = 0; k < SAMPLE_PIECES; k++) h = psgi_hash_mix(h, psgi_hash_bytes(p + k * step, SAMPLE_PIECE));
   return h;
+}
+
+static uint64_t tensor_sample(const psg_tensor *t) {
+  if (t->nbytes <= SAMPLE_HEAD + SAMPLE_TAIL) return psgi_hash_bytes(t->data, t->nbytes);
+  const unsigned char *p = t->data;
+  return psgi_hash_mix(psgi_hash_bytes(p, SAMPLE_HEAD), psgi_hash_bytes(p + t->nbytes - SAMPLE_TAIL, SAMPLE_TAIL));
 }
 
 /* An argument's identity: the node itself or a tuple's fields. Constants are
@@ -117,7 +124,6 @@ static bool same_expr(const psg_expr *a, const psg_expr *b) {
 
 static uint64_t expr_hash(const psg_expr *e) {
   switch (e->kind) {
-  case PSG_EXPR_CONSTANT: return tensor_hash(e->u.constant);
   case PSG_EXPR_TUPLE_GET_ITEM: return psgi_hash_mix(psgi_hash_ptr(e->kids[0]), (uint64_t)e->u.index);
   default: {
     uint64_t h = psgi_hash_mix(psgi_hash_ptr(e->kids[0]), psg_attrs_count(e->u.attrs));
@@ -127,10 +133,10 @@ static uint64_t expr_hash(const psg_expr *e) {
   }
 }
 
-/* Returns an earlier equal node of `region` (borrowed) or records `e` as one. */
-static psg_status find_or_add(cse *c, psg_expr *e, uint32_t region, psg_expr **match) {
+/* Returns an earlier equal node of `region` (borrowed) among those hashed
+ * `h`, or records `e` as one. */
+static psg_status find_or_add(cse *c, psg_expr *e, uint64_t h, uint32_t region, psg_expr **match) {
   *match = NULL;
-  uint64_t h = expr_hash(e);
   psgi_map_entry *head = psgi_map_put_ptr(&c->heads, (const void *)(uintptr_t)h, NULL);
   if (!head) return psgi_nomem(c->ctx);
   for (size_t i = (size_t)(uintptr_t)head->value; i; i = c->entries.data[i - 1].next) {
@@ -144,6 +150,32 @@ static psg_status find_or_add(cse *c, psg_expr *e, uint32_t region, psg_expr **m
   if (!PSGI_VEC_PUSH(c->ctx, &c->entries, en)) return psgi_nomem(c->ctx);
   head->value = (void *)(uintptr_t)c->entries.len;
   return PSG_OK;
+}
+
+static uint64_t constant_hash(const psg_expr *e, uint64_t shape_hash) {
+  return psgi_hash_mix(shape_hash, tensor_sample(e->u.constant));
+}
+
+/* Constants (region 0): see tensor_sample. */
+#define FLUSHED ((void *)(uintptr_t)1)
+static psg_status find_or_add_constant(cse *c, psg_expr *e, psg_expr **match) {
+  *match = NULL;
+  uint64_t hs = tensor_shape_hash(e->u.constant);
+  bool is_new;
+  psgi_map_entry *en = psgi_map_put_ptr(&c->shapes, (const void *)(uintptr_t)hs, &is_new);
+  if (!en) return psgi_nomem(c->ctx);
+  if (is_new) {
+    en->value = e;
+    return PSG_OK;
+  }
+  if (en->value != FLUSHED) {
+    psg_expr *first = en->value;
+    en->value = FLUSHED;
+    psg_expr *none;
+    psg_status st = find_or_add(c, first, constant_hash(first, hs), 0, &none);
+    if (st) return st;
+  }
+  return find_or_add(c, e, constant_hash(e, hs), 0, match);
 }
 
 /* Rewrites ------------------------------------------------------------------------- */
@@ -163,7 +195,8 @@ static psg_status merge(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   if (st) return st;
   if (e->kind == PSG_EXPR_CALL && !is_candidate_call(*out)) return PSG_OK;
   psg_expr *match;
-  st = find_or_add(c, *out, e->kind == PSG_EXPR_CONSTANT ? 0 : region_of(c, e), &match);
+  st = e->kind == PSG_EXPR_CONSTANT ? find_or_add_constant(c, *out, &match)
+                                    : find_or_add(c, *out, expr_hash(*out), region_of(c, e), &match);
   if (st || !match || match == *out) return st;
   psg_expr_retain(match);
   psg_expr_release(*out);
@@ -181,6 +214,7 @@ static psg_status eliminate(psg_expr *func, psg_module *mod, psg_pass_context *p
   c.ctx = func->ctx;
   psgi_map_init(&c.region_of, c.ctx);
   psgi_map_init(&c.heads, c.ctx);
+  psgi_map_init(&c.shapes, c.ctx);
   psg_status st = assign_regions(&c, func);
   if (!st) {
     psg_mutator m;
@@ -194,6 +228,7 @@ static psg_status eliminate(psg_expr *func, psg_module *mod, psg_pass_context *p
   }
   psgi_map_fini(&c.region_of);
   psgi_map_fini(&c.heads);
+  psgi_map_fini(&c.shapes);
   PSGI_VEC_FREE(c.ctx, &c.entries);
   return st;
 }

@@ -128,6 +128,63 @@ static void test_cse_merges_constants(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* Large constants are compared by a sample of their bytes first: weights
+ * equal in the sample but not elsewhere stay apart, equal ones merge, also
+ * when the first constant of a shape had no sample yet. */
+static psg_expr *add_const(psg_ctx *ctx, psg_expr *x, const float *data, int64_t n) {
+  psg_tensor *t = NULL;
+  psg_expr *c = NULL, *add = NULL, *op = NULL;
+  CHECK_OK(psg_tensor_create(ctx, PSG_DTYPE_FLOAT32, &n, 1, data, &t));
+  CHECK_OK(psg_constant_create(ctx, t, NULL, &c));
+  CHECK_OK(psg_op_get(ctx, "add", &op));
+  psg_expr *args[2] = {x, c};
+  CHECK_OK(psg_call_create(ctx, op, args, 2, NULL, NULL, &add));
+  psg_expr_release(op);
+  psg_expr_release(c);
+  psg_tensor_release(t);
+  return add;
+}
+
+static void test_cse_large_constants(void) {
+  enum { N = 4096 };
+  psg_ctx *ctx = check_ctx();
+  static float a[N], b[N];
+  for (int i = 0; i < N; i++) a[i] = b[i] = (float)i;
+  b[N / 2] = -1; /* outside the sampled head and tail */
+  int64_t n = N;
+  const psg_type *tt = NULL;
+  CHECK_OK(psg_type_tensor(ctx, &n, 1, PSG_DTYPE_FLOAT32, &tt));
+  psg_expr *x = NULL, *tuple = NULL, *fn = NULL, *gv = NULL;
+  CHECK_OK(psg_var_create(ctx, "x", tt, NULL, &x));
+  psg_expr *fields[5] = {add_const(ctx, x, a, N), add_const(ctx, x, a, N), add_const(ctx, x, b, N),
+                         add_const(ctx, x, b, N), add_const(ctx, x, a, N)};
+  CHECK_OK(psg_tuple_create(ctx, fields, 5, NULL, &tuple));
+  CHECK_OK(psg_function_create(ctx, &x, 1, tuple, NULL, NULL, NULL, &fn));
+  CHECK_OK(psg_global_var_create(ctx, "main", NULL, &gv));
+  psg_module *empty = NULL, *m = NULL;
+  CHECK_OK(psg_module_create(ctx, &empty));
+  CHECK_OK(psg_module_add(empty, gv, fn, &m));
+  psg_module *out = m ? run(ctx, "EliminateCommonSubexpr", NULL, m) : NULL;
+  CHECK(out != NULL);
+  if (out) {
+    psg_expr *body = psg_function_get_body(psg_module_lookup(out, "main"));
+    psg_expr *f[5];
+    for (int i = 0; i < 5; i++) f[i] = psg_expr_get_child(body, (size_t)i);
+    CHECK(f[0] == f[1] && f[0] == f[4]);
+    CHECK(f[2] == f[3]);
+    CHECK(f[0] != f[2]);
+  }
+  for (int i = 0; i < 5; i++) psg_expr_release(fields[i]);
+  psg_expr_release(x);
+  psg_expr_release(tuple);
+  psg_expr_release(fn);
+  psg_expr_release(gv);
+  psg_module_release(empty);
+  psg_module_release(out);
+  psg_module_release(m);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 int main(void) {
   RUN_TEST(test_dead_let);
   RUN_TEST(test_one_live_let);
@@ -144,5 +201,6 @@ int main(void) {
   RUN_TEST(test_cse_tuple_arg);
   RUN_TEST(test_cse_not_merged);
   RUN_TEST(test_cse_merges_constants);
+  RUN_TEST(test_cse_large_constants);
   return check_finish();
 }

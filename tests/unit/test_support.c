@@ -32,6 +32,29 @@ static void test_map_ptr_keys(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* psgi_hash_bytes reads words: the same bytes hash the same at any
+ * alignment, and a one-bit change anywhere (head, 32-byte blocks, 8- and
+ * 4-byte words, last bytes) changes the hash, for every length up to 200. */
+static void test_hash_bytes(void) {
+  static unsigned char buf[256], moved[264];
+  for (int i = 0; i < 256; i++) buf[i] = (unsigned char)(i * 37 + 11);
+  int bad = 0;
+  for (size_t n = 0; n <= 200; n++) {
+    uint64_t h = psgi_hash_bytes(buf, n);
+    for (size_t off = 1; off < 8; off++) {
+      memcpy(moved + off, buf, n);
+      if (psgi_hash_bytes(moved + off, n) != h) bad++;
+    }
+    for (size_t i = 0; i < n; i++) {
+      buf[i] ^= 1;
+      if (psgi_hash_bytes(buf, n) == h) bad++;
+      buf[i] ^= 1;
+    }
+    if (n && psgi_hash_bytes(buf, n - 1) == h) bad++; /* the length counts */
+  }
+  CHECK_EQ_INT(bad, 0);
+}
+
 static void test_map_str_keys(void) {
   psg_ctx *ctx = check_ctx();
   psgi_map m;
@@ -156,6 +179,7 @@ int main(void) {
   RUN_TEST(test_map_str_keys);
   RUN_TEST(test_buf_and_arena);
   RUN_TEST(test_intern);
+  RUN_TEST(test_hash_bytes);
   RUN_TEST(test_diagnostics);
   RUN_TEST(test_sink);
   RUN_TEST(test_oom_map);
