@@ -6,11 +6,13 @@
  *     (and nn.bias_add, and nn.dense along its output units)
  *   ForwardFoldScaleAxis (F, opt 3, required InferType):
  *     conv2d(multiply(x, s), w)            -> conv2d(x, multiply(w, s''))   (groups 1)
+ *     conv2d(relu(multiply(x, s)), w)      -> conv2d(relu(x), multiply(w, s''))   (s > 0)
  *   FoldScaleAxis (Sequential, opt 0): [Backward, Forward, FoldConstant], so
  *     multiply(w, s') becomes one constant weight when w is a constant.
  * s must be a constant that varies along the channel axis only; the folded
  * node must have no other user (it would change for them too). Conv's zero
  * padding commutes with a scale, so padding needs no care. */
+#include "ops/kernel_util.h"
 #include "ops/op_impl.h"
 #include "transforms/builder.h"
 #include "transforms/transforms.h"
@@ -158,9 +160,31 @@ static psg_expr *fold_backward(psgi_built *b, const folder *f, const psg_expr *o
 
 /* Forward ------------------------------------------------------------------------------- */
 
+/* True when every element of the constant `s` is greater than zero (NaN is
+ * not): relu(x * s) = relu(x) * s then holds channel by channel. */
+static bool all_positive(const psg_expr *s) {
+  const psg_tensor *t = s->u.constant;
+  int64_t n = psg_tensor_numel(t);
+  for (int64_t i = 0; i < n; i++)
+    if (!(psgi_load_f(t->dtype, t->data, (size_t)i) > 0)) return false;
+  return true;
+}
+
+/* The rewritten `m` (original `m0`) when it is a single-use call of `op` with
+ * the type `xt` (so a fold cannot change what another user sees). */
+static bool single_use_call(const folder *f, const psg_expr *m, const psg_expr *m0, const char *op,
+                            const psg_type *xt) {
+  return is_call_of(m, op) && m0->kind == PSG_EXPR_CALL && m0->nkids == m->nkids && users_of(f, m0) == 1 &&
+         psgi_tensor_type_of(m0) == xt;
+}
+
 /* conv2d(multiply(x, s), w) with s along the input channels, groups 1. A
  * chain of such multiplies, each used only by the next, folds in one run
- * (so a second run finds nothing left to fold). */
+ * (so a second run finds nothing left to fold). The chain may pass nn.relu
+ * when every scale below the relu is positive (TVM's forward relu rule:
+ * relu(x * s) = relu(x) * s for s > 0), so conv2d(relu(multiply(x, s)), w)
+ * becomes conv2d(relu(x), multiply(w, s')); zero, negative or non-constant
+ * scales stop at the relu (_relu_fail). */
 static psg_expr *fold_forward(psgi_built *b, const folder *f, const psg_expr *orig, const psg_expr *now) {
   if (!is_call_of(orig, "nn.conv2d") || psgi_attr_int(orig->u.attrs, "groups", 1) != 1) return NULL;
   const psg_expr *m0 = orig->kids[1], *m = now->kids[1];
@@ -171,22 +195,36 @@ static psg_expr *fold_forward(psgi_built *b, const folder *f, const psg_expr *or
   if (in_axis < 0 || w_axis < 0) return NULL;
   psg_expr *w = now->kids[2];
   bool folded = false;
+  int relus = 0; /* relus passed by committed folds, re-applied to what is left */
   /* m0 is the original of m (same position in the unrewritten graph), for
    * user counts and types. */
-  while (is_call_of(m, "multiply") && m0->kind == PSG_EXPR_CALL && m0->nkids == 3 && users_of(f, m0) == 1 &&
-         psgi_tensor_type_of(m0) == xt) {
+  for (;;) {
+    const psg_expr *c0 = m0, *c = m;
+    int pending = 0; /* relus passed since the last fold */
+    while (single_use_call(f, c, c0, "nn.relu", xt)) {
+      c0 = c0->kids[1];
+      c = c->kids[1];
+      pending++;
+    }
+    if (!single_use_call(f, c, c0, "multiply", xt)) break;
     int side = 0;
-    while (side < 2 && !is_channel_scale(m->kids[2 - side], xt->dtype, 4, in_axis, xt->dims[in_axis])) side++;
+    while (side < 2 && !(is_channel_scale(c->kids[2 - side], xt->dtype, 4, in_axis, xt->dims[in_axis]) &&
+                         (relus + pending == 0 || all_positive(c->kids[2 - side]))))
+      side++;
     if (side == 2) break;
-    w = psgi_build_call(b, "multiply", (psg_expr *[]){w, scale_along(b, m->kids[2 - side], 4, w_axis)}, 2, NULL);
+    w = psgi_build_call(b, "multiply", (psg_expr *[]){w, scale_along(b, c->kids[2 - side], 4, w_axis)}, 2, NULL);
     if (!w) return NULL;
-    m0 = m0->kids[1 + side];
-    m = m->kids[1 + side];
+    m0 = c0->kids[1 + side];
+    m = c->kids[1 + side];
+    relus += pending;
     folded = true;
   }
   if (!folded) return NULL;
+  psg_expr *in = (psg_expr *)m;
+  for (int i = 0; i < relus && in; i++) in = psgi_build_call(b, "nn.relu", (psg_expr *[]){in}, 1, NULL);
+  if (!in) return NULL;
   psg_expr *call = NULL;
-  psg_status st = psg_call_create(b->ctx, now->kids[0], (psg_expr *[]){(psg_expr *)m, w}, 2, now->u.attrs, &now->span, &call);
+  psg_status st = psg_call_create(b->ctx, now->kids[0], (psg_expr *[]){in, w}, 2, now->u.attrs, &now->span, &call);
   if (st || !PSGI_VEC_PUSH(b->ctx, &b->exprs, call)) {
     psg_expr_release(call);
     if (!b->status) b->status = st ? st : psgi_nomem(b->ctx);

@@ -13,6 +13,9 @@
 #define B3 "    {\"dtype\": \"float32\", \"shape\": [3, 1, 1], \"data\": \"zczMPc3MTD6amZk+\"}"
 #define S2IN "    {\"dtype\": \"float32\", \"shape\": [2, 1, 1], \"data\": \"AABAQAAAgL4=\"}"
 #define SROW "    {\"dtype\": \"float32\", \"shape\": [1, 1, 4], \"data\": \"AACAPwAAAEAAAEBAAACAQA==\"}"
+/* (2, 1, 1) = [3, 0.25] (positive) and [0.5, 2]. */
+#define S2POS "    {\"dtype\": \"float32\", \"shape\": [2, 1, 1], \"data\": \"AABAQAAAgD4=\"}"
+#define S2POS2 "    {\"dtype\": \"float32\", \"shape\": [2, 1, 1], \"data\": \"AAAAPwAAAEA=\"}"
 #define SD "    {\"dtype\": \"float32\", \"shape\": [3], \"data\": \"AADAPwAAAMAAAAA/\"}"
 #define CONV_PARAMS "%x: Tensor[(1, 2, 4, 4), float32], %w: Tensor[(3, 2, 3, 3), float32]"
 
@@ -137,6 +140,51 @@ static void test_forward_conv(void) {
              is_conv_of_plain_input);
 }
 
+/* conv2d(relu(%x), multiply(%w, s)) */
+static bool is_conv_of_relu_input(const psg_expr *e) {
+  return is_conv_of_scaled_weight(e) && is_op(psg_call_get_arg(e, 0), "nn.relu") &&
+         psg_expr_kind(psg_call_get_arg(psg_call_get_arg(e, 0), 0)) == PSG_EXPR_VAR;
+}
+
+/* conv2d(relu(relu(%x)), w') */
+static bool is_conv_of_relu_relu_input(const psg_expr *e) {
+  const psg_expr *r = is_conv_of_scaled_weight(e) ? psg_call_get_arg(e, 0) : NULL;
+  const psg_expr *r2 = is_op(r, "nn.relu") ? psg_call_get_arg(r, 0) : NULL;
+  return is_op(r2, "nn.relu") && psg_expr_kind(psg_call_get_arg(r2, 0)) == PSG_EXPR_VAR;
+}
+
+/* conv2d(relu(multiply(%x, s)), %w): nothing folded. */
+static bool is_conv_of_unscaled_relu(const psg_expr *e) {
+  return is_op(e, "nn.conv2d") && psg_expr_kind(psg_call_get_arg(e, 1)) == PSG_EXPR_VAR &&
+         is_op(psg_call_get_arg(e, 0), "nn.relu") && is_op(psg_call_get_arg(psg_call_get_arg(e, 0), 0), "multiply");
+}
+
+/* A positive scale moves forward through relu (the ramp input has negative
+ * values, so a wrong fold shows in the outputs). */
+static void test_forward_through_relu(void) {
+  check_fold("ForwardFoldScaleAxis",
+             HDR "def @main(" CONV_PARAMS ") {\n  %0 = multiply(%x, meta[relay.Constant][0]);\n"
+                 "  %1 = nn.relu(%0);\n  nn.conv2d(%1, %w, padding=[1, 1, 1, 1])\n}\n\n" META(S2POS "\n"),
+             is_conv_of_relu_input);
+}
+
+/* relu(multiply(relu(multiply(x, s1)), s2)): both positive scales fold. */
+static void test_forward_through_two_relus(void) {
+  check_fold("ForwardFoldScaleAxis",
+             HDR "def @main(" CONV_PARAMS ") {\n  %0 = multiply(%x, meta[relay.Constant][0]);\n"
+                 "  %1 = nn.relu(%0);\n  %2 = multiply(%1, meta[relay.Constant][1]);\n  %3 = nn.relu(%2);\n"
+                 "  nn.conv2d(%3, %w, padding=[1, 1, 1, 1])\n}\n\n" META(S2POS ",\n" S2POS2 "\n"),
+             is_conv_of_relu_relu_input);
+}
+
+/* A scale with a negative channel stays before the relu. */
+static void test_no_forward_fold_negative_relu(void) {
+  check_fold("ForwardFoldScaleAxis",
+             HDR "def @main(" CONV_PARAMS ") {\n  %0 = multiply(%x, meta[relay.Constant][0]);\n"
+                 "  %1 = nn.relu(%0);\n  nn.conv2d(%1, %w, padding=[1, 1, 1, 1])\n}\n\n" META(S2IN "\n"),
+             is_conv_of_unscaled_relu);
+}
+
 /* A scale along the width, not the channels, cannot fold. */
 static void test_no_fold_wrong_axis(void) {
   check_fold("BackwardFoldScaleAxis",
@@ -221,6 +269,9 @@ int main(void) {
   RUN_TEST(test_backward_through_add);
   RUN_TEST(test_backward_dense);
   RUN_TEST(test_forward_conv);
+  RUN_TEST(test_forward_through_relu);
+  RUN_TEST(test_forward_through_two_relus);
+  RUN_TEST(test_no_forward_fold_negative_relu);
   RUN_TEST(test_no_fold_wrong_axis);
   RUN_TEST(test_no_fold_shared_conv);
   RUN_TEST(test_no_fold_variable_scale);
