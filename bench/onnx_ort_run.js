@@ -35,7 +35,7 @@ async function main() {
     const [model, level] = [arg.slice(0, i), arg.slice(i + 1)];
     sessions.push(await ort.InferenceSession.create(model, {
       graphOptimizationLevel: level, executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1,
-      executionMode: 'sequential'}));
+      executionMode: 'sequential', logSeverityLevel: 3}));
   }
   for (const s of sessions) for (let k = 0; k < warm; k++) await s.run(feeds);
   const times = sessions.map(() => []);
