@@ -12,11 +12,18 @@ import argparse, json, os, subprocess, sys, tempfile, time
 
 import numpy as np
 
-# Models whose difference to ONNX Runtime exceeds 1e-4 relative, with the reason
-# (not counted as failures, always printed).
+# Models whose difference to ONNX Runtime exceeds 1e-4 relative: the largest error
+# accepted (beyond it, or on any other failure, the model fails) and the reason, always printed.
 KNOWN = {
-    "ch_PP-OCRv4_det_infer.onnx": "2.0e-4: float32 rounding through 62 convolutions summed in a different "
-                                  "order than ONNX Runtime's MLAS kernels (not yet analysed further)",
+    "ch_PP-OCRv4_det_infer.onnx": (
+        5e-4,
+        "ONNX Runtime's Sigmoid (MLAS: Eigen's rational polynomial on inputs clamped to [-18, 18]) is "
+        "off by up to 1.3e-7 absolute "
+        "(1.49e-7 for sigmoid(-17.69) = 2.07e-8); on random input every output probability is below "
+        "6.4e-4, so that is 2.0e-4 of max|ort| (3.3e-4 on our export, its input perturbed). Fed ORT's "
+        "own pre-sigmoid tensor, our Sigmoid is within 3.7e-8 of float64 and ORT's 2.0e-4 off; whole "
+        "model vs a float64 run of it: ours 2.3e-5, ORT 2.0e-4; all 329 earlier outputs agree with "
+        "ORT within 8.3e-6 (62 Convs within 2.3e-6, as close to float64 as ORT's)"),
 }
 HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.path.join(HERE, "cache")
@@ -40,6 +47,16 @@ MODELS = [
 ]
 
 
+def draw_inputs():
+    """(model, inputs, shown name, {input: array}) per entry of MODELS. Drawn for every
+    model in order, so --only gives a model the inputs of the full run."""
+    rng = np.random.default_rng(7)
+    for model, inputs, scale, *label in MODELS:
+        arrays = {iname: np.full(shape, fixed[0], dtype=dt) if fixed else (rng.uniform(-1, 1, size=shape) * scale).astype(dt)
+                  for iname, (dt, shape, *fixed) in inputs.items()}
+        yield model, inputs, os.path.basename(model) + (" " + label[0] if label else ""), arrays
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--passage", required=True)
@@ -49,16 +66,14 @@ def main():
         print("models not fetched (run tools/fetch-models.sh): skipped")
         return 0
     failed = 0
-    rng = np.random.default_rng(7)
-    for model, inputs, scale, *label in MODELS:
+    for model, inputs, shown, arrays in draw_inputs():
         name = os.path.basename(model)
-        shown = name + (" " + label[0] if label else "")
         if args.only not in shown:
             continue
         with tempfile.TemporaryDirectory() as tmp:
             spec, cmd, shapes = {}, [args.passage, "run", model, "-o", os.path.join(tmp, "ours.npy")], []
             for iname, (dt, shape, *fixed) in inputs.items():
-                arr = np.full(shape, fixed[0], dtype=dt) if fixed else (rng.uniform(-1, 1, size=shape) * scale).astype(dt)
+                arr = arrays[iname]
                 np.save(os.path.join(tmp, iname + ".npy"), arr)
                 arr.tofile(os.path.join(tmp, iname + ".bin"))
                 spec[iname] = {"type": dt, "dims": shape, "file": os.path.join(tmp, iname + ".bin")}
@@ -88,14 +103,14 @@ def main():
                 continue
             outs = json.load(open(os.path.join(tmp, "outputs.json")))
             worst = 0.0
-            ok = True
+            ok, numeric_only = True, True  # numeric_only: no failure but a difference in values
             for k, o in enumerate(outs):
                 ref = np.fromfile(o["file"], dtype=o["type"]).reshape(o["dims"])
                 path = os.path.join(tmp, "ours.npy") if len(outs) == 1 else os.path.join(tmp, "ours_%d.npy" % k)
                 got = np.load(path)
                 if got.shape != ref.shape:
                     print("FAIL %s: output %s shape %s, ONNX Runtime %s" % (shown, o["name"], got.shape, ref.shape))
-                    ok = False
+                    ok = numeric_only = False
                     continue
                 denom = max(float(np.max(np.abs(ref))), 1e-30)
                 rel = float(np.max(np.abs(got.astype(np.float64) - ref))) / denom
@@ -103,7 +118,7 @@ def main():
                 ok &= rel <= 1e-4
             # import -> -O2 / -O3 -> export -> ONNX Runtime equals ONNX Runtime on the original.
             refs = [np.fromfile(o["file"], dtype=o["type"]).reshape(o["dims"]) for o in outs]
-            opt_note = []
+            opt_note, worst_opt = [], 0.0
             for level in (2, 3):
                 opt = os.path.join(tmp, "opt%d.onnx" % level)
                 t0 = time.time()
@@ -117,7 +132,7 @@ def main():
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                 if p.returncode or q.returncode:
                     print("FAIL %s -O%d: %s" % (shown, level, (p.stderr if p.returncode else q.stderr).decode().strip()))
-                    ok = False
+                    ok = numeric_only = False
                     continue
                 oo = json.load(open(os.path.join(od, "outputs.json")))
                 rel = 0.0
@@ -128,11 +143,14 @@ def main():
                         break
                     rel = max(rel, float(np.max(np.abs(got.astype(np.float64) - ref))) / max(float(np.max(np.abs(ref))), 1e-30))
                 ok &= rel <= 1e-4 and len(oo) == len(refs)
+                numeric_only &= len(oo) == len(refs)
+                worst_opt = max(worst_opt, rel)
                 opt_note.append("-O%d %.2fs err %.1e" % (level, t_opt, rel))
-            tag = "ok  " if ok else ("KNOWN" if name in KNOWN else "FAIL")
+            known = not ok and name in KNOWN and numeric_only and max(worst, worst_opt) <= KNOWN[name][0]
+            tag = "ok  " if ok else ("KNOWN" if known else "FAIL")
             print("%s %s: import %.2fs, run %.2fs, max relative error %.2e; %s%s" % (tag, shown, t_import, t_run, worst,
-                  ", ".join(opt_note), "" if ok or name not in KNOWN else " (" + KNOWN[name] + ")"))
-            failed += not ok and name not in KNOWN
+                  ", ".join(opt_note), " (%s)" % KNOWN[name][1] if not ok and name in KNOWN else ""))
+            failed += not ok and not known
     return 1 if failed else 0
 
 
