@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "onnx_export_tidy.h"
 #include "onnx_internal.h"
 
 typedef struct blk { struct blk *next; max_align_t data[]; } blk;
@@ -29,6 +30,7 @@ typedef struct exporter {
   struct pmap *uses;  /* expr -> how many parents use it (counted before the walk) */
   struct pmap *bound; /* parameter of an inlined function -> its argument */
   struct pmap *made;  /* call -> the ONNX node it became */
+  int opset;          /* 14, or 17 when a LayerNormalization needs it */
 } exporter;
 
 /* A pointer map (open addressing, arena memory) for the side tables above. */
@@ -233,6 +235,8 @@ static Onnx__NodeProto *fold_bias(exporter *x, const psg_expr *e) {
   }
   return NULL;
 }
+
+static void *tidy_alloc(void *user, size_t n) { return ealloc(user, n); }
 
 static psg_status fail(exporter *x, psg_status code, const char *fmt, ...) {
   char msg[512];
@@ -639,6 +643,30 @@ static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names,
     }
     n = node(x, "MatMul", 2, 1);
     if (n) n->input[0] = (char *)ai, n->input[1] = (char *)bi;
+  } else if (!strcmp(op, "nn.layer_norm")) {
+    /* ONNX normalizes over the axes from `axis` on: the same as Relay's one
+     * axis only when it is the last. */
+    const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(e, 0));
+    int r = psg_type_ndim(xt);
+    int64_t axis = aint(a, "axis", -1), c = r > 0 ? psg_type_dim(xt, r - 1) : -1;
+    if (axis < 0) axis += r;
+    if (axis != r - 1 || c < 0) return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm over an axis other than the last");
+    bool center = aint(a, "center", 1) != 0;
+    n = node(x, "LayerNormalization", center ? 3 : 2, 1);
+    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)in[1], n->input[2] = center ? (char *)in[2] : NULL;
+    if (n && !aint(a, "scale", 1)) { /* gamma ignored: ones */
+      int dt = psg_type_dtype(xt);
+      size_t sz = (size_t)psg_dtype_size(dt);
+      unsigned char *ones = ealloc(x, (size_t)c * sz + 1);
+      if (!ones) return PSG_ERR_NOMEM;
+      if (dt == PSG_DTYPE_FLOAT64) for (int64_t i = 0; i < c; i++) ((double *)(void *)ones)[i] = 1;
+      else if (dt == PSG_DTYPE_FLOAT32) for (int64_t i = 0; i < c; i++) ((float *)(void *)ones)[i] = 1;
+      else return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm with scale=False on %s", psg_dtype_name(dt));
+      n->input[1] = (char *)init_raw(x, dt, &c, 1, ones, (size_t)c * sz);
+    }
+    attr_int(x, n, "axis", -1);
+    attr_float(x, n, "epsilon", (float)afloat(a, "epsilon", 1e-5));
+    x->opset = 17;
   } else if (!strcmp(op, "nn.batch_norm")) {
     n = node(x, "BatchNormalization", 5, 1);
     for (int i = 0; n && i < 5; i++) n->input[i] = (char *)in[i];
@@ -893,7 +921,7 @@ psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes
   onnx__operator_set_id_proto__init(&ops);
   ops.domain = "";
   ops.has_version = 1;
-  ops.version = 14;
+  ops.version = 14; /* 17 when a LayerNormalization was written (below) */
   m.has_ir_version = 1;
   m.ir_version = 8;
   m.producer_name = "passage";
@@ -902,8 +930,11 @@ psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes
   m.n_opset_import = 1;
   m.graph = &g;
   vec outputs = {0};
+  x.opset = 14;
   st = build_graph(&x, fn, &g, &outputs);
   if (!st && x.errors) st = PSG_ERR_UNSUPPORTED;
+  if (!st) st = onnxi_export_tidy(&g, tidy_alloc, &x);
+  ops.version = x.opset;
   if (!st) {
     size_t len = onnx__model_proto__get_packed_size(&m);
     uint8_t *buf = malloc(len ? len : 1);

@@ -7,15 +7,25 @@
  *   cast to the dtype x has, cast(cast(x, wider), x's)  -> x
  *   strided_slice taking everything, pad of nothing    -> x
  *   (x + c1) + c2, (x * c1) * c2 (inner used once)      -> x + (c1 + c2), x * (c1 * c2)
+ *   broadcast_to the shape x has                       -> x
+ *   decomposed HardSwish, layer_norm; transposes into matmul flags
+ *                                     (simplify_expr_patterns.c)
  * Every node it makes carries its type, so rules apply to rewritten code too
  * (a chain of three reshapes becomes one in a single run). */
 #include "ops/kernel_util.h"
-#include "transforms/builder.h"
+#include "transforms/simplify_expr.h"
 #include "transforms/transforms.h"
 
-typedef struct simplifier {
-  psgi_map users; /* original node -> number of parents */
-} simplifier;
+struct simplifier {
+  psgi_map users;  /* original node -> number of parents */
+  psgi_map origin; /* rewritten call -> the original it replaces */
+};
+
+size_t psgi_simplify_users(const simplifier *s, const psg_expr *now) {
+  psgi_map_entry *o = psgi_map_get_ptr(&s->origin, now);
+  psgi_map_entry *u = psgi_map_get_ptr(&s->users, o ? o->value : now);
+  return u ? (size_t)(uintptr_t)u->value : 0;
+}
 
 static bool is_call_of(const psg_expr *e, const char *op) {
   const char *name = psgi_call_op_name(e);
@@ -128,6 +138,7 @@ static psg_expr *simplify_cast(const psg_expr *now) {
 static psg_expr *drop_noop_slice_or_pad(const psg_expr *now) {
   psg_expr *x = now->nkids > 1 ? now->kids[1] : NULL;
   if (!x || !psgi_type_of(x) || psgi_type_of(x) != now->checked_type) return NULL;
+  if (is_call_of(now, "broadcast_to")) return x; /* to the shape it has */
   if (is_call_of(now, "strided_slice")) {
     int64_t begin[PSG_MAX_RANK], strides[PSG_MAX_RANK];
     int nb = psgi_attr_ints(now->u.attrs, "begin", begin, PSG_MAX_RANK);
@@ -191,11 +202,20 @@ static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **ou
   if (!better) better = simplify_cast(*out);
   if (!better) better = drop_noop_slice_or_pad(*out);
   if (!better && !b.status) better = reassociate_constants(&b, s, e, *out);
+  if (!better && !b.status) better = psgi_simplify_hard_swish(&b, s, *out);
+  if (!better && !b.status) better = psgi_simplify_layer_norm(&b, s, *out);
+  if (!better && !b.status) better = psgi_simplify_matmul_transpose(&b, *out);
   st = b.status;
   if (!st && better) {
     psg_expr_retain(better);
     psg_expr_release(*out);
     *out = better;
+  }
+  /* Later patterns ask how many users the original of a rewritten call had. */
+  if (!st && *out != e && (*out)->kind == PSG_EXPR_CALL && !psgi_map_get_ptr(&s->origin, *out)) {
+    psgi_map_entry *en = psgi_map_put_ptr(&s->origin, *out, NULL);
+    if (en) en->value = (void *)e;
+    else st = psgi_nomem(m->ctx);
   }
   psgi_built_fini(&b);
   return st;
@@ -226,6 +246,7 @@ static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc
   if (st) return st;
   simplifier s;
   psgi_map_init(&s.users, func->ctx);
+  psgi_map_init(&s.origin, func->ctx);
   psg_visitor v = {NULL, count_users, &s};
   st = psg_visit(func->ctx, &v, func);
   if (st == PSG_ERR_NOMEM) st = psgi_nomem(func->ctx);
@@ -242,6 +263,7 @@ static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc
     psg_mutator_fini(&m);
   }
   psgi_map_fini(&s.users);
+  psgi_map_fini(&s.origin);
   return st;
 }
 
@@ -255,6 +277,7 @@ static psg_status make_simplify_expr(psg_ctx *ctx, psg_attrs *options, void *use
 
 psg_status psgi_register_simplify_expr(psg_ctx *ctx) {
   return psgi_register_simple(ctx, "SimplifyExpr", PSG_PASS_FUNCTION, 0, required, 1,
-                              "identity arithmetic, reshape/transpose chains, redundant casts, no-op slices and pads",
+                              "identity arithmetic, reshape/transpose chains, redundant casts, no-op slices, pads and broadcasts, "
+                              "HardSwish and layer_norm patterns, transposes into matmuls",
                               make_simplify_expr);
 }

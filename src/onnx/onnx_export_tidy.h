@@ -1,0 +1,16 @@
+/* Passage ONNX frontend — the exporter's last step over the graph it built
+ * (onnx_export_tidy.c). */
+#ifndef PSG_ONNX_EXPORT_TIDY_H
+#define PSG_ONNX_EXPORT_TIDY_H
+
+#include "passage/status.h"
+#include "onnx.pb-c.h"
+
+/* Rewrites `g` (and its subgraphs) in place: SimplifyExpr's canonical
+ * HardSwish, Div(Mul(x, Clip(Add(x, 3), 0, 6)), 6), becomes one HardSwish
+ * node; then nodes whose outputs nobody reads, and initializers nobody
+ * reads, are dropped. `alloc` gives memory that lives as long as `g`
+ * (zeroed; NULL when out of memory). PSG_ERR_NOMEM or PSG_OK. */
+psg_status onnxi_export_tidy(Onnx__GraphProto *g, void *(*alloc)(void *user, size_t n), void *user);
+
+#endif

@@ -1,0 +1,29 @@
+/* Passage — SimplifyExpr's multi-node patterns (simplify_expr_patterns.c),
+ * called from the pass (simplify_expr.c) on each rewritten call, children
+ * first. Each returns the replacement (borrowed from `b`) or NULL. */
+#ifndef PSG_TRANSFORMS_SIMPLIFY_EXPR_H
+#define PSG_TRANSFORMS_SIMPLIFY_EXPR_H
+
+#include "transforms/builder.h"
+
+typedef struct simplifier simplifier;
+
+/* How many parents the original of `now` (a node of the rewritten graph) has. */
+size_t psgi_simplify_users(const simplifier *s, const psg_expr *now);
+
+/* Decomposed HardSwish (x * clip(x + 3, 0, 6) / 6, x * HardSigmoid(x) with
+ * alpha 1/6 and beta 1/2, and their reorderings) into the canonical form
+ * divide(multiply(x, clip(add(x, 3f), a_min=0f, a_max=6f)), 6f) that the ONNX
+ * export writes as one HardSwish. */
+psg_expr *psgi_simplify_hard_swish(psgi_built *b, const simplifier *s, const psg_expr *now);
+
+/* (x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) over one axis into
+ * nn.layer_norm(x, ones, zeros); a following per-axis multiply and add into
+ * its gamma and beta. */
+psg_expr *psgi_simplify_layer_norm(psgi_built *b, const simplifier *s, const psg_expr *now);
+
+/* A transpose of the last two axes feeding nn.batch_matmul or nn.matmul into
+ * the operand's transpose flag. */
+psg_expr *psgi_simplify_matmul_transpose(psgi_built *b, const psg_expr *now);
+
+#endif

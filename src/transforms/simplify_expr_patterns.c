@@ -1,0 +1,261 @@
+/* Passage — SimplifyExpr's multi-node patterns (see simplify_expr.h):
+ * decomposed HardSwish into one canonical form, decomposed layer
+ * normalization into nn.layer_norm, and transposes folded into the flags of
+ * the matmuls they feed. Every node built carries its type; a pattern whose
+ * intermediate values have other users is left alone (rewriting it would
+ * compute them twice). */
+#include <math.h>
+#include "ops/kernel_util.h"
+#include "ops/op_impl.h"
+#include "transforms/simplify_expr.h"
+
+static bool is_call_of(const psg_expr *e, const char *op) {
+  const char *name = psgi_call_op_name(e);
+  return name && !strcmp(name, op);
+}
+
+static psg_expr *arg(const psg_expr *call, int i) { return call->kids[1 + i]; }
+
+/* A one-element floating constant equal to `v` (to float32 precision). */
+static bool scalar_is(const psg_expr *e, double v) {
+  if (!e || e->kind != PSG_EXPR_CONSTANT) return false;
+  const psg_tensor *t = e->u.constant;
+  if (!psg_dtype_is_float(t->dtype) || psg_tensor_numel(t) != 1) return false;
+  double x = psgi_load_f(t->dtype, t->data, 0);
+  return fabs(x - v) <= 1e-6 * (fabs(v) > 1 ? fabs(v) : 1);
+}
+
+static bool rank0(const psg_expr *e) { return e->kind == PSG_EXPR_CONSTANT && psg_tensor_ndim(e->u.constant) == 0; }
+
+/* `call` is a binary op with a scalar constant `v` on either side (or only
+ * on the right when `right_only`); the other operand, or NULL. */
+static psg_expr *other_than(const psg_expr *call, const char *op, double v, bool right_only) {
+  if (!is_call_of(call, op) || call->nkids != 3) return NULL;
+  if (scalar_is(arg(call, 1), v)) return arg(call, 0);
+  if (!right_only && scalar_is(arg(call, 0), v)) return arg(call, 1);
+  return NULL;
+}
+
+static bool clip_is(const psg_expr *e, double lo, double hi) {
+  return is_call_of(e, "clip") && psgi_attr_float(e->u.attrs, "a_min", NAN) == lo &&
+         psgi_attr_float(e->u.attrs, "a_max", NAN) == hi;
+}
+
+/* HardSwish ------------------------------------------------------------------- */
+
+/* clip(x + 3, 0, 6): x, or NULL. */
+static psg_expr *gate6(const psg_expr *e) {
+  return clip_is(e, 0, 6) ? other_than(arg(e, 0), "add", 3, false) : NULL;
+}
+
+/* A gate in [0, 1]: clip(x / 6 + 1/2, 0, 1) (HardSigmoid with alpha 1/6) or
+ * clip(x + 3, 0, 6) / 6. Its x, or NULL. */
+static psg_expr *gate1(const simplifier *s, const psg_expr *e) {
+  if (clip_is(e, 0, 1)) {
+    psg_expr *y = other_than(arg(e, 0), "add", 0.5, false), *x;
+    if (!y || psgi_simplify_users(s, y) != 1) return NULL;
+    if ((x = other_than(y, "multiply", 1.0 / 6, false))) return x;
+    return other_than(y, "divide", 6, true);
+  }
+  psg_expr *g = other_than(e, "divide", 6, true);
+  if (!g) g = other_than(e, "multiply", 1.0 / 6, false);
+  return g && psgi_simplify_users(s, g) == 1 ? gate6(g) : NULL;
+}
+
+/* multiply(x, gate) in either order with gate(x): x, or NULL. */
+static psg_expr *times_gate(const simplifier *s, const psg_expr *m, bool unit, const psg_expr **gate) {
+  if (!is_call_of(m, "multiply") || m->nkids != 3) return NULL;
+  for (int side = 0; side < 2; side++) {
+    psg_expr *x = arg(m, side), *g = arg(m, 1 - side);
+    psg_expr *gx = unit ? gate1(s, g) : gate6(g);
+    if (gx && gx == x && psgi_simplify_users(s, g) == 1) {
+      *gate = g;
+      return x;
+    }
+  }
+  return NULL;
+}
+
+psg_expr *psgi_simplify_hard_swish(psgi_built *b, const simplifier *s, const psg_expr *now) {
+  const psg_type *t = now->checked_type;
+  if (!t || t->kind != PSG_TYPE_TENSOR || !psg_dtype_is_float(t->dtype)) return NULL;
+  const psg_expr *gate = NULL;
+  psg_expr *x = NULL, *m;
+  bool canonical = false;
+  if ((m = other_than(now, "divide", 6, true)) || (m = other_than(now, "multiply", 1.0 / 6, false))) {
+    if (psgi_simplify_users(s, m) != 1 || !(x = times_gate(s, m, false, &gate))) return NULL;
+    const psg_expr *add = arg(gate, 0);
+    canonical = is_call_of(now, "divide") && rank0(arg(now, 1)) && arg(m, 0) == x && arg(add, 0) == x && rank0(arg(add, 1));
+  } else if (!(x = times_gate(s, now, true, &gate))) {
+    return NULL;
+  }
+  if (canonical || psgi_type_of(x) != t) return NULL;
+  psg_attrs *clip = psgi_build_attrs(b, (const char *[]){"a_min", "a_max"},
+                                     (psg_attr *[]){psgi_build_attr_float(b, 0), psgi_build_attr_float(b, 6)}, 2);
+  psg_expr *c3 = psgi_build_scalar(b, t->dtype, 3), *c6 = psgi_build_scalar(b, t->dtype, 6);
+  psg_expr *g = psgi_build_call_typed(b, "add", (psg_expr *[]){x, c3}, 2, NULL);
+  g = clip ? psgi_build_call_typed(b, "clip", &g, 1, clip) : NULL;
+  psg_expr *xm = psgi_build_call_typed(b, "multiply", (psg_expr *[]){x, g}, 2, NULL);
+  return psgi_build_call_typed(b, "divide", (psg_expr *[]){xm, c6}, 2, NULL);
+}
+
+/* Layer normalization ------------------------------------------------------------ */
+
+/* mean(x, axis=[a], keepdims=True) over one axis: x, and a in [0, rank). */
+static psg_expr *mean_one_axis(const psg_expr *e, int *axis) {
+  if (!is_call_of(e, "mean") || !psgi_attr_bool(e->u.attrs, "keepdims", false) ||
+      psgi_attr_bool(e->u.attrs, "exclude", false))
+    return NULL;
+  int64_t ax[PSG_MAX_RANK];
+  const psg_type *xt = psgi_tensor_type_of(arg(e, 0));
+  if (!xt || psgi_attr_ints(e->u.attrs, "axis", ax, PSG_MAX_RANK) != 1) return NULL;
+  if (ax[0] < 0) ax[0] += xt->n;
+  if (ax[0] < 0 || ax[0] >= xt->n) return NULL;
+  *axis = (int)ax[0];
+  return arg(e, 0);
+}
+
+static psg_expr *filled(psgi_built *b, const char *op, int64_t c, int dtype) {
+  psg_attr *dt = NULL;
+  psg_status st = psg_attr_dtype(b->ctx, dtype, &dt);
+  if (st && !b->status) b->status = st;
+  psg_attrs *a = psgi_build_attrs(b, (const char *[]){"shape", "dtype"}, (psg_attr *[]){psgi_build_attr_ints(b, &c, 1), dt}, 2);
+  return a ? psgi_build_call_typed(b, op, NULL, 0, a) : NULL;
+}
+
+static psg_expr *layer_norm(psgi_built *b, psg_expr *x, psg_expr *gamma, psg_expr *beta, int axis, double eps) {
+  psg_attrs *a = psgi_build_attrs(b, (const char *[]){"axis", "epsilon", "center", "scale"},
+                                  (psg_attr *[]){psgi_build_attr_int(b, axis), psgi_build_attr_float(b, eps),
+                                                 psgi_build_attr_bool(b, true), psgi_build_attr_bool(b, true)}, 4);
+  return a ? psgi_build_call_typed(b, "nn.layer_norm", (psg_expr *[]){x, gamma, beta}, 3, a) : NULL;
+}
+
+/* The decomposed normalization: divide(d, sqrt(add(mean(d * d | d ** 2), eps)))
+ * with d = subtract(x, mean(x)), all over one axis. */
+static psg_expr *normalization(psgi_built *b, const simplifier *s, const psg_expr *now) {
+  if (!is_call_of(now, "divide")) return NULL;
+  psg_expr *d = arg(now, 0), *sq = arg(now, 1);
+  if (!is_call_of(sq, "sqrt") || !is_call_of(d, "subtract") || psgi_simplify_users(s, sq) != 1 ||
+      psgi_simplify_users(s, d) != 2)
+    return NULL;
+  psg_expr *ve = arg(sq, 0), *v = NULL, *eps = NULL;
+  if (!is_call_of(ve, "add") || psgi_simplify_users(s, ve) != 1) return NULL;
+  for (int side = 0; side < 2 && !v; side++)
+    if (arg(ve, side)->kind == PSG_EXPR_CONSTANT && psg_tensor_numel(arg(ve, side)->u.constant) == 1)
+      eps = arg(ve, side), v = arg(ve, 1 - side);
+  int a1, a2;
+  psg_expr *p = v ? mean_one_axis(v, &a2) : NULL;
+  if (!p || psgi_simplify_users(s, v) != 1 || psgi_simplify_users(s, p) != 1) return NULL;
+  bool squares = (is_call_of(p, "multiply") && arg(p, 0) == d && arg(p, 1) == d) ||
+                 (is_call_of(p, "power") && arg(p, 0) == d && scalar_is(arg(p, 1), 2));
+  psg_expr *mu = arg(d, 1), *x = arg(d, 0);
+  if (!squares || mean_one_axis(mu, &a1) != x || a1 != a2 || psgi_simplify_users(s, mu) != 1) return NULL;
+  const psg_type *t = psgi_tensor_type_of(x);
+  if (!t || t != now->checked_type || !psg_dtype_is_float(t->dtype) || t->dims[a1] < 0) return NULL;
+  double e = psgi_load_f(eps->u.constant->dtype, eps->u.constant->data, 0);
+  if (!(e >= 0)) return NULL;
+  psg_expr *gamma = filled(b, "ones", t->dims[a1], t->dtype), *beta = filled(b, "zeros", t->dims[a1], t->dtype);
+  return layer_norm(b, x, gamma, beta, a1, e);
+}
+
+/* A constant or call of every element `v` (ones/zeros as the rule above builds them). */
+static bool all_of(const psg_expr *e, double v) {
+  if (is_call_of(e, v == 1 ? "ones" : "zeros")) return true;
+  if (!e || e->kind != PSG_EXPR_CONSTANT) return false;
+  int64_t n = psg_tensor_numel(e->u.constant);
+  for (int64_t i = 0; i < n; i++)
+    if (psgi_load_f(e->u.constant->dtype, e->u.constant->data, (size_t)i) != v) return false;
+  return n > 0;
+}
+
+/* `g` as the (C,) vector along `axis` of a rank-r value, or NULL when it
+ * broadcasts any other way. */
+static psg_expr *per_axis(psgi_built *b, psg_expr *g, int r, int axis, int64_t c, int dtype) {
+  const psg_type *gt = psgi_tensor_type_of(g);
+  if (!gt || gt->dtype != dtype || gt->n > r || gt->n < r - axis) return NULL;
+  for (int i = 0; i < gt->n; i++)
+    if (gt->dims[i] != (i == gt->n - (r - axis) ? c : 1)) return NULL;
+  if (gt->n == 1) return g;
+  psg_attrs *a = psgi_build_attrs(b, (const char *[]){"newshape"}, (psg_attr *[]){psgi_build_attr_ints(b, &c, 1)}, 1);
+  return a ? psgi_build_call_typed(b, "reshape", &g, 1, a) : NULL;
+}
+
+psg_expr *psgi_simplify_layer_norm(psgi_built *b, const simplifier *s, const psg_expr *now) {
+  psg_expr *out = normalization(b, s, now);
+  if (out || b->status) return out;
+  bool mul = is_call_of(now, "multiply");
+  if ((!mul && !is_call_of(now, "add")) || now->nkids != 3 || !now->checked_type) return NULL;
+  for (int side = 0; side < 2; side++) {
+    psg_expr *ln = arg(now, side), *v = arg(now, 1 - side);
+    if (!is_call_of(ln, "nn.layer_norm") || psgi_simplify_users(s, ln) != 1 || ln->checked_type != now->checked_type ||
+        !psgi_attr_bool(ln->u.attrs, "center", true) || !psgi_attr_bool(ln->u.attrs, "scale", true) ||
+        !all_of(arg(ln, 2), 0) || (mul && !all_of(arg(ln, 1), 1)))
+      continue;
+    const psg_type *t = now->checked_type;
+    int axis = (int)psgi_attr_int(ln->u.attrs, "axis", -1);
+    if (axis < 0) axis += t->n;
+    if (axis < 0 || axis >= t->n || t->dims[axis] < 0) return NULL;
+    psg_expr *vec = per_axis(b, v, t->n, axis, t->dims[axis], t->dtype);
+    if (!vec) return NULL;
+    return layer_norm(b, arg(ln, 0), mul ? vec : arg(ln, 1), mul ? arg(ln, 2) : vec, axis,
+                      psgi_attr_float(ln->u.attrs, "epsilon", 1e-5));
+  }
+  return NULL;
+}
+
+/* Matmul transposes --------------------------------------------------------------- */
+
+/* transpose(y) swapping exactly the last two of `rank` axes: y, or NULL. */
+static psg_expr *swaps_last_two(const psg_expr *e, int rank) {
+  if (!is_call_of(e, "transpose") || rank < 2) return NULL;
+  int64_t ax[PSG_MAX_RANK];
+  int n = psgi_attr_ints(e->u.attrs, "axes", ax, PSG_MAX_RANK);
+  if (n == 0 && rank == 2) return arg(e, 0); /* None: reversed */
+  if (n != rank) return NULL;
+  for (int i = 0; i < rank; i++) {
+    int64_t a = ax[i] < 0 ? ax[i] + rank : ax[i];
+    if (a != (i == rank - 2 ? rank - 1 : i == rank - 1 ? rank - 2 : i)) return NULL;
+  }
+  return arg(e, 0);
+}
+
+psg_expr *psgi_simplify_matmul_transpose(psgi_built *b, const psg_expr *now) {
+  bool batch = is_call_of(now, "nn.batch_matmul");
+  if ((!batch && !is_call_of(now, "nn.matmul")) || now->nkids != 3 || !now->checked_type) return NULL;
+  static const char *const flag[2] = {"transpose_a", "transpose_b"};
+  psg_expr *ops[2] = {arg(now, 0), arg(now, 1)};
+  psg_attrs *attrs = now->u.attrs;
+  bool changed = false;
+  psg_attrs_retain(attrs);
+  for (int i = 0; i < 2; i++) {
+    const psg_type *ot = psgi_tensor_type_of(ops[i]);
+    psg_expr *y = ot ? swaps_last_two(ops[i], ot->n) : NULL;
+    if (!y || !psgi_tensor_type_of(y)) continue;
+    psg_attr *v = NULL;
+    psg_attrs *next = NULL;
+    bool cur = psgi_attr_bool(attrs, flag[i], batch && i == 1);
+    psg_status st = psg_attr_bool(b->ctx, !cur, &v);
+    if (!st) st = psg_attrs_with(b->ctx, attrs, flag[i], v, &next);
+    psg_attr_release(v);
+    if (st) {
+      if (!b->status) b->status = st;
+      break;
+    }
+    psg_attrs_release(attrs);
+    attrs = next;
+    ops[i] = y;
+    changed = true;
+  }
+  psg_expr *out = NULL;
+  if (changed && !b->status) {
+    if (!PSGI_VEC_PUSH(b->ctx, &b->attrs, attrs)) {
+      b->status = psgi_nomem(b->ctx);
+      psg_attrs_release(attrs);
+      return NULL;
+    }
+    out = psgi_build_call_typed(b, batch ? "nn.batch_matmul" : "nn.matmul", ops, 2, attrs);
+    return out && out->checked_type == now->checked_type ? out : NULL;
+  }
+  psg_attrs_release(attrs);
+  return NULL;
+}
