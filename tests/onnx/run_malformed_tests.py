@@ -145,6 +145,18 @@ def main():
         if not ok:
             print(p.stdout.decode(), p.stderr.decode())
         failed += not ok
+        # A runtime condition over branches (?, 3) and (2, 3): one Relay If, typed (?, 3).
+        path = os.path.join(tmp, "if_join.onnx")
+        with open(path, "wb") as f:
+            f.write(if_model([], "c", [vi("x", ["N", 3]), vi("c", [], TensorProto.BOOL)],
+                             [helper.make_node("Identity", ["x"], ["t"])], "t", [helper.make_node("Identity", ["k"], ["e"])], "e",
+                             [numpy_helper.from_array(np.ones((2, 3), np.float32), "k")]))
+        p = subprocess.run([args.passage, "import", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        ok = p.returncode == 0 and b"if (%c)" in p.stdout
+        print("%-4s If on a runtime condition, branches (?, 3) and (2, 3)" % ("ok" if ok else "FAIL"))
+        if not ok:
+            print(p.stdout.decode(), p.stderr.decode())
+        failed += not ok
     print("%d failed" % failed)
     return 1 if failed else 0
 
