@@ -290,6 +290,188 @@ static psg_expr *convert_bias_add(converter *c, psgi_built *b, const psg_expr *e
   return call;
 }
 
+/* Axis ops (TVM's InferCorrectLayout for concatenate, softmax, reductions,
+ * pad, strided_slice): the op runs in the layout its input arrives in with
+ * its axes renamed; the result carries the layout on. ------------------------- */
+
+/* Where axis `axis` (of the original layout, may be negative) is in t->cur;
+ * -1 when out of range. */
+static int moved_axis(const tag *t, int64_t axis) {
+  int n = (int)strlen(t->orig);
+  if (axis < 0) axis += n;
+  if (axis < 0 || axis >= n) return -1;
+  return (int)(strchr(t->cur, t->orig[axis]) - t->cur);
+}
+
+/* `attrs` with `key` set to `v` (v released); owned by b. */
+static psg_attrs *with_value(psgi_built *b, const psg_attrs *attrs, const char *key, psg_attr *v) {
+  psg_attrs *next = NULL;
+  psg_status st = v ? psg_attrs_with(b->ctx, attrs, key, v, &next) : b->status ? b->status : psgi_nomem(b->ctx);
+  psg_attr_release(v);
+  if (!st && !PSGI_VEC_PUSH(b->ctx, &b->attrs, next)) psg_attrs_release(next), st = psgi_nomem(b->ctx);
+  if (st && !b->status) b->status = st;
+  return st ? NULL : next;
+}
+
+/* The tag of e's only tensor input, when that input has the tag's rank. */
+static const tag *input_tag(const converter *c, const psg_expr *e) {
+  const tag *t = e->nkids >= 2 ? tag_of(c, e->kids[1]) : NULL;
+  const psg_type *in = t ? psgi_tensor_type_of(e->kids[1]) : NULL;
+  return in && in->n == (int)strlen(t->orig) && psgi_tensor_type_of(e) ? t : NULL;
+}
+
+/* nn.softmax / nn.log_softmax: the same axis, where it moved to. */
+static psg_expr *convert_softmax(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = input_tag(c, e);
+  int axis = t ? moved_axis(t, psgi_attr_int(e->u.attrs, "axis", -1)) : -1;
+  if (axis < 0 || e->nkids != 2) return NULL;
+  psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_int(b, axis));
+  psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return call;
+}
+
+/* sum, mean, max, min, prod: the axes where they moved to, when the reduced
+ * axes keep their relative order. With keepdims the result keeps the layout;
+ * without, the reduced letters leave both layouts (NCHW -> NC and NHWC ->
+ * NC: nothing left to carry). */
+static psg_expr *convert_reduce(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = input_tag(c, e);
+  if (!t || e->nkids != 2) return NULL;
+  int n = (int)strlen(t->orig);
+  psg_attr *a = psg_attrs_get(e->u.attrs, "axis");
+  int64_t axes[PSG_MAX_RANK];
+  int na = a && psg_attr_kind(a) != PSG_ATTR_NONE ? psgi_attr_ints(e->u.attrs, "axis", axes, PSG_MAX_RANK) : 0;
+  if (na < 0) return NULL;
+  bool listed[PSG_MAX_RANK] = {0}, moved[PSG_MAX_RANK] = {0};
+  for (int k = 0; k < na; k++) {
+    int m = moved_axis(t, axes[k]);
+    if (m < 0 || moved[m]) return NULL;
+    moved[m] = true;
+    listed[axes[k] < 0 ? axes[k] + n : axes[k]] = true;
+  }
+  /* The reduced axes (extent > 1) must keep their order, so that sums add
+   * in the same order and the result stays bit-exact. */
+  bool exclude = psgi_attr_bool(e->u.attrs, "exclude", false);
+  const psg_type *in = psgi_tensor_type_of(e->kids[1]);
+  int last = -1;
+  for (int i = 0; i < n; i++) {
+    if (!(na == 0 || listed[i] != exclude) || in->dims[i] == 1) continue;
+    if (moved_axis(t, i) < last) return NULL;
+    last = moved_axis(t, i);
+  }
+  psg_attrs *attrs = (psg_attrs *)e->u.attrs;
+  if (na) {
+    int64_t v[PSG_MAX_RANK];
+    int nv = 0;
+    for (int i = 0; i < n; i++)
+      if (moved[i]) v[nv++] = i;
+    attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_ints(b, v, (size_t)nv));
+    if (!attrs) return NULL;
+  }
+  psg_expr *call = remake(b, e, now->kids + 1, 1, attrs);
+  if (!call || b->status) return call;
+  char orig[PSG_MAX_RANK + 1], cur[PSG_MAX_RANK + 1];
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    bool reduced = na == 0 || listed[i] != exclude;
+    if (reduced && !psgi_attr_bool(e->u.attrs, "keepdims", false)) continue;
+    orig[k++] = t->orig[i];
+  }
+  /* The kept letters in the order of the new layout. */
+  int j = 0;
+  for (int i = 0; i < n; i++)
+    if (memchr(orig, t->cur[i], (size_t)k)) cur[j++] = t->cur[i];
+  orig[k] = cur[k] = '\0';
+  b->status = set_tag(c, e, orig, cur);
+  return call;
+}
+
+/* nn.pad: the [before, after] pair of each axis goes where the axis went. */
+static psg_expr *convert_pad(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = input_tag(c, e);
+  psg_attr *pw = psg_attrs_get(e->u.attrs, "pad_width");
+  int n = t ? (int)strlen(t->orig) : 0;
+  if (!t || tag_of(c, e->kids[e->nkids - 1]) || !pw || psg_attr_kind(pw) != PSG_ATTR_LIST ||
+      psg_attr_list_len(pw) != (size_t)n)
+    return NULL;
+  psg_attr *items[PSG_MAX_RANK];
+  for (int i = 0; i < n; i++) items[moved_axis(t, i)] = psg_attr_list_get(pw, (size_t)i);
+  psg_attr *list = NULL;
+  psg_status st = psg_attr_list(b->ctx, items, (size_t)n, &list);
+  if (st && !b->status) b->status = st;
+  psg_attrs *attrs = st ? NULL : with_value(b, e->u.attrs, "pad_width", list);
+  psg_expr *call = attrs ? remake(b, e, now->kids + 1, e->nkids - 1, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return call;
+}
+
+/* strided_slice: listed axes where they moved to; without axes, begin/end
+ * of equal length are for axes 0, 1, ..., which become the listed axes. */
+static psg_expr *convert_strided_slice(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = input_tag(c, e);
+  if (!t || e->nkids != 2) return NULL;
+  psg_attr *ax = psg_attrs_get(e->u.attrs, "axes");
+  int64_t axes[PSG_MAX_RANK], begin[PSG_MAX_RANK], end[PSG_MAX_RANK], strides[PSG_MAX_RANK];
+  int nb = psgi_attr_ints(e->u.attrs, "begin", begin, PSG_MAX_RANK);
+  int ne = psgi_attr_ints(e->u.attrs, "end", end, PSG_MAX_RANK);
+  int ns = psg_attrs_get(e->u.attrs, "strides") ? psgi_attr_ints(e->u.attrs, "strides", strides, PSG_MAX_RANK) : 0;
+  int na;
+  if (ax && psg_attr_kind(ax) != PSG_ATTR_NONE) {
+    na = psgi_attr_ints(e->u.attrs, "axes", axes, PSG_MAX_RANK);
+  } else {
+    na = nb;
+    for (int k = 0; k < na; k++) axes[k] = k;
+  }
+  if (nb < 0 || ne < 0 || ns < 0 || na < 0 || nb != na || ne != na || ns > na) return NULL;
+  for (int k = 0; k < na; k++)
+    if ((axes[k] = moved_axis(t, axes[k])) < 0) return NULL;
+  psg_attrs *attrs = with_value(b, e->u.attrs, "axes", psgi_build_attr_ints(b, axes, (size_t)na));
+  psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return call;
+}
+
+/* concatenate of a tuple whose tagged fields agree: every field in that
+ * layout (the others transformed in), the axis where it moved to. */
+static psg_expr *convert_concatenate(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const psg_expr *tup = e->nkids == 2 ? e->kids[1] : NULL, *tnow = tup ? now->kids[1] : NULL;
+  if (!tup || tup->kind != PSG_EXPR_TUPLE || tnow->kind != PSG_EXPR_TUPLE || tup->nkids != tnow->nkids ||
+      !tup->nkids || tup->nkids > 64 || !psgi_tensor_type_of(e))
+    return NULL;
+  const tag *t = NULL;
+  for (uint32_t i = 0; i < tup->nkids; i++) {
+    const tag *ti = tag_of(c, tup->kids[i]);
+    if (ti && t && (ti->orig != t->orig || ti->cur != t->cur)) return NULL;
+    if (ti) t = ti;
+  }
+  int rank = t ? (int)strlen(t->orig) : 0;
+  int axis = t ? moved_axis(t, psgi_attr_int(e->u.attrs, "axis", 0)) : -1;
+  if (axis < 0) return NULL;
+  psg_expr *fields[64];
+  for (uint32_t i = 0; i < tup->nkids; i++) {
+    const psg_type *ti = psgi_tensor_type_of(tup->kids[i]);
+    if (!ti || ti->n != rank) return NULL;
+  }
+  /* The tuple read its tagged fields back in the original layout; undoing
+   * that transform (transform cancels it) gives the fields as converted. */
+  for (uint32_t i = 0; i < tup->nkids; i++)
+    if (!(fields[i] = transform(c, b, tnow->kids[i], t->orig, t->cur))) return NULL;
+  psg_expr *ntup = NULL;
+  psg_status st = psgi_expr_rebuild(tnow, fields, &ntup);
+  if (!st && !PSGI_VEC_PUSH(b->ctx, &b->exprs, ntup)) psg_expr_release(ntup), st = psgi_nomem(b->ctx);
+  if (st) {
+    if (!b->status) b->status = st;
+    return NULL;
+  }
+  psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_int(b, axis));
+  psg_expr *call = attrs ? remake(b, e, &ntup, 1, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return call;
+}
+
+static const char *const reduce_ops[] = {"sum", "mean", "max", "min", "prod"};
+
 /* Any other node reads its operands in their original layouts. */
 static psg_status restore_kids(converter *c, const psg_expr *e, psg_expr **out) {
   bool tagged = false;
@@ -319,7 +501,13 @@ static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out
   const char *op = psgi_call_op_name(e);
   const desired *d = desired_for(c->cfg, op);
   bool any_tag = false;
-  for (uint32_t i = 1; i < e->nkids && !any_tag; i++) any_tag = tag_of(c, e->kids[i]) != NULL;
+  for (uint32_t i = 1; i < e->nkids && !any_tag; i++) {
+    const psg_expr *k = e->kids[i];
+    any_tag = tag_of(c, k) != NULL;
+    /* concatenate reads tagged values through its tuple */
+    for (uint32_t j = 0; k->kind == PSG_EXPR_TUPLE && j < k->nkids && !any_tag; j++)
+      any_tag = tag_of(c, k->kids[j]) != NULL;
+  }
   if (!any_tag && !d) return PSG_OK;
   psgi_built b;
   psgi_built_init(&b, c->ctx, &e->span);
@@ -331,6 +519,11 @@ static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out
   else if (in_list(op, broadcast_ops, sizeof broadcast_ops / sizeof *broadcast_ops))
     r = convert_broadcast(c, &b, e, *out);
   else if (op && !strcmp(op, "nn.bias_add")) r = convert_bias_add(c, &b, e, *out);
+  else if (op && (!strcmp(op, "nn.softmax") || !strcmp(op, "nn.log_softmax"))) r = convert_softmax(c, &b, e, *out);
+  else if (in_list(op, reduce_ops, sizeof reduce_ops / sizeof *reduce_ops)) r = convert_reduce(c, &b, e, *out);
+  else if (op && !strcmp(op, "nn.pad")) r = convert_pad(c, &b, e, *out);
+  else if (op && !strcmp(op, "strided_slice")) r = convert_strided_slice(c, &b, e, *out);
+  else if (op && !strcmp(op, "concatenate")) r = convert_concatenate(c, &b, e, *out);
   st = b.status;
   if (!st && r && r != *out) {
     psg_expr_release(*out);
