@@ -416,6 +416,32 @@ static void pads4(const psg_attrs *a, int64_t *p) {
   else memset(p, 0, 4 * sizeof *p);
 }
 
+/* `w` (the value `name`) with its last two axes swapped: a transposed
+ * initializer when w is a constant (perm {1, 0} or {0, 2, 1}), else a
+ * Transpose node. */
+static const char *transposed_weight(exporter *x, const psg_expr *w, const char *name, const int64_t *perm, int r) {
+  const psg_expr *c = resolve(x, w);
+  psg_tensor *t = psg_expr_kind(c) == PSG_EXPR_CONSTANT ? psg_constant_get_tensor(c) : NULL;
+  if (t && psg_tensor_ndim(t) == r && psg_tensor_numel(t) > 0) {
+    int64_t b = r == 3 ? psg_tensor_dim(t, 0) : 1, rows = psg_tensor_dim(t, r - 2), cols = psg_tensor_dim(t, r - 1);
+    size_t sz = (size_t)psg_dtype_size(psg_tensor_dtype(t));
+    unsigned char *out = ealloc(x, psg_tensor_nbytes(t));
+    const unsigned char *in = psg_tensor_data(t);
+    if (!out || !in) return name;
+    for (int64_t k = 0; k < b; k++)
+      for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++)
+          memcpy(out + ((k * cols + j) * rows + i) * sz, in + ((k * rows + i) * cols + j) * sz, sz);
+    int64_t shape[3] = {b, cols, rows};
+    return init_raw(x, psg_tensor_dtype(t), r == 3 ? shape : shape + 1, r, out, psg_tensor_nbytes(t));
+  }
+  Onnx__NodeProto *tn = node(x, "Transpose", 1, 1);
+  if (!tn) return name;
+  tn->input[0] = (char *)name;
+  attr_ints(x, tn, "perm", perm, (size_t)r);
+  return tn->output[0];
+}
+
 /* Emits the nodes of one call; its result names go to out_names and nout. */
 static psg_status post(psg_visitor *v, const psg_expr *e);
 
@@ -622,38 +648,51 @@ static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names,
       if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)in[1];
       attr_int(x, n, "transB", 1);
     } else {
-      Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
-      if (t) t->input[0] = (char *)in[1];
+      int64_t perm2[2] = {1, 0};
+      const char *w = transposed_weight(x, psg_call_get_arg(e, 1), in[1], perm2, 2);
       n = node(x, "MatMul", 2, 1);
-      if (n && t) n->input[0] = (char *)in[0], n->input[1] = t->output[0];
+      if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)w;
     }
   } else if (!strcmp(op, "nn.batch_matmul") || !strcmp(op, "nn.matmul")) {
     bool b3 = !strcmp(op, "nn.batch_matmul");
     const char *ai = in[0], *bi = in[1];
-    int64_t perm3[3] = {0, 2, 1}, perm2[2] = {1, 0};
-    if (aint(a, "transpose_a", 0)) {
+    int64_t perm[PSG_MAX_RANK];
+    int ra = psg_type_ndim(psg_expr_checked_type(psg_call_get_arg(e, 0)));
+    for (int i = 0; i < ra; i++) perm[i] = i == ra - 2 ? ra - 1 : i == ra - 1 ? ra - 2 : i;
+    if (aint(a, "transpose_a", 0)) { /* the last two axes of a (N-D for nn.matmul) */
       Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
       if (t) t->input[0] = (char *)ai, ai = t->output[0];
-      attr_ints(x, t, "perm", b3 ? perm3 : perm2, b3 ? 3 : 2);
+      attr_ints(x, t, "perm", perm, (size_t)ra);
     }
     if (aint(a, "transpose_b", b3 ? 1 : 0)) {
-      Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
-      if (t) t->input[0] = (char *)bi, bi = t->output[0];
-      attr_ints(x, t, "perm", b3 ? perm3 : perm2, b3 ? 3 : 2);
+      int rb = b3 ? 3 : 2;
+      int64_t pb[3] = {0, 2, 1};
+      bi = transposed_weight(x, psg_call_get_arg(e, 1), bi, b3 ? pb : pb + 1, rb);
     }
     n = node(x, "MatMul", 2, 1);
     if (n) n->input[0] = (char *)ai, n->input[1] = (char *)bi;
   } else if (!strcmp(op, "nn.layer_norm")) {
     /* ONNX normalizes over the axes from `axis` on: the same as Relay's one
-     * axis only when it is the last. */
+     * axis when it is the last; another axis is swapped with the last
+     * around it. */
     const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(e, 0));
     int r = psg_type_ndim(xt);
-    int64_t axis = aint(a, "axis", -1), c = r > 0 ? psg_type_dim(xt, r - 1) : -1;
+    int64_t axis = aint(a, "axis", -1);
     if (axis < 0) axis += r;
-    if (axis != r - 1 || c < 0) return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm over an axis other than the last");
+    int64_t c = axis >= 0 && axis < r ? psg_type_dim(xt, (int)axis) : -1;
+    if (c < 0) return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm over an axis of unknown length");
+    if (!in[0] || !in[1] || (aint(a, "center", 1) && !in[2])) return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm of non-tensor values");
+    const char *data = in[0];
+    int64_t perm[PSG_MAX_RANK];
+    for (int i = 0; i < r; i++) perm[i] = i == axis ? r - 1 : i == r - 1 ? axis : i;
+    if (axis != r - 1) {
+      Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
+      if (t) t->input[0] = (char *)data, data = t->output[0];
+      attr_ints(x, t, "perm", perm, (size_t)r);
+    }
     bool center = aint(a, "center", 1) != 0;
     n = node(x, "LayerNormalization", center ? 3 : 2, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)in[1], n->input[2] = center ? (char *)in[2] : NULL;
+    if (n) n->input[0] = (char *)data, n->input[1] = (char *)in[1], n->input[2] = center ? (char *)in[2] : NULL;
     if (n && !aint(a, "scale", 1)) { /* gamma ignored: ones */
       int dt = psg_type_dtype(xt);
       size_t sz = (size_t)psg_dtype_size(dt);
@@ -667,6 +706,12 @@ static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names,
     attr_int(x, n, "axis", -1);
     attr_float(x, n, "epsilon", (float)afloat(a, "epsilon", 1e-5));
     x->opset = 17;
+    if (n && axis != r - 1) {
+      Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
+      if (t) t->input[0] = n->output[0];
+      attr_ints(x, t, "perm", perm, (size_t)r);
+      n = t;
+    }
   } else if (!strcmp(op, "nn.batch_norm")) {
     n = node(x, "BatchNormalization", 5, 1);
     for (int i = 0; n && i < 5; i++) n->input[i] = (char *)in[i];

@@ -15,6 +15,7 @@ static const char *const A_CONV[] = {"auto_pad", "dilations", "group", "kernel_s
 static const char *const A_CONVT[] = {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides",
                                       "output_padding", "output_shape", NULL};
 static const char *const A_GEMM[] = {"alpha", "beta", "transA", "transB", NULL};
+static const char *const A_LN[] = {"axis", "epsilon", "stash_type", NULL};
 static const char *const A_BN[] = {"epsilon", "momentum", "spatial", "training_mode", NULL};
 static const char *const A_POOL[] = {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "strides",
                                      "storage_order", "count_include_pad", NULL};
@@ -54,6 +55,7 @@ static const onnx_op_entry table[] = {
     {"Pow", onnxi_conv_pow, A_NONE},
     {"Clip", onnxi_conv_clip, A_CLIP},
     {"HardSigmoid", onnxi_conv_hard_sigmoid, A_HS},
+    {"HardSwish", onnxi_conv_hard_swish, A_NONE},
     {"LeakyRelu", onnxi_conv_leaky_relu, A_LRELU},
     {"Identity", onnxi_conv_identity, A_NONE},
     {"Cast", onnxi_conv_cast, A_CAST},
@@ -65,6 +67,7 @@ static const onnx_op_entry table[] = {
     {"Gemm", onnxi_conv_gemm, A_GEMM},
     {"MatMul", onnxi_conv_matmul, A_NONE},
     {"BatchNormalization", onnxi_conv_batch_norm, A_BN},
+    {"LayerNormalization", onnxi_conv_layer_norm, A_LN},
     {"MaxPool", onnxi_conv_pool, A_POOL},
     {"AveragePool", onnxi_conv_pool, A_POOL},
     {"GlobalAveragePool", onnxi_conv_global_avg_pool, A_NONE},

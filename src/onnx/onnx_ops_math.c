@@ -1,6 +1,8 @@
 /* Passage ONNX frontend — elementwise, reduction and softmax converters
  * (TVM's onnx.py: Clip by attribute before opset 11 and by inputs after;
- * HardSigmoid decomposed; Softmax flattening before opset 13). */
+ * HardSigmoid decomposed; Softmax flattening before opset 13). HardSwish is
+ * imported as x * clip(x + 3, 0, 6) / 6, the form SimplifyExpr makes of its
+ * variants and the export writes back as one HardSwish. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -119,6 +121,27 @@ ONNX_CONV(hard_sigmoid) {
   onnxi_val_release(&b);
   onnxi_val_release(&m);
   onnxi_val_release(&s);
+  return st;
+}
+
+ONNX_CONV(hard_swish) {
+  psg_status st = onnxi_need(im, ins, nin, 0);
+  if (st) return st;
+  (void)n;
+  int dt = onnxi_dtype(ins[0]);
+  if (!psg_dtype_is_float(dt)) return onnxi_fail(im, PSG_ERR_TYPE, "HardSwish of %s", psg_dtype_name(dt));
+  oval three = {0}, six = {0}, s = {0}, g = {0}, m = {0};
+  st = onnxi_scalar(im, dt, 3, &three);
+  if (!st) st = onnxi_scalar(im, dt, 6, &six);
+  if (!st) st = onnxi_binary(im, "add", ins[0], &three, &s);
+  if (!st) st = clip(im, &s, 0.0, 6.0, &g);
+  if (!st) st = onnxi_binary(im, "multiply", ins[0], &g, &m);
+  if (!st) st = onnxi_binary(im, "divide", &m, &six, &outs[0]);
+  onnxi_val_release(&three);
+  onnxi_val_release(&six);
+  onnxi_val_release(&s);
+  onnxi_val_release(&g);
+  onnxi_val_release(&m);
   return st;
 }
 

@@ -264,6 +264,14 @@ ONNX_CONV(matmul) {
     onnxi_val_release(&bt);
     return st;
   }
+  if (ra > 2 && rb == 2) { /* (.., M, K) x (K, N): nn.matmul broadcasts the weight (one ONNX MatMul again) */
+    onnx_ab b;
+    onnxi_ab_init(&b, im->ctx);
+    onnxi_ab_bool(&b, "transpose_a", false);
+    onnxi_ab_bool(&b, "transpose_b", false);
+    oval args[2] = {*ins[0], *ins[1]};
+    return finish_call(im, "nn.matmul", args, 2, &b, &outs[0]);
+  }
   /* General case: static shapes, numpy matmul broadcasting, batch_matmul on 3-D. */
   if (!onnxi_is_static(ins[0]) || !onnxi_is_static(ins[1]))
     return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "MatMul of rank %d and %d needs static shapes", ra, rb);
@@ -334,6 +342,81 @@ ONNX_CONV(matmul) {
   onnxi_val_release(&b3);
   onnxi_val_release(&bt);
   onnxi_val_release(&mm);
+  return st;
+}
+
+/* LayerNormalization with only Y over the last axis: nn.layer_norm (Relay's
+ * normalizes over one axis). Otherwise the formula of the ONNX definition,
+ * over the axes from `axis` on, with its Mean and InvStdDev outputs. */
+static psg_status layer_norm_formula(onnx_imp *im, const Onnx__NodeProto *n, const oval *const *ins, size_t nin,
+                                     int64_t axis, oval *outs) {
+  int r = onnxi_rank(ins[0]), dt = onnxi_dtype(ins[0]);
+  int64_t axes[PSG_MAX_RANK];
+  for (int i = (int)axis; i < r; i++) axes[i - axis] = i;
+  oval mean = {0}, d = {0}, sq = {0}, var = {0}, eps = {0}, ve = {0}, sd = {0}, one = {0}, inv = {0}, nrm = {0}, y = {0};
+  onnx_ab b;
+  onnxi_ab_init(&b, im->ctx);
+  onnxi_ab_ints(&b, "axis", axes, r - (int)axis);
+  onnxi_ab_bool(&b, "keepdims", true);
+  psg_status st = finish_call(im, "mean", ins[0], 1, &b, &mean);
+  if (!st) st = onnxi_binary(im, "subtract", ins[0], &mean, &d);
+  if (!st) st = onnxi_binary(im, "multiply", &d, &d, &sq);
+  if (!st) {
+    onnxi_ab_init(&b, im->ctx);
+    onnxi_ab_ints(&b, "axis", axes, r - (int)axis);
+    onnxi_ab_bool(&b, "keepdims", true);
+    st = finish_call(im, "mean", &sq, 1, &b, &var);
+  }
+  if (!st) st = onnxi_scalar(im, dt, onnxi_attr_float(n, "epsilon", 1e-5f), &eps);
+  if (!st) st = onnxi_binary(im, "add", &var, &eps, &ve);
+  if (!st) st = onnxi_unary(im, "sqrt", &ve, &sd);
+  if (!st) st = onnxi_scalar(im, dt, 1, &one);
+  if (!st) st = onnxi_binary(im, "divide", &one, &sd, &inv);
+  if (!st) st = onnxi_binary(im, "multiply", &d, &inv, &nrm);
+  if (!st) st = onnxi_binary(im, "multiply", &nrm, ins[1], &y);
+  if (!st && nin > 2 && ins[2]) st = onnxi_binary(im, "add", &y, ins[2], &outs[0]);
+  else if (!st) outs[0] = y, y.e = NULL;
+  if (!st && n->n_output > 1) outs[1] = mean, mean.e = NULL;
+  if (!st && n->n_output > 2) outs[2] = inv, inv.e = NULL;
+  oval *tmp[] = {&mean, &d, &sq, &var, &eps, &ve, &sd, &one, &inv, &nrm, &y};
+  for (size_t i = 0; i < sizeof tmp / sizeof tmp[0]; i++) onnxi_val_release(tmp[i]);
+  return st;
+}
+
+ONNX_CONV(layer_norm) {
+  psg_status st = onnxi_need(im, ins, nin, 0);
+  if (!st) st = onnxi_need(im, ins, nin, 1);
+  if (st) return st;
+  int r = onnxi_rank(ins[0]);
+  int64_t axis = onnxi_attr_int(n, "axis", -1);
+  if (axis < 0) axis += r;
+  if (r < 1 || axis < 0 || axis >= r) return onnxi_fail(im, PSG_ERR_TYPE, "axis %lld is out of range for rank %d", (long long)onnxi_attr_int(n, "axis", -1), r);
+  if (onnxi_attr_int(n, "stash_type", 1) != 1) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "stash_type other than 1");
+  if (!psg_dtype_is_float(onnxi_dtype(ins[0]))) return onnxi_fail(im, PSG_ERR_TYPE, "LayerNormalization of %s", psg_dtype_name(onnxi_dtype(ins[0])));
+  bool more = false;
+  for (size_t i = 1; i < n->n_output; i++) more |= n->output[i] && n->output[i][0];
+  int64_t c = onnxi_dim(ins[0], r - 1);
+  bool vec = c >= 0 && onnxi_rank(ins[1]) == 1 && onnxi_dim(ins[1], 0) == c &&
+             (nin < 3 || !ins[2] || (onnxi_rank(ins[2]) == 1 && onnxi_dim(ins[2], 0) == c));
+  if (more || axis != r - 1 || !vec) return layer_norm_formula(im, n, ins, nin, axis, outs);
+  oval beta = {0};
+  if (nin > 2 && ins[2]) {
+    beta = *ins[2];
+    psg_expr_retain(beta.e);
+  } else {
+    onnx_ab z;
+    onnxi_ab_init(&z, im->ctx);
+    onnxi_ab_ints(&z, "shape", &c, 1);
+    onnxi_ab_dtype(&z, "dtype", onnxi_dtype(ins[0]));
+    st = finish_call(im, "zeros", NULL, 0, &z, &beta);
+  }
+  onnx_ab b;
+  onnxi_ab_init(&b, im->ctx);
+  onnxi_ab_int(&b, "axis", -1);
+  onnxi_ab_float(&b, "epsilon", onnxi_attr_float(n, "epsilon", 1e-5f));
+  oval args[3] = {*ins[0], *ins[1], beta};
+  if (!st) st = finish_call(im, "nn.layer_norm", args, 3, &b, &outs[0]);
+  onnxi_val_release(&beta);
   return st;
 }
 

@@ -5,6 +5,8 @@
  * intermediate values have other users is left alone (rewriting it would
  * compute them twice). */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include "ops/kernel_util.h"
 #include "ops/op_impl.h"
 #include "transforms/simplify_expr.h"
@@ -130,14 +132,14 @@ static psg_expr *layer_norm(psgi_built *b, psg_expr *x, psg_expr *gamma, psg_exp
   return a ? psgi_build_call_typed(b, "nn.layer_norm", (psg_expr *[]){x, gamma, beta}, 3, a) : NULL;
 }
 
+static double shortest(double v);
+
 /* The decomposed normalization: divide(d, sqrt(add(mean(d * d | d ** 2), eps)))
  * with d = subtract(x, mean(x)), all over one axis. */
 static psg_expr *normalization(psgi_built *b, const simplifier *s, const psg_expr *now) {
   if (!is_call_of(now, "divide")) return NULL;
   psg_expr *d = arg(now, 0), *sq = arg(now, 1);
-  if (!is_call_of(sq, "sqrt") || !is_call_of(d, "subtract") || psgi_simplify_users(s, sq) != 1 ||
-      psgi_simplify_users(s, d) != 2)
-    return NULL;
+  if (!is_call_of(sq, "sqrt") || !is_call_of(d, "subtract") || psgi_simplify_users(s, sq) != 1) return NULL;
   psg_expr *ve = arg(sq, 0), *v = NULL, *eps = NULL;
   if (!is_call_of(ve, "add") || psgi_simplify_users(s, ve) != 1) return NULL;
   for (int side = 0; side < 2 && !v; side++)
@@ -149,13 +151,28 @@ static psg_expr *normalization(psgi_built *b, const simplifier *s, const psg_exp
   bool squares = (is_call_of(p, "multiply") && arg(p, 0) == d && arg(p, 1) == d) ||
                  (is_call_of(p, "power") && arg(p, 0) == d && scalar_is(arg(p, 1), 2));
   psg_expr *mu = arg(d, 1), *x = arg(d, 0);
+  /* d's users: the divide and the square (d * d counts twice). */
+  if (psgi_simplify_users(s, d) != (is_call_of(p, "multiply") ? 3u : 2u)) return NULL;
   if (!squares || mean_one_axis(mu, &a1) != x || a1 != a2 || psgi_simplify_users(s, mu) != 1) return NULL;
   const psg_type *t = psgi_tensor_type_of(x);
   if (!t || t != now->checked_type || !psg_dtype_is_float(t->dtype) || t->dims[a1] < 0) return NULL;
   double e = psgi_load_f(eps->u.constant->dtype, eps->u.constant->data, 0);
   if (!(e >= 0)) return NULL;
+  if (eps->u.constant->dtype == PSG_DTYPE_FLOAT32) e = shortest(e);
   psg_expr *gamma = filled(b, "ones", t->dims[a1], t->dtype), *beta = filled(b, "zeros", t->dims[a1], t->dtype);
   return layer_norm(b, x, gamma, beta, a1, e);
+}
+
+/* The shortest decimal that reads back as the float32 `v` (1e-05, not
+ * 9.999999747378752e-06: the attribute is a double). */
+static double shortest(double v) {
+  char buf[32];
+  for (int digits = 1; digits <= 9; digits++) {
+    snprintf(buf, sizeof buf, "%.*g", digits, v);
+    double d = strtod(buf, NULL);
+    if ((float)d == (float)v) return d;
+  }
+  return v;
 }
 
 /* A constant or call of every element `v` (ones/zeros as the rule above builds them). */

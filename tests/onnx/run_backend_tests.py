@@ -19,8 +19,8 @@ import parallel
 
 SUPPORTED = {
     "Relu", "Sigmoid", "Sqrt", "Log", "Neg", "Exp", "Tanh", "Abs", "Add", "Sub", "Mul", "Div", "Equal",
-    "Greater", "GreaterOrEqual", "Less", "Max", "Min", "Pow", "Clip", "HardSigmoid", "LeakyRelu", "Identity",
-    "Cast", "ReduceMean", "ReduceMax", "Softmax", "Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization",
+    "Greater", "GreaterOrEqual", "Less", "Max", "Min", "Pow", "Clip", "HardSigmoid", "HardSwish", "LeakyRelu", "Identity",
+    "Cast", "ReduceMean", "ReduceMax", "Softmax", "Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",
     "MaxPool", "AveragePool", "GlobalAveragePool", "LSTM", "Reshape", "Flatten", "Transpose", "Squeeze",
     "Unsqueeze", "Concat", "Expand", "Slice", "Gather", "Shape", "Constant", "ConstantOfShape", "Pad", "Resize", "If",
 }
