@@ -235,6 +235,27 @@ psg_status psg_op_get(psg_ctx *ctx, const char *name, psg_expr **out) {
   return st;
 }
 
+/* Whether `now` has the final type `was` has. A constant (say, just folded)
+ * has the type of its tensor and an annotated variable (a new parameter) its
+ * annotation: given it here when that is was's type. */
+static bool same_final_type(const psg_expr *was, psg_expr *now) {
+  if (was == now) return true;
+  const psg_type *t = was->kind == PSG_EXPR_OP ? NULL : psgi_expr_final_type(was);
+  if (!t) return false;
+  const psg_type *u = psgi_expr_final_type(now);
+  if (!u && now->kind == PSG_EXPR_VAR && now->u.var.type == t) {
+    psgi_expr_set_final_type(now, t);
+    return true;
+  }
+  if (u || now->kind != PSG_EXPR_CONSTANT) return u == t;
+  const psg_tensor *c = now->u.constant;
+  if (t->kind != PSG_TYPE_TENSOR || c->dtype != t->dtype || c->ndim != t->n) return false;
+  for (int i = 0; i < c->ndim; i++)
+    if (c->shape[i] != t->dims[i]) return false;
+  psgi_expr_set_final_type(now, t);
+  return true;
+}
+
 psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr **out) {
   psg_ctx *ctx = e->ctx;
   *out = NULL;
@@ -248,8 +269,19 @@ psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr 
   if (!n) return psgi_nomem(ctx);
   memcpy(n, e, sizeof(psg_expr));
   n->refcount = 1;
+  n->flags = 0; /* not IMMORTAL (returned above) */
   n->checked_type = NULL;
   set_kids(n, kids);
+  /* A final type stays final when every new child has the final type the
+   * old one had: the type follows from the payload and those types alone. */
+  if (psgi_expr_final_type(e)) {
+    bool same = true;
+    for (uint32_t i = 0; i < n->nkids && same; i++) same = same_final_type(e->kids[i], kids[i]);
+    if (same) {
+      n->checked_type = e->checked_type;
+      n->flags = PSGI_EXPR_TYPE_FINAL;
+    }
+  }
   if (n->kind == PSG_EXPR_CALL) psg_attrs_retain(n->u.attrs);
   if (n->kind == PSG_EXPR_FUNCTION) psg_attrs_retain(n->u.fn.attrs);
   psgi_ctx_object_born(ctx);
@@ -259,6 +291,12 @@ psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr 
 
 void psgi_expr_set_checked_type(psg_expr *e, const psg_type *t) {
   __atomic_store_n(&e->checked_type, t, __ATOMIC_RELEASE);
+}
+
+void psgi_expr_set_final_type(psg_expr *e, const psg_type *t) {
+  if (e->flags & PSGI_EXPR_IMMORTAL) return; /* Ops have no type of their own */
+  __atomic_store_n(&e->checked_type, t, __ATOMIC_RELEASE);
+  __atomic_fetch_or(&e->flags, (uint16_t)PSGI_EXPR_TYPE_FINAL, __ATOMIC_RELEASE);
 }
 
 void psg_expr_retain(psg_expr *e) {

@@ -63,7 +63,12 @@ psg_status psgi_tensor_alloc(psg_ctx *ctx, int dtype, const int64_t *shape, int 
 psg_status psgi_tensor_view(psg_ctx *ctx, psg_tensor *src, const int64_t *shape, int ndim, psg_tensor **out);
 
 /* Expressions ------------------------------------------------------------- */
-enum { PSGI_EXPR_IMMORTAL = 1 }; /* flags: Op nodes owned by the context */
+/* flags: IMMORTAL, Op nodes owned by the context; TYPE_FINAL, checked_type is
+ * what InferType derives from the children alone and every node below is
+ * TYPE_FINAL too (no GlobalVar, no unannotated let variable below, whose
+ * types come from the module or the binding): InferType keeps such a subtree
+ * as it is. Set with psgi_expr_set_final_type; a rebuilt node starts without. */
+enum { PSGI_EXPR_IMMORTAL = 1, PSGI_EXPR_TYPE_FINAL = 2 };
 
 struct psg_expr {
   uint16_t kind;
@@ -95,6 +100,12 @@ extern const char *const psgi_expr_kind_names[PSG_EXPR_KIND_COUNT];
 static inline psg_expr *psgi_fn_body(const psg_expr *f) { return f->kids[f->nkids - 1]; }
 /* Sets the checked type of a node (write-once cache, InferType). */
 void psgi_expr_set_checked_type(psg_expr *e, const psg_type *t);
+/* Sets the checked type and TYPE_FINAL (see the flags above). */
+void psgi_expr_set_final_type(psg_expr *e, const psg_type *t);
+/* The checked type if it is final, else NULL. */
+static inline const psg_type *psgi_expr_final_type(const psg_expr *e) {
+  return __atomic_load_n(&e->flags, __ATOMIC_ACQUIRE) & PSGI_EXPR_TYPE_FINAL ? e->checked_type : NULL;
+}
 
 /* A deep copy of `v` owned by the context itself (adopted: it neither counts
  * as live nor keeps the context alive), and its release at context teardown. */
