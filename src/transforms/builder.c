@@ -37,7 +37,7 @@ static psg_expr *own(psgi_built *b, psg_status st, psg_expr *e) {
   return e;
 }
 
-psg_expr *psgi_build_call(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
+static psg_expr *build_untyped(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
   for (size_t i = 0; i < n; i++)
     if (!args[i]) return NULL;
   psg_expr *callee = NULL, *call = NULL;
@@ -47,30 +47,52 @@ psg_expr *psgi_build_call(psgi_built *b, const char *op, psg_expr *const *args, 
   return own(b, st, call);
 }
 
-psg_expr *psgi_build_call_typed(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
-  psg_expr *call = psgi_build_call(b, op, args, n, attrs);
-  if (!call) return NULL;
+/* Types a call just built from its arguments' types with the op's relation.
+ * When every argument's type is final the call's is too (what InferType
+ * would find), so InferType after the pass need not visit it. `strict`
+ * (psgi_build_call_typed): also from non-final types, and a relation that
+ * fails fails the build; otherwise such a call is simply left untyped for
+ * InferType, which reports the error where it is. */
+static psg_expr *type_call(psgi_built *b, const char *op, psg_expr *call, psg_attrs *attrs, bool strict) {
+  size_t n = call->nkids - 1;
+  psg_expr *const *args = call->kids + 1;
   const psg_type *small[8] = {0}, **types = n <= 8 ? small : psgi_alloc(b->ctx, n * sizeof *types);
   if (!types) {
     if (!b->status) b->status = psgi_nomem(b->ctx);
     return NULL;
   }
-  bool typed = true;
-  for (size_t i = 0; i < n; i++) typed &= (types[i] = psgi_type_of(args[i])) != NULL;
+  bool typed = true, final = true;
+  for (size_t i = 0; i < n; i++) {
+    const psg_type *f = psgi_expr_final_type(args[i]);
+    final &= f != NULL;
+    typed &= (types[i] = f ? f : psgi_type_of(args[i])) != NULL;
+  }
   const psgi_op_impl *impl = psgi_op_impl_get(call->kids[0]->u.op);
-  if (typed && impl && impl->type_rel) {
+  if ((strict ? typed : final) && impl && impl->type_rel) {
     psgi_op_call oc = {b->ctx, call->kids[0]->u.op, attrs, {0}};
     const psg_type *t = NULL;
     psg_status st = impl->type_rel(&oc, types, n, &t);
-    if (st) {
+    if (st == PSG_ERR_NOMEM || (st && strict)) {
       if (!b->status) b->status = st == PSG_ERR_NOMEM ? st : psg_ctx_fail(b->ctx, PSG_ERR_TYPE, "%s: %s", op, oc.msg);
       call = NULL;
-    } else {
+    } else if (!st && final) {
+      psgi_expr_set_final_type(call, t);
+    } else if (!st) {
       psgi_give_type(call, t);
     }
   }
   if (types != small) psgi_free(b->ctx, types);
   return call;
+}
+
+psg_expr *psgi_build_call(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
+  psg_expr *call = build_untyped(b, op, args, n, attrs);
+  return call ? type_call(b, op, call, attrs, false) : NULL;
+}
+
+psg_expr *psgi_build_call_typed(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
+  psg_expr *call = build_untyped(b, op, args, n, attrs);
+  return call ? type_call(b, op, call, attrs, true) : NULL;
 }
 
 void psgi_give_type(psg_expr *e, const psg_type *t) {
@@ -81,7 +103,8 @@ psg_expr *psgi_build_constant(psgi_built *b, psg_tensor *t) {
   if (!t) return NULL;
   psg_expr *c = NULL;
   psg_status st = psg_constant_create(b->ctx, t, &b->span, &c);
-  if (!st) psgi_give_type(c, psg_tensor_type(b->ctx, t));
+  const psg_type *ty = st ? NULL : psg_tensor_type(b->ctx, t);
+  if (ty) psgi_expr_set_final_type(c, ty);
   return own(b, st, c);
 }
 

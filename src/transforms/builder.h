@@ -30,7 +30,10 @@ void psgi_built_fini(psgi_built *b);
 /* A new reference to `e` (which stays owned by b until fini too). */
 psg_expr *psgi_built_keep(psgi_built *b, psg_expr *e);
 
-/* `op(args...)`; attrs may be NULL (TVM defaults). Borrowed result. */
+/* `op(args...)`; attrs may be NULL (TVM defaults). Borrowed result. When
+ * every argument's type is final (ir_internal.h) and the op's relation
+ * accepts them, the call gets its final type too (InferType after the pass
+ * then skips it); otherwise it is left untyped. */
 psg_expr *psgi_build_call(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs);
 /* Like psgi_build_call, and the call gets its checked type from the op's type
  * relation when every argument has one (so a pass can keep matching on the

@@ -6,6 +6,12 @@
  * Types are interned and nodes immutable, so the checked type is a write-once
  * cache on the node: InferType returns the very same module, typed. The walk
  * is iterative (explicit frames), so deep graphs and let chains are fine.
+ *
+ * A node whose type follows from its children alone, all of them final
+ * themselves, is marked TYPE_FINAL (ir_internal.h): no GlobalVar and no
+ * unannotated let variable below it, so no later module or binding can
+ * change it. Later runs keep a final subtree without entering it, so after
+ * a pass InferType costs what the pass rebuilt, not the whole function.
  * Unlike TVM there is no unification: function parameters need annotations
  * (let variables without one take their value's type). */
 #include <stdio.h>
@@ -29,8 +35,22 @@ typedef struct checker {
 } checker;
 
 static const psg_type *type_of(checker *c, const psg_expr *e) {
+  const psg_type *t = psgi_expr_final_type(e);
+  if (t) return t;
   psgi_map_entry *en = psgi_map_get_ptr(&c->types, e);
   return en ? en->value : NULL;
+}
+
+/* Whether e's type, just inferred, is final: it depends on nothing but its
+ * children (ops have no type and are final), and they are all final. */
+static bool is_final(const psg_expr *e) {
+  if (e->kind == PSG_EXPR_GLOBAL_VAR) return false;
+  if (e->kind == PSG_EXPR_VAR) return e->u.var.type != NULL;
+  for (uint32_t i = 0; i < e->nkids; i++) {
+    const psg_expr *k = e->kids[i];
+    if (k->kind != PSG_EXPR_OP && !psgi_expr_final_type(k)) return false;
+  }
+  return true;
 }
 
 /* "(1, 3)" or "float32" style text for messages. */
@@ -332,6 +352,10 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
     const psg_type *t = NULL;
     if ((st = infer_node(c, fn_name, e, &t)) != PSG_OK) break;
     if (e->kind == PSG_EXPR_OP) continue;
+    if (is_final(e)) {
+      psgi_expr_set_final_type((psg_expr *)e, t);
+      continue;
+    }
     psgi_map_entry *en = psgi_map_put_ptr(&c->types, e, NULL);
     if (!en) {
       st = psgi_nomem(ctx);
