@@ -117,12 +117,19 @@ static psg_expr *mean_one_axis(const psg_expr *e, int *axis) {
   return arg(e, 0);
 }
 
-static psg_expr *filled(psgi_built *b, const char *op, int64_t c, int dtype) {
-  psg_attr *dt = NULL;
-  psg_status st = psg_attr_dtype(b->ctx, dtype, &dt);
-  if (st && !b->status) b->status = st;
-  psg_attrs *a = psgi_build_attrs(b, (const char *[]){"shape", "dtype"}, (psg_attr *[]){psgi_build_attr_ints(b, &c, 1), dt}, 2);
-  return a ? psgi_build_call_typed(b, op, NULL, 0, a) : NULL;
+/* A (c,) constant of `v` (built as a constant, not a call of ones/zeros, so
+ * nothing is left for FoldConstant at levels that do not run it). */
+static psg_expr *filled(psgi_built *b, double v, int64_t c, int dtype) {
+  psg_tensor *t = NULL;
+  psg_status st = psg_tensor_create(b->ctx, dtype, &c, 1, NULL, &t);
+  if (st) {
+    if (!b->status) b->status = st;
+    return NULL;
+  }
+  for (int64_t i = 0; i < c && v != 0; i++) psgi_store_f(dtype, (void *)t->data, (size_t)i, v);
+  psg_expr *e = psgi_build_constant(b, t);
+  psg_tensor_release(t);
+  return e;
 }
 
 static psg_expr *layer_norm(psgi_built *b, psg_expr *x, psg_expr *gamma, psg_expr *beta, int axis, double eps) {
@@ -159,7 +166,7 @@ static psg_expr *normalization(psgi_built *b, const simplifier *s, const psg_exp
   double e = psgi_load_f(eps->u.constant->dtype, eps->u.constant->data, 0);
   if (!(e >= 0)) return NULL;
   if (eps->u.constant->dtype == PSG_DTYPE_FLOAT32) e = shortest(e);
-  psg_expr *gamma = filled(b, "ones", t->dims[a1], t->dtype), *beta = filled(b, "zeros", t->dims[a1], t->dtype);
+  psg_expr *gamma = filled(b, 1, t->dims[a1], t->dtype), *beta = filled(b, 0, t->dims[a1], t->dtype);
   return layer_norm(b, x, gamma, beta, a1, e);
 }
 
@@ -175,7 +182,7 @@ static double shortest(double v) {
   return v;
 }
 
-/* A constant or call of every element `v` (ones/zeros as the rule above builds them). */
+/* A constant or call (ones, zeros) of every element `v`. */
 static bool all_of(const psg_expr *e, double v) {
   if (is_call_of(e, v == 1 ? "ones" : "zeros")) return true;
   if (!e || e->kind != PSG_EXPR_CONSTANT) return false;
