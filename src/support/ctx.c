@@ -3,105 +3,28 @@
  * library-wide version/status helpers. */
 #include <stdlib.h>
 #include "support/ctx_internal.h"
+#include "support/default_alloc.h"
 
-/* The default allocator: malloc, except for large blocks (tensors that
- * FoldConstant computes are megabytes of weights). Those are mapped directly
- * and faulted in one call (MADV_POPULATE_WRITE), with transparent huge pages
- * over their 2 MiB-aligned part: on virtual machines a page fault costs
- * microseconds, and faulting weights in 4 KiB at a time was most of the time
- * of -O3 on real models. Every block is written right away (kernel outputs),
- * so populating wastes nothing. The block's size (which the allocator is
- * always told) says which kind it is. Not under the sanitizers, which must
- * see every block. */
-#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(PASSAGE_NO_MMAP_ALLOC)
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define PSG_PLAIN_MALLOC 1
-#endif
-#endif
-#else
-#define PSG_PLAIN_MALLOC 1
-#endif
-
-#ifndef PSG_PLAIN_MALLOC
-#include <stdint.h>
-#include <sys/mman.h>
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-enum { BIG_BLOCK = 256 << 10, HUGE_PAGE = 2 << 20, SMALL_PAGE = 4096 };
-
-/* The mapped length of a big block of n bytes: whole small pages, and a
- * trailing part of at least half a huge page rounded up to a whole one (so
- * at most a quarter of a large block is slack). */
-static size_t big_length(size_t n) {
-  size_t len = (n + SMALL_PAGE - 1) & ~(size_t)(SMALL_PAGE - 1);
-  size_t tail = len % HUGE_PAGE;
-  if (len >= HUGE_PAGE && tail >= HUGE_PAGE / 2) len += HUGE_PAGE - tail;
-  return len;
+/* The default allocator's pool dies with its context, after its last block. */
+static void drop_default_pool(psg_allocator a) {
+  if (a.realloc == psgi_default_realloc) psgi_pool_destroy(a.user);
 }
-
-static void *big_alloc(size_t n) {
-  size_t len = big_length(n), extra = len >= HUGE_PAGE ? HUGE_PAGE : 0;
-  if (len + extra < len) return NULL;
-  char *p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return NULL;
-  char *a = p;
-  if (extra) {
-    /* Aligned to a huge page: trim the head and the tail of the reservation. */
-    a = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-    if (a > p) munmap(p, (size_t)(a - p));
-    if (p + len + extra > a + len) munmap(a + len, (size_t)(p + len + extra - (a + len)));
-    (void)madvise(a, len, MADV_HUGEPAGE);
-  }
-  (void)madvise(a, len, MADV_POPULATE_WRITE); /* best effort: older kernels fault lazily */
-  return a;
-}
-
-static void big_free(void *p, size_t n) { munmap(p, big_length(n)); }
-
-static void *libc_realloc(void *user, void *ptr, size_t old_size, size_t new_size) {
-  (void)user;
-  bool old_big = ptr && old_size >= BIG_BLOCK, new_big = new_size >= BIG_BLOCK;
-  if (new_size == 0) {
-    if (old_big)
-      big_free(ptr, old_size);
-    else
-      free(ptr);
-    return NULL;
-  }
-  if (!old_big && !new_big) return realloc(ptr, new_size);
-  if (old_big && new_big && big_length(old_size) == big_length(new_size)) return ptr;
-  void *q = new_big ? big_alloc(new_size) : malloc(new_size);
-  if (!q) return NULL;
-  if (ptr) {
-    memcpy(q, ptr, old_size < new_size ? old_size : new_size);
-    if (old_big)
-      big_free(ptr, old_size);
-    else
-      free(ptr);
-  }
-  return q;
-}
-#else
-static void *libc_realloc(void *user, void *ptr, size_t old_size, size_t new_size) {
-  (void)user;
-  (void)old_size;
-  if (new_size == 0) {
-    free(ptr);
-    return NULL;
-  }
-  return realloc(ptr, new_size);
-}
-#endif
 
 psg_status psg_ctx_create(const psg_allocator *alloc, psg_ctx **out) {
   if (!out) return PSG_ERR_INVALID_ARGUMENT;
   *out = NULL;
-  psg_allocator a = {libc_realloc, NULL};
-  if (alloc && alloc->realloc) a = *alloc;
+  /* Without a hook: the default allocator, with a pool of its own
+   * (support/default_alloc.c; without one it is malloc alone). */
+  psg_allocator a = {psgi_default_realloc, NULL};
+  if (alloc && alloc->realloc)
+    a = *alloc;
+  else
+    a.user = psgi_pool_create();
   psg_ctx *ctx = a.realloc(a.user, NULL, 0, sizeof *ctx);
-  if (!ctx) return PSG_ERR_NOMEM;
+  if (!ctx) {
+    drop_default_pool(a);
+    return PSG_ERR_NOMEM;
+  }
   memset(ctx, 0, sizeof *ctx);
   ctx->alloc = a;
   ctx->refcount = 1;
@@ -114,6 +37,7 @@ psg_status psg_ctx_create(const psg_allocator *alloc, psg_ctx **out) {
   pthread_mutexattr_destroy(&attr);
   if (rc != 0) {
     a.realloc(a.user, ctx, sizeof *ctx, 0);
+    drop_default_pool(a);
     return PSG_ERR_INTERNAL;
   }
   psgi_map_init(&ctx->strings, ctx);
@@ -141,6 +65,7 @@ static void ctx_destroy(psg_ctx *ctx) {
   pthread_mutex_destroy(&ctx->lock);
   psg_allocator a = ctx->alloc;
   a.realloc(a.user, ctx, sizeof *ctx, 0);
+  drop_default_pool(a);
 }
 
 void psg_ctx_release(psg_ctx *ctx) {

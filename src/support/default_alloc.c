@@ -1,0 +1,365 @@
+/* Passage — the default allocator (support/default_alloc.h, docs/design.md
+ * departure 14). FoldConstant computes megabytes of weights, mostly as blocks
+ * of 4 KiB to 1 MiB (one per convolution). On the virtual machines we measure
+ * on, a first touch of a 4 KiB page costs ~11 us, while memory in transparent
+ * huge pages faulted in with one MADV_POPULATE_WRITE costs about a tenth of
+ * that; faulting weights in page by page from malloc was most of -O3's time.
+ *
+ *   size < 4 KiB         malloc
+ *   4 KiB .. 1 MiB       the context's pool: blocks rounded up to one of 33
+ *                        size classes (four per octave, at most 25% slack),
+ *                        carved from 2-4 MiB chunks mapped in huge pages and
+ *                        populated at once; a freed block goes to its class's
+ *                        free list and is reused. A chunk whose blocks are
+ *                        all free is unmapped, except one kept for reuse, so
+ *                        the pool holds at most what is live in its chunks
+ *                        plus one chunk.
+ *   above 1 MiB          its own mapping, huge pages over its 2 MiB-aligned
+ *                        part, populated at once
+ *
+ * The pool has its own lock (contexts are shared between threads). Not under
+ * the sanitizers, which must see every block: there, and where mmap is
+ * missing, everything is malloc. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "support/default_alloc.h"
+
+#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(PASSAGE_NO_MMAP_ALLOC)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define PSG_PLAIN_MALLOC 1
+#endif
+#endif
+#else
+#define PSG_PLAIN_MALLOC 1
+#endif
+
+#ifndef PSG_PLAIN_MALLOC
+#include <pthread.h>
+#include <sys/mman.h>
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+enum {
+  SMALL_PAGE = 4096,
+  HUGE_PAGE = 2 << 20,
+  POOL_MIN = 4 << 10,
+  POOL_MAX = 1 << 20,
+  FIRST_CHUNK = 2 << 20, /* a context that pools little maps little */
+  CHUNK = 4 << 20,
+  NCLASS = 33
+};
+
+/* Mapping ------------------------------------------------------------------- */
+
+/* len bytes (a multiple of the small page) mapped and populated; huge pages
+ * over the 2 MiB-aligned part when len has one. */
+static char *map_populated(size_t len) {
+  size_t extra = len >= HUGE_PAGE ? HUGE_PAGE : 0;
+  if (len + extra < len) return NULL;
+  char *p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  char *a = p;
+  if (extra) {
+    /* Aligned to a huge page: trim the head and the tail of the reservation. */
+    a = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (a > p) munmap(p, (size_t)(a - p));
+    if (p + len + extra > a + len) munmap(a + len, (size_t)(p + len + extra - (a + len)));
+    (void)madvise(a, len, MADV_HUGEPAGE);
+  }
+  (void)madvise(a, len, MADV_POPULATE_WRITE); /* best effort: older kernels fault lazily */
+  return a;
+}
+
+/* The mapped length of a big block of n bytes: whole small pages, and a
+ * trailing part of at least half a huge page rounded up to a whole one (so
+ * the blocks, all above 1 MiB, are in huge pages, with less than half of the
+ * mapping as slack, less than a third above 2 MiB). */
+static size_t big_length(size_t n) {
+  size_t len = (n + SMALL_PAGE - 1) & ~(size_t)(SMALL_PAGE - 1);
+  size_t tail = len % HUGE_PAGE;
+  if (tail >= HUGE_PAGE / 2) len += HUGE_PAGE - tail;
+  return len;
+}
+
+/* The pool ------------------------------------------------------------------- */
+
+/* A free block starts with its links; blocks are at least 4 KiB. */
+typedef struct free_block {
+  struct free_block *next, *prev;
+  unsigned cls;
+} free_block;
+
+typedef struct chunk {
+  char *base;
+  size_t size, bump, live; /* carved bytes; blocks handed out */
+} chunk;
+
+struct psgi_pool {
+  pthread_mutex_t lock;
+  free_block *free[NCLASS];
+  chunk **chunks; /* sorted by base */
+  size_t nchunks, cap;
+  chunk *cur;  /* the chunk blocks are carved from */
+  chunk *kept; /* an empty chunk kept for reuse, or NULL */
+  size_t in_use;
+};
+
+/* Class 0 is 4 KiB; then four per octave: (5..8) << (k - 2) for the octave
+ * (2^k, 2^(k+1)], k = 12..19; class 32 is 1 MiB. */
+static size_t class_size(unsigned c) {
+  if (c == 0) return POOL_MIN;
+  unsigned k = 12 + (c - 1) / 4, q = (c - 1) % 4;
+  return (size_t)(5 + q) << (k - 2);
+}
+
+/* The smallest class holding n bytes, POOL_MIN <= n <= POOL_MAX. */
+static unsigned class_of(size_t n) {
+  if (n <= POOL_MIN) return 0;
+  size_t m = n - 1;
+  unsigned k = 63 - (unsigned)__builtin_clzll((unsigned long long)m); /* 12..19 */
+  unsigned q = (unsigned)(m >> (k - 2)) & 3;
+  return 1 + (k - 12) * 4 + q;
+}
+
+/* The largest class not above n, POOL_MIN <= n < POOL_MAX. */
+static unsigned class_within(size_t n) {
+  unsigned c = class_of(n);
+  return class_size(c) > n ? c - 1 : c;
+}
+
+static void push_free(psgi_pool *pool, char *p, unsigned c) {
+  free_block *b = (free_block *)(void *)p;
+  b->cls = c;
+  b->prev = NULL;
+  b->next = pool->free[c];
+  if (b->next) b->next->prev = b;
+  pool->free[c] = b;
+}
+
+static void unlink_free(psgi_pool *pool, free_block *b) {
+  if (b->prev)
+    b->prev->next = b->next;
+  else
+    pool->free[b->cls] = b->next;
+  if (b->next) b->next->prev = b->prev;
+}
+
+/* The index of the first chunk whose base is above p. */
+static size_t upper_bound(const psgi_pool *pool, const char *p) {
+  size_t lo = 0, hi = pool->nchunks;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if ((uintptr_t)pool->chunks[mid]->base <= (uintptr_t)p)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The chunk holding p (pooled blocks always lie in one). */
+static chunk *chunk_of(const psgi_pool *pool, const char *p) {
+  size_t i = upper_bound(pool, p);
+  return i ? pool->chunks[i - 1] : NULL;
+}
+
+static chunk *new_chunk(psgi_pool *pool) {
+  if (pool->nchunks == pool->cap) {
+    size_t ncap = pool->cap ? 2 * pool->cap : 8;
+    chunk **nc = realloc(pool->chunks, ncap * sizeof *nc);
+    if (!nc) return NULL;
+    pool->chunks = nc;
+    pool->cap = ncap;
+  }
+  chunk *ch = malloc(sizeof *ch);
+  if (!ch) return NULL;
+  ch->size = pool->nchunks ? CHUNK : FIRST_CHUNK;
+  ch->bump = ch->live = 0;
+  if (!(ch->base = map_populated(ch->size))) {
+    free(ch);
+    return NULL;
+  }
+  size_t i = upper_bound(pool, ch->base);
+  memmove(pool->chunks + i + 1, pool->chunks + i, (pool->nchunks - i) * sizeof *pool->chunks);
+  pool->chunks[i] = ch;
+  pool->nchunks++;
+  return ch;
+}
+
+static void drop_chunk(psgi_pool *pool, chunk *ch) {
+  size_t i = upper_bound(pool, ch->base) - 1;
+  memmove(pool->chunks + i, pool->chunks + i + 1, (pool->nchunks - i - 1) * sizeof *pool->chunks);
+  pool->nchunks--;
+  munmap(ch->base, ch->size);
+  free(ch);
+}
+
+/* Every block of ch is free: take them off the free lists and start the
+ * chunk over. */
+static void chunk_emptied(psgi_pool *pool, chunk *ch) {
+  for (size_t off = 0; off < ch->bump;) {
+    free_block *b = (free_block *)(void *)(ch->base + off);
+    off += class_size(b->cls);
+    unlink_free(pool, b);
+  }
+  ch->bump = 0;
+  /* At most one empty chunk stays mapped: the current one, or one kept. */
+  if (ch == pool->cur) {
+    if (pool->kept) drop_chunk(pool, pool->kept);
+    pool->kept = NULL;
+  } else if (!pool->kept && pool->cur->live) {
+    pool->kept = ch;
+  } else {
+    drop_chunk(pool, ch);
+  }
+}
+
+/* A block of class c carved from the current chunk, or from a fresh one. */
+static char *carve(psgi_pool *pool, unsigned c) {
+  size_t size = class_size(c);
+  chunk *ch = pool->cur;
+  if (!ch || ch->size - ch->bump < size) {
+    chunk *next = pool->kept;
+    if (next)
+      pool->kept = NULL;
+    else if (!(next = new_chunk(pool)))
+      return NULL;
+    if (ch) {
+      /* The old chunk's tail goes to the free lists, largest classes first. */
+      while (ch->size - ch->bump >= POOL_MIN) {
+        unsigned t = class_within(ch->size - ch->bump);
+        push_free(pool, ch->base + ch->bump, t);
+        ch->bump += class_size(t);
+      }
+    }
+    pool->cur = ch = next;
+  }
+  char *p = ch->base + ch->bump;
+  ch->bump += size;
+  ch->live++;
+  return p;
+}
+
+static void *pool_alloc(psgi_pool *pool, size_t n) {
+  unsigned c = class_of(n);
+  pthread_mutex_lock(&pool->lock);
+  char *p = (char *)pool->free[c];
+  if (p) {
+    unlink_free(pool, pool->free[c]);
+    chunk_of(pool, p)->live++;
+  } else {
+    p = carve(pool, c);
+  }
+  if (p) pool->in_use += class_size(c);
+  pthread_mutex_unlock(&pool->lock);
+  return p;
+}
+
+static void pool_free(psgi_pool *pool, void *ptr, size_t n) {
+  unsigned c = class_of(n);
+  pthread_mutex_lock(&pool->lock);
+  chunk *ch = chunk_of(pool, ptr);
+  push_free(pool, ptr, c);
+  pool->in_use -= class_size(c);
+  if (ch && --ch->live == 0) chunk_emptied(pool, ch);
+  pthread_mutex_unlock(&pool->lock);
+}
+
+psgi_pool *psgi_pool_create(void) {
+  psgi_pool *pool = calloc(1, sizeof *pool);
+  if (!pool) return NULL;
+  if (pthread_mutex_init(&pool->lock, NULL) != 0) {
+    free(pool);
+    return NULL;
+  }
+  return pool;
+}
+
+void psgi_pool_destroy(psgi_pool *pool) {
+  if (!pool) return;
+  for (size_t i = 0; i < pool->nchunks; i++) {
+    munmap(pool->chunks[i]->base, pool->chunks[i]->size);
+    free(pool->chunks[i]);
+  }
+  free(pool->chunks);
+  pthread_mutex_destroy(&pool->lock);
+  free(pool);
+}
+
+bool psgi_pool_get_stats(psgi_pool *pool, psgi_pool_stats *out) {
+  memset(out, 0, sizeof *out);
+  if (!pool) return false;
+  pthread_mutex_lock(&pool->lock);
+  for (size_t i = 0; i < pool->nchunks; i++) out->mapped += pool->chunks[i]->size;
+  out->chunks = pool->nchunks;
+  out->in_use = pool->in_use;
+  pthread_mutex_unlock(&pool->lock);
+  return true;
+}
+
+/* The hook --------------------------------------------------------------------- */
+
+typedef enum { KIND_MALLOC, KIND_POOL, KIND_BIG } block_kind;
+
+static block_kind kind_of(const psgi_pool *pool, size_t n) {
+  if (n > POOL_MAX) return KIND_BIG;
+  return pool && n >= POOL_MIN ? KIND_POOL : KIND_MALLOC;
+}
+
+static void *alloc_kind(psgi_pool *pool, block_kind k, size_t n) {
+  switch (k) {
+  case KIND_POOL: return pool_alloc(pool, n);
+  case KIND_BIG: return map_populated(big_length(n));
+  default: return malloc(n);
+  }
+}
+
+static void free_kind(psgi_pool *pool, block_kind k, void *p, size_t n) {
+  switch (k) {
+  case KIND_POOL: pool_free(pool, p, n); return;
+  case KIND_BIG: munmap(p, big_length(n)); return;
+  default: free(p); return;
+  }
+}
+
+void *psgi_default_realloc(void *user, void *ptr, size_t old_size, size_t new_size) {
+  psgi_pool *pool = user;
+  block_kind ok = kind_of(pool, old_size), nk = kind_of(pool, new_size);
+  if (new_size == 0) {
+    if (ptr) free_kind(pool, ok, ptr, old_size);
+    return NULL;
+  }
+  if (!ptr) return alloc_kind(pool, nk, new_size);
+  if (ok == KIND_MALLOC && nk == KIND_MALLOC) return realloc(ptr, new_size);
+  if (ok == nk && ok == KIND_POOL && class_of(old_size) == class_of(new_size)) return ptr;
+  if (ok == nk && ok == KIND_BIG && big_length(old_size) == big_length(new_size)) return ptr;
+  void *q = alloc_kind(pool, nk, new_size);
+  if (!q) return NULL;
+  memcpy(q, ptr, old_size < new_size ? old_size : new_size);
+  free_kind(pool, ok, ptr, old_size);
+  return q;
+}
+#else
+psgi_pool *psgi_pool_create(void) { return NULL; }
+
+void psgi_pool_destroy(psgi_pool *pool) { (void)pool; }
+
+bool psgi_pool_get_stats(psgi_pool *pool, psgi_pool_stats *out) {
+  (void)pool;
+  memset(out, 0, sizeof *out);
+  return false;
+}
+
+void *psgi_default_realloc(void *user, void *ptr, size_t old_size, size_t new_size) {
+  (void)user;
+  (void)old_size;
+  if (new_size == 0) {
+    free(ptr);
+    return NULL;
+  }
+  return realloc(ptr, new_size);
+}
+#endif

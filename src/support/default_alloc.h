@@ -1,0 +1,30 @@
+/* Passage — the default allocator, used when psg_ctx_create gets no hook
+ * (docs/design.md, departure 14): malloc for small blocks, a per-context pool
+ * of huge-page chunks for medium ones, direct mappings for large ones. The
+ * block's size, which the allocator is always told, says which kind it is. */
+#ifndef PSG_DEFAULT_ALLOC_H
+#define PSG_DEFAULT_ALLOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The pool behind one context's default allocator (the hook's `user`). */
+typedef struct psgi_pool psgi_pool;
+
+/* A new pool; NULL when there is none to have (sanitizer builds, platforms
+ * without mmap, or no memory): the allocator then uses malloc alone. */
+psgi_pool *psgi_pool_create(void);
+/* Unmaps everything; the context's blocks must all be freed before. */
+void psgi_pool_destroy(psgi_pool *pool);
+
+/* The psg_allocator hook; user is the pool (or NULL). */
+void *psgi_default_realloc(void *user, void *ptr, size_t old_size, size_t new_size);
+
+/* What the pool holds, for tests: bytes mapped in chunks, bytes handed out
+ * (as rounded up to their size class), and the number of chunks. */
+typedef struct psgi_pool_stats {
+  size_t mapped, in_use, chunks;
+} psgi_pool_stats;
+bool psgi_pool_get_stats(psgi_pool *pool, psgi_pool_stats *out);
+
+#endif

@@ -1,0 +1,216 @@
+/* Unit tests for the default allocator (src/support/default_alloc.c): every
+ * block keeps its bytes and its own room (no overlap) across the size kinds
+ * and their boundaries, realloc keeps contents across kinds, freed blocks are
+ * reused, a pool whose blocks are all freed holds at most one chunk, and
+ * threads sharing a context do not corrupt each other. Under the sanitizers
+ * the pool does not exist and only the content checks run. */
+#include <pthread.h>
+#include "check.h"
+#include "support/ctx_internal.h"
+#include "support/default_alloc.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+static uint64_t rng(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+
+/* Fills (and checks) a block with bytes derived from a tag and the offset. */
+static void fill(unsigned char *p, size_t n, unsigned tag) {
+  for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(tag * 31 + i * 7 + (i >> 12));
+}
+static bool holds(const unsigned char *p, size_t n, unsigned tag) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i] != (unsigned char)(tag * 31 + i * 7 + (i >> 12))) return false;
+  return true;
+}
+
+/* Sizes at and around every boundary between kinds and classes. */
+static size_t edge_size(unsigned i) {
+  static const size_t edges[] = {1,      16,     4095,   4096,   4097,   5120,   5121,    8192,
+                                 65535,  65536,  65537,  262143, 262144, 262145, 1048575, 1048576,
+                                 1048577, 2097151, 2097152, 2097153, 3145728};
+  return edges[i];
+}
+
+enum { NBLOCKS = 200, NEDGES = 21 };
+
+static void test_blocks_keep_their_bytes(void) {
+  psg_ctx *ctx = check_ctx();
+  void *user = ctx->alloc.user;
+  psgi_pool_stats base, now;
+  bool pooled = psgi_pool_get_stats(user, &base);
+  static unsigned char *blocks[NBLOCKS];
+  static size_t sizes[NBLOCKS];
+  int bad = 0;
+  for (unsigned i = 0; i < NBLOCKS; i++) {
+    sizes[i] = i < NEDGES ? edge_size(i) : 1 + rng() % ((rng() % 16 == 0) ? 3u << 20 : 300000u);
+    blocks[i] = ctx->alloc.realloc(user, NULL, 0, sizes[i]);
+    if (!blocks[i] || ((uintptr_t)blocks[i] & 15)) bad++;
+    if (blocks[i]) fill(blocks[i], sizes[i], i);
+  }
+  CHECK_EQ_INT(bad, 0);
+  /* Resize a third of them, across kinds: the common prefix survives. */
+  for (unsigned i = 0; i < NBLOCKS; i += 3) {
+    size_t n = 1 + rng() % (2u << 20);
+    unsigned char *q = ctx->alloc.realloc(user, blocks[i], sizes[i], n);
+    if (!q) {
+      bad++;
+      continue;
+    }
+    if (!holds(q, n < sizes[i] ? n : sizes[i], i)) bad++;
+    blocks[i] = q;
+    sizes[i] = n;
+    fill(q, n, i);
+  }
+  CHECK_EQ_INT(bad, 0);
+  for (unsigned i = 0; i < NBLOCKS; i++)
+    if (!holds(blocks[i], sizes[i], i)) bad++; /* no block wrote into another */
+  CHECK_EQ_INT(bad, 0);
+  if (pooled) {
+    CHECK(psgi_pool_get_stats(user, &now));
+    CHECK(now.in_use > base.in_use);
+  }
+  /* Free in a shuffled order. */
+  static unsigned order[NBLOCKS];
+  for (unsigned i = 0; i < NBLOCKS; i++) order[i] = i;
+  for (unsigned i = NBLOCKS - 1; i > 0; i--) {
+    unsigned j = (unsigned)(rng() % (i + 1)), t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+  for (unsigned k = 0; k < NBLOCKS; k++) {
+    unsigned i = order[k];
+    if (k % 50 == 0) /* the survivors still hold their bytes */
+      for (unsigned m = k; m < NBLOCKS; m++)
+        if (!holds(blocks[order[m]], sizes[order[m]], order[m])) bad++;
+    ctx->alloc.realloc(user, blocks[i], sizes[i], 0);
+  }
+  CHECK_EQ_INT(bad, 0);
+  if (pooled) {
+    /* Everything freed: what the context had before, plus one kept chunk. */
+    CHECK(psgi_pool_get_stats(user, &now));
+    CHECK_EQ_INT(now.in_use, base.in_use);
+    CHECK(now.chunks <= base.chunks + 1);
+    CHECK(now.mapped <= base.mapped + (4u << 20));
+  }
+  CHECK_CTX_CLEAN(ctx);
+}
+
+static void test_reuse(void) {
+  psg_ctx *ctx = check_ctx();
+  void *user = ctx->alloc.user;
+  psgi_pool_stats st;
+  if (!psgi_pool_get_stats(user, &st)) {
+    CHECK_CTX_CLEAN(ctx);
+    return; /* no pool here */
+  }
+  /* Blocks of one class come back from its free list. */
+  void *keep = ctx->alloc.realloc(user, NULL, 0, 100000);
+  void *a = ctx->alloc.realloc(user, NULL, 0, 70000);
+  ctx->alloc.realloc(user, a, 70000, 0);
+  void *b = ctx->alloc.realloc(user, NULL, 0, 69000); /* same class (64-80 KiB) */
+  CHECK(a == b);
+  /* Growing within the class keeps the block. */
+  void *c = ctx->alloc.realloc(user, b, 69000, 81920);
+  CHECK(c == b);
+  ctx->alloc.realloc(user, c, 81920, 0);
+  ctx->alloc.realloc(user, keep, 100000, 0);
+  /* Many rounds of a FoldConstant-like pattern (a new weight, then the old
+   * one dropped) map no more than a couple of chunks. */
+  void *prev = NULL;
+  size_t prev_n = 0;
+  for (int i = 0; i < 2000; i++) {
+    size_t n = 4096 + (size_t)(rng() % (600u << 10));
+    void *p = ctx->alloc.realloc(user, NULL, 0, n);
+    CHECK(p != NULL);
+    if (p) memset(p, i & 0xff, n);
+    if (prev) ctx->alloc.realloc(user, prev, prev_n, 0);
+    prev = p;
+    prev_n = n;
+  }
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK(st.chunks <= 3);
+  ctx->alloc.realloc(user, prev, prev_n, 0);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+/* Threads sharing one context allocate, write, check and free at once. */
+typedef struct worker {
+  psg_ctx *ctx;
+  unsigned seed;
+  int bad;
+} worker;
+
+static void *work(void *arg) {
+  worker *w = arg;
+  enum { LIVE = 16 };
+  void *live[LIVE] = {0};
+  size_t n[LIVE] = {0};
+  uint64_t s = w->seed * 2654435761u + 1;
+  for (int round = 0; round < 3000; round++) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    unsigned k = (unsigned)(s % LIVE);
+    if (live[k]) {
+      if (!holds(live[k], n[k], w->seed + k)) w->bad++;
+      psgi_free(w->ctx, live[k]);
+    }
+    n[k] = 1 + (size_t)((s >> 8) % (300u << 10));
+    live[k] = psgi_alloc(w->ctx, n[k]);
+    if (!live[k]) {
+      w->bad++;
+      continue;
+    }
+    fill(live[k], n[k], w->seed + k);
+  }
+  for (unsigned k = 0; k < LIVE; k++) {
+    if (live[k] && !holds(live[k], n[k], w->seed + k)) w->bad++;
+    psgi_free(w->ctx, live[k]);
+  }
+  return NULL;
+}
+
+static void test_threads(void) {
+  psg_ctx *ctx = check_ctx();
+  enum { T = 4 };
+  pthread_t th[T];
+  worker w[T];
+  for (unsigned i = 0; i < T; i++) {
+    w[i] = (worker){ctx, i + 1, 0};
+    CHECK_EQ_INT(pthread_create(&th[i], NULL, work, &w[i]), 0);
+  }
+  int bad = 0;
+  for (unsigned i = 0; i < T; i++) {
+    pthread_join(th[i], NULL);
+    bad += w[i].bad;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+/* A user's hook is used as given: no pool behind it. */
+static void test_user_hook_untouched(void) {
+  check_alloc a = {0, 0};
+  psg_ctx *ctx = check_ctx_with(&a);
+  CHECK(ctx != NULL);
+  if (!ctx) return;
+  CHECK(ctx->alloc.realloc == check_alloc_realloc && ctx->alloc.user == &a);
+  long before = a.calls;
+  void *p = psgi_alloc(ctx, 100000);
+  CHECK(p != NULL);
+  CHECK_EQ_INT(a.calls, before + 1);
+  psgi_free(ctx, p);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+int main(void) {
+  RUN_TEST(test_blocks_keep_their_bytes);
+  RUN_TEST(test_reuse);
+  RUN_TEST(test_threads);
+  RUN_TEST(test_user_hook_untouched);
+  return check_finish();
+}
