@@ -126,9 +126,31 @@ static psg_expr *transform(converter *c, psgi_built *b, psg_expr *v, const char 
 
 /* The new value of original node `e` (rewritten as `now`) in its original
  * layout: one layout_transform back per tagged node, shared by its users. */
+static psg_expr *tuple_in_original(converter *c, psgi_built *b, const psg_expr *e, psg_expr *now, const tag *t);
+
 static psg_expr *original_layout(converter *c, psgi_built *b, const psg_expr *e, psg_expr *now) {
   const tag *t = tag_of(c, e);
+  const psg_type *ty = t ? psgi_type_of(e) : NULL;
+  if (ty && ty->kind == PSG_TYPE_TUPLE) return tuple_in_original(c, b, e, now, t);
   return t ? transform(c, b, now, t->cur, t->orig) : now;
+}
+
+/* A tagged tuple (a converted split) read as a whole: (transform(now.0),
+ * transform(now.1), ...) in the original layout. */
+static psg_expr *tuple_in_original(converter *c, psgi_built *b, const psg_expr *e, psg_expr *now, const tag *t) {
+  const psg_type *ty = psgi_type_of(e);
+  if (ty->n > 64) {
+    if (!b->status) b->status = psg_ctx_fail(c->ctx, PSG_ERR_INTERNAL, "ConvertLayout: split into over 64 pieces");
+    return NULL;
+  }
+  psg_expr *fields[64];
+  for (int i = 0; i < ty->n; i++)
+    if (!(fields[i] = transform(c, b, psgi_build_tuple_get_item(b, now, i), t->cur, t->orig))) return NULL;
+  psg_expr *tup = NULL;
+  psg_status st = psg_tuple_create(c->ctx, fields, (size_t)ty->n, &e->span, &tup);
+  if (!st && !PSGI_VEC_PUSH(c->ctx, &b->exprs, tup)) psg_expr_release(tup), st = psgi_nomem(c->ctx);
+  if (st && !b->status) b->status = st;
+  return st ? NULL : tup;
 }
 
 /* The new value of original node `e`, whose original value is in layout
@@ -331,6 +353,19 @@ static psg_expr *convert_softmax(converter *c, psgi_built *b, const psg_expr *e,
   return call;
 }
 
+/* Tags `e` with t's layouts less the letters of the original axes dropped[]
+ * (NCHW/NHWC without H and W: NC/NC, nothing left to carry). */
+static psg_status set_tag_without(converter *c, const psg_expr *e, const tag *t, const bool *dropped) {
+  int n = (int)strlen(t->orig), k = 0, j = 0;
+  char orig[PSG_MAX_RANK + 1], cur[PSG_MAX_RANK + 1];
+  for (int i = 0; i < n; i++)
+    if (!dropped[i]) orig[k++] = t->orig[i];
+  for (int i = 0; i < n; i++) /* the kept letters in the new order */
+    if (memchr(orig, t->cur[i], (size_t)k)) cur[j++] = t->cur[i];
+  orig[k] = cur[k] = '\0';
+  return set_tag(c, e, orig, cur);
+}
+
 /* sum, mean, max, min, prod: the axes where they moved to, when the reduced
  * axes keep their relative order. With keepdims the result keeps the layout;
  * without, the reduced letters leave both layouts (NCHW -> NC and NHWC ->
@@ -371,19 +406,10 @@ static psg_expr *convert_reduce(converter *c, psgi_built *b, const psg_expr *e, 
   }
   psg_expr *call = remake(b, e, now->kids + 1, 1, attrs);
   if (!call || b->status) return call;
-  char orig[PSG_MAX_RANK + 1], cur[PSG_MAX_RANK + 1];
-  int k = 0;
-  for (int i = 0; i < n; i++) {
-    bool reduced = na == 0 || listed[i] != exclude;
-    if (reduced && !psgi_attr_bool(e->u.attrs, "keepdims", false)) continue;
-    orig[k++] = t->orig[i];
-  }
-  /* The kept letters in the order of the new layout. */
-  int j = 0;
+  bool dropped[PSG_MAX_RANK];
   for (int i = 0; i < n; i++)
-    if (memchr(orig, t->cur[i], (size_t)k)) cur[j++] = t->cur[i];
-  orig[k] = cur[k] = '\0';
-  b->status = set_tag(c, e, orig, cur);
+    dropped[i] = (na == 0 || listed[i] != exclude) && !psgi_attr_bool(e->u.attrs, "keepdims", false);
+  b->status = set_tag_without(c, e, t, dropped);
   return call;
 }
 
@@ -436,6 +462,14 @@ static psg_expr *convert_strided_slice(converter *c, psgi_built *b, const psg_ex
  * layout (the others transformed in), the axis where it moved to. */
 static psg_expr *convert_concatenate(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
   const psg_expr *tup = e->nkids == 2 ? e->kids[1] : NULL, *tnow = tup ? now->kids[1] : NULL;
+  const tag *whole = tup ? tag_of(c, tup) : NULL; /* the tuple of a converted split */
+  if (whole && psgi_type_of(tup)->kind == PSG_TYPE_TUPLE && psgi_tensor_type_of(e)) {
+    int axis = moved_axis(whole, psgi_attr_int(e->u.attrs, "axis", 0));
+    psg_attrs *attrs = axis < 0 ? NULL : with_value(b, e->u.attrs, "axis", psgi_build_attr_int(b, axis));
+    psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
+    if (call && !b->status) b->status = set_tag(c, e, whole->orig, whole->cur);
+    return call;
+  }
   if (!tup || tup->kind != PSG_EXPR_TUPLE || tnow->kind != PSG_EXPR_TUPLE || tup->nkids != tnow->nkids ||
       !tup->nkids || tup->nkids > 64 || !psgi_tensor_type_of(e))
     return NULL;
@@ -466,6 +500,56 @@ static psg_expr *convert_concatenate(converter *c, psgi_built *b, const psg_expr
   }
   psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_int(b, axis));
   psg_expr *call = attrs ? remake(b, e, &ntup, 1, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return call;
+}
+
+/* squeeze: the listed axes (or every extent-1 axis) where they moved to;
+ * their letters leave both layouts. */
+static psg_expr *convert_squeeze(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = input_tag(c, e);
+  if (!t || e->nkids != 2) return NULL;
+  const psg_type *in = psgi_tensor_type_of(e->kids[1]);
+  int n = in->n;
+  psg_attr *a = psg_attrs_get(e->u.attrs, "axis");
+  int64_t axes[PSG_MAX_RANK];
+  int na = 0;
+  if (a && psg_attr_kind(a) != PSG_ATTR_NONE) {
+    if ((na = psgi_attr_ints(e->u.attrs, "axis", axes, PSG_MAX_RANK)) < 0) return NULL;
+  } else {
+    for (int i = 0; i < n; i++) {
+      if (in->dims[i] == PSG_DIM_UNKNOWN) return NULL; /* which axes go is not known */
+      if (in->dims[i] == 1) axes[na++] = i;
+    }
+  }
+  bool dropped[PSG_MAX_RANK] = {0}, moved[PSG_MAX_RANK] = {0};
+  for (int k = 0; k < na; k++) {
+    int m = moved_axis(t, axes[k]);
+    if (m < 0 || moved[m]) return NULL;
+    moved[m] = true;
+    dropped[axes[k] < 0 ? axes[k] + n : axes[k]] = true;
+  }
+  int64_t v[PSG_MAX_RANK];
+  int nv = 0;
+  for (int i = 0; i < n; i++)
+    if (moved[i]) v[nv++] = i;
+  psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_ints(b, v, (size_t)nv));
+  psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag_without(c, e, t, dropped);
+  return call;
+}
+
+/* split: the same pieces along the axis where it moved to. The tuple is
+ * tagged: its TupleGetItems carry the layout on, any other user reads it
+ * field by field in the original layout (tuple_in_original). */
+static psg_expr *convert_split(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = e->nkids == 2 ? tag_of(c, e->kids[1]) : NULL;
+  const psg_type *in = t ? psgi_tensor_type_of(e->kids[1]) : NULL, *out = psgi_type_of(e);
+  if (!in || in->n != (int)strlen(t->orig) || !out || out->kind != PSG_TYPE_TUPLE) return NULL;
+  int axis = moved_axis(t, psgi_attr_int(e->u.attrs, "axis", 0));
+  if (axis < 0) return NULL;
+  psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_int(b, axis));
+  psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
   if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
   return call;
 }
@@ -524,6 +608,8 @@ static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out
   else if (op && !strcmp(op, "nn.pad")) r = convert_pad(c, &b, e, *out);
   else if (op && !strcmp(op, "strided_slice")) r = convert_strided_slice(c, &b, e, *out);
   else if (op && !strcmp(op, "concatenate")) r = convert_concatenate(c, &b, e, *out);
+  else if (op && !strcmp(op, "squeeze")) r = convert_squeeze(c, &b, e, *out);
+  else if (op && !strcmp(op, "split")) r = convert_split(c, &b, e, *out);
   st = b.status;
   if (!st && r && r != *out) {
     psg_expr_release(*out);
@@ -535,8 +621,14 @@ static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out
 }
 
 static psg_status convert_other(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  converter *c = m->user;
   psg_status st = psg_mutator_default(m, e, out);
-  return st ? st : restore_kids(m->user, e, out);
+  if (st) return st;
+  /* A field of a converted split stays in the converted layout. */
+  const tag *t = e->kind == PSG_EXPR_TUPLE_GET_ITEM ? tag_of(c, e->kids[0]) : NULL;
+  const psg_type *ty = t ? psgi_type_of(e->kids[0]) : NULL;
+  if (ty && ty->kind == PSG_TYPE_TUPLE) return set_tag(c, e, t->orig, t->cur);
+  return restore_kids(c, e, out);
 }
 
 static psg_status convert_layout(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user,
