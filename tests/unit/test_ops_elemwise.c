@@ -342,6 +342,74 @@ static void test_add_broadcast(void) {
   psgi_value_release(r);
 }
 
+/* The float32 rows (per-channel scale, same shapes, a stretched left side,
+ * tails of every length after the vectorized part) give the bits of the
+ * scalar float operation, specials included. */
+static float pick(unsigned i) {
+  static const float specials[] = {0.0f, -0.0f, 1.0f, -1.5f, 3.0e38f, -3.0e38f, 1.0e-40f, -1.0e-45f, INFINITY,
+                                   -INFINITY, NAN, 0.1f, 7.0f, -2.25f, 1.0e-20f, 6.5e4f};
+  return i % 5 == 0 ? specials[(i / 5) % COUNT(specials)] : (float)((int)(i * 2654435761u % 2001) - 1000) / 37.0f;
+}
+static float scalar_op(int k, float x, float y) {
+  switch (k) {
+  case 0: return x + y;
+  case 1: return x - y;
+  case 2: return x * y;
+  default: return x / y;
+  }
+}
+static void test_float32_rows(void) {
+  static const char *const ops[] = {"add", "subtract", "multiply", "divide"};
+  /* Shapes of a and b (rank 4, 1 = stretched) and what they exercise. */
+  static const int64_t shapes[][2][4] = {
+      {{16, 3, 3, 3}, {16, 1, 1, 1}}, /* W[O,I,kh,kw] * s[O,1,1,1] */
+      {{5, 1, 3, 3}, {5, 1, 1, 1}},   /* depthwise: rows of 9 */
+      {{2, 3, 5, 37}, {2, 3, 5, 37}}, /* same shapes, merged to one row */
+      {{1, 1, 1, 1}, {3, 1, 4, 21}},  /* a stretched: x op b[j] */
+      {{3, 1, 4, 1}, {1, 5, 1, 19}},  /* both stretched on different axes */
+      {{1, 1, 7, 1}, {2, 3, 7, 1}},   /* a repeated over outer axes */
+  };
+  int bad = 0;
+  for (size_t sh = 0; sh < COUNT(shapes); sh++) {
+    int64_t na = psgi_numel(shapes[sh][0], 4), nb = psgi_numel(shapes[sh][1], 4), od[4];
+    float *a = malloc((size_t)na * sizeof *a), *b = malloc((size_t)nb * sizeof *b);
+    for (int64_t i = 0; i < na; i++) a[i] = pick((unsigned)i);
+    for (int64_t i = 0; i < nb; i++) b[i] = pick((unsigned)(i * 3 + 1));
+    for (int d = 0; d < 4; d++) od[d] = shapes[sh][0][d] > shapes[sh][1][d] ? shapes[sh][0][d] : shapes[sh][1][d];
+    for (int k = 0; k < 4; k++) {
+      for (int swap = 0; swap < 2; swap++) {
+        const float *l = swap ? b : a, *r = swap ? a : b;
+        const int64_t *ls = shapes[sh][swap], *rs = shapes[sh][!swap];
+        psgi_value *res = bin(ops[k], val(PSG_DTYPE_FLOAT32, ls, 4, l), val(PSG_DTYPE_FLOAT32, rs, 4, r));
+        const psg_tensor *t = tensor_of(res);
+        if (!t || psg_tensor_numel(t) != psgi_numel(od, 4)) {
+          bad++;
+          psgi_value_release(res);
+          continue;
+        }
+        const float *o = psg_tensor_data(t);
+        int64_t idx = 0;
+        for (int64_t i0 = 0; i0 < od[0]; i0++)
+          for (int64_t i1 = 0; i1 < od[1]; i1++)
+            for (int64_t i2 = 0; i2 < od[2]; i2++)
+              for (int64_t i3 = 0; i3 < od[3]; i3++, idx++) {
+                int64_t at[4] = {i0, i1, i2, i3}, li = 0, ri = 0;
+                for (int d = 0; d < 4; d++) {
+                  li = li * ls[d] + (ls[d] == 1 ? 0 : at[d]);
+                  ri = ri * rs[d] + (rs[d] == 1 ? 0 : at[d]);
+                }
+                float want = scalar_op(k, l[li], r[ri]);
+                if (memcmp(&want, &o[idx], sizeof want) != 0 && !(isnan(want) && isnan(o[idx]))) bad++;
+              }
+        psgi_value_release(res);
+      }
+    }
+    free(a);
+    free(b);
+  }
+  CHECK_EQ_INT(bad, 0);
+}
+
 static void test_float_arith(void) {
   float x[5] = {6, -7, 2.5f, 1, -0.5f}, y[5] = {4, 2, -2, 0, 2};
 #define XY V(PSG_DTYPE_FLOAT32, ((int64_t[]){5}), x), V(PSG_DTYPE_FLOAT32, ((int64_t[]){5}), y)
@@ -912,6 +980,7 @@ int main(void) {
   RUN_TEST(test_rel_misc);
   RUN_TEST(test_add_broadcast);
   RUN_TEST(test_float_arith);
+  RUN_TEST(test_float32_rows);
   RUN_TEST(test_int_arith);
   RUN_TEST(test_int64_exact);
   RUN_TEST(test_compare_and_logic);
