@@ -51,6 +51,29 @@ static void copy_row(char *d, int64_t dstep, const char *s, int64_t sstep, int64
   }
 }
 
+/* A transposing block: rows r < nr advance the source by 1 and the
+ * destination by dr; columns c < nc advance the destination by 1 and the
+ * source by sc. Copied in square tiles, so the lines of both sides are
+ * reused from cache (row by row, one side would stride through memory). */
+enum { TILE = 32 };
+#define TILED(T)                                                                      \
+  for (int64_t r0 = 0; r0 < nr; r0 += TILE)                                           \
+    for (int64_t c0 = 0; c0 < nc; c0 += TILE) {                                       \
+      int64_t r1 = r0 + TILE < nr ? r0 + TILE : nr, c1 = c0 + TILE < nc ? c0 + TILE : nc; \
+      for (int64_t r = r0; r < r1; r++)                                               \
+        for (int64_t c = c0; c < c1; c++) memcpy(d + (r * dr + c) * T, s + (r + c * sc) * T, T); \
+    }
+static void copy_tiled(char *d, int64_t dr, const char *s, int64_t sc, int64_t nr, int64_t nc, size_t esize) {
+  switch (esize) {
+  case 1: TILED(1) break;
+  case 2: TILED(2) break;
+  case 4: TILED(4) break;
+  case 8: TILED(8) break;
+  default: TILED((int64_t)esize) break;
+  }
+}
+#undef TILED
+
 void psgi_strided_copy(const int64_t *dims, int ndim, size_t esize, void *dst, int64_t dst_off,
                        const int64_t *dst_strides, const void *src, int64_t src_off, const int64_t *src_strides) {
   int64_t d[PSGI_COPY_MAX_RANK], ds[PSGI_COPY_MAX_RANK], ss[PSGI_COPY_MAX_RANK], idx[PSGI_COPY_MAX_RANK];
@@ -63,11 +86,35 @@ void psgi_strided_copy(const int64_t *dims, int ndim, size_t esize, void *dst, i
     memcpy(dp + dst_off * (int64_t)esize, sp + src_off * (int64_t)esize, esize);
     return;
   }
-  int last = n - 1;
+  int last = n - 1, inner = 1;
+  /* A transpose: the destination runs along the last axis, the source along
+   * another one (p), both long enough to tile. Move p next to the last axis;
+   * the loop below then walks the other axes and copies tiles. */
+  if (n >= 2 && ds[last] == 1 && ss[last] != 1 && d[last] >= 8) {
+    int p = last - 1;
+    while (p >= 0 && ss[p] != 1) p--;
+    if (p >= 0 && d[p] >= 8) {
+      int64_t td = d[p], tds = ds[p], tss = ss[p];
+      for (int i = p; i < last - 1; i++) {
+        d[i] = d[i + 1];
+        ds[i] = ds[i + 1];
+        ss[i] = ss[i + 1];
+      }
+      d[last - 1] = td;
+      ds[last - 1] = tds;
+      ss[last - 1] = tss;
+      inner = 2;
+    }
+  }
+  int outer = n - inner;
   for (int i = 0; i < n; i++) idx[i] = 0;
   for (;;) {
-    copy_row(dp + dst_off * (int64_t)esize, ds[last], sp + src_off * (int64_t)esize, ss[last], d[last], esize);
-    int i = last - 1;
+    if (inner == 2)
+      copy_tiled(dp + dst_off * (int64_t)esize, ds[last - 1], sp + src_off * (int64_t)esize, ss[last], d[last - 1],
+                 d[last], esize);
+    else
+      copy_row(dp + dst_off * (int64_t)esize, ds[last], sp + src_off * (int64_t)esize, ss[last], d[last], esize);
+    int i = outer - 1;
     for (; i >= 0; i--) {
       dst_off += ds[i];
       src_off += ss[i];

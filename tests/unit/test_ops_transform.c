@@ -7,6 +7,7 @@
 #include "check.h"
 #include "interp/interp_internal.h"
 #include "ops/kernel_util.h"
+#include "ops/transform.h"
 
 enum { F32 = PSG_DTYPE_FLOAT32, I32 = PSG_DTYPE_INT32, I64 = PSG_DTYPE_INT64 };
 enum { U = -1 }; /* an unknown dim in a shape string */
@@ -341,6 +342,67 @@ static void test_transpose(void) {
   CHECK_T(eval("transpose", A("axes", L("0,3,1,2"), NULL), 1, iota("1,2,2,3")), "float32(1, 3, 2, 2)", 0, 3, 6, 9, 1, 4,
           7, 10, 2, 5, 8, 11);
   CHECK_T(eval("transpose", NULL, 1, iota("2,3")), "float32(3, 2)", 0, 3, 1, 4, 2, 5);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+/* Transposing copies go through square tiles (psgi_strided_copy): every
+ * element lands where the index formula says, for element sizes with and
+ * without a fixed-size path, extents that are not multiples of the tile, and
+ * outer axes around the transposed pair; also through the transpose op. */
+static void test_transpose_tiled(void) {
+  static const struct {
+    int nd;
+    int64_t dims[4];
+    int perm[4];
+  } cases[] = {
+      {2, {120, 333}, {1, 0}},          {2, {8, 8}, {1, 0}},         {2, {33, 65}, {1, 0}},
+      {3, {3, 40, 50}, {0, 2, 1}},      {3, {40, 3, 50}, {2, 1, 0}}, {3, {17, 9, 70}, {2, 0, 1}},
+      {4, {2, 3, 31, 45}, {0, 3, 1, 2}}, {4, {9, 2, 10, 12}, {3, 1, 2, 0}}, {2, {7, 300}, {1, 0}},
+  };
+  static const size_t esizes[] = {1, 2, 3, 4, 8};
+  int bad = 0;
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    int nd = cases[c].nd;
+    int64_t n = psgi_numel(cases[c].dims, nd), is[4], od[4], os[4], ss[4];
+    psgi_row_strides(cases[c].dims, nd, is);
+    for (int i = 0; i < nd; i++) {
+      od[i] = cases[c].dims[cases[c].perm[i]];
+      ss[i] = is[cases[c].perm[i]];
+    }
+    psgi_row_strides(od, nd, os);
+    for (size_t e = 0; e < sizeof esizes / sizeof *esizes; e++) {
+      size_t es = esizes[e];
+      unsigned char *src = malloc((size_t)n * es), *dst = malloc((size_t)n * es);
+      for (int64_t i = 0; i < n * (int64_t)es; i++) src[i] = (unsigned char)(i * 131 + i / 251);
+      memset(dst, 0xee, (size_t)n * es);
+      psgi_strided_copy(od, nd, es, dst, 0, os, src, 0, ss);
+      for (int64_t k = 0; k < n; k++) {
+        int64_t rest = k, from = 0;
+        for (int i = 0; i < nd; i++) {
+          from += rest / os[i] * ss[i];
+          rest %= os[i];
+        }
+        if (memcmp(dst + k * (int64_t)es, src + from * (int64_t)es, es) != 0) bad++;
+      }
+      free(src);
+      free(dst);
+    }
+  }
+  CHECK_EQ_INT(bad, 0);
+  /* The op: a (2, 40, 24) -> (24, 2, 40) float32 transpose. */
+  ctx = check_ctx();
+  static double d[2 * 40 * 24];
+  for (int i = 0; i < 2 * 40 * 24; i++) d[i] = i;
+  psgi_value *r = eval("transpose", A("axes", L("2,0,1"), NULL), 1, V(F32, "2,40,24", d));
+  const psg_tensor *t = psgi_value_as_tensor(r);
+  CHECK(t && psg_tensor_numel(t) == 2 * 40 * 24);
+  int wrong = 0;
+  for (int k = 0; t && k < 24; k++)
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 40; j++)
+        if (psgi_load_f(t->dtype, t->data, (size_t)(k * 80 + i * 40 + j)) != i * 960 + j * 24 + k) wrong++;
+  CHECK_EQ_INT(wrong, 0);
+  psgi_value_release(r);
   CHECK_CTX_CLEAN(ctx);
 }
 
@@ -754,6 +816,7 @@ int main(void) {
   RUN_TEST(test_registry);
   RUN_TEST(test_reshape);
   RUN_TEST(test_transpose);
+  RUN_TEST(test_transpose_tiled);
   RUN_TEST(test_squeeze_expand_dims);
   RUN_TEST(test_concatenate_stack);
   RUN_TEST(test_split);
