@@ -191,6 +191,55 @@ static bool is_prim_func(const psg_expr *f) {
   return false;
 }
 
+/* The first free variable of function `fn` (a Var used but bound by no
+ * Function or Let in it, in psgi_free_vars' order: first reached in a
+ * left-to-right depth-first walk), or NULL. One map serves as the visited set
+ * and records which variables are bound: the check runs after every function
+ * pass that changed a function, over the whole function. */
+typedef struct fv_frame {
+  const psg_expr *e;
+  uint32_t next;
+} fv_frame;
+
+static psg_status first_free_var(psg_ctx *ctx, const psg_expr *fn, const psg_expr **out) {
+  *out = NULL;
+  psgi_map marks; /* node -> 1 (reached) | 2 (a bound variable) */
+  psgi_map_init(&marks, ctx);
+  PSGI_VEC(fv_frame) stack = {0};
+  PSGI_VEC(const psg_expr *) vars = {0};
+  fv_frame f0 = {fn, 0};
+  psgi_map_entry *en = psgi_map_put_ptr(&marks, fn, NULL);
+  psg_status st = en && PSGI_VEC_PUSH(ctx, &stack, f0) ? PSG_OK : psgi_nomem(ctx);
+  if (en) en->value = (void *)(uintptr_t)1;
+  while (!st && stack.len) {
+    fv_frame *f = &stack.data[stack.len - 1];
+    const psg_expr *e = f->e;
+    if (f->next == e->nkids) {
+      stack.len--;
+      continue;
+    }
+    uint32_t i = f->next++;
+    bool bound = (e->kind == PSG_EXPR_FUNCTION && i + 1 < e->nkids) || (e->kind == PSG_EXPR_LET && i == 0);
+    const psg_expr *k = e->kids[i];
+    psgi_map_entry *m = psgi_map_put_ptr(&marks, k, NULL);
+    if (!m) {
+      st = psgi_nomem(ctx);
+      break;
+    }
+    uintptr_t was = (uintptr_t)m->value;
+    m->value = (void *)(was | 1 | (bound ? 2 : 0));
+    if (was & 1) continue;
+    fv_frame fk = {k, 0};
+    if (k->kind == PSG_EXPR_VAR ? !PSGI_VEC_PUSH(ctx, &vars, k) : !PSGI_VEC_PUSH(ctx, &stack, fk)) st = psgi_nomem(ctx);
+  }
+  for (size_t i = 0; !st && i < vars.len && !*out; i++)
+    if (!((uintptr_t)psgi_map_get_ptr(&marks, vars.data[i])->value & 2)) *out = vars.data[i];
+  PSGI_VEC_FREE(ctx, &stack);
+  PSGI_VEC_FREE(ctx, &vars);
+  psgi_map_fini(&marks);
+  return st;
+}
+
 static psg_status run_module_pass(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
   psg_status st = p->fn.module(mod, pc, p->user, out);
   if (st) {
@@ -211,7 +260,6 @@ static psg_status run_per_function(psg_pass *p, psg_module *mod, psg_pass_contex
   psgi_module_entry *es = psgi_alloc(ctx, (n ? n : 1) * sizeof *es);
   bool *owned = psgi_calloc(ctx, (n ? n : 1) * sizeof *owned);
   psg_status st = es && owned ? PSG_OK : psgi_nomem(ctx);
-  psgi_expr_vec free_vars = {0};
   bool changed = false;
   for (size_t i = 0; !st && i < n; i++) {
     psgi_module_entry e = mod->entries[i];
@@ -234,11 +282,11 @@ static psg_status run_per_function(psg_pass *p, psg_module *mod, psg_pass_contex
         break;
       }
       if (nf != e.func && !prim) {
-        free_vars.len = 0;
-        st = psgi_free_vars(ctx, nf, &free_vars);
-        if (!st && free_vars.len)
+        const psg_expr *free_var = NULL;
+        st = first_free_var(ctx, nf, &free_var);
+        if (!st && free_var)
           st = psg_ctx_fail(ctx, PSG_ERR_PASS_FAILED, "function pass '%s' made @%s with free variable %%%s",
-                            p->info->name, e.gv->u.gvar.name, free_vars.data[0]->u.var.name);
+                            p->info->name, e.gv->u.gvar.name, free_var->u.var.name);
         if (st) {
           psg_expr_release(nf);
           break;
@@ -257,7 +305,6 @@ static psg_status run_per_function(psg_pass *p, psg_module *mod, psg_pass_contex
     }
     es[k++] = e;
   }
-  PSGI_VEC_FREE(ctx, &free_vars);
   /* When every function came back as the very same node the module is
    * unchanged, and (immutable modules) the input itself is the result: TVM
    * makes a copy every time; we save rebuilding 20,000-entry maps and let

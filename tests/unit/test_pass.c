@@ -448,6 +448,55 @@ static void test_pass_kinds(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* A function pass result with free variables is the pass's error, naming
+ * the first one reached depth first (through shared nodes too); variables a
+ * let binds are not free. */
+static psg_status leak_vars(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
+  (void)mod;
+  (void)pc;
+  psg_ctx *ctx = psg_expr_get_ctx(func);
+  const psg_type *t = psg_var_type(psg_function_get_param(func, 0));
+  psg_expr *x = psg_function_get_param(func, 0), *b = NULL, *c = NULL, *add = NULL, *mul = NULL, *bb = NULL,
+           *a = NULL, *tuple = NULL, *y = NULL, *let = NULL;
+  psg_status st = psg_var_create(ctx, "b", t, NULL, &b);
+  if (!st) st = psg_var_create(ctx, "c", t, NULL, &c);
+  if (!st) st = psg_var_create(ctx, "y", t, NULL, &y);
+  if (!st) st = psg_op_get(ctx, "add", &add);
+  if (!st) st = psg_op_get(ctx, "multiply", &mul);
+  /* ((%b * %b) + %c, %b * %b): %b is reached first, inside the first field. */
+  if (!st) st = psg_call_create(ctx, mul, (psg_expr *[]){user ? b : y, user ? b : y}, 2, NULL, NULL, &bb);
+  if (!st) st = psg_call_create(ctx, add, (psg_expr *[]){bb, user ? c : x}, 2, NULL, NULL, &a);
+  if (!st) st = psg_tuple_create(ctx, (psg_expr *[]){a, bb}, 2, NULL, &tuple);
+  if (!st) st = psg_let_create(ctx, y, x, tuple, NULL, &let);
+  if (!st) st = psg_function_create(ctx, &x, 1, let, NULL, NULL, NULL, out);
+  psg_expr *objs[] = {b, c, y, add, mul, bb, a, tuple, let};
+  for (size_t i = 0; i < sizeof objs / sizeof *objs; i++) psg_expr_release(objs[i]);
+  return st;
+}
+
+static void test_free_variable_check(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_module *mod = tiny_module(ctx, "main"), *out = NULL;
+  psg_pass_info *info;
+  psg_pass *leaks, *closed;
+  CHECK_OK(psg_pass_info_create(ctx, "Leaks", 0, NULL, 0, &info));
+  CHECK_OK(psg_create_function_pass(ctx, info, leak_vars, (void *)1, NULL, &leaks));
+  CHECK_OK(psg_create_function_pass(ctx, info, leak_vars, NULL, NULL, &closed));
+  CHECK_EQ_INT(psg_pass_run(leaks, mod, NULL, &out), PSG_ERR_PASS_FAILED);
+  CHECK(out == NULL);
+  const psg_diag *d = psg_ctx_get_last_error(ctx);
+  CHECK(d && strstr(psg_diag_message(d), "function pass 'Leaks' made @main with free variable %b"));
+  psg_ctx_clear_diags(ctx);
+  CHECK_OK(psg_pass_run(closed, mod, NULL, &out));
+  CHECK(out != NULL);
+  psg_module_release(out);
+  psg_pass_release(leaks);
+  psg_pass_release(closed);
+  psg_pass_info_release(info);
+  psg_module_release(mod);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 /* Item 5: config validation ---------------------------------------------------- */
 
 static void test_config(void) {
@@ -535,6 +584,7 @@ int main(void) {
   RUN_TEST(test_sequential);
   RUN_TEST(test_registry_aliases);
   RUN_TEST(test_pass_kinds);
+  RUN_TEST(test_free_variable_check);
   RUN_TEST(test_config);
   RUN_TEST(test_threads);
   return check_finish();
