@@ -11,6 +11,7 @@
 typedef struct value {
   const char *name;
   Onnx__NodeProto *producer;
+  size_t graph; /* the producer's graph */
   Onnx__TensorProto *init;
   size_t uses;
 } value;
@@ -107,6 +108,40 @@ static bool hard_swish(tidy *t, Onnx__NodeProto *div, void *(*alloc)(void *, siz
   return false;
 }
 
+/* Removes the nodes marked dropped (no outputs left). */
+static void compact(Onnx__GraphProto *g) {
+  size_t w = 0;
+  for (size_t i = 0; i < g->n_node; i++)
+    if (g->node[i]->n_output) g->node[w++] = g->node[i];
+  g->n_node = w;
+}
+
+/* The exporter gives each graph output an Identity of its own (outputs must
+ * not alias inputs, initializers or each other). Where the Identity's input
+ * is made by a node of the same graph and read by nothing else, that node
+ * writes the output itself. */
+static void merge_output_identities(tidy *t) {
+  for (size_t k = 0; k < t->ngraphs; k++) {
+    Onnx__GraphProto *g = t->graphs[k];
+    bool merged = false;
+    for (size_t i = 0; i < g->n_output; i++) {
+      value *o = get(t, g->output[i]->name);
+      Onnx__NodeProto *id = o ? o->producer : NULL;
+      if (!id || o->graph != k || strcmp(id->op_type, "Identity") || id->n_input != 1 || id->n_output != 1) continue;
+      value *v = get(t, id->input[0]);
+      if (!v || !v->producer || v->graph != k || v->uses != 1 || v->init) continue;
+      for (size_t j = 0; j < v->producer->n_output; j++)
+        if (v->producer->output[j] && !strcmp(v->producer->output[j], v->name)) v->producer->output[j] = (char *)o->name;
+      o->producer = v->producer;
+      v->producer = NULL;
+      v->uses = 0;
+      id->n_output = 0;
+      merged = true;
+    }
+    if (merged) compact(g);
+  }
+}
+
 /* Drops nodes whose outputs nobody reads, to a fixed point (a dropped node
  * may leave its producers unread, in this graph or an outer one). */
 static void drop_dead(tidy *t) {
@@ -131,11 +166,7 @@ static void drop_dead(tidy *t) {
         changed = true;
         keep--;
       }
-      if (keep == g->n_node) continue;
-      size_t w = 0;
-      for (size_t i = 0; i < g->n_node; i++)
-        if (g->node[i]->n_output) g->node[w++] = g->node[i];
-      g->n_node = w;
+      if (keep != g->n_node) compact(g);
     }
   }
 }
@@ -181,7 +212,7 @@ psg_status onnxi_export_tidy(Onnx__GraphProto *g, void *(*alloc)(void *user, siz
     for (size_t i = 0; i < h->n_node; i++)
       for (size_t j = 0; j < h->node[i]->n_output; j++) {
         value *v = get(&t, h->node[i]->output[j]);
-        if (v) v->producer = h->node[i];
+        if (v) v->producer = h->node[i], v->graph = k;
       }
   }
   count_uses(&t);
@@ -189,6 +220,8 @@ psg_status onnxi_export_tidy(Onnx__GraphProto *g, void *(*alloc)(void *user, siz
   for (size_t k = 0; k < t.ngraphs; k++)
     for (size_t i = 0; i < t.graphs[k]->n_node; i++) rewrote |= hard_swish(&t, t.graphs[k]->node[i], alloc, user);
   if (rewrote) count_uses(&t);
+  merge_output_identities(&t);
+  count_uses(&t);
   drop_dead(&t);
   for (size_t k = 0; k < t.ngraphs; k++) {
     Onnx__GraphProto *h = t.graphs[k];

@@ -9,7 +9,8 @@
 /* Rewrites `g` (and its subgraphs) in place: SimplifyExpr's canonical
  * HardSwish, Div(Mul(x, Clip(Add(x, 3), 0, 6)), 6), becomes one HardSwish
  * node; then nodes whose outputs nobody reads, and initializers nobody
- * reads, are dropped. `alloc` gives memory that lives as long as `g`
+ * reads, are dropped; an output Identity whose input nothing else reads is
+ * merged into the node making that input. `alloc` gives memory that lives as long as `g`
  * (zeroed; NULL when out of memory). PSG_ERR_NOMEM or PSG_OK. */
 psg_status onnxi_export_tidy(Onnx__GraphProto *g, void *(*alloc)(void *user, size_t n), void *user);
 

@@ -2,6 +2,7 @@
  * pass (opt 0, required InferType) of local rewrites that leave the value
  * unchanged and the graph smaller:
  *   x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1          -> x   (same type only)
+ *   minimum(x, +inf), maximum(x, -inf)                 -> x   (same type only)
  *   chains of reshape/squeeze/expand_dims/batch_flatten -> one reshape, or x
  *   transpose of transpose, identity transpose         -> one transpose, or x
  *   cast to the dtype x has, cast(cast(x, wider), x's)  -> x
@@ -12,6 +13,7 @@
  *                                     (simplify_expr_patterns.c)
  * Every node it makes carries its type, so rules apply to rewritten code too
  * (a chain of three reshapes becomes one in a single run). */
+#include <math.h>
 #include "ops/kernel_util.h"
 #include "transforms/simplify_expr.h"
 #include "transforms/transforms.h"
@@ -55,6 +57,8 @@ static psg_expr *identity_operand(const psg_expr *now) {
   else if (!strcmp(op, "subtract")) keep = is_constant_all(b, 0) ? a : NULL;
   else if (!strcmp(op, "multiply")) keep = is_constant_all(b, 1) ? a : is_constant_all(a, 1) ? b : NULL;
   else if (!strcmp(op, "divide")) keep = is_constant_all(b, 1) ? a : NULL;
+  else if (!strcmp(op, "minimum")) keep = is_constant_all(b, INFINITY) ? a : is_constant_all(a, INFINITY) ? b : NULL;
+  else if (!strcmp(op, "maximum")) keep = is_constant_all(b, -INFINITY) ? a : is_constant_all(a, -INFINITY) ? b : NULL;
   /* Broadcasting against the constant may change the shape or dtype: only
    * when the operand already has the result's type is it the result. */
   return keep && psgi_type_of(keep) && psgi_type_of(keep) == now->checked_type ? keep : NULL;
@@ -78,7 +82,7 @@ static psg_expr *merge_reshapes(psgi_built *b, const psg_expr *now) {
   const psg_type *t = now->checked_type;
   if (!psgi_type_of(x)) return NULL;
   if (psgi_type_of(x) == t) return x;
-  if (chain < 2 || !is_call_of(now, "reshape") || !psg_type_is_static(t)) return NULL;
+  if (chain < 2 || !psg_type_is_static(t)) return NULL; /* any chain: one reshape to the final shape */
   psg_attrs *attrs = psgi_build_attrs(b, (const char *[]){"newshape"},
                                       (psg_attr *[]){psgi_build_attr_ints(b, t->dims, (size_t)t->n)}, 1);
   return attrs ? psgi_build_call_typed(b, "reshape", &x, 1, attrs) : NULL;
