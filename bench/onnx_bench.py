@@ -11,7 +11,7 @@ thread, median of interleaved runs after warm-up, bench/onnx_ort_run.js): the
 original model at ORT's 'extended' level against our -O3 export with ORT's
 optimizations 'disabled' (goal: ratio <= 1), plus the original 'disabled' and
 our export 'extended' to tell our graph from ORT's kernels (FusedConv etc.).
-Usage: bench/onnx_bench.py --passage BUILD/passage [--quick] [--runs N] [--run-only]"""
+Usage: bench/onnx_bench.py --passage BUILD/passage [--quick] [--runs N] [--run-only] [--only NAME]"""
 import argparse, collections, json, os, subprocess, sys, tempfile, time
 
 import onnx
@@ -82,7 +82,7 @@ def inference_table(args):
     runs, warm = (5, 2) if args.quick else (args.runs, 3)
     print("%-15s %10s %10s %7s | %10s %10s" % ("model", "orig ext", "O3 dis", "ratio", "orig dis", "O3 ext"))
     for label, model, shapes in MODELS:
-        if args.quick and "PP-OCRv4" in label:
+        if (args.quick and "PP-OCRv4" in label) or args.only not in label:
             continue
         sh = sum((["--input-shape", s] for s in shapes), [])
         with tempfile.TemporaryDirectory() as tmp:
@@ -114,6 +114,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="the small models only, one ORT run")
     ap.add_argument("--runs", type=int, default=21, help="session.run repetitions per model and level")
     ap.add_argument("--run-only", action="store_true", help="the inference table only")
+    ap.add_argument("--only", default="", help="models whose label contains this")
     args = ap.parse_args()
     if not os.path.isdir(os.path.join(CACHE, "node_modules", "onnxruntime-node")):
         print("models not fetched (run tools/fetch-models.sh): skipped")
@@ -123,7 +124,7 @@ def main():
         return 0
     print("%-15s %9s %9s %9s %9s %7s %7s %9s %9s %7s" % ("model", "import", "O2", "O3", "export", "nodes", "O3", "ORT opt", "ratio", "ORText"))
     for label, model, shapes in MODELS:
-        if args.quick and "PP-OCRv4" in label:
+        if (args.quick and "PP-OCRv4" in label) or args.only not in label:
             continue
         sh = sum((["--input-shape", s] for s in shapes), [])
         with tempfile.TemporaryDirectory() as tmp:
