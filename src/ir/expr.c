@@ -58,11 +58,19 @@ static psg_status new_expr(psg_ctx *ctx, int kind, size_t nkids, const psg_span 
   return PSG_OK;
 }
 
+/* HAS_SCOPES from the node's kind and its children (set once, at birth). */
+static void inherit_scopes(psg_expr *e) {
+  bool scoped = e->kind == PSG_EXPR_IF || e->kind == PSG_EXPR_LET || e->kind == PSG_EXPR_FUNCTION;
+  for (uint32_t i = 0; i < e->nkids && !scoped; i++) scoped = e->kids[i]->flags & PSGI_EXPR_HAS_SCOPES;
+  if (scoped) e->flags |= PSGI_EXPR_HAS_SCOPES;
+}
+
 static void set_kids(psg_expr *e, psg_expr *const *kids) {
   for (uint32_t i = 0; i < e->nkids; i++) {
     e->kids[i] = kids[i];
     psg_expr_retain(kids[i]);
   }
+  inherit_scopes(e);
 }
 
 static bool all_present(psg_expr *const *kids, size_t n) {
@@ -149,6 +157,7 @@ psg_status psg_call_create(psg_ctx *ctx, psg_expr *callee, psg_expr *const *args
   }
   e->u.attrs = attrs;
   psg_attrs_retain(attrs);
+  inherit_scopes(e);
   return PSG_OK;
 }
 
@@ -196,6 +205,7 @@ psg_status psg_function_create(psg_ctx *ctx, psg_expr *const *params, size_t n, 
   e->u.fn.attrs = attrs;
   e->u.fn.ret_type = ret_type;
   psg_attrs_retain(attrs);
+  inherit_scopes(e);
   return PSG_OK;
 }
 
@@ -269,7 +279,7 @@ psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr 
   if (!n) return psgi_nomem(ctx);
   memcpy(n, e, sizeof(psg_expr));
   n->refcount = 1;
-  n->flags = 0; /* not IMMORTAL (returned above) */
+  n->flags = 0; /* not IMMORTAL (returned above); set_kids sets HAS_SCOPES */
   n->checked_type = NULL;
   set_kids(n, kids);
   /* A final type stays final when every new child has the final type the
@@ -279,7 +289,7 @@ psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr 
     for (uint32_t i = 0; i < n->nkids && same; i++) same = same_final_type(e->kids[i], kids[i]);
     if (same) {
       n->checked_type = e->checked_type;
-      n->flags = PSGI_EXPR_TYPE_FINAL;
+      n->flags |= PSGI_EXPR_TYPE_FINAL;
     }
   }
   if (n->kind == PSG_EXPR_CALL) psg_attrs_retain(n->u.attrs);

@@ -67,8 +67,10 @@ psg_status psgi_tensor_view(psg_ctx *ctx, psg_tensor *src, const int64_t *shape,
  * what InferType derives from the children alone and every node below is
  * TYPE_FINAL too (no GlobalVar, no unannotated let variable below, whose
  * types come from the module or the binding): InferType keeps such a subtree
- * as it is. Set with psgi_expr_set_final_type; a rebuilt node starts without. */
-enum { PSGI_EXPR_IMMORTAL = 1, PSGI_EXPR_TYPE_FINAL = 2 };
+ * as it is. Set with psgi_expr_set_final_type; a rebuilt node starts without.
+ * HAS_SCOPES, the node or one below it is an If, Let or Function (set at
+ * birth): passes about scopes skip dataflow-only graphs in O(1). */
+enum { PSGI_EXPR_IMMORTAL = 1, PSGI_EXPR_TYPE_FINAL = 2, PSGI_EXPR_HAS_SCOPES = 4 };
 
 struct psg_expr {
   uint16_t kind;
