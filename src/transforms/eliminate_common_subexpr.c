@@ -21,8 +21,7 @@ typedef struct cse_entry {
 
 typedef struct cse {
   psg_ctx *ctx;
-  const psg_expr *root;
-  bool scoped;                     /* the function has If or nested Function nodes */
+  bool scoped;                     /* the body has If, Let or Function nodes */
   psgi_map region_of;              /* original node -> region id + 1 */
   psgi_map heads;                  /* hash (as a pointer-sized key) -> entry index + 1 */
   psgi_map shapes;                 /* constants: dtype/shape hash -> the one constant not yet
@@ -64,8 +63,8 @@ static psg_status assign_regions(cse *c, const psg_expr *root) {
   return st;
 }
 
-/* Without If and nested Function nodes every call and projection is in
- * the function body's region, 1: no map needed. */
+/* Without If and nested Function nodes (ir_internal.h's HAS_SCOPES) every
+ * call and projection is in the function body's region, 1: no map needed. */
 static uint32_t region_of(const cse *c, const psg_expr *e) {
   if (!c->scoped) return 1;
   psgi_map_entry *en = psgi_map_get_ptr(&c->region_of, e);
@@ -209,28 +208,6 @@ static psg_status merge(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   return PSG_OK;
 }
 
-/* The first walk assumes one region and stops at the first If or nested
- * Function; the function is then walked again with regions assigned. */
-static psg_status watch_scopes(psg_mutator *m, const psg_expr *e, psg_expr **replacement) {
-  cse *c = m->user;
-  (void)replacement;
-  if (e->kind == PSG_EXPR_IF || (e->kind == PSG_EXPR_FUNCTION && e != c->root)) {
-    c->scoped = true;
-    return PSG_ERR_UNSUPPORTED; /* caught in eliminate */
-  }
-  return PSG_OK;
-}
-
-static void reset(cse *c) {
-  psgi_map_fini(&c->region_of);
-  psgi_map_fini(&c->heads);
-  psgi_map_fini(&c->shapes);
-  PSGI_VEC_FREE(c->ctx, &c->entries);
-  psgi_map_init(&c->region_of, c->ctx);
-  psgi_map_init(&c->heads, c->ctx);
-  psgi_map_init(&c->shapes, c->ctx);
-}
-
 static psg_status run(cse *c, psg_expr *func, psg_expr **out) {
   psg_mutator m;
   psg_mutator_init(&m, c->ctx);
@@ -238,7 +215,6 @@ static psg_status run(cse *c, psg_expr *func, psg_expr **out) {
   m.visit[PSG_EXPR_CALL] = merge;
   m.visit[PSG_EXPR_TUPLE_GET_ITEM] = merge;
   m.visit[PSG_EXPR_CONSTANT] = merge;
-  if (!c->scoped) m.pre = watch_scopes;
   psg_status st = psg_mutate(&m, func, out);
   psg_mutator_fini(&m);
   return st;
@@ -252,16 +228,12 @@ static psg_status eliminate(psg_expr *func, psg_module *mod, psg_pass_context *p
   cse c;
   memset(&c, 0, sizeof c);
   c.ctx = func->ctx;
-  c.root = func;
   psgi_map_init(&c.region_of, c.ctx);
   psgi_map_init(&c.heads, c.ctx);
   psgi_map_init(&c.shapes, c.ctx);
-  psg_status st = run(&c, func, out);
-  if (st && c.scoped) {
-    reset(&c);
-    st = assign_regions(&c, func);
-    if (!st) st = run(&c, func, out);
-  }
+  c.scoped = psgi_fn_body(func)->flags & PSGI_EXPR_HAS_SCOPES;
+  psg_status st = c.scoped ? assign_regions(&c, func) : PSG_OK;
+  if (!st) st = run(&c, func, out);
   psgi_map_fini(&c.region_of);
   psgi_map_fini(&c.heads);
   psgi_map_fini(&c.shapes);

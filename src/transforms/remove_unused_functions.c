@@ -47,6 +47,8 @@ static psg_status remove_unused(psg_module *mod, psg_pass_context *pc, void *use
   reach r = {ctx, mod, psgi_calloc(ctx, mod->n ? mod->n : 1), {0}};
   psg_status st = r.live ? mark_entries(&r, user) : psgi_nomem(ctx);
   psg_visitor v = {NULL, mark_global, &r};
+  /* Every function an entry (a lone @main): all are live, nothing to walk. */
+  if (r.todo.len == mod->n) r.todo.len = 0;
   while (!st && r.todo.len) st = psg_visit(ctx, &v, mod->entries[r.todo.data[--r.todo.len]].func);
   size_t kept = 0;
   for (size_t i = 0; !st && i < mod->n; i++) kept += r.live[i];

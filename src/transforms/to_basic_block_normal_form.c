@@ -4,12 +4,26 @@
  * a function body and its surroundings), each in the scope that dominates its
  * uses; everything else stays dataflow. The analysis is ToANormalForm's
  * (to_a_normal_form.c), so a graph without If or nested functions comes back
- * as the very same function. */
+ * as the very same function; a module of such graphs (no If, Let or nested
+ * Function: HAS_SCOPES, ir_internal.h) is given back without the analysis. */
 #include "transforms/normal_form.h"
+
+static bool dataflow_only(const psg_module *mod) {
+  for (size_t i = 0; i < mod->n; i++) {
+    const psg_expr *fn = mod->entries[i].func;
+    if (fn->kind == PSG_EXPR_FUNCTION && (psgi_fn_body(fn)->flags & PSGI_EXPR_HAS_SCOPES)) return false;
+  }
+  return true;
+}
 
 static psg_status run_bbnf(psg_module *mod, psg_pass_context *pc, void *user, psg_module **out) {
   (void)pc;
   (void)user;
+  if (dataflow_only(mod)) {
+    psg_module_retain(mod);
+    *out = mod;
+    return PSG_OK;
+  }
   return psgi_normal_form_module(mod, true, out);
 }
 
