@@ -480,7 +480,24 @@ static psg_status export_if(exporter *x, const psg_expr *e) {
   psg_status st = walk(x, psg_if_get_cond(e));
   if (st) return st;
   size_t k = 0;
-  char **cond = get_names(x, psg_if_get_cond(e), &k);
+  /* ONNX's If takes any one-element condition: a reshape of one element to
+   * the scalar Relay needs is not written (the tidy step drops it). */
+  const psg_expr *ce = resolve(x, psg_if_get_cond(e)), *body = ce, *in = NULL;
+  if (psg_expr_kind(ce) == PSG_EXPR_CALL && psg_expr_kind(psg_call_get_callee(ce)) == PSG_EXPR_FUNCTION)
+    body = psg_function_get_body(psg_call_get_callee(ce)); /* a fused reshape */
+  if ((is_op_call(body, "reshape") || is_op_call(body, "squeeze")) && psg_call_num_args(body) == 1) {
+    in = psg_call_get_arg(body, 0);
+    const psg_expr *fn = body == ce ? NULL : psg_call_get_callee(ce);
+    for (size_t i = 0; fn && i < psg_function_num_params(fn); i++) /* else a value of the inlined body */
+      if (psg_function_get_param(fn, i) == in) in = psg_call_get_arg(ce, i), fn = NULL;
+  }
+  const psg_type *it = in ? psg_expr_checked_type(in) : NULL;
+  bool one = it && psg_type_kind(it) == PSG_TYPE_TENSOR && psg_type_is_static(it);
+  for (int i = 0; one && i < psg_type_ndim(it); i++) one = psg_type_dim(it, i) == 1;
+  char **inner = one ? get_names(x, in, &k) : NULL;
+  if (inner && k == 1) ce = in;
+  else ce = psg_if_get_cond(e);
+  char **cond = get_names(x, ce, &k);
   if (!cond || k != 1) return fail(x, PSG_ERR_UNSUPPORTED, "an If condition without an ONNX value");
   const psg_type *t = psg_expr_checked_type(e);
   size_t nout = t && psg_type_kind(t) == PSG_TYPE_TUPLE ? (size_t)psg_type_num_fields(t) : 1;
