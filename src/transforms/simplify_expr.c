@@ -9,7 +9,8 @@
  *   strided_slice taking everything, pad of nothing    -> x
  *   (x + c1) + c2, (x * c1) * c2 (inner used once)      -> x + (c1 + c2), x * (c1 * c2)
  *   broadcast_to the shape x has                       -> x
- *   decomposed HardSwish, layer_norm; transposes into matmul flags
+ *   decomposed HardSwish, layer_norm; transposes into matmul flags;
+ *   reshape(op(reshape(x))) for row-wise op        -> op(reshape(x))
  *                                     (simplify_expr_patterns.c)
  * Every node it makes carries its type, so rules apply to rewritten code too
  * (a chain of three reshapes becomes one in a single run). */
@@ -209,6 +210,7 @@ static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **ou
   if (!better && !b.status) better = psgi_simplify_hard_swish(&b, s, *out);
   if (!better && !b.status) better = psgi_simplify_layer_norm(&b, s, *out);
   if (!better && !b.status) better = psgi_simplify_matmul_transpose(&b, *out);
+  if (!better && !b.status) better = psgi_simplify_reshape_through(&b, s, *out);
   st = b.status;
   if (!st && better) {
     psg_expr_retain(better);

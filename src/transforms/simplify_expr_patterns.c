@@ -283,3 +283,81 @@ psg_expr *psgi_simplify_matmul_transpose(psgi_built *b, const psg_expr *now) {
   psg_attrs_release(attrs);
   return NULL;
 }
+
+/* Reshapes around row-wise ops ---------------------------------------------------- */
+
+static bool reshape_like(const psg_expr *e) {
+  return is_call_of(e, "reshape") || is_call_of(e, "squeeze") || is_call_of(e, "expand_dims") ||
+         is_call_of(e, "nn.batch_flatten");
+}
+
+static bool same_dims(const psg_type *a, const psg_type *b) {
+  if (!a || !b || a->kind != PSG_TYPE_TENSOR || b->kind != PSG_TYPE_TENSOR || a->n != b->n) return false;
+  for (int i = 0; i < a->n; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
+/* Whether `f` (one user) computes each element from the same element of its
+ * tensor operand alone (elementwise ops, a binary op with a rank-0 constant)
+ * or each row from the same row (softmax over the last axis, when x, y and
+ * the result agree on the last axis). The tensor operand's index, or -1. */
+static int rowwise(const psg_expr *f, const psg_type *x, const psg_type *y, const psg_type *out) {
+  if (!f || f->kind != PSG_EXPR_CALL || f->kids[0]->kind != PSG_EXPR_OP) return -1;
+  const psgi_op_impl *impl = psgi_op_impl_get(f->kids[0]->u.op);
+  if (!impl) return -1;
+  if (impl->pattern == PSGI_PATTERN_ELEMWISE && f->nkids == 2) return 0;
+  if ((impl->pattern == PSGI_PATTERN_ELEMWISE || impl->pattern == PSGI_PATTERN_BROADCAST) && f->nkids == 3)
+    for (int side = 0; side < 2; side++)
+      if (arg(f, 1 - side)->kind == PSG_EXPR_CONSTANT && rank0(arg(f, 1 - side))) return side;
+  if ((is_call_of(f, "nn.softmax") || is_call_of(f, "nn.log_softmax")) && f->nkids == 2) {
+    int64_t axis = psgi_attr_int(f->u.attrs, "axis", -1);
+    if (axis < 0) axis += y->n;
+    if (axis == y->n - 1 && x->n && out->n && x->dims[x->n - 1] == y->dims[y->n - 1] &&
+        out->dims[out->n - 1] == y->dims[y->n - 1])
+      return 0;
+  }
+  return -1;
+}
+
+psg_expr *psgi_simplify_reshape_through(psgi_built *b, const simplifier *s, const psg_expr *now) {
+  const psg_type *t = now->checked_type;
+  if (!reshape_like(now) || !t || t->kind != PSG_TYPE_TENSOR || !psg_type_is_static(t)) return NULL;
+  psg_expr *f = arg(now, 0);
+  if (psgi_simplify_users(s, f) != 1) return NULL;
+  const psg_type *ft = psgi_tensor_type_of(f);
+  int k = ft ? rowwise(f, ft, ft, t) : -1;
+  psg_expr *y = k >= 0 ? arg(f, k) : NULL;
+  if (!y || !reshape_like(y) || psgi_simplify_users(s, y) != 1 || !same_dims(psgi_type_of(y), ft)) return NULL;
+  psg_expr *x = arg(y, 0);
+  const psg_type *xt = psgi_tensor_type_of(x);
+  if (!xt || rowwise(f, xt, ft, t) != k) return NULL;
+  /* op(reshape(x) to the final shape), or op(x) when x has it. */
+  psg_expr *r = x;
+  if (!same_dims(xt, t)) { /* in x's own dtype (the op may be a cast) */
+    psg_attrs *a = psgi_build_attrs(b, (const char *[]){"newshape"},
+                                    (psg_attr *[]){psgi_build_attr_ints(b, t->dims, (size_t)t->n)}, 1);
+    r = a ? psgi_build_call_typed(b, "reshape", &x, 1, a) : NULL;
+  }
+  if (!r) return NULL;
+  psg_attrs *attrs = f->u.attrs;
+  if (is_call_of(f, "nn.softmax") || is_call_of(f, "nn.log_softmax")) {
+    psg_attr *ax = psgi_build_attr_int(b, t->n - 1);
+    psg_attrs *na = NULL;
+    psg_status st = ax ? psg_attrs_with(b->ctx, attrs, "axis", ax, &na) : PSG_ERR_NOMEM;
+    psg_attr_release(ax);
+    if (!st && !PSGI_VEC_PUSH(b->ctx, &b->attrs, na)) {
+      psg_attrs_release(na);
+      st = psgi_nomem(b->ctx);
+    }
+    if (st) {
+      if (!b->status) b->status = st;
+      return NULL;
+    }
+    attrs = na;
+  }
+  psg_expr *args[2] = {arg(f, 0), f->nkids == 3 ? arg(f, 1) : NULL};
+  args[k] = r;
+  psg_expr *out = psgi_build_call_typed(b, psgi_call_op_name(f), args, (size_t)(f->nkids - 1), attrs);
+  return out && out->checked_type == t ? out : NULL;
+}
