@@ -87,7 +87,7 @@ static psg_expr *type_call(psgi_built *b, const char *op, psg_expr *call, psg_at
 
 psg_expr *psgi_build_call(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
   psg_expr *call = build_untyped(b, op, args, n, attrs);
-  return call ? type_call(b, op, call, attrs, false) : NULL;
+  return call && b->final_types ? type_call(b, op, call, attrs, false) : call;
 }
 
 psg_expr *psgi_build_call_typed(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs) {

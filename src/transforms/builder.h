@@ -21,6 +21,10 @@ typedef struct psgi_built {
   psg_ctx *ctx;
   psg_span span;    /* given to every node built */
   psg_status status; /* the first failure, PSG_OK while all went well */
+  /* psgi_build_call gives a call a final type (ir_internal.h) when all its
+   * arguments have one, so InferType after the pass need not visit it. Off by
+   * default: a pass that matches on the types of what it built sees more. */
+  bool final_types;
   PSGI_VEC(psg_expr *) exprs;
   PSGI_VEC(psg_attrs *) attrs;
 } psgi_built;
@@ -30,10 +34,9 @@ void psgi_built_fini(psgi_built *b);
 /* A new reference to `e` (which stays owned by b until fini too). */
 psg_expr *psgi_built_keep(psgi_built *b, psg_expr *e);
 
-/* `op(args...)`; attrs may be NULL (TVM defaults). Borrowed result. When
- * every argument's type is final (ir_internal.h) and the op's relation
- * accepts them, the call gets its final type too (InferType after the pass
- * then skips it); otherwise it is left untyped. */
+/* `op(args...)`; attrs may be NULL (TVM defaults). Borrowed result. With
+ * b->final_types, when every argument's type is final and the op's relation
+ * accepts them, the call gets its final type too; otherwise it is untyped. */
 psg_expr *psgi_build_call(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs);
 /* Like psgi_build_call, and the call gets its checked type from the op's type
  * relation when every argument has one (so a pass can keep matching on the

@@ -17,6 +17,7 @@ static psg_status canonicalize_call(psg_mutator *m, const psg_expr *e, psg_expr 
   if (axis < 0 || axis >= t->n) return PSG_OK; /* InferType rejects it; keep the call */
   psgi_built b;
   psgi_built_init(&b, m->ctx, &e->span);
+  b.final_types = true; /* nothing here reads the types of what it built */
   psg_expr *bias = psgi_build_expand_to_axis(&b, (*out)->kids[2], t->n, axis);
   psg_expr *add = psgi_build_call(&b, "add", (psg_expr *[]){(*out)->kids[1], bias}, 2, NULL);
   st = b.status;

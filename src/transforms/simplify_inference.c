@@ -157,6 +157,7 @@ static psg_status simplify_projection(psg_mutator *m, const psg_expr *e, psg_exp
   if (strcmp(op, "nn.batch_norm") || !t) return PSG_OK;
   psgi_built b;
   psgi_built_init(&b, m->ctx, &e->span);
+  b.final_types = true; /* the expansions read the types of the originals only */
   return finish(&b, expand_batch_norm(&b, orig, args_of(now), t), *out, out);
 }
 
@@ -173,6 +174,7 @@ static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **ou
   if (!expand) return PSG_OK;
   psgi_built b;
   psgi_built_init(&b, m->ctx, &e->span);
+  b.final_types = true; /* the expansions read the types of the originals only */
   return finish(&b, expand(&b, e, args_of(*out), t), *out, out);
 }
 

@@ -3,7 +3,7 @@
  * the module (GlobalVars) or on a binding (unannotated let variables) are;
  * a rebuilt node keeps its final type only when its children's types are
  * unchanged, so changed types and type errors are still found; builders type
- * what they build from final argument types. */
+ * what they build from final argument types (on request). */
 #include "pass_check.h"
 #include "transforms/builder.h"
 
@@ -170,8 +170,9 @@ static void test_rebuild(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
-/* psgi_build_call: final argument types give a final type; an ill-typed call
- * is left untyped, without a diagnostic (InferType reports it in place). */
+/* psgi_build_call with final_types: final argument types give a final type;
+ * an ill-typed call is left untyped, without a diagnostic (InferType reports
+ * it in place). */
 static void test_builder(void) {
   psg_ctx *ctx = check_ctx();
   psg_module *m = parse(ctx, HDR "def @main(%x: " T ") {\n  add(%x, 1f)\n}\n"), *typed = NULL;
@@ -179,6 +180,9 @@ static void test_builder(void) {
   psg_expr *add = main_body(m), *x = psg_call_get_arg(add, 0);
   psgi_built b;
   psgi_built_init(&b, ctx, NULL);
+  psg_expr *plain = psgi_build_call(&b, "nn.relu", &add, 1, NULL);
+  CHECK(plain && !psg_expr_checked_type(plain)); /* final_types is off by default */
+  b.final_types = true;
   psg_expr *relu = psgi_build_call(&b, "nn.relu", &add, 1, NULL);
   CHECK(relu && psgi_expr_final_type(relu) == psg_expr_checked_type(add));
   int64_t d3 = 3;
