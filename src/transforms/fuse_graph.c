@@ -18,24 +18,25 @@ uint32_t psgi_fuse_index_of(const psgi_fuse_graph *g, const psg_expr *e) {
 
 /* Building ------------------------------------------------------------------- */
 
-static void mark_extern(psgi_fuse_graph *g, const psg_expr *e) {
-  uint32_t i = psgi_fuse_index_of(g, e);
+/* Marks child k of node `user`. */
+static void mark_extern(psgi_fuse_graph *g, uint32_t user, uint32_t k) {
+  uint32_t i = psgi_fuse_kid(g, user, k);
   if (i != PSGI_FUSE_NONE) g->nodes.data[i].extern_ref = true;
 }
 
-/* Records that node `user` reads `e` with `pattern`. Edges are appended, so
- * each output list is in increasing user order, which keeps the ancestor
- * walks of the dominator tree short on chains. */
-static psg_status add_edge(psgi_fuse_graph *g, const psg_expr *e, uint32_t user, int pattern) {
-  uint32_t i = psgi_fuse_index_of(g, e);
+/* Records that node `user` reads its child k with `pattern`. Edges are
+ * appended, so each output list is in increasing user order, which keeps the
+ * ancestor walks of the dominator tree short on chains. */
+static psg_status add_edge(psgi_fuse_graph *g, uint32_t user, uint32_t k, int pattern) {
+  uint32_t i = psgi_fuse_kid(g, user, k);
   if (i == PSGI_FUSE_NONE) return PSG_OK;
-  uint32_t k = (uint32_t)g->edges.len;
+  uint32_t at = (uint32_t)g->edges.len;
   psgi_fuse_edge edge = {user, PSGI_FUSE_NONE, pattern};
   if (!PSGI_VEC_PUSH(g->ctx, &g->edges, edge)) return psgi_nomem(g->ctx);
   psgi_fuse_node *n = &g->nodes.data[i];
-  if (n->out_tail == PSGI_FUSE_NONE) n->out_head = k;
-  else g->edges.data[n->out_tail].next = k;
-  n->out_tail = k;
+  if (n->out_tail == PSGI_FUSE_NONE) n->out_head = at;
+  else g->edges.data[n->out_tail].next = at;
+  n->out_tail = at;
   return PSG_OK;
 }
 
@@ -69,16 +70,16 @@ static psg_status call_edges(psgi_fuse_graph *g, const psg_expr *e, uint32_t idx
     const psgi_op_impl *impl = psgi_op_impl_get(callee->u.op);
     if (impl) *pattern = impl->pattern;
   } else {
-    st = add_edge(g, callee, idx, PSGI_PATTERN_OPAQUE);
+    st = add_edge(g, idx, 0, PSGI_PATTERN_OPAQUE);
   }
-  mark_extern(g, callee);
+  mark_extern(g, idx, 0);
   const psg_type *rtype = tensor_type(e);
   for (uint32_t i = 1; !st && i < e->nkids; i++) {
     int edge = *pattern;
     /* A broadcast that does not actually broadcast this argument reads it
      * element by element. */
     if (edge == PSGI_PATTERN_BROADCAST && same_shape(tensor_type(e->kids[i]), rtype)) edge = PSGI_PATTERN_ELEMWISE;
-    st = add_edge(g, e->kids[i], idx, edge);
+    st = add_edge(g, idx, i, edge);
   }
   return st;
 }
@@ -88,7 +89,13 @@ static psg_status add_node(psgi_fuse_graph *g, const psg_expr *e) {
   psgi_fuse_node n = {0};
   n.expr = e;
   n.out_head = n.out_tail = PSGI_FUSE_NONE;
-  if (!PSGI_VEC_PUSH(g->ctx, &g->nodes, n)) return psgi_nomem(g->ctx);
+  n.kid_base = (uint32_t)g->kids.len;
+  if (g->kids.len + e->nkids >= PSGI_FUSE_NONE) return psg_ctx_fail(g->ctx, PSG_ERR_UNSUPPORTED, "FuseOps: too many edges");
+  if (!PSGI_VEC_PUSH(g->ctx, &g->nodes, n) || !PSGI_VEC_RESERVE(g->ctx, &g->kids, g->kids.len + e->nkids))
+    return psgi_nomem(g->ctx);
+  /* Every child is numbered before its user (post order); a primitive
+   * function's children are not in the graph. */
+  for (uint32_t k = 0; k < e->nkids; k++) g->kids.data[g->kids.len++] = psgi_fuse_index_of(g, e->kids[k]);
   psgi_map_entry *en = psgi_map_put_ptr(&g->index, e, NULL);
   if (!en) return psgi_nomem(g->ctx);
   en->value = (void *)(uintptr_t)(idx + 1);
@@ -103,13 +110,13 @@ static psg_status add_node(psgi_fuse_graph *g, const psg_expr *e) {
   case PSG_EXPR_TUPLE:
     pattern = PSGI_PATTERN_TUPLE;
     for (uint32_t i = 0; !st && i < e->nkids; i++) {
-      if (tensor_type(e->kids[i])) st = add_edge(g, e->kids[i], idx, PSGI_PATTERN_INJECTIVE);
-      else mark_extern(g, e->kids[i]);
+      if (tensor_type(e->kids[i])) st = add_edge(g, idx, i, PSGI_PATTERN_INJECTIVE);
+      else mark_extern(g, idx, i);
     }
     break;
   case PSG_EXPR_TUPLE_GET_ITEM:
     pattern = PSGI_PATTERN_INJECTIVE;
-    st = add_edge(g, e->kids[0], idx, PSGI_PATTERN_INJECTIVE);
+    st = add_edge(g, idx, 0, PSGI_PATTERN_INJECTIVE);
     break;
   case PSG_EXPR_LET:
   case PSG_EXPR_IF:
@@ -117,7 +124,7 @@ static psg_status add_node(psgi_fuse_graph *g, const psg_expr *e) {
     /* Nothing fuses across a let binding, into a branch or a function
      * boundary: every child is used from outside any group. A primitive
      * function's children were not visited and are not in the graph. */
-    for (uint32_t i = 0; i < e->nkids; i++) mark_extern(g, e->kids[i]);
+    for (uint32_t i = 0; i < e->nkids; i++) mark_extern(g, idx, i);
     break;
   }
   g->nodes.data[idx].pattern = (uint8_t)pattern;
@@ -205,7 +212,7 @@ psg_status psgi_fuse_graph_build(psg_ctx *ctx, const psg_expr *fn, psgi_fuse_gra
   psg_status st = number_nodes(g, fn);
   if (st) return st;
   if (g->nodes.len >= PSGI_FUSE_NONE) return psg_ctx_fail(ctx, PSG_ERR_UNSUPPORTED, "FuseOps: too many nodes");
-  mark_extern(g, fn);
+  g->nodes.data[g->nodes.len - 1].extern_ref = true; /* fn itself, last in post order */
   post_dominators(g);
   return PSG_OK;
 }
@@ -213,6 +220,7 @@ psg_status psgi_fuse_graph_build(psg_ctx *ctx, const psg_expr *fn, psgi_fuse_gra
 void psgi_fuse_graph_fini(psgi_fuse_graph *g) {
   PSGI_VEC_FREE(g->ctx, &g->nodes);
   PSGI_VEC_FREE(g->ctx, &g->edges);
+  PSGI_VEC_FREE(g->ctx, &g->kids);
   PSGI_VEC_FREE(g->ctx, &g->work);
   psgi_map_fini(&g->index);
 }

@@ -18,6 +18,7 @@ typedef struct psgi_fuse_edge {
 
 typedef struct psgi_fuse_node {
   const psg_expr *expr;
+  uint32_t kid_base; /* the indices of expr's children start at kids[kid_base] */
   uint32_t out_head, out_tail; /* output edges, in the order users were found */
   /* Post-dominator tree: the immediate post-dominator, the node's depth in
    * the tree and the strongest pattern on the way there. */
@@ -36,6 +37,7 @@ typedef struct psgi_fuse_graph {
   PSGI_VEC(psgi_fuse_node) nodes; /* post-DFS order: inputs before users */
   PSGI_VEC(psgi_fuse_edge) edges;
   psgi_map index; /* expr -> its index + 1 */
+  PSGI_VEC(uint32_t) kids; /* per node, its children's indices (PSGI_FUSE_NONE: not in the graph) */
   uint32_t epoch;
   PSGI_VEC(uint32_t) work;
 } psgi_fuse_graph;
@@ -50,6 +52,10 @@ psg_status psgi_fuse_partition(psgi_fuse_graph *g, int opt_level, int64_t max_de
 uint32_t psgi_fuse_group_of(psgi_fuse_graph *g, uint32_t i);
 /* The index of `e`, or PSGI_FUSE_NONE when `e` is not in the graph. */
 uint32_t psgi_fuse_index_of(const psgi_fuse_graph *g, const psg_expr *e);
+/* The index of child k of node i (no map lookup). */
+static inline uint32_t psgi_fuse_kid(const psgi_fuse_graph *g, uint32_t i, uint32_t k) {
+  return g->kids.data[g->nodes.data[i].kid_base + k];
+}
 void psgi_fuse_graph_fini(psgi_fuse_graph *g);
 
 /* True when `fn` carries a "Primitive" attribute (whatever its value). */

@@ -29,13 +29,13 @@ typedef struct fuser {
  * callee), a tuple's fields, a projection's tuple. */
 static uint32_t first_operand(const psg_expr *e) { return e->kind == PSG_EXPR_CALL ? 1 : 0; }
 
-static uint32_t index_of(fuser *f, const psg_expr *e) { return psgi_fuse_index_of(&f->g, e); }
+static uint32_t kid(fuser *f, uint32_t i, uint32_t k) { return psgi_fuse_kid(&f->g, i, k); }
 
-/* The value a group reads for operand `a`, which lives outside it: a
- * parameter (one per distinct value), or the constant itself when linked. */
-static psg_status external(fuser *f, const psg_expr *a, psg_expr **out) {
+/* The value a group reads for operand `a` (node ai), which lives outside it:
+ * a parameter (one per distinct value), or the constant itself when linked. */
+static psg_status external(fuser *f, const psg_expr *a, uint32_t ai, psg_expr **out) {
   *out = NULL;
-  psg_expr *v = f->outer[index_of(f, a)];
+  psg_expr *v = ai == PSGI_FUSE_NONE ? NULL : f->outer[ai];
   if (!v) return psg_ctx_fail(f->ctx, PSG_ERR_INTERNAL, "FuseOps: a group reads a value from inside another group");
   if (f->link_params && v->kind == PSG_EXPR_CONSTANT) {
     *out = v;
@@ -87,9 +87,9 @@ static psg_status build_member(fuser *f, uint32_t i, uint32_t root) {
   uint32_t k0 = first_operand(e);
   for (uint32_t k = 0; k < k0; k++) kids[k] = e->kids[k];
   for (uint32_t k = k0; !st && k < e->nkids; k++) {
-    uint32_t a = index_of(f, e->kids[k]);
-    if (psgi_fuse_group_of(&f->g, a) == root) kids[k] = f->inner[a];
-    else st = external(f, e->kids[k], &kids[k]);
+    uint32_t a = kid(f, i, k);
+    if (a != PSGI_FUSE_NONE && psgi_fuse_group_of(&f->g, a) == root) kids[k] = f->inner[a];
+    else st = external(f, e->kids[k], a, &kids[k]);
   }
   if (!st) st = psgi_expr_rebuild(e, kids, &f->inner[i]);
   if (kids != small) psgi_free(f->ctx, kids);
@@ -112,11 +112,11 @@ static psg_status build_group_body(fuser *f, uint32_t root, bool *has_call) {
     if (k < e->nkids) {
       (*next)++;
       const psg_expr *a = e->kids[k];
-      uint32_t ai = index_of(f, a);
+      uint32_t ai = kid(f, i, k);
       if (ai == PSGI_FUSE_NONE) return psg_ctx_fail(f->ctx, PSG_ERR_INTERNAL, "FuseOps: operand outside the graph");
       if (psgi_fuse_group_of(&f->g, ai) != root) {
         psg_expr *ignored;
-        st = external(f, a, &ignored);
+        st = external(f, a, ai, &ignored);
       } else if (!f->inner[ai]) {
         if (!PSGI_VEC_PUSH(f->ctx, &f->stack, ai) || !PSGI_VEC_PUSH(f->ctx, &f->stack, 0)) return psgi_nomem(f->ctx);
       }
@@ -167,7 +167,7 @@ static psg_status rebuild_plain(fuser *f, uint32_t i) {
   psg_status st = PSG_OK;
   bool changed = false;
   for (uint32_t k = 0; !st && k < e->nkids; k++) {
-    uint32_t a = index_of(f, e->kids[k]);
+    uint32_t a = kid(f, i, k);
     kids[k] = a == PSGI_FUSE_NONE ? NULL : f->outer[a];
     if (!kids[k]) st = psg_ctx_fail(f->ctx, PSG_ERR_INTERNAL, "FuseOps: a value is used outside its group");
     else changed |= kids[k] != e->kids[k];
@@ -187,14 +187,15 @@ static psg_status rewrite_root(fuser *f, uint32_t i) {
   const char *op = e->kind == PSG_EXPR_CALL && e->kids[0]->kind == PSG_EXPR_OP ? psg_op_name(e->kids[0]) : NULL;
   if (op && !strcmp(op, "annotation.stop_fusion") && e->nkids == 2) {
     /* The annotation has done its job: TVM drops it here. */
-    psg_expr *v = f->outer[index_of(f, e->kids[1])];
+    uint32_t a = kid(f, i, 1);
+    psg_expr *v = a == PSGI_FUSE_NONE ? NULL : f->outer[a];
     if (!v) return psg_ctx_fail(f->ctx, PSG_ERR_INTERNAL, "FuseOps: stop_fusion of a grouped value");
     psg_expr_retain(v);
     f->outer[i] = v;
     return PSG_OK;
   }
   if (op) return make_group_function(f, i);
-  if (e->kind == PSG_EXPR_TUPLE_GET_ITEM && psgi_fuse_group_of(&f->g, index_of(f, e->kids[0])) == i)
+  if (e->kind == PSG_EXPR_TUPLE_GET_ITEM && kid(f, i, 0) != PSGI_FUSE_NONE && psgi_fuse_group_of(&f->g, kid(f, i, 0)) == i)
     return make_group_function(f, i);
   /* Tuples rooting their group, projections of outside tuples, and every
    * other kind stay where they are. */
