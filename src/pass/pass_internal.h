@@ -45,6 +45,10 @@ struct psg_pass {
   const char *registry_name;
   psg_attrs *options;
   const char *spec;
+  /* Made by the registry from a built-in registration: its results are
+   * Passage's own, so the free-variable check on them (an internal
+   * invariant, STYLE rule 6) runs in debug builds only. */
+  bool trusted;
 };
 
 typedef PSGI_VEC(char *) psgi_str_vec;
@@ -77,6 +81,7 @@ typedef struct psgi_registry_entry {
   char *help;
   psg_pass_ctor ctor;
   void *user;
+  bool builtin; /* registered by Passage itself (not replaced by a user) */
 } psgi_registry_entry;
 
 typedef struct psgi_default_context {
@@ -89,6 +94,7 @@ typedef struct psgi_pass_state {
   PSGI_VEC(psgi_registry_entry) passes;
   PSGI_VEC(psgi_default_context) defaults;
   bool builtins_registered;
+  bool registering_builtins; /* psg_pass_register marks entries builtin */
 } psgi_pass_state;
 
 /* The pass state of `ctx`, made (with the built-in options and passes) on

@@ -14,7 +14,10 @@ static psgi_pass_state *registry(psg_ctx *ctx) {
   psgi_pass_state *st = psgi_pass_state_locked(ctx);
   if (st && !st->builtins_registered) {
     st->builtins_registered = true;
-    if (psgi_register_builtin_passes(ctx) != PSG_OK) return NULL;
+    st->registering_builtins = true;
+    psg_status s = psgi_register_builtin_passes(ctx);
+    st->registering_builtins = false;
+    if (s != PSG_OK) return NULL;
   }
   return st;
 }
@@ -51,6 +54,7 @@ psg_status psg_pass_register(psg_ctx *ctx, const char *name, int kind, int opt_l
   psgi_pass_state *s = st ? NULL : registry(ctx);
   if (!st && !s) st = psgi_nomem(ctx);
   if (!st) {
+    e.builtin = s->registering_builtins;
     psgi_registry_entry *old = find_locked(s, name);
     if (old) {
       psgi_registry_entry tmp = *old;
@@ -186,6 +190,7 @@ psg_status psg_pass_get(psg_ctx *ctx, const char *name, psg_attrs *options, psg_
   if (!p) return psg_ctx_fail(ctx, PSG_ERR_INTERNAL, "the constructor of pass '%s' made nothing", bare);
   p->registry_name = psgi_intern(ctx, bare, strlen(bare));
   p->spec = make_spec(ctx, bare, options);
+  p->trusted = copy.builtin;
   if (psg_attrs_count(options)) {
     psg_attrs_retain(options);
     psg_attrs_release(p->options);

@@ -4,6 +4,7 @@
  * for every error path, config validation, and per-thread contexts. */
 #include <pthread.h>
 #include "check.h"
+#include "pass/pass_internal.h"
 #include "passage/instrument.h"
 
 /* Test passes ------------------------------------------------------------- */
@@ -497,6 +498,26 @@ static void test_free_variable_check(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* Passes the registry makes from Passage's own registrations are trusted
+ * (free variables checked in debug builds only); a user's registration,
+ * also one replacing a built-in name, and a pass made directly are not. */
+static void test_trusted_passes(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_pass *p = NULL;
+  CHECK_OK(psg_pass_get(ctx, "FoldConstant", NULL, &p));
+  CHECK(p && p->trusted);
+  psg_pass_release(p);
+  CHECK_OK(psg_pass_register(ctx, "Mine", PSG_PASS_MODULE, 0, NULL, 0, NULL, "test", make_identity, "Mine"));
+  CHECK_OK(psg_pass_get(ctx, "Mine", NULL, &p));
+  CHECK(p && !p->trusted);
+  psg_pass_release(p);
+  CHECK_OK(psg_pass_register(ctx, "FoldConstant", PSG_PASS_MODULE, 0, NULL, 0, NULL, "test", make_identity, "FC"));
+  CHECK_OK(psg_pass_get(ctx, "FoldConstant", NULL, &p));
+  CHECK(p && !p->trusted);
+  psg_pass_release(p);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 /* Item 5: config validation ---------------------------------------------------- */
 
 static void test_config(void) {
@@ -585,6 +606,7 @@ int main(void) {
   RUN_TEST(test_registry_aliases);
   RUN_TEST(test_pass_kinds);
   RUN_TEST(test_free_variable_check);
+  RUN_TEST(test_trusted_passes);
   RUN_TEST(test_config);
   RUN_TEST(test_threads);
   return check_finish();
