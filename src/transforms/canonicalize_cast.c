@@ -65,6 +65,34 @@ static psg_status cast_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   return st;
 }
 
+/* Whether `func` calls cast anywhere: most graphs do not, and one walk with
+ * a visited set is cheaper than the rewrite's. */
+static psg_status has_cast(psg_ctx *ctx, const psg_expr *func, bool *found) {
+  *found = false;
+  psg_expr *cast = NULL;
+  psg_status st = psg_op_get(ctx, "cast", &cast);
+  if (st) return st;
+  psgi_map seen;
+  psgi_map_init(&seen, ctx);
+  PSGI_VEC(const psg_expr *) stack = {0};
+  if (!PSGI_VEC_PUSH(ctx, &stack, func)) st = psgi_nomem(ctx);
+  while (!st && stack.len && !*found) {
+    const psg_expr *e = stack.data[--stack.len];
+    if (e->kind == PSG_EXPR_CALL && e->kids[0] == cast) *found = true;
+    for (uint32_t i = 0; !st && i < e->nkids; i++) {
+      const psg_expr *k = e->kids[i];
+      if (k->nkids == 0 && k->kind != PSG_EXPR_FUNCTION) continue; /* leaves: no call below */
+      bool is_new;
+      if (!psgi_map_put_ptr(&seen, k, &is_new)) st = psgi_nomem(ctx);
+      else if (is_new && !PSGI_VEC_PUSH(ctx, &stack, k)) st = psgi_nomem(ctx);
+    }
+  }
+  PSGI_VEC_FREE(ctx, &stack);
+  psgi_map_fini(&seen);
+  psg_expr_release(cast);
+  return st;
+}
+
 static psg_status canonicalize_cast(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user,
                                     psg_expr **out) {
   (void)pc;
@@ -72,6 +100,13 @@ static psg_status canonicalize_cast(psg_expr *func, psg_module *mod, psg_pass_co
   *out = NULL;
   psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
   if (st) return st;
+  bool any;
+  if ((st = has_cast(func->ctx, func, &any)) != PSG_OK) return st;
+  if (!any) {
+    psg_expr_retain(func);
+    *out = func;
+    return PSG_OK;
+  }
   canon c;
   psgi_map_init(&c.uses, func->ctx);
   psg_mutator m;

@@ -1,8 +1,8 @@
 /* HAS_SCOPES (ir_internal.h): set on If, Let and Function nodes and on every
  * node above one, also after a rebuild; the passes that skip dataflow-only
  * graphs with it (ToBasicBlockNormalForm, EliminateCommonSubexpr,
- * RemoveUnusedFunctions with only entry functions) give those back as they
- * are and still work on the others. */
+ * RemoveUnusedFunctions with only entry functions; CanonicalizeCast, with no
+ * cast, too) give those back as they are and still work on the others. */
 #include "pass_check.h"
 #include "ir/ir_internal.h"
 
@@ -46,7 +46,8 @@ static void test_flag(void) {
 static void test_passes_keep_dataflow_graphs(void) {
   psg_ctx *ctx = check_ctx();
   psg_module *m = parse(ctx, HDR "def @main(%x: " T ") {\n  %0 = add(%x, 1f);\n  multiply(%0, %0)\n}\n");
-  const char *names[] = {"ToBasicBlockNormalForm", "RemoveUnusedFunctions", "EliminateCommonSubexpr"};
+  const char *names[] = {"ToBasicBlockNormalForm", "RemoveUnusedFunctions", "EliminateCommonSubexpr",
+                         "CanonicalizeCast"};
   for (size_t i = 0; m && i < sizeof names / sizeof *names; i++) {
     psg_module *out = run(ctx, names[i], NULL, m);
     CHECK(out == m);
