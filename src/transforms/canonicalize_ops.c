@@ -5,10 +5,11 @@
  * add that later passes (fusion, scale folding, export) handle uniformly. */
 #include "ops/op_impl.h"
 #include "transforms/builder.h"
+#include "transforms/rewrite_inner.h"
 #include "transforms/transforms.h"
 
-static psg_status canonicalize_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
-  psg_status st = psg_mutator_default(m, e, out);
+static psg_status canonicalize_call(psgi_rewriter *m, const psg_expr *e, psg_expr **out) {
+  psg_status st = PSG_OK;
   const char *op = psgi_call_op_name(e);
   const psg_type *t = op && e->nkids == 3 ? psgi_tensor_type_of(e->kids[1]) : NULL;
   if (st || !t || strcmp(op, "nn.bias_add")) return st;
@@ -31,8 +32,8 @@ static psg_status canonicalize_call(psg_mutator *m, const psg_expr *e, psg_expr 
 
 static psg_status canonicalize(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
   (void)pc;
-  static const psg_mutate_fn visit[PSG_EXPR_KIND_COUNT] = {[PSG_EXPR_CALL] = canonicalize_call};
-  return psgi_rewrite_function(func, mod, visit, user, out);
+  static const psgi_rewrite_fn visit[PSG_EXPR_KIND_COUNT] = {[PSG_EXPR_CALL] = canonicalize_call};
+  return psgi_rewrite_function_inner(func, mod, visit, user, out);
 }
 
 static const char *const required[] = {"InferType"};

@@ -9,6 +9,7 @@
  * output is also used stays for those uses. Types come from InferType. */
 #include "ops/op_impl.h"
 #include "transforms/builder.h"
+#include "transforms/rewrite_inner.h"
 #include "transforms/transforms.h"
 
 static psg_expr *scalar_like(psgi_built *b, const psg_type *t, double v) { return psgi_build_scalar(b, t->dtype, v); }
@@ -141,8 +142,8 @@ static psg_status finish(psgi_built *b, psg_expr *result, psg_expr *fallback, ps
   return st;
 }
 
-static psg_status simplify_projection(psg_mutator *m, const psg_expr *e, psg_expr **out) {
-  psg_status st = psg_mutator_default(m, e, out);
+static psg_status simplify_projection(psgi_rewriter *m, const psg_expr *e, psg_expr **out) {
+  psg_status st = PSG_OK;
   const psg_expr *orig = e->kids[0], *now = (*out)->kids[0];
   const char *op = psgi_call_op_name(orig);
   if (st || !op || e->u.index != 0 || now->kind != PSG_EXPR_CALL) return st;
@@ -161,8 +162,8 @@ static psg_status simplify_projection(psg_mutator *m, const psg_expr *e, psg_exp
   return finish(&b, expand_batch_norm(&b, orig, args_of(now), t), *out, out);
 }
 
-static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
-  psg_status st = psg_mutator_default(m, e, out);
+static psg_status simplify_call(psgi_rewriter *m, const psg_expr *e, psg_expr **out) {
+  psg_status st = PSG_OK;
   const char *op = psgi_call_op_name(e);
   const psg_type *t = op && e->nkids > 1 ? psgi_tensor_type_of(e->kids[1]) : NULL;
   if (st || !t) return st;
@@ -180,9 +181,9 @@ static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **ou
 
 static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
   (void)pc;
-  static const psg_mutate_fn visit[PSG_EXPR_KIND_COUNT] = {[PSG_EXPR_TUPLE_GET_ITEM] = simplify_projection,
-                                                           [PSG_EXPR_CALL] = simplify_call};
-  return psgi_rewrite_function(func, mod, visit, user, out);
+  static const psgi_rewrite_fn visit[PSG_EXPR_KIND_COUNT] = {[PSG_EXPR_TUPLE_GET_ITEM] = simplify_projection,
+                                                             [PSG_EXPR_CALL] = simplify_call};
+  return psgi_rewrite_function_inner(func, mod, visit, user, out);
 }
 
 static const char *const required[] = {"InferType"};

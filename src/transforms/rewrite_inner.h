@@ -1,0 +1,30 @@
+/* Passage — a post-order rewrite over the inner nodes of an expression (those
+ * with children), for passes that never replace a leaf (Var, GlobalVar,
+ * Constant, Op): leaves are kept as they are without a memo entry or a visit,
+ * which is about half the map work of psg_mutate on a graph of calls over
+ * constants. Same order and results as psg_mutate with the same callbacks
+ * for inner kinds. Iterative (explicit frames). */
+#ifndef PSG_TRANSFORMS_REWRITE_INNER_H
+#define PSG_TRANSFORMS_REWRITE_INNER_H
+
+#include "ir/ir_internal.h"
+
+typedef struct psgi_rewriter psgi_rewriter;
+/* Called after e's children are rewritten, with *out holding the default
+ * rewrite (e itself, or e rebuilt over the new children; a reference the
+ * callback owns): the callback may release it and put another in its place. */
+typedef psg_status (*psgi_rewrite_fn)(psgi_rewriter *r, const psg_expr *e, psg_expr **out);
+struct psgi_rewriter {
+  psg_ctx *ctx;
+  psgi_rewrite_fn visit[PSG_EXPR_KIND_COUNT]; /* inner kinds only; NULL: the default */
+  void *user;
+};
+
+/* The rewrite of `root` in *out (a new reference). */
+psg_status psgi_rewrite_inner(psgi_rewriter *r, const psg_expr *root, psg_expr **out);
+/* psgi_rewrite_function's counterpart: types the module first if `func` is
+ * untyped, then rewrites it with `visit` (a table indexed by kind). */
+psg_status psgi_rewrite_function_inner(psg_expr *func, const psg_module *mod, const psgi_rewrite_fn *visit, void *user,
+                                       psg_expr **out);
+
+#endif
