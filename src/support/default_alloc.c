@@ -1,25 +1,26 @@
 /* Passage — the default allocator (support/default_alloc.h, docs/design.md
- * departure 14). FoldConstant computes megabytes of weights, mostly as blocks
- * of 4 KiB to 1 MiB (one per convolution). On the virtual machines we measure
- * on, a first touch of a 4 KiB page costs ~11 us, while memory in transparent
- * huge pages faulted in with one MADV_POPULATE_WRITE costs about a tenth of
- * that; faulting weights in page by page from malloc was most of -O3's time.
+ * departure 14). On the virtual machines we measure on, the first touch of a
+ * 4 KiB page costs ~11 us, while memory in transparent huge pages faulted in
+ * with one MADV_POPULATE_WRITE costs about a tenth of that per byte. Faulting
+ * in folded weights (4 KiB to 1 MiB each, one per convolution) and the heap
+ * malloc grows under every pass page by page was most of -O3's time.
  *
- *   size < 4 KiB         malloc
- *   4 KiB .. 1 MiB       the context's pool: blocks rounded up to one of 33
- *                        size classes (four per octave, at most 25% slack),
- *                        carved from 2-4 MiB chunks mapped in huge pages and
- *                        populated at once; a freed block goes to its class's
+ *   up to 1 MiB          the context's pool: blocks rounded up to one of 59
+ *                        size classes (16-byte steps to 128 bytes, then four
+ *                        per octave: at most 25% slack), carved from chunks
+ *                        of 2-4 MiB mapped in huge pages and populated at
+ *                        once, small blocks (up to 4 KiB) and the others from
+ *                        different chunks; a freed block goes to its class's
  *                        free list and is reused. A chunk whose blocks are
- *                        all free is unmapped, except one kept for reuse, so
- *                        the pool holds at most what is live in its chunks
- *                        plus one chunk.
+ *                        all free is unmapped, but for the chunks being
+ *                        carved and one spare, so the pool holds what is live
+ *                        in its chunks plus at most two chunks.
  *   above 1 MiB          its own mapping, huge pages over its 2 MiB-aligned
  *                        part, populated at once
  *
  * The pool has its own lock (contexts are shared between threads). Not under
- * the sanitizers, which must see every block: there, and where mmap is
- * missing, everything is malloc. */
+ * the sanitizers, which must see every block: there, where mmap is missing,
+ * and if the pool cannot be made, everything is malloc. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +46,15 @@
 enum {
   SMALL_PAGE = 4096,
   HUGE_PAGE = 2 << 20,
-  POOL_MIN = 4 << 10,
-  POOL_MAX = 1 << 20,
-  FIRST_CHUNK = 2 << 20, /* a context that pools little maps little */
-  CHUNK = 4 << 20,
-  NCLASS = 33
+  POOL_MIN = 32,         /* the smallest class: a free block's links fit */
+  NSTEP = 7,             /* 32, 48, .., 128: 16-byte steps */
+  OCTAVE_SHIFT = 7,      /* then four classes per octave above 128 */
+  POOL_MAX_SHIFT = 20,
+  POOL_MAX = 1 << POOL_MAX_SHIFT,
+  NCLASS = NSTEP + 4 * (POOL_MAX_SHIFT - OCTAVE_SHIFT),
+  SMALL_BLOCK = 4096,    /* classes up to here are carved from their own chunks */
+  SMALL_CHUNK = 2 << 20,
+  CHUNK = 4 << 20
 };
 
 /* Mapping ------------------------------------------------------------------- */
@@ -86,7 +91,7 @@ static size_t big_length(size_t n) {
 
 /* The pool ------------------------------------------------------------------- */
 
-/* A free block starts with its links; blocks are at least 4 KiB. */
+/* A free block starts with its links; blocks are at least 32 bytes. */
 typedef struct free_block {
   struct free_block *next, *prev;
   unsigned cls;
@@ -102,26 +107,30 @@ struct psgi_pool {
   free_block *free[NCLASS];
   chunk **chunks; /* sorted by base */
   size_t nchunks, cap;
-  chunk *cur;  /* the chunk blocks are carved from */
+  /* The chunks blocks are carved from: [0] for small blocks, [1] for the
+   * others (long-lived small objects do not pin the chunks of weights). */
+  chunk *cur[2];
   chunk *kept; /* an empty chunk kept for reuse, or NULL */
   size_t in_use;
 };
 
-/* Class 0 is 4 KiB; then four per octave: (5..8) << (k - 2) for the octave
- * (2^k, 2^(k+1)], k = 12..19; class 32 is 1 MiB. */
+/* Classes 32 to 128 bytes in 16-byte steps; then four per octave,
+ * (5..8) << (k - 2) for the octave (2^k, 2^(k+1)], k = 7..19; the last class
+ * is 1 MiB. Every class is a multiple of 16 (the alignment promised). */
 static size_t class_size(unsigned c) {
-  if (c == 0) return POOL_MIN;
-  unsigned k = 12 + (c - 1) / 4, q = (c - 1) % 4;
+  if (c < NSTEP) return POOL_MIN + 16 * (size_t)c;
+  unsigned k = OCTAVE_SHIFT + (c - NSTEP) / 4, q = (c - NSTEP) % 4;
   return (size_t)(5 + q) << (k - 2);
 }
 
-/* The smallest class holding n bytes, POOL_MIN <= n <= POOL_MAX. */
+/* The smallest class holding n bytes, n <= POOL_MAX. */
 static unsigned class_of(size_t n) {
   if (n <= POOL_MIN) return 0;
+  if (n <= 128) return (unsigned)((n - POOL_MIN + 15) / 16);
   size_t m = n - 1;
-  unsigned k = 63 - (unsigned)__builtin_clzll((unsigned long long)m); /* 12..19 */
+  unsigned k = 63 - (unsigned)__builtin_clzll((unsigned long long)m); /* 7..19 */
   unsigned q = (unsigned)(m >> (k - 2)) & 3;
-  return 1 + (k - 12) * 4 + q;
+  return NSTEP + (k - OCTAVE_SHIFT) * 4 + q;
 }
 
 /* The largest class not above n, POOL_MIN <= n < POOL_MAX. */
@@ -166,7 +175,7 @@ static chunk *chunk_of(const psgi_pool *pool, const char *p) {
   return i ? pool->chunks[i - 1] : NULL;
 }
 
-static chunk *new_chunk(psgi_pool *pool) {
+static chunk *new_chunk(psgi_pool *pool, size_t size) {
   if (pool->nchunks == pool->cap) {
     size_t ncap = pool->cap ? 2 * pool->cap : 8;
     chunk **nc = realloc(pool->chunks, ncap * sizeof *nc);
@@ -176,7 +185,7 @@ static chunk *new_chunk(psgi_pool *pool) {
   }
   chunk *ch = malloc(sizeof *ch);
   if (!ch) return NULL;
-  ch->size = pool->nchunks ? CHUNK : FIRST_CHUNK;
+  ch->size = size;
   ch->bump = ch->live = 0;
   if (!(ch->base = map_populated(ch->size))) {
     free(ch);
@@ -206,11 +215,13 @@ static void chunk_emptied(psgi_pool *pool, chunk *ch) {
     unlink_free(pool, b);
   }
   ch->bump = 0;
-  /* At most one empty chunk stays mapped: the current one, or one kept. */
-  if (ch == pool->cur) {
+  /* Empty chunks that stay mapped: the current ones, and one kept while
+   * neither current one is empty. */
+  bool cur_empty = (pool->cur[0] && !pool->cur[0]->live) || (pool->cur[1] && !pool->cur[1]->live);
+  if (ch == pool->cur[0] || ch == pool->cur[1]) {
     if (pool->kept) drop_chunk(pool, pool->kept);
     pool->kept = NULL;
-  } else if (!pool->kept && pool->cur->live) {
+  } else if (!pool->kept && !cur_empty) {
     pool->kept = ch;
   } else {
     drop_chunk(pool, ch);
@@ -220,12 +231,15 @@ static void chunk_emptied(psgi_pool *pool, chunk *ch) {
 /* A block of class c carved from the current chunk, or from a fresh one. */
 static char *carve(psgi_pool *pool, unsigned c) {
   size_t size = class_size(c);
-  chunk *ch = pool->cur;
+  int arena = size > SMALL_BLOCK;
+  chunk *ch = pool->cur[arena];
   if (!ch || ch->size - ch->bump < size) {
     chunk *next = pool->kept;
+    /* The first chunk for weights is small: a context that pools little
+     * maps little. */
     if (next)
       pool->kept = NULL;
-    else if (!(next = new_chunk(pool)))
+    else if (!(next = new_chunk(pool, !arena || !pool->cur[1] ? SMALL_CHUNK : CHUNK)))
       return NULL;
     if (ch) {
       /* The old chunk's tail goes to the free lists, largest classes first. */
@@ -235,7 +249,7 @@ static char *carve(psgi_pool *pool, unsigned c) {
         ch->bump += class_size(t);
       }
     }
-    pool->cur = ch = next;
+    pool->cur[arena] = ch = next;
   }
   char *p = ch->base + ch->bump;
   ch->bump += size;
@@ -306,7 +320,7 @@ typedef enum { KIND_MALLOC, KIND_POOL, KIND_BIG } block_kind;
 
 static block_kind kind_of(const psgi_pool *pool, size_t n) {
   if (n > POOL_MAX) return KIND_BIG;
-  return pool && n >= POOL_MIN ? KIND_POOL : KIND_MALLOC;
+  return pool ? KIND_POOL : KIND_MALLOC;
 }
 
 static void *alloc_kind(psgi_pool *pool, block_kind k, size_t n) {

@@ -1,7 +1,7 @@
 /* Passage — the default allocator, used when psg_ctx_create gets no hook
- * (docs/design.md, departure 14): malloc for small blocks, a per-context pool
- * of huge-page chunks for medium ones, direct mappings for large ones. The
- * block's size, which the allocator is always told, says which kind it is. */
+ * (docs/design.md, departure 14): a per-context pool of huge-page chunks for
+ * blocks up to 1 MiB, direct mappings for larger ones. The block's size,
+ * which the allocator is always told, says which kind it is. */
 #ifndef PSG_DEFAULT_ALLOC_H
 #define PSG_DEFAULT_ALLOC_H
 

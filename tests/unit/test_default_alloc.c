@@ -29,13 +29,14 @@ static bool holds(const unsigned char *p, size_t n, unsigned tag) {
 
 /* Sizes at and around every boundary between kinds and classes. */
 static size_t edge_size(unsigned i) {
-  static const size_t edges[] = {1,      16,     4095,   4096,   4097,   5120,   5121,    8192,
-                                 65535,  65536,  65537,  262143, 262144, 262145, 1048575, 1048576,
+  static const size_t edges[] = {1,       16,      31,      32,      33,      127,    128,    129,
+                                 160,     161,     4095,    4096,    4097,    5120,   5121,   8192,
+                                 65535,   65536,   65537,   262143,  262144,  262145, 1048575, 1048576,
                                  1048577, 2097151, 2097152, 2097153, 3145728};
   return edges[i];
 }
 
-enum { NBLOCKS = 200, NEDGES = 21 };
+enum { NBLOCKS = 200, NEDGES = 29 };
 
 static void test_blocks_keep_their_bytes(void) {
   psg_ctx *ctx = check_ctx();
