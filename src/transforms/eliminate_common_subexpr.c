@@ -10,11 +10,12 @@
  * body or an If branch), so a merged node never escapes the scope it was
  * written in. Both walks are iterative. */
 #include "ops/op_impl.h"
+#include "transforms/rewrite_inner.h"
 #include "transforms/transforms.h"
 
 /* A candidate for reuse: chained per hash value. */
 typedef struct cse_entry {
-  psg_expr *node; /* borrowed: kept alive by the mutator's memo */
+  psg_expr *node; /* borrowed: kept alive by the rewrite's memo */
   uint32_t region;
   size_t next; /* index + 1 of the next entry with the same hash, 0 at the end */
 } cse_entry;
@@ -193,13 +194,11 @@ static bool is_candidate_call(const psg_expr *call) {
 
 /* Default rewrite, then reuse an earlier equal node when there is one.
  * Constants are printed inline, so they merge across regions (region 0). */
-static psg_status merge(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+static psg_status merge(psgi_rewriter *m, const psg_expr *e, psg_expr **out) {
   cse *c = m->user;
-  psg_status st = psg_mutator_default(m, e, out);
-  if (st) return st;
   if (e->kind == PSG_EXPR_CALL && !is_candidate_call(*out)) return PSG_OK;
   psg_expr *match;
-  st = e->kind == PSG_EXPR_CONSTANT ? find_or_add_constant(c, *out, &match)
+  psg_status st = e->kind == PSG_EXPR_CONSTANT ? find_or_add_constant(c, *out, &match)
                                     : find_or_add(c, *out, expr_hash(*out), region_of(c, e), &match);
   if (st || !match || match == *out) return st;
   psg_expr_retain(match);
@@ -208,16 +207,13 @@ static psg_status merge(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   return PSG_OK;
 }
 
+/* Ops and variables are never merged: the rewrite does not visit them. */
 static psg_status run(cse *c, psg_expr *func, psg_expr **out) {
-  psg_mutator m;
-  psg_mutator_init(&m, c->ctx);
-  m.user = c;
+  psgi_rewriter m = {c->ctx, {0}, c};
   m.visit[PSG_EXPR_CALL] = merge;
   m.visit[PSG_EXPR_TUPLE_GET_ITEM] = merge;
   m.visit[PSG_EXPR_CONSTANT] = merge;
-  psg_status st = psg_mutate(&m, func, out);
-  psg_mutator_fini(&m);
-  return st;
+  return psgi_rewrite_inner(&m, func, out);
 }
 
 static psg_status eliminate(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {

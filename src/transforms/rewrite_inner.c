@@ -16,7 +16,7 @@ static psg_status rewrite_node(psgi_rewriter *r, psgi_map *memo, const psg_expr 
   bool changed = false;
   for (uint32_t i = 0; i < e->nkids; i++) {
     psg_expr *k = e->kids[i];
-    if (k->nkids) k = psgi_map_get_ptr(memo, k)->value;
+    if (k->nkids || r->visit[k->kind]) k = psgi_map_get_ptr(memo, k)->value;
     kids[i] = k;
     changed |= k != e->kids[i];
   }
@@ -44,7 +44,7 @@ static psg_status rewrite_node(psgi_rewriter *r, psgi_map *memo, const psg_expr 
 psg_status psgi_rewrite_inner(psgi_rewriter *r, const psg_expr *root, psg_expr **out) {
   psg_ctx *ctx = r->ctx;
   *out = NULL;
-  if (!root->nkids) {
+  if (!root->nkids && !r->visit[root->kind]) {
     psg_expr_retain((psg_expr *)root);
     *out = (psg_expr *)root;
     return PSG_OK;
@@ -59,8 +59,8 @@ psg_status psgi_rewrite_inner(psgi_rewriter *r, const psg_expr *root, psg_expr *
     if (f->next < f->e->nkids) {
       const psg_expr *k = f->e->kids[f->next++];
       /* A child still on the stack would be a cycle: a finished one is in the memo. */
-      if (!k->nkids || psgi_map_get_ptr(&memo, k)) continue;
-      frame fk = {k, 0};
+      if ((!k->nkids && !r->visit[k->kind]) || psgi_map_get_ptr(&memo, k)) continue;
+      frame fk = {k, 0}; /* a visited leaf is done on the next turn, as psg_mutate does it */
       if (!PSGI_VEC_PUSH(ctx, &stack, fk)) st = psgi_nomem(ctx);
       continue;
     }

@@ -1,9 +1,9 @@
-/* Passage — a post-order rewrite over the inner nodes of an expression (those
- * with children), for passes that never replace a leaf (Var, GlobalVar,
- * Constant, Op): leaves are kept as they are without a memo entry or a visit,
- * which is about half the map work of psg_mutate on a graph of calls over
- * constants. Same order and results as psg_mutate with the same callbacks
- * for inner kinds. Iterative (explicit frames). */
+/* Passage — a post-order rewrite that skips the leaves (Var, GlobalVar,
+ * Constant, Op) a pass does not visit: they are kept as they are without a
+ * memo entry, which is about half the map work of psg_mutate on a graph of
+ * calls over constants and ops. Leaves of a kind with a callback are visited
+ * when first reached, as psg_mutate does. Same order and results as
+ * psg_mutate with the same callbacks. Iterative (explicit frames). */
 #ifndef PSG_TRANSFORMS_REWRITE_INNER_H
 #define PSG_TRANSFORMS_REWRITE_INNER_H
 
@@ -16,7 +16,7 @@ typedef struct psgi_rewriter psgi_rewriter;
 typedef psg_status (*psgi_rewrite_fn)(psgi_rewriter *r, const psg_expr *e, psg_expr **out);
 struct psgi_rewriter {
   psg_ctx *ctx;
-  psgi_rewrite_fn visit[PSG_EXPR_KIND_COUNT]; /* inner kinds only; NULL: the default */
+  psgi_rewrite_fn visit[PSG_EXPR_KIND_COUNT]; /* NULL: the default (leaves: kept, not visited) */
   void *user;
 };
 

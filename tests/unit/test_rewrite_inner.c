@@ -1,6 +1,7 @@
-/* psgi_rewrite_inner: inner nodes in psg_mutate's post order, each shared
- * node once, leaves never visited and kept; a replaced child is rebuilt
- * into its users; the result equals psg_mutate's with the same callback. */
+/* psgi_rewrite_inner: nodes in psg_mutate's post order, each shared node
+ * once, leaves visited only when their kind has a callback (else kept); a
+ * replaced child is rebuilt into its users; the result equals psg_mutate's
+ * with the same callbacks. */
 #include "pass_check.h"
 #include "transforms/rewrite_inner.h"
 
@@ -35,8 +36,14 @@ static psg_status leaf_seen(psgi_rewriter *r, const psg_expr *e, psg_expr **out)
   (void)r;
   (void)e;
   (void)out;
-  strcat(order, "LEAF ");
+  strcat(order, "1f ");
   return PSG_OK;
+}
+
+static psg_status mutate_leaf(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  psg_status st = psg_mutator_default(m, e, out);
+  if (!st) strcat(order, "1f ");
+  return st;
 }
 
 static psg_status mutate_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
@@ -54,16 +61,16 @@ static void test_rewrite_inner(void) {
   if (fn) {
     psgi_rewriter r = {ctx, {0}, NULL};
     r.visit[PSG_EXPR_CALL] = inner_call;
-    r.visit[PSG_EXPR_CONSTANT] = leaf_seen; /* leaves are never visited */
-    r.visit[PSG_EXPR_VAR] = leaf_seen;
+    r.visit[PSG_EXPR_CONSTANT] = leaf_seen; /* visited where psg_mutate visits it */
     order[0] = 0;
     CHECK_OK(psgi_rewrite_inner(&r, fn, &got));
-    CHECK_STR(order, "nn.relu add multiply subtract ");
+    CHECK_STR(order, "nn.relu 1f add multiply subtract ");
     char first[256];
     strcpy(first, order);
     psg_mutator mu;
     psg_mutator_init(&mu, ctx);
     mu.visit[PSG_EXPR_CALL] = mutate_call;
+    mu.visit[PSG_EXPR_CONSTANT] = mutate_leaf;
     order[0] = 0;
     CHECK_OK(psg_mutate(&mu, fn, &want));
     psg_mutator_fini(&mu);
@@ -74,7 +81,13 @@ static void test_rewrite_inner(void) {
     psg_expr *mul = sub ? psg_expr_get_child(sub, 1) : NULL, *add = sub ? psg_expr_get_child(sub, 2) : NULL;
     CHECK(mul && add && psg_expr_get_child(mul, 1) == psg_expr_get_child(add, 1));
     CHECK(mul && !strcmp(psg_op_name(psg_expr_get_child(psg_expr_get_child(mul, 1), 0)), "negative"));
-    /* Nothing to rewrite: the very same node. */
+    /* Without callbacks leaves are not visited; nothing to rewrite: the very same node. */
+    order[0] = 0;
+    r.visit[PSG_EXPR_CONSTANT] = NULL;
+    psg_expr *again = NULL;
+    CHECK_OK(psgi_rewrite_inner(&r, fn, &again));
+    CHECK_STR(order, "nn.relu add multiply subtract ");
+    psg_expr_release(again);
     psgi_rewriter none = {ctx, {0}, NULL};
     psg_expr *same = NULL;
     CHECK_OK(psgi_rewrite_inner(&none, fn, &same));
