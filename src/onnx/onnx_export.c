@@ -208,7 +208,7 @@ static Onnx__NodeProto *fold_bias(exporter *x, const psg_expr *e) {
   const psg_type *rt = psg_expr_checked_type(e);
   for (int side = 0; side < 2; side++) {
     const psg_expr *p = psg_call_get_arg(e, (size_t)side), *c = resolve(x, psg_call_get_arg(e, (size_t)(1 - side)));
-    bool conv = is_op_call(p, "nn.conv2d") || is_op_call(p, "nn.conv2d_transpose"), gemm = is_op_call(p, "nn.dense");
+    bool conv = is_op_call(p, "nn.conv2d") || is_op_call(p, "nn.conv2d_transpose"), gemm = is_op_call(p, "nn.dense") || is_op_call(p, "nn.matmul");
     Onnx__NodeProto *n = pmap_get(x->made, p);
     if ((!conv && !gemm) || !n || n->n_input != 2 || uses_of(x, p) != 1 || psg_expr_checked_type(p) != rt ||
         psg_expr_kind(c) != PSG_EXPR_CONSTANT || !rt || psg_type_kind(rt) != PSG_TYPE_TENSOR)
@@ -676,15 +676,21 @@ static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names,
     int64_t perm[PSG_MAX_RANK];
     int ra = psg_type_ndim(psg_expr_checked_type(psg_call_get_arg(e, 0)));
     for (int i = 0; i < ra; i++) perm[i] = i == ra - 2 ? ra - 1 : i == ra - 1 ? ra - 2 : i;
+    if (!b3 && ra == 2) { /* 2-D: one Gemm whatever the flags */
+      n = node(x, "Gemm", 2, 1);
+      if (n) n->input[0] = (char *)ai, n->input[1] = (char *)bi;
+      if (aint(a, "transpose_a", 0)) attr_int(x, n, "transA", 1);
+      if (aint(a, "transpose_b", 0)) attr_int(x, n, "transB", 1);
+      goto done;
+    }
     if (aint(a, "transpose_a", 0)) { /* the last two axes of a (N-D for nn.matmul) */
       Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
       if (t) t->input[0] = (char *)ai, ai = t->output[0];
       attr_ints(x, t, "perm", perm, (size_t)ra);
     }
     if (aint(a, "transpose_b", b3 ? 1 : 0)) {
-      int rb = b3 ? 3 : 2;
-      int64_t pb[3] = {0, 2, 1};
-      bi = transposed_weight(x, psg_call_get_arg(e, 1), bi, b3 ? pb : pb + 1, rb);
+      int64_t p3[3] = {0, 2, 1}, p2[2] = {1, 0};
+      bi = transposed_weight(x, psg_call_get_arg(e, 1), bi, b3 ? p3 : p2, b3 ? 3 : 2);
     }
     n = node(x, "MatMul", 2, 1);
     if (n) n->input[0] = (char *)ai, n->input[1] = (char *)bi;
