@@ -17,6 +17,12 @@ static bool has_closure(const psgi_value *v, int depth) {
 
 psg_status psgi_eval_op(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
                         size_t nargs, psgi_value **out, char *msg, size_t msglen) {
+  return psgi_eval_op_typed(ctx, op, attrs, args, NULL, nargs, out, msg, msglen);
+}
+
+psg_status psgi_eval_op_typed(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
+                              const psg_type *const *arg_types, size_t nargs, psgi_value **out, char *msg,
+                              size_t msglen) {
   *out = NULL;
   const psgi_op_impl *impl = psgi_op_impl_get(op);
   const char *name = psgi_op_table[op].name;
@@ -28,6 +34,10 @@ psg_status psgi_eval_op(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_va
   if (nargs > 8 && !(types = psgi_alloc(ctx, nargs * sizeof *types))) return psgi_nomem(ctx);
   psg_status st = PSG_OK;
   for (size_t i = 0; i < nargs && !st; i++) {
+    if (arg_types && arg_types[i]) {
+      types[i] = arg_types[i];
+      continue;
+    }
     types[i] = psgi_value_type(ctx, args[i]);
     if (types[i]) continue;
     /* No type: a closure (in a tuple, maybe), or interning ran out of memory. */

@@ -11,6 +11,12 @@
  * reason to msg (msglen bytes). */
 psg_status psgi_eval_op(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
                         size_t nargs, psgi_value **out, char *msg, size_t msglen);
+/* The same with the arguments' types when the caller knows them (arg_types
+ * or an entry of it NULL: computed from the value). A given type must be the
+ * value's own (psgi_value_type's interned type). */
+psg_status psgi_eval_op_typed(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
+                              const psg_type *const *arg_types, size_t nargs, psgi_value **out, char *msg,
+                              size_t msglen);
 
 /* A value for a Constant, or for a Tuple of constants (nested); NULL expr
  * kinds give PSG_ERR_INVALID_ARGUMENT. */

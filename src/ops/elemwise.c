@@ -221,8 +221,8 @@ static psg_status binary_run(psgi_op_call *call, psgi_value *const *args, const 
                              psgi_value **out, const binop *op) {
   *out = NULL;
   psg_tensor *a = psgi_value_as_tensor(args[0]), *b = psgi_value_as_tensor(args[1]), *t;
-  const psg_type *ins[2] = {psg_tensor_type(call->ctx, a), psg_tensor_type(call->ctx, b)};
-  if (!ins[0] || !ins[1]) return psgi_nomem(call->ctx);
+  const int64_t *shapes[2] = {a->shape, b->shape};
+  int ranks[2] = {a->ndim, b->ndim};
   void *o;
   /* Every element is written below, or the tensor is dropped. */
   psg_status st = psgi_kernel_alloc_raw(call, out_type, &t, &o);
@@ -230,7 +230,7 @@ static psg_status binary_run(psgi_op_call *call, psgi_value *const *args, const 
   int dt = a->dtype, odt = out_type->dtype, cls = psgi_dtype_class(dt);
   bool uns = is_unsigned(dt);
   psgi_bcast_iter it;
-  psgi_bcast_init(&it, out_type->dims, out_type->n, ins, 2);
+  psgi_bcast_init_shapes(&it, out_type->dims, out_type->n, shapes, ranks, 2);
   if (dt == PSG_DTYPE_FLOAT32 && odt == PSG_DTYPE_FLOAT32 && b->dtype == PSG_DTYPE_FLOAT32) {
     if (it.numel) binary_f32(&it, a->data, b->data, o, op);
     return psgi_kernel_result(call, t, out);

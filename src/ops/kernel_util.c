@@ -303,22 +303,32 @@ void psgi_row_strides(const int64_t *dims, int ndim, int64_t *strides) {
   }
 }
 
-void psgi_bcast_init(psgi_bcast_iter *it, const int64_t *out_dims, int ndim, const psg_type *const *ins,
-                     int nops) {
+void psgi_bcast_init_shapes(psgi_bcast_iter *it, const int64_t *out_dims, int ndim, const int64_t *const *shapes,
+                            const int *ranks, int nops) {
   memset(it, 0, sizeof *it);
   it->ndim = ndim;
   it->nops = nops;
   memcpy(it->dims, out_dims, (size_t)ndim * sizeof *out_dims);
   it->numel = psgi_numel(out_dims, ndim);
   for (int k = 0; k < nops; k++) {
-    const psg_type *t = ins[k];
     int64_t s = 1;
-    for (int j = t->n - 1; j >= 0; j--) {
-      int i = ndim - t->n + j;
-      it->strides[k][i] = t->dims[j] == 1 ? 0 : s; /* a stretched dim does not advance */
-      s *= t->dims[j];
+    for (int j = ranks[k] - 1; j >= 0; j--) {
+      int i = ndim - ranks[k] + j;
+      it->strides[k][i] = shapes[k][j] == 1 ? 0 : s; /* a stretched dim does not advance */
+      s *= shapes[k][j];
     }
   }
+}
+
+void psgi_bcast_init(psgi_bcast_iter *it, const int64_t *out_dims, int ndim, const psg_type *const *ins,
+                     int nops) {
+  const int64_t *shapes[PSGI_BCAST_MAX_OPS];
+  int ranks[PSGI_BCAST_MAX_OPS];
+  for (int k = 0; k < nops; k++) {
+    shapes[k] = ins[k]->dims;
+    ranks[k] = ins[k]->n;
+  }
+  psgi_bcast_init_shapes(it, out_dims, ndim, shapes, ranks, nops);
 }
 
 bool psgi_bcast_next(psgi_bcast_iter *it) {

@@ -86,6 +86,9 @@ typedef struct psgi_bcast_iter {
 } psgi_bcast_iter;
 void psgi_bcast_init(psgi_bcast_iter *it, const int64_t *out_dims, int ndim, const psg_type *const *ins,
                      int nops);
+/* The same from operand shapes (e.g. a tensor's, without interning its type). */
+void psgi_bcast_init_shapes(psgi_bcast_iter *it, const int64_t *out_dims, int ndim, const int64_t *const *shapes,
+                            const int *ranks, int nops);
 bool psgi_bcast_next(psgi_bcast_iter *it);
 
 #endif

@@ -30,10 +30,25 @@ typedef struct folder {
 
 static folder *folder_of(psg_mutator *m) { return m->user; }
 
+/* The ops the rules test every call against, looked up once (indices into
+ * the op table are fixed for the process; -1, absent, matches no call). */
+enum { OP_ON_DEVICE, OP_SHAPE_OF, OP_NDARRAY_SIZE, OP_DEVICE_COPY, NUM_RULE_OPS };
+static size_t rule_op(int which) {
+  static const char *const names[NUM_RULE_OPS] = {"on_device", "shape_of", "ndarray_size", "device_copy"};
+  static ptrdiff_t cache[NUM_RULE_OPS] = {-2, -2, -2, -2};
+  ptrdiff_t i = __atomic_load_n(&cache[which], __ATOMIC_RELAXED);
+  if (i == -2) {
+    i = psgi_op_lookup(names[which], strlen(names[which]));
+    __atomic_store_n(&cache[which], i, __ATOMIC_RELAXED);
+  }
+  return (size_t)i;
+}
+
+static bool op_is(const psg_expr *callee, size_t op) { return callee->kind == PSG_EXPR_OP && callee->u.op == op; }
+
 /* on_device(x) is transparent to "is constant" (TVM's IsSimpleConstant). */
 static bool is_on_device(const psg_expr *e) {
-  return e->kind == PSG_EXPR_CALL && e->kids[0]->kind == PSG_EXPR_OP &&
-         strcmp(psgi_op_table[e->kids[0]->u.op].name, "on_device") == 0 && e->nkids == 2;
+  return e->kind == PSG_EXPR_CALL && e->nkids == 2 && op_is(e->kids[0], rule_op(OP_ON_DEVICE));
 }
 
 static const psg_expr *strip_on_device(const psg_expr *e) {
@@ -74,9 +89,6 @@ static bool check_constant(folder *fo, const psg_expr *e, int depth) {
 
 static bool is_complex_constant(folder *fo, const psg_expr *e) { return check_constant(fo, e, 0); }
 
-static bool op_named(const psg_expr *callee, const char *name) {
-  return callee->kind == PSG_EXPR_OP && strcmp(psgi_op_table[callee->u.op].name, name) == 0;
-}
 
 /* A rank-1 int32 tensor of `dims`, or the int32 scalar `prod`, cast to dtype. */
 static psg_status shape_constant(psg_ctx *ctx, const psg_type *t, bool size_only, int dtype, const psg_span *span,
@@ -99,22 +111,44 @@ static psg_status shape_constant(psg_ctx *ctx, const psg_type *t, bool size_only
   return st;
 }
 
+/* A constant's type as InferType left it, when it is the tensor's own (the
+ * interned type the interpreter would compute, without interning it again);
+ * NULL otherwise. */
+static const psg_type *constant_type(const psg_expr *c) {
+  const psg_type *t = c->kind == PSG_EXPR_CONSTANT ? psg_expr_checked_type(c) : NULL;
+  const psg_tensor *x = t ? c->u.constant : NULL;
+  if (!x || t->kind != PSG_TYPE_TENSOR || t->dtype != x->dtype || t->n != x->ndim ||
+      (t->n && memcmp(t->dims, x->shape, (size_t)t->n * sizeof *t->dims) != 0))
+    return NULL;
+  return t;
+}
+
 /* Evaluates an op call whose arguments are all constants. On failure the
  * call stays and a warning says why. */
 static psg_status evaluate(folder *fo, const psg_expr *call, const psg_expr *post, psg_expr **out) {
   psg_ctx *ctx = fo->m.ctx;
   size_t nargs = post->nkids - 1;
   psgi_value *small[16] = {0}, **args = small;
-  if (nargs > 16 && !(args = psgi_calloc(ctx, nargs * sizeof *args))) return psgi_nomem(ctx);
+  const psg_type *small_types[16] = {0}, **types = small_types;
+  if (nargs > 16 && (!(args = psgi_calloc(ctx, nargs * sizeof *args)) ||
+                     !(types = psgi_calloc(ctx, nargs * sizeof *types)))) {
+    if (args != small) psgi_free(ctx, args);
+    return psgi_nomem(ctx);
+  }
   psg_status st = PSG_OK;
-  for (size_t i = 0; i < nargs && !st; i++) st = psgi_value_from_constant(ctx, strip_on_device(post->kids[i + 1]), &args[i]);
+  for (size_t i = 0; i < nargs && !st; i++) {
+    const psg_expr *c = strip_on_device(post->kids[i + 1]);
+    st = psgi_value_from_constant(ctx, c, &args[i]);
+    types[i] = constant_type(c);
+  }
   psgi_value *v = NULL;
   char msg[512] = "";
-  if (!st) st = psgi_eval_op(ctx, post->kids[0]->u.op, post->u.attrs, args, nargs, &v, msg, sizeof msg);
+  if (!st) st = psgi_eval_op_typed(ctx, post->kids[0]->u.op, post->u.attrs, args, types, nargs, &v, msg, sizeof msg);
   if (!st) st = psgi_value_to_expr(ctx, v, &post->span, out);
   psgi_value_release(v);
   for (size_t i = 0; i < nargs; i++) psgi_value_release(args[i]);
   if (args != small) psgi_free(ctx, args);
+  if (types != small_types) psgi_free(ctx, types);
   if (st == PSG_ERR_NOMEM) return st;
   if (st) {
     /* Named as in the printed input: "in @main, %3 = divide(...) not folded".
@@ -150,7 +184,7 @@ static psg_status fold_call(psg_mutator *m, const psg_expr *call, psg_expr **out
   /* Rules 2-4. */
   if (nargs == 0 || callee->kind != PSG_EXPR_OP || (impl && impl->stateful)) goto keep;
   /* Rules 5-6: the ORIGINAL argument's type, if statically known. */
-  bool is_shape_of = op_named(callee, "shape_of"), is_size = op_named(callee, "ndarray_size");
+  bool is_shape_of = op_is(callee, rule_op(OP_SHAPE_OF)), is_size = op_is(callee, rule_op(OP_NDARRAY_SIZE));
   if (is_shape_of || is_size) {
     const psg_type *t = psg_expr_checked_type(call->kids[1]);
     if (t && t->kind == PSG_TYPE_TENSOR && psg_type_is_static(t)) {
@@ -170,7 +204,8 @@ static psg_status fold_call(psg_mutator *m, const psg_expr *call, psg_expr **out
   }
   /* Rules 7-8: non-computational ops and device_copy. */
   const char *name = psgi_op_table[callee->u.op].name;
-  if (op_named(callee, "device_copy") || op_named(callee, "on_device") || strncmp(name, "annotation.", 11) == 0)
+  if (op_is(callee, rule_op(OP_DEVICE_COPY)) || op_is(callee, rule_op(OP_ON_DEVICE)) ||
+      strncmp(name, "annotation.", 11) == 0)
     goto keep;
   /* Rule 9. */
   for (size_t i = 0; i < nargs; i++)
