@@ -310,6 +310,11 @@ static int rowwise(const psg_expr *f, const psg_type *x, const psg_type *y, cons
   if ((impl->pattern == PSGI_PATTERN_ELEMWISE || impl->pattern == PSGI_PATTERN_BROADCAST) && f->nkids == 3)
     for (int side = 0; side < 2; side++)
       if (arg(f, 1 - side)->kind == PSG_EXPR_CONSTANT && rank0(arg(f, 1 - side))) return side;
+  /* A transpose of the last two axes, per matrix: reshapes that keep both. */
+  if (is_call_of(f, "transpose") && f->nkids == 2 && y->n >= 2 && swaps_last_two(f, y->n) && x->n >= 2 &&
+      out->n >= 2 && x->dims[x->n - 2] == y->dims[y->n - 2] && x->dims[x->n - 1] == y->dims[y->n - 1] &&
+      out->dims[out->n - 2] == y->dims[y->n - 1] && out->dims[out->n - 1] == y->dims[y->n - 2])
+    return 0;
   if ((is_call_of(f, "nn.softmax") || is_call_of(f, "nn.log_softmax")) && f->nkids == 2) {
     int64_t axis = psgi_attr_int(f->u.attrs, "axis", -1);
     if (axis < 0) axis += y->n;
@@ -326,21 +331,33 @@ psg_expr *psgi_simplify_reshape_through(psgi_built *b, const simplifier *s, cons
   psg_expr *f = arg(now, 0);
   if (psgi_simplify_users(s, f) != 1) return NULL;
   const psg_type *ft = psgi_tensor_type_of(f);
-  int k = ft ? rowwise(f, ft, ft, t) : -1;
-  psg_expr *y = k >= 0 ? arg(f, k) : NULL;
-  if (!y || !reshape_like(y) || psgi_simplify_users(s, y) != 1 || !same_dims(psgi_type_of(y), ft)) return NULL;
-  psg_expr *x = arg(y, 0);
-  const psg_type *xt = psgi_tensor_type_of(x);
-  if (!xt || rowwise(f, xt, ft, t) != k) return NULL;
-  /* op(reshape(x) to the final shape), or op(x) when x has it. */
+  if (!ft || f->kind != PSG_EXPR_CALL || f->nkids < 2 || f->nkids > 3) return NULL;
+  int k = f->nkids == 3 && arg(f, 0)->kind == PSG_EXPR_CONSTANT ? 1 : 0;
+  psg_expr *y = arg(f, k), *x = reshape_like(y) ? arg(y, 0) : NULL;
+  const psg_type *xt = psgi_tensor_type_of(x), *yt = psgi_tensor_type_of(y);
+  if (!xt || !yt || psgi_simplify_users(s, y) != 1 || rowwise(f, xt, yt, t) != k) return NULL;
+  /* Elementwise: the op keeps the shape (no broadcasting against the constant). */
+  if (!is_call_of(f, "transpose") && !same_dims(yt, ft)) return NULL;
+  /* op(reshape(x) to the final shape, before a transpose), or op(x) when x has it. */
+  bool swap = is_call_of(f, "transpose");
+  int64_t dims[PSG_MAX_RANK];
+  memcpy(dims, t->dims, (size_t)t->n * sizeof *dims);
+  if (swap) dims[t->n - 2] = t->dims[t->n - 1], dims[t->n - 1] = t->dims[t->n - 2];
+  bool same = xt->n == t->n && !memcmp(xt->dims, dims, (size_t)t->n * sizeof *dims);
   psg_expr *r = x;
-  if (!same_dims(xt, t)) { /* in x's own dtype (the op may be a cast) */
+  if (!same) { /* in x's own dtype (the op may be a cast) */
     psg_attrs *a = psgi_build_attrs(b, (const char *[]){"newshape"},
-                                    (psg_attr *[]){psgi_build_attr_ints(b, t->dims, (size_t)t->n)}, 1);
+                                    (psg_attr *[]){psgi_build_attr_ints(b, dims, (size_t)t->n)}, 1);
     r = a ? psgi_build_call_typed(b, "reshape", &x, 1, a) : NULL;
   }
   if (!r) return NULL;
   psg_attrs *attrs = f->u.attrs;
+  if (swap) {
+    int64_t axes[PSG_MAX_RANK];
+    for (int i = 0; i < t->n; i++) axes[i] = i == t->n - 2 ? t->n - 1 : i == t->n - 1 ? t->n - 2 : i;
+    attrs = psgi_build_attrs(b, (const char *[]){"axes"}, (psg_attr *[]){psgi_build_attr_ints(b, axes, (size_t)t->n)}, 1);
+    if (!attrs) return NULL;
+  }
   if (is_call_of(f, "nn.softmax") || is_call_of(f, "nn.log_softmax")) {
     psg_attr *ax = psgi_build_attr_int(b, t->n - 1);
     psg_attrs *na = NULL;
