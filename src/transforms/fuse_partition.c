@@ -118,37 +118,49 @@ static psg_status fused_size(psgi_fuse_graph *g, uint32_t child, uint32_t sink, 
   return st;
 }
 
-/* One node of one phase of TVM's RunFuse. */
-static psg_status fuse_node(psgi_fuse_graph *g, uint32_t nid, int phase, int64_t max_depth) {
-  psgi_fuse_node *n = &g->nodes.data[nid];
+/* Which path condition lets node nid join its post-dominator's group in
+ * this phase, or -1: none (the pattern rules, no walk). */
+static int join_condition(psgi_fuse_graph *g, uint32_t nid, int phase) {
+  const psgi_fuse_node *n = &g->nodes.data[nid];
   int gp = n->group_pattern;
   uint32_t dom = n->dom_parent;
-  if (gp == PSGI_PATTERN_OPAQUE || dom == PSGI_FUSE_NONE) return PSG_OK;
-  uint64_t size;
-  psg_status st = fused_size(g, nid, dom, &size);
-  if (st || size > (uint64_t)max_depth) return st;
-  bool ok = false;
   int dom_own = g->nodes.data[dom].group_pattern;
   if (phase == 2) {
     /* Injective fields of a tuple that itself joined an injective group. */
     int dom_root = g->nodes.data[psgi_fuse_group_of(g, dom)].group_pattern;
-    if (gp > PSGI_PATTERN_INJECTIVE || dom_root == PSGI_PATTERN_TUPLE) return PSG_OK;
-    if (dom_own != PSGI_PATTERN_TUPLE || dom_root > PSGI_PATTERN_INJECTIVE) return PSG_OK;
-    st = check_path(g, nid, dom, PATH_INJECTIVE, &ok);
-  } else if (psgi_fuse_group_of(g, nid) == psgi_fuse_group_of(g, dom) || dom_own == PSGI_PATTERN_TUPLE) {
-    return PSG_OK;
-  } else if (gp == PSGI_PATTERN_OUT_ELEMWISE_FUSABLE) {
-    if (phase != 0 || n->dom_pattern != PSGI_PATTERN_ELEMWISE) return PSG_OK;
-    st = check_path(g, nid, dom, PATH_BROADCAST, &ok);
-  } else if (gp <= PSGI_PATTERN_BROADCAST) {
-    if (n->dom_pattern > PSGI_PATTERN_INJECTIVE && n->dom_pattern != PSGI_PATTERN_COMM_REDUCE) return PSG_OK;
-    st = check_path(g, nid, dom, PATH_ANCHOR, &ok);
-  } else if (gp == PSGI_PATTERN_INJECTIVE || gp == PSGI_PATTERN_TUPLE) {
-    /* After phase 0, so that conv2d groups are complete first. */
-    if (phase != 1) return PSG_OK;
-    st = check_path(g, nid, dom, PATH_INJECTIVE, &ok);
+    if (gp > PSGI_PATTERN_INJECTIVE || dom_root == PSGI_PATTERN_TUPLE) return -1;
+    if (dom_own != PSGI_PATTERN_TUPLE || dom_root > PSGI_PATTERN_INJECTIVE) return -1;
+    return PATH_INJECTIVE;
   }
-  /* COMM_REDUCE groups never move into their users. */
+  if (psgi_fuse_group_of(g, nid) == psgi_fuse_group_of(g, dom) || dom_own == PSGI_PATTERN_TUPLE) return -1;
+  if (gp == PSGI_PATTERN_OUT_ELEMWISE_FUSABLE) {
+    if (phase != 0 || n->dom_pattern != PSGI_PATTERN_ELEMWISE) return -1;
+    return PATH_BROADCAST;
+  }
+  if (gp <= PSGI_PATTERN_BROADCAST) {
+    if (n->dom_pattern > PSGI_PATTERN_INJECTIVE && n->dom_pattern != PSGI_PATTERN_COMM_REDUCE) return -1;
+    return PATH_ANCHOR;
+  }
+  if (gp == PSGI_PATTERN_INJECTIVE || gp == PSGI_PATTERN_TUPLE) {
+    /* After phase 0, so that conv2d groups are complete first. */
+    return phase == 1 ? PATH_INJECTIVE : -1;
+  }
+  return -1; /* COMM_REDUCE groups never move into their users */
+}
+
+/* One node of one phase of TVM's RunFuse: the pattern rules first, then the
+ * size limit and the path (walks), then the merge. */
+static psg_status fuse_node(psgi_fuse_graph *g, uint32_t nid, int phase, int64_t max_depth) {
+  psgi_fuse_node *n = &g->nodes.data[nid];
+  uint32_t dom = n->dom_parent;
+  if (n->group_pattern == PSGI_PATTERN_OPAQUE || dom == PSGI_FUSE_NONE) return PSG_OK;
+  int cond = join_condition(g, nid, phase);
+  if (cond < 0) return PSG_OK;
+  uint64_t size;
+  psg_status st = fused_size(g, nid, dom, &size);
+  if (st || size > (uint64_t)max_depth) return st;
+  bool ok = false;
+  st = check_path(g, nid, dom, cond, &ok);
   if (!st && ok) st = commit(g, nid, dom);
   return st;
 }
