@@ -27,8 +27,9 @@ psg_expr *psgi_simplify_layer_norm(psgi_built *b, const simplifier *s, const psg
 psg_expr *psgi_simplify_matmul_transpose(psgi_built *b, const psg_expr *now);
 
 /* reshape(op(reshape(x))) with op elementwise (or a binary op with a rank-0
- * constant, or softmax over a last axis the reshapes keep) and each inner
- * value used once: op(reshape(x)) with one reshape, or op(x). */
+ * constant, softmax over a last axis the reshapes keep, a transpose of the
+ * last two axes both reshapes keep) and each inner value used once:
+ * op(reshape(x)) with one reshape, or op(x). */
 psg_expr *psgi_simplify_reshape_through(psgi_built *b, const simplifier *s, const psg_expr *now);
 
 #endif
