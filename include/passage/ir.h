@@ -81,6 +81,17 @@ PSG_API psg_ctx *psg_expr_get_ctx(const psg_expr *e);
 PSG_API void psg_expr_span(const psg_expr *e, psg_span *out);
 /* The type InferType recorded, or NULL. */
 PSG_API const psg_type *psg_expr_checked_type(const psg_expr *e);
+/* InferType for one node, for frontends that build a graph bottom-up: when
+ * the type of `e` follows from its children alone and each child already has
+ * such a type (a constant: its tensor's; a Var: its annotation; a node typed
+ * by this function; never a GlobalVar or an unannotated Var), computes it as
+ * InferType would (a call: its op's type relation) and records it on `e`, so
+ * InferType later keeps e's subtree without visiting it (children that are
+ * constants or annotated Vars are typed on the way). *out (optional) gets
+ * the type, or NULL when it does not follow from typed children (InferType
+ * types such a node; nothing is recorded and the status is PSG_OK). A type
+ * error is PSG_ERR_TYPE with a diagnostic "op(...): reason" at e's span. */
+PSG_API psg_status psg_expr_infer_type(psg_expr *e, const psg_type **out);
 
 /* Generic children: Call: callee then args; Tuple: fields; TupleGetItem:
  * tuple; Let: var, value, body; If: cond, then, else; Function: params then

@@ -1,7 +1,9 @@
 /* Passage ONNX frontend — building Relay calls with their types. The type of
- * each new call comes from running InferType on a one-node function over
- * parameters of the arguments' types, so inference costs O(1) per node and the
- * op registry's type relations stay the single source of truth. Values that
+ * each new call comes from its op's type relation through InferType
+ * (psg_expr_infer_type on the call itself, which records the type on the node;
+ * for arguments not typed that way, InferType on a one-node function over
+ * parameters of the arguments' types), so inference costs O(1) per node and
+ * the op registry's type relations stay the single source of truth. Values that
  * must be constant (Reshape's shape, Slice's starts) are folded on demand
  * with the interpreter. */
 #include <stdlib.h>
@@ -34,38 +36,71 @@ static psg_status infer(onnx_imp *im, psg_expr *const *params, size_t np, psg_ex
   return st;
 }
 
-/* Builds op(args...) (or op((args...)) when `tuple`), typed. */
+/* The probe: the type of op(args...) from InferType on a one-node function
+ * over parameters of the arguments' types (for arguments whose own nodes are
+ * not typed, e.g. an If's result). */
+static psg_status probe_type(onnx_imp *im, psg_expr *op, const oval *args, size_t n, psg_attrs *attrs, bool tuple,
+                             const psg_type **out) {
+  psg_ctx *ctx = im->ctx;
+  psg_expr *params[64] = {0}, *probe = NULL, *tparam = NULL;
+  size_t np = 0;
+  psg_status st = PSG_OK;
+  for (size_t i = 0; i < n && !st; i++)
+    if (!(st = psg_var_create(ctx, "p", args[i].t, NULL, &params[i]))) np++;
+  if (!st && tuple) {
+    st = psg_tuple_create(ctx, params, n, NULL, &tparam);
+    if (!st) st = psg_call_create(ctx, op, &tparam, 1, attrs, NULL, &probe);
+  } else if (!st) {
+    st = psg_call_create(ctx, op, params, n, attrs, NULL, &probe);
+  }
+  if (!st) st = infer(im, params, np, probe, out);
+  psg_expr_release(probe);
+  psg_expr_release(tparam);
+  for (size_t i = 0; i < np; i++) psg_expr_release(params[i]);
+  return st;
+}
+
+/* Builds op(args...) (or op((args...)) when `tuple`), typed. When every
+ * argument's node is typed (constants, graph inputs, calls built here), the
+ * call is typed in place with psg_expr_infer_type, so the type is recorded
+ * on the node and the first InferType after import keeps the graph as it is;
+ * otherwise the type comes from the probe and InferType finds it later. */
 static psg_status build(onnx_imp *im, const char *opname, const oval *args, size_t n, psg_attrs *attrs, bool tuple,
                         oval *out) {
   psg_ctx *ctx = im->ctx;
   out->e = NULL;
   out->t = NULL;
   if (n > 64) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "too many inputs (%zu)", n);
-  psg_expr *op = NULL, *params[64] = {0}, *probe = NULL, *real = NULL, *targ = NULL, *tparam = NULL;
+  psg_expr *op = NULL, *real = NULL, *targ = NULL;
   psg_expr *real_args[64];
-  size_t np = 0;
+  bool typed = true;
   psg_status st = psg_op_get(ctx, opname, &op);
   for (size_t i = 0; i < n && !st; i++) {
-    if (!args[i].e || !args[i].t) st = onnxi_fail(im, PSG_ERR_INTERNAL, "input %zu of %s has no type", i, opname);
-    else if (!(st = psg_var_create(ctx, "p", args[i].t, NULL, &params[i]))) np++;
+    if (!args[i].e || !args[i].t) {
+      st = onnxi_fail(im, PSG_ERR_INTERNAL, "input %zu of %s has no type", i, opname);
+      break;
+    }
     real_args[i] = args[i].e;
+    const psg_type *at = NULL;
+    if (typed && (st = psg_expr_infer_type(args[i].e, &at)) == PSG_OK) typed = at == args[i].t;
   }
   if (!st && tuple) {
-    st = psg_tuple_create(ctx, params, n, NULL, &tparam);
-    if (!st) st = psg_tuple_create(ctx, real_args, n, NULL, &targ);
-    if (!st) st = psg_call_create(ctx, op, &tparam, 1, attrs, NULL, &probe);
+    st = psg_tuple_create(ctx, real_args, n, NULL, &targ);
     if (!st) st = psg_call_create(ctx, op, &targ, 1, attrs, NULL, &real);
   } else if (!st) {
-    st = psg_call_create(ctx, op, params, n, attrs, NULL, &probe);
-    if (!st) st = psg_call_create(ctx, op, real_args, n, attrs, NULL, &real);
+    st = psg_call_create(ctx, op, real_args, n, attrs, NULL, &real);
   }
   const psg_type *t = NULL;
-  if (!st) {
-    st = infer(im, params, np, probe, &t);
-    if (st && st != PSG_ERR_NOMEM) {
-      const psg_diag *d = psg_ctx_get_last_error(ctx);
-      st = onnxi_fail(im, PSG_ERR_TYPE, "%s: %s", opname, d ? psg_diag_message(d) : "type error");
-    }
+  psg_status ts = PSG_OK; /* typing: its failures are the node's type errors */
+  if (!st && typed) {
+    if (targ) ts = psg_expr_infer_type(targ, NULL);
+    if (!ts) ts = psg_expr_infer_type(real, &t);
+  }
+  if (!st && !ts && !t) ts = probe_type(im, op, args, n, attrs, tuple, &t);
+  st = st ? st : ts;
+  if (ts && ts != PSG_ERR_NOMEM) {
+    const psg_diag *d = psg_ctx_get_last_error(ctx);
+    st = onnxi_fail(im, PSG_ERR_TYPE, "%s: %s", opname, d ? psg_diag_message(d) : "type error");
   }
   if (!st) {
     out->e = real;
@@ -73,10 +108,7 @@ static psg_status build(onnx_imp *im, const char *opname, const oval *args, size
     real = NULL;
   }
   psg_expr_release(real);
-  psg_expr_release(probe);
   psg_expr_release(targ);
-  psg_expr_release(tparam);
-  for (size_t i = 0; i < np; i++) psg_expr_release(params[i]);
   psg_expr_release(op);
   return st;
 }
@@ -160,6 +192,7 @@ psg_status onnxi_get_item(onnx_imp *im, const oval *tup, int i, oval *out) {
     return onnxi_fail(im, PSG_ERR_INTERNAL, "no tuple field %d", i);
   psg_status st = psg_tuple_get_item_create(im->ctx, tup->e, i, NULL, &out->e);
   if (!st) out->t = psg_type_field(tup->t, i);
+  if (!st) st = psg_expr_infer_type(out->e, NULL); /* typed when the tuple is */
   return st;
 }
 

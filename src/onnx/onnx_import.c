@@ -336,6 +336,7 @@ static psg_status add_input(onnx_imp *im, const Onnx__ValueInfoProto *vi, bool *
   const psg_type *t = NULL;
   psg_status st = psg_type_tensor(im->ctx, dims, nd, dtype, &t);
   if (!st) st = psg_var_create(im->ctx, name, t, NULL, param);
+  if (!st) st = psg_expr_infer_type(*param, NULL); /* its annotation, recorded */
   if (st) return st;
   oval v = {*param, t};
   psg_expr_retain(*param);
@@ -396,6 +397,10 @@ static psg_status import_model(onnx_imp *im, psg_module **out) {
     free(fields);
   }
   if (!st) st = psg_function_create(ctx, params, np, body, NULL, NULL, NULL, &fn);
+  /* Typed when the whole graph is (psg_expr_infer_type on every node built):
+   * the first InferType then has nothing to visit. */
+  if (!st) st = psg_expr_infer_type(body, NULL);
+  if (!st) st = psg_expr_infer_type(fn, NULL);
   if (!st) st = psg_global_var_create(ctx, "main", NULL, &gv);
   if (!st) st = psg_module_create(ctx, &m0);
   if (!st) st = psg_module_add(m0, gv, fn, out);

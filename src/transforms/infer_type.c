@@ -93,15 +93,17 @@ static void format_type(psgi_buf *b, const psg_type *t) {
 
 /* Records a type error at e's span: "in @main, %3 = add(...): reason", where
  * %3 is the name the printed def gives e (its temp or let variable; none for
- * a block's result). Finding the name prints the def once, on errors only. */
+ * a block's result). Finding the name prints the def once, on errors only.
+ * Without a def (psg_expr_infer_type, fn_name NULL) the message starts at
+ * the node: "add(...): reason". */
 static psg_status type_error(checker *c, const char *fn_name, const psg_expr *e, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static psg_status type_error(checker *c, const char *fn_name, const psg_expr *e, const char *fmt, ...) {
   psgi_buf b;
   psgi_buf_init(&b, c->ctx);
-  psgi_buf_printf(&b, "in @%s, ", fn_name);
+  if (fn_name) psgi_buf_printf(&b, "in @%s, ", fn_name);
   char bound[64];
-  if (e->kind != PSG_EXPR_VAR && psgi_print_binding_name(c->ctx, c->fn, e, bound, sizeof bound))
+  if (c->fn && e->kind != PSG_EXPR_VAR && psgi_print_binding_name(c->ctx, c->fn, e, bound, sizeof bound))
     psgi_buf_printf(&b, "%%%s = ", bound);
   if (e->kind == PSG_EXPR_CALL && e->kids[0]->kind == PSG_EXPR_OP)
     psgi_buf_printf(&b, "%s(...): ", psgi_op_table[e->kids[0]->u.op].name);
@@ -400,6 +402,38 @@ psg_status psgi_infer_module_types(psg_ctx *ctx, const psg_module *mod) {
   psgi_map_fini(&c.types);
   psgi_map_fini(&c.let_types);
   return st;
+}
+
+/* InferType for one node (include/passage/ir.h): its type when every child
+ * has a final type, recorded as final, as check_expr would record it. */
+psg_status psg_expr_infer_type(psg_expr *e, const psg_type **out) {
+  if (out) *out = NULL;
+  if (!e) return PSG_ERR_INVALID_ARGUMENT;
+  psg_ctx *ctx = e->ctx;
+  const psg_type *t = psgi_expr_final_type(e);
+  /* Leaves (constants, annotated variables) are typed on the way. */
+  for (uint32_t i = 0; !t && i <= e->nkids; i++) {
+    psg_expr *k = i < e->nkids ? e->kids[i] : e;
+    if (psgi_expr_final_type(k)) continue;
+    const psg_type *lt = k->kind == PSG_EXPR_CONSTANT ? psg_tensor_type(ctx, k->u.constant)
+                         : k->kind == PSG_EXPR_VAR    ? k->u.var.type
+                                                      : NULL;
+    if (k->kind == PSG_EXPR_CONSTANT && !lt) return psgi_nomem(ctx);
+    if (lt) psgi_expr_set_final_type(k, lt);
+  }
+  t = psgi_expr_final_type(e);
+  if (!t && e->kind != PSG_EXPR_OP && is_final(e)) {
+    checker c = {ctx, NULL, {0}, {0}, NULL, NULL, 0};
+    psgi_map_init(&c.types, ctx);
+    psgi_map_init(&c.let_types, ctx);
+    psg_status st = infer_node(&c, NULL, e, &t);
+    psgi_map_fini(&c.types);
+    psgi_map_fini(&c.let_types);
+    if (st) return st;
+    psgi_expr_set_final_type(e, t);
+  }
+  if (out) *out = t;
+  return PSG_OK;
 }
 
 static psg_status infer_type_pass(psg_module *mod, psg_pass_context *pc, void *user, psg_module **out) {
