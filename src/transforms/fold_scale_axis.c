@@ -104,6 +104,15 @@ static psg_expr *scale_along(psgi_built *b, const psg_expr *s, int rank, int axi
   return c;
 }
 
+/* `call` (built here, owned by b) with its final type when its arguments
+ * have theirs (the weights' multiply is built typed), like the builder's
+ * calls: the InferType after the pass then skips what the fold made. */
+static psg_expr *typed(psgi_built *b, psg_expr *call) {
+  psg_status st = psg_expr_infer_type(call, NULL);
+  if (st && !b->status) b->status = st;
+  return st ? NULL : call;
+}
+
 /* layer(x, w) with w replaced by multiply(w, scale); the same attrs. */
 static psg_expr *rescaled_layer(psgi_built *b, const psg_expr *layer, psg_expr *scale) {
   psg_expr *w = psgi_build_call(b, "multiply", (psg_expr *[]){layer->kids[2], scale}, 2, NULL);
@@ -121,7 +130,7 @@ static psg_expr *rescaled_layer(psgi_built *b, const psg_expr *layer, psg_expr *
     if (!b->status) b->status = psgi_nomem(b->ctx);
     return NULL;
   }
-  return call;
+  return typed(b, call);
 }
 
 /* Backward ------------------------------------------------------------------------------ */
@@ -230,7 +239,7 @@ static psg_expr *fold_forward(psgi_built *b, const folder *f, const psg_expr *or
     if (!b->status) b->status = st ? st : psgi_nomem(b->ctx);
     return NULL;
   }
-  return call;
+  return typed(b, call);
 }
 
 /* Driver ---------------------------------------------------------------------------------- */
@@ -249,6 +258,7 @@ static psg_status fold_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   if (st || !is_call_of(e, r->op)) return st;
   psgi_built b;
   psgi_built_init(&b, m->ctx, &e->span);
+  b.final_types = true; /* the matching reads the types of the originals only */
   psg_expr *folded = r->fold(&b, &r->f, e, *out);
   st = b.status;
   if (!st && folded) {
