@@ -11,6 +11,8 @@
  *   broadcast_to the shape x has                       -> x
  *   decomposed HardSwish, layer_norm; transposes into matmul flags;
  *   reshape(op(reshape(x))) for row-wise op        -> op(reshape(x))
+ *   op(squeeze(x)) for elementwise op, transpose     -> squeeze(op(x))
+ *                                     (simplify_expr_squeeze.c)
  *                                     (simplify_expr_patterns.c)
  * Every node it makes carries its type, so rules apply to rewritten code too
  * (a chain of three reshapes becomes one in a single run). */
@@ -211,6 +213,7 @@ static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **ou
   if (!better && !b.status) better = psgi_simplify_layer_norm(&b, s, *out);
   if (!better && !b.status) better = psgi_simplify_matmul_transpose(&b, *out);
   if (!better && !b.status) better = psgi_simplify_reshape_through(&b, s, *out);
+  if (!better && !b.status) better = psgi_simplify_squeeze_sink(&b, s, *out);
   st = b.status;
   if (!st && better) {
     psg_expr_retain(better);

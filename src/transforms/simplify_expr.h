@@ -32,4 +32,9 @@ psg_expr *psgi_simplify_matmul_transpose(psgi_built *b, const psg_expr *now);
  * op(reshape(x)) with one reshape, or op(x). */
 psg_expr *psgi_simplify_reshape_through(psgi_built *b, const simplifier *s, const psg_expr *now);
 
+/* op(squeeze(x)) with op elementwise (its other operand dropping the same
+ * unit axis, or a constant) or a transpose: squeeze(op(x)), when a squeeze
+ * goes (simplify_expr_squeeze.c), so that a following expand_dims cancels. */
+psg_expr *psgi_simplify_squeeze_sink(psgi_built *b, const simplifier *s, const psg_expr *now);
+
 #endif
