@@ -135,6 +135,30 @@ static bool compatible(const psg_type *a, const psg_type *b) {
   return a->kind != PSG_TYPE_FUNC || compatible(a->ret, b->ret);
 }
 
+/* The type of an If whose branches have the compatible types a and b: a dim
+ * is ? where either branch has ? (TVM's unifier), so the If promises only
+ * what both branches guarantee. Recursive over tuple fields (types are
+ * shallow: bounded by the nesting of the types written in the program). */
+static psg_status join(psg_ctx *ctx, const psg_type *a, const psg_type *b, const psg_type **out) {
+  *out = a;
+  if (a == b) return PSG_OK;
+  if (a->kind == PSG_TYPE_TENSOR) {
+    int64_t dims[PSG_MAX_RANK];
+    for (int i = 0; i < a->n; i++) dims[i] = a->dims[i] == b->dims[i] ? a->dims[i] : -1;
+    return psg_type_tensor(ctx, dims, a->n, a->dtype, out);
+  }
+  const psg_type *small[16] = {0}, **f = small;
+  if (a->n > 16 && !(f = psgi_alloc(ctx, (size_t)a->n * sizeof *f))) return psgi_nomem(ctx);
+  psg_status st = PSG_OK;
+  for (int i = 0; i < a->n && !st; i++) st = join(ctx, a->fields[i], b->fields[i], &f[i]);
+  const psg_type *ret = a->ret;
+  if (!st && a->kind == PSG_TYPE_FUNC) st = join(ctx, a->ret, b->ret, &ret);
+  if (!st)
+    st = a->kind == PSG_TYPE_FUNC ? psg_type_func(ctx, f, a->n, ret, out) : psg_type_tuple(ctx, f, a->n, out);
+  if (f != small) psgi_free(ctx, f);
+  return st;
+}
+
 static psg_status check_function(checker *c, size_t index);
 
 /* The type of global function `name`, typing it first if needed. Calls
@@ -271,8 +295,7 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
       psgi_buf_fini(&buf);
       return st;
     }
-    *out = a;
-    return PSG_OK;
+    return join(ctx, a, b, out);
   }
   case PSG_EXPR_FUNCTION: {
     size_t n = e->nkids - 1;
