@@ -9,6 +9,8 @@
  *   strided_slice taking everything, pad of nothing    -> x
  *   (x + c1) + c2, (x * c1) * c2 (inner used once)      -> x + (c1 + c2), x * (c1 * c2)
  *   broadcast_to the shape x has                       -> x
+ *   concatenate((x,)), a reduction over unit axes      -> x, a reshape of x
+ *   strided_slice of a concatenate taking one field    -> the field
  *   decomposed HardSwish, layer_norm; transposes into matmul flags;
  *   reshape(op(reshape(x))) for row-wise op        -> op(reshape(x))
  *   op(squeeze(x)) for elementwise op, transpose     -> squeeze(op(x))
@@ -173,6 +175,72 @@ static psg_expr *drop_noop_slice_or_pad(const psg_expr *now) {
   return NULL;
 }
 
+/* concatenate of a one-field tuple: the field; a reduction (mean, sum, max,
+ * min, prod) over axes of extent 1 only: a reshape of x (merged into the
+ * reshapes around it). */
+static psg_expr *drop_trivial_concat_or_reduce(psgi_built *b, const psg_expr *now) {
+  const psg_type *t = now->checked_type;
+  if (!t || now->nkids != 2) return NULL;
+  psg_expr *x = now->kids[1];
+  if (is_call_of(now, "concatenate"))
+    return x->kind == PSG_EXPR_TUPLE && x->nkids == 1 && psgi_type_of(x->kids[0]) == t ? x->kids[0] : NULL;
+  static const char *const reductions[] = {"mean", "sum", "max", "min", "prod"};
+  bool reduce = false;
+  for (size_t i = 0; i < sizeof reductions / sizeof *reductions; i++) reduce |= is_call_of(now, reductions[i]);
+  const psg_type *xt = psgi_tensor_type_of(x);
+  if (!reduce || !xt || t->kind != PSG_TYPE_TENSOR || !psg_type_is_static(t) || !psg_type_is_static(xt) ||
+      xt->dtype != t->dtype || psgi_attr_bool(now->u.attrs, "exclude", false))
+    return NULL;
+  int64_t ax[PSG_MAX_RANK];
+  int n = psgi_attr_ints(now->u.attrs, "axis", ax, PSG_MAX_RANK);
+  if (n < 0) return NULL;
+  int64_t numel_x = 1, numel_t = 1;
+  for (int i = 0; i < xt->n; i++) numel_x *= xt->dims[i];
+  for (int i = 0; i < t->n; i++) numel_t *= t->dims[i];
+  if (n == 0 ? numel_x != 1 : numel_x != numel_t) return NULL; /* None: every axis */
+  for (int i = 0; i < n; i++) {
+    int64_t a = ax[i] < 0 ? ax[i] + xt->n : ax[i];
+    if (a < 0 || a >= xt->n || xt->dims[a] != 1) return NULL;
+  }
+  while (is_reshape_like(x)) x = x->kids[1];
+  if (psgi_type_of(x) == t) return x;
+  psg_attrs *attrs = psgi_build_attrs(b, (const char *[]){"newshape"},
+                                      (psg_attr *[]){psgi_build_attr_ints(b, t->dims, (size_t)t->n)}, 1);
+  return attrs ? psgi_build_call_typed(b, "reshape", &x, 1, attrs) : NULL;
+}
+
+/* strided_slice(concatenate(fields, axis=a), one axis a, stride 1) taking
+ * exactly one field: that field (the unrolled LSTM's layers read their
+ * input sequence back step by step). */
+static psg_expr *slice_of_concat(const psg_expr *now) {
+  const psg_type *t = now->checked_type;
+  if (!is_call_of(now, "strided_slice") || now->nkids != 2 || !t) return NULL;
+  psg_expr *cat = now->kids[1];
+  if (!is_call_of(cat, "concatenate") || cat->nkids != 2 || cat->kids[1]->kind != PSG_EXPR_TUPLE) return NULL;
+  const psg_type *ct = psgi_tensor_type_of(cat);
+  if (!ct || !psg_type_is_static(ct) || strcmp(psgi_attr_str(now->u.attrs, "slice_mode", "end"), "end")) return NULL;
+  int64_t begin[PSG_MAX_RANK], end[PSG_MAX_RANK], strides[PSG_MAX_RANK], axes[PSG_MAX_RANK];
+  int nb = psgi_attr_ints(now->u.attrs, "begin", begin, PSG_MAX_RANK);
+  int ne = psgi_attr_ints(now->u.attrs, "end", end, PSG_MAX_RANK);
+  int ns = psgi_attr_ints(now->u.attrs, "strides", strides, PSG_MAX_RANK);
+  int na = psgi_attr_ints(now->u.attrs, "axes", axes, PSG_MAX_RANK);
+  if (nb != 1 || ne != 1 || na != 1 || ns > 1 || (ns == 1 && strides[0] != 1)) return NULL;
+  int64_t a = axes[0] < 0 ? axes[0] + ct->n : axes[0];
+  int64_t ca = psgi_attr_int(cat->u.attrs, "axis", 0);
+  if (ca < 0) ca += ct->n;
+  if (a != ca || a < 0 || a >= ct->n) return NULL;
+  int64_t b0 = begin[0] < 0 ? begin[0] + ct->dims[a] : begin[0], e0 = end[0] < 0 ? end[0] + ct->dims[a] : end[0];
+  if (e0 > ct->dims[a]) e0 = ct->dims[a];
+  const psg_expr *fields = cat->kids[1];
+  for (uint32_t i = 0, off = 0; i < fields->nkids; i++) {
+    const psg_type *ft = psgi_tensor_type_of(fields->kids[i]);
+    if (!ft || ft->n != ct->n) return NULL;
+    if (b0 == off && e0 == off + ft->dims[a]) return psgi_type_of(fields->kids[i]) == t ? fields->kids[i] : NULL;
+    off += (uint32_t)ft->dims[a];
+  }
+  return NULL;
+}
+
 /* (x op c1) op c2 -> x op (c1 op c2) for op in {add, multiply}, when the
  * inner call has no other user; FoldConstant then makes one constant. */
 static psg_expr *reassociate_constants(psgi_built *b, const simplifier *s, const psg_expr *orig, const psg_expr *now) {
@@ -208,6 +276,8 @@ static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **ou
   if (!better && !b.status) better = merge_transposes(&b, *out);
   if (!better) better = simplify_cast(*out);
   if (!better) better = drop_noop_slice_or_pad(*out);
+  if (!better && !b.status) better = drop_trivial_concat_or_reduce(&b, *out);
+  if (!better) better = slice_of_concat(*out);
   if (!better && !b.status) better = reassociate_constants(&b, s, e, *out);
   if (!better && !b.status) better = psgi_simplify_hard_swish(&b, s, *out);
   if (!better && !b.status) better = psgi_simplify_layer_norm(&b, s, *out);
