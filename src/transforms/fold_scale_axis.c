@@ -20,26 +20,34 @@
 typedef struct folder {
   psg_ctx *ctx;
   psgi_map users; /* original node -> number of parents referencing it */
+  bool (*may_fold)(const psg_expr *e); /* a node where a first fold could anchor */
+  bool candidate;                      /* some node passed may_fold */
 } folder;
 
+/* users maps every node reached to 1 + the number of its parents' references
+ * to it (the root: 1), so one map is both the walk's seen set and the count. */
 static size_t users_of(const folder *f, const psg_expr *e) {
   psgi_map_entry *en = psgi_map_get_ptr(&f->users, e);
-  return en ? (size_t)(uintptr_t)en->value : 0;
+  return en ? (size_t)(uintptr_t)en->value - 1 : 0;
 }
 
-static psg_status count_users(psg_visitor *v, const psg_expr *e) {
-  folder *f = v->user;
-  for (uint32_t i = 0; i < e->nkids; i++) {
-    psgi_map_entry *en = psgi_map_put_ptr(&f->users, e->kids[i], NULL);
-    if (!en) return psgi_nomem(f->ctx);
-    en->value = (void *)((uintptr_t)en->value + 1);
+/* The ops the folds match, looked up once (op table indices are fixed for
+ * the process; -1, absent, matches no call): an index compare per node
+ * instead of a strcmp. */
+enum { OP_CONV2D, OP_DENSE, OP_MULTIPLY, OP_ADD, OP_BIAS_ADD, OP_RELU, NUM_OPS };
+static size_t op_index(int which) {
+  static const char *const names[NUM_OPS] = {"nn.conv2d", "nn.dense", "multiply", "add", "nn.bias_add", "nn.relu"};
+  static ptrdiff_t cache[NUM_OPS] = {-2, -2, -2, -2, -2, -2};
+  ptrdiff_t i = __atomic_load_n(&cache[which], __ATOMIC_RELAXED);
+  if (i == -2) {
+    i = psgi_op_lookup(names[which], strlen(names[which]));
+    __atomic_store_n(&cache[which], i, __ATOMIC_RELAXED);
   }
-  return PSG_OK;
+  return (size_t)i;
 }
 
-static bool is_call_of(const psg_expr *e, const char *op) {
-  const char *name = psgi_call_op_name(e);
-  return name && !strcmp(name, op);
+static bool is_call_of(const psg_expr *e, int op) {
+  return e && e->kind == PSG_EXPR_CALL && e->kids[0]->kind == PSG_EXPR_OP && e->kids[0]->u.op == op_index(op);
 }
 
 /* Layouts ------------------------------------------------------------------------- */
@@ -55,13 +63,13 @@ static int axis_in(const char *layout, char c) {
  * layouts we do not fold. Reads only attrs, so `layer` may be a rewrite. */
 static bool channel_axes(const psg_expr *layer, int out_rank, int *out_axis, int *w_axis, int *w_rank) {
   const psg_attrs *a = layer->u.attrs;
-  if (is_call_of(layer, "nn.dense")) {
+  if (is_call_of(layer, OP_DENSE)) {
     *out_axis = out_rank - 1;
     *w_axis = 0;
     *w_rank = 2;
     return true;
   }
-  if (!is_call_of(layer, "nn.conv2d") || out_rank != 4) return false;
+  if (!is_call_of(layer, OP_CONV2D) || out_rank != 4) return false;
   const char *out_layout = psgi_attr_str(a, "out_layout", "");
   if (!out_layout[0]) out_layout = psgi_attr_str(a, "data_layout", "NCHW");
   *out_axis = axis_in(out_layout, 'C');
@@ -144,8 +152,8 @@ static psg_expr *fold_backward(psgi_built *b, const folder *f, const psg_expr *o
     const psg_type *yt = psgi_tensor_type_of(y0);
     if (!yt || users_of(f, y0) != 1) continue;
     const psg_expr *layer = y, *layer0 = y0, *bias = NULL;
-    bool bias_add = is_call_of(y, "nn.bias_add");
-    if (is_call_of(y, "add") || bias_add) {
+    bool bias_add = is_call_of(y, OP_BIAS_ADD);
+    if (is_call_of(y, OP_ADD) || bias_add) {
       if (y0->kind != PSG_EXPR_CALL || y0->nkids != 3) continue;
       layer0 = y0->kids[1];
       layer = y->kids[1];
@@ -181,7 +189,7 @@ static bool all_positive(const psg_expr *s) {
 
 /* The rewritten `m` (original `m0`) when it is a single-use call of `op` with
  * the type `xt` (so a fold cannot change what another user sees). */
-static bool single_use_call(const folder *f, const psg_expr *m, const psg_expr *m0, const char *op,
+static bool single_use_call(const folder *f, const psg_expr *m, const psg_expr *m0, int op,
                             const psg_type *xt) {
   return is_call_of(m, op) && m0->kind == PSG_EXPR_CALL && m0->nkids == m->nkids && users_of(f, m0) == 1 &&
          psgi_tensor_type_of(m0) == xt;
@@ -195,7 +203,7 @@ static bool single_use_call(const folder *f, const psg_expr *m, const psg_expr *
  * becomes conv2d(relu(x), multiply(w, s')); zero, negative or non-constant
  * scales stop at the relu (_relu_fail). */
 static psg_expr *fold_forward(psgi_built *b, const folder *f, const psg_expr *orig, const psg_expr *now) {
-  if (!is_call_of(orig, "nn.conv2d") || psgi_attr_int(orig->u.attrs, "groups", 1) != 1) return NULL;
+  if (!is_call_of(orig, OP_CONV2D) || psgi_attr_int(orig->u.attrs, "groups", 1) != 1) return NULL;
   const psg_expr *m0 = orig->kids[1], *m = now->kids[1];
   const psg_type *xt = psgi_tensor_type_of(m0);
   if (!xt || xt->n != 4) return NULL;
@@ -210,12 +218,12 @@ static psg_expr *fold_forward(psgi_built *b, const folder *f, const psg_expr *or
   for (;;) {
     const psg_expr *c0 = m0, *c = m;
     int pending = 0; /* relus passed since the last fold */
-    while (single_use_call(f, c, c0, "nn.relu", xt)) {
+    while (single_use_call(f, c, c0, OP_RELU, xt)) {
       c0 = c0->kids[1];
       c = c->kids[1];
       pending++;
     }
-    if (!single_use_call(f, c, c0, "multiply", xt)) break;
+    if (!single_use_call(f, c, c0, OP_MULTIPLY, xt)) break;
     int side = 0;
     while (side < 2 && !(is_channel_scale(c->kids[2 - side], xt->dtype, 4, in_axis, xt->dims[in_axis]) &&
                          (relus + pending == 0 || all_positive(c->kids[2 - side]))))
@@ -242,6 +250,36 @@ static psg_expr *fold_forward(psgi_built *b, const folder *f, const psg_expr *or
   return typed(b, call);
 }
 
+/* Pre-scan: a fold rewrites only its anchor, so until the first fold every
+ * rewritten node has its original's op; the first fold therefore matches
+ * these shapes in the original graph, and a function without one is
+ * returned as it is (no rewrite walk). Conservative: a match may still not
+ * fold. */
+static bool is_layer(const psg_expr *e) { return is_call_of(e, OP_CONV2D) || is_call_of(e, OP_DENSE); }
+
+static bool may_fold_backward(const psg_expr *e) {
+  if (!is_call_of(e, OP_MULTIPLY) || e->nkids != 3) return false;
+  for (int side = 1; side < 3; side++) {
+    const psg_expr *y = e->kids[side];
+    if (is_layer(y)) return true;
+    if ((is_call_of(y, OP_ADD) || is_call_of(y, OP_BIAS_ADD)) && y->nkids == 3 && is_layer(y->kids[1]))
+      return true;
+  }
+  return false;
+}
+
+static bool may_fold_forward(const psg_expr *e) {
+  if (!is_call_of(e, OP_CONV2D) || e->nkids < 2) return false;
+  /* Through a few relus (a longer chain counts as a match: bounded work). */
+  const psg_expr *x = e->kids[1];
+  for (int i = 0; i < 8 && is_call_of(x, OP_RELU) && x->nkids == 2; i++) x = x->kids[1];
+  /* The scale is a constant (is_channel_scale). */
+  bool scaled = is_call_of(x, OP_RELU) || (is_call_of(x, OP_MULTIPLY) && x->nkids == 3 &&
+                                           (x->kids[1]->kind == PSG_EXPR_CONSTANT ||
+                                            x->kids[2]->kind == PSG_EXPR_CONSTANT));
+  return scaled && psgi_attr_int(e->u.attrs, "groups", 1) == 1;
+}
+
 /* Driver ---------------------------------------------------------------------------------- */
 
 typedef psg_expr *(*fold_fn)(psgi_built *, const folder *, const psg_expr *, const psg_expr *);
@@ -249,7 +287,7 @@ typedef psg_expr *(*fold_fn)(psgi_built *, const folder *, const psg_expr *, con
 typedef struct fold_run {
   folder f;
   fold_fn fold;
-  const char *op; /* the call that anchors a fold */
+  int op; /* the call that anchors a fold */
 } fold_run;
 
 static psg_status fold_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
@@ -269,15 +307,42 @@ static psg_status fold_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   return st;
 }
 
-static psg_status run_fold(psg_expr *func, psg_module *mod, fold_fn fold, const char *op, psg_expr **out) {
+/* Counts users over the whole graph (iterative, each node once) and notes
+ * whether any node passes f->may_fold. */
+static psg_status count_users(folder *f, const psg_expr *root) {
+  PSGI_VEC(const psg_expr *) stack = {0};
+  psgi_map_entry *en = psgi_map_put_ptr(&f->users, root, NULL);
+  if (!en || !PSGI_VEC_PUSH(f->ctx, &stack, root)) goto nomem;
+  en->value = (void *)(uintptr_t)1;
+  while (stack.len) {
+    const psg_expr *e = stack.data[--stack.len];
+    if (!f->candidate) f->candidate = f->may_fold(e);
+    for (uint32_t i = 0; i < e->nkids; i++) {
+      if (!(en = psgi_map_put_ptr(&f->users, e->kids[i], NULL))) goto nomem;
+      bool first = en->value == NULL;
+      en->value = (void *)((uintptr_t)en->value + (first ? 2 : 1));
+      if (first && !PSGI_VEC_PUSH(f->ctx, &stack, e->kids[i])) goto nomem;
+    }
+  }
+  PSGI_VEC_FREE(f->ctx, &stack);
+  return PSG_OK;
+nomem:
+  PSGI_VEC_FREE(f->ctx, &stack);
+  return psgi_nomem(f->ctx);
+}
+
+static psg_status run_fold(psg_expr *func, psg_module *mod, fold_fn fold, int op,
+                           bool (*may_fold)(const psg_expr *), psg_expr **out) {
   *out = NULL;
   psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
   if (st) return st;
-  fold_run r = {{func->ctx, {0}}, fold, op};
+  fold_run r = {{func->ctx, {0}, may_fold, false}, fold, op};
   psgi_map_init(&r.f.users, func->ctx);
-  psg_visitor v = {NULL, count_users, &r.f};
-  st = psg_visit(func->ctx, &v, func);
-  if (!st) {
+  st = count_users(&r.f, func);
+  if (!st && !r.f.candidate) {
+    psg_expr_retain(func);
+    *out = func;
+  } else if (!st) {
     psg_mutator m;
     psg_mutator_init(&m, func->ctx);
     m.user = &r;
@@ -292,13 +357,13 @@ static psg_status run_fold(psg_expr *func, psg_module *mod, fold_fn fold, const 
 static psg_status backward(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
   (void)pc;
   (void)user;
-  return run_fold(func, mod, fold_backward, "multiply", out);
+  return run_fold(func, mod, fold_backward, OP_MULTIPLY, may_fold_backward, out);
 }
 
 static psg_status forward(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
   (void)pc;
   (void)user;
-  return run_fold(func, mod, fold_forward, "nn.conv2d", out);
+  return run_fold(func, mod, fold_forward, OP_CONV2D, may_fold_forward, out);
 }
 
 static const char *const required[] = {"InferType"};
