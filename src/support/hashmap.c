@@ -105,10 +105,14 @@ static psgi_map_entry *find(const psgi_map *m, uint64_t h, const void *key, size
   return s ? &m->entries[slot_index(s)] : NULL;
 }
 
-/* Rebuilds the slot table at twice the size (load kept under 1/2). */
+/* Rebuilds the slot table larger (load kept under 1/2): four times the size
+ * while small, so a map grown one node at a time over a graph of thousands
+ * rehashes a few times, not a dozen; twice beyond. The entry array is sized
+ * with it (it holds at most nslots/2 entries), so put never reallocates it. */
 static bool grow_slots(psgi_map *m) {
-  size_t n = m->nslots ? m->nslots * 2 : 16;
+  size_t n = !m->nslots ? 16 : m->nslots < 8192 ? m->nslots * 4 : m->nslots * 2;
   if (n > (size_t)INT32_MAX) return false;
+  if (!psgi_vec_reserve_(m->ctx, (void **)&m->entries, &m->cap, sizeof *m->entries, n / 2)) return false;
   uint64_t *slots = psgi_calloc(m->ctx, n * sizeof *slots);
   if (!slots) return false;
   size_t mask = n - 1;
