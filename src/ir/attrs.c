@@ -362,8 +362,12 @@ psg_attr *psg_attrs_get_value(const psg_attrs *a, size_t i) {
 }
 psg_attr *psg_attrs_get(const psg_attrs *a, const char *key) {
   if (!a || !key) return NULL;
-  for (size_t i = 0; i < a->n; i++)
-    if (strcmp(a->e[i].key, key) == 0) return a->e[i].value;
+  /* The first byte rejects most keys without a strcmp call (type relations
+   * look up every attribute of every call they type, conv2d's ten by name). */
+  for (size_t i = 0; i < a->n; i++) {
+    const char *k = a->e[i].key;
+    if (k == key || (k[0] == key[0] && strcmp(k, key) == 0)) return a->e[i].value;
+  }
   return NULL;
 }
 
