@@ -11,9 +11,11 @@
 #include "ops/op_impl.h"
 #include "transforms/simplify_expr.h"
 
+/* The first byte rejects most names without a strcmp call (rules test every call). */
 static bool is_call_of(const psg_expr *e, const char *op) {
-  const char *name = psgi_call_op_name(e);
-  return name && !strcmp(name, op);
+  if (!e || e->kind != PSG_EXPR_CALL || e->kids[0]->kind != PSG_EXPR_OP) return false;
+  const char *name = psgi_op_table[e->kids[0]->u.op].name;
+  return name[0] == op[0] && !strcmp(name, op);
 }
 
 static psg_expr *arg(const psg_expr *call, int i) { return call->kids[1 + i]; }
