@@ -39,6 +39,13 @@ PSG_API void psg_ctx_release(psg_ctx *ctx);
 PSG_API int64_t psg_ctx_live_objects(const psg_ctx *ctx);
 /* True once an allocation has failed in this context (sticky). */
 PSG_API bool psg_ctx_is_oom(const psg_ctx *ctx);
+/* n uninitialized bytes from the context's allocator (the hook given to
+ * psg_ctx_create, or the default one), 16-byte aligned; NULL (and the OOM
+ * flag) on failure. For frontends staging input, such as a model file's
+ * bytes: with the default allocator, memory freed here is reused by what the
+ * passes allocate next. Free with psg_ctx_free (NULL is ignored). */
+PSG_API void *psg_ctx_malloc(psg_ctx *ctx, size_t n);
+PSG_API void psg_ctx_free(psg_ctx *ctx, void *p);
 
 /* Diagnostics ---------------------------------------------------------- */
 

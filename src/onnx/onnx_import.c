@@ -3,9 +3,11 @@
  * once, bind graph inputs (with --input-shape bindings) and initializers,
  * order the nodes topologically (dangling names and cycles are diagnostics),
  * convert each node, and build @main. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "onnx_internal.h"
 
 /* Name -> node index (open addressing), per graph. */
@@ -447,15 +449,46 @@ psg_status psg_onnx_import(psg_ctx *ctx, const void *bytes, size_t len, const ch
   return st;
 }
 
+/* The bytes of a regular file in memory from the context's allocator (with
+ * the default allocator, a model's weights are then folded into memory the
+ * file's bytes already touched, once they are freed); *buf is NULL for other
+ * files (pipes, devices), read by the caller. */
+static psg_status read_regular_file(psg_ctx *ctx, FILE *f, const char *path, char **buf, size_t *len) {
+  struct stat sb;
+  *buf = NULL;
+  *len = 0;
+  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0) return PSG_OK;
+  if ((uintmax_t)sb.st_size >= SIZE_MAX) return psg_ctx_fail(ctx, PSG_ERR_NOMEM, "%s: file too large", path);
+  size_t n = (size_t)sb.st_size;
+  char *b = psg_ctx_malloc(ctx, n);
+  if (!b) return PSG_ERR_NOMEM;
+  size_t got = fread(b, 1, n, f);
+  if (got != n || ferror(f)) {
+    psg_ctx_free(ctx, b);
+    return psg_ctx_fail(ctx, PSG_ERR_IO, "%s: read error", path);
+  }
+  *buf = b;
+  *len = n;
+  return PSG_OK;
+}
+
 psg_status psg_onnx_import_file(psg_ctx *ctx, const char *path, const psg_onnx_import_opts *opts, psg_module **out) {
   if (!out) return PSG_ERR_INVALID_ARGUMENT;
   *out = NULL;
   if (!ctx || !path) return PSG_ERR_INVALID_ARGUMENT;
   FILE *f = fopen(path, "rb");
   if (!f) return psg_ctx_fail(ctx, PSG_ERR_IO, "%s: cannot open file", path);
+  char *whole = NULL;
+  size_t whole_len = 0;
+  psg_status st = read_regular_file(ctx, f, path, &whole, &whole_len);
+  if (st || whole) {
+    fclose(f);
+    if (!st) st = psg_onnx_import(ctx, whole, whole_len, path, opts, out);
+    psg_ctx_free(ctx, whole);
+    return st;
+  }
   char *buf = NULL;
   size_t len = 0, cap = 0, got;
-  psg_status st = PSG_OK;
   do {
     if (len == cap) {
       cap = cap ? cap * 2 : 1 << 16;

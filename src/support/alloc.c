@@ -61,6 +61,12 @@ void psgi_free(psg_ctx *ctx, void *p) {
   ctx->alloc.realloc(ctx->alloc.user, h, h->size, 0);
 }
 
+void *psg_ctx_malloc(psg_ctx *ctx, size_t n) { return ctx ? psgi_alloc(ctx, n) : NULL; }
+
+void psg_ctx_free(psg_ctx *ctx, void *p) {
+  if (ctx) psgi_free(ctx, p);
+}
+
 char *psgi_strndup(psg_ctx *ctx, const char *s, size_t n) {
   char *d = psgi_alloc(ctx, n + 1);
   if (!d) return NULL;

@@ -100,6 +100,7 @@ typedef struct free_block {
 typedef struct chunk {
   char *base;
   size_t size, bump, live; /* carved bytes; blocks handed out */
+  struct chunk *next_donated;
 } chunk;
 
 struct psgi_pool {
@@ -111,8 +112,15 @@ struct psgi_pool {
    * others (long-lived small objects do not pin the chunks of weights). */
   chunk *cur[2];
   chunk *kept; /* an empty chunk kept for reuse, or NULL */
+  /* Freed big blocks kept as chunks for weights (they are in huge pages and
+   * already touched: on our VMs the first write to fresh memory, populated
+   * or not, is what folding weights cost), at most DONATED_MAX bytes. */
+  chunk *donated;
+  size_t donated_bytes;
   size_t in_use;
 };
+
+enum { DONATED_MAX = 32 << 20 };
 
 /* Classes 32 to 128 bytes in 16-byte steps; then four per octave,
  * (5..8) << (k - 2) for the octave (2^k, 2^(k+1)], k = 7..19; the last class
@@ -175,7 +183,9 @@ static chunk *chunk_of(const psgi_pool *pool, const char *p) {
   return i ? pool->chunks[i - 1] : NULL;
 }
 
-static chunk *new_chunk(psgi_pool *pool, size_t size) {
+/* A chunk over [base, base + size), entered in the sorted table; NULL when
+ * the table or the record cannot grow. */
+static chunk *add_chunk(psgi_pool *pool, char *base, size_t size) {
   if (pool->nchunks == pool->cap) {
     size_t ncap = pool->cap ? 2 * pool->cap : 8;
     chunk **nc = realloc(pool->chunks, ncap * sizeof *nc);
@@ -185,17 +195,41 @@ static chunk *new_chunk(psgi_pool *pool, size_t size) {
   }
   chunk *ch = malloc(sizeof *ch);
   if (!ch) return NULL;
+  ch->base = base;
   ch->size = size;
   ch->bump = ch->live = 0;
-  if (!(ch->base = map_populated(ch->size))) {
-    free(ch);
-    return NULL;
-  }
+  ch->next_donated = NULL;
   size_t i = upper_bound(pool, ch->base);
   memmove(pool->chunks + i + 1, pool->chunks + i, (pool->nchunks - i) * sizeof *pool->chunks);
   pool->chunks[i] = ch;
   pool->nchunks++;
   return ch;
+}
+
+static chunk *new_chunk(psgi_pool *pool, size_t size) {
+  char *base = map_populated(size);
+  if (!base) return NULL;
+  chunk *ch = add_chunk(pool, base, size);
+  if (!ch) munmap(base, size);
+  return ch;
+}
+
+/* A freed big block's mapping becomes a chunk for later weights instead of
+ * being unmapped, while the pool keeps less than DONATED_MAX of them. */
+static bool donate(psgi_pool *pool, char *base, size_t size) {
+  bool taken = false;
+  pthread_mutex_lock(&pool->lock);
+  if (pool->donated_bytes + size <= DONATED_MAX) {
+    chunk *ch = add_chunk(pool, base, size);
+    if (ch) {
+      ch->next_donated = pool->donated;
+      pool->donated = ch;
+      pool->donated_bytes += size;
+      taken = true;
+    }
+  }
+  pthread_mutex_unlock(&pool->lock);
+  return taken;
 }
 
 static void drop_chunk(psgi_pool *pool, chunk *ch) {
@@ -237,10 +271,15 @@ static char *carve(psgi_pool *pool, unsigned c) {
     chunk *next = pool->kept;
     /* The first chunk for weights is small: a context that pools little
      * maps little. */
-    if (next)
+    if (next) {
       pool->kept = NULL;
-    else if (!(next = new_chunk(pool, !arena || !pool->cur[1] ? SMALL_CHUNK : CHUNK)))
+    } else if (arena && pool->donated) {
+      next = pool->donated;
+      pool->donated = next->next_donated;
+      pool->donated_bytes -= next->size;
+    } else if (!(next = new_chunk(pool, !arena || !pool->cur[1] ? SMALL_CHUNK : CHUNK))) {
       return NULL;
+    }
     if (ch) {
       /* The old chunk's tail goes to the free lists, largest classes first. */
       while (ch->size - ch->bump >= POOL_MIN) {
@@ -310,6 +349,8 @@ bool psgi_pool_get_stats(psgi_pool *pool, psgi_pool_stats *out) {
   for (size_t i = 0; i < pool->nchunks; i++) out->mapped += pool->chunks[i]->size;
   out->chunks = pool->nchunks;
   out->in_use = pool->in_use;
+  for (const chunk *ch = pool->donated; ch; ch = ch->next_donated) out->donated_chunks++;
+  out->donated_bytes = pool->donated_bytes;
   pthread_mutex_unlock(&pool->lock);
   return true;
 }
@@ -334,7 +375,9 @@ static void *alloc_kind(psgi_pool *pool, block_kind k, size_t n) {
 static void free_kind(psgi_pool *pool, block_kind k, void *p, size_t n) {
   switch (k) {
   case KIND_POOL: pool_free(pool, p, n); return;
-  case KIND_BIG: munmap(p, big_length(n)); return;
+  case KIND_BIG:
+    if (!pool || !donate(pool, p, big_length(n))) munmap(p, big_length(n));
+    return;
   default: free(p); return;
   }
 }

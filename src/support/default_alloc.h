@@ -21,9 +21,11 @@ void psgi_pool_destroy(psgi_pool *pool);
 void *psgi_default_realloc(void *user, void *ptr, size_t old_size, size_t new_size);
 
 /* What the pool holds, for tests: bytes mapped in chunks, bytes handed out
- * (as rounded up to their size class), and the number of chunks. */
+ * (as rounded up to their size class), the number of chunks, and of those
+ * the freed big blocks kept for reuse (not yet carved): their chunks and bytes. */
 typedef struct psgi_pool_stats {
   size_t mapped, in_use, chunks;
+  size_t donated_chunks, donated_bytes;
 } psgi_pool_stats;
 bool psgi_pool_get_stats(psgi_pool *pool, psgi_pool_stats *out);
 

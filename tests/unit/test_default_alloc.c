@@ -91,11 +91,13 @@ static void test_blocks_keep_their_bytes(void) {
   }
   CHECK_EQ_INT(bad, 0);
   if (pooled) {
-    /* Everything freed: what the context had before, plus one kept chunk. */
+    /* Everything freed: what the context had before, plus one kept chunk,
+     * plus the freed big blocks kept for reuse (at most 32 MiB). */
     CHECK(psgi_pool_get_stats(user, &now));
     CHECK_EQ_INT(now.in_use, base.in_use);
-    CHECK(now.chunks <= base.chunks + 1);
-    CHECK(now.mapped <= base.mapped + (4u << 20));
+    CHECK(now.chunks - now.donated_chunks <= base.chunks + 1);
+    CHECK(now.mapped - now.donated_bytes <= base.mapped + (4u << 20));
+    CHECK(now.donated_bytes <= (32u << 20));
   }
   CHECK_CTX_CLEAN(ctx);
 }
@@ -135,6 +137,39 @@ static void test_reuse(void) {
   CHECK(psgi_pool_get_stats(user, &st));
   CHECK(st.chunks <= 3);
   ctx->alloc.realloc(user, prev, prev_n, 0);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+/* A freed big block (above 1 MiB) becomes a chunk later weight-sized blocks
+ * are carved from (memory already touched), and the pool keeps at most
+ * 32 MiB of such blocks. */
+static void test_big_blocks_donated(void) {
+  psg_ctx *ctx = check_ctx();
+  void *user = ctx->alloc.user;
+  psgi_pool_stats base, st;
+  if (!psgi_pool_get_stats(user, &base)) {
+    CHECK_CTX_CLEAN(ctx);
+    return; /* no pool here */
+  }
+  size_t big = 5u << 20;
+  char *b = ctx->alloc.realloc(user, NULL, 0, big);
+  CHECK(b != NULL);
+  memset(b, 1, big);
+  ctx->alloc.realloc(user, b, big, 0);
+  char *w = ctx->alloc.realloc(user, NULL, 0, 200000);
+  CHECK(w != NULL && w >= b && w + 200000 <= b + big);
+  fill((unsigned char *)w, 200000, 3);
+  CHECK(holds((unsigned char *)w, 200000, 3));
+  ctx->alloc.realloc(user, w, 200000, 0);
+  /* Ten 8 MiB blocks freed: at most 32 MiB of them stay mapped. */
+  enum { NBIG = 10 };
+  void *many[NBIG];
+  for (int i = 0; i < NBIG; i++) CHECK((many[i] = ctx->alloc.realloc(user, NULL, 0, 8u << 20)) != NULL);
+  for (int i = 0; i < NBIG; i++) ctx->alloc.realloc(user, many[i], 8u << 20, 0);
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK(st.in_use == base.in_use);
+  CHECK(st.donated_bytes > 0 && st.donated_bytes <= (32u << 20));
+  CHECK(st.mapped - st.donated_bytes <= base.mapped + (6u << 20));
   CHECK_CTX_CLEAN(ctx);
 }
 
@@ -211,6 +246,7 @@ static void test_user_hook_untouched(void) {
 int main(void) {
   RUN_TEST(test_blocks_keep_their_bytes);
   RUN_TEST(test_reuse);
+  RUN_TEST(test_big_blocks_donated);
   RUN_TEST(test_threads);
   RUN_TEST(test_user_hook_untouched);
   return check_finish();
