@@ -325,6 +325,20 @@ static int moved_axis(const tag *t, int64_t axis) {
   return (int)(strchr(t->cur, t->orig[axis]) - t->cur);
 }
 
+/* Marks the original-layout axes `axes` (may be negative) in `orig` and
+ * where they are in t->cur in `moved` (both zeroed by the caller); false when
+ * one is out of range or repeated. */
+static bool mark_axes(const tag *t, const int64_t *axes, int na, bool *orig, bool *moved) {
+  int n = (int)strlen(t->orig);
+  for (int k = 0; k < na; k++) {
+    int m = moved_axis(t, axes[k]);
+    if (m < 0 || moved[m]) return false;
+    moved[m] = true;
+    orig[axes[k] < 0 ? axes[k] + n : axes[k]] = true;
+  }
+  return true;
+}
+
 /* `attrs` with `key` set to `v` (v released); owned by b. */
 static psg_attrs *with_value(psgi_built *b, const psg_attrs *attrs, const char *key, psg_attr *v) {
   psg_attrs *next = NULL;
@@ -379,12 +393,7 @@ static psg_expr *convert_reduce(converter *c, psgi_built *b, const psg_expr *e, 
   int na = a && psg_attr_kind(a) != PSG_ATTR_NONE ? psgi_attr_ints(e->u.attrs, "axis", axes, PSG_MAX_RANK) : 0;
   if (na < 0) return NULL;
   bool listed[PSG_MAX_RANK] = {0}, moved[PSG_MAX_RANK] = {0};
-  for (int k = 0; k < na; k++) {
-    int m = moved_axis(t, axes[k]);
-    if (m < 0 || moved[m]) return NULL;
-    moved[m] = true;
-    listed[axes[k] < 0 ? axes[k] + n : axes[k]] = true;
-  }
+  if (!mark_axes(t, axes, na, listed, moved)) return NULL;
   /* The reduced axes (extent > 1) must keep their order, so that sums add
    * in the same order and the result stays bit-exact. */
   bool exclude = psgi_attr_bool(e->u.attrs, "exclude", false);
@@ -523,12 +532,7 @@ static psg_expr *convert_squeeze(converter *c, psgi_built *b, const psg_expr *e,
     }
   }
   bool dropped[PSG_MAX_RANK] = {0}, moved[PSG_MAX_RANK] = {0};
-  for (int k = 0; k < na; k++) {
-    int m = moved_axis(t, axes[k]);
-    if (m < 0 || moved[m]) return NULL;
-    moved[m] = true;
-    dropped[axes[k] < 0 ? axes[k] + n : axes[k]] = true;
-  }
+  if (!mark_axes(t, axes, na, dropped, moved)) return NULL;
   int64_t v[PSG_MAX_RANK];
   int nv = 0;
   for (int i = 0; i < n; i++)
