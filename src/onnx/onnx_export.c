@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "onnx_export_rnn.h"
 #include "onnx_export_tidy.h"
 #include "onnx_internal.h"
 
@@ -573,8 +574,25 @@ static psg_status inline_call(exporter *x, const psg_expr *e, const psg_expr *fn
   return *out_names ? PSG_OK : fail(x, PSG_ERR_INTERNAL, "a function body has no value");
 }
 
+static Onnx__NodeProto *node_cb(void *x, const char *op, int nin, int nout) { return node(x, op, nin, nout); }
+
+/* A Composite function (onnx.LSTM) is one node on its arguments (onnx_export_rnn.c). */
+static psg_status composite_call(exporter *x, const psg_expr *e, char ***out_names, size_t *nout) {
+  const char *in[8] = {0};
+  size_t k = 0;
+  for (size_t i = 0; i < psg_call_num_args(e) && i < 8; i++) {
+    char **nm = get_names(x, psg_call_get_arg(e, i), &k);
+    in[i] = nm && k == 1 ? nm[0] : NULL;
+  }
+  onnxi_export_api api = {x, node_cb, tidy_alloc};
+  psg_status st = onnxi_export_composite(x->ctx, &api, e, in, out_names, nout);
+  if (st) x->errors++;
+  return st;
+}
+
 static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names, size_t *nout) {
   psg_expr *callee = psg_call_get_callee(e);
+  if (onnxi_export_is_composite(callee)) return composite_call(x, e, out_names, nout);
   if (psg_expr_kind(callee) == PSG_EXPR_FUNCTION) return inline_call(x, e, callee, out_names, nout);
   if (psg_expr_kind(callee) != PSG_EXPR_OP)
     return fail(x, PSG_ERR_UNSUPPORTED, "calls of %s are not exported (run inlining first)", psg_expr_kind_name(psg_expr_kind(callee)));

@@ -1,7 +1,14 @@
 /* Passage ONNX frontend — LSTM, decomposed as TVM's onnx.py does: the
  * sequence is unrolled (static length) into dense products, the i/o/f/c gate
  * slices, sigmoid/tanh, and the cell update; directions forward, reverse and
- * bidirectional; optional bias, initial state and peepholes. */
+ * bidirectional; optional bias, initial state and peepholes. The decomposition
+ * is the body of a function literal marked Composite="onnx.LSTM" (TVM's BYOC
+ * convention) with the node's hidden_size and direction, called on the node's
+ * inputs and returning (Y, Y_h, Y_c): passes see Relay ops, and the exporter
+ * (onnx_export_rnn.c) writes the call back as one LSTM node. The parameters
+ * are the inputs present, in order, named after them (X, W, R, B, initial_h,
+ * initial_c, P); the attribute onnx_inputs gives each one's ONNX input index,
+ * since names do not survive printing (%X_1). */
 #include <stdlib.h>
 #include <string.h>
 #include "onnx_ops.h"
@@ -131,6 +138,132 @@ static psg_status step(onnx_imp *im, dir_state *d, const oval *xt, int64_t H) {
   return st;
 }
 
+/* The unrolled LSTM over `in` (X, W, R, B, -, initial_h, initial_c, P; NULL
+ * when absent): out[0..2] = Y, Y_h, Y_c. */
+static psg_status decompose(onnx_imp *im, const oval *const *in, int ndir, bool reverse, int64_t H, oval *out) {
+  const oval *X = in[0];
+  int64_t seq = onnxi_dim(X, 0), batch = onnxi_dim(X, 1);
+  dir_state d[2];
+  memset(d, 0, sizeof d);
+  oval *ys[2] = {NULL, NULL};
+  oval hy[2] = {{0}}, cy[2] = {{0}}, ydir[2] = {{0}};
+  int64_t hshape[2] = {batch, H};
+  psg_status st = PSG_OK;
+  for (int k = 0; k < ndir && !st; k++) {
+    st = slice(im, in[1], 0, k, k + 1, true, &d[k].w);
+    if (!st) st = slice(im, in[2], 0, k, k + 1, true, &d[k].r);
+    if (!st && in[3]) {
+      oval b = {0}, wb = {0}, rb = {0};
+      st = slice(im, in[3], 0, k, k + 1, true, &b);
+      if (!st) st = slice(im, &b, 0, 0, 4 * H, false, &wb);
+      if (!st) st = slice(im, &b, 0, 4 * H, 8 * H, false, &rb);
+      if (!st) st = onnxi_binary(im, "add", &wb, &rb, &d[k].bias);
+      d[k].has_bias = !st;
+      onnxi_val_release(&b);
+      onnxi_val_release(&wb);
+      onnxi_val_release(&rb);
+    }
+    /* Absent initial states are zeros (each its own: ONNX's initial_c does
+     * not default to initial_h). */
+    for (int j = 0; j < 2 && !st; j++) {
+      oval *s0 = j ? &d[k].c : &d[k].h;
+      if (in[5 + j]) {
+        st = slice(im, in[5 + j], 0, k, k + 1, true, s0);
+      } else {
+        psg_tensor *z = NULL;
+        st = psg_tensor_create(im->ctx, onnxi_dtype(X), hshape, 2, NULL, &z);
+        if (!st) st = onnxi_const_val(im, z, s0);
+        psg_tensor_release(z);
+      }
+    }
+    if (!st && in[7]) {
+      oval p = {0};
+      st = slice(im, in[7], 0, k, k + 1, true, &p);
+      for (int j = 0; j < 3 && !st; j++) st = slice(im, &p, 0, j * H, (j + 1) * H, false, &d[k].p[j]);
+      d[k].has_p = !st;
+      onnxi_val_release(&p);
+    }
+    if (!st && !(ys[k] = calloc((size_t)seq + 1, sizeof(oval)))) st = PSG_ERR_NOMEM;
+    bool rev = reverse || k == 1;
+    for (int64_t i = 0; i < seq && !st; i++) {
+      int64_t t = rev ? seq - 1 - i : i;
+      oval xt = {0};
+      st = slice(im, X, 0, t, t + 1, true, &xt);
+      if (!st) st = step(im, &d[k], &xt, H);
+      if (!st) st = expand0(im, &d[k].h, 0, &ys[k][t]);
+      onnxi_val_release(&xt);
+    }
+    if (!st) {
+      oval yk = {0};
+      st = concat(im, ys[k], (size_t)seq, 0, &yk); /* (seq, batch, H) */
+      if (!st) st = expand0(im, &yk, 1, &ydir[k]);
+      onnxi_val_release(&yk);
+    }
+    if (!st) st = expand0(im, &d[k].h, 0, &hy[k]);
+    if (!st) st = expand0(im, &d[k].c, 0, &cy[k]);
+  }
+  if (!st) st = ndir == 1 ? (out[0] = ydir[0], psg_expr_retain(ydir[0].e), PSG_OK) : concat(im, ydir, 2, 1, &out[0]);
+  if (!st) st = ndir == 1 ? (out[1] = hy[0], psg_expr_retain(hy[0].e), PSG_OK) : concat(im, hy, 2, 0, &out[1]);
+  if (!st) st = ndir == 1 ? (out[2] = cy[0], psg_expr_retain(cy[0].e), PSG_OK) : concat(im, cy, 2, 0, &out[2]);
+  for (int k = 0; k < 2; k++) {
+    dir_release(&d[k]);
+    for (int64_t i = 0; ys[k] && i < seq; i++) onnxi_val_release(&ys[k][i]);
+    free(ys[k]);
+    onnxi_val_release(&hy[k]);
+    onnxi_val_release(&cy[k]);
+    onnxi_val_release(&ydir[k]);
+  }
+  return st;
+}
+
+/* fn(params) { (Y, Y_h, Y_c) }, Composite="onnx.LSTM", called on the present
+ * inputs: the call, typed, in *out. */
+static psg_status composite(onnx_imp *im, const oval *const *ins, size_t nin, const char *dir, int ndir, bool reverse,
+                            int64_t H, oval *out) {
+  static const char *const pname[8] = {"X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"};
+  psg_ctx *ctx = im->ctx;
+  psg_expr *params[8] = {0}, *args[8] = {0}, *body = NULL, *fn = NULL;
+  oval pv[8] = {{0}}, res[3] = {{0}};
+  const oval *in[8] = {0};
+  int64_t idx[8];
+  size_t np = 0;
+  psg_status st = PSG_OK;
+  for (size_t i = 0; i < 8 && i < nin && !st; i++) {
+    if (!ins[i]) continue;
+    st = psg_var_create(ctx, pname[i], ins[i]->t, NULL, &params[np]);
+    if (!st) st = psg_expr_infer_type(params[np], NULL);
+    if (st) break;
+    pv[i].e = params[np], pv[i].t = ins[i]->t;
+    in[i] = &pv[i];
+    idx[np] = (int64_t)i;
+    args[np++] = ins[i]->e;
+  }
+  if (!st) st = decompose(im, in, ndir, reverse, H, res);
+  psg_expr *fields[3] = {res[0].e, res[1].e, res[2].e};
+  if (!st) st = psg_tuple_create(ctx, fields, 3, NULL, &body);
+  if (!st) st = psg_expr_infer_type(body, NULL);
+  onnx_ab b;
+  psg_attrs *attrs = NULL;
+  onnxi_ab_init(&b, ctx);
+  onnxi_ab_str(&b, "Composite", "onnx.LSTM");
+  onnxi_ab_int(&b, "hidden_size", H);
+  onnxi_ab_str(&b, "direction", dir);
+  onnxi_ab_ints(&b, "onnx_inputs", idx, (int)np);
+  psg_status sa = onnxi_ab_finish(&b, &attrs);
+  if (!st) st = sa;
+  if (!st) st = psg_function_create(ctx, params, np, body, NULL, attrs, NULL, &fn);
+  if (!st) st = psg_expr_infer_type(fn, NULL);
+  if (!st) st = psg_call_create(ctx, fn, args, np, NULL, NULL, &out->e);
+  if (!st) st = psg_expr_infer_type(out->e, &out->t);
+  if (!st && !out->t) st = onnxi_fail(im, PSG_ERR_INTERNAL, "the LSTM function has no type");
+  psg_attrs_release(attrs);
+  psg_expr_release(fn);
+  psg_expr_release(body);
+  for (int k = 0; k < 3; k++) onnxi_val_release(&res[k]);
+  for (size_t i = 0; i < np; i++) psg_expr_release(params[i]);
+  return st;
+}
+
 ONNX_CONV(lstm) {
   psg_status st = onnxi_need(im, ins, nin, 0);
   if (!st) st = onnxi_need(im, ins, nin, 1);
@@ -153,77 +286,15 @@ ONNX_CONV(lstm) {
   if (nin > 4 && ins[4]) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "the sequence_lens input is not supported");
   const oval *X = ins[0];
   if (onnxi_rank(X) != 3 || !onnxi_is_static(X)) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "X must be 3-D with a static shape");
-  int64_t seq = onnxi_dim(X, 0), batch = onnxi_dim(X, 1), H = onnxi_dim(ins[2], 2);
-  if (H <= 0 || seq > MAX_SEQ) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "sequence length %lld or hidden size is out of range", (long long)seq);
+  int64_t seq = onnxi_dim(X, 0), H = onnxi_dim(ins[2], 2);
+  if (H <= 0 || seq <= 0 || seq > MAX_SEQ)
+    return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "sequence length %lld or hidden size is out of range", (long long)seq);
   int64_t hs = onnxi_attr_int(n, "hidden_size", H);
   if (hs != H) return onnxi_fail(im, PSG_ERR_TYPE, "hidden_size %lld differs from R's %lld", (long long)hs, (long long)H);
-  dir_state d[2];
-  memset(d, 0, sizeof d);
-  oval *ys[2] = {NULL, NULL};
-  oval hy[2] = {{0}}, cy[2] = {{0}}, ydir[2] = {{0}};
-  int64_t hshape[2] = {batch, H};
-  for (int k = 0; k < ndir && !st; k++) {
-    st = slice(im, ins[1], 0, k, k + 1, true, &d[k].w);
-    if (!st) st = slice(im, ins[2], 0, k, k + 1, true, &d[k].r);
-    if (!st && nin > 3 && ins[3]) {
-      oval b = {0}, wb = {0}, rb = {0};
-      st = slice(im, ins[3], 0, k, k + 1, true, &b);
-      if (!st) st = slice(im, &b, 0, 0, 4 * H, false, &wb);
-      if (!st) st = slice(im, &b, 0, 4 * H, 8 * H, false, &rb);
-      if (!st) st = onnxi_binary(im, "add", &wb, &rb, &d[k].bias);
-      d[k].has_bias = !st;
-      onnxi_val_release(&b);
-      onnxi_val_release(&wb);
-      onnxi_val_release(&rb);
-    }
-    if (!st && nin > 5 && ins[5]) st = slice(im, ins[5], 0, k, k + 1, true, &d[k].h);
-    else if (!st) {
-      psg_tensor *z = NULL;
-      st = psg_tensor_create(im->ctx, onnxi_dtype(X), hshape, 2, NULL, &z);
-      if (!st) st = onnxi_const_val(im, z, &d[k].h);
-      psg_tensor_release(z);
-    }
-    if (!st && nin > 6 && ins[6]) st = slice(im, ins[6], 0, k, k + 1, true, &d[k].c);
-    else if (!st) {
-      d[k].c = d[k].h;
-      psg_expr_retain(d[k].c.e);
-    }
-    if (!st && nin > 7 && ins[7]) {
-      oval p = {0};
-      st = slice(im, ins[7], 0, k, k + 1, true, &p);
-      for (int j = 0; j < 3 && !st; j++) st = slice(im, &p, 0, j * H, (j + 1) * H, false, &d[k].p[j]);
-      d[k].has_p = !st;
-      onnxi_val_release(&p);
-    }
-    if (!st && !(ys[k] = calloc((size_t)seq + 1, sizeof(oval)))) st = PSG_ERR_NOMEM;
-    bool rev = reverse || k == 1;
-    for (int64_t i = 0; i < seq && !st; i++) {
-      int64_t t = rev ? seq - 1 - i : i;
-      oval xt = {0};
-      st = slice(im, X, 0, t, t + 1, true, &xt);
-      if (!st) st = step(im, &d[k], &xt, H);
-      if (!st) st = expand0(im, &d[k].h, 0, &ys[k][t]);
-      onnxi_val_release(&xt);
-    }
-    if (!st && seq > 0) {
-      oval yk = {0};
-      st = concat(im, ys[k], (size_t)seq, 0, &yk); /* (seq, batch, H) */
-      if (!st) st = expand0(im, &yk, 1, &ydir[k]);
-      onnxi_val_release(&yk);
-    }
-    if (!st) st = expand0(im, &d[k].h, 0, &hy[k]);
-    if (!st) st = expand0(im, &d[k].c, 0, &cy[k]);
-  }
-  if (!st && n->n_output > 0 && n->output[0][0]) st = ndir == 1 ? (outs[0] = ydir[0], psg_expr_retain(ydir[0].e), PSG_OK) : concat(im, ydir, 2, 1, &outs[0]);
-  if (!st && n->n_output > 1 && n->output[1][0]) st = ndir == 1 ? (outs[1] = hy[0], psg_expr_retain(hy[0].e), PSG_OK) : concat(im, hy, 2, 0, &outs[1]);
-  if (!st && n->n_output > 2 && n->output[2][0]) st = ndir == 1 ? (outs[2] = cy[0], psg_expr_retain(cy[0].e), PSG_OK) : concat(im, cy, 2, 0, &outs[2]);
-  for (int k = 0; k < 2; k++) {
-    dir_release(&d[k]);
-    for (int64_t i = 0; ys[k] && i < seq; i++) onnxi_val_release(&ys[k][i]);
-    free(ys[k]);
-    onnxi_val_release(&hy[k]);
-    onnxi_val_release(&cy[k]);
-    onnxi_val_release(&ydir[k]);
-  }
+  oval call = {0};
+  st = composite(im, ins, nin, dir, ndir, reverse, H, &call);
+  for (int k = 0; k < 3 && !st; k++)
+    if (n->n_output > (size_t)k && n->output[k][0]) st = onnxi_get_item(im, &call, k, &outs[k]);
+  onnxi_val_release(&call);
   return st;
 }
