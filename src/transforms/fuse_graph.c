@@ -11,6 +11,11 @@ bool psgi_is_primitive_fn(const psg_expr *fn) {
   return fn->kind == PSG_EXPR_FUNCTION && fn->u.fn.attrs && psg_attrs_get(fn->u.fn.attrs, "Primitive");
 }
 
+bool psgi_fuse_is_leaf_fn(const psg_expr *fn) {
+  const psg_attrs *a = fn->kind == PSG_EXPR_FUNCTION ? fn->u.fn.attrs : NULL;
+  return a && (psg_attrs_get(a, "Primitive") || psg_attrs_get(a, "Composite") || psg_attrs_get(a, "Compiler"));
+}
+
 uint32_t psgi_fuse_index_of(const psgi_fuse_graph *g, const psg_expr *e) {
   psgi_map_entry *en = psgi_map_get_ptr(&g->index, e);
   return en ? (uint32_t)((uintptr_t)en->value - 1) : PSGI_FUSE_NONE;
@@ -175,13 +180,13 @@ static void post_dominators(psgi_fuse_graph *g) {
 }
 
 /* A post-order walk whose visited set is the index map itself (one map for a
- * million nodes instead of two); primitive functions are leaves. */
+ * million nodes instead of two); primitive and composite functions are leaves. */
 typedef struct dfs_frame {
   const psg_expr *e;
   uint32_t next;
 } dfs_frame;
 
-static uint32_t first_child(const psg_expr *e) { return psgi_is_primitive_fn(e) ? e->nkids : 0; }
+static uint32_t first_child(const psg_expr *e) { return psgi_fuse_is_leaf_fn(e) ? e->nkids : 0; }
 
 static psg_status number_nodes(psgi_fuse_graph *g, const psg_expr *root) {
   PSGI_VEC(dfs_frame) stack = {0};

@@ -42,8 +42,8 @@ typedef struct psgi_fuse_graph {
   PSGI_VEC(uint32_t) work;
 } psgi_fuse_graph;
 
-/* Builds the graph of `fn` (a typed Function). Functions carrying a
- * "Primitive" attribute are leaves: they were fused already. */
+/* Builds the graph of `fn` (a typed Function). Functions FuseOps leaves whole
+ * (psgi_fuse_is_leaf_fn) are leaves. */
 psg_status psgi_fuse_graph_build(psg_ctx *ctx, const psg_expr *fn, psgi_fuse_graph *g);
 /* Partitions the nodes into groups at fuse level `opt_level` (0: every node
  * alone) with at most `max_depth` nodes per group. */
@@ -60,5 +60,10 @@ void psgi_fuse_graph_fini(psgi_fuse_graph *g);
 
 /* True when `fn` carries a "Primitive" attribute (whatever its value). */
 bool psgi_is_primitive_fn(const psg_expr *fn);
+/* True when FuseOps leaves `fn` whole, as TVM does: a Primitive function
+ * (fused already), a Composite one (a pattern kept for its writer, e.g. the
+ * ONNX importer's onnx.LSTM) or one for an external Compiler. Its body is not
+ * in the graph; a call of it is opaque. */
+bool psgi_fuse_is_leaf_fn(const psg_expr *fn);
 
 #endif

@@ -156,7 +156,7 @@ static psg_status make_group_function(fuser *f, uint32_t root) {
 /* A node outside any fused function: rebuilt over its children's values. */
 static psg_status rebuild_plain(fuser *f, uint32_t i) {
   const psg_expr *e = f->g.nodes.data[i].expr;
-  if (psgi_is_primitive_fn(e) || e->nkids == 0) {
+  if (psgi_fuse_is_leaf_fn(e) || e->nkids == 0) {
     psg_expr_retain((psg_expr *)e);
     f->outer[i] = (psg_expr *)e;
     return PSG_OK;
@@ -220,7 +220,7 @@ static psg_status fuse(psg_expr *func, psg_module *mod, psg_pass_context *pc, vo
   int64_t level = (int64_t)(intptr_t)user;
   if (level < 0) level = psg_pass_context_opt_level(pc);
   int64_t max_depth = psg_pass_context_config_int(pc, "relay.FuseOps.max_depth");
-  if (psgi_is_primitive_fn(func)) {
+  if (psgi_fuse_is_leaf_fn(func)) {
     psg_expr_retain(func);
     *out = func;
     return PSG_OK;
