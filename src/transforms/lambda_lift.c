@@ -1,6 +1,8 @@
 /* Passage — LambdaLift (module pass, opt 1; tvm-behavior §7.1, §7.3), after
- * TVM's lambda_lift.cc: every nested function that is not Primitive becomes a
- * global function @lifted_name_N. One without free variables is replaced by
+ * TVM's lambda_lift.cc: every nested function that is not Primitive (nor
+ * Composite: a pattern kept whole for its writer, as the ONNX importer's
+ * onnx.LSTM, which must stay a literal at its call) becomes a global
+ * function @lifted_name_N. One without free variables is replaced by
  * its GlobalVar. One with free variables is wrapped as TVM does: the global
  * takes the captured variables and returns the original function, and is
  * marked Closure=1; the nested function is replaced by a call of the global
@@ -25,7 +27,7 @@ typedef struct lifter {
 
 static psg_status skip_primitive(psg_mutator *m, const psg_expr *e, psg_expr **replacement) {
   lifter *l = m->user;
-  if (psgi_is_primitive_fn(e)) {
+  if (psgi_is_primitive_fn(e) || (e->kind == PSG_EXPR_FUNCTION && psg_attrs_get(e->u.fn.attrs, "Composite"))) {
     psg_expr_retain((psg_expr *)e);
     *replacement = (psg_expr *)e;
   } else if (e->kind == PSG_EXPR_LET && e->kids[1]->kind == PSG_EXPR_FUNCTION) {
