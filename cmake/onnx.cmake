@@ -58,6 +58,9 @@ if(PASSAGE_TESTS)
     add_test(NAME onnx.malformed COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_malformed_tests.py
              --passage $<TARGET_FILE:passage_cli>)
     set_tests_properties(onnx.malformed PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
+    add_test(NAME onnx.lstm COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_lstm_tests.py
+             --passage $<TARGET_FILE:passage_cli>)
+    set_tests_properties(onnx.lstm PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
     # Real models vs ONNX Runtime (skips with a note until tools/fetch-models.sh ran).
     add_test(NAME onnx.e2e COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/models/run_e2e.py
              --passage $<TARGET_FILE:passage_cli>)
