@@ -84,11 +84,13 @@ static psg_status build(onnx_imp *im, const char *opname, const oval *args, size
     const psg_type *at = NULL;
     if (typed && (st = psg_expr_infer_type(args[i].e, &at)) == PSG_OK) typed = at == args[i].t;
   }
+  psg_span sb;
+  const psg_span *sp = onnxi_span(im, &sb);
   if (!st && tuple) {
-    st = psg_tuple_create(ctx, real_args, n, NULL, &targ);
-    if (!st) st = psg_call_create(ctx, op, &targ, 1, attrs, NULL, &real);
+    st = psg_tuple_create(ctx, real_args, n, sp, &targ);
+    if (!st) st = psg_call_create(ctx, op, &targ, 1, attrs, sp, &real);
   } else if (!st) {
-    st = psg_call_create(ctx, op, real_args, n, attrs, NULL, &real);
+    st = psg_call_create(ctx, op, real_args, n, attrs, sp, &real);
   }
   const psg_type *t = NULL;
   psg_status ts = PSG_OK; /* typing: its failures are the node's type errors */
@@ -190,7 +192,8 @@ psg_status onnxi_get_item(onnx_imp *im, const oval *tup, int i, oval *out) {
   out->t = NULL;
   if (!tup->t || psg_type_kind(tup->t) != PSG_TYPE_TUPLE || i >= psg_type_num_fields(tup->t))
     return onnxi_fail(im, PSG_ERR_INTERNAL, "no tuple field %d", i);
-  psg_status st = psg_tuple_get_item_create(im->ctx, tup->e, i, NULL, &out->e);
+  psg_span sb;
+  psg_status st = psg_tuple_get_item_create(im->ctx, tup->e, i, onnxi_span(im, &sb), &out->e);
   if (!st) out->t = psg_type_field(tup->t, i);
   if (!st) st = psg_expr_infer_type(out->e, NULL); /* typed when the tuple is */
   return st;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "onnx_export_rnn.h"
+#include "onnx_export_names.h"
 #include "onnx_export_tidy.h"
 #include "onnx_internal.h"
 
@@ -32,6 +33,9 @@ typedef struct exporter {
   struct pmap *bound; /* parameter of an inlined function -> its argument */
   struct pmap *made;  /* call -> the ONNX node it became */
   int opset;          /* 14, or 17 when a LayerNormalization needs it */
+  const char *span_name; /* the name nodes made now keep (the call's source name), or NULL */
+  struct pmap *named;    /* node -> the name it keeps (see onnx_export_names.h) */
+  struct pmap *mains;    /* nodes computing a call's value (not helpers) */
 } exporter;
 
 /* A pointer map (open addressing, arena memory) for the side tables above. */
@@ -192,6 +196,23 @@ static const psg_expr *resolve(const exporter *x, const psg_expr *e) {
   return e;
 }
 
+/* The name the nodes written for `e` keep: its span's source name when the
+ * span is a name alone (line 0), as the ONNX importer gives every expression
+ * it builds for a node (that node's name). A span into a text file (line 1
+ * or more) names no node. */
+static const char *source_name(const psg_expr *e) {
+  psg_span sp;
+  psg_expr_span(e, &sp);
+  return sp.file && sp.file[0] && sp.line == 0 ? sp.file : NULL;
+}
+
+/* onnxi_name_fn for onnx_export_names.c. */
+static const char *kept_name(void *user, const Onnx__NodeProto *n, bool *main) {
+  exporter *x = user;
+  *main = pmap_get(x->mains, n) != NULL;
+  return pmap_get(x->named, n);
+}
+
 static bool is_op_call(const psg_expr *e, const char *name) {
   return psg_expr_kind(e) == PSG_EXPR_CALL && psg_expr_kind(psg_call_get_callee(e)) == PSG_EXPR_OP &&
          !strcmp(psg_op_name(psg_call_get_callee(e)), name);
@@ -257,6 +278,7 @@ static Onnx__NodeProto *node(exporter *x, const char *op, int nin, int nout) {
   onnx__node_proto__init(n);
   n->op_type = (char *)op;
   n->name = estr(x, "%s_%u", op, x->counter++);
+  if (x->span_name) pmap_put(x, &x->named, n, (void *)x->span_name);
   n->domain = "";
   n->input = ealloc(x, (size_t)(nin + 1) * sizeof(char *));
   n->output = ealloc(x, (size_t)(nout + 1) * sizeof(char *));
@@ -532,8 +554,11 @@ static psg_status export_if(exporter *x, const psg_expr *e) {
     x->nodes = saved;
     if (st) return st;
   }
+  x->span_name = source_name(e);
   Onnx__NodeProto *n = node(x, "If", 1, (int)nout);
+  x->span_name = NULL;
   if (!n) return PSG_ERR_NOMEM;
+  pmap_put(x, &x->mains, n, n);
   n->input[0] = cond[0];
   for (int b = 0; b < 2; b++) {
     Onnx__AttributeProto *a = attr(x, n, b ? "else_branch" : "then_branch", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
@@ -764,7 +789,8 @@ static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names,
     names[0] = n->output[0], names[1] = (char *)in[3], names[2] = (char *)in[4];
     *out_names = names;
     *nout = 3;
-    return PSG_OK;
+    pmap_put(x, &x->mains, n, n);
+    return x->oom ? PSG_ERR_NOMEM : PSG_OK;
   } else if (!strcmp(op, "nn.max_pool2d") || !strcmp(op, "nn.avg_pool2d")) {
     bool mx = !strcmp(op, "nn.max_pool2d");
     if (strcmp(astr(a, "layout", "NCHW"), "NCHW")) return fail(x, PSG_ERR_UNSUPPORTED, "%s with layout other than NCHW", op);
@@ -878,6 +904,7 @@ done:
   names[0] = n->output[0];
   *out_names = names;
   pmap_put(x, &x->made, e, n);
+  pmap_put(x, &x->mains, n, n);
   return x->oom ? PSG_ERR_NOMEM : PSG_OK;
 }
 
@@ -918,8 +945,10 @@ static psg_status post(psg_visitor *v, const psg_expr *e) {
     if (names) names[0] = f[idx];
     break;
   }
-  case PSG_EXPR_CALL:
+  case PSG_EXPR_CALL: /* its nodes keep its name (an inlined body's calls keep theirs) */
+    x->span_name = source_name(e);
     st = export_call(x, e, &names, &n);
+    x->span_name = NULL;
     break;
   case PSG_EXPR_FUNCTION: /* inlined at its call (inline_call) */
   case PSG_EXPR_LET:      /* exported whole by pre (export_let) */
@@ -1020,6 +1049,7 @@ psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes
   st = build_graph(&x, fn, &g, &outputs);
   if (!st && x.errors) st = PSG_ERR_UNSUPPORTED;
   if (!st) st = onnxi_export_tidy(&g, tidy_alloc, &x);
+  if (!st) st = onnxi_export_names(&g, kept_name, tidy_alloc, &x);
   ops.version = x.opset;
   if (!st) {
     size_t len = onnx__model_proto__get_packed_size(&m);

@@ -64,6 +64,11 @@ const onnx_op_entry *onnxi_find_op(const char *name);
 /* Diagnostics: "node 'NAME' (Op): message" for the current node. */
 psg_status onnxi_fail(onnx_imp *im, psg_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *onnxi_node_name(const Onnx__NodeProto *n);
+/* The span of every expression built for the current node, as TVM's
+ * frontends give one: the node's name as the source name, line and column 0
+ * (the constructors intern it). NULL outside a node and for an unnamed node.
+ * The exporter names the nodes it writes for a call after this name. */
+const psg_span *onnxi_span(const onnx_imp *im, psg_span *buf);
 
 /* Map. */
 void onnxi_map_fini(onnx_map *m);

@@ -35,7 +35,8 @@ static psg_status as_value(onnx_imp *im, oval *outs, size_t nout, oval *res) {
   psg_expr *fields[64];
   const psg_type *types[64];
   for (size_t i = 0; i < nout; i++) fields[i] = outs[i].e, types[i] = outs[i].t;
-  psg_status st = psg_tuple_create(im->ctx, fields, nout, NULL, &res->e);
+  psg_span sb;
+  psg_status st = psg_tuple_create(im->ctx, fields, nout, onnxi_span(im, &sb), &res->e);
   if (!st) st = psg_type_tuple(im->ctx, types, (int)nout, &res->t);
   return st;
 }
@@ -120,7 +121,8 @@ ONNX_CONV(if) {
   if (!st) st = as_value(im, thn, nout, &t);
   if (!st) st = as_value(im, els, nout, &e);
   if (!st) st = nout == 1 ? (res.t = types[0], PSG_OK) : psg_type_tuple(im->ctx, types, (int)nout, &res.t);
-  if (!st) st = psg_if_create(im->ctx, cond.e, t.e, e.e, NULL, &res.e);
+  psg_span sb;
+  if (!st) st = psg_if_create(im->ctx, cond.e, t.e, e.e, onnxi_span(im, &sb), &res.e);
   if (!st) st = unpack(im, &res, nout, outs);
   onnxi_val_release(&res);
   onnxi_val_release(&t);

@@ -93,5 +93,6 @@ psg_status onnxi_const_val(onnx_imp *im, psg_tensor *t, oval *out) {
   out->e = NULL;
   out->t = psg_tensor_type(im->ctx, t);
   if (!out->t) return PSG_ERR_NOMEM;
-  return psg_constant_create(im->ctx, t, NULL, &out->e);
+  psg_span sb;
+  return psg_constant_create(im->ctx, t, onnxi_span(im, &sb), &out->e);
 }

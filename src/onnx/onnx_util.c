@@ -13,6 +13,13 @@ const char *onnxi_node_name(const Onnx__NodeProto *n) {
   return "?";
 }
 
+const psg_span *onnxi_span(const onnx_imp *im, psg_span *buf) {
+  if (!im->node || !im->node->name || !im->node->name[0]) return NULL;
+  memset(buf, 0, sizeof *buf);
+  buf->file = im->node->name;
+  return buf;
+}
+
 psg_status onnxi_fail(onnx_imp *im, psg_status code, const char *fmt, ...) {
   char msg[768];
   va_list ap;

@@ -1,0 +1,30 @@
+/* Passage ONNX frontend — node names of an exported model
+ * (onnx_export_names.c). */
+#ifndef PSG_ONNX_EXPORT_NAMES_H
+#define PSG_ONNX_EXPORT_NAMES_H
+
+#include <stdbool.h>
+#include "passage/status.h"
+#include "onnx.pb-c.h"
+
+/* For a node of the exported graph: the name it should keep (the source
+ * name of the span of the call it was written for, as the importer set it
+ * from the ONNX node's name), or NULL when its generated name stands.
+ * *main: the node computes the call's value (not a helper such as the
+ * Reshape before a bias Add). */
+typedef const char *(*onnxi_name_fn)(void *user, const Onnx__NodeProto *n, bool *main);
+
+/* Gives every node of `g` and its subgraphs a name unique in the whole model
+ * (ONNX's checker and tools key nodes by name across subgraphs):
+ *   1. a node computing a call's value keeps the call's name;
+ *   2. another node of a call keeps that name when nothing took it yet;
+ *   3. other nodes of a named call get NAME_1, NAME_2, ... (the first free);
+ *   4. a generated name (Op_N) stays unless a kept name took it, then gets a
+ *      suffix the same way.
+ * Nodes are taken in graph order, the main graph first, so the result does
+ * not depend on anything but the graph. `alloc` gives memory that lives as
+ * long as `g` (NULL when out of memory). PSG_ERR_NOMEM or PSG_OK. */
+psg_status onnxi_export_names(Onnx__GraphProto *g, onnxi_name_fn name_of, void *(*alloc)(void *user, size_t n),
+                              void *user);
+
+#endif
