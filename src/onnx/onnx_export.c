@@ -220,6 +220,26 @@ static bool is_op_call(const psg_expr *e, const char *name) {
 
 static const char *init_raw(exporter *x, int dtype, const int64_t *shape, int nd, const void *data, size_t nbytes);
 
+/* The op call whose value `e` is, seen through parameters of inlined
+ * functions and calls of fused functions, when each step is read only
+ * there (so its node may take over the reader's work); else NULL. */
+static const psg_expr *sole_op_call(const exporter *x, const psg_expr *e) {
+  for (int hop = 0; hop < 64; hop++) {
+    if (uses_of(x, e) != 1) return NULL;
+    const psg_expr *b = psg_expr_kind(e) == PSG_EXPR_VAR ? pmap_get(x->bound, e) : NULL;
+    if (b) {
+      e = b;
+      continue;
+    }
+    if (psg_expr_kind(e) != PSG_EXPR_CALL) return NULL;
+    const psg_expr *callee = psg_call_get_callee(e);
+    if (psg_expr_kind(callee) == PSG_EXPR_OP) return e;
+    if (psg_expr_kind(callee) != PSG_EXPR_FUNCTION) return NULL;
+    e = psg_function_get_body(callee);
+  }
+  return NULL;
+}
+
 /* add(conv, B) with B a constant along the output channels (C), (C, 1, 1) or
  * (1, C, 1, 1): the Conv's bias input (ONNX's Conv computes the same sum).
  * add(dense, B) exported as Gemm: Gemm's C input (broadcast to the result).
@@ -229,10 +249,11 @@ static Onnx__NodeProto *fold_bias(exporter *x, const psg_expr *e) {
   if (psg_call_num_args(e) != 2) return NULL;
   const psg_type *rt = psg_expr_checked_type(e);
   for (int side = 0; side < 2; side++) {
-    const psg_expr *p = psg_call_get_arg(e, (size_t)side), *c = resolve(x, psg_call_get_arg(e, (size_t)(1 - side)));
+    const psg_expr *p = sole_op_call(x, psg_call_get_arg(e, (size_t)side)), *c = resolve(x, psg_call_get_arg(e, (size_t)(1 - side)));
+    if (!p) continue;
     bool conv = is_op_call(p, "nn.conv2d") || is_op_call(p, "nn.conv2d_transpose"), gemm = is_op_call(p, "nn.dense") || is_op_call(p, "nn.matmul");
     Onnx__NodeProto *n = pmap_get(x->made, p);
-    if ((!conv && !gemm) || !n || n->n_input != 2 || uses_of(x, p) != 1 || psg_expr_checked_type(p) != rt ||
+    if ((!conv && !gemm) || !n || n->n_input != 2 || psg_expr_checked_type(p) != rt ||
         psg_expr_kind(c) != PSG_EXPR_CONSTANT || !rt || psg_type_kind(rt) != PSG_TYPE_TENSOR)
       continue;
     psg_tensor *t = psg_constant_get_tensor(c);
@@ -615,6 +636,32 @@ static psg_status composite_call(exporter *x, const psg_expr *e, char ***out_nam
   return st;
 }
 
+/* nn.bias_add(conv, b) along the channels (axis 1 of NCHW), or along the
+ * last axis of a 2-D dense exported as Gemm: b becomes the node's bias input
+ * (one node, as the ONNX Conv or Gemm the importer read). Only when the
+ * bias_add is the producer's one use (also across fused functions, as
+ * -O0 leaves every op in one). Returns that node, or NULL. */
+static Onnx__NodeProto *fold_bias_add(exporter *x, const psg_expr *e) {
+  const psg_expr *p = sole_op_call(x, psg_call_get_arg(e, 0));
+  const psg_type *rt = psg_expr_checked_type(e);
+  Onnx__NodeProto *n = p ? pmap_get(x->made, p) : NULL;
+  size_t k = 0;
+  char **b = get_names(x, psg_call_get_arg(e, 1), &k);
+  const psg_expr *bv = resolve(x, psg_call_get_arg(e, 1)); /* defined before n: a constant or graph input */
+  if (psg_expr_kind(bv) != PSG_EXPR_CONSTANT && psg_expr_kind(bv) != PSG_EXPR_VAR) return NULL;
+  if (!n || n->n_input != 2 || !b || k != 1 || !rt || psg_type_kind(rt) != PSG_TYPE_TENSOR)
+    return NULL;
+  int r = psg_type_ndim(rt);
+  int64_t axis = aint(psg_call_get_attrs(e), "axis", 1);
+  if (axis < 0) axis += r;
+  bool conv = (is_op_call(p, "nn.conv2d") || is_op_call(p, "nn.conv2d_transpose")) && r == 4 && axis == 1;
+  bool gemm = !strcmp(n->op_type, "Gemm") && r == 2 && axis == 1;
+  if (!conv && !gemm) return NULL;
+  n->input[2] = b[0];
+  n->n_input = 3;
+  return n;
+}
+
 static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names, size_t *nout) {
   psg_expr *callee = psg_call_get_callee(e);
   if (onnxi_export_is_composite(callee)) return composite_call(x, e, out_names, nout);
@@ -635,6 +682,7 @@ static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names,
   Onnx__NodeProto *n = NULL;
   *nout = 1;
   if (!strcmp(op, "add") && (n = fold_bias(x, e))) goto done;
+  if (!strcmp(op, "nn.bias_add") && (n = fold_bias_add(x, e))) goto done;
   for (size_t i = 0; i < sizeof simple_ops / sizeof simple_ops[0]; i++)
     if (!strcmp(op, simple_ops[i].relay)) {
       n = node(x, simple_ops[i].onnx, (int)na, 1);

@@ -57,16 +57,18 @@ static char *take_suffixed(names *t, const char *base) {
 }
 
 /* Every graph of the model, the main graph first, then breadth first
- * through GRAPH attributes (If branches); *out is malloc'd. */
-static psg_status graphs_of(Onnx__GraphProto *g, Onnx__GraphProto ***out, size_t *n, size_t *nodes) {
-  size_t cap = 8, len = 0, total = 0;
+ * through GRAPH attributes (If branches); *out is malloc'd. Counts their
+ * nodes and node outputs. */
+static psg_status graphs_of(Onnx__GraphProto *g, Onnx__GraphProto ***out, size_t *n, size_t *nodes, size_t *values) {
+  size_t cap = 8, len = 0, total = 0, nv = 0;
   Onnx__GraphProto **gs = malloc(cap * sizeof *gs);
   if (!gs) return PSG_ERR_NOMEM;
   gs[len++] = g;
   for (size_t k = 0; k < len; k++) {
     Onnx__GraphProto *h = gs[k];
     total += h->n_node;
-    for (size_t i = 0; i < h->n_node; i++)
+    for (size_t i = 0; i < h->n_node; i++) {
+      nv += h->node[i]->n_output;
       for (size_t j = 0; j < h->node[i]->n_attribute; j++) {
         Onnx__GraphProto *sub = h->node[i]->attribute[j]->g;
         if (!sub) continue;
@@ -81,48 +83,106 @@ static psg_status graphs_of(Onnx__GraphProto *g, Onnx__GraphProto ***out, size_t
         }
         gs[len++] = sub;
       }
+    }
   }
   *out = gs;
   *n = len;
   *nodes = total;
+  *values = nv;
   return PSG_OK;
+}
+
+/* Per node (in the order of the sweeps): the node, the name it keeps, and
+ * what decides who gets that name bare. */
+typedef struct info {
+  Onnx__NodeProto *node;
+  const char *kept;
+  bool main, exit, done;
+} info;
+
+/* Value name -> its producer's index (open addressing; SSA names are
+ * unique across subgraphs). */
+typedef struct vslot {
+  const char *name;
+  size_t node;
+} vslot;
+
+static vslot *vfind(vslot *v, size_t cap, const char *name) {
+  size_t i = hash(name) & (cap - 1);
+  while (v[i].name && strcmp(v[i].name, name)) i = (i + 1) & (cap - 1);
+  return &v[i];
+}
+
+/* A named node is its name's exit when its value leaves the nodes of that
+ * name: read by a node of another name (or none), or a graph output. For a
+ * decomposed ONNX node, that is the node computing the original output. */
+static void mark_exits(Onnx__GraphProto **gs, size_t ng, info *in, size_t total, vslot *v, size_t vcap) {
+  size_t idx = 0;
+  for (size_t k = 0; k < ng; k++)
+    for (size_t i = 0; i < gs[k]->n_node; i++, idx++)
+      for (size_t j = 0; j < in[idx].node->n_output; j++) {
+        const char *o = in[idx].node->output[j];
+        if (!o || !o[0]) continue;
+        vslot *s = vfind(v, vcap, o);
+        s->name = o, s->node = idx;
+      }
+  for (size_t m = 0; m < total; m++)
+    for (size_t j = 0; j < in[m].node->n_input; j++) {
+      const char *i = in[m].node->input[j];
+      vslot *s = i && i[0] ? vfind(v, vcap, i) : NULL;
+      if (!s || !s->name) continue;
+      info *p = &in[s->node];
+      if (p->kept && (!in[m].kept || strcmp(p->kept, in[m].kept))) p->exit = true;
+    }
+  for (size_t k = 0; k < ng; k++)
+    for (size_t i = 0; i < gs[k]->n_output; i++) {
+      const char *o = gs[k]->output[i]->name;
+      vslot *s = o && o[0] ? vfind(v, vcap, o) : NULL;
+      if (s && s->name) in[s->node].exit = true;
+    }
 }
 
 psg_status onnxi_export_names(Onnx__GraphProto *g, onnxi_name_fn name_of, void *(*alloc)(void *user, size_t n),
                               void *user) {
   Onnx__GraphProto **gs = NULL;
-  size_t ng = 0, total = 0;
-  psg_status st = graphs_of(g, &gs, &ng, &total);
+  size_t ng = 0, total = 0, nv = 0;
+  psg_status st = graphs_of(g, &gs, &ng, &total, &nv);
   if (st) return st;
   names t = {NULL, 16, alloc, user};
   while (t.cap < 2 * total + 2) t.cap *= 2;
+  size_t vcap = 16;
+  while (vcap < 2 * nv + 2) vcap *= 2;
   t.slots = calloc(t.cap, sizeof *t.slots);
-  bool *done = calloc(total + 1, sizeof *done);
-  if (!t.slots || !done) st = PSG_ERR_NOMEM;
-  /* Steps 1-4 of the header, each a sweep over all nodes in order. */
-  for (int step = 1; step <= 4 && !st; step++) {
-    size_t idx = 0;
-    for (size_t k = 0; k < ng && !st; k++)
-      for (size_t i = 0; i < gs[k]->n_node && !st; i++, idx++) {
-        Onnx__NodeProto *n = gs[k]->node[i];
-        if (done[idx]) continue;
-        bool main = false;
-        const char *kept = name_of(user, n, &main);
-        if (step < 4 && (!kept || (step == 1 && !main))) continue;
-        const char *want = kept ? kept : n->name ? n->name : "";
-        if (step != 3 && take(&t, want)) {
-          n->name = (char *)want;
-        } else if (step >= 3) {
-          char *s = take_suffixed(&t, want);
-          if (!s) st = PSG_ERR_NOMEM;
-          n->name = s;
-        } else {
-          continue;
-        }
-        done[idx] = true;
+  info *in = calloc(total + 1, sizeof *in);
+  vslot *v = calloc(vcap, sizeof *v);
+  if (!t.slots || !in || !v) st = PSG_ERR_NOMEM;
+  for (size_t k = 0, idx = 0; k < ng && !st; k++)
+    for (size_t i = 0; i < gs[k]->n_node; i++, idx++) {
+      in[idx].node = gs[k]->node[i];
+      in[idx].kept = name_of(user, in[idx].node, &in[idx].main);
+    }
+  if (!st) mark_exits(gs, ng, in, total, v, vcap);
+  /* The sweeps, in order: kept names bare for exits, for the other nodes
+   * computing a call's value, for helpers; kept names suffixed; generated
+   * names, bare when free. */
+  for (int step = 1; step <= 5 && !st; step++)
+    for (size_t idx = 0; idx < total && !st; idx++) {
+      info *f = &in[idx];
+      if (f->done || (step < 5 && !f->kept) || (step == 1 && !f->exit) || (step == 2 && !f->main)) continue;
+      const char *want = f->kept ? f->kept : f->node->name ? f->node->name : "";
+      if (step != 4 && take(&t, want)) {
+        f->node->name = (char *)want;
+      } else if (step >= 4) {
+        char *s = take_suffixed(&t, want);
+        if (!s) st = PSG_ERR_NOMEM;
+        f->node->name = s;
+      } else {
+        continue;
       }
-  }
-  free(done);
+      f->done = true;
+    }
+  free(v);
+  free(in);
   free(t.slots);
   free(gs);
   return st;

@@ -15,15 +15,19 @@
 typedef const char *(*onnxi_name_fn)(void *user, const Onnx__NodeProto *n, bool *main);
 
 /* Gives every node of `g` and its subgraphs a name unique in the whole model
- * (ONNX's checker and tools key nodes by name across subgraphs):
- *   1. a node computing a call's value keeps the call's name;
- *   2. another node of a call keeps that name when nothing took it yet;
- *   3. other nodes of a named call get NAME_1, NAME_2, ... (the first free);
- *   4. a generated name (Op_N) stays unless a kept name took it, then gets a
- *      suffix the same way.
- * Nodes are taken in graph order, the main graph first, so the result does
- * not depend on anything but the graph. `alloc` gives memory that lives as
- * long as `g` (NULL when out of memory). PSG_ERR_NOMEM or PSG_OK. */
+ * (ONNX's checker and tools key nodes by name across subgraphs). Among the
+ * nodes keeping one name, the bare name goes to the first free of:
+ *   1. a node whose value leaves that name's nodes (read by a node of another
+ *      name, or a graph output): for an ONNX node the importer decomposed,
+ *      the node computing the original output;
+ *   2. another node computing a call's value;
+ *   3. a helper node;
+ * 4. the others get NAME_1, NAME_2, ... (the first free);
+ * 5. a generated name (Op_N) stays unless a kept name took it, then gets a
+ *    suffix the same way.
+ * Nodes are taken in graph order, the main graph first, so the result
+ * depends on nothing but the graph. `alloc` gives memory that lives as long
+ * as `g` (NULL when out of memory). PSG_ERR_NOMEM or PSG_OK. */
 psg_status onnxi_export_names(Onnx__GraphProto *g, onnxi_name_fn name_of, void *(*alloc)(void *user, size_t n),
                               void *user);
 
