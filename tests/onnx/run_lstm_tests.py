@@ -5,7 +5,8 @@ initial states, only initial_h, B absent, reverse and bidirectional, outputs
 partly unused) must import, run in Passage's interpreter and match a NumPy
 reference; their -O0 and -O3 exports must hold exactly one LSTM node and no
 other compute node, and run in ONNX Runtime (when tools/fetch-models.sh
-fetched it) and in our interpreter to the same values (1e-5 relative).
+fetched it) and in our interpreter to the same values (1e-5 relative); a W of
+the wrong size is an error naming the node.
 Exits 1 on any failure. Run with /usr/bin/python3."""
 import argparse, json, os, subprocess, sys, tempfile
 
@@ -152,6 +153,21 @@ CASES = [
 ]
 
 
+def check_bad_weights(passage, tmp):
+    """W of the wrong input size: an error naming the node, not a crash."""
+    w = numpy_helper.from_array(np.zeros((1, 4 * HID, INP + 3), np.float32), "W")
+    r = numpy_helper.from_array(np.zeros((1, 4 * HID, HID), np.float32), "R")
+    node = helper.make_node("LSTM", ["X", "W", "R"], ["Y"], hidden_size=HID, name="bad")
+    graph = helper.make_graph([node], "lstm", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [SEQ, BATCH, INP])],
+                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [SEQ, 1, BATCH, HID])], initializer=[w, r])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    path = os.path.join(tmp, "bad.onnx")
+    onnx.save(model, path)
+    rc, out = run([passage, "import", path, "-o", os.path.join(tmp, "bad.relay")])
+    if rc != 1 or "node 'bad' (LSTM)" not in out or "input dimension" not in out:
+        raise RuntimeError("bad W: status %d, %s" % (rc, out.strip()))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--passage", required=True)
@@ -183,6 +199,13 @@ def main():
             except (RuntimeError, onnx.checker.ValidationError) as e:
                 print("FAIL %s: %s" % (name, e))
                 failed += 1
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            check_bad_weights(args.passage, tmp)
+            print("ok   bad_weights")
+        except RuntimeError as e:
+            print("FAIL bad_weights: %s" % e)
+            failed += 1
     return 1 if failed else 0
 
 
