@@ -27,7 +27,14 @@ typedef struct exporter {
   const psg_expr **keys;
   char ***names; /* tuples: one name per field */
   size_t *counts;
+  unsigned *scopes; /* the graph (scope) each value was written in */
   size_t cap, len;
+  /* Scopes: 0 is the main graph, each If branch gets a new one. A value
+   * written in an enclosing scope is read from there; one written in a
+   * scope left behind (another branch) is written again where needed. */
+  unsigned active[64];
+  int depth; /* active[0..depth] are the enclosing scopes, the current last */
+  unsigned nscopes;
   unsigned counter;
   struct pmap *uses;  /* expr -> how many parents use it (counted before the walk) */
   struct pmap *bound; /* parameter of an inlined function -> its argument */
@@ -96,20 +103,32 @@ static void set_names(exporter *x, const psg_expr *e, char **names, size_t n) {
     const psg_expr **ok = x->keys;
     char ***on = x->names;
     size_t *ocnt = x->counts;
+    unsigned *osc = x->scopes;
     x->keys = ealloc(x, nc * sizeof *x->keys);
     x->names = ealloc(x, nc * sizeof *x->names);
     x->counts = ealloc(x, nc * sizeof *x->counts);
-    if (!x->keys || !x->names || !x->counts) return;
+    x->scopes = ealloc(x, nc * sizeof *x->scopes);
+    if (!x->keys || !x->names || !x->counts || !x->scopes) return;
     x->cap = nc;
     for (size_t i = 0; i < oc; i++)
       if (ok[i]) {
         size_t s = slot_of(x, ok[i]);
-        x->keys[s] = ok[i], x->names[s] = on[i], x->counts[s] = ocnt[i];
+        x->keys[s] = ok[i], x->names[s] = on[i], x->counts[s] = ocnt[i], x->scopes[s] = osc[i];
       }
   }
   size_t s = slot_of(x, e);
   if (!x->keys[s]) x->len++;
-  x->keys[s] = e, x->names[s] = names, x->counts[s] = n;
+  x->keys[s] = e, x->names[s] = names, x->counts[s] = n, x->scopes[s] = x->active[x->depth];
+}
+
+/* True if `e` was written in the current graph or one enclosing it. */
+static bool visible(const exporter *x, const psg_expr *e) {
+  if (!x->cap) return false;
+  size_t s = slot_of(x, e);
+  if (!x->keys[s]) return false;
+  for (int d = x->depth; d >= 0; d--)
+    if (x->active[d] == x->scopes[s]) return true;
+  return false;
 }
 
 static char **get_names(const exporter *x, const psg_expr *e, size_t *n) {
@@ -550,6 +569,8 @@ static psg_status export_if(exporter *x, const psg_expr *e) {
     const psg_expr *br = b ? psg_if_get_else(e) : psg_if_get_then(e);
     vec saved = x->nodes;
     memset(&x->nodes, 0, sizeof x->nodes);
+    if (x->depth == 63) return fail(x, PSG_ERR_UNSUPPORTED, "Ifs nested more than 63 deep");
+    x->active[++x->depth] = ++x->nscopes;
     st = walk(x, br);
     size_t n = 0;
     char **res = st ? NULL : get_names(x, br, &n);
@@ -573,6 +594,7 @@ static psg_status export_if(exporter *x, const psg_expr *e) {
       g[b]->n_output = nout;
     }
     x->nodes = saved;
+    x->depth--;
     if (st) return st;
   }
   x->span_name = source_name(e);
@@ -595,6 +617,7 @@ static psg_status export_if(exporter *x, const psg_expr *e) {
  * Ifs are exported as a whole when first reached. */
 static int pre(psg_visitor *v, const psg_expr *e) {
   exporter *x = v->user;
+  if (psg_expr_kind(e) != PSG_EXPR_VAR && visible(x, e)) return PSG_VISIT_SKIP_CHILDREN; /* written already */
   switch (psg_expr_kind(e)) {
   case PSG_EXPR_FUNCTION: return PSG_VISIT_SKIP_CHILDREN;
   case PSG_EXPR_LET: return export_let(x, e) ? PSG_VISIT_ABORT : PSG_VISIT_SKIP_CHILDREN;
@@ -607,7 +630,7 @@ static psg_status inline_call(exporter *x, const psg_expr *e, const psg_expr *fn
   size_t np = psg_function_num_params(fn), na = psg_call_num_args(e), k = 0;
   if (np != na) return fail(x, PSG_ERR_TYPE, "a function of %zu parameters called with %zu arguments", np, na);
   psg_expr *body = psg_function_get_body(fn);
-  if (get_names(x, body, &k)) return fail(x, PSG_ERR_UNSUPPORTED, "a function called at several sites is not exported");
+  if (visible(x, body)) return fail(x, PSG_ERR_UNSUPPORTED, "a function called at several sites is not exported");
   for (size_t i = 0; i < np; i++) {
     char **nm = get_names(x, psg_call_get_arg(e, i), &k);
     if (!nm) return fail(x, PSG_ERR_INTERNAL, "argument %zu (%s) has no value", i, psg_expr_kind_name(psg_expr_kind(psg_call_get_arg(e, i))));
@@ -961,6 +984,7 @@ static psg_status post(psg_visitor *v, const psg_expr *e) {
   char **names = NULL;
   size_t n = 1;
   psg_status st = PSG_OK;
+  if (psg_expr_kind(e) != PSG_EXPR_LET && psg_expr_kind(e) != PSG_EXPR_IF && visible(x, e)) return PSG_OK;
   switch (psg_expr_kind(e)) {
   case PSG_EXPR_OP:
   case PSG_EXPR_VAR: /* parameters are named before the walk */
