@@ -118,10 +118,17 @@ void psgi_attr_release_adopted(psg_ctx *ctx, psg_attr *v);
 void psgi_ctx_object_born(psg_ctx *ctx);
 void psgi_ctx_object_died(psg_ctx *ctx);
 
-/* Atomic reference counts (relaxed increment, acq_rel decrement). */
-static inline void psgi_ref_inc(uint32_t *rc) { __atomic_fetch_add(rc, 1, __ATOMIC_RELAXED); }
+/* Atomic reference counts (relaxed increment, acq_rel decrement); plain
+ * ones while the process has a single thread (psgi_single_threaded). */
+static inline void psgi_ref_inc(uint32_t *rc) {
+  if (psgi_single_threaded())
+    ++*rc;
+  else
+    __atomic_fetch_add(rc, 1, __ATOMIC_RELAXED);
+}
 /* True when the count reached zero. */
 static inline bool psgi_ref_dec(uint32_t *rc) {
+  if (psgi_single_threaded()) return --*rc == 0;
   return __atomic_fetch_sub(rc, 1, __ATOMIC_ACQ_REL) == 1;
 }
 

@@ -46,8 +46,13 @@ psg_status psg_ctx_create(const psg_allocator *alloc, psg_ctx **out) {
   return PSG_OK;
 }
 
+/* Counts are atomic but while the process has a single thread (support.h). */
 void psg_ctx_retain(psg_ctx *ctx) {
-  if (ctx) __atomic_fetch_add(&ctx->refcount, 1, __ATOMIC_RELAXED);
+  if (!ctx) return;
+  if (psgi_single_threaded())
+    ctx->refcount++;
+  else
+    __atomic_fetch_add(&ctx->refcount, 1, __ATOMIC_RELAXED);
 }
 
 static void ctx_destroy(psg_ctx *ctx) {
@@ -69,7 +74,9 @@ static void ctx_destroy(psg_ctx *ctx) {
 }
 
 void psg_ctx_release(psg_ctx *ctx) {
-  if (ctx && __atomic_fetch_sub(&ctx->refcount, 1, __ATOMIC_ACQ_REL) == 1) ctx_destroy(ctx);
+  if (!ctx) return;
+  if (psgi_single_threaded() ? --ctx->refcount == 0 : __atomic_fetch_sub(&ctx->refcount, 1, __ATOMIC_ACQ_REL) == 1)
+    ctx_destroy(ctx);
 }
 
 int64_t psg_ctx_live_objects(const psg_ctx *ctx) {
@@ -79,12 +86,18 @@ int64_t psg_ctx_live_objects(const psg_ctx *ctx) {
 bool psg_ctx_is_oom(const psg_ctx *ctx) { return __atomic_load_n(&ctx->oom, __ATOMIC_RELAXED); }
 
 void psgi_ctx_object_born(psg_ctx *ctx) {
-  __atomic_fetch_add(&ctx->live_objects, 1, __ATOMIC_RELAXED);
+  if (psgi_single_threaded())
+    ctx->live_objects++;
+  else
+    __atomic_fetch_add(&ctx->live_objects, 1, __ATOMIC_RELAXED);
   psg_ctx_retain(ctx);
 }
 
 void psgi_ctx_object_died(psg_ctx *ctx) {
-  __atomic_fetch_sub(&ctx->live_objects, 1, __ATOMIC_RELAXED);
+  if (psgi_single_threaded())
+    ctx->live_objects--;
+  else
+    __atomic_fetch_sub(&ctx->live_objects, 1, __ATOMIC_RELAXED);
   psg_ctx_release(ctx);
 }
 
