@@ -25,6 +25,10 @@ typedef struct psg_onnx_import_opts {
  * The result has one function, @main, whose parameters are the graph inputs
  * that are not initializers (named as in ONNX) and whose result is the graph
  * output (a tuple when there are several). Initializers become constants.
+ * Every expression built for a named node has a span whose source name is
+ * the node's name, line and column 0 (as TVM's frontends give); passes keep
+ * spans on what they rebuild, and a diagnostic at such a span reads
+ * "Conv_3: error: ...".
  * *out is NULL on entry and stays NULL on failure.
  * Errors, each with diagnostics naming the ONNX node
  * ("node 'Conv_3' (Conv): ..."):
@@ -45,6 +49,11 @@ PSG_API psg_status psg_onnx_import_file(psg_ctx *ctx, const char *path,
  * new buffer: *out_bytes (free with psg_free) of *out_len bytes. The module
  * must type-check (InferType runs first, on a copy: `mod` is unchanged);
  * parameters become graph inputs under their names, constants initializers.
+ * Nodes written for a call whose span is a name alone (line 0: the
+ * importer's) take that name; when several nodes would (a decomposition, a
+ * copy in each If branch), the one whose value leaves them keeps it bare and
+ * the others get _1, _2, ...; other nodes get generated names (Op_N). Node
+ * names are unique across the model and its subgraphs.
  * *out_bytes is NULL on entry and stays NULL on failure. Errors:
  *   PSG_ERR_NOT_FOUND    no @main;
  *   PSG_ERR_TYPE         the module does not type-check;
