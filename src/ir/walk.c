@@ -51,9 +51,28 @@ done:
 
 /* Mutator --------------------------------------------------------------- */
 
+/* The engine reserves a node's memo entry when it first reaches it (value
+ * NULL until the node is rewritten; the map never removes entries, so the
+ * entry index stays valid) and keeps the entry index of every resolved child
+ * on a stack: a node's children are the top nkids indices when it is
+ * rewritten, so psg_mutator_default and psg_mutator_get_result read the
+ * children's rewrites by index instead of hashing each edge again. */
 typedef struct mutator_state {
-  psgi_map memo; /* node -> rewritten node (a reference held by the memo) */
+  psgi_map memo;            /* node -> rewritten node (a reference held by the memo) */
+  const psg_expr *cur;      /* the node the engine is rewriting, or NULL */
+  const uint32_t *cur_kids; /* memo entry indices of cur's children */
 } mutator_state;
+
+typedef struct mframe {
+  const psg_expr *node;
+  uint32_t next; /* index of the next child to visit */
+  uint32_t slot; /* the node's memo entry */
+} mframe;
+typedef PSGI_VEC(mframe) mframe_vec;
+typedef PSGI_VEC(uint32_t) slot_vec;
+
+/* PSGI_VEC_PUSH without the call while there is room (two pushes per edge). */
+#define PUSH(ctx, v, x) ((v)->len < (v)->cap ? ((v)->data[(v)->len++] = (x), true) : PSGI_VEC_PUSH(ctx, v, x))
 
 void psg_mutator_init(psg_mutator *m, psg_ctx *ctx) {
   memset(m, 0, sizeof *m);
@@ -79,9 +98,23 @@ void psg_mutator_fini(psg_mutator *m) {
   m->state_ = NULL;
 }
 
+/* A child of the node being rewritten: its rewrite by entry index. */
+static bool kid_result(const mutator_state *s, const psg_expr *e, psg_expr **r) {
+  const psg_expr *cur = s->cur;
+  if (!cur) return false;
+  for (uint32_t i = 0; i < cur->nkids && i < 8; i++)
+    if (cur->kids[i] == e) {
+      *r = s->memo.entries[s->cur_kids[i]].value;
+      return true;
+    }
+  return false;
+}
+
 psg_expr *psg_mutator_get_result(psg_mutator *m, const psg_expr *e) {
   mutator_state *s = m->state_;
   if (!s) return NULL;
+  psg_expr *r;
+  if (kid_result(s, e, &r)) return r;
   psgi_map_entry *en = psgi_map_get_ptr(&s->memo, e);
   return en ? en->value : NULL;
 }
@@ -105,14 +138,26 @@ psg_status psg_mutator_set_result(psg_mutator *m, const psg_expr *e, psg_expr *r
   return memo_put(m, e, result);
 }
 
-/* The rewrite of a node whose children are all in the memo. */
-static psg_status rewrite_node(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+/* The rewrite of a node whose children are all in the memo (their entries
+ * are `kids`), stored in the node's entry `slot`. */
+static psg_status rewrite_node(psg_mutator *m, mutator_state *s, const psg_expr *e, const uint32_t *kids,
+                               uint32_t slot) {
   psg_mutate_fn fn = m->visit[e->kind];
-  *out = NULL;
-  psg_status st = fn ? fn(m, e, out) : psg_mutator_default(m, e, out);
-  if (!st && !*out) st = psg_ctx_fail(m->ctx, PSG_ERR_INTERNAL, "a mutator callback for %s returned no node",
-                                       psgi_expr_kind_names[e->kind]);
-  return st;
+  psg_expr *out = NULL;
+  const psg_expr *cur = s->cur;
+  const uint32_t *cur_kids = s->cur_kids;
+  s->cur = e;
+  s->cur_kids = kids;
+  psg_status st = fn ? fn(m, e, &out) : psg_mutator_default(m, e, &out);
+  s->cur = cur;
+  s->cur_kids = cur_kids;
+  if (!st && !out) st = psg_ctx_fail(m->ctx, PSG_ERR_INTERNAL, "a mutator callback for %s returned no node",
+                                      psgi_expr_kind_names[e->kind]);
+  if (st) return st;
+  psgi_map_entry *en = &s->memo.entries[slot];
+  psg_expr_release(en->value); /* a replaced entry (a nested walk got there first) */
+  en->value = out;
+  return PSG_OK;
 }
 
 /* Runs `pre` on a node reached for the first time; true if it replaced it. */
@@ -130,50 +175,72 @@ static psg_status try_pre(psg_mutator *m, const psg_expr *e, bool *replaced) {
   return memo_put(m, e, rep);
 }
 
+/* The memo entry of e (reserved if new); *have when it already has a rewrite. */
+static psg_status reserve(psg_mutator *m, mutator_state *s, const psg_expr *e, uint32_t *slot, bool *have) {
+  psgi_map_entry *en = psgi_map_put_ptr(&s->memo, e, NULL);
+  if (!en) return psgi_nomem(m->ctx);
+  *slot = (uint32_t)(en - s->memo.entries);
+  *have = en->value != NULL;
+  return PSG_OK;
+}
+
 psg_status psg_mutate(psg_mutator *m, const psg_expr *root, psg_expr **out) {
   *out = NULL;
   if (!root) return PSG_ERR_INVALID_ARGUMENT;
   psg_ctx *ctx = m->ctx;
-  if (!state(m)) return psgi_nomem(ctx);
-  psg_expr *hit = psg_mutator_get_result(m, root);
-  if (hit) {
-    psg_expr_retain(hit);
-    *out = hit;
+  mutator_state *s = state(m);
+  if (!s) return psgi_nomem(ctx);
+  psgi_map_entry *hit = psgi_map_get_ptr(&s->memo, root);
+  if (hit && hit->value) {
+    psg_expr_retain(hit->value);
+    *out = hit->value;
     return PSG_OK;
   }
-  frame_vec stack = {0};
-  bool replaced;
+  mframe_vec stack = {0};
+  slot_vec done_kids = {0}; /* entry indices of the resolved children of the frames */
+  bool replaced, have = false;
+  uint32_t slot = 0;
   psg_status st = try_pre(m, root, &replaced);
   if (st || replaced) goto done;
-  frame f0 = {root, 0};
+  if ((st = reserve(m, s, root, &slot, &have)) != PSG_OK) goto done;
+  mframe f0 = {root, 0, slot};
   if (!PSGI_VEC_PUSH(ctx, &stack, f0)) goto nomem;
   while (stack.len) {
-    frame *f = &stack.data[stack.len - 1];
+    mframe *f = &stack.data[stack.len - 1];
     if (f->next < f->node->nkids) {
       uint32_t i = f->next++;
       const psg_expr *parent = f->node;
       if (m->before_child && (st = m->before_child(m, parent, i)) != PSG_OK) goto done;
       const psg_expr *child = parent->kids[i];
-      if (psg_mutator_get_result(m, child)) continue;
-      if ((st = try_pre(m, child, &replaced)) != PSG_OK) goto done;
-      if (replaced) continue;
-      frame fc = {child, 0};
-      if (!PSGI_VEC_PUSH(ctx, &stack, fc)) goto nomem;
+      if ((st = reserve(m, s, child, &slot, &have)) != PSG_OK) goto done;
+      if (!have) {
+        if (m->pre && (st = try_pre(m, child, &replaced)) != PSG_OK) goto done;
+        if (!m->pre || !replaced) {
+          mframe fc = {child, 0, slot};
+          if (!PUSH(ctx, &stack, fc)) goto nomem;
+          continue;
+        }
+      }
+      if (!PUSH(ctx, &done_kids, slot)) goto nomem;
       continue;
     }
     const psg_expr *node = f->node;
+    slot = f->slot;
     stack.len--;
-    psg_expr *res;
-    if ((st = rewrite_node(m, node, &res)) != PSG_OK) goto done;
-    if ((st = memo_put(m, node, res)) != PSG_OK) goto done;
+    done_kids.len -= node->nkids;
+    const uint32_t *kids = node->nkids ? done_kids.data + done_kids.len : NULL;
+    if ((st = rewrite_node(m, s, node, kids, slot)) != PSG_OK) goto done;
+    if (stack.len && !PUSH(ctx, &done_kids, slot)) goto nomem;
   }
   goto done;
 nomem:
   st = psgi_nomem(ctx);
 done:
   PSGI_VEC_FREE(ctx, &stack);
+  PSGI_VEC_FREE(ctx, &done_kids);
   if (!st) {
-    *out = psg_mutator_get_result(m, root);
+    hit = psgi_map_get_ptr(&s->memo, root);
+    *out = hit ? hit->value : NULL;
     psg_expr_retain(*out);
   }
   return st;
@@ -187,13 +254,15 @@ psg_status psg_mutator_default(psg_mutator *m, const psg_expr *e, psg_expr **out
     *out = (psg_expr *)e;
     return PSG_OK;
   }
+  mutator_state *s = m->state_;
+  const uint32_t *slots = s && s->cur == e ? s->cur_kids : NULL;
   enum { SMALL = 8 };
   psg_expr *small[SMALL], **kids = small;
   if (e->nkids > SMALL && !(kids = psgi_alloc(ctx, (size_t)e->nkids * sizeof *kids))) return psgi_nomem(ctx);
   psg_status st = PSG_OK;
   bool changed = false;
   for (uint32_t i = 0; i < e->nkids; i++) {
-    psg_expr *r = psg_mutator_get_result(m, e->kids[i]);
+    psg_expr *r = slots ? s->memo.entries[slots[i]].value : psg_mutator_get_result(m, e->kids[i]);
     if (!r) {
       /* Called outside the engine's order: rewrite the child now (this
        * nested walk is iterative too). */

@@ -2,21 +2,33 @@
 #include "transforms/rewrite_inner.h"
 #include "transforms/transforms.h"
 
+/* A node's memo entry is reserved when the walk first reaches it (value
+ * NULL until it is rewritten; the map never removes entries, so indices stay
+ * valid), and the entry index of every finished child goes on a stack: a
+ * node's children are the top nkids indices when it is rewritten, so each
+ * edge costs one map operation. */
 typedef struct frame {
   const psg_expr *e;
   uint32_t next;
+  uint32_t slot; /* e's memo entry */
 } frame;
 
-/* e rebuilt over its children's rewrites (leaves stay), then the callback. */
-static psg_status rewrite_node(psgi_rewriter *r, psgi_map *memo, const psg_expr *e, psg_expr **out) {
+enum { LEAF = UINT32_MAX }; /* a child that is its own rewrite (not in the memo) */
+
+/* PSGI_VEC_PUSH without the call while there is room. */
+#define PUSH(ctx, v, x) ((v)->len < (v)->cap ? ((v)->data[(v)->len++] = (x), true) : PSGI_VEC_PUSH(ctx, v, x))
+
+/* e rebuilt over its children's rewrites (memo entries `slots`; leaves stay),
+ * then the callback. */
+static psg_status rewrite_node(psgi_rewriter *r, psgi_map *memo, const psg_expr *e, const uint32_t *slots,
+                               psg_expr **out) {
   enum { SMALL = 8 };
   psg_expr *small[SMALL], **kids = small;
   *out = NULL;
   if (e->nkids > SMALL && !(kids = psgi_alloc(r->ctx, (size_t)e->nkids * sizeof *kids))) return psgi_nomem(r->ctx);
   bool changed = false;
   for (uint32_t i = 0; i < e->nkids; i++) {
-    psg_expr *k = e->kids[i];
-    if (k->nkids || r->visit[k->kind]) k = psgi_map_get_ptr(memo, k)->value;
+    psg_expr *k = slots[i] == LEAF ? e->kids[i] : memo->entries[slots[i]].value;
     kids[i] = k;
     changed |= k != e->kids[i];
   }
@@ -52,36 +64,49 @@ psg_status psgi_rewrite_inner(psgi_rewriter *r, const psg_expr *root, psg_expr *
   psgi_map memo; /* inner node -> its rewrite (a reference the memo holds) */
   psgi_map_init(&memo, ctx);
   PSGI_VEC(frame) stack = {0};
-  frame f0 = {root, 0};
-  psg_status st = PSGI_VEC_PUSH(ctx, &stack, f0) ? PSG_OK : psgi_nomem(ctx);
+  PSGI_VEC(uint32_t) done = {0}; /* memo entries of the finished children of the frames */
+  psg_status st = PSG_OK;
+  bool is_new;
+  psgi_map_entry *en = psgi_map_put_ptr(&memo, root, NULL);
+  frame f0 = {root, 0, 0};
+  if (!en || !PSGI_VEC_PUSH(ctx, &stack, f0)) st = psgi_nomem(ctx);
   while (!st && stack.len) {
     frame *f = &stack.data[stack.len - 1];
     if (f->next < f->e->nkids) {
       const psg_expr *k = f->e->kids[f->next++];
-      /* A child still on the stack would be a cycle: a finished one is in the memo. */
-      if ((!k->nkids && !r->visit[k->kind]) || psgi_map_get_ptr(&memo, k)) continue;
-      frame fk = {k, 0}; /* a visited leaf is done on the next turn, as psg_mutate does it */
-      if (!PSGI_VEC_PUSH(ctx, &stack, fk)) st = psgi_nomem(ctx);
+      uint32_t slot = LEAF;
+      if (k->nkids || r->visit[k->kind]) {
+        if (!(en = psgi_map_put_ptr(&memo, k, &is_new))) {
+          st = psgi_nomem(ctx);
+          break;
+        }
+        slot = (uint32_t)(en - memo.entries);
+        /* A child still on the stack would be a cycle: a known one is finished. */
+        if (is_new) {
+          frame fk = {k, 0, slot}; /* a visited leaf is done on the next turn, as psg_mutate does it */
+          if (!PUSH(ctx, &stack, fk)) st = psgi_nomem(ctx);
+          continue;
+        }
+      }
+      if (!PUSH(ctx, &done, slot)) st = psgi_nomem(ctx);
       continue;
     }
     const psg_expr *e = f->e;
+    uint32_t slot = f->slot;
     stack.len--;
+    done.len -= e->nkids;
     psg_expr *res = NULL;
-    if ((st = rewrite_node(r, &memo, e, &res)) != PSG_OK) break;
-    psgi_map_entry *en = psgi_map_put_ptr(&memo, e, NULL);
-    if (!en) {
-      psg_expr_release(res);
-      st = psgi_nomem(ctx);
-      break;
-    }
-    en->value = res;
+    if ((st = rewrite_node(r, &memo, e, e->nkids ? done.data + done.len : NULL, &res)) != PSG_OK) break;
+    memo.entries[slot].value = res;
+    if (stack.len && !PUSH(ctx, &done, slot)) st = psgi_nomem(ctx);
   }
   if (!st) {
-    *out = psgi_map_get_ptr(&memo, root)->value;
+    *out = memo.entries[0].value;
     psg_expr_retain(*out);
   }
   for (size_t i = 0; i < memo.len; i++) psg_expr_release(memo.entries[i].value);
   PSGI_VEC_FREE(ctx, &stack);
+  PSGI_VEC_FREE(ctx, &done);
   psgi_map_fini(&memo);
   return st;
 }
