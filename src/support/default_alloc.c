@@ -18,13 +18,21 @@
  *   above 1 MiB          its own mapping, huge pages over its 2 MiB-aligned
  *                        part, populated at once
  *
- * The pool has its own lock (contexts are shared between threads). Not under
- * the sanitizers, which must see every block: there, where mmap is missing,
- * and if the pool cannot be made, everything is malloc. */
+ * The pool has its own lock (contexts are shared between threads): a futex
+ * word taken with one atomic exchange and released with another, inline, as
+ * most allocations and frees are a few dozen instructions under it; not
+ * taken while the process has a single thread (atomics cost ~10 ns each on
+ * our VMs, and there are tens of thousands of blocks in a pipeline run). A free
+ * finds its block's chunk by the block's 2 MiB region (every chunk is
+ * 2 MiB-aligned, so no two chunks share a region) in a small hash table; a
+ * free block records its chunk, so taking one off a free list needs no
+ * lookup. Not under the sanitizers, which must see every block: there, where
+ * mmap is missing, and if the pool cannot be made, everything is malloc. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "support/default_alloc.h"
+#include "support/support.h"
 
 #if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(PASSAGE_NO_MMAP_ALLOC)
 #if defined(__has_feature)
@@ -37,8 +45,10 @@
 #endif
 
 #ifndef PSG_PLAIN_MALLOC
-#include <pthread.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -89,25 +99,65 @@ static size_t big_length(size_t n) {
   return len;
 }
 
+/* The lock ------------------------------------------------------------------- */
+
+/* 0 free, 1 held, 2 held and maybe waited for (Drepper, "Futexes Are
+ * Tricky", mutex 3): uncontended, one exchange to take and one to release.
+ * While the process has a single thread no other can touch the pool, and the
+ * lock is not taken at all (support.h, psgi_single_threaded). */
+static void lock_slow(int *word) {
+  while (__atomic_exchange_n(word, 2, __ATOMIC_ACQUIRE) != 0)
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+}
+
+/* Whether the lock was taken, for pool_unlock (the process may have become
+ * single-threaded in between, when its last other thread ended). */
+static inline bool pool_lock(int *word) {
+  if (psgi_single_threaded()) return false;
+  int expected = 0;
+  if (!__atomic_compare_exchange_n(word, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+    lock_slow(word);
+  return true;
+}
+
+static inline void pool_unlock(int *word, bool locked) {
+  if (locked && __atomic_exchange_n(word, 0, __ATOMIC_RELEASE) == 2)
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 /* The pool ------------------------------------------------------------------- */
 
-/* A free block starts with its links; blocks are at least 32 bytes. */
+struct chunk;
+
+/* A free block starts with its links and its chunk; blocks are at least 32
+ * bytes. */
 typedef struct free_block {
   struct free_block *next, *prev;
+  struct chunk *owner;
   unsigned cls;
 } free_block;
 
 typedef struct chunk {
   char *base;
   size_t size, bump, live; /* carved bytes; blocks handed out */
+  size_t index;            /* in pool->chunks */
   struct chunk *next_donated;
 } chunk;
 
+/* The chunk over each 2 MiB region a chunk covers (key: the region's number
+ * plus one; 0 is an empty slot), open addressing, linear probing. */
+typedef struct region_slot {
+  uintptr_t key;
+  chunk *ch;
+} region_slot;
+
 struct psgi_pool {
-  pthread_mutex_t lock;
+  int lock;
   free_block *free[NCLASS];
-  chunk **chunks; /* sorted by base */
+  chunk **chunks; /* in no order */
   size_t nchunks, cap;
+  region_slot *regions;
+  size_t nregions, region_cap; /* a power of two, at most half full */
   /* The chunks blocks are carved from: [0] for small blocks, [1] for the
    * others (long-lived small objects do not pin the chunks of weights). */
   chunk *cur[2];
@@ -147,9 +197,10 @@ static unsigned class_within(size_t n) {
   return class_size(c) > n ? c - 1 : c;
 }
 
-static void push_free(psgi_pool *pool, char *p, unsigned c) {
+static void push_free(psgi_pool *pool, char *p, unsigned c, chunk *owner) {
   free_block *b = (free_block *)(void *)p;
   b->cls = c;
+  b->owner = owner;
   b->prev = NULL;
   b->next = pool->free[c];
   if (b->next) b->next->prev = b;
@@ -164,28 +215,70 @@ static void unlink_free(psgi_pool *pool, free_block *b) {
   if (b->next) b->next->prev = b->prev;
 }
 
-/* The index of the first chunk whose base is above p. */
-static size_t upper_bound(const psgi_pool *pool, const char *p) {
-  size_t lo = 0, hi = pool->nchunks;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if ((uintptr_t)pool->chunks[mid]->base <= (uintptr_t)p)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+static size_t region_home(const psgi_pool *pool, uintptr_t key) {
+  return (size_t)((key * 0x9e3779b97f4a7c15u) >> 32) & (pool->region_cap - 1);
 }
 
 /* The chunk holding p (pooled blocks always lie in one). */
 static chunk *chunk_of(const psgi_pool *pool, const char *p) {
-  size_t i = upper_bound(pool, p);
-  return i ? pool->chunks[i - 1] : NULL;
+  uintptr_t key = ((uintptr_t)p >> 21) + 1;
+  if (!pool->region_cap) return NULL;
+  for (size_t i = region_home(pool, key);; i = (i + 1) & (pool->region_cap - 1)) {
+    const region_slot *s = &pool->regions[i];
+    if (s->key == key) return s->ch;
+    if (!s->key) return NULL;
+  }
 }
 
-/* A chunk over [base, base + size), entered in the sorted table; NULL when
- * the table or the record cannot grow. */
+static void region_put(psgi_pool *pool, uintptr_t key, chunk *ch) {
+  size_t i = region_home(pool, key);
+  while (pool->regions[i].key) i = (i + 1) & (pool->region_cap - 1);
+  pool->regions[i].key = key;
+  pool->regions[i].ch = ch;
+  pool->nregions++;
+}
+
+/* Removes key (present), shifting later slots of its run back. */
+static void region_remove(psgi_pool *pool, uintptr_t key) {
+  size_t mask = pool->region_cap - 1, i = region_home(pool, key);
+  while (pool->regions[i].key != key) i = (i + 1) & mask;
+  for (size_t j = (i + 1) & mask; pool->regions[j].key; j = (j + 1) & mask) {
+    size_t home = region_home(pool, pool->regions[j].key);
+    /* j's entry may move to the hole at i when its home is not in (i, j]. */
+    if (((j - home) & mask) >= ((j - i) & mask)) {
+      pool->regions[i] = pool->regions[j];
+      i = j;
+    }
+  }
+  pool->regions[i].key = 0;
+  pool->regions[i].ch = NULL;
+  pool->nregions--;
+}
+
+/* Room for n more regions; false when the table cannot grow. */
+static bool regions_reserve(psgi_pool *pool, size_t n) {
+  if (2 * (pool->nregions + n) <= pool->region_cap) return true;
+  size_t ncap = pool->region_cap ? pool->region_cap : 64;
+  while (2 * (pool->nregions + n) > ncap) ncap *= 2;
+  region_slot *old = pool->regions, *nr = calloc(ncap, sizeof *nr);
+  if (!nr) return false;
+  size_t oldcap = pool->region_cap;
+  pool->regions = nr;
+  pool->region_cap = ncap;
+  pool->nregions = 0;
+  for (size_t i = 0; i < oldcap; i++)
+    if (old[i].key) region_put(pool, old[i].key, old[i].ch);
+  free(old);
+  return true;
+}
+
+static uintptr_t first_region(const chunk *ch) { return ((uintptr_t)ch->base >> 21) + 1; }
+static uintptr_t end_region(const chunk *ch) { return (((uintptr_t)ch->base + ch->size - 1) >> 21) + 2; }
+
+/* A chunk over [base, base + size) (2 MiB-aligned: no two chunks share a
+ * region), entered in the tables; NULL when they or the record cannot grow. */
 static chunk *add_chunk(psgi_pool *pool, char *base, size_t size) {
+  if ((uintptr_t)base & (HUGE_PAGE - 1)) return NULL; /* map_populated aligns every chunk */
   if (pool->nchunks == pool->cap) {
     size_t ncap = pool->cap ? 2 * pool->cap : 8;
     chunk **nc = realloc(pool->chunks, ncap * sizeof *nc);
@@ -199,10 +292,13 @@ static chunk *add_chunk(psgi_pool *pool, char *base, size_t size) {
   ch->size = size;
   ch->bump = ch->live = 0;
   ch->next_donated = NULL;
-  size_t i = upper_bound(pool, ch->base);
-  memmove(pool->chunks + i + 1, pool->chunks + i, (pool->nchunks - i) * sizeof *pool->chunks);
-  pool->chunks[i] = ch;
-  pool->nchunks++;
+  if (!regions_reserve(pool, (size_t)(end_region(ch) - first_region(ch)))) {
+    free(ch);
+    return NULL;
+  }
+  for (uintptr_t k = first_region(ch); k < end_region(ch); k++) region_put(pool, k, ch);
+  ch->index = pool->nchunks;
+  pool->chunks[pool->nchunks++] = ch;
   return ch;
 }
 
@@ -218,7 +314,7 @@ static chunk *new_chunk(psgi_pool *pool, size_t size) {
  * being unmapped, while the pool keeps less than DONATED_MAX of them. */
 static bool donate(psgi_pool *pool, char *base, size_t size) {
   bool taken = false;
-  pthread_mutex_lock(&pool->lock);
+  bool locked = pool_lock(&pool->lock);
   if (pool->donated_bytes + size <= DONATED_MAX) {
     chunk *ch = add_chunk(pool, base, size);
     if (ch) {
@@ -228,14 +324,15 @@ static bool donate(psgi_pool *pool, char *base, size_t size) {
       taken = true;
     }
   }
-  pthread_mutex_unlock(&pool->lock);
+  pool_unlock(&pool->lock, locked);
   return taken;
 }
 
 static void drop_chunk(psgi_pool *pool, chunk *ch) {
-  size_t i = upper_bound(pool, ch->base) - 1;
-  memmove(pool->chunks + i, pool->chunks + i + 1, (pool->nchunks - i - 1) * sizeof *pool->chunks);
-  pool->nchunks--;
+  for (uintptr_t k = first_region(ch); k < end_region(ch); k++) region_remove(pool, k);
+  chunk *last = pool->chunks[--pool->nchunks];
+  pool->chunks[ch->index] = last;
+  last->index = ch->index;
   munmap(ch->base, ch->size);
   free(ch);
 }
@@ -284,7 +381,7 @@ static char *carve(psgi_pool *pool, unsigned c) {
       /* The old chunk's tail goes to the free lists, largest classes first. */
       while (ch->size - ch->bump >= POOL_MIN) {
         unsigned t = class_within(ch->size - ch->bump);
-        push_free(pool, ch->base + ch->bump, t);
+        push_free(pool, ch->base + ch->bump, t, ch);
         ch->bump += class_size(t);
       }
     }
@@ -298,37 +395,35 @@ static char *carve(psgi_pool *pool, unsigned c) {
 
 static void *pool_alloc(psgi_pool *pool, size_t n) {
   unsigned c = class_of(n);
-  pthread_mutex_lock(&pool->lock);
-  char *p = (char *)pool->free[c];
-  if (p) {
-    unlink_free(pool, pool->free[c]);
-    chunk_of(pool, p)->live++;
+  size_t size = class_size(c);
+  bool locked = pool_lock(&pool->lock);
+  free_block *b = pool->free[c];
+  char *p = (char *)b;
+  if (b) {
+    pool->free[c] = b->next;
+    if (b->next) b->next->prev = NULL;
+    b->owner->live++;
   } else {
     p = carve(pool, c);
   }
-  if (p) pool->in_use += class_size(c);
-  pthread_mutex_unlock(&pool->lock);
+  if (p) pool->in_use += size;
+  pool_unlock(&pool->lock, locked);
   return p;
 }
 
 static void pool_free(psgi_pool *pool, void *ptr, size_t n) {
   unsigned c = class_of(n);
-  pthread_mutex_lock(&pool->lock);
+  size_t size = class_size(c);
+  bool locked = pool_lock(&pool->lock);
   chunk *ch = chunk_of(pool, ptr);
-  push_free(pool, ptr, c);
-  pool->in_use -= class_size(c);
+  push_free(pool, ptr, c, ch);
+  pool->in_use -= size;
   if (ch && --ch->live == 0) chunk_emptied(pool, ch);
-  pthread_mutex_unlock(&pool->lock);
+  pool_unlock(&pool->lock, locked);
 }
 
 psgi_pool *psgi_pool_create(void) {
-  psgi_pool *pool = calloc(1, sizeof *pool);
-  if (!pool) return NULL;
-  if (pthread_mutex_init(&pool->lock, NULL) != 0) {
-    free(pool);
-    return NULL;
-  }
-  return pool;
+  return calloc(1, sizeof(psgi_pool));
 }
 
 void psgi_pool_destroy(psgi_pool *pool) {
@@ -338,20 +433,20 @@ void psgi_pool_destroy(psgi_pool *pool) {
     free(pool->chunks[i]);
   }
   free(pool->chunks);
-  pthread_mutex_destroy(&pool->lock);
+  free(pool->regions);
   free(pool);
 }
 
 bool psgi_pool_get_stats(psgi_pool *pool, psgi_pool_stats *out) {
   memset(out, 0, sizeof *out);
   if (!pool) return false;
-  pthread_mutex_lock(&pool->lock);
+  bool locked = pool_lock(&pool->lock);
   for (size_t i = 0; i < pool->nchunks; i++) out->mapped += pool->chunks[i]->size;
   out->chunks = pool->nchunks;
   out->in_use = pool->in_use;
   for (const chunk *ch = pool->donated; ch; ch = ch->next_donated) out->donated_chunks++;
   out->donated_bytes = pool->donated_bytes;
-  pthread_mutex_unlock(&pool->lock);
+  pool_unlock(&pool->lock, locked);
   return true;
 }
 
@@ -384,6 +479,12 @@ static void free_kind(psgi_pool *pool, block_kind k, void *p, size_t n) {
 
 void *psgi_default_realloc(void *user, void *ptr, size_t old_size, size_t new_size) {
   psgi_pool *pool = user;
+  /* Most calls: a new pooled block, or a pooled block freed. */
+  if (pool && !ptr && new_size - 1 < POOL_MAX) return pool_alloc(pool, new_size);
+  if (pool && ptr && !new_size && old_size <= POOL_MAX) {
+    pool_free(pool, ptr, old_size);
+    return NULL;
+  }
   block_kind ok = kind_of(pool, old_size), nk = kind_of(pool, new_size);
   if (new_size == 0) {
     if (ptr) free_kind(pool, ok, ptr, old_size);

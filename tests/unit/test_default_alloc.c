@@ -173,6 +173,46 @@ static void test_big_blocks_donated(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* Blocks carved from every 2 MiB region of a donated chunk are found again
+ * when freed (the pool looks chunks up by region) and come back from the
+ * free lists intact. */
+static void test_blocks_across_regions(void) {
+  psg_ctx *ctx = check_ctx();
+  void *user = ctx->alloc.user;
+  psgi_pool_stats base, st;
+  if (!psgi_pool_get_stats(user, &base)) {
+    CHECK_CTX_CLEAN(ctx);
+    return; /* no pool here */
+  }
+  size_t big = 7u << 20;
+  char *b = ctx->alloc.realloc(user, NULL, 0, big);
+  CHECK(b != NULL);
+  ctx->alloc.realloc(user, b, big, 0);
+  enum { N = 40 };
+  unsigned char *blocks[N];
+  int bad = 0, in_big = 0;
+  for (int round = 0; round < 2; round++) {
+    for (unsigned i = 0; i < N; i++) {
+      blocks[i] = ctx->alloc.realloc(user, NULL, 0, 200000);
+      if (!blocks[i]) {
+        bad++;
+        continue;
+      }
+      in_big += (char *)blocks[i] >= b && (char *)blocks[i] < b + big;
+      fill(blocks[i], 200000, i + round);
+    }
+    for (unsigned i = 0; i < N; i++) {
+      if (blocks[i] && !holds(blocks[i], 200000, i + round)) bad++;
+      ctx->alloc.realloc(user, blocks[i], 200000, 0);
+    }
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK(in_big > N); /* the donated chunk's regions beyond its first were used */
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK_EQ_INT(st.in_use, base.in_use);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 /* Threads sharing one context allocate, write, check and free at once. */
 typedef struct worker {
   psg_ctx *ctx;
@@ -212,14 +252,23 @@ static void *work(void *arg) {
 
 static void test_threads(void) {
   psg_ctx *ctx = check_ctx();
-  enum { T = 4 };
+  enum { T = 4, EARLY = 64 };
   pthread_t th[T];
   worker w[T];
+  /* Blocks taken while the process may still have one thread (the pool then
+   * skips its lock) are freed once it has several. */
+  unsigned char *early[EARLY];
+  for (unsigned i = 0; i < EARLY; i++)
+    if ((early[i] = psgi_alloc(ctx, 100 + 1000 * i))) fill(early[i], 100 + 1000 * i, i);
   for (unsigned i = 0; i < T; i++) {
     w[i] = (worker){ctx, i + 1, 0};
     CHECK_EQ_INT(pthread_create(&th[i], NULL, work, &w[i]), 0);
   }
   int bad = 0;
+  for (unsigned i = 0; i < EARLY; i++) {
+    if (!early[i] || !holds(early[i], 100 + 1000 * i, i)) bad++;
+    psgi_free(ctx, early[i]);
+  }
   for (unsigned i = 0; i < T; i++) {
     pthread_join(th[i], NULL);
     bad += w[i].bad;
@@ -247,6 +296,7 @@ int main(void) {
   RUN_TEST(test_blocks_keep_their_bytes);
   RUN_TEST(test_reuse);
   RUN_TEST(test_big_blocks_donated);
+  RUN_TEST(test_blocks_across_regions);
   RUN_TEST(test_threads);
   RUN_TEST(test_user_hook_untouched);
   return check_finish();
