@@ -228,9 +228,11 @@ static psg_status composite(onnx_imp *im, const oval *const *ins, size_t nin, co
   int64_t idx[8];
   size_t np = 0;
   psg_status st = PSG_OK;
+  psg_span sb;
+  const psg_span *sp = onnxi_span(im, &sb); /* the node's name, kept by the export */
   for (size_t i = 0; i < 8 && i < nin && !st; i++) {
     if (!ins[i]) continue;
-    st = psg_var_create(ctx, pname[i], ins[i]->t, NULL, &params[np]);
+    st = psg_var_create(ctx, pname[i], ins[i]->t, sp, &params[np]);
     if (!st) st = psg_expr_infer_type(params[np], NULL);
     if (st) break;
     pv[i].e = params[np], pv[i].t = ins[i]->t;
@@ -240,7 +242,7 @@ static psg_status composite(onnx_imp *im, const oval *const *ins, size_t nin, co
   }
   if (!st) st = decompose(im, in, ndir, reverse, H, res);
   psg_expr *fields[3] = {res[0].e, res[1].e, res[2].e};
-  if (!st) st = psg_tuple_create(ctx, fields, 3, NULL, &body);
+  if (!st) st = psg_tuple_create(ctx, fields, 3, sp, &body);
   if (!st) st = psg_expr_infer_type(body, NULL);
   onnx_ab b;
   psg_attrs *attrs = NULL;
@@ -251,9 +253,9 @@ static psg_status composite(onnx_imp *im, const oval *const *ins, size_t nin, co
   onnxi_ab_ints(&b, "onnx_inputs", idx, (int)np);
   psg_status sa = onnxi_ab_finish(&b, &attrs);
   if (!st) st = sa;
-  if (!st) st = psg_function_create(ctx, params, np, body, NULL, attrs, NULL, &fn);
+  if (!st) st = psg_function_create(ctx, params, np, body, NULL, attrs, sp, &fn);
   if (!st) st = psg_expr_infer_type(fn, NULL);
-  if (!st) st = psg_call_create(ctx, fn, args, np, NULL, NULL, &out->e);
+  if (!st) st = psg_call_create(ctx, fn, args, np, NULL, sp, &out->e);
   if (!st) st = psg_expr_infer_type(out->e, &out->t);
   if (!st && !out->t) st = onnxi_fail(im, PSG_ERR_INTERNAL, "the LSTM function has no type");
   psg_attrs_release(attrs);

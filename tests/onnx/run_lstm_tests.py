@@ -3,10 +3,10 @@
 small LSTM models built with onnx.helper (sequence length 3; with and without
 initial states, only initial_h, B absent, reverse and bidirectional, outputs
 partly unused) must import, run in Passage's interpreter and match a NumPy
-reference; their -O0 and -O3 exports must hold exactly one LSTM node and no
-other compute node, and run in ONNX Runtime (when tools/fetch-models.sh
-fetched it) and in our interpreter to the same values (1e-5 relative); a W of
-the wrong size is an error naming the node.
+reference; their -O0 and -O3 exports must hold exactly one LSTM node (named
+as the original) and no other compute node, and run in ONNX Runtime (when
+tools/fetch-models.sh fetched it) and in our interpreter to the same values
+(1e-5 relative); a W of the wrong size is an error naming the node.
 Exits 1 on any failure. Run with /usr/bin/python3."""
 import argparse, json, os, subprocess, sys, tempfile
 
@@ -69,7 +69,8 @@ def build(path, rng, has_b, init, direction, outputs):
     while ins[-1] == "":
         ins.pop()
     names = ["Y", "Y_h", "Y_c"]
-    node = helper.make_node("LSTM", ins, [n if n in outputs else "" for n in names], hidden_size=HID, direction=direction)
+    node = helper.make_node("LSTM", ins, [n if n in outputs else "" for n in names], hidden_size=HID, direction=direction,
+                            name="lstm1")
     while node.output[-1] == "":
         node.output.pop()
     shapes = {"Y": [SEQ, ndir, BATCH, HID], "Y_h": [ndir, BATCH, HID], "Y_c": [ndir, BATCH, HID]}
@@ -137,6 +138,8 @@ def check_export(path, direction, has_b):
     a = {x.name: helper.get_attribute_value(x) for x in lstm[0].attribute}
     if a.get("hidden_size") != HID or a.get("direction", b"forward").decode() != direction:
         raise RuntimeError("%s: LSTM attributes %s" % (os.path.basename(path), a))
+    if lstm[0].name != "lstm1":
+        raise RuntimeError("%s: the LSTM node is named %r, not after the original" % (os.path.basename(path), lstm[0].name))
     if (len(lstm[0].input) > 3 and lstm[0].input[3] != "") != has_b:
         raise RuntimeError("%s: LSTM inputs %s" % (os.path.basename(path), list(lstm[0].input)))
 
