@@ -19,6 +19,7 @@
  * Every node it makes carries its type, so rules apply to rewritten code too
  * (a chain of three reshapes becomes one in a single run). */
 #include <math.h>
+#include <pthread.h>
 #include "ops/kernel_util.h"
 #include "transforms/simplify_expr.h"
 #include "transforms/transforms.h"
@@ -266,26 +267,93 @@ static psg_expr *reassociate_constants(psgi_built *b, const simplifier *s, const
   return NULL;
 }
 
+/* The rules by the op of the call they rewrite (the root of their pattern),
+ * so a call runs only those that could apply; a table per op index, built
+ * once (op indices are fixed for the process). Squeeze sinking applies
+ * whatever the op when an argument is a squeeze (checked per call). */
+enum {
+  R_IDENTITY = 1 << 0, R_RESHAPES = 1 << 1, R_TRANSPOSES = 1 << 2, R_CAST = 1 << 3, R_NOOP = 1 << 4,
+  R_TRIVIAL = 1 << 5, R_SLICE_CONCAT = 1 << 6, R_REASSOC = 1 << 7, R_HARD_SWISH = 1 << 8,
+  R_LAYER_NORM = 1 << 9, R_MATMUL = 1 << 10, R_RESHAPE_THROUGH = 1 << 11, R_SQUEEZE = 1 << 12,
+  R_ALL = (1 << 13) - 1
+};
+enum { MAX_OPS = 512 };
+static uint16_t op_rules[MAX_OPS];
+static size_t squeeze_op = (size_t)-1;
+static pthread_once_t op_rules_once = PTHREAD_ONCE_INIT;
+
+static void build_op_rules(void) {
+  static const struct {
+    const char *op;
+    uint16_t rules;
+  } table[] = {
+      {"add", R_IDENTITY | R_REASSOC | R_LAYER_NORM},
+      {"subtract", R_IDENTITY},
+      {"multiply", R_IDENTITY | R_REASSOC | R_HARD_SWISH | R_LAYER_NORM},
+      {"divide", R_IDENTITY | R_HARD_SWISH | R_LAYER_NORM},
+      {"minimum", R_IDENTITY},
+      {"maximum", R_IDENTITY},
+      {"reshape", R_RESHAPES | R_RESHAPE_THROUGH},
+      {"squeeze", R_RESHAPES | R_RESHAPE_THROUGH},
+      {"expand_dims", R_RESHAPES | R_RESHAPE_THROUGH},
+      {"nn.batch_flatten", R_RESHAPES | R_RESHAPE_THROUGH},
+      {"transpose", R_TRANSPOSES},
+      {"cast", R_CAST},
+      {"broadcast_to", R_NOOP},
+      {"strided_slice", R_NOOP | R_SLICE_CONCAT},
+      {"nn.pad", R_NOOP},
+      {"concatenate", R_TRIVIAL},
+      {"mean", R_TRIVIAL},
+      {"sum", R_TRIVIAL},
+      {"max", R_TRIVIAL},
+      {"min", R_TRIVIAL},
+      {"prod", R_TRIVIAL},
+      {"nn.matmul", R_MATMUL},
+      {"nn.batch_matmul", R_MATMUL},
+  };
+  for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+    ptrdiff_t op = psgi_op_lookup(table[i].op, strlen(table[i].op));
+    if (op >= 0 && op < MAX_OPS) op_rules[op] = table[i].rules;
+  }
+  ptrdiff_t sq = psgi_op_lookup("squeeze", 7);
+  if (sq >= 0) squeeze_op = (size_t)sq;
+}
+
+/* The rules that could rewrite `call`. */
+static unsigned rules_for(const psg_expr *call) {
+  if (call->kind != PSG_EXPR_CALL || call->kids[0]->kind != PSG_EXPR_OP) return 0;
+  pthread_once(&op_rules_once, build_op_rules);
+  size_t op = call->kids[0]->u.op;
+  unsigned r = op < MAX_OPS ? op_rules[op] : R_ALL;
+  for (uint32_t i = 1; i < call->nkids && !(r & R_SQUEEZE); i++) {
+    const psg_expr *a = call->kids[i];
+    if (a->kind == PSG_EXPR_CALL && a->kids[0]->kind == PSG_EXPR_OP && a->kids[0]->u.op == squeeze_op) r |= R_SQUEEZE;
+  }
+  return r;
+}
+
 static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   simplifier *s = m->user;
   psg_status st = psg_mutator_default(m, e, out);
   if (st) return st;
   psgi_give_type(*out, e->checked_type); /* a rewrite has the type of what it replaces */
+  unsigned r = rules_for(*out);
   psgi_built b;
   psgi_built_init(&b, m->ctx, &e->span);
-  psg_expr *better = identity_operand(*out);
-  if (!better) better = merge_reshapes(&b, *out);
-  if (!better && !b.status) better = merge_transposes(&b, *out);
-  if (!better) better = simplify_cast(*out);
-  if (!better) better = drop_noop_slice_or_pad(*out);
-  if (!better && !b.status) better = drop_trivial_concat_or_reduce(&b, *out);
-  if (!better) better = slice_of_concat(*out);
-  if (!better && !b.status) better = reassociate_constants(&b, s, e, *out);
-  if (!better && !b.status) better = psgi_simplify_hard_swish(&b, s, *out);
-  if (!better && !b.status) better = psgi_simplify_layer_norm(&b, s, *out);
-  if (!better && !b.status) better = psgi_simplify_matmul_transpose(&b, *out);
-  if (!better && !b.status) better = psgi_simplify_reshape_through(&b, s, *out);
-  if (!better && !b.status) better = psgi_simplify_squeeze_sink(&b, s, *out);
+  psg_expr *better = NULL;
+  if (r & R_IDENTITY) better = identity_operand(*out);
+  if (!better && (r & R_RESHAPES)) better = merge_reshapes(&b, *out);
+  if (!better && !b.status && (r & R_TRANSPOSES)) better = merge_transposes(&b, *out);
+  if (!better && (r & R_CAST)) better = simplify_cast(*out);
+  if (!better && (r & R_NOOP)) better = drop_noop_slice_or_pad(*out);
+  if (!better && !b.status && (r & R_TRIVIAL)) better = drop_trivial_concat_or_reduce(&b, *out);
+  if (!better && (r & R_SLICE_CONCAT)) better = slice_of_concat(*out);
+  if (!better && !b.status && (r & R_REASSOC)) better = reassociate_constants(&b, s, e, *out);
+  if (!better && !b.status && (r & R_HARD_SWISH)) better = psgi_simplify_hard_swish(&b, s, *out);
+  if (!better && !b.status && (r & R_LAYER_NORM)) better = psgi_simplify_layer_norm(&b, s, *out);
+  if (!better && !b.status && (r & R_MATMUL)) better = psgi_simplify_matmul_transpose(&b, *out);
+  if (!better && !b.status && (r & R_RESHAPE_THROUGH)) better = psgi_simplify_reshape_through(&b, s, *out);
+  if (!better && !b.status && (r & R_SQUEEZE)) better = psgi_simplify_squeeze_sink(&b, s, *out);
   st = b.status;
   if (!st && better) {
     psg_expr_retain(better);
@@ -311,14 +379,26 @@ static psg_status keep_type(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   return st;
 }
 
-static psg_status count_users(psg_visitor *v, const psg_expr *e) {
-  simplifier *s = v->user;
-  for (uint32_t i = 0; i < e->nkids; i++) {
-    psgi_map_entry *en = psgi_map_put_ptr(&s->users, e->kids[i], NULL);
-    if (!en) return PSG_ERR_NOMEM;
-    en->value = (void *)((uintptr_t)en->value + 1);
+/* Counts every node's parents (an edge per kid slot) in one walk whose map
+ * is also its seen set: a node's children are walked when it first gets a
+ * count. The root is in the map too, with no parents. */
+static psg_status count_users(simplifier *s, psg_ctx *ctx, const psg_expr *root) {
+  PSGI_VEC(const psg_expr *) stack = {0};
+  psg_status st = psgi_map_put_ptr(&s->users, root, NULL) && PSGI_VEC_PUSH(ctx, &stack, root) ? PSG_OK : PSG_ERR_NOMEM;
+  while (!st && stack.len) {
+    const psg_expr *e = stack.data[--stack.len];
+    for (uint32_t i = 0; i < e->nkids; i++) {
+      bool is_new;
+      psgi_map_entry *en = psgi_map_put_ptr(&s->users, e->kids[i], &is_new);
+      if (!en || (is_new && !PSGI_VEC_PUSH(ctx, &stack, e->kids[i]))) {
+        st = PSG_ERR_NOMEM;
+        break;
+      }
+      en->value = (void *)((uintptr_t)en->value + 1);
+    }
   }
-  return PSG_OK;
+  PSGI_VEC_FREE(ctx, &stack);
+  return st;
 }
 
 static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
@@ -330,8 +410,7 @@ static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc
   simplifier s;
   psgi_map_init(&s.users, func->ctx);
   psgi_map_init(&s.origin, func->ctx);
-  psg_visitor v = {NULL, count_users, &s};
-  st = psg_visit(func->ctx, &v, func);
+  st = count_users(&s, func->ctx, func);
   if (st == PSG_ERR_NOMEM) st = psgi_nomem(func->ctx);
   if (!st) {
     psg_mutator m;
