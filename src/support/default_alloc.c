@@ -339,7 +339,7 @@ static void drop_chunk(psgi_pool *pool, chunk *ch) {
 
 /* Every block of ch is free: take them off the free lists and start the
  * chunk over. */
-static void chunk_emptied(psgi_pool *pool, chunk *ch) {
+__attribute__((noinline)) static void chunk_emptied(psgi_pool *pool, chunk *ch) {
   for (size_t off = 0; off < ch->bump;) {
     free_block *b = (free_block *)(void *)(ch->base + off);
     off += class_size(b->cls);
@@ -359,8 +359,9 @@ static void chunk_emptied(psgi_pool *pool, chunk *ch) {
   }
 }
 
-/* A block of class c carved from the current chunk, or from a fresh one. */
-static char *carve(psgi_pool *pool, unsigned c) {
+/* A block of class c carved from the current chunk, or from a fresh one.
+ * Out of line, as chunk_emptied: pool_alloc and pool_free stay small. */
+__attribute__((noinline)) static char *carve(psgi_pool *pool, unsigned c) {
   size_t size = class_size(c);
   int arena = size > SMALL_BLOCK;
   chunk *ch = pool->cur[arena];
@@ -477,14 +478,9 @@ static void free_kind(psgi_pool *pool, block_kind k, void *p, size_t n) {
   }
 }
 
-void *psgi_default_realloc(void *user, void *ptr, size_t old_size, size_t new_size) {
-  psgi_pool *pool = user;
-  /* Most calls: a new pooled block, or a pooled block freed. */
-  if (pool && !ptr && new_size - 1 < POOL_MAX) return pool_alloc(pool, new_size);
-  if (pool && ptr && !new_size && old_size <= POOL_MAX) {
-    pool_free(pool, ptr, old_size);
-    return NULL;
-  }
+/* Every other call of the hook (out of line: the common calls stay a few
+ * instructions). */
+__attribute__((noinline)) static void *realloc_other(psgi_pool *pool, void *ptr, size_t old_size, size_t new_size) {
   block_kind ok = kind_of(pool, old_size), nk = kind_of(pool, new_size);
   if (new_size == 0) {
     if (ptr) free_kind(pool, ok, ptr, old_size);
@@ -499,6 +495,17 @@ void *psgi_default_realloc(void *user, void *ptr, size_t old_size, size_t new_si
   memcpy(q, ptr, old_size < new_size ? old_size : new_size);
   free_kind(pool, ok, ptr, old_size);
   return q;
+}
+
+void *psgi_default_realloc(void *user, void *ptr, size_t old_size, size_t new_size) {
+  psgi_pool *pool = user;
+  /* Most calls: a new pooled block, or a pooled block freed. */
+  if (pool && !ptr && new_size - 1 < POOL_MAX) return pool_alloc(pool, new_size);
+  if (pool && ptr && !new_size && old_size <= POOL_MAX) {
+    pool_free(pool, ptr, old_size);
+    return NULL;
+  }
+  return realloc_other(pool, ptr, old_size, new_size);
 }
 #else
 psgi_pool *psgi_pool_create(void) { return NULL; }
