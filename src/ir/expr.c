@@ -29,7 +29,7 @@ static psg_status copy_span(psg_ctx *ctx, const psg_span *in, psg_span *out) {
   if (!in) return PSG_OK;
   *out = *in;
   if (in->file) {
-    out->file = psgi_intern(ctx, in->file, strlen(in->file));
+    out->file = psgi_intern_again(ctx, in->file); /* a rebuilt node's span: interned already */
     if (!out->file) return psgi_nomem(ctx);
   }
   return PSG_OK;

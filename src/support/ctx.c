@@ -134,6 +134,18 @@ const char *psgi_intern(psg_ctx *ctx, const char *s, size_t len) {
   return r;
 }
 
+static size_t recent_slot(const char *s) {
+  return (size_t)(((uintptr_t)s >> 3) * 0x9E3779B97F4A7C15ull >> 54); /* 0..1023 */
+}
+
+const char *psgi_intern_again(psg_ctx *ctx, const char *s) {
+  const char **slot = &ctx->recent[recent_slot(s)];
+  if (__atomic_load_n(slot, __ATOMIC_RELAXED) == s) return s;
+  const char *r = psgi_intern(ctx, s, strlen(s));
+  if (r) __atomic_store_n(&ctx->recent[recent_slot(r)], r, __ATOMIC_RELAXED);
+  return r;
+}
+
 const char *psg_version(void) { return "0.1.0"; }
 
 void psg_free(void *p) { free(p); }

@@ -29,6 +29,10 @@ struct psg_ctx {
   void (*pass_state_free)(psg_ctx *ctx, void *state);
   psg_diag_sink sink;
   void *sink_user;
+  /* Strings psgi_intern_again interned, direct-mapped by address (relaxed
+   * atomics). A slot only ever holds a string interned here, alive as long
+   * as the context, so a pointer equal to a slot's is that string. */
+  const char *recent[1024];
 };
 
 /* Objects owned by the context itself (defaults, registries) must not keep it

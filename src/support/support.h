@@ -115,6 +115,10 @@ void psgi_arena_fini(psgi_arena *a);
 /* Interned strings: one copy per distinct byte string per context, alive as
  * long as the context. Thread-safe. NULL on OOM. */
 const char *psgi_intern(psg_ctx *ctx, const char *s, size_t len);
+/* psgi_intern of a NUL-terminated string that is often an interned one
+ * already (a span's file name copied from a node being rebuilt): such a
+ * string, when recently interned, is returned as it is, with no lock. */
+const char *psgi_intern_again(psg_ctx *ctx, const char *s);
 
 /* Edit distance (Levenshtein) between two strings, capped at `cap`+1 so that
  * "did you mean" searches stay cheap. */
