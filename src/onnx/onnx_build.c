@@ -92,6 +92,11 @@ static psg_status build(onnx_imp *im, const char *opname, const oval *args, size
   } else if (!st) {
     st = psg_call_create(ctx, op, real_args, n, attrs, sp, &real);
   }
+  if (!st && sp && im->span_node != im->node) { /* later spans of this node pass the interned name */
+    psg_span got;
+    psg_expr_span(real, &got);
+    im->span_node = im->node, im->span_file = got.file;
+  }
   const psg_type *t = NULL;
   psg_status ts = PSG_OK; /* typing: its failures are the node's type errors */
   if (!st && typed) {

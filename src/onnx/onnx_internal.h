@@ -47,6 +47,8 @@ typedef struct onnx_imp {
   onnx_map values;           /* every name defined so far (all scopes) */
   const Onnx__NodeProto *node; /* the node being converted, for diagnostics */
   bool lift1d;                 /* a 1-D conv/pool being converted as 2-D */
+  const Onnx__NodeProto *span_node; /* the node whose name span_file holds, */
+  const char *span_file;            /* interned (spans pass it on without a lookup) */
   int errors;
 } onnx_imp;
 
