@@ -111,6 +111,13 @@ static void test_intern(void) {
   CHECK(a && a == b && a != x);
   CHECK(psgi_intern(ctx, "conv2d", 4) == a); /* length-bounded */
   CHECK(psgi_intern(ctx, "", 0) != NULL);
+  /* psgi_intern_again: the same interned copy, and an interned string back as it is */
+  char z[] = "conv";
+  CHECK(psgi_intern_again(ctx, z) == a);
+  CHECK(psgi_intern_again(ctx, a) == a);
+  char w[] = "relu";
+  const char *r = psgi_intern_again(ctx, w);
+  CHECK(r && r != w && !strcmp(r, "relu") && psgi_intern(ctx, "relu", 4) == r && psgi_intern_again(ctx, r) == r);
   CHECK_CTX_CLEAN(ctx);
 }
 
