@@ -161,6 +161,14 @@ bool psgi_pass_satisfied(const char *spec, const psg_module *mod) {
   return false;
 }
 
+/* The same by the spec's text: a `required` entry written as a registered
+ * pass's spec is known satisfied without parsing it into a pass. */
+bool psgi_pass_satisfied_text(const char *spec, const psg_module *mod) {
+  for (size_t i = 0; i < run_state.len; i++)
+    if (!strcmp(run_state.items[i].spec, spec)) return run_state.items[i].mod == mod;
+  return false;
+}
+
 static void run_state_leave(void) {
   if (--run_state.depth > 0) return;
   for (size_t i = 0; i < run_state.len; i++) psg_module_release(run_state.items[i].mod);

@@ -127,6 +127,7 @@ psg_status psgi_instruments_exit(psg_pass_context *pc);
 /* True if the registered pass `spec` last produced exactly `mod` in this
  * thread's current run (pass.c). */
 bool psgi_pass_satisfied(const char *spec, const psg_module *mod);
+bool psgi_pass_satisfied_text(const char *spec, const psg_module *mod);
 /* True if `name` is registered (no alias resolution). */
 bool psgi_registry_has(psg_ctx *ctx, const char *name);
 

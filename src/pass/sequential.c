@@ -12,6 +12,7 @@ psg_status psgi_run_required(const psg_pass_info *info, psg_module **mod, psg_pa
   psg_ctx *ctx = pc->ctx;
   for (size_t i = 0; i < info->num_required; i++) {
     const char *spec = info->required[i];
+    if (psgi_pass_satisfied_text(spec, *mod)) continue; /* no parse: the usual case */
     psg_pass *req = NULL;
     psg_status st = psg_pipeline_parse(ctx, spec, &req);
     if (st) {

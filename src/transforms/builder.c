@@ -11,6 +11,7 @@ void psgi_built_init(psgi_built *b, psg_ctx *ctx, const psg_span *span) {
 }
 
 void psgi_built_fini(psgi_built *b) {
+  if (!b->exprs.data && !b->attrs.data) return; /* nothing built (most rule attempts) */
   for (size_t i = 0; i < b->exprs.len; i++) psg_expr_release(b->exprs.data[i]);
   for (size_t i = 0; i < b->attrs.len; i++) psg_attrs_release(b->attrs.data[i]);
   PSGI_VEC_FREE(b->ctx, &b->exprs);
