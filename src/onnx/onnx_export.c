@@ -567,9 +567,9 @@ static psg_status export_if(exporter *x, const psg_expr *e) {
   Onnx__GraphProto *g[2];
   for (int b = 0; b < 2; b++) {
     const psg_expr *br = b ? psg_if_get_else(e) : psg_if_get_then(e);
+    if (x->depth == 63) return fail(x, PSG_ERR_UNSUPPORTED, "Ifs nested more than 63 deep");
     vec saved = x->nodes;
     memset(&x->nodes, 0, sizeof x->nodes);
-    if (x->depth == 63) return fail(x, PSG_ERR_UNSUPPORTED, "Ifs nested more than 63 deep");
     x->active[++x->depth] = ++x->nscopes;
     st = walk(x, br);
     size_t n = 0;
