@@ -124,29 +124,40 @@ static const psg_type *constant_type(const psg_expr *c) {
 }
 
 /* Evaluates an op call whose arguments are all constants. On failure the
- * call stays and a warning says why. */
+ * call stays and a warning says why. A tensor argument is a value on the
+ * stack borrowing its constant's tensor (no allocation): released last, after
+ * the result, which is all a kernel could have retained it into. */
 static psg_status evaluate(folder *fo, const psg_expr *call, const psg_expr *post, psg_expr **out) {
   psg_ctx *ctx = fo->m.ctx;
   size_t nargs = post->nkids - 1;
-  psgi_value *small[16] = {0}, **args = small;
-  const psg_type *small_types[16] = {0}, **types = small_types;
+  psgi_value *small[16], **args = small, stack[16];
+  const psg_type *small_types[16], **types = small_types;
   if (nargs > 16 && (!(args = psgi_calloc(ctx, nargs * sizeof *args)) ||
                      !(types = psgi_calloc(ctx, nargs * sizeof *types)))) {
     if (args != small) psgi_free(ctx, args);
     return psgi_nomem(ctx);
   }
   psg_status st = PSG_OK;
-  for (size_t i = 0; i < nargs && !st; i++) {
-    const psg_expr *c = strip_on_device(post->kids[i + 1]);
-    st = psgi_value_from_constant(ctx, c, &args[i]);
-    types[i] = constant_type(c);
+  size_t made = 0;
+  for (; made < nargs && !st; made++) {
+    const psg_expr *c = strip_on_device(post->kids[made + 1]);
+    if (c->kind == PSG_EXPR_CONSTANT && made < 16) {
+      stack[made] = (psgi_value){.refcount = 1, .kind = PSGI_VALUE_TENSOR, .ctx = ctx, .u.tensor = c->u.constant};
+      args[made] = &stack[made];
+    } else {
+      st = psgi_value_from_constant(ctx, c, &args[made]);
+    }
+    types[made] = constant_type(c);
   }
+  if (st) made--; /* args[made] was not made */
   psgi_value *v = NULL;
-  char msg[512] = "";
+  char msg[512];
+  msg[0] = 0;
   if (!st) st = psgi_eval_op_typed(ctx, post->kids[0]->u.op, post->u.attrs, args, types, nargs, &v, msg, sizeof msg);
   if (!st) st = psgi_value_to_expr(ctx, v, &post->span, out);
   psgi_value_release(v);
-  for (size_t i = 0; i < nargs; i++) psgi_value_release(args[i]);
+  for (size_t i = 0; i < made; i++)
+    if (i >= 16 || args[i] != &stack[i]) psgi_value_release(args[i]);
   if (args != small) psgi_free(ctx, args);
   if (types != small_types) psgi_free(ctx, types);
   if (st == PSG_ERR_NOMEM) return st;
