@@ -121,6 +121,23 @@ static psg_expr *typed(psgi_built *b, psg_expr *call) {
   return st ? NULL : call;
 }
 
+/* `call` (built here, owned by b) rewrites `like`, a call of the same op
+ * with the same attrs: when like's type is final and every argument of call
+ * has the final type like's has there, call's type is like's (what the
+ * relation would compute, without running it: conv2d's is the costly one);
+ * otherwise typed(). */
+static psg_expr *typed_like(psgi_built *b, psg_expr *call, const psg_expr *like) {
+  const psg_type *t = psgi_expr_final_type(like);
+  bool same = t && call->nkids == like->nkids;
+  for (uint32_t i = 1; same && i < call->nkids; i++) {
+    const psg_type *a = psgi_expr_final_type(call->kids[i]);
+    same = a && a == psgi_expr_final_type(like->kids[i]);
+  }
+  if (!same) return typed(b, call);
+  psgi_expr_set_final_type(call, t);
+  return call;
+}
+
 /* layer(x, w) with w replaced by multiply(w, scale); the same attrs. */
 static psg_expr *rescaled_layer(psgi_built *b, const psg_expr *layer, psg_expr *scale) {
   psg_expr *w = psgi_build_call(b, "multiply", (psg_expr *[]){layer->kids[2], scale}, 2, NULL);
@@ -138,7 +155,7 @@ static psg_expr *rescaled_layer(psgi_built *b, const psg_expr *layer, psg_expr *
     if (!b->status) b->status = psgi_nomem(b->ctx);
     return NULL;
   }
-  return typed(b, call);
+  return typed_like(b, call, layer);
 }
 
 /* Backward ------------------------------------------------------------------------------ */
@@ -247,7 +264,7 @@ static psg_expr *fold_forward(psgi_built *b, const folder *f, const psg_expr *or
     if (!b->status) b->status = st ? st : psgi_nomem(b->ctx);
     return NULL;
   }
-  return typed(b, call);
+  return typed_like(b, call, now);
 }
 
 /* Pre-scan: a fold rewrites only its anchor, so until the first fold every
