@@ -56,13 +56,33 @@ psg_status psgi_eval_op_typed(psg_ctx *ctx, size_t op, const psg_attrs *attrs, p
   const psg_type *out_type = NULL;
   if (!st && (st = impl->type_rel(&call, types, nargs, &out_type)) != PSG_OK)
     snprintf(msg, msglen, "%s", call.msg[0] ? call.msg : psg_status_str(st));
-  if (!st && (st = impl->kernel(&call, args, nargs, out_type, out)) != PSG_OK)
+  if (types != small) psgi_free(ctx, types);
+  if (st) return st;
+  return psgi_eval_op_kernel(ctx, op, attrs, args, nargs, out_type, out, msg, msglen);
+}
+
+psg_status psgi_eval_op_kernel(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
+                               size_t nargs, const psg_type *out_type, psgi_value **out, char *msg,
+                               size_t msglen) {
+  *out = NULL;
+  const psgi_op_impl *impl = psgi_op_impl_get(op);
+  const char *name = psgi_op_table[op].name;
+  if (!impl || !impl->type_rel || !impl->kernel) {
+    snprintf(msg, msglen, "operator '%s' has no reference kernel", name);
+    return PSG_ERR_UNSUPPORTED;
+  }
+  psgi_op_call call;
+  call.ctx = ctx;
+  call.op = op;
+  call.attrs = attrs;
+  call.msg[0] = 0;
+  psg_status st = impl->kernel(&call, args, nargs, out_type, out);
+  if (st) {
     snprintf(msg, msglen, "%s", call.msg[0] ? call.msg : psg_status_str(st));
-  if (!st && !*out) {
+  } else if (!*out) {
     snprintf(msg, msglen, "the kernel of '%s' produced no value", name);
     st = PSG_ERR_INTERNAL;
   }
-  if (types != small) psgi_free(ctx, types);
   return st;
 }
 

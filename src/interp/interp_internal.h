@@ -18,6 +18,13 @@ psg_status psgi_eval_op_typed(psg_ctx *ctx, size_t op, const psg_attrs *attrs, p
                               const psg_type *const *arg_types, size_t nargs, psgi_value **out, char *msg,
                               size_t msglen);
 
+/* Only the kernel, when the result's type is known: out_type must be what
+ * the op's relation gives for the arguments' types (e.g. the call's own
+ * checked type when every argument keeps the type it had then). */
+psg_status psgi_eval_op_kernel(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
+                               size_t nargs, const psg_type *out_type, psgi_value **out, char *msg,
+                               size_t msglen);
+
 /* A value for a Constant, or for a Tuple of constants (nested); NULL expr
  * kinds give PSG_ERR_INVALID_ARGUMENT. */
 psg_status psgi_value_from_constant(psg_ctx *ctx, const psg_expr *e, psgi_value **out);

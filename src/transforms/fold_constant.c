@@ -123,6 +123,22 @@ static const psg_type *constant_type(const psg_expr *c) {
   return t;
 }
 
+static bool tensor_has_type(const psg_tensor *x, const psg_type *t) {
+  return t->kind == PSG_TYPE_TENSOR && t->dtype == x->dtype && t->n == x->ndim &&
+         (!t->n || memcmp(t->dims, x->shape, (size_t)t->n * sizeof *t->dims) == 0);
+}
+
+/* The original call's checked tensor type when every argument (folded to a
+ * constant of type types[i]) has the type the call's argument had when it
+ * was typed: the op's relation would compute exactly that type again. */
+static const psg_type *known_result_type(const psg_expr *call, const psg_type *const *types, size_t nargs) {
+  const psg_type *t = psg_expr_checked_type(call);
+  if (!t || t->kind != PSG_TYPE_TENSOR || call->nkids != nargs + 1) return NULL;
+  for (size_t i = 0; i < nargs; i++)
+    if (!types[i] || types[i] != psg_expr_checked_type(call->kids[i + 1])) return NULL;
+  return t;
+}
+
 /* Evaluates an op call whose arguments are all constants. On failure the
  * call stays and a warning says why. A tensor argument is a value on the
  * stack borrowing its constant's tensor (no allocation): released last, after
@@ -153,8 +169,20 @@ static psg_status evaluate(folder *fo, const psg_expr *call, const psg_expr *pos
   psgi_value *v = NULL;
   char msg[512];
   msg[0] = 0;
-  if (!st) st = psgi_eval_op_typed(ctx, post->kids[0]->u.op, post->u.attrs, args, types, nargs, &v, msg, sizeof msg);
+  const psg_type *known = st ? NULL : known_result_type(call, types, nargs);
+  size_t op = post->kids[0]->u.op;
+  if (!st && known)
+    st = psgi_eval_op_kernel(ctx, op, post->u.attrs, args, nargs, known, &v, msg, sizeof msg);
+  else if (!st)
+    st = psgi_eval_op_typed(ctx, op, post->u.attrs, args, types, nargs, &v, msg, sizeof msg);
   if (!st) st = psgi_value_to_expr(ctx, v, &post->span, out);
+  /* The new constant's type, final as a constant's is (so it is not interned
+   * again when it is an argument, nor visited by InferType). */
+  if (!st && (*out)->kind == PSG_EXPR_CONSTANT) {
+    const psg_type *t = known ? known : NULL;
+    if (!t || !tensor_has_type((*out)->u.constant, t)) t = psg_tensor_type(ctx, (*out)->u.constant);
+    if (t) psgi_expr_set_final_type(*out, t);
+  }
   psgi_value_release(v);
   for (size_t i = 0; i < made; i++)
     if (i >= 16 || args[i] != &stack[i]) psgi_value_release(args[i]);
