@@ -175,6 +175,26 @@ static psg_expr *normalization(psgi_built *b, const simplifier *s, const psg_exp
 /* The shortest decimal that reads back as the float32 `v` (1e-05, not
  * 9.999999747378752e-06: the attribute is a double). */
 static double shortest(double v) {
+  /* One significant digit (1e-05, 1e-12: the usual epsilons) without the
+   * printf and strtod code: c * 10^k computed with an exact power of ten is
+   * the double strtod gives for "ce<k>" (one correctly rounded operation),
+   * and a one-digit decimal that reads back as v is the one %.1g prints
+   * (two of them are a tenth apart, far more than a float's spacing). */
+  static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  if (v == 0) return v;
+  if (v > 0 && v < 1e23) {
+    int k0 = 0; /* about floor(log10(v)), without libm (its first call is dear) */
+    for (double x = v; x >= 10; x /= 10) k0++;
+    for (double x = v; x < 1 && k0 > -24; x *= 10) k0--;
+    for (int k = k0 - 1; k <= k0 + 1; k++) {
+      if (k < -22 || k > 22) continue;
+      for (int c = 1; c <= 9; c++) {
+        double d = k < 0 ? c / p10[-k] : c * p10[k];
+        if ((float)d == (float)v) return d;
+      }
+    }
+  }
   char buf[32];
   for (int digits = 1; digits <= 9; digits++) {
     snprintf(buf, sizeof buf, "%.*g", digits, v);
