@@ -47,7 +47,10 @@ static psg_status intern(psg_ctx *ctx, int kind, int dtype, int n, const psg_typ
   size_t head_size = (sizeof(psg_type) + 15) & ~(size_t)15;
   size_t type_size = (head_size + payload_size + 15) & ~(size_t)15;
 
-  pthread_mutex_lock(&ctx->lock);
+  /* No other thread to exclude while the process has one (support.h): the
+   * lock's atomic is a good part of a lookup that finds the type. */
+  bool locked = !psgi_single_threaded();
+  if (locked) pthread_mutex_lock(&ctx->lock);
   psg_status st = PSG_OK;
   /* Most calls find an existing type (FoldConstant and the interpreter ask
    * for every operand's): look small keys up before allocating a block. */
@@ -94,7 +97,7 @@ static psg_status intern(psg_ctx *ctx, int kind, int dtype, int n, const psg_typ
   e->value = t;
   *out = t;
 done:
-  pthread_mutex_unlock(&ctx->lock);
+  if (locked) pthread_mutex_unlock(&ctx->lock);
   if (st == PSG_ERR_NOMEM) psgi_nomem(ctx);
   return st;
 }
