@@ -217,7 +217,8 @@ psg_status psg_op_get(psg_ctx *ctx, const char *name, psg_expr **out) {
     return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_NOT_FOUND, NULL, 0, 0, NULL, 0, NULL,
                          "unknown operator '%s'", name);
   psg_status st = PSG_OK;
-  pthread_mutex_lock(&ctx->lock);
+  bool locked = !psgi_single_threaded(); /* no other thread to exclude (support.h) */
+  if (locked) pthread_mutex_lock(&ctx->lock);
   if (!ctx->op_nodes) {
     ctx->op_nodes = psgi_calloc(ctx, psgi_op_table_len * sizeof *ctx->op_nodes);
     if (ctx->op_nodes) ctx->num_op_nodes = psgi_op_table_len;
@@ -240,7 +241,7 @@ psg_status psg_op_get(psg_ctx *ctx, const char *name, psg_expr **out) {
     }
   }
   if (!st) *out = ctx->op_nodes[idx];
-  pthread_mutex_unlock(&ctx->lock);
+  if (locked) pthread_mutex_unlock(&ctx->lock);
   if (st == PSG_ERR_NOMEM) psgi_nomem(ctx);
   return st;
 }

@@ -112,7 +112,8 @@ void psgi_ctx_unadopt(psg_ctx *ctx) {
 }
 
 const char *psgi_intern(psg_ctx *ctx, const char *s, size_t len) {
-  pthread_mutex_lock(&ctx->lock);
+  bool locked = !psgi_single_threaded(); /* no other thread to exclude (support.h) */
+  if (locked) pthread_mutex_lock(&ctx->lock);
   const char *r = NULL;
   psgi_map_entry *e = psgi_map_get_str(&ctx->strings, s, len);
   if (e) {
@@ -130,7 +131,7 @@ const char *psgi_intern(psg_ctx *ctx, const char *s, size_t len) {
       }
     }
   }
-  pthread_mutex_unlock(&ctx->lock);
+  if (locked) pthread_mutex_unlock(&ctx->lock);
   return r;
 }
 
