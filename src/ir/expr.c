@@ -307,7 +307,10 @@ void psgi_expr_set_checked_type(psg_expr *e, const psg_type *t) {
 void psgi_expr_set_final_type(psg_expr *e, const psg_type *t) {
   if (e->flags & PSGI_EXPR_IMMORTAL) return; /* Ops have no type of their own */
   __atomic_store_n(&e->checked_type, t, __ATOMIC_RELEASE);
-  __atomic_fetch_or(&e->flags, (uint16_t)PSGI_EXPR_TYPE_FINAL, __ATOMIC_RELEASE);
+  if (psgi_single_threaded()) /* plain while no other thread exists (support.h) */
+    e->flags |= (uint16_t)PSGI_EXPR_TYPE_FINAL;
+  else
+    __atomic_fetch_or(&e->flags, (uint16_t)PSGI_EXPR_TYPE_FINAL, __ATOMIC_RELEASE);
 }
 
 void psg_expr_retain(psg_expr *e) {
