@@ -45,7 +45,8 @@ struct psg_pass {
   const char *registry_name;
   psg_attrs *options;
   const char *spec;
-  /* Made by the registry from a built-in registration: its results are
+  /* Made by the registry from a built-in registration (or by such a
+   * registration's constructor as a child of its Sequential): its results are
    * Passage's own, so the free-variable check on them (an internal
    * invariant, STYLE rule 6) runs in debug builds only. */
   bool trusted;

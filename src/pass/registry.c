@@ -191,6 +191,11 @@ psg_status psg_pass_get(psg_ctx *ctx, const char *name, psg_attrs *options, psg_
   p->registry_name = psgi_intern(ctx, bare, strlen(bare));
   p->spec = make_spec(ctx, bare, options);
   p->trusted = copy.builtin;
+  /* A built-in Sequential's children that its constructor made itself (not
+   * taken from the registry, e.g. FoldScaleAxis's two halves) are built-in
+   * code too. */
+  for (size_t i = 0; copy.builtin && i < p->num_children; i++)
+    if (!p->children[i]->registry_name) p->children[i]->trusted = true;
   if (psg_attrs_count(options)) {
     psg_attrs_retain(options);
     psg_attrs_release(p->options);
