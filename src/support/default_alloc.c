@@ -159,8 +159,9 @@ struct psgi_pool {
   region_slot *regions;
   size_t nregions, region_cap; /* a power of two, at most half full */
   /* The chunks blocks are carved from: [0] for small blocks, [1] for the
-   * others (long-lived small objects do not pin the chunks of weights). */
-  chunk *cur[2];
+   * others (long-lived small objects do not pin the chunks of weights), [2]
+   * a donated chunk, which the others take first (see carve). */
+  chunk *cur[3];
   chunk *kept; /* an empty chunk kept for reuse, or NULL */
   /* Freed big blocks kept as chunks for weights (they are in huge pages and
    * already touched: on our VMs the first write to fresh memory, populated
@@ -348,6 +349,18 @@ __attribute__((noinline)) static void chunk_emptied(psgi_pool *pool, chunk *ch) 
   ch->bump = 0;
   /* Empty chunks that stay mapped: the current ones, and one kept while
    * neither current one is empty. */
+  if (ch == pool->cur[2]) {
+    /* A donated chunk emptied: donated again (while there is room). */
+    pool->cur[2] = NULL;
+    if (pool->donated_bytes + ch->size <= DONATED_MAX) {
+      ch->next_donated = pool->donated;
+      pool->donated = ch;
+      pool->donated_bytes += ch->size;
+    } else {
+      drop_chunk(pool, ch);
+    }
+    return;
+  }
   bool cur_empty = (pool->cur[0] && !pool->cur[0]->live) || (pool->cur[1] && !pool->cur[1]->live);
   if (ch == pool->cur[0] || ch == pool->cur[1]) {
     if (pool->kept) drop_chunk(pool, pool->kept);
@@ -359,39 +372,56 @@ __attribute__((noinline)) static void chunk_emptied(psgi_pool *pool, chunk *ch) 
   }
 }
 
+/* The rest of a chunk no longer carved goes to the free lists, largest
+ * classes first. */
+static void retire_tail(psgi_pool *pool, chunk *ch) {
+  while (ch->size - ch->bump >= POOL_MIN) {
+    unsigned t = class_within(ch->size - ch->bump);
+    push_free(pool, ch->base + ch->bump, t, ch);
+    ch->bump += class_size(t);
+  }
+}
+
+static char *carve_from(chunk *ch, size_t size) {
+  char *p = ch->base + ch->bump;
+  ch->bump += size;
+  ch->live++;
+  return p;
+}
+
 /* A block of class c carved from the current chunk, or from a fresh one.
- * Out of line, as chunk_emptied: pool_alloc and pool_free stay small. */
+ * Blocks above SMALL_BLOCK come from donated chunks while there are any
+ * (memory already touched), whatever the weights chunk has left: the
+ * context's own record is such a block and would otherwise keep the first
+ * weights chunk, fresh memory, the one weights land in. Out of line, as
+ * chunk_emptied: pool_alloc and pool_free stay small. */
 __attribute__((noinline)) static char *carve(psgi_pool *pool, unsigned c) {
   size_t size = class_size(c);
   int arena = size > SMALL_BLOCK;
+  if (arena) {
+    chunk *d = pool->cur[2];
+    if ((!d || d->size - d->bump < size) && pool->donated) {
+      if (d) retire_tail(pool, d);
+      d = pool->donated;
+      pool->donated = d->next_donated;
+      pool->donated_bytes -= d->size;
+      pool->cur[2] = d;
+    }
+    if (d && d->size - d->bump >= size) return carve_from(d, size);
+  }
   chunk *ch = pool->cur[arena];
   if (!ch || ch->size - ch->bump < size) {
     chunk *next = pool->kept;
     /* The first chunk for weights is small: a context that pools little
      * maps little. */
-    if (next) {
+    if (next)
       pool->kept = NULL;
-    } else if (arena && pool->donated) {
-      next = pool->donated;
-      pool->donated = next->next_donated;
-      pool->donated_bytes -= next->size;
-    } else if (!(next = new_chunk(pool, !arena || !pool->cur[1] ? SMALL_CHUNK : CHUNK))) {
+    else if (!(next = new_chunk(pool, !arena || !pool->cur[1] ? SMALL_CHUNK : CHUNK)))
       return NULL;
-    }
-    if (ch) {
-      /* The old chunk's tail goes to the free lists, largest classes first. */
-      while (ch->size - ch->bump >= POOL_MIN) {
-        unsigned t = class_within(ch->size - ch->bump);
-        push_free(pool, ch->base + ch->bump, t, ch);
-        ch->bump += class_size(t);
-      }
-    }
+    if (ch) retire_tail(pool, ch);
     pool->cur[arena] = ch = next;
   }
-  char *p = ch->base + ch->bump;
-  ch->bump += size;
-  ch->live++;
-  return p;
+  return carve_from(ch, size);
 }
 
 static void *pool_alloc(psgi_pool *pool, size_t n) {
