@@ -60,6 +60,12 @@ static psg_status broadcast(psgi_op_call *call, const psg_type *const *args, siz
   if (ts[0]->dtype != ts[1]->dtype)
     return psgi_op_fail(call, PSG_ERR_TYPE, "%s: dtypes %s and %s differ", op_name(call),
                         psg_dtype_name(ts[0]->dtype), psg_dtype_name(ts[1]->dtype));
+  /* Types are interned: equal operand types, or a scalar and a tensor,
+   * broadcast to the one (or the tensor's) type as it is. */
+  if (!to_bool && (ts[0] == ts[1] || ts[1]->n == 0 || ts[0]->n == 0)) {
+    *out = ts[1]->n == 0 ? ts[0] : ts[1];
+    return PSG_OK;
+  }
   int64_t dims[PSG_MAX_RANK];
   int nd;
   if ((st = psgi_broadcast_dims(call, ts, 2, dims, &nd))) return st;
