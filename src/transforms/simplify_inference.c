@@ -27,8 +27,30 @@ static psg_expr *reduce(psgi_built *b, const char *op, psg_expr *x, const int64_
   return attrs ? psgi_build_call(b, op, &x, 1, attrs) : NULL;
 }
 
+/* What one run keeps across rewrites: expand_dims attrs by num_newaxis (a
+ * model's batch norms all expand alike; attrs are immutable and shared). */
+typedef struct run_cache {
+  psg_attrs *expand[PSG_MAX_RANK];
+} run_cache;
+
+/* psgi_build_expand_to_axis with the run's cached attrs (axis 1, as it). */
+static psg_expr *expand_to_axis(psgi_built *b, run_cache *rc, psg_expr *x, int ndim, int axis) {
+  int extra = ndim - axis - 1;
+  if (!x || extra <= 0) return x;
+  if (!rc || extra >= PSG_MAX_RANK) return psgi_build_expand_to_axis(b, x, ndim, axis);
+  if (!rc->expand[extra]) {
+    psg_attrs *attrs = psgi_build_attrs(b, (const char *[]){"axis", "num_newaxis"},
+                                        (psg_attr *[]){psgi_build_attr_int(b, 1), psgi_build_attr_int(b, extra)}, 2);
+    if (!attrs) return NULL;
+    psg_attrs_retain(attrs);
+    rc->expand[extra] = attrs;
+  }
+  return psgi_build_call(b, "expand_dims", &x, 1, rc->expand[extra]);
+}
+
 /* TVM's batch_norm expansion (simplify_inference.cc: BatchNormToInferUnpack). */
-static psg_expr *expand_batch_norm(psgi_built *b, const psg_expr *bn, psg_expr *const *args, const psg_type *t) {
+static psg_expr *expand_batch_norm(psgi_built *b, run_cache *rc, const psg_expr *bn, psg_expr *const *args,
+                                   const psg_type *t) {
   const psg_attrs *a = bn->u.attrs;
   int axis = (int)psgi_attr_int(a, "axis", 1);
   if (axis < 0) axis += t->n;
@@ -39,8 +61,8 @@ static psg_expr *expand_batch_norm(psgi_built *b, const psg_expr *bn, psg_expr *
   if (psgi_attr_bool(a, "scale", true)) scale = call2(b, "multiply", scale, gamma);
   psg_expr *shift = call2(b, "multiply", call1(b, "negative", mean), scale);
   if (psgi_attr_bool(a, "center", true)) shift = call2(b, "add", shift, beta);
-  scale = psgi_build_expand_to_axis(b, scale, t->n, axis);
-  shift = psgi_build_expand_to_axis(b, shift, t->n, axis);
+  scale = expand_to_axis(b, rc, scale, t->n, axis);
+  shift = expand_to_axis(b, rc, shift, t->n, axis);
   return call2(b, "add", call2(b, "multiply", x, scale), shift);
 }
 
@@ -159,7 +181,7 @@ static psg_status simplify_projection(psgi_rewriter *m, const psg_expr *e, psg_e
   psgi_built b;
   psgi_built_init(&b, m->ctx, &e->span);
   b.final_types = true; /* the expansions read the types of the originals only */
-  return finish(&b, expand_batch_norm(&b, orig, args_of(now), t), *out, out);
+  return finish(&b, expand_batch_norm(&b, m->user, orig, args_of(now), t), *out, out);
 }
 
 static psg_status simplify_call(psgi_rewriter *m, const psg_expr *e, psg_expr **out) {
@@ -181,9 +203,13 @@ static psg_status simplify_call(psgi_rewriter *m, const psg_expr *e, psg_expr **
 
 static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
   (void)pc;
+  (void)user;
   static const psgi_rewrite_fn visit[PSG_EXPR_KIND_COUNT] = {[PSG_EXPR_TUPLE_GET_ITEM] = simplify_projection,
                                                              [PSG_EXPR_CALL] = simplify_call};
-  return psgi_rewrite_function_inner(func, mod, visit, user, out);
+  run_cache rc = {{0}};
+  psg_status st = psgi_rewrite_function_inner(func, mod, visit, &rc, out);
+  for (int i = 0; i < PSG_MAX_RANK; i++) psg_attrs_release(rc.expand[i]);
+  return st;
 }
 
 static const char *const required[] = {"InferType"};
