@@ -24,7 +24,11 @@ typedef struct cse {
   psg_ctx *ctx;
   bool scoped;                     /* the body has If, Let or Function nodes */
   psgi_map region_of;              /* original node -> region id + 1 */
-  psgi_map heads;                  /* hash (as a pointer-sized key) -> entry index + 1 */
+  struct head {                    /* open addressing on the hash itself: hash -> entry index + 1 */
+    uint64_t hash;
+    size_t first; /* 0: an empty slot */
+  } *heads;
+  size_t nheads, used_heads; /* slots (a power of two, or 0), and those in use */
   psgi_map shapes;                 /* constants: dtype/shape hash -> the one constant not yet
                                       in `heads`, or FLUSHED */
   PSGI_VEC(cse_entry) entries;
@@ -138,22 +142,46 @@ static uint64_t expr_hash(const psg_expr *e) {
   }
 }
 
+/* The slot of hash h (its chain's head, or the empty slot it takes), the
+ * table grown first to keep it at most half full. NULL on OOM. */
+static struct head *head_of(cse *c, uint64_t h) {
+  if ((c->used_heads + 1) * 2 > c->nheads) {
+    size_t n = c->nheads ? c->nheads * 4 : 64;
+    struct head *t = psgi_calloc(c->ctx, n * sizeof *t);
+    if (!t) return NULL;
+    for (size_t i = 0; i < c->nheads; i++) {
+      if (!c->heads[i].first) continue;
+      size_t j = c->heads[i].hash & (n - 1);
+      while (t[j].first) j = (j + 1) & (n - 1);
+      t[j] = c->heads[i];
+    }
+    psgi_free(c->ctx, c->heads);
+    c->heads = t;
+    c->nheads = n;
+  }
+  size_t j = h & (c->nheads - 1);
+  while (c->heads[j].first && c->heads[j].hash != h) j = (j + 1) & (c->nheads - 1);
+  c->heads[j].hash = h;
+  return &c->heads[j];
+}
+
 /* Returns an earlier equal node of `region` (borrowed) among those hashed
  * `h`, or records `e` as one. */
 static psg_status find_or_add(cse *c, psg_expr *e, uint64_t h, uint32_t region, psg_expr **match) {
   *match = NULL;
-  psgi_map_entry *head = psgi_map_put_ptr(&c->heads, (const void *)(uintptr_t)h, NULL);
+  struct head *head = head_of(c, h);
   if (!head) return psgi_nomem(c->ctx);
-  for (size_t i = (size_t)(uintptr_t)head->value; i; i = c->entries.data[i - 1].next) {
+  for (size_t i = head->first; i; i = c->entries.data[i - 1].next) {
     const cse_entry *en = &c->entries.data[i - 1];
     if (en->region == region && same_expr(en->node, e)) {
       *match = en->node;
       return PSG_OK;
     }
   }
-  cse_entry en = {e, region, (size_t)(uintptr_t)head->value};
+  cse_entry en = {e, region, head->first};
   if (!PSGI_VEC_PUSH(c->ctx, &c->entries, en)) return psgi_nomem(c->ctx);
-  head->value = (void *)(uintptr_t)c->entries.len;
+  c->used_heads += !head->first;
+  head->first = c->entries.len;
   return PSG_OK;
 }
 
@@ -225,13 +253,12 @@ static psg_status eliminate(psg_expr *func, psg_module *mod, psg_pass_context *p
   memset(&c, 0, sizeof c);
   c.ctx = func->ctx;
   psgi_map_init(&c.region_of, c.ctx);
-  psgi_map_init(&c.heads, c.ctx);
   psgi_map_init(&c.shapes, c.ctx);
   c.scoped = psgi_fn_body(func)->flags & PSGI_EXPR_HAS_SCOPES;
   psg_status st = c.scoped ? assign_regions(&c, func) : PSG_OK;
   if (!st) st = run(&c, func, out);
   psgi_map_fini(&c.region_of);
-  psgi_map_fini(&c.heads);
+  psgi_free(c.ctx, c.heads);
   psgi_map_fini(&c.shapes);
   PSGI_VEC_FREE(c.ctx, &c.entries);
   return st;
