@@ -55,6 +55,7 @@ typedef struct node {
   bool on_let_var;  /* bound with the variable of its only user, a Let */
   const psg_expr *let_user; /* a Let whose value this is */
   psg_expr *atom;   /* owned: what users refer to */
+  uint32_t kids_at; /* its children's node indices start here in nf.kid_nodes */
 } node;
 
 enum { EV_POST = 0, EV_LETVAL = 1 };
@@ -75,6 +76,7 @@ typedef struct nf {
   bool basic_block;
   psgi_map index; /* expr -> node index + 1 */
   PSGI_VEC(node) nodes;
+  PSGI_VEC(uint32_t) kid_nodes; /* per node, per child: the child's node index (walked children only) */
   PSGI_VEC(event) events;
   PSGI_VEC(scope) scopes;
 } nf;
@@ -89,16 +91,25 @@ static psg_status add_event(nf *f, uint32_t n, uint32_t kind) {
   return PSGI_VEC_PUSH(f->ctx, &f->events, ev) ? PSG_OK : psgi_nomem(f->ctx);
 }
 
-/* Reaches `e` for the first time: a node and a DFS frame. */
-static psg_status reach(nf *f, frame_stack *stack, const psg_expr *e) {
+/* The node of child `i` of node `n` (a walked, non-atom child). */
+static node *kid_node(nf *f, const node *n, uint32_t i) { return &f->nodes.data[f->kid_nodes.data[n->kids_at + i]]; }
+
+/* Reaches `e`: its node index in *idx; the first time, a node and a DFS frame. */
+static psg_status reach(nf *f, frame_stack *stack, const psg_expr *e, uint32_t *idx) {
   bool is_new;
   psgi_map_entry *en = psgi_map_put_ptr(&f->index, e, &is_new);
   if (!en) return psgi_nomem(f->ctx);
-  if (!is_new) return PSG_OK;
-  node n = {e, -1, -1, {-1, -1}, 0, false, false, NULL, NULL};
+  if (!is_new) {
+    *idx = (uint32_t)((uintptr_t)en->value - 1);
+    return PSG_OK;
+  }
+  node n = {e, -1, -1, {-1, -1}, 0, false, false, NULL, NULL, (uint32_t)f->kid_nodes.len};
   if (!PSGI_VEC_PUSH(f->ctx, &f->nodes, n)) return psgi_nomem(f->ctx);
+  if (!PSGI_VEC_RESERVE(f->ctx, &f->kid_nodes, f->kid_nodes.len + e->nkids)) return psgi_nomem(f->ctx);
+  f->kid_nodes.len += e->nkids; /* filled as the children are reached */
   en->value = (void *)(uintptr_t)f->nodes.len;
-  frame fr = {e, (uint32_t)f->nodes.len - 1, 0, false};
+  *idx = (uint32_t)f->nodes.len - 1;
+  frame fr = {e, *idx, 0, false};
   return PSGI_VEC_PUSH(f->ctx, stack, fr) ? PSG_OK : psgi_nomem(f->ctx);
 }
 
@@ -106,7 +117,8 @@ static psg_status reach(nf *f, frame_stack *stack, const psg_expr *e) {
  * where its variable's binding belongs. */
 static psg_status collect(nf *f, const psg_expr *root) {
   frame_stack stack = {0};
-  psg_status st = reach(f, &stack, root);
+  uint32_t idx;
+  psg_status st = reach(f, &stack, root, &idx);
   while (!st && stack.len) {
     frame *fr = &stack.data[stack.len - 1];
     const psg_expr *e = fr->e;
@@ -120,8 +132,11 @@ static psg_status collect(nf *f, const psg_expr *root) {
       stack.len--;
       continue;
     }
-    uint32_t i = fr->next++;
-    if (walks_kid(e, i) && !is_atom(e->kids[i])) st = reach(f, &stack, e->kids[i]); /* may move fr */
+    uint32_t i = fr->next++, at = f->nodes.data[fr->node].kids_at + i;
+    if (walks_kid(e, i) && !is_atom(e->kids[i])) {
+      st = reach(f, &stack, e->kids[i], &idx); /* may move fr */
+      if (!st) f->kid_nodes.data[at] = idx;
+    }
   }
   PSGI_VEC_FREE(f->ctx, &stack);
   return st;
@@ -162,7 +177,7 @@ static psg_status compute_scopes(nf *f) {
       int32_t es = s;
       if (e->kind == PSG_EXPR_IF && i >= 1) es = n->sub[i - 1];
       else if (e->kind == PSG_EXPR_FUNCTION) es = n->sub[0];
-      node *c = node_of(f, e->kids[i]);
+      node *c = kid_node(f, n, i);
       c->users++;
       if (e->kind == PSG_EXPR_LET && i == 1) c->let_user = e;
       if (c->scope < 0) {
@@ -216,7 +231,7 @@ static psg_status new_kid(nf *f, const node *n, uint32_t i, psg_expr **out) {
   const psg_expr *e = n->e;
   psg_expr *kid = e->kids[i];
   psg_expr *a = kid;
-  if (walks_kid(e, i) && !is_atom(kid)) a = node_of(f, kid)->atom;
+  if (walks_kid(e, i) && !is_atom(kid)) a = kid_node(f, n, i)->atom;
   if (e->kind == PSG_EXPR_IF && i >= 1) return close_scope(f, n->sub[i - 1], a, out);
   if (e->kind == PSG_EXPR_FUNCTION && walks_kid(e, i)) return close_scope(f, n->sub[0], a, out);
   psg_expr_retain(a);
@@ -362,6 +377,7 @@ static psg_status normalize_function(psg_ctx *ctx, psg_expr *fn, bool basic_bloc
     PSGI_VEC_FREE(ctx, &s->binds);
   }
   PSGI_VEC_FREE(ctx, &f.nodes);
+  PSGI_VEC_FREE(ctx, &f.kid_nodes);
   PSGI_VEC_FREE(ctx, &f.events);
   PSGI_VEC_FREE(ctx, &f.scopes);
   psgi_map_fini(&f.index);
