@@ -139,13 +139,14 @@ static const psg_type *known_result_type(const psg_expr *call, const psg_type *c
   return t;
 }
 
-/* Evaluates an op call whose arguments are all constants. On failure the
- * call stays and a warning says why. A tensor argument is a value on the
+/* Evaluates op call `call` on `kids`, its arguments as rewritten (all
+ * constants or tuples of them): *out is the result, or NULL when the
+ * evaluation failed (a warning says why; the call stays). A tensor argument is a value on the
  * stack borrowing its constant's tensor (no allocation): released last, after
  * the result, which is all a kernel could have retained it into. */
-static psg_status evaluate(folder *fo, const psg_expr *call, const psg_expr *post, psg_expr **out) {
+static psg_status evaluate(folder *fo, const psg_expr *call, psg_expr *const *kids, size_t nargs, psg_expr **out) {
   psg_ctx *ctx = fo->m.ctx;
-  size_t nargs = post->nkids - 1;
+  *out = NULL;
   psgi_value *small[16], **args = small, stack[16];
   const psg_type *small_types[16], **types = small_types;
   if (nargs > 16 && (!(args = psgi_calloc(ctx, nargs * sizeof *args)) ||
@@ -156,7 +157,7 @@ static psg_status evaluate(folder *fo, const psg_expr *call, const psg_expr *pos
   psg_status st = PSG_OK;
   size_t made = 0;
   for (; made < nargs && !st; made++) {
-    const psg_expr *c = strip_on_device(post->kids[made + 1]);
+    const psg_expr *c = strip_on_device(kids[made]);
     if (c->kind == PSG_EXPR_CONSTANT && made < 16) {
       stack[made] = (psgi_value){.refcount = 1, .kind = PSGI_VALUE_TENSOR, .ctx = ctx, .u.tensor = c->u.constant};
       args[made] = &stack[made];
@@ -170,12 +171,12 @@ static psg_status evaluate(folder *fo, const psg_expr *call, const psg_expr *pos
   char msg[512];
   msg[0] = 0;
   const psg_type *known = st ? NULL : known_result_type(call, types, nargs);
-  size_t op = post->kids[0]->u.op;
+  size_t op = call->kids[0]->u.op;
   if (!st && known)
-    st = psgi_eval_op_kernel(ctx, op, post->u.attrs, args, nargs, known, &v, msg, sizeof msg);
+    st = psgi_eval_op_kernel(ctx, op, call->u.attrs, args, nargs, known, &v, msg, sizeof msg);
   else if (!st)
-    st = psgi_eval_op_typed(ctx, op, post->u.attrs, args, types, nargs, &v, msg, sizeof msg);
-  if (!st) st = psgi_value_to_expr(ctx, v, &post->span, out);
+    st = psgi_eval_op_typed(ctx, op, call->u.attrs, args, types, nargs, &v, msg, sizeof msg);
+  if (!st) st = psgi_value_to_expr(ctx, v, &call->span, out);
   /* The new constant's type, final as a constant's is (so it is not interned
    * again when it is an argument, nor visited by InferType). */
   if (!st && (*out)->kind == PSG_EXPR_CONSTANT) {
@@ -197,13 +198,26 @@ static psg_status evaluate(folder *fo, const psg_expr *call, const psg_expr *pos
       bound[0] = '%';
       strcat(bound, " = ");
     }
-    psgi_diag_add(ctx, PSG_SEVERITY_WARNING, PSG_OK, post->span.file, post->span.line, post->span.col, NULL, 0,
+    psgi_diag_add(ctx, PSG_SEVERITY_WARNING, PSG_OK, call->span.file, call->span.line, call->span.col, NULL, 0,
                   "FoldConstant", "in @%s, %s%s(...) not folded: %s", fo->fn_name, bound,
-                  psgi_op_table[post->kids[0]->u.op].name, msg[0] ? msg : psg_status_str(st));
-    psg_expr_retain((psg_expr *)post);
-    *out = (psg_expr *)post;
+                  psgi_op_table[op].name, msg[0] ? msg : psg_status_str(st));
+    psg_expr_release(*out);
+    *out = NULL;
   }
   return PSG_OK;
+}
+
+/* Rules 2-4 and 7 for an op callee: whether a call of it with constant
+ * arguments is evaluated (shape_of and ndarray_size: rules 5-6 instead). */
+static bool evaluates(const psg_expr *callee) {
+  if (callee->kind != PSG_EXPR_OP) return false;
+  const psgi_op_impl *impl = psgi_op_impl_get(callee->u.op);
+  if (impl && impl->stateful) return false;
+  if (op_is(callee, rule_op(OP_SHAPE_OF)) || op_is(callee, rule_op(OP_NDARRAY_SIZE)) ||
+      op_is(callee, rule_op(OP_DEVICE_COPY)) || op_is(callee, rule_op(OP_ON_DEVICE)))
+    return false;
+  const char *name = psgi_op_table[callee->u.op].name;
+  return name[0] != 'a' || strncmp(name, "annotation.", 11) != 0;
 }
 
 static psg_status fold_call(psg_mutator *m, const psg_expr *call, psg_expr **out) {
@@ -214,11 +228,27 @@ static psg_status fold_call(psg_mutator *m, const psg_expr *call, psg_expr **out
     *out = (psg_expr *)call;
     return PSG_OK;
   }
+  /* Rules 2-4, 7, 9 and 10 on the rewritten arguments, before the call is
+   * rebuilt over them: a call that folds is never rebuilt. (An Op callee is
+   * its own rewrite.) */
+  size_t nargs = call->nkids - 1;
+  psg_status st;
+  if (nargs > 0 && nargs <= 16 && evaluates(call->kids[0])) {
+    psg_expr *kids[16];
+    bool constant = true;
+    for (size_t i = 0; i < nargs && constant; i++) {
+      kids[i] = psg_mutator_get_result(m, call->kids[i + 1]);
+      constant = kids[i] && is_complex_constant(fo, kids[i]);
+    }
+    if (constant) {
+      if ((st = evaluate(fo, call, kids, nargs, out)) || *out) return st;
+    }
+  }
   psg_expr *post;
-  psg_status st = psg_mutator_default(m, call, &post);
+  st = psg_mutator_default(m, call, &post);
   if (st) return st;
   const psg_expr *callee = post->kids[0];
-  size_t nargs = post->nkids - 1;
+  nargs = post->nkids - 1;
   const psgi_op_impl *impl = callee->kind == PSG_EXPR_OP ? psgi_op_impl_get(callee->u.op) : NULL;
   /* Rules 2-4. */
   if (nargs == 0 || callee->kind != PSG_EXPR_OP || (impl && impl->stateful)) goto keep;
@@ -241,18 +271,19 @@ static psg_status fold_call(psg_mutator *m, const psg_expr *call, psg_expr **out
     }
     goto keep; /* rule 8: dynamic shapes stay */
   }
-  /* Rules 7-8: non-computational ops and device_copy. */
-  const char *name = psgi_op_table[callee->u.op].name;
-  if (op_is(callee, rule_op(OP_DEVICE_COPY)) || op_is(callee, rule_op(OP_ON_DEVICE)) ||
-      strncmp(name, "annotation.", 11) == 0)
-    goto keep;
+  /* Rules 7-8 (non-computational ops and device_copy), and the calls the
+   * first try above did not fold: more than 16 arguments (the others failed
+   * or have a non-constant argument, and stay). */
+  if (!evaluates(callee) || nargs <= 16) goto keep;
   /* Rule 9. */
   for (size_t i = 0; i < nargs; i++)
     if (!is_complex_constant(fo, post->kids[i + 1])) goto keep;
   /* Rule 10. */
-  st = evaluate(fo, call, post, out);
-  psg_expr_release(post);
-  return st;
+  st = evaluate(fo, call, post->kids + 1, nargs, out);
+  if (st || *out) {
+    psg_expr_release(post);
+    return st;
+  }
 keep:
   *out = post;
   return PSG_OK;
