@@ -305,12 +305,18 @@ void psgi_row_strides(const int64_t *dims, int ndim, int64_t *strides) {
 
 void psgi_bcast_init_shapes(psgi_bcast_iter *it, const int64_t *out_dims, int ndim, const int64_t *const *shapes,
                             const int *ranks, int nops) {
-  memset(it, 0, sizeof *it);
+  /* Only what the iteration reads is set: the first ndim entries of each
+   * array, nops operands (the iterator is sizable, and kernels on small
+   * constants make one per call). */
   it->ndim = ndim;
   it->nops = nops;
+  it->out_off = 0;
   memcpy(it->dims, out_dims, (size_t)ndim * sizeof *out_dims);
+  memset(it->idx, 0, (size_t)ndim * sizeof *it->idx);
   it->numel = psgi_numel(out_dims, ndim);
   for (int k = 0; k < nops; k++) {
+    it->off[k] = 0;
+    for (int i = 0; i < ndim - ranks[k]; i++) it->strides[k][i] = 0; /* leading dims the operand lacks */
     int64_t s = 1;
     for (int j = ranks[k] - 1; j >= 0; j--) {
       int i = ndim - ranks[k] + j;

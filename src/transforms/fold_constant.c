@@ -233,7 +233,8 @@ static psg_status fold_call(psg_mutator *m, const psg_expr *call, psg_expr **out
    * its own rewrite.) */
   size_t nargs = call->nkids - 1;
   psg_status st;
-  if (nargs > 0 && nargs <= 16 && evaluates(call->kids[0])) {
+  bool evaluated = nargs > 0 && evaluates(call->kids[0]); /* the op, which the rebuild keeps */
+  if (evaluated && nargs <= 16) {
     psg_expr *kids[16];
     bool constant = true;
     for (size_t i = 0; i < nargs && constant; i++) {
@@ -274,7 +275,7 @@ static psg_status fold_call(psg_mutator *m, const psg_expr *call, psg_expr **out
   /* Rules 7-8 (non-computational ops and device_copy), and the calls the
    * first try above did not fold: more than 16 arguments (the others failed
    * or have a non-constant argument, and stay). */
-  if (!evaluates(callee) || nargs <= 16) goto keep;
+  if (!evaluated || nargs <= 16) goto keep;
   /* Rule 9. */
   for (size_t i = 0; i < nargs; i++)
     if (!is_complex_constant(fo, post->kids[i + 1])) goto keep;
