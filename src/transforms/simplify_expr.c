@@ -362,11 +362,11 @@ static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **ou
   }
   /* Later patterns ask how many users the original of a rewritten call had
    * (a node of the input, kept or returned by a rule, answers for itself). */
-  if (!st && *out != e && (*out)->kind == PSG_EXPR_CALL && !psgi_map_get_ptr(&s->users, *out) &&
-      !psgi_map_get_ptr(&s->origin, *out)) {
-    psgi_map_entry *en = psgi_map_put_ptr(&s->origin, *out, NULL);
-    if (en) en->value = (void *)e;
-    else st = psgi_nomem(m->ctx);
+  if (!st && *out != e && (*out)->kind == PSG_EXPR_CALL && !psgi_map_get_ptr(&s->users, *out)) {
+    bool is_new;
+    psgi_map_entry *en = psgi_map_put_ptr(&s->origin, *out, &is_new); /* the first original stays */
+    if (!en) st = psgi_nomem(m->ctx);
+    else if (is_new) en->value = (void *)e;
   }
   psgi_built_fini(&b);
   return st;
