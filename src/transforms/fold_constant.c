@@ -397,15 +397,73 @@ static void folder_fini(folder *fo) {
   psgi_map_fini(&fo->constant_memo);
 }
 
+/* Pre-scan: whether a rule could fire anywhere in root. A rule changes a
+ * node only when it starts from constants already there: a call of an op
+ * whose arguments are all constants or tuples (or shape_of/ndarray_size), an
+ * If on a constant, a TupleGetItem of a tuple literal, a Let of a constant;
+ * anything else changes only once one of those has. Without any, the
+ * function is returned as it is, no rewrite walk (as psg_mutate would return
+ * it, rebuilding nothing). Conservative: a match may still change nothing. */
+static bool node_may_change(const psg_expr *e) {
+  switch (e->kind) {
+  case PSG_EXPR_CALL: {
+    const psg_expr *callee = e->kids[0];
+    if (callee->kind != PSG_EXPR_OP || e->nkids < 2) return false;
+    if (op_is(callee, rule_op(OP_SHAPE_OF)) || op_is(callee, rule_op(OP_NDARRAY_SIZE))) return true;
+    for (uint32_t i = 1; i < e->nkids; i++) {
+      int k = strip_on_device(e->kids[i])->kind;
+      if (k != PSG_EXPR_CONSTANT && k != PSG_EXPR_TUPLE) return false;
+    }
+    return true;
+  }
+  case PSG_EXPR_IF: return strip_on_device(e->kids[0])->kind == PSG_EXPR_CONSTANT;
+  case PSG_EXPR_TUPLE_GET_ITEM: return strip_on_device(e->kids[0])->kind == PSG_EXPR_TUPLE;
+  case PSG_EXPR_LET: return strip_on_device(e->kids[1])->kind == PSG_EXPR_CONSTANT;
+  default: return false;
+  }
+}
+
+static psg_status may_change(psg_ctx *ctx, const psg_expr *root, bool *out) {
+  *out = false;
+  psgi_map seen;
+  psgi_map_init(&seen, ctx);
+  PSGI_VEC(const psg_expr *) stack = {0};
+  psg_status st = PSG_OK;
+  if (!PSGI_VEC_PUSH(ctx, &stack, root)) st = psgi_nomem(ctx);
+  while (!st && stack.len && !*out) {
+    const psg_expr *e = stack.data[--stack.len];
+    *out = node_may_change(e);
+    for (uint32_t i = 0; i < e->nkids && !st; i++) {
+      const psg_expr *k = e->kids[i];
+      if (k->kind == PSG_EXPR_OP || k->kind == PSG_EXPR_CONSTANT || k->kind == PSG_EXPR_VAR ||
+          k->kind == PSG_EXPR_GLOBAL_VAR)
+        continue; /* leaves no rule starts from */
+      bool is_new = false;
+      if (!psgi_map_put_ptr(&seen, k, &is_new) || (is_new && !PSGI_VEC_PUSH(ctx, &stack, k))) st = psgi_nomem(ctx);
+    }
+  }
+  PSGI_VEC_FREE(ctx, &stack);
+  psgi_map_fini(&seen);
+  return st;
+}
+
 static psg_status fold_function(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
   (void)pc;
   (void)user;
+  bool changes;
+  psg_status st = may_change(func->ctx, func, &changes);
+  if (st) return st;
+  if (!changes) {
+    psg_expr_retain(func);
+    *out = func;
+    return PSG_OK;
+  }
   const char *name = "?";
   for (size_t i = 0; i < mod->n; i++)
     if (mod->entries[i].func == func) name = mod->entries[i].gv->u.gvar.name;
   folder fo;
   folder_init(&fo, func->ctx, name, func);
-  psg_status st = psg_mutate(&fo.m, func, out);
+  st = psg_mutate(&fo.m, func, out);
   folder_fini(&fo);
   return st;
 }
