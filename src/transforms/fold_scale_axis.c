@@ -324,8 +324,34 @@ static psg_status fold_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   return st;
 }
 
-/* Counts users over the whole graph (iterative, each node once) and notes
- * whether any node passes f->may_fold. */
+/* Whether any node passes f->may_fold: a walk with a seen set (one map
+ * operation per node, not per edge) that stops at the first, so a function
+ * with none costs no user counts. */
+static psg_status find_candidate(folder *f, const psg_expr *root) {
+  psgi_map seen;
+  psgi_map_init(&seen, f->ctx);
+  PSGI_VEC(const psg_expr *) stack = {0};
+  psg_status st = PSG_OK;
+  if (!PSGI_VEC_PUSH(f->ctx, &stack, root)) st = psgi_nomem(f->ctx);
+  while (!st && stack.len && !f->candidate) {
+    const psg_expr *e = stack.data[--stack.len];
+    f->candidate = f->may_fold(e);
+    for (uint32_t i = 0; i < e->nkids && !st; i++) {
+      const psg_expr *k = e->kids[i];
+      if (k->kind != PSG_EXPR_CALL && k->kind != PSG_EXPR_TUPLE && k->kind != PSG_EXPR_TUPLE_GET_ITEM &&
+          k->kind != PSG_EXPR_LET && k->kind != PSG_EXPR_IF && k->kind != PSG_EXPR_FUNCTION)
+        continue; /* leaves: no fold anchors at one */
+      bool is_new = false;
+      if (!psgi_map_put_ptr(&seen, k, &is_new) || (is_new && !PSGI_VEC_PUSH(f->ctx, &stack, k)))
+        st = psgi_nomem(f->ctx);
+    }
+  }
+  PSGI_VEC_FREE(f->ctx, &stack);
+  psgi_map_fini(&seen);
+  return st;
+}
+
+/* Counts users over the whole graph (iterative, each node once). */
 static psg_status count_users(folder *f, const psg_expr *root) {
   PSGI_VEC(const psg_expr *) stack = {0};
   psgi_map_entry *en = psgi_map_put_ptr(&f->users, root, NULL);
@@ -333,7 +359,6 @@ static psg_status count_users(folder *f, const psg_expr *root) {
   en->value = (void *)(uintptr_t)1;
   while (stack.len) {
     const psg_expr *e = stack.data[--stack.len];
-    if (!f->candidate) f->candidate = f->may_fold(e);
     for (uint32_t i = 0; i < e->nkids; i++) {
       if (!(en = psgi_map_put_ptr(&f->users, e->kids[i], NULL))) goto nomem;
       bool first = en->value == NULL;
@@ -355,7 +380,8 @@ static psg_status run_fold(psg_expr *func, psg_module *mod, fold_fn fold, int op
   if (st) return st;
   fold_run r = {{func->ctx, {0}, may_fold, false}, fold, op};
   psgi_map_init(&r.f.users, func->ctx);
-  st = count_users(&r.f, func);
+  st = find_candidate(&r.f, func);
+  if (!st && r.f.candidate) st = count_users(&r.f, func);
   if (!st && !r.f.candidate) {
     psg_expr_retain(func);
     *out = func;
