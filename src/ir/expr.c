@@ -58,8 +58,11 @@ static psg_status new_expr(psg_ctx *ctx, int kind, size_t nkids, const psg_span 
   return PSG_OK;
 }
 
-/* HAS_SCOPES from the node's kind and its children (set once, at birth). */
+/* HAS_SCOPES from the node's kind and its children (set once, at birth). A
+ * Composite function literal has none: its body is a closed function the
+ * built-in passes keep as it is (psgi_is_composite_fn). */
 static void inherit_scopes(psg_expr *e) {
+  if (e->kind == PSG_EXPR_FUNCTION && psgi_is_composite_fn(e)) return;
   bool scoped = e->kind == PSG_EXPR_IF || e->kind == PSG_EXPR_LET || e->kind == PSG_EXPR_FUNCTION;
   for (uint32_t i = 0; i < e->nkids && !scoped; i++) scoped = e->kids[i]->flags & PSGI_EXPR_HAS_SCOPES;
   if (scoped) e->flags |= PSGI_EXPR_HAS_SCOPES;

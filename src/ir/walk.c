@@ -61,6 +61,7 @@ typedef struct mutator_state {
   psgi_map memo;            /* node -> rewritten node (a reference held by the memo) */
   const psg_expr *cur;      /* the node the engine is rewriting, or NULL */
   const uint32_t *cur_kids; /* memo entry indices of cur's children */
+  bool keep_composite;      /* psgi_mutator_keep_composite */
 } mutator_state;
 
 typedef struct mframe {
@@ -87,6 +88,13 @@ static mutator_state *state(psg_mutator *m) {
     m->state_ = s;
   }
   return m->state_;
+}
+
+psg_status psgi_mutator_keep_composite(psg_mutator *m) {
+  mutator_state *s = state(m);
+  if (!s) return psgi_nomem(m->ctx);
+  s->keep_composite = true;
+  return PSG_OK;
 }
 
 void psg_mutator_fini(psg_mutator *m) {
@@ -200,6 +208,11 @@ psg_status psg_mutate(psg_mutator *m, const psg_expr *root, psg_expr **out) {
   slot_vec done_kids = {0}; /* entry indices of the resolved children of the frames */
   bool replaced, have = false;
   uint32_t slot = 0;
+  if (s->keep_composite && psgi_is_composite_fn(root)) {
+    psg_expr_retain((psg_expr *)root);
+    *out = (psg_expr *)root;
+    return PSG_OK;
+  }
   psg_status st = try_pre(m, root, &replaced);
   if (st || replaced) goto done;
   if ((st = reserve(m, s, root, &slot, &have)) != PSG_OK) goto done;
@@ -213,6 +226,11 @@ psg_status psg_mutate(psg_mutator *m, const psg_expr *root, psg_expr **out) {
       if (m->before_child && (st = m->before_child(m, parent, i)) != PSG_OK) goto done;
       const psg_expr *child = parent->kids[i];
       if ((st = reserve(m, s, child, &slot, &have)) != PSG_OK) goto done;
+      if (!have && s->keep_composite && child->kind == PSG_EXPR_FUNCTION && psgi_is_composite_fn(child)) {
+        psg_expr_retain((psg_expr *)child); /* kept as it is: its own rewrite */
+        s->memo.entries[slot].value = (psg_expr *)child;
+        have = true;
+      }
       if (!have) {
         if (m->pre && (st = try_pre(m, child, &replaced)) != PSG_OK) goto done;
         if (!m->pre || !replaced) {

@@ -82,6 +82,7 @@ static psg_status has_cast(psg_ctx *ctx, const psg_expr *func, bool *found) {
     for (uint32_t i = 0; !st && i < e->nkids; i++) {
       const psg_expr *k = e->kids[i];
       if (k->nkids == 0 && k->kind != PSG_EXPR_FUNCTION) continue; /* leaves: no call below */
+      if (psgi_is_composite_fn(k)) continue;                      /* kept as it is */
       bool is_new;
       if (!psgi_map_put_ptr(&seen, k, &is_new)) st = psgi_nomem(ctx);
       else if (is_new && !PSGI_VEC_PUSH(ctx, &stack, k)) st = psgi_nomem(ctx);
@@ -113,7 +114,8 @@ static psg_status canonicalize_cast(psg_expr *func, psg_module *mod, psg_pass_co
   psg_mutator_init(&m, func->ctx);
   m.user = &c;
   m.visit[PSG_EXPR_CALL] = cast_call;
-  st = psg_mutate(&m, func, out);
+  st = psgi_mutator_keep_composite(&m);
+  if (!st) st = psg_mutate(&m, func, out);
   psg_mutator_fini(&m);
   psgi_map_fini(&c.uses);
   return st;

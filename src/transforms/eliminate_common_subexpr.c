@@ -58,6 +58,7 @@ static psg_status assign_regions(cse *c, const psg_expr *root) {
     }
     if (!is_new) continue;
     en->value = (void *)(uintptr_t)(f.region + 1);
+    if (psgi_is_composite_fn(f.e)) continue; /* the rewrite keeps it as it is */
     for (uint32_t i = 0; i < f.e->nkids && !st; i++) {
       bool opens = (f.e->kind == PSG_EXPR_FUNCTION && i + 1 == f.e->nkids) || (f.e->kind == PSG_EXPR_IF && i > 0);
       region_frame child = {f.e->kids[i], opens ? next_region++ : f.region};

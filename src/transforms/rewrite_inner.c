@@ -56,7 +56,7 @@ static psg_status rewrite_node(psgi_rewriter *r, psgi_map *memo, const psg_expr 
 psg_status psgi_rewrite_inner(psgi_rewriter *r, const psg_expr *root, psg_expr **out) {
   psg_ctx *ctx = r->ctx;
   *out = NULL;
-  if (!root->nkids && !r->visit[root->kind]) {
+  if ((!root->nkids && !r->visit[root->kind]) || psgi_is_composite_fn(root)) {
     psg_expr_retain((psg_expr *)root);
     *out = (psg_expr *)root;
     return PSG_OK;
@@ -75,7 +75,8 @@ psg_status psgi_rewrite_inner(psgi_rewriter *r, const psg_expr *root, psg_expr *
     if (f->next < f->e->nkids) {
       const psg_expr *k = f->e->kids[f->next++];
       uint32_t slot = LEAF;
-      if (k->nkids || r->visit[k->kind]) {
+      /* A Composite function is kept as it is, like a leaf (ir_internal.h). */
+      if ((k->nkids || r->visit[k->kind]) && !(k->kind == PSG_EXPR_FUNCTION && psgi_is_composite_fn(k))) {
         if (!(en = psgi_map_put_ptr(&memo, k, &is_new))) {
           st = psgi_nomem(ctx);
           break;

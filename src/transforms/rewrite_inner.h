@@ -3,7 +3,8 @@
  * memo entry, which is about half the map work of psg_mutate on a graph of
  * calls over constants and ops. Leaves of a kind with a callback are visited
  * when first reached, as psg_mutate does. Same order and results as
- * psg_mutate with the same callbacks. Iterative (explicit frames). */
+ * psg_mutate with the same callbacks. A Composite function literal is kept
+ * as it is, body unvisited (psgi_is_composite_fn). Iterative (explicit frames). */
 #ifndef PSG_TRANSFORMS_REWRITE_INNER_H
 #define PSG_TRANSFORMS_REWRITE_INNER_H
 

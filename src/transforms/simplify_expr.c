@@ -381,7 +381,8 @@ static psg_status keep_type(psg_mutator *m, const psg_expr *e, psg_expr **out) {
 
 /* Counts every node's parents (an edge per kid slot) in one walk whose map
  * is also its seen set: a node's children are walked when it first gets a
- * count. The root is in the map too, with no parents. */
+ * count. The root is in the map too, with no parents. A Composite function's
+ * body is not walked (the mutator keeps it as it is). */
 static psg_status count_users(simplifier *s, psg_ctx *ctx, const psg_expr *root) {
   PSGI_VEC(const psg_expr *) stack = {0};
   psg_status st = psgi_map_put_ptr(&s->users, root, NULL) && PSGI_VEC_PUSH(ctx, &stack, root) ? PSG_OK : PSG_ERR_NOMEM;
@@ -390,7 +391,8 @@ static psg_status count_users(simplifier *s, psg_ctx *ctx, const psg_expr *root)
     for (uint32_t i = 0; i < e->nkids; i++) {
       bool is_new;
       psgi_map_entry *en = psgi_map_put_ptr(&s->users, e->kids[i], &is_new);
-      if (!en || (is_new && !PSGI_VEC_PUSH(ctx, &stack, e->kids[i]))) {
+      bool walk = is_new && !psgi_is_composite_fn(e->kids[i]); /* a Composite body is not rewritten */
+      if (!en || (walk && !PSGI_VEC_PUSH(ctx, &stack, e->kids[i]))) {
         st = PSG_ERR_NOMEM;
         break;
       }
@@ -421,7 +423,8 @@ static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc
     m.visit[PSG_EXPR_TUPLE_GET_ITEM] = keep_type;
     m.visit[PSG_EXPR_LET] = keep_type;
     m.visit[PSG_EXPR_IF] = keep_type;
-    st = psg_mutate(&m, func, out);
+    st = psgi_mutator_keep_composite(&m);
+    if (!st) st = psg_mutate(&m, func, out);
     psg_mutator_fini(&m);
   }
   psgi_map_fini(&s.users);

@@ -21,12 +21,16 @@ static bool is_atom(const psg_expr *e) {
   return e->kind == PSG_EXPR_VAR || e->kind == PSG_EXPR_GLOBAL_VAR || e->kind == PSG_EXPR_OP;
 }
 
+/* A function the analysis keeps as a leaf: Primitive, or Composite (kept
+ * as it is by the built-in passes, ir_internal.h). */
+static bool is_leaf_fn(const psg_expr *e) { return psgi_is_primitive_fn(e) || psgi_is_composite_fn(e); }
+
 /* Children the analysis walks: not let variables or parameters (atoms) and
  * nothing inside a Primitive function, which stays a leaf. */
 static bool walks_kid(const psg_expr *e, uint32_t i) {
   switch (e->kind) {
   case PSG_EXPR_LET: return i >= 1;
-  case PSG_EXPR_FUNCTION: return i + 1 == e->nkids && !psgi_is_primitive_fn(e);
+  case PSG_EXPR_FUNCTION: return i + 1 == e->nkids && !is_leaf_fn(e);
   case PSG_EXPR_CALL:
   case PSG_EXPR_TUPLE:
   case PSG_EXPR_TUPLE_GET_ITEM:
@@ -169,7 +173,7 @@ static psg_status compute_scopes(nf *f) {
     if (e->kind == PSG_EXPR_IF) {
       st = new_scope(f, s, &n->sub[0]);
       if (!st) st = new_scope(f, s, &n->sub[1]);
-    } else if (e->kind == PSG_EXPR_FUNCTION && !psgi_is_primitive_fn(e)) {
+    } else if (e->kind == PSG_EXPR_FUNCTION && !is_leaf_fn(e)) {
       st = new_scope(f, s, &n->sub[0]);
     }
     for (uint32_t i = 0; !st && i < e->nkids; i++) {
@@ -395,7 +399,7 @@ psg_status psgi_normal_form_module(psg_module *mod, bool basic_block, psg_module
   size_t done = 0;
   for (; !st && done < mod->n; done++) {
     psg_expr *fn = mod->entries[done].func, *new_fn = fn;
-    if (fn->kind == PSG_EXPR_FUNCTION && !psgi_is_primitive_fn(fn) && !psg_attrs_get(fn->u.fn.attrs, "Compiler")) {
+    if (fn->kind == PSG_EXPR_FUNCTION && !is_leaf_fn(fn) && !psg_attrs_get(fn->u.fn.attrs, "Compiler")) {
       st = normalize_function(ctx, fn, basic_block, &new_fn);
       if (st) break;
     } else {
