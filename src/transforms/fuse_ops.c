@@ -6,7 +6,6 @@
  * Scalar constants fuse like elementwise ops; other constants become
  * parameters unless relay.FuseOps.link_params. Nodes are rewritten in post-DFS
  * order, each group by an explicit-stack walk from its root. */
-#include <stdio.h>
 #include "ops/op_impl.h"
 #include "transforms/fuse_graph.h"
 #include "transforms/transforms.h"
@@ -48,8 +47,13 @@ static psg_status external(fuser *f, const psg_expr *a, uint32_t ai, psg_expr **
     *out = en->value;
     return PSG_OK;
   }
-  char name[32];
-  snprintf(name, sizeof name, "p%zu", f->params.len);
+  char name[32]; /* "p" and the parameter's index, as "p%zu" writes it (without the snprintf call) */
+  char digits[24];
+  size_t nd = 0;
+  for (size_t n = f->params.len; nd == 0 || n; n /= 10) digits[nd++] = (char)('0' + n % 10);
+  name[0] = 'p';
+  for (size_t i = 0; i < nd; i++) name[1 + i] = digits[nd - 1 - i];
+  name[1 + nd] = '\0';
   const psg_type *t = a->checked_type;
   if (!t && a->kind == PSG_EXPR_VAR) t = a->u.var.type;
   psg_expr *p = NULL;
