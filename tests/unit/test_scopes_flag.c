@@ -57,6 +57,31 @@ static void test_passes_keep_dataflow_graphs(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* A Composite function literal has no HAS_SCOPES (its body is kept as it is
+ * by the built-in passes), so a graph whose only nested functions are
+ * Composite is dataflow: the passes above give it back as it is. */
+static void test_composite_is_dataflow(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_module *m = parse(ctx, HDR "def @main(%x: " T ") {\n"
+                                 "  %0 = fn (%a: " T ", Composite=\"test.C\") { %1 = add(%a, 1f); multiply(%1, %1) };\n"
+                                 "  %2 = %0(%x);\n"
+                                 "  add(%2, %2)\n}\n");
+  CHECK(m != NULL);
+  if (m) {
+    psg_expr *fn = psg_module_lookup(m, "main"), *body = psg_function_get_body(fn);
+    CHECK(scoped(fn) && !scoped(body)); /* @main is a Function; its body is not scoped */
+    CHECK(!scoped(psg_expr_get_child(psg_expr_get_child(body, 1), 0))); /* the Composite literal itself */
+    const char *names[] = {"ToBasicBlockNormalForm", "EliminateCommonSubexpr", "CanonicalizeCast"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+      psg_module *out = run(ctx, names[i], NULL, m);
+      CHECK(out == m);
+      psg_module_release(out);
+    }
+  }
+  psg_module_release(m);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 /* With scopes the passes still do their work. */
 static void test_passes_with_scopes(void) {
   check_pass("ToBasicBlockNormalForm", NULL,
@@ -76,5 +101,6 @@ int main(void) {
   RUN_TEST(test_flag);
   RUN_TEST(test_passes_keep_dataflow_graphs);
   RUN_TEST(test_passes_with_scopes);
+  RUN_TEST(test_composite_is_dataflow);
   return check_finish();
 }
