@@ -38,13 +38,16 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
   bool used_in[PSG_MAX_RANK] = {0}, used_out[PSG_MAX_RANK + 1] = {0}; /* +1: PUSH checks the rank */
   if ((st = psgi_tf_ints(call, "newshape", ns, PSG_MAX_RANK * 2, &nn))) return st;
   bool allowzero = psgi_attr_bool(call->attrs, "allowzero", false);
-  char a[256], b[256];
-  psgi_shape_str(x, a, sizeof a);
-  psgi_tf_list_str(ns, nn, b, sizeof b);
+  /* The texts of x's shape and of newshape, formatted only for an error
+   * message (reshape is typed thousands of times per pipeline). */
+  char a_buf[256], b_buf[256];
+#define X_TEXT psgi_shape_str(x, a_buf, sizeof a_buf)
+#define NEWSHAPE_TEXT psgi_tf_list_str(ns, nn, b_buf, sizeof b_buf)
 #define PUSH(v)                                                                                                        \
   do {                                                                                                                 \
     if (no >= PSG_MAX_RANK)                                                                                            \
-      return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: newshape %s has more than %d dims", b, PSG_MAX_RANK);          \
+      return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: newshape %s has more than %d dims", NEWSHAPE_TEXT,             \
+                          PSG_MAX_RANK);                                                                               \
     o[no++] = (v);                                                                                                     \
   } while (0)
   for (int i = 0; i < nn; i++) {
@@ -54,12 +57,13 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
       src++;
     } else if (c == 0) {
       if (src >= x->n)
-        return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: code 0 at position %d of %s has no dim of %s to copy", i, b,
-                            a);
+        return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: code 0 at position %d of %s has no dim of %s to copy", i,
+                            NEWSHAPE_TEXT, X_TEXT);
       used_in[src] = used_out[no] = true;
       PUSH(x->dims[src++]);
     } else if (c == -1) {
-      if (infer >= 0) return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: newshape %s has more than one -1", b);
+      if (infer >= 0)
+        return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: newshape %s has more than one -1", NEWSHAPE_TEXT);
       infer = no;
       PUSH(1);
       src++;
@@ -70,17 +74,20 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
       }
     } else if (c == -3) {
       if (src + 1 >= x->n)
-        return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: code -3 at position %d of %s needs two dims of %s", i, b, a);
+        return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: code -3 at position %d of %s needs two dims of %s", i,
+                            NEWSHAPE_TEXT, X_TEXT);
       PUSH(mul_dims(x->dims[src], x->dims[src + 1]));
       src += 2;
     } else if (c == -4) {
       if (i + 2 >= nn || src >= x->n)
         return psgi_op_fail(call, PSG_ERR_TYPE,
-                            "reshape: code -4 at position %d of %s needs a dim of %s and two values", i, b, a);
+                            "reshape: code -4 at position %d of %s needs a dim of %s and two values", i, NEWSHAPE_TEXT,
+                            X_TEXT);
       int64_t d = x->dims[src++], d1 = ns[i + 1], d2 = ns[i + 2];
       i += 2;
       if ((d1 == -1 && d2 == -1) || d1 < -1 || d2 < -1 || d1 == 0 || d2 == 0)
-        return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: code -4 of %s needs positive values or one -1", b);
+        return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: code -4 of %s needs positive values or one -1",
+                            NEWSHAPE_TEXT);
       if (d == PSG_DIM_UNKNOWN) {
         PUSH(d1 == -1 ? PSG_DIM_UNKNOWN : d1);
         PUSH(d2 == -1 ? PSG_DIM_UNKNOWN : d2);
@@ -89,11 +96,13 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
       if (d1 == -1) d1 = d % d2 ? -1 : d / d2;
       if (d2 == -1) d2 = d % d1 ? -1 : d / d1;
       if (d1 < 0 || d2 < 0 || d1 * d2 != d)
-        return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: cannot split dim %lld of %s as %s", (long long)d, a, b);
+        return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: cannot split dim %lld of %s as %s", (long long)d, X_TEXT,
+                            NEWSHAPE_TEXT);
       PUSH(d1);
       PUSH(d2);
     } else {
-      return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: unsupported code %lld in newshape %s", (long long)c, b);
+      return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: unsupported code %lld in newshape %s", (long long)c,
+                          NEWSHAPE_TEXT);
     }
   }
 #undef PUSH
@@ -106,7 +115,7 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
     if (in_rest == PSG_DIM_UNKNOWN || out_rest == PSG_DIM_UNKNOWN)
       o[infer] = PSG_DIM_UNKNOWN;
     else if (out_rest == 0 || in_rest % out_rest)
-      return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: cannot reshape %s into %s", a, b);
+      return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: cannot reshape %s into %s", X_TEXT, NEWSHAPE_TEXT);
     else
       o[infer] = in_rest / out_rest;
   }
@@ -119,9 +128,11 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
       out_n *= o[i];
   }
   if (psg_type_is_static(x) && out_known && psgi_numel(x->dims, x->n) != out_n)
-    return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: cannot reshape %s into %s", a, b);
+    return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: cannot reshape %s into %s", X_TEXT, NEWSHAPE_TEXT);
   return psgi_rel_make(call, o, no, x->dtype, out);
 }
+#undef X_TEXT
+#undef NEWSHAPE_TEXT
 
 /* transpose ---------------------------------------------------------------------- */
 
