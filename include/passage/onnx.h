@@ -45,8 +45,9 @@ PSG_API psg_status psg_onnx_import(psg_ctx *ctx, const void *bytes, size_t len, 
 PSG_API psg_status psg_onnx_import_file(psg_ctx *ctx, const char *path,
                                         const psg_onnx_import_opts *opts, psg_module **out);
 
-/* Exports @main of `mod` as an ONNX model (IR version 8, opset 14) into a
- * new buffer: *out_bytes (free with psg_free) of *out_len bytes. The module
+/* Exports @main of `mod` as an ONNX model (IR version 8, opset 14, or 17
+ * when it uses nn.layer_norm) into a new buffer: *out_bytes (free with
+ * psg_free) of *out_len bytes. The module
  * must type-check (InferType runs first, on a copy: `mod` is unchanged);
  * parameters become graph inputs under their names, constants initializers.
  * Nodes written for a call whose span is a name alone (line 0: the
