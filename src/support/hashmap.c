@@ -66,7 +66,18 @@ uint64_t psgi_hash_mix(uint64_t h, uint64_t v) {
   return x;
 }
 
-uint64_t psgi_hash_ptr(const void *p) { return psgi_hash_mix(0, (uint64_t)(uintptr_t)p); }
+/* psgi_hash_mix(0, p), inlined into the pointer-keyed get and put. */
+static inline uint64_t hash_ptr(const void *p) {
+  uint64_t x = (uint64_t)(uintptr_t)p + 0x9e3779b97f4a7c15ull;
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+uint64_t psgi_hash_ptr(const void *p) { return hash_ptr(p); }
 
 void psgi_map_init(psgi_map *m, psg_ctx *ctx) {
   memset(m, 0, sizeof *m);
@@ -107,12 +118,12 @@ static psgi_map_entry *find(const psgi_map *m, uint64_t h, const void *key, size
 
 /* Rebuilds the slot table larger (load kept under 1/2): four times the size
  * while small, so a map grown one node at a time over a graph of thousands
- * rehashes a few times, not a dozen; twice beyond. The entry array is sized
- * with it (it holds at most nslots/2 entries), so put never reallocates it. */
+ * rehashes a few times, not a dozen; twice beyond. The entry array grows on
+ * its own (doubling, in put), so a growth does not copy a tail of unused
+ * entries sized for the slot table. */
 static bool grow_slots(psgi_map *m) {
   size_t n = !m->nslots ? 16 : m->nslots < 8192 ? m->nslots * 4 : m->nslots * 2;
   if (n > (size_t)INT32_MAX) return false;
-  if (!psgi_vec_reserve_(m->ctx, (void **)&m->entries, &m->cap, sizeof *m->entries, n / 2)) return false;
   uint64_t *slots = psgi_calloc(m->ctx, n * sizeof *slots);
   if (!slots) return false;
   size_t mask = n - 1;
@@ -127,13 +138,23 @@ static bool grow_slots(psgi_map *m) {
   return true;
 }
 
-/* One probe finds the key or the slot a new entry takes. */
-static psgi_map_entry *put(psgi_map *m, uint64_t h, const void *key, size_t len, bool *is_new) {
-  if ((m->len + 1) * 2 > m->nslots && !grow_slots(m)) return NULL;
-  size_t i = probe(m, h, key, len);
-  if (is_new) *is_new = !m->slots[i];
-  if (m->slots[i]) return &m->entries[slot_index(m->slots[i])];
-  if (!psgi_vec_reserve_(m->ctx, (void **)&m->entries, &m->cap, sizeof *m->entries, m->len + 1))
+/* The slot holding pointer key `key`, or the empty slot where it would go:
+ * probe() for PSGI_PTR_KEY without the memcmp branch. */
+static size_t probe_ptr(const psgi_map *m, uint64_t h, const void *key) {
+  size_t mask = m->nslots - 1, i = h & mask;
+  for (;; i = (i + 1) & mask) {
+    uint64_t s = m->slots[i];
+    if (!s) return i;
+    if (slot_tag_is(s, h)) {
+      const psgi_map_entry *e = &m->entries[slot_index(s)];
+      if (e->key == key && e->key_len == PSGI_PTR_KEY) return i;
+    }
+  }
+}
+
+/* Takes slot i (empty) for a new entry; NULL on OOM. */
+static psgi_map_entry *insert_at(psgi_map *m, size_t i, uint64_t h, const void *key, size_t len) {
+  if (m->len == m->cap && !psgi_vec_reserve_(m->ctx, (void **)&m->entries, &m->cap, sizeof *m->entries, m->len + 1))
     return NULL;
   m->slots[i] = slot_of(h, m->len);
   psgi_map_entry *e = &m->entries[m->len++];
@@ -144,8 +165,19 @@ static psgi_map_entry *put(psgi_map *m, uint64_t h, const void *key, size_t len,
   return e;
 }
 
+/* One probe finds the key or the slot a new entry takes. */
+static psgi_map_entry *put(psgi_map *m, uint64_t h, const void *key, size_t len, bool *is_new) {
+  if ((m->len + 1) * 2 > m->nslots && !grow_slots(m)) return NULL;
+  size_t i = probe(m, h, key, len);
+  if (is_new) *is_new = !m->slots[i];
+  if (m->slots[i]) return &m->entries[slot_index(m->slots[i])];
+  return insert_at(m, i, h, key, len);
+}
+
 psgi_map_entry *psgi_map_get_ptr(const psgi_map *m, const void *key) {
-  return find(m, psgi_hash_ptr(key), key, PSGI_PTR_KEY);
+  if (!m->nslots) return NULL;
+  uint64_t s = m->slots[probe_ptr(m, hash_ptr(key), key)];
+  return s ? &m->entries[slot_index(s)] : NULL;
 }
 
 psgi_map_entry *psgi_map_get_str(const psgi_map *m, const char *key, size_t len) {
@@ -153,7 +185,13 @@ psgi_map_entry *psgi_map_get_str(const psgi_map *m, const char *key, size_t len)
 }
 
 psgi_map_entry *psgi_map_put_ptr(psgi_map *m, const void *key, bool *is_new) {
-  return put(m, psgi_hash_ptr(key), key, PSGI_PTR_KEY, is_new);
+  if ((m->len + 1) * 2 > m->nslots && !grow_slots(m)) return NULL;
+  uint64_t h = hash_ptr(key);
+  size_t i = probe_ptr(m, h, key);
+  uint64_t s = m->slots[i];
+  if (is_new) *is_new = !s;
+  if (s) return &m->entries[slot_index(s)];
+  return insert_at(m, i, h, key, PSGI_PTR_KEY);
 }
 
 psgi_map_entry *psgi_map_put_str(psgi_map *m, const char *key, size_t len, bool *is_new) {
