@@ -368,6 +368,11 @@ static bool is_primitive(const psg_expr *f) {
 
 /* A Primitive function is rewritten by the frozen mutator (calls kept). */
 static psg_status pre_function(psg_mutator *m, const psg_expr *e, psg_expr **replacement) {
+  if (psgi_is_composite_fn(e)) { /* kept as it is (docs/design.md, departure 19) */
+    psg_expr_retain((psg_expr *)e);
+    *replacement = (psg_expr *)e;
+    return PSG_OK;
+  }
   folder *fo = folder_of(m);
   if (m == &fo->frozen || e->kind != PSG_EXPR_FUNCTION || !is_primitive(e)) return PSG_OK;
   return psg_mutate(&fo->frozen, e, replacement);
@@ -438,6 +443,7 @@ static psg_status may_change(psg_ctx *ctx, const psg_expr *root, bool *out) {
       if (k->kind == PSG_EXPR_OP || k->kind == PSG_EXPR_CONSTANT || k->kind == PSG_EXPR_VAR ||
           k->kind == PSG_EXPR_GLOBAL_VAR)
         continue; /* leaves no rule starts from */
+      if (psgi_is_composite_fn(k)) continue; /* kept as it is */
       bool is_new = false;
       if (!psgi_map_put_ptr(&seen, k, &is_new) || (is_new && !PSGI_VEC_PUSH(ctx, &stack, k))) st = psgi_nomem(ctx);
     }

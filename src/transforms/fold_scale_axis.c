@@ -341,6 +341,7 @@ static psg_status find_candidate(folder *f, const psg_expr *root) {
       if (k->kind != PSG_EXPR_CALL && k->kind != PSG_EXPR_TUPLE && k->kind != PSG_EXPR_TUPLE_GET_ITEM &&
           k->kind != PSG_EXPR_LET && k->kind != PSG_EXPR_IF && k->kind != PSG_EXPR_FUNCTION)
         continue; /* leaves: no fold anchors at one */
+      if (psgi_is_composite_fn(k)) continue; /* kept as it is */
       bool is_new = false;
       if (!psgi_map_put_ptr(&seen, k, &is_new) || (is_new && !PSGI_VEC_PUSH(f->ctx, &stack, k)))
         st = psgi_nomem(f->ctx);
@@ -363,7 +364,7 @@ static psg_status count_users(folder *f, const psg_expr *root) {
       if (!(en = psgi_map_put_ptr(&f->users, e->kids[i], NULL))) goto nomem;
       bool first = en->value == NULL;
       en->value = (void *)((uintptr_t)en->value + (first ? 2 : 1));
-      if (first && !PSGI_VEC_PUSH(f->ctx, &stack, e->kids[i])) goto nomem;
+      if (first && !psgi_is_composite_fn(e->kids[i]) && !PSGI_VEC_PUSH(f->ctx, &stack, e->kids[i])) goto nomem;
     }
   }
   PSGI_VEC_FREE(f->ctx, &stack);
@@ -390,7 +391,8 @@ static psg_status run_fold(psg_expr *func, psg_module *mod, fold_fn fold, int op
     psg_mutator_init(&m, func->ctx);
     m.user = &r;
     m.visit[PSG_EXPR_CALL] = fold_call;
-    st = psg_mutate(&m, func, out);
+    st = psgi_mutator_keep_composite(&m);
+    if (!st) st = psg_mutate(&m, func, out);
     psg_mutator_fini(&m);
   }
   psgi_map_fini(&r.f.users);
