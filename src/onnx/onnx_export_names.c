@@ -97,7 +97,7 @@ static psg_status graphs_of(Onnx__GraphProto *g, Onnx__GraphProto ***out, size_t
 typedef struct info {
   Onnx__NodeProto *node;
   const char *kept;
-  bool main, exit, done;
+  bool main, exit, glue, internal, done;
 } info;
 
 /* Value name -> its producer's index (open addressing; SSA names are
@@ -115,7 +115,10 @@ static vslot *vfind(vslot *v, size_t cap, const char *name) {
 
 /* A named node is its name's exit when its value leaves the nodes of that
  * name: read by a node of another name (or none), or a graph output. For a
- * decomposed ONNX node, that is the node computing the original output. */
+ * decomposed ONNX node, that is the node computing the original output. It
+ * is internal when a node of its own name that is not layout glue reads it
+ * (a 1-D Conv's input reshape, shared with another Conv, leaves its group
+ * but is not the node's result; an Add computed in 4-D and reshaped back is). */
 static void mark_exits(Onnx__GraphProto **gs, size_t ng, info *in, size_t total, vslot *v, size_t vcap) {
   size_t idx = 0;
   for (size_t k = 0; k < ng; k++)
@@ -132,7 +135,11 @@ static void mark_exits(Onnx__GraphProto **gs, size_t ng, info *in, size_t total,
       vslot *s = i && i[0] ? vfind(v, vcap, i) : NULL;
       if (!s || !s->name) continue;
       info *p = &in[s->node];
-      if (p->kept && (!in[m].kept || strcmp(p->kept, in[m].kept))) p->exit = true;
+      if (!p->kept) continue;
+      if (!in[m].kept || strcmp(p->kept, in[m].kept))
+        p->exit = true;
+      else if (&in[m] != p && !in[m].glue)
+        p->internal = true;
     }
   for (size_t k = 0; k < ng; k++)
     for (size_t i = 0; i < gs[k]->n_output; i++) {
@@ -140,6 +147,14 @@ static void mark_exits(Onnx__GraphProto **gs, size_t ng, info *in, size_t total,
       vslot *s = o && o[0] ? vfind(v, vcap, o) : NULL;
       if (s && s->name) in[s->node].exit = true;
     }
+}
+
+/* Ops that only move or relabel data around a decomposed node's result. */
+static bool is_glue(const char *op) {
+  static const char *const glue[] = {"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Expand"};
+  for (size_t i = 0; op && i < sizeof glue / sizeof *glue; i++)
+    if (!strcmp(op, glue[i])) return true;
+  return false;
 }
 
 psg_status onnxi_export_names(Onnx__GraphProto *g, onnxi_name_fn name_of, void *(*alloc)(void *user, size_t n),
@@ -160,19 +175,24 @@ psg_status onnxi_export_names(Onnx__GraphProto *g, onnxi_name_fn name_of, void *
     for (size_t i = 0; i < gs[k]->n_node; i++, idx++) {
       in[idx].node = gs[k]->node[i];
       in[idx].kept = name_of(user, in[idx].node, &in[idx].main);
+      in[idx].glue = is_glue(in[idx].node->op_type);
     }
   if (!st) mark_exits(gs, ng, in, total, v, vcap);
-  /* The sweeps, in order: kept names bare for exits, for the other nodes
-   * computing a call's value, for helpers; kept names suffixed; generated
-   * names, bare when free. */
-  for (int step = 1; step <= 5 && !st; step++)
+  /* The sweeps, in order: kept names bare for the node that computes its
+   * name's result (not glue, read by no non-glue node of its name; exits
+   * first), for the other exits, for the other nodes computing a call's
+   * value, for helpers; kept names suffixed; generated names, bare when free. */
+  for (int step = 1; step <= 7 && !st; step++)
     for (size_t idx = 0; idx < total && !st; idx++) {
       info *f = &in[idx];
-      if (f->done || (step < 5 && !f->kept) || (step == 1 && !f->exit) || (step == 2 && !f->main)) continue;
+      bool result = !f->glue && !f->internal;
+      if (f->done || (step < 7 && !f->kept) || (step == 1 && !(result && f->exit)) || (step == 2 && !result) ||
+          (step == 3 && !f->exit) || (step == 4 && !f->main))
+        continue;
       const char *want = f->kept ? f->kept : f->node->name ? f->node->name : "";
-      if (step != 4 && take(&t, want)) {
+      if (step != 6 && take(&t, want)) {
         f->node->name = (char *)want;
-      } else if (step >= 4) {
+      } else if (step >= 6) {
         char *s = take_suffixed(&t, want);
         if (!s) st = PSG_ERR_NOMEM;
         f->node->name = s;
