@@ -3,7 +3,8 @@
 import time, -O2 and -O3 pipeline time (the O2/O3 pass total from
 --time-passes), export time, node counts before and after (ONNX nodes of the
 original and of our -O3 export, If branches included), and, in the same run, ONNX Runtime's
-graph-optimization time (session creation 'all' minus 'disabled', median of 5)
+graph-optimization time (session creation 'all' minus 'disabled', median of
+--opt-runs sessions each; ours is the median of as many fresh processes)
 and its 'extended' optimized node count (contrib fused ops included in the
 count, marked).
 Second table (issue 7): inference time in ONNX Runtime (session.run, one
@@ -11,7 +12,7 @@ thread, median of interleaved runs after warm-up, bench/onnx_ort_run.js): the
 original model at ORT's 'extended' level against our -O3 export with ORT's
 optimizations 'disabled' (goal: ratio <= 1), plus the original 'disabled' and
 our export 'extended' to tell our graph from ORT's kernels (FusedConv etc.).
-Usage: bench/onnx_bench.py --passage BUILD/passage [--quick] [--runs N] [--run-only] [--only NAME]"""
+Usage: bench/onnx_bench.py --passage BUILD/passage [--quick] [--runs N] [--opt-runs N] [--run-only] [--only NAME]"""
 import argparse, collections, json, os, subprocess, sys, tempfile, time
 
 import onnx
@@ -129,6 +130,7 @@ def main():
     ap.add_argument("--passage", required=True)
     ap.add_argument("--quick", action="store_true", help="the small models only, one ORT run")
     ap.add_argument("--runs", type=int, default=21, help="session.run repetitions per model and level")
+    ap.add_argument("--opt-runs", type=int, default=11, help="fresh processes (ours) and sessions per level (ORT) timing optimization")
     ap.add_argument("--run-only", action="store_true", help="the inference table only")
     ap.add_argument("--only", default="", help="models whose label contains this")
     args = ap.parse_args()
@@ -152,7 +154,7 @@ def main():
             for lvl in (2, 3):
                 # median over fresh processes, as ORT's side is a median of sessions
                 times = []
-                for _ in range(1 if args.quick else 5):
+                for _ in range(1 if args.quick else args.opt_runs):
                     _, p = wall([args.passage, "opt", model, "-O%d" % lvl, "--time-passes=flat", "-o", os.path.join(tmp, "o%d.onnx" % lvl)] + sh)
                     times.append(pipeline_us(p.stderr) if p.returncode == 0 else None)
                 res[lvl] = None if None in times else sorted(times)[len(times) // 2]
@@ -162,20 +164,20 @@ def main():
             n0 = nodes(model)[0]
             n3 = nodes(os.path.join(tmp, "o3.onnx"))[0] if res[3] is not None else -1
             ext = os.path.join(tmp, "ext.onnx")
-            q = subprocess.run(["node", os.path.join(HERE, "onnx_ort_opt.js"), model, ext, "1" if args.quick else "5"],
+            q = subprocess.run(["node", os.path.join(HERE, "onnx_ort_opt.js"), model, ext, "1" if args.quick else str(args.opt_runs)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             ort_ms, next_, ncontrib, nstd = None, -1, 0, -1
             if q.returncode == 0:
                 ort_ms = json.loads(q.stdout)["optimize_ms"]
                 next_, ncontrib, nstd = nodes(ext)
             o3_ms = res[3] / 1000 if res[3] is not None else None
-            fmt = lambda v: "%8.1fms" % v if v is not None else "      n/a"
+            fmt = lambda v: ("%8.1fms" if v >= 10 else "%8.2fms") % v if v is not None else "      n/a"
             ratio = "%8.1fx" % (ort_ms / o3_ms) if ort_ms and o3_ms else "      n/a"
             print("%-15s %s %s %s %s %7d %7d %s %s %4d%s" % (label, fmt(t_imp * 1000), fmt(res[2] / 1000 if res[2] else None),
                   fmt(o3_ms), fmt(max(t_onnx - t_text, 0) * 1000), n0, n3, fmt(ort_ms), ratio, next_,
                   " (%d contrib; %d as standard ONNX)" % (ncontrib, nstd) if ncontrib else ""))
-    print("import/export: wall time of the CLI (process start included); O2/O3: the pipeline's own total (median of 5 processes); "
-          "ORT opt: session creation 'all' minus 'disabled' (median); ratio = ORT opt / our O3; ORText: nodes of ORT's extended graph, and with its contrib fused ops counted as the standard nodes they replace (FusedConv = Conv + activation [+ Add], FusedGemm = Gemm + activation), since we write standard ONNX only.")
+    print("import/export: wall time of the CLI (process start included); O2/O3: the pipeline's own total (median of %d processes); "
+          "ORT opt: session creation 'all' minus 'disabled' (median); ratio = ORT opt / our O3; ORText: nodes of ORT's extended graph, and with its contrib fused ops counted as the standard nodes they replace (FusedConv = Conv + activation [+ Add], FusedGemm = Gemm + activation), since we write standard ONNX only." % args.opt_runs)
     print()
     inference_table(args)
     return 0
