@@ -140,7 +140,9 @@ def main():
     if args.run_only:
         inference_table(args)
         return 0
-    print("%-15s %9s %9s %9s %9s %7s %7s %9s %9s %7s" % ("model", "import", "O2", "O3", "export", "nodes", "O3", "ORT opt", "ratio", "ORText"))
+    print("%-15s %9s %9s %9s %9s %7s %7s %9s %9s %10s %9s %7s" % ("model", "import", "O2", "O3", "export", "nodes", "O3",
+          "ORT opt", "ratio", "O3 steady", "ratio", "ORText"))
+    steady_bin = os.path.join(os.path.dirname(os.path.abspath(args.passage)), "bench_onnx_pipeline")
     for label, model, shapes in MODELS:
         if (args.quick and "PP-OCRv4" in label) or args.only not in label:
             continue
@@ -171,12 +173,19 @@ def main():
                 ort_ms = json.loads(q.stdout)["optimize_ms"]
                 next_, ncontrib, nstd = nodes(ext)
             o3_ms = res[3] / 1000 if res[3] is not None else None
+            steady_ms = None
+            if os.path.exists(steady_bin):
+                q = subprocess.run([steady_bin, model, "3", "3" if args.quick else str(2 * args.opt_runs)] + shapes,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                if q.returncode == 0:
+                    steady_ms = json.loads(q.stdout)["median_us"] / 1000
             fmt = lambda v: ("%8.1fms" if v >= 10 else "%8.2fms") % v if v is not None else "      n/a"
             ratio = "%8.1fx" % (ort_ms / o3_ms) if ort_ms and o3_ms else "      n/a"
-            print("%-15s %s %s %s %s %7d %7d %s %s %4d%s" % (label, fmt(t_imp * 1000), fmt(res[2] / 1000 if res[2] else None),
-                  fmt(o3_ms), fmt(max(t_onnx - t_text, 0) * 1000), n0, n3, fmt(ort_ms), ratio, next_,
+            steady_ratio = "%8.1fx" % (ort_ms / steady_ms) if ort_ms and steady_ms else "      n/a"
+            print("%-15s %s %s %s %s %7d %7d %s %s  %s %s %4d%s" % (label, fmt(t_imp * 1000), fmt(res[2] / 1000 if res[2] else None),
+                  fmt(o3_ms), fmt(max(t_onnx - t_text, 0) * 1000), n0, n3, fmt(ort_ms), ratio, fmt(steady_ms), steady_ratio, next_,
                   " (%d contrib; %d as standard ONNX)" % (ncontrib, nstd) if ncontrib else ""))
-    print("import/export: wall time of the CLI (process start included); O2/O3: the pipeline's own total (median of %d processes); "
+    print("import/export: wall time of the CLI (process start included); O2/O3: the pipeline's own total (median of %d fresh processes: cold code, caches and memory); O3 steady: the same pipeline run again and again in one process on the imported module (bench_onnx_pipeline, median after the first run), like ORT's sessions created one after another in one process; "
           "ORT opt: session creation 'all' minus 'disabled' (median); ratio = ORT opt / our O3; ORText: nodes of ORT's extended graph, and with its contrib fused ops counted as the standard nodes they replace (FusedConv = Conv + activation [+ Add], FusedGemm = Gemm + activation), since we write standard ONNX only." % args.opt_runs)
     print()
     inference_table(args)

@@ -102,3 +102,13 @@ if(PASSAGE_TESTS AND NOT PASSAGE_FUZZ AND NOT PASSAGE_SANITIZE AND PASSAGE_ONNX_
   set_tests_properties(fuzz.onnx PROPERTIES TIMEOUT 900
     ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1")
 endif()
+
+# bench/onnx_bench.py's in-process pipeline timing (first run and steady state).
+add_executable(bench_onnx_pipeline ${PROJECT_SOURCE_DIR}/bench/onnx_pipeline.c)
+target_link_libraries(bench_onnx_pipeline PRIVATE passage_onnx passage)
+if(PASSAGE_TESTS AND EXISTS /usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding/model.onnx)
+  add_test(NAME bench.onnx_pipeline.quick
+           COMMAND bench_onnx_pipeline /usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding/model.onnx 3 3)
+  set_tests_properties(bench.onnx_pipeline.quick PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 120
+                       PASS_REGULAR_EXPRESSION "\"median_us\": [0-9.]+, \"min_us\": [0-9.]+, \"runs\": 2}")
+endif()
