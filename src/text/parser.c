@@ -411,10 +411,20 @@ static const char *attr_key(parser *ps, const token *t) {
   return k;
 }
 
+/* Records interned attribute key `k` (at token `at`) in `seen`; an error
+ * when it was given before in the same list. */
+static psg_status note_key(parser *ps, psgi_map *seen, const char *k, const token *at) {
+  bool is_new = false;
+  if (!psgi_map_put_ptr(seen, k, &is_new)) return psgi_nomem(ps->ctx);
+  return is_new ? PSG_OK : error_at(ps, at, "attribute '%s' given twice", k);
+}
+
 static psg_status parse_attr_dict(parser *ps, psg_attrs **out) {
   advance(ps); /* { */
   PSGI_VEC(const char *) keys = {0};
   PSGI_VEC(psg_attr *) vals = {0};
+  psgi_map seen; /* interned keys given so far */
+  psgi_map_init(&seen, ps->ctx);
   psg_status st = PSG_OK;
   while (!st && !tok_is(&ps->tok, "}")) {
     if (ps->tok.kind != TOK_IDENT && ps->tok.kind != TOK_STRING) {
@@ -427,6 +437,7 @@ static psg_status parse_attr_dict(parser *ps, psg_attrs **out) {
       st = PSG_ERR_PARSE;
       break;
     }
+    if ((st = note_key(ps, &seen, k, &ps->tok)) != PSG_OK) break;
     advance(ps);
     if (!expect(ps, "=", "after an attribute name")) {
       st = PSG_ERR_PARSE;
@@ -447,6 +458,7 @@ static psg_status parse_attr_dict(parser *ps, psg_attrs **out) {
     st = psg_attrs_create(ps->ctx, keys.data, vals.data, keys.len, out);
   }
   for (size_t i = 0; i < vals.len; i++) psg_attr_release(vals.data[i]);
+  psgi_map_fini(&seen);
   PSGI_VEC_FREE(ps->ctx, &keys);
   PSGI_VEC_FREE(ps->ctx, &vals);
   return st;
@@ -659,6 +671,8 @@ static psg_status parse_params(parser *ps, size_t mark, expr_vec *params, psg_at
   if (!expect(ps, "(", "to start the parameters")) return PSG_ERR_PARSE;
   PSGI_VEC(const char *) keys = {0};
   PSGI_VEC(psg_attr *) vals = {0};
+  psgi_map seen; /* interned attribute keys given so far */
+  psgi_map_init(&seen, ps->ctx);
   psg_status st = PSG_OK;
   while (!st && !tok_is(&ps->tok, ")")) {
     if (ps->tok.kind == TOK_LOCAL && !keys.len) {
@@ -686,6 +700,7 @@ static psg_status parse_params(parser *ps, size_t mark, expr_vec *params, psg_at
         st = PSG_ERR_PARSE;
         break;
       }
+      if ((st = note_key(ps, &seen, k, &ps->tok)) != PSG_OK) break;
       advance(ps);
       advance(ps);
       psg_attr *v = NULL;
@@ -708,6 +723,7 @@ static psg_status parse_params(parser *ps, size_t mark, expr_vec *params, psg_at
     if (keys.len) st = psg_attrs_create(ps->ctx, keys.data, vals.data, keys.len, attrs);
   }
   for (size_t i = 0; i < vals.len; i++) psg_attr_release(vals.data[i]);
+  psgi_map_fini(&seen);
   PSGI_VEC_FREE(ps->ctx, &keys);
   PSGI_VEC_FREE(ps->ctx, &vals);
   return st;
@@ -1108,6 +1124,7 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
   }
   while (!st && ps.tok.kind != TOK_EOF && !ps.gave_up) {
     token t = ps.tok;
+    int errors_before = ps.errors;
     if (!tok_is(&t, "def")) {
       char buf[80];
       error_at(&ps, &t, "expected 'def' to start a global function, found %s", tok_desc(&t, buf, sizeof buf));
@@ -1150,7 +1167,9 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
       psg_expr_release(fn);
       psg_expr_release(gv);
       if (s == PSG_ERR_NOMEM) st = s;
-      else if (!tok_is(&ps.tok, "def"))
+      /* A failure no parse error explains (a constructor's) must still fail the parse. */
+      else if (ps.errors == errors_before) error_at(&ps, &t, "cannot build this function: %s", psg_status_str(s));
+      if (s != PSG_ERR_NOMEM && !tok_is(&ps.tok, "def"))
         while (ps.tok.kind != TOK_EOF && ps.tok.kind != TOK_ERROR && !(tok_is(&ps.tok, "def") && ps.tok.col == 1)) advance(&ps);
     }
     psg_expr_release(body);
