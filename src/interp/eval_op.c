@@ -15,6 +15,22 @@ static bool has_closure(const psgi_value *v, int depth) {
   return false;
 }
 
+/* The op's implementation when it has a relation and a kernel; NULL and the
+ * message otherwise. */
+static const psgi_op_impl *evaluable(size_t op, char *msg, size_t msglen) {
+  const psgi_op_impl *impl = psgi_op_impl_get(op);
+  if (impl && impl->type_rel && impl->kernel) return impl;
+  snprintf(msg, msglen, "operator '%s' has no reference kernel", psgi_op_table[op].name);
+  return NULL;
+}
+
+static void op_call_init(psgi_op_call *call, psg_ctx *ctx, size_t op, const psg_attrs *attrs) {
+  call->ctx = ctx;
+  call->op = op;
+  call->attrs = attrs;
+  call->msg[0] = 0;
+}
+
 psg_status psgi_eval_op(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
                         size_t nargs, psgi_value **out, char *msg, size_t msglen) {
   return psgi_eval_op_typed(ctx, op, attrs, args, NULL, nargs, out, msg, msglen);
@@ -24,12 +40,9 @@ psg_status psgi_eval_op_typed(psg_ctx *ctx, size_t op, const psg_attrs *attrs, p
                               const psg_type *const *arg_types, size_t nargs, psgi_value **out, char *msg,
                               size_t msglen) {
   *out = NULL;
-  const psgi_op_impl *impl = psgi_op_impl_get(op);
+  const psgi_op_impl *impl = evaluable(op, msg, msglen);
+  if (!impl) return PSG_ERR_UNSUPPORTED;
   const char *name = psgi_op_table[op].name;
-  if (!impl || !impl->type_rel || !impl->kernel) {
-    snprintf(msg, msglen, "operator '%s' has no reference kernel", name);
-    return PSG_ERR_UNSUPPORTED;
-  }
   const psg_type *small[8], **types = small;
   if (nargs > 8 && !(types = psgi_alloc(ctx, nargs * sizeof *types))) return psgi_nomem(ctx);
   psg_status st = PSG_OK;
@@ -49,10 +62,7 @@ psg_status psgi_eval_op_typed(psg_ctx *ctx, size_t op, const psg_attrs *attrs, p
     }
   }
   psgi_op_call call;
-  call.ctx = ctx;
-  call.op = op;
-  call.attrs = attrs;
-  call.msg[0] = 0;
+  op_call_init(&call, ctx, op, attrs);
   const psg_type *out_type = NULL;
   if (!st && (st = impl->type_rel(&call, types, nargs, &out_type)) != PSG_OK)
     snprintf(msg, msglen, "%s", call.msg[0] ? call.msg : psg_status_str(st));
@@ -65,17 +75,11 @@ psg_status psgi_eval_op_kernel(psg_ctx *ctx, size_t op, const psg_attrs *attrs, 
                                size_t nargs, const psg_type *out_type, psgi_value **out, char *msg,
                                size_t msglen) {
   *out = NULL;
-  const psgi_op_impl *impl = psgi_op_impl_get(op);
+  const psgi_op_impl *impl = evaluable(op, msg, msglen);
+  if (!impl) return PSG_ERR_UNSUPPORTED;
   const char *name = psgi_op_table[op].name;
-  if (!impl || !impl->type_rel || !impl->kernel) {
-    snprintf(msg, msglen, "operator '%s' has no reference kernel", name);
-    return PSG_ERR_UNSUPPORTED;
-  }
   psgi_op_call call;
-  call.ctx = ctx;
-  call.op = op;
-  call.attrs = attrs;
-  call.msg[0] = 0;
+  op_call_init(&call, ctx, op, attrs);
   psg_status st = impl->kernel(&call, args, nargs, out_type, out);
   if (st) {
     snprintf(msg, msglen, "%s", call.msg[0] ? call.msg : psg_status_str(st));

@@ -19,7 +19,7 @@ typedef struct names {
   void *user;
 } names;
 
-static size_t hash(const char *s) {
+size_t onnxi_name_hash(const char *s) {
   size_t h = 1469598103934665603ull;
   while (*s) h = (h ^ (unsigned char)*s++) * 1099511628211ull;
   return h;
@@ -27,7 +27,7 @@ static size_t hash(const char *s) {
 
 /* The slot holding `name`, or the empty slot where it belongs. */
 static entry *slot(names *t, const char *name) {
-  size_t i = hash(name) & (t->cap - 1);
+  size_t i = onnxi_name_hash(name) & (t->cap - 1);
   while (t->slots[i].name && strcmp(t->slots[i].name, name)) i = (i + 1) & (t->cap - 1);
   return &t->slots[i];
 }
@@ -108,7 +108,7 @@ typedef struct vslot {
 } vslot;
 
 static vslot *vfind(vslot *v, size_t cap, const char *name) {
-  size_t i = hash(name) & (cap - 1);
+  size_t i = onnxi_name_hash(name) & (cap - 1);
   while (v[i].name && strcmp(v[i].name, name)) i = (i + 1) & (cap - 1);
   return &v[i];
 }

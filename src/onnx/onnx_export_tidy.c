@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "onnx_export_names.h"
 #include "onnx_export_tidy.h"
 
 typedef struct value {
@@ -23,16 +24,10 @@ typedef struct tidy {
   size_t ngraphs;
 } tidy;
 
-static size_t hash(const char *s) {
-  size_t h = 1469598103934665603ull;
-  while (*s) h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-  return h;
-}
-
 /* The entry of `name` (inserted when absent); NULL for "" (an absent input). */
 static value *get(tidy *t, const char *name) {
   if (!name || !*name) return NULL;
-  size_t i = hash(name) & (t->cap - 1);
+  size_t i = onnxi_name_hash(name) & (t->cap - 1);
   while (t->slots[i].name && strcmp(t->slots[i].name, name)) i = (i + 1) & (t->cap - 1);
   t->slots[i].name = name;
   return &t->slots[i];
