@@ -142,22 +142,35 @@ static void test_reuse(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* A new context whose allocator is the pool, with the pool's stats now in
+ * *base; NULL (the context checked and released) when there is no pool. */
+static psg_ctx *pool_ctx(psgi_pool_stats *base) {
+  psg_ctx *ctx = check_ctx();
+  if (psgi_pool_get_stats(ctx->alloc.user, base)) return ctx;
+  CHECK_CTX_CLEAN(ctx);
+  return NULL; /* no pool here */
+}
+
+/* Allocates a big block (written through when `touch`) and frees it, so the
+ * pool keeps it as a donated chunk; returns where it was. */
+static char *donate_big(psg_ctx *ctx, size_t big, bool touch) {
+  char *b = ctx->alloc.realloc(ctx->alloc.user, NULL, 0, big);
+  CHECK(b != NULL);
+  if (b && touch) memset(b, 1, big);
+  ctx->alloc.realloc(ctx->alloc.user, b, big, 0);
+  return b;
+}
+
 /* A freed big block (above 1 MiB) becomes a chunk later weight-sized blocks
  * are carved from (memory already touched), and the pool keeps at most
  * 32 MiB of such blocks. */
 static void test_big_blocks_donated(void) {
-  psg_ctx *ctx = check_ctx();
-  void *user = ctx->alloc.user;
   psgi_pool_stats base, st;
-  if (!psgi_pool_get_stats(user, &base)) {
-    CHECK_CTX_CLEAN(ctx);
-    return; /* no pool here */
-  }
+  psg_ctx *ctx = pool_ctx(&base);
+  if (!ctx) return;
+  void *user = ctx->alloc.user;
   size_t big = 5u << 20;
-  char *b = ctx->alloc.realloc(user, NULL, 0, big);
-  CHECK(b != NULL);
-  memset(b, 1, big);
-  ctx->alloc.realloc(user, b, big, 0);
+  char *b = donate_big(ctx, big, true);
   char *w = ctx->alloc.realloc(user, NULL, 0, 200000);
   CHECK(w != NULL && w >= b && w + 200000 <= b + big);
   fill((unsigned char *)w, 200000, 3);
@@ -179,17 +192,12 @@ static void test_big_blocks_donated(void) {
  * when freed (the pool looks chunks up by region) and come back from the
  * free lists intact. */
 static void test_blocks_across_regions(void) {
-  psg_ctx *ctx = check_ctx();
-  void *user = ctx->alloc.user;
   psgi_pool_stats base, st;
-  if (!psgi_pool_get_stats(user, &base)) {
-    CHECK_CTX_CLEAN(ctx);
-    return; /* no pool here */
-  }
+  psg_ctx *ctx = pool_ctx(&base);
+  if (!ctx) return;
+  void *user = ctx->alloc.user;
   size_t big = 7u << 20;
-  char *b = ctx->alloc.realloc(user, NULL, 0, big);
-  CHECK(b != NULL);
-  ctx->alloc.realloc(user, b, big, 0);
+  char *b = donate_big(ctx, big, false);
   enum { N = 40 };
   unsigned char *blocks[N];
   int bad = 0, in_big = 0;
