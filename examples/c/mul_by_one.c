@@ -2,7 +2,8 @@
  * SimplifyMulByOne rewrites multiply(x, 1) and multiply(1, x) into x, where
  * 1 is a scalar constant of any float or int dtype. It uses the mutator
  * (functional update: untouched subtrees are shared), is a function pass
- * registered by name, and runs inside a Sequential like any built-in pass. */
+ * declared once and registered by name, and runs inside a Sequential like any
+ * built-in pass. */
 #include <string.h>
 #include "passage/passage.h"
 #include "mul_by_one.h"
@@ -58,20 +59,18 @@ static psg_status simplify_function(psg_expr *func, psg_module *mod, psg_pass_co
   return st;
 }
 
-/* The registry constructor: `passage opt -p SimplifyMulByOne` and `required`
- * lists reach the pass through it. */
-static psg_status make_pass(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "SimplifyMulByOne", 1, NULL, 0, &info);
-  if (st) return st;
-  st = psg_create_function_pass(ctx, info, simplify_function, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
+/* The declaration: everything Passage knows about the pass, written once.
+ * The registry makes the pass object (and its PassInfo) from it, so
+ * `passage opt -p SimplifyMulByOne`, `required` lists, Sequentials and
+ * `passage passes` all see the same name, level and help. */
+static const psg_pass_decl simplify_mul_by_one = {
+    .name = "SimplifyMulByOne",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 1,
+    .help = "rewrite multiply(x, 1) into x",
+    .function = simplify_function,
+};
 
 psg_status example_register_simplify_mul_by_one(psg_ctx *ctx) {
-  return psg_pass_register(ctx, "SimplifyMulByOne", PSG_PASS_FUNCTION, 1, NULL, 0, NULL,
-                           "rewrite multiply(x, 1) into x", make_pass, NULL);
+  return psg_pass_register_decl(ctx, &simplify_mul_by_one);
 }

@@ -87,14 +87,35 @@ PSG_API psg_attrs *psg_pass_get_options(const psg_pass *p);
  * Free with psg_free. */
 PSG_API char *psg_pass_to_string(const psg_pass *p);
 
-/* Runs `p` on `mod` through the common wrapper (tvm-behavior §2.2):
- * instruments' should_run / run_before_pass, the pass, run_after_pass (or
- * run_after_pass_failed), and the testing.immutable_module check. `pctx` NULL
- * means the current context of this thread. Calling a pass directly never
- * checks opt_level, disabled or required passes (only a Sequential does).
- * On failure *out stays NULL and `mod` is unchanged. */
+/* Runs `p` on `mod` through the one run function (tvm-behavior §2.2,
+ * src/pass/run.c): instruments' should_run / run_before_pass, the module
+ * properties the pass needs (their establishing passes run, instrumented),
+ * the pass, the testing.immutable_module check, the properties of the result,
+ * run_after_pass (or run_after_pass_failed). `pctx` NULL means the current
+ * context of this thread. Calling a pass directly never checks opt_level,
+ * disabled or required passes (only a Sequential does). On failure *out
+ * stays NULL and `mod` is unchanged. */
 PSG_API psg_status psg_pass_run(psg_pass *p, psg_module *mod, psg_pass_context *pctx,
                                 psg_module **out);
+
+/* Module properties -----------------------------------------------------------
+ * Facts the pass runner records on an immutable module (docs/pass-infra.md):
+ * set by the pass that establishes one (InferType: TYPED, ToANormalForm: ANF,
+ * ToGraphNormalForm: GNF, ToBasicBlockNormalForm: BBNF, FuseOps: FUSED, each
+ * looked up by that name in the registry), kept by a pass that returns its
+ * input unchanged or declares it keeps them, dropped otherwise. A pass that
+ * needs one gets it from the runner, which runs the establishing pass first. */
+enum {
+  PSG_PROP_TYPED = 1, /* every checked type filled */
+  PSG_PROP_ANF = 2,   /* A-normal form */
+  PSG_PROP_GNF = 4,   /* graph normal form */
+  PSG_PROP_BBNF = 8,  /* basic-block normal form */
+  PSG_PROP_FUSED = 16 /* operators fused into Primitive functions */
+};
+/* The PSG_PROP_* bits known to hold for `mod` (0 for NULL). */
+PSG_API unsigned psg_module_properties(const psg_module *mod);
+/* "typed", "anf", "gnf", "bbnf", "fused" for one bit; NULL otherwise. */
+PSG_API const char *psg_property_name(unsigned prop);
 
 /* PassContext -------------------------------------------------------------- */
 
@@ -178,13 +199,68 @@ PSG_API const char *psg_config_option_help(psg_ctx *ctx, size_t i);
 PSG_API psg_attr *psg_config_option_get_default(psg_ctx *ctx, size_t i);
 
 /* Registry --------------------------------------------------------------------
- * Pass constructors by name. A constructor gets the options written in a
- * pipeline (`FuseOps{fuse_opt_level=2}`; NULL when none) and makes the pass. */
+ * Passes by name, each made from one declaration (psg_pass_decl). A context
+ * starts with Passage's built-in passes (their table is installed when the
+ * context is made); users add or replace names. */
 typedef psg_status (*psg_pass_ctor)(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out);
 
-/* Registers `name` (a TVM name) in `ctx`. kind/opt_level/required/help are
- * what `passage passes` lists; `option_names` (NULL-terminated, may be NULL)
- * are the accepted option keys. Re-registering a name replaces it. */
+/* One typed option of a declared pass. `type` is a PSG_CONFIG_* type (0:
+ * any value); values written in a pipeline or given to psg_pass_get are
+ * checked against it.
+ * `default_value` is the value (in pipeline value syntax: "-1", "false",
+ * "\"NCHW\"") the pass sees when the option is not given; NULL: absent. */
+typedef struct psg_pass_option {
+  const char *name;
+  int type;
+  const char *default_value;
+} psg_pass_option;
+
+/* The declaration of a pass: everything the registry, PassInfo, `passage
+ * passes`, the pipeline printer and the -O levels know about it. The
+ * declaration (and every string and array it points to) must outlive the
+ * context it is registered in: built-in ones are static.
+ *   name, kind, opt_level, help  as listed; kind is PSG_PASS_*.
+ *   required   NULL-terminated pass specs run before the pass by a Sequential
+ *              (PassInfo.required); may be NULL.
+ *   options    the accepted options, terminated by an entry with a NULL name;
+ *              may be NULL.
+ *   needs      PSG_PROP_* the module must have before the body runs.
+ *   keeps      PSG_PROP_* that still hold on a changed result.
+ *   establishes PSG_PROP_* that hold on every result.
+ * The body, one of:
+ *   module / function / prim_func  the callback of a pass of that kind; its
+ *              `user` argument is the pass's options (psg_attrs *, every
+ *              declared option present, defaults filled in; NULL when the
+ *              pass declares none);
+ *   children   (kind PSG_PASS_SEQUENTIAL) NULL-terminated child pass specs;
+ *   ctor       a constructor called with the options and `user`, for passes
+ *              made some other way (the -O levels, psg_pass_register). */
+typedef struct psg_pass_decl {
+  const char *name;
+  int kind;
+  int opt_level;
+  const char *const *required;
+  const psg_pass_option *options;
+  const char *help;
+  unsigned needs, keeps, establishes;
+  psg_module_pass_fn module;
+  psg_function_pass_fn function;
+  psg_prim_func_pass_fn prim_func;
+  const char *const *children;
+  psg_pass_ctor ctor;
+  void *user;
+} psg_pass_decl;
+
+/* Registers `decl` (borrowed: it must outlive `ctx`) under decl->name. A name
+ * registered again is replaced for psg_pass_get and the listing; the earlier
+ * declaration stays valid until the context dies. */
+PSG_API psg_status psg_pass_register_decl(psg_ctx *ctx, const psg_pass_decl *decl);
+
+/* Registers `name` (a TVM name) in `ctx` with a constructor: a declaration
+ * made from the arguments (copied; kind, opt_level, required and help are
+ * what `passage passes` lists; `option_names`, NULL-terminated, may be NULL,
+ * are the accepted option keys, of any type). Re-registering a name replaces
+ * it. */
 PSG_API psg_status psg_pass_register(psg_ctx *ctx, const char *name, int kind, int opt_level,
                                      const char *const *required, size_t num_required,
                                      const char *const *option_names, const char *help,
@@ -196,6 +272,9 @@ PSG_API psg_status psg_pass_register(psg_ctx *ctx, const char *name, int kind, i
  * registered name) when absent. */
 PSG_API psg_status psg_pass_get(psg_ctx *ctx, const char *name, psg_attrs *options,
                                 psg_pass **out);
+/* The listing: built-in passes in table order (a replaced one in its place),
+ * then the names users added, in order of first registration. Strings are
+ * valid while `ctx` lives (a replaced declaration is kept). */
 PSG_API size_t psg_pass_registry_count(psg_ctx *ctx);
 PSG_API const char *psg_pass_registry_name(psg_ctx *ctx, size_t i);
 PSG_API int psg_pass_registry_kind(psg_ctx *ctx, size_t i);
@@ -203,6 +282,9 @@ PSG_API int psg_pass_registry_opt_level(psg_ctx *ctx, size_t i);
 PSG_API const char *psg_pass_registry_help(psg_ctx *ctx, size_t i);
 PSG_API size_t psg_pass_registry_num_required(psg_ctx *ctx, size_t i);
 PSG_API const char *psg_pass_registry_required(psg_ctx *ctx, size_t i, size_t j);
+/* The declaration listed at `i` (options with their types and defaults,
+ * properties), valid while `ctx` lives; NULL past the end. */
+PSG_API const psg_pass_decl *psg_pass_registry_decl(psg_ctx *ctx, size_t i);
 
 /* The -O levels ----------------------------------------------------------------
  * The registry holds the pipelines "O0".."O3": TVM's default relay.build
@@ -228,6 +310,11 @@ PSG_API psg_status psg_pipeline_parse_value(psg_ctx *ctx, const char *text, psg_
 /* The text of a pass or pipeline; parses back to the same pipeline. Free with
  * psg_free. */
 PSG_API char *psg_pipeline_print(const psg_pass *p);
+/* The same with every registered pipeline (O0..O3, FoldScaleAxis) written
+ * out as "sequential[NAME,LEVEL](children)": the passes that run, as text
+ * that parses back to a pipeline printing the same (MLIR's
+ * --dump-pass-pipeline). Free with psg_free. */
+PSG_API char *psg_pipeline_print_expanded(const psg_pass *p);
 
 PSG_END_DECLS
 #endif

@@ -148,6 +148,13 @@ typedef struct psgi_module_entry {
   psg_expr *func;
 } psgi_module_entry;
 
+/* One registered-pass spec ("Name{options}", interned) known to hold for a
+ * module (src/pass/properties.c). */
+typedef struct psgi_spec_node {
+  const char *spec;
+  struct psgi_spec_node *next;
+} psgi_spec_node;
+
 struct psg_module {
   uint32_t refcount;
   psg_ctx *ctx;
@@ -155,6 +162,12 @@ struct psg_module {
   psgi_module_entry *entries; /* insertion order */
   psgi_map by_name;           /* global var name (interned) -> index + 1 */
   psg_attrs *attrs;
+  /* Facts about this immutable value, added by the pass runner and never
+   * removed (like checked_type): PSG_PROP_* bits, and the specs of
+   * registered passes that returned this very module. Atomic once threads
+   * exist; freed with the module. */
+  uint32_t props;
+  psgi_spec_node *specs;
 };
 
 /* Builds a module directly from entries (each retained), checking names are
@@ -166,5 +179,7 @@ psg_status psgi_module_from_entries(psg_ctx *ctx, const psgi_module_entry *entri
  * use, appended to *out (borrowed). */
 typedef PSGI_VEC(const psg_expr *) psgi_expr_vec;
 psg_status psgi_free_vars(psg_ctx *ctx, const psg_expr *e, psgi_expr_vec *out);
+/* The first of them, or NULL. */
+psg_status psgi_first_free_var(psg_ctx *ctx, const psg_expr *e, const psg_expr **out);
 
 #endif

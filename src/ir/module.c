@@ -64,6 +64,10 @@ void psg_module_release(psg_module *m) {
   psgi_free(ctx, m->entries);
   psgi_map_fini(&m->by_name);
   psg_attrs_release(m->attrs);
+  for (psgi_spec_node *s = m->specs, *next; s; s = next) {
+    next = s->next;
+    psgi_free(ctx, s);
+  }
   psgi_free(ctx, m);
   psgi_ctx_object_died(ctx);
 }

@@ -306,46 +306,67 @@ done:
   return st;
 }
 
-/* Free variables ---------------------------------------------------------- */
+/* Free variables ----------------------------------------------------------
+ * Vars used but bound by no Function or Let inside, in order of first reach
+ * in a left-to-right depth-first walk. One map is both the visited set and
+ * the record of which variables are bound; the pass runner asks for the
+ * first one only after every function pass that changed a function. */
+typedef struct fv_frame {
+  const psg_expr *e;
+  uint32_t next;
+} fv_frame;
 
-typedef struct free_var_walk {
-  psgi_map bound;
-  psgi_map used; /* insertion order = order of first use */
-} free_var_walk;
-
-static psg_status free_var_post(psg_visitor *v, const psg_expr *e) {
-  free_var_walk *w = v->user;
-  switch (e->kind) {
-  case PSG_EXPR_VAR:
-    return psgi_map_put_ptr(&w->used, e, NULL) ? PSG_OK : psgi_nomem(w->used.ctx);
-  case PSG_EXPR_FUNCTION:
-    for (uint32_t i = 0; i + 1 < e->nkids; i++)
-      if (!psgi_map_put_ptr(&w->bound, e->kids[i], NULL)) return psgi_nomem(w->bound.ctx);
-    return PSG_OK;
-  case PSG_EXPR_LET:
-    return psgi_map_put_ptr(&w->bound, e->kids[0], NULL) ? PSG_OK : psgi_nomem(w->bound.ctx);
-  case PSG_EXPR_GLOBAL_VAR:
-  case PSG_EXPR_CONSTANT:
-  case PSG_EXPR_TUPLE:
-  case PSG_EXPR_TUPLE_GET_ITEM:
-  case PSG_EXPR_CALL:
-  case PSG_EXPR_IF:
-  case PSG_EXPR_OP: return PSG_OK;
+static psg_status free_vars_walk(psg_ctx *ctx, const psg_expr *fn, psgi_expr_vec *out, bool first_only) {
+  psgi_map marks; /* node -> 1 (reached) | 2 (a bound variable) */
+  psgi_map_init(&marks, ctx);
+  PSGI_VEC(fv_frame) stack = {0};
+  psgi_expr_vec vars = {0};
+  fv_frame f0 = {fn, 0};
+  psgi_map_entry *en = psgi_map_put_ptr(&marks, fn, NULL);
+  psg_status st = en && PSGI_VEC_PUSH(ctx, &stack, f0) ? PSG_OK : psgi_nomem(ctx);
+  if (en) en->value = (void *)(uintptr_t)1;
+  if (!st && fn->kind == PSG_EXPR_VAR && !PSGI_VEC_PUSH(ctx, &vars, fn)) st = psgi_nomem(ctx);
+  while (!st && stack.len) {
+    fv_frame *f = &stack.data[stack.len - 1];
+    const psg_expr *e = f->e;
+    if (f->next == e->nkids) {
+      stack.len--;
+      continue;
+    }
+    uint32_t i = f->next++;
+    bool bound = (e->kind == PSG_EXPR_FUNCTION && i + 1 < e->nkids) || (e->kind == PSG_EXPR_LET && i == 0);
+    const psg_expr *k = e->kids[i];
+    psgi_map_entry *m = psgi_map_put_ptr(&marks, k, NULL);
+    if (!m) {
+      st = psgi_nomem(ctx);
+      break;
+    }
+    uintptr_t was = (uintptr_t)m->value;
+    m->value = (void *)(was | 1 | (bound ? 2 : 0));
+    if (was & 1) continue;
+    fv_frame fk = {k, 0};
+    if (k->kind == PSG_EXPR_VAR ? !PSGI_VEC_PUSH(ctx, &vars, k) : !PSGI_VEC_PUSH(ctx, &stack, fk)) st = psgi_nomem(ctx);
   }
-  return PSG_OK;
+  for (size_t i = 0; !st && i < vars.len; i++) {
+    if ((uintptr_t)psgi_map_get_ptr(&marks, vars.data[i])->value & 2) continue;
+    if (!PSGI_VEC_PUSH(ctx, out, vars.data[i])) st = psgi_nomem(ctx);
+    if (first_only) break;
+  }
+  PSGI_VEC_FREE(ctx, &stack);
+  PSGI_VEC_FREE(ctx, &vars);
+  psgi_map_fini(&marks);
+  return st;
 }
 
 psg_status psgi_free_vars(psg_ctx *ctx, const psg_expr *e, psgi_expr_vec *out) {
-  free_var_walk w;
-  psgi_map_init(&w.bound, ctx);
-  psgi_map_init(&w.used, ctx);
-  psg_visitor v = {NULL, free_var_post, &w};
-  psg_status st = psg_visit(ctx, &v, e);
-  for (size_t i = 0; !st && i < w.used.len; i++) {
-    const psg_expr *var = w.used.entries[i].key;
-    if (!psgi_map_get_ptr(&w.bound, var) && !PSGI_VEC_PUSH(ctx, out, var)) st = psgi_nomem(ctx);
-  }
-  psgi_map_fini(&w.bound);
-  psgi_map_fini(&w.used);
+  return free_vars_walk(ctx, e, out, false);
+}
+
+psg_status psgi_first_free_var(psg_ctx *ctx, const psg_expr *e, const psg_expr **out) {
+  *out = NULL;
+  psgi_expr_vec v = {0};
+  psg_status st = free_vars_walk(ctx, e, &v, true);
+  if (!st && v.len) *out = v.data[0];
+  PSGI_VEC_FREE(ctx, &v);
   return st;
 }

@@ -1,7 +1,8 @@
 /* Passage — the -O levels as named pipelines "O0".."O3" (tvm-behavior §7.2):
  * TVM's default relay.build pipeline in its order, restricted to the passes
  * registered when the pipeline is made, so the levels grow as passes land.
- * psg_default_pipeline_* lists the whole table, registered or not. */
+ * The level of a registered pass is its declaration's; the levels below are
+ * TVM's, for psg_default_pipeline_* (what is still left out). */
 #include <stdio.h>
 #include "pass/pass_internal.h"
 
@@ -41,7 +42,8 @@ static psg_status make_level(psg_ctx *ctx, psg_attrs *options, void *user, psg_p
   size_t n = 0;
   psg_status st = PSG_OK;
   for (size_t i = 0; !st && i < NUM_DEFAULT; i++) {
-    if (default_pipeline[i].opt_level > level || !psgi_registry_has(ctx, default_pipeline[i].name)) continue;
+    const psg_pass_decl *d = psgi_registry_find(ctx, default_pipeline[i].name);
+    if (!d || d->opt_level > level) continue;
     st = psg_pass_get(ctx, default_pipeline[i].name, NULL, &kids[n]);
     if (!st) n++;
   }
@@ -55,19 +57,15 @@ static psg_status make_level(psg_ctx *ctx, psg_attrs *options, void *user, psg_p
   return st;
 }
 
-psg_status psgi_register_opt_levels(psg_ctx *ctx) {
-  static const char *const help[4] = {
-      "TVM's default pipeline at -O0 (registered passes of opt level 0)",
-      "TVM's default pipeline at -O1 (registered passes of opt level <= 1)",
-      "TVM's default pipeline at -O2 (registered passes of opt level <= 2)",
-      "TVM's default pipeline at -O3 (registered passes of opt level <= 3)",
+#define LEVEL(N)                                                                                          \
+  const psg_pass_decl psgi_pass_o##N = {                                                                    \
+      .name = "O" #N,                                                                                       \
+      .kind = PSG_PASS_SEQUENTIAL,                                                                          \
+      .help = "TVM's default pipeline at -O" #N " (registered passes of opt level <= " #N ")",              \
+      .ctor = make_level,                                                                                   \
+      .user = (void *)(intptr_t)N,                                                                          \
   };
-  psg_status st = PSG_OK;
-  for (int level = 0; !st && level < 4; level++) {
-    char name[8];
-    snprintf(name, sizeof name, "O%d", level);
-    st = psg_pass_register(ctx, name, PSG_PASS_SEQUENTIAL, 0, NULL, 0, NULL, help[level], make_level,
-                           (void *)(intptr_t)level);
-  }
-  return st;
-}
+LEVEL(0)
+LEVEL(1)
+LEVEL(2)
+LEVEL(3)

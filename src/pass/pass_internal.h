@@ -25,6 +25,15 @@ struct psg_instrument {
   void (*free_user)(void *);
 };
 
+/* PSG_PROP_* bit positions (pass.h). */
+enum { PSGI_NUM_PROPS = 5 };
+
+/* Passes resolved from `required` specs, in order. */
+typedef struct psgi_pass_list {
+  psg_pass **passes;
+  size_t n;
+} psgi_pass_list;
+
 struct psg_pass {
   uint32_t refcount;
   psg_ctx *ctx;
@@ -39,16 +48,24 @@ struct psg_pass {
   void (*free_user)(void *);
   psg_pass **children; /* Sequential */
   size_t num_children;
-  /* Set for passes made by the registry: the registry name and the options,
-   * and `spec`, the canonical "Name{options}" text (interned) under which the
-   * pass counts as satisfying a `required` entry. */
+  /* Sequential: child i's `required` passes, resolved when it was built. */
+  psgi_pass_list *child_required;
+  /* Module properties (pass.h): needed before the body, needed on the result
+   * (a function pass's result is TYPED, tvm-behavior §4.3), kept on a changed
+   * result, established on every result. ensure[b] is the registered pass
+   * that establishes property bit b, resolved when the pass was built, for
+   * every bit of needs | result_needs (NULL: none registered). */
+  unsigned needs, result_needs, keeps, establishes;
+  psg_pass *ensure[PSGI_NUM_PROPS];
+  /* Set for passes made by the registry: the registry name and the options
+   * as written, and `spec`, the canonical "Name{options}" text (interned)
+   * recorded on the modules the pass returns. */
   const char *registry_name;
   psg_attrs *options;
   const char *spec;
-  /* Made by the registry from a built-in registration (or by such a
-   * registration's constructor as a child of its Sequential): its results are
-   * Passage's own, so the free-variable check on them (an internal
-   * invariant, STYLE rule 6) runs in debug builds only. */
+  /* Made by the registry from a built-in declaration (or as a child of such
+   * a Sequential): its results are Passage's own, so the free-variable check
+   * on them (an internal invariant, STYLE rule 6) runs in debug builds only. */
   bool trusted;
 };
 
@@ -74,15 +91,11 @@ typedef struct psgi_config_option {
   char *help;
 } psgi_config_option;
 
+/* A user registration: the declaration, and whether the context owns it
+ * (made by psg_pass_register, freed with the context). */
 typedef struct psgi_registry_entry {
-  char *name;
-  int kind, opt_level;
-  psgi_str_vec required;
-  psgi_str_vec option_names;
-  char *help;
-  psg_pass_ctor ctor;
-  void *user;
-  bool builtin; /* registered by Passage itself (not replaced by a user) */
+  const psg_pass_decl *decl;
+  bool owned;
 } psgi_registry_entry;
 
 typedef struct psgi_default_context {
@@ -92,28 +105,60 @@ typedef struct psgi_default_context {
 
 typedef struct psgi_pass_state {
   PSGI_VEC(psgi_config_option) options;
+  /* The built-in table (static, read without the lock once installed),
+   * then users' registrations, appended and never removed before the
+   * context dies (a later one of a name wins). */
+  const psg_pass_decl *const *builtin;
+  size_t num_builtin;
   PSGI_VEC(psgi_registry_entry) passes;
   PSGI_VEC(psgi_default_context) defaults;
-  bool builtins_registered;
-  bool registering_builtins; /* psg_pass_register marks entries builtin */
 } psgi_pass_state;
 
-/* The pass state of `ctx`, made (with the built-in options and passes) on
- * first use. Callers hold ctx->lock while reading or changing it. NULL on OOM. */
+/* The pass state of `ctx`, made (with the built-in options) on first use.
+ * Callers hold ctx->lock while reading or changing it. NULL on OOM. */
 psgi_pass_state *psgi_pass_state_locked(psg_ctx *ctx);
-/* Registers the built-in config options / passes (config.c, registry.c). */
+/* Registers the built-in config options (config.c). */
 psg_status psgi_register_builtin_options(psg_ctx *ctx, psgi_pass_state *st);
-psg_status psgi_register_builtin_passes(psg_ctx *ctx);
-/* Registers the pipelines O0..O3 (opt_levels.c). */
-psg_status psgi_register_opt_levels(psg_ctx *ctx);
+/* Installs a context's built-in pass table (registry.c; called once, by the
+ * top layer that owns the table, when the context is made). */
+psg_status psgi_pass_install_builtins(psg_ctx *ctx, const psg_pass_decl *const *table, size_t n);
 
-/* The wrapper of tvm-behavior §2.2 with our run-state bookkeeping. */
+/* The one run function (run.c): every pass kind goes through it. */
 psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);
-/* Sequential's loop (sequential.c). */
-psg_status psgi_sequential_run(psg_pass *seq, psg_module *mod, psg_pass_context *pc,
-                               psg_module **out);
-/* Resolves and runs the `required` entries of `info` before it (sequential.c). */
-psg_status psgi_run_required(const psg_pass_info *info, psg_module **mod, psg_pass_context *pc);
+/* Pass bodies by kind (pass.c, sequential.c). */
+psg_status psgi_module_body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);
+psg_status psgi_per_function_body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);
+psg_status psgi_sequential_body(psg_pass *seq, psg_module *mod, psg_pass_context *pc, psg_module **out);
+
+/* The shared per-function adaptor: `fn` on every entry `select` accepts,
+ * then one new module (the input itself, retained, when every function came
+ * back unchanged). A NULL result removes the entry when `may_remove`. Used by
+ * function and prim-func passes, and by module passes that rewrite function
+ * by function (DeadCodeElimination, the normal forms). */
+typedef bool (*psgi_select_fn)(const psg_expr *func);
+typedef psg_status (*psgi_rewrite_entry_fn)(psg_expr *func, const psgi_module_entry *entry, void *user,
+                                            psg_expr **out);
+psg_status psgi_map_functions(psg_module *mod, psgi_select_fn select, psgi_rewrite_entry_fn fn, void *user,
+                              bool may_remove, psg_module **out);
+
+/* Resolves the `required` specs of `info` into passes (sequential.c).
+ * PSG_ERR_NOT_FOUND (with the registry's message and "required by") when one
+ * does not name a registered pass. */
+psg_status psgi_resolve_required(psg_ctx *ctx, const psg_pass_info *info, psgi_pass_list *out);
+void psgi_pass_list_free(psg_ctx *ctx, psgi_pass_list *l);
+/* A Sequential of `passes` whose required lists are already resolved (takes
+ * the lists; sequential.c). */
+psg_status psgi_sequential_make(psg_ctx *ctx, psg_pass *const *passes, psgi_pass_list *required, size_t n,
+                                const psg_pass_info *info, psg_pass **out);
+/* Resolves p->ensure for p->needs | p->result_needs (properties.c). */
+psg_status psgi_pass_resolve_ensure(psg_pass *p);
+
+/* Module properties (properties.c). */
+const char *psgi_property_establisher(int bit);
+unsigned psgi_properties_established_by(const char *name);
+void psgi_module_add_properties(psg_module *mod, unsigned bits);
+bool psgi_module_has_spec(const psg_module *mod, const char *spec);
+psg_status psgi_module_add_spec(psg_module *mod, const char *spec);
 
 /* Instrument dispatch (instrument.c), following tvm-behavior §3. */
 psg_status psgi_instruments_before(psg_pass_context *pc, const psg_module *mod,
@@ -125,12 +170,15 @@ void psgi_instruments_after_failed(psg_pass_context *pc, const psg_module *mod,
 psg_status psgi_instruments_enter(psg_pass_context *pc);
 psg_status psgi_instruments_exit(psg_pass_context *pc);
 
-/* True if the registered pass `spec` last produced exactly `mod` in this
- * thread's current run (pass.c). */
-bool psgi_pass_satisfied(const char *spec, const psg_module *mod);
-bool psgi_pass_satisfied_text(const char *spec, const psg_module *mod);
-/* True if `name` is registered (no alias resolution). */
-bool psgi_registry_has(psg_ctx *ctx, const char *name);
+/* The declaration registered under `name` (no alias resolution), or NULL.
+ * Valid while the context lives. */
+const psg_pass_decl *psgi_registry_find(psg_ctx *ctx, const char *name);
+/* The pass object of declaration `d`'s body (PassInfo from `d`) with `user`
+ * for its callback; for constructors that prepare their own user data. */
+psg_status psgi_pass_build(psg_ctx *ctx, const psg_pass_decl *d, void *user, void (*free_user)(void *),
+                           psg_pass **out);
+/* Frees a declaration psg_pass_register made (with the context). */
+void psgi_registry_free_owned(psg_ctx *ctx, const psg_pass_decl *d);
 
 /* Appends the pipeline text of a registered pass: "Name" or "Name{k=v,...}". */
 void psgi_format_pass_spec(psgi_buf *b, const char *name, const psg_attrs *options);

@@ -147,8 +147,38 @@ static psg_status parse_options(pparser *pp, psg_attrs **out) {
   return st;
 }
 
-typedef PSGI_VEC(psg_pass *) pass_vec;
+/* Passes of a list and where each one's spec starts, for located errors. */
+typedef struct pass_vec {
+  psg_pass **data;
+  const char **at;
+  size_t len, cap;
+} pass_vec;
 static psg_status parse_list(pparser *pp, char close, pass_vec *out);
+
+static void pass_vec_free(psg_ctx *ctx, pass_vec *v) {
+  for (size_t i = 0; i < v->len; i++) psg_pass_release(v->data[i]);
+  psgi_free(ctx, v->data);
+  psgi_free(ctx, v->at);
+}
+
+/* A Sequential of the parsed passes, each child's `required` resolved now:
+ * an unknown name is an error at the column of the pass that requires it. */
+static psg_status make_sequential(pparser *pp, pass_vec *kids, const psg_pass_info *info, psg_pass **out) {
+  psg_ctx *ctx = pp->ctx;
+  psgi_pass_list *req = kids->len ? psgi_calloc(ctx, kids->len * sizeof *req) : NULL;
+  psg_status st = kids->len && !req ? psgi_nomem(ctx) : PSG_OK;
+  for (size_t i = 0; !st && i < kids->len; i++) {
+    if ((st = psgi_resolve_required(ctx, kids->data[i]->info, &req[i])) != PSG_OK) {
+      char msg[400];
+      snprintf(msg, sizeof msg, "%s", psg_diag_message(psg_ctx_get_last_error(ctx)));
+      perr(pp, kids->at[i], "%s", msg);
+    }
+  }
+  if (!st) st = psgi_sequential_make(ctx, kids->data, req, kids->len, info, out);
+  for (size_t i = 0; req && i < kids->len; i++) psgi_pass_list_free(ctx, &req[i]);
+  psgi_free(ctx, req);
+  return st;
+}
 
 static psg_status parse_spec(pparser *pp, psg_pass **out) {
   *out = NULL;
@@ -192,9 +222,8 @@ static psg_status parse_spec(pparser *pp, psg_pass **out) {
     pp->p++;
     pass_vec kids = {0};
     st = parse_list(pp, ')', &kids);
-    if (!st) st = psg_sequential(pp->ctx, kids.data, kids.len, info, out);
-    for (size_t i = 0; i < kids.len; i++) psg_pass_release(kids.data[i]);
-    PSGI_VEC_FREE(pp->ctx, &kids);
+    if (!st) st = make_sequential(pp, &kids, info, out);
+    pass_vec_free(pp->ctx, &kids);
     psg_pass_info_release(info);
     pp->depth--;
     return st;
@@ -226,12 +255,23 @@ static psg_status parse_list(pparser *pp, char close, pass_vec *out) {
   }
   for (;;) {
     psg_pass *p = NULL;
+    ws(pp);
+    const char *at = pp->p;
     psg_status st = parse_spec(pp, &p);
     if (st) return st;
-    if (!PSGI_VEC_PUSH(pp->ctx, out, p)) {
-      psg_pass_release(p);
-      return psgi_nomem(pp->ctx);
+    if (out->len == out->cap) {
+      size_t cap = out->cap ? out->cap * 2 : 8;
+      psg_pass **d = psgi_realloc(pp->ctx, out->data, cap * sizeof *d);
+      if (d) out->data = d;
+      const char **a = d ? psgi_realloc(pp->ctx, out->at, cap * sizeof *a) : NULL;
+      if (a) out->at = a, out->cap = cap;
+      if (!a) {
+        psg_pass_release(p);
+        return psgi_nomem(pp->ctx);
+      }
     }
+    out->data[out->len] = p;
+    out->at[out->len++] = at;
     ws(pp);
     if (*pp->p == ',') {
       pp->p++;
@@ -271,15 +311,16 @@ psg_status psg_pipeline_parse(psg_ctx *ctx, const char *text, psg_pass **out) {
     *out = passes.data[0];
     passes.len = 0;
   } else if (!st) {
-    st = psg_sequential(ctx, passes.data, passes.len, NULL, out);
+    st = make_sequential(&pp, &passes, NULL, out);
   }
-  for (size_t i = 0; i < passes.len; i++) psg_pass_release(passes.data[i]);
-  PSGI_VEC_FREE(ctx, &passes);
+  pass_vec_free(ctx, &passes);
   return st;
 }
 
-static void print_pass(psgi_buf *b, const psg_pass *p, int depth) {
-  if (p->kind == PSG_PASS_SEQUENTIAL && !p->registry_name) {
+/* `expand`: registered pipelines (O2, FoldScaleAxis) are written out as
+ * sequential[NAME,LEVEL](children) rather than by name. */
+static void print_pass(psgi_buf *b, const psg_pass *p, int depth, bool expand) {
+  if (p->kind == PSG_PASS_SEQUENTIAL && (!p->registry_name || expand)) {
     const psg_pass_info *i = p->info;
     bool dflt = !strcmp(i->name, "sequential") && i->opt_level == 0;
     psgi_buf_puts(b, "sequential");
@@ -287,7 +328,7 @@ static void print_pass(psgi_buf *b, const psg_pass *p, int depth) {
     psgi_buf_putc(b, '(');
     for (size_t k = 0; k < p->num_children && depth < MAX_NESTING; k++) {
       if (k) psgi_buf_putc(b, ',');
-      print_pass(b, p->children[k], depth + 1);
+      print_pass(b, p->children[k], depth + 1, expand);
     }
     psgi_buf_putc(b, ')');
     return;
@@ -295,11 +336,14 @@ static void print_pass(psgi_buf *b, const psg_pass *p, int depth) {
   psgi_format_pass_spec(b, p->registry_name ? p->registry_name : p->info->name, p->options);
 }
 
-char *psg_pipeline_print(const psg_pass *p) {
+static char *print(const psg_pass *p, bool expand) {
   psgi_buf b;
   psgi_buf_init(&b, p->ctx);
-  print_pass(&b, p, 0);
+  print_pass(&b, p, 0, expand);
   char *s = psgi_buf_detach_libc(&b, NULL);
   if (!s) psgi_buf_fini(&b);
   return s;
 }
+
+char *psg_pipeline_print(const psg_pass *p) { return print(p, false); }
+char *psg_pipeline_print_expanded(const psg_pass *p) { return print(p, true); }

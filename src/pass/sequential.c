@@ -1,33 +1,55 @@
 /* Passage — Sequential (tvm-behavior §2.3): one loop over the children in
  * list order; PassEnabled (disabled, then required, then opt_level) gates
  * each child with no instrument callbacks for a skipped one; the child's
- * `required` passes are resolved through the registry and run first.
+ * `required` passes, resolved through the registry when the Sequential was
+ * built, run first.
  *
- * Better than TVM: a required pass is not re-run when the module is exactly
- * the one it last produced (see pass.c), and `required` entries may carry
- * options ("FuseOps{fuse_opt_level=2}"). */
+ * Better than TVM: a required pass is not run again when its spec already
+ * holds for the module (docs/pass-infra.md, module properties), `required`
+ * entries may carry options ("FuseOps{fuse_opt_level=2}"), and an unknown
+ * required name fails when the pipeline is built, not when it is reached. */
 #include "pass/pass_internal.h"
 
-psg_status psgi_run_required(const psg_pass_info *info, psg_module **mod, psg_pass_context *pc) {
-  psg_ctx *ctx = pc->ctx;
+void psgi_pass_list_free(psg_ctx *ctx, psgi_pass_list *l) {
+  for (size_t i = 0; i < l->n; i++) psg_pass_release(l->passes[i]);
+  psgi_free(ctx, l->passes);
+  *l = (psgi_pass_list){0};
+}
+
+psg_status psgi_resolve_required(psg_ctx *ctx, const psg_pass_info *info, psgi_pass_list *out) {
+  *out = (psgi_pass_list){0};
+  if (!info->num_required) return PSG_OK;
+  if (!(out->passes = psgi_calloc(ctx, info->num_required * sizeof *out->passes))) return psgi_nomem(ctx);
   for (size_t i = 0; i < info->num_required; i++) {
     const char *spec = info->required[i];
-    if (psgi_pass_satisfied_text(spec, *mod)) continue; /* no parse: the usual case */
-    psg_pass *req = NULL;
-    psg_status st = psg_pipeline_parse(ctx, spec, &req);
+    size_t before = psg_ctx_diag_count(ctx);
+    psg_status st = psg_pipeline_parse(ctx, spec, &out->passes[i]);
     if (st) {
-      psgi_diag_note(ctx, "cannot use %s to create the pass required by '%s'", spec, info->name);
+      /* The registry's "cannot use X to create the pass: why", said again
+       * naming the pass that requires X. */
+      const psg_diag *d = psg_ctx_diag_count(ctx) > before ? psg_ctx_get_last_error(ctx) : NULL;
+      const char *why = d ? strstr(psg_diag_message(d), "create the pass") : NULL;
+      why = why ? why + strlen("create the pass") : d ? psg_diag_message(d) : psg_status_str(st);
+      psgi_diag_add(ctx, PSG_SEVERITY_ERROR, st, NULL, 0, 0, NULL, 0, NULL,
+                    "cannot use %s to create the pass required by '%s'%s%s", spec, info->name,
+                    *why == ':' ? "" : ": ", why);
+      psgi_pass_list_free(ctx, out);
       return st;
     }
-    if (req->spec && psgi_pass_satisfied(req->spec, *mod)) {
-      psg_pass_release(req);
-      continue;
-    }
+    out->n = i + 1;
+  }
+  return PSG_OK;
+}
+
+/* Runs the `required` passes of a child before it. Instrumented, but not
+ * gated by PassEnabled: a dependency runs even if disabled (TVM's documented
+ * behaviour, issue #6074). Skipped when its spec holds for the module. */
+static psg_status run_required(const psgi_pass_list *req, psg_module **mod, psg_pass_context *pc) {
+  for (size_t i = 0; i < req->n; i++) {
+    psg_pass *r = req->passes[i];
+    if (r->spec && psgi_module_has_spec(*mod, r->spec)) continue;
     psg_module *next = NULL;
-    /* Instrumented, but not gated by PassEnabled: a dependency runs even if
-     * disabled (TVM's documented behaviour, issue #6074). */
-    st = psgi_pass_call(req, *mod, pc, &next);
-    psg_pass_release(req);
+    psg_status st = psgi_pass_call(r, *mod, pc, &next);
     if (st) return st;
     psg_module_release(*mod);
     *mod = next;
@@ -35,13 +57,13 @@ psg_status psgi_run_required(const psg_pass_info *info, psg_module **mod, psg_pa
   return PSG_OK;
 }
 
-psg_status psgi_sequential_run(psg_pass *seq, psg_module *mod, psg_pass_context *pc, psg_module **out) {
+psg_status psgi_sequential_body(psg_pass *seq, psg_module *mod, psg_pass_context *pc, psg_module **out) {
   psg_module *cur = mod;
   psg_module_retain(cur);
   for (size_t i = 0; i < seq->num_children; i++) {
     psg_pass *child = seq->children[i];
     if (!psg_pass_context_pass_enabled(pc, child->info)) continue;
-    psg_status st = psgi_run_required(child->info, &cur, pc);
+    psg_status st = run_required(&seq->child_required[i], &cur, pc);
     psg_module *next = NULL;
     if (!st) st = psgi_pass_call(child, cur, pc, &next);
     psg_module_release(cur);

@@ -17,13 +17,8 @@ static void state_free(psg_ctx *ctx, void *p) {
     psgi_attr_release_adopted(ctx, o->default_value);
   }
   PSGI_VEC_FREE(ctx, &st->options);
-  for (size_t i = 0; i < st->passes.len; i++) {
-    psgi_registry_entry *e = &st->passes.data[i];
-    psgi_free(ctx, e->name);
-    psgi_free(ctx, e->help);
-    psgi_str_vec_free(ctx, &e->required);
-    psgi_str_vec_free(ctx, &e->option_names);
-  }
+  for (size_t i = 0; i < st->passes.len; i++)
+    if (st->passes.data[i].owned) psgi_registry_free_owned(ctx, st->passes.data[i].decl);
   PSGI_VEC_FREE(ctx, &st->passes);
   psgi_free(ctx, st);
 }

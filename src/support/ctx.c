@@ -10,7 +10,7 @@ static void drop_default_pool(psg_allocator a) {
   if (a.realloc == psgi_default_realloc) psgi_pool_destroy(a.user);
 }
 
-psg_status psg_ctx_create(const psg_allocator *alloc, psg_ctx **out) {
+psg_status psgi_ctx_create(const psg_allocator *alloc, psg_ctx **out) {
   if (!out) return PSG_ERR_INVALID_ARGUMENT;
   *out = NULL;
   /* Without a hook: the default allocator, with a pool of its own

@@ -143,6 +143,11 @@ void psgi_diag_note(psg_ctx *ctx, const char *fmt, ...) __attribute__((format(pr
 /* Records PSG_ERR_NOMEM (without allocating if memory is exhausted). */
 psg_status psgi_nomem(psg_ctx *ctx);
 
+/* The library context alone (allocator, interning, diagnostics); the public
+ * psg_ctx_create (src/builtin/ctx_create.c) adds what the upper layers
+ * install, such as the built-in pass table. */
+psg_status psgi_ctx_create(const psg_allocator *alloc, psg_ctx **out);
+
 /* Internal invariants (STYLE rule 6): in debug builds a failed check aborts
  * with a message; in release builds the expression is only evaluated and the
  * caller turns a false into PSG_ERR_INTERNAL. */

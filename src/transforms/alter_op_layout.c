@@ -16,22 +16,13 @@ static psg_status alter_op_layout(psg_expr *func, psg_module *mod, psg_pass_cont
   return PSG_OK;
 }
 
-static psg_status make_alter_op_layout(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  static const char *const required[] = {"InferType"};
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "AlterOpLayout", 3, required, 1, &info);
-  if (st) return st;
-  st = psg_create_function_pass(ctx, info, alter_op_layout, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_alter_op_layout(psg_ctx *ctx) {
-  static const char *const required[] = {"InferType"};
-  return psgi_register_simple(ctx, "AlterOpLayout", PSG_PASS_FUNCTION, 3, required, 1,
-                              "target-specific layouts; no target here, and TVM's generic hooks change "
-                              "nothing, so the module stays as it is",
-                              make_alter_op_layout);
-}
+static const char *const infer_type_first[] = {"InferType", NULL};
+const psg_pass_decl psgi_pass_alter_op_layout = {
+    .name = "AlterOpLayout",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 3,
+    .required = infer_type_first,
+    .help = "target-specific layouts; no target here, and TVM's generic hooks change "
+             "nothing, so the module stays as it is",
+    .function = alter_op_layout,
+};

@@ -99,7 +99,8 @@ static psg_status canonicalize_cast(psg_expr *func, psg_module *mod, psg_pass_co
   (void)pc;
   (void)user;
   *out = NULL;
-  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
+  (void)mod; /* typed by the runner: the pass declares needs TYPED */
+  psg_status st = psgi_check_typed(func, "CanonicalizeCast");
   if (st) return st;
   bool any;
   if ((st = has_cast(func->ctx, func, &any)) != PSG_OK) return st;
@@ -121,21 +122,13 @@ static psg_status canonicalize_cast(psg_expr *func, psg_module *mod, psg_pass_co
   return st;
 }
 
-static psg_status make_canonicalize_cast(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  static const char *const required[] = {"InferType"};
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "CanonicalizeCast", 3, required, 1, &info);
-  if (st) return st;
-  st = psg_create_function_pass(ctx, info, canonicalize_cast, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_canonicalize_cast(psg_ctx *ctx) {
-  static const char *const required[] = {"InferType"};
-  return psgi_register_simple(ctx, "CanonicalizeCast", PSG_PASS_FUNCTION, 3, required, 1,
-                              "an upcast shared by elementwise consumers copied once per consumer",
-                              make_canonicalize_cast);
-}
+static const char *const infer_type_first[] = {"InferType", NULL};
+const psg_pass_decl psgi_pass_canonicalize_cast = {
+    .name = "CanonicalizeCast",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 3,
+    .required = infer_type_first,
+    .help = "an upcast shared by elementwise consumers copied once per consumer",
+    .needs = PSG_PROP_TYPED,
+    .function = canonicalize_cast,
+};

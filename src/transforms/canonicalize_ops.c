@@ -36,15 +36,13 @@ static psg_status canonicalize(psg_expr *func, psg_module *mod, psg_pass_context
   return psgi_rewrite_function_inner(func, mod, visit, user, out);
 }
 
-static const char *const required[] = {"InferType"};
-
-static psg_status make_canonicalize_ops(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  return psgi_make_function_pass(ctx, "CanonicalizeOps", 3, required, 1, canonicalize, NULL, out);
-}
-
-psg_status psgi_register_canonicalize_ops(psg_ctx *ctx) {
-  return psgi_register_simple(ctx, "CanonicalizeOps", PSG_PASS_FUNCTION, 3, required, 1,
-                              "nn.bias_add into a broadcast add", make_canonicalize_ops);
-}
+static const char *const infer_type_first[] = {"InferType", NULL};
+const psg_pass_decl psgi_pass_canonicalize_ops = {
+    .name = "CanonicalizeOps",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 3,
+    .required = infer_type_first,
+    .help = "nn.bias_add into a broadcast add",
+    .needs = PSG_PROP_TYPED,
+    .function = canonicalize,
+};

@@ -285,9 +285,10 @@ static psg_status combine_root(combiner *c, psg_mutator *m, node_vec *convs, int
 
 static psg_status combine(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
   (void)pc;
-  int64_t min_branches = (int64_t)(intptr_t)user;
+  int64_t min_branches = psg_attr_get_int(psg_attrs_get(user, "min_num_branches"));
   *out = NULL;
-  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
+  (void)mod; /* typed by the runner: the pass declares needs TYPED */
+  psg_status st = psgi_check_typed(func, "CombineParallelConv2D");
   if (st) return st;
   combiner c = {.ctx = func->ctx};
   psgi_map_init(&c.users, c.ctx);
@@ -311,27 +312,16 @@ static psg_status combine(psg_expr *func, psg_module *mod, psg_pass_context *pc,
   return st;
 }
 
-static psg_status make_combine(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)user;
-  static const char *const required[] = {"InferType"};
-  *out = NULL;
-  psg_attr *a = psg_attrs_get(options, "min_num_branches");
-  if (a && psg_attr_kind(a) != PSG_ATTR_INT)
-    return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "CombineParallelConv2D: min_num_branches must be an integer");
-  int64_t min_branches = a ? psg_attr_get_int(a) : 3;
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "CombineParallelConv2D", 4, required, 1, &info);
-  if (st) return st;
-  st = psg_create_function_pass(ctx, info, combine, (void *)(intptr_t)min_branches, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_combine_parallel_conv2d(psg_ctx *ctx) {
-  static const char *const required[] = {"InferType"};
-  static const char *const options[] = {"min_num_branches", NULL};
-  return psg_pass_register(ctx, "CombineParallelConv2D", PSG_PASS_FUNCTION, 4, required, 1, options,
-                           "parallel conv2ds on the same input into one conv2d and per-branch slices "
-                           "(min_num_branches, default 3; opt 4)",
-                           make_combine, NULL);
-}
+static const char *const infer_type_first[] = {"InferType", NULL};
+static const psg_pass_option options[] = {{"min_num_branches", PSG_CONFIG_INT, "3"}, {NULL, 0, NULL}};
+const psg_pass_decl psgi_pass_combine_parallel_conv2d = {
+    .name = "CombineParallelConv2D",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 4,
+    .required = infer_type_first,
+    .options = options,
+    .help = "parallel conv2ds on the same input into one conv2d and per-branch slices "
+             "(min_num_branches, default 3; opt 4)",
+    .needs = PSG_PROP_TYPED,
+    .function = combine,
+};

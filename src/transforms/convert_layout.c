@@ -639,7 +639,8 @@ static psg_status convert_layout(psg_expr *func, psg_module *mod, psg_pass_conte
                                  psg_expr **out) {
   (void)pc;
   *out = NULL;
-  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
+  (void)mod; /* typed by the runner: the pass declares needs TYPED */
+  psg_status st = psgi_check_typed(func, "ConvertLayout");
   if (st) return st;
   converter c = {.ctx = func->ctx, .cfg = user};
   psgi_map_init(&c.tags, c.ctx);
@@ -726,30 +727,33 @@ static psg_status parse_desired(psg_ctx *ctx, const psg_attr *opt, config **out)
   return PSG_OK;
 }
 
+/* The constructor checks desired_layouts once, when the pass is made (a bad
+ * value is an error of the pipeline, not of a run), and gives the parsed
+ * table to the declared body. */
+static psg_status make_convert_layout(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out);
+
+static const char *const required[] = {"InferType", "CanonicalizeOps", NULL};
+static const psg_pass_option options[] = {{"desired_layouts", PSG_CONFIG_DICT, NULL}, {NULL, 0, NULL}};
+const psg_pass_decl psgi_pass_convert_layout = {
+    .name = "ConvertLayout",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 3,
+    .required = required,
+    .options = options,
+    .help = "nn.conv2d and the 2-D pools into the layouts of desired_layouts "
+            "({nn.conv2d=[\"NHWC\",\"default\"]}), with layout_transform only where needed",
+    .needs = PSG_PROP_TYPED,
+    .function = convert_layout,
+    .ctor = make_convert_layout,
+};
+
 static psg_status make_convert_layout(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
   (void)user;
-  static const char *const required[] = {"InferType", "CanonicalizeOps"};
   *out = NULL;
   config *cfg = NULL;
   psg_status st = parse_desired(ctx, psg_attrs_get(options, "desired_layouts"), &cfg);
   if (st) return st;
-  psg_pass_info *info;
-  st = psg_pass_info_create(ctx, "ConvertLayout", 3, required, 2, &info);
-  if (st) {
-    free_config(cfg);
-    return st;
-  }
-  st = psg_create_function_pass(ctx, info, convert_layout, cfg, free_config, out);
+  st = psgi_pass_build(ctx, &psgi_pass_convert_layout, cfg, free_config, out);
   if (st) free_config(cfg); /* not taken by a pass */
-  psg_pass_info_release(info);
   return st;
-}
-
-psg_status psgi_register_convert_layout(psg_ctx *ctx) {
-  static const char *const required[] = {"InferType", "CanonicalizeOps"};
-  static const char *const options[] = {"desired_layouts", NULL};
-  return psg_pass_register(ctx, "ConvertLayout", PSG_PASS_FUNCTION, 3, required, 2, options,
-                           "nn.conv2d and the 2-D pools into the layouts of desired_layouts "
-                           "({nn.conv2d=[\"NHWC\",\"default\"]}), with layout_transform only where needed",
-                           make_convert_layout, NULL);
 }

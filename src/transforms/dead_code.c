@@ -236,6 +236,16 @@ static psg_status eliminate_in_function(dce *d, const psg_expr *fn, psg_expr **o
   return st;
 }
 
+static bool is_function(const psg_expr *fn) { return fn->kind == PSG_EXPR_FUNCTION; }
+
+static psg_status eliminate_entry(psg_expr *fn, const psgi_module_entry *e, void *user, psg_expr **out) {
+  (void)e;
+  return eliminate_in_function(user, fn, out);
+}
+
+/* A module pass, as in TVM, because impurity is a fact about the whole
+ * module (compute_global_purity); the functions are then rewritten one by
+ * one through the shared adaptor. */
 static psg_status run_dce(psg_module *mod, psg_pass_context *pc, void *user, psg_module **out) {
   (void)pc;
   *out = NULL;
@@ -245,38 +255,14 @@ static psg_status run_dce(psg_module *mod, psg_pass_context *pc, void *user, psg
   memset(&d, 0, sizeof d);
   d.ctx = ctx;
   d.mod = mod;
-  psg_attr *a = psg_attrs_get(options, "inline_once");
-  d.inline_once = a && psg_attr_get_bool(a);
-  a = psg_attrs_get(options, "ignore_impurity");
-  d.ignore_impurity = a && psg_attr_get_bool(a);
+  d.inline_once = psg_attr_get_bool(psg_attrs_get(options, "inline_once"));
+  d.ignore_impurity = psg_attr_get_bool(psg_attrs_get(options, "ignore_impurity"));
   psgi_map_init(&d.impure_globals, ctx);
   psgi_map_init(&d.impure, ctx);
   psgi_map_init(&d.binding_depth, ctx);
   psgi_map_init(&d.uses, ctx);
-  psgi_module_entry *entries = psgi_calloc(ctx, (mod->n ? mod->n : 1) * sizeof *entries);
-  size_t done = 0;
-  bool changed = false;
-  psg_status st = entries ? compute_global_purity(&d) : psgi_nomem(ctx);
-  for (; !st && done < mod->n; done++) {
-    psg_expr *fn = mod->entries[done].func, *new_fn = fn;
-    if (fn->kind == PSG_EXPR_FUNCTION) {
-      st = eliminate_in_function(&d, fn, &new_fn);
-      if (st) break;
-    } else {
-      psg_expr_retain(fn); /* other function kinds are copied unchanged */
-    }
-    changed |= new_fn != fn;
-    entries[done].gv = mod->entries[done].gv;
-    entries[done].func = new_fn;
-  }
-  if (!st && changed) {
-    st = psgi_module_from_entries(ctx, entries, mod->n, mod->attrs, out);
-  } else if (!st) {
-    psg_module_retain(mod);
-    *out = mod;
-  }
-  for (size_t i = 0; i < done; i++) psg_expr_release(entries[i].func);
-  psgi_free(ctx, entries);
+  psg_status st = compute_global_purity(&d);
+  if (!st) st = psgi_map_functions(mod, is_function, eliminate_entry, &d, false, out);
   psgi_map_fini(&d.impure_globals);
   psgi_map_fini(&d.impure);
   psgi_map_fini(&d.binding_depth);
@@ -284,24 +270,15 @@ static psg_status run_dce(psg_module *mod, psg_pass_context *pc, void *user, psg
   return st;
 }
 
-static void release_options(void *user) { psg_attrs_release(user); }
-
-static psg_status make_dce(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)user;
-  static const char *const required[] = {"InferType"};
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "DeadCodeElimination", 1, required, 1, &info);
-  if (st) return st;
-  psg_attrs_retain(options);
-  st = psg_create_module_pass(ctx, info, run_dce, options, release_options, out);
-  if (st) psg_attrs_release(options); /* not owned by a pass that was not made */
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_dead_code(psg_ctx *ctx) {
-  static const char *const required[] = {"InferType"};
-  static const char *const options[] = {"inline_once", "ignore_impurity", NULL};
-  return psg_pass_register(ctx, "DeadCodeElimination", PSG_PASS_MODULE, 1, required, 1, options,
-                           "remove unused pure let bindings (inline_once: inline single uses)", make_dce, NULL);
-}
+static const char *const infer_type_first[] = {"InferType", NULL};
+static const psg_pass_option options[] = {
+    {"inline_once", PSG_CONFIG_BOOL, "false"}, {"ignore_impurity", PSG_CONFIG_BOOL, "false"}, {NULL, 0, NULL}};
+const psg_pass_decl psgi_pass_dead_code = {
+    .name = "DeadCodeElimination",
+    .kind = PSG_PASS_MODULE,
+    .opt_level = 1,
+    .required = infer_type_first,
+    .options = options,
+    .help = "remove unused pure let bindings (inline_once: inline single uses)",
+    .module = run_dce,
+};

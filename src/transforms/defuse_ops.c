@@ -43,20 +43,12 @@ static psg_status defuse(psg_expr *func, psg_module *mod, psg_pass_context *pc, 
   return st;
 }
 
-static psg_status make_defuse_ops(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  static const char *const required[] = {"InferType"};
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "DefuseOps", 3, required, 1, &info);
-  if (st) return st;
-  st = psg_create_function_pass(ctx, info, defuse, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_defuse_ops(psg_ctx *ctx) {
-  static const char *const required[] = {"InferType"};
-  return psgi_register_simple(ctx, "DefuseOps", PSG_PASS_FUNCTION, 3, required, 1,
-                              "inline the Primitive functions FuseOps made", make_defuse_ops);
-}
+static const char *const infer_type_first[] = {"InferType", NULL};
+const psg_pass_decl psgi_pass_defuse_ops = {
+    .name = "DefuseOps",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 3,
+    .required = infer_type_first,
+    .help = "inline the Primitive functions FuseOps made",
+    .function = defuse,
+};

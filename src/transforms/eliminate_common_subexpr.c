@@ -265,15 +265,12 @@ static psg_status eliminate(psg_expr *func, psg_module *mod, psg_pass_context *p
   return st;
 }
 
-static const char *const required[] = {"InferType"};
-
-static psg_status make_cse(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  return psgi_make_function_pass(ctx, "EliminateCommonSubexpr", 3, required, 1, eliminate, NULL, out);
-}
-
-psg_status psgi_register_eliminate_common_subexpr(psg_ctx *ctx) {
-  return psgi_register_simple(ctx, "EliminateCommonSubexpr", PSG_PASS_FUNCTION, 3, required, 1,
-                              "merge equal pure calls, tuple projections and constants", make_cse);
-}
+static const char *const infer_type_first[] = {"InferType", NULL};
+const psg_pass_decl psgi_pass_eliminate_common_subexpr = {
+    .name = "EliminateCommonSubexpr",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 3,
+    .required = infer_type_first,
+    .help = "merge equal pure calls, tuple projections and constants",
+    .function = eliminate,
+};

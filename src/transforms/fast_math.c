@@ -38,7 +38,8 @@ static psg_status fast_math(psg_expr *func, psg_module *mod, psg_pass_context *p
   (void)pc;
   (void)user;
   *out = NULL;
-  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
+  (void)mod; /* typed by the runner: the pass declares needs TYPED */
+  psg_status st = psgi_check_typed(func, "FastMath");
   if (st) return st;
   psg_mutator m;
   psg_mutator_init(&m, func->ctx);
@@ -48,21 +49,13 @@ static psg_status fast_math(psg_expr *func, psg_module *mod, psg_pass_context *p
   return st;
 }
 
-static psg_status make_fast_math(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  static const char *const required[] = {"InferType"};
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "FastMath", 4, required, 1, &info);
-  if (st) return st;
-  st = psg_create_function_pass(ctx, info, fast_math, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_fast_math(psg_ctx *ctx) {
-  static const char *const required[] = {"InferType"};
-  return psgi_register_simple(ctx, "FastMath", PSG_PASS_FUNCTION, 4, required, 1,
-                              "exp, tanh, erf and nn.softmax into their fast approximations (opt 4)",
-                              make_fast_math);
-}
+static const char *const infer_type_first[] = {"InferType", NULL};
+const psg_pass_decl psgi_pass_fast_math = {
+    .name = "FastMath",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 4,
+    .required = infer_type_first,
+    .help = "exp, tanh, erf and nn.softmax into their fast approximations (opt 4)",
+    .needs = PSG_PROP_TYPED,
+    .function = fast_math,
+};

@@ -474,19 +474,17 @@ static psg_status fold_function(psg_expr *func, psg_module *mod, psg_pass_contex
   return st;
 }
 
-static psg_status make_fold_constant(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "FoldConstant", 2, NULL, 0, &info);
-  if (st) return st;
-  st = psg_create_function_pass(ctx, info, fold_function, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_fold_constant(psg_ctx *ctx) {
-  static const char *const options[] = {"fold_qnn", NULL};
-  return psg_pass_register(ctx, "FoldConstant", PSG_PASS_FUNCTION, 2, NULL, 0, options,
-                           "evaluate calls whose arguments are all constants", make_fold_constant, NULL);
-}
+/* fold_qnn is TVM's switch for folding QNN ops; Passage has no QNN ops yet,
+ * so it is accepted (and typed) for pipelines written for TVM. */
+static const psg_pass_option options[] = {{"fold_qnn", PSG_CONFIG_BOOL, "false"}, {NULL, 0, NULL}};
+const psg_pass_decl psgi_pass_fold_constant = {
+    .name = "FoldConstant",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 2,
+    .options = options,
+    .help = "evaluate calls whose arguments are all constants",
+    /* TVM's parser types what it parses, so FoldConstant always sees types
+     * (shape_of of a static shape folds straight after parsing). */
+    .needs = PSG_PROP_TYPED,
+    .function = fold_function,
+};

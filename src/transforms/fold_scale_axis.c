@@ -377,7 +377,8 @@ nomem:
 static psg_status run_fold(psg_expr *func, psg_module *mod, fold_fn fold, int op,
                            bool (*may_fold)(const psg_expr *), psg_expr **out) {
   *out = NULL;
-  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
+  (void)mod; /* typed by the runner: the pass declares needs TYPED */
+  psg_status st = psgi_check_typed(func, "FoldScaleAxis");
   if (st) return st;
   fold_run r = {{func->ctx, {0}, may_fold, false}, fold, op};
   psgi_map_init(&r.f.users, func->ctx);
@@ -411,47 +412,33 @@ static psg_status forward(psg_expr *func, psg_module *mod, psg_pass_context *pc,
   return run_fold(func, mod, fold_forward, OP_CONV2D, may_fold_forward, out);
 }
 
-static const char *const required[] = {"InferType"};
+static const char *const infer_type_first[] = {"InferType", NULL};
+const psg_pass_decl psgi_pass_backward_fold_scale_axis = {
+    .name = "BackwardFoldScaleAxis",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 3,
+    .required = infer_type_first,
+    .help = "fold a per-channel multiply after conv2d/dense into its weights",
+    .needs = PSG_PROP_TYPED,
+    .function = backward,
+};
 
-static psg_status make_backward(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  return psgi_make_function_pass(ctx, "BackwardFoldScaleAxis", 3, required, 1, backward, NULL, out);
-}
-
-static psg_status make_forward(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  return psgi_make_function_pass(ctx, "ForwardFoldScaleAxis", 3, required, 1, forward, NULL, out);
-}
+const psg_pass_decl psgi_pass_forward_fold_scale_axis = {
+    .name = "ForwardFoldScaleAxis",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 3,
+    .required = infer_type_first,
+    .help = "fold a per-channel multiply before conv2d into its weights",
+    .needs = PSG_PROP_TYPED,
+    .function = forward,
+};
 
 /* TVM's FoldScaleAxis: a level-0 Sequential, so at -O2 only its FoldConstant runs. */
-static psg_status make_fold_scale_axis(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  *out = NULL;
-  psg_pass *children[3] = {NULL, NULL, NULL};
-  psg_pass_info *info = NULL;
-  psg_status st = make_backward(ctx, NULL, NULL, &children[0]);
-  if (!st) st = make_forward(ctx, NULL, NULL, &children[1]);
-  if (!st) st = psg_pass_get(ctx, "FoldConstant", NULL, &children[2]);
-  if (!st) st = psg_pass_info_create(ctx, "FoldScaleAxis", 0, NULL, 0, &info);
-  if (!st) st = psg_sequential(ctx, children, 3, info, out);
-  for (int i = 0; i < 3; i++) psg_pass_release(children[i]);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_fold_scale_axis(psg_ctx *ctx) {
-  psg_status st = psgi_register_simple(ctx, "BackwardFoldScaleAxis", PSG_PASS_FUNCTION, 3, required, 1,
-                                       "fold a per-channel multiply after conv2d/dense into its weights",
-                                       make_backward);
-  if (!st)
-    st = psgi_register_simple(ctx, "ForwardFoldScaleAxis", PSG_PASS_FUNCTION, 3, required, 1,
-                              "fold a per-channel multiply before conv2d into its weights", make_forward);
-  if (!st)
-    st = psgi_register_simple(ctx, "FoldScaleAxis", PSG_PASS_SEQUENTIAL, 0, NULL, 0,
-                              "BackwardFoldScaleAxis, ForwardFoldScaleAxis, then FoldConstant",
-                              make_fold_scale_axis);
-  return st;
-}
+static const char *const children[] = {"BackwardFoldScaleAxis", "ForwardFoldScaleAxis", "FoldConstant", NULL};
+const psg_pass_decl psgi_pass_fold_scale_axis = {
+    .name = "FoldScaleAxis",
+    .kind = PSG_PASS_SEQUENTIAL,
+    .opt_level = 0,
+    .help = "BackwardFoldScaleAxis, ForwardFoldScaleAxis, then FoldConstant",
+    .children = children,
+};

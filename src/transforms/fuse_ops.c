@@ -221,7 +221,7 @@ static psg_status make_primitive_attrs(fuser *f) {
 static psg_status fuse(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
   *out = NULL;
   psg_ctx *ctx = func->ctx;
-  int64_t level = (int64_t)(intptr_t)user;
+  int64_t level = psg_attr_get_int(psg_attrs_get(user, "fuse_opt_level"));
   if (level < 0) level = psg_pass_context_opt_level(pc);
   int64_t max_depth = psg_pass_context_config_int(pc, "relay.FuseOps.max_depth");
   if (psgi_fuse_is_leaf_fn(func)) {
@@ -229,7 +229,8 @@ static psg_status fuse(psg_expr *func, psg_module *mod, psg_pass_context *pc, vo
     *out = func;
     return PSG_OK;
   }
-  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(ctx, mod);
+  (void)mod; /* typed by the runner: the pass declares needs TYPED */
+  psg_status st = psgi_check_typed(func, "FuseOps");
   if (st) return st;
   fuser f = {0};
   f.ctx = ctx;
@@ -266,23 +267,15 @@ static psg_status fuse(psg_expr *func, psg_module *mod, psg_pass_context *pc, vo
   return st;
 }
 
-static psg_status make_fuse_ops(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)user;
-  static const char *const required[] = {"InferType"};
-  psg_attr *a = psg_attrs_get(options, "fuse_opt_level");
-  int64_t level = a ? psg_attr_get_int(a) : -1;
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "FuseOps", 0, required, 1, &info);
-  if (st) return st;
-  st = psg_create_function_pass(ctx, info, fuse, (void *)(intptr_t)level, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_fuse_ops(psg_ctx *ctx) {
-  static const char *const required[] = {"InferType"};
-  static const char *const options[] = {"fuse_opt_level", NULL};
-  return psg_pass_register(ctx, "FuseOps", PSG_PASS_FUNCTION, 0, required, 1, options,
-                           "fuse ops into Primitive functions (fuse_opt_level: -1 = the context's opt_level)",
-                           make_fuse_ops, NULL);
-}
+static const char *const infer_type_first[] = {"InferType", NULL};
+static const psg_pass_option options[] = {{"fuse_opt_level", PSG_CONFIG_INT, "-1"}, {NULL, 0, NULL}};
+const psg_pass_decl psgi_pass_fuse_ops = {
+    .name = "FuseOps",
+    .kind = PSG_PASS_FUNCTION,
+    .required = infer_type_first,
+    .options = options,
+    .help = "fuse ops into Primitive functions (fuse_opt_level: -1 = the context's opt_level)",
+    .needs = PSG_PROP_TYPED,
+    .establishes = PSG_PROP_FUSED,
+    .function = fuse,
+};

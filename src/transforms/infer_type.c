@@ -469,18 +469,12 @@ static psg_status infer_type_pass(psg_module *mod, psg_pass_context *pc, void *u
   return PSG_OK;
 }
 
-static psg_status make_infer_type(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "InferType", 0, NULL, 0, &info);
-  if (st) return st;
-  st = psg_create_module_pass(ctx, info, infer_type_pass, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_infer_type(psg_ctx *ctx) {
-  return psgi_register_simple(ctx, "InferType", PSG_PASS_MODULE, 0, NULL, 0,
-                              "fill in the checked type of every expression", make_infer_type);
-}
+const psg_pass_decl psgi_pass_infer_type = {
+    .name = "InferType",
+    .kind = PSG_PASS_MODULE,
+    .help = "fill in the checked type of every expression",
+    /* Types are filled in place: the result is the input itself, so it keeps
+     * every property it had. */
+    .establishes = PSG_PROP_TYPED,
+    .module = infer_type_pass,
+};

@@ -147,18 +147,10 @@ static psg_status run_inline(psg_module *mod, psg_pass_context *pc, void *user, 
   return st;
 }
 
-static psg_status make_inline(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "InlineGlobals", 1, NULL, 0, &info);
-  if (st) return st;
-  st = psg_create_module_pass(ctx, info, run_inline, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_inline_globals(psg_ctx *ctx) {
-  return psgi_register_simple(ctx, "InlineGlobals", PSG_PASS_MODULE, 1, NULL, 0,
-                              "inline global functions marked Inline=1 into their callers", make_inline);
-}
+const psg_pass_decl psgi_pass_inline_globals = {
+    .name = "InlineGlobals",
+    .kind = PSG_PASS_MODULE,
+    .opt_level = 1,
+    .help = "inline global functions marked Inline=1 into their callers",
+    .module = run_inline,
+};

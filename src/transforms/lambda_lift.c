@@ -178,19 +178,10 @@ static psg_status run_lambda_lift(psg_module *mod, psg_pass_context *pc, void *u
   return st;
 }
 
-static psg_status make_lambda_lift(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "LambdaLift", 1, NULL, 0, &info);
-  if (st) return st;
-  st = psg_create_module_pass(ctx, info, run_lambda_lift, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_lambda_lift(psg_ctx *ctx) {
-  return psgi_register_simple(ctx, "LambdaLift", PSG_PASS_MODULE, 1, NULL, 0,
-                              "lift nested functions to global functions (closures take their free variables)",
-                              make_lambda_lift);
-}
+const psg_pass_decl psgi_pass_lambda_lift = {
+    .name = "LambdaLift",
+    .kind = PSG_PASS_MODULE,
+    .opt_level = 1,
+    .help = "lift nested functions to global functions (closures take their free variables)",
+    .module = run_lambda_lift,
+};

@@ -25,11 +25,7 @@ static psg_status mark_global(psg_visitor *v, const psg_expr *e) {
 
 /* Entry names from the option (a list of strings, or one string). */
 static psg_status mark_entries(reach *r, const psg_attrs *options) {
-  psg_attr *a = psg_attrs_get(options, "entry_functions");
-  if (!a) return mark(r, "main");
-  if (psg_attr_kind(a) == PSG_ATTR_STRING) return mark(r, psg_attr_get_string(a));
-  if (psg_attr_kind(a) != PSG_ATTR_LIST)
-    return psg_ctx_fail(r->ctx, PSG_ERR_INVALID_ARGUMENT, "RemoveUnusedFunctions: entry_functions must be a list of names");
+  psg_attr *a = psg_attrs_get(options, "entry_functions"); /* a list: declared type, default ["main"] */
   psg_status st = PSG_OK;
   for (size_t i = 0; !st && i < psg_attr_list_len(a); i++) {
     psg_attr *it = psg_attr_list_get(a, i);
@@ -68,23 +64,12 @@ static psg_status remove_unused(psg_module *mod, psg_pass_context *pc, void *use
   return st;
 }
 
-static void release_options(void *user) { psg_attrs_release(user); }
-
-static psg_status make_remove_unused(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)user;
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "RemoveUnusedFunctions", 1, NULL, 0, &info);
-  if (st) return st;
-  psg_attrs_retain(options);
-  st = psg_create_module_pass(ctx, info, remove_unused, options, release_options, out);
-  if (st) psg_attrs_release(options);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_remove_unused_functions(psg_ctx *ctx) {
-  static const char *const options[] = {"entry_functions", NULL};
-  return psg_pass_register(ctx, "RemoveUnusedFunctions", PSG_PASS_MODULE, 1, NULL, 0, options,
-                           "drop functions not reachable from the entry functions (default main)",
-                           make_remove_unused, NULL);
-}
+static const psg_pass_option options[] = {{"entry_functions", PSG_CONFIG_LIST, "[\"main\"]"}, {NULL, 0, NULL}};
+const psg_pass_decl psgi_pass_remove_unused_functions = {
+    .name = "RemoveUnusedFunctions",
+    .kind = PSG_PASS_MODULE,
+    .opt_level = 1,
+    .options = options,
+    .help = "drop functions not reachable from the entry functions (default main)",
+    .module = remove_unused,
+};

@@ -115,7 +115,8 @@ psg_status psgi_rewrite_inner(psgi_rewriter *r, const psg_expr *root, psg_expr *
 psg_status psgi_rewrite_function_inner(psg_expr *func, const psg_module *mod, const psgi_rewrite_fn *visit, void *user,
                                        psg_expr **out) {
   *out = NULL;
-  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
+  (void)mod; /* typed by the runner: the pass declares needs TYPED */
+  psg_status st = psgi_check_typed(func, "the pass");
   if (st) return st;
   psgi_rewriter r = {func->ctx, {0}, user};
   for (int k = 0; k < PSG_EXPR_KIND_COUNT; k++) r.visit[k] = visit[k];

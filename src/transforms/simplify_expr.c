@@ -407,7 +407,8 @@ static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc
   (void)pc;
   (void)user;
   *out = NULL;
-  psg_status st = func->checked_type ? PSG_OK : psgi_infer_module_types(func->ctx, mod);
+  (void)mod; /* typed by the runner: the pass declares needs TYPED */
+  psg_status st = psgi_check_typed(func, "SimplifyExpr");
   if (st) return st;
   simplifier s;
   psgi_map_init(&s.users, func->ctx);
@@ -432,17 +433,14 @@ static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc
   return st;
 }
 
-static const char *const required[] = {"InferType"};
-
-static psg_status make_simplify_expr(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  return psgi_make_function_pass(ctx, "SimplifyExpr", 0, required, 1, simplify, NULL, out);
-}
-
-psg_status psgi_register_simplify_expr(psg_ctx *ctx) {
-  return psgi_register_simple(ctx, "SimplifyExpr", PSG_PASS_FUNCTION, 0, required, 1,
-                              "identity arithmetic, reshape/transpose chains, redundant casts, no-op slices, pads and broadcasts, "
-                              "HardSwish and layer_norm patterns, transposes into matmuls",
-                              make_simplify_expr);
-}
+static const char *const infer_type_first[] = {"InferType", NULL};
+const psg_pass_decl psgi_pass_simplify_expr = {
+    .name = "SimplifyExpr",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 0,
+    .required = infer_type_first,
+    .help = "identity arithmetic, reshape/transpose chains, redundant casts, no-op slices, pads and broadcasts, "
+             "HardSwish and layer_norm patterns, transposes into matmuls",
+    .needs = PSG_PROP_TYPED,
+    .function = simplify,
+};

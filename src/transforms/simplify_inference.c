@@ -212,16 +212,13 @@ static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc
   return st;
 }
 
-static const char *const required[] = {"InferType"};
-
-static psg_status make_simplify_inference(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  return psgi_make_function_pass(ctx, "SimplifyInference", 0, required, 1, simplify, NULL, out);
-}
-
-psg_status psgi_register_simplify_inference(psg_ctx *ctx) {
-  return psgi_register_simple(ctx, "SimplifyInference", PSG_PASS_FUNCTION, 0, required, 1,
-                              "batch_norm, dropout, layer/instance norm, l2_normalize into elementary ops",
-                              make_simplify_inference);
-}
+static const char *const infer_type_first[] = {"InferType", NULL};
+const psg_pass_decl psgi_pass_simplify_inference = {
+    .name = "SimplifyInference",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 0,
+    .required = infer_type_first,
+    .help = "batch_norm, dropout, layer/instance norm, l2_normalize into elementary ops",
+    .needs = PSG_PROP_TYPED,
+    .function = simplify,
+};

@@ -389,35 +389,19 @@ static psg_status normalize_function(psg_ctx *ctx, psg_expr *fn, bool basic_bloc
   return st;
 }
 
+/* The functions the normal forms rewrite: not Primitive or Composite
+ * leaves, not external (Compiler). */
+static bool takes_normal_form(const psg_expr *fn) {
+  return fn->kind == PSG_EXPR_FUNCTION && !is_leaf_fn(fn) && !psg_attrs_get(fn->u.fn.attrs, "Compiler");
+}
+
+static psg_status normalize_entry(psg_expr *fn, const psgi_module_entry *e, void *user, psg_expr **out) {
+  (void)e;
+  return normalize_function(fn->ctx, fn, *(const bool *)user, out);
+}
+
 psg_status psgi_normal_form_module(psg_module *mod, bool basic_block, psg_module **out) {
-  *out = NULL;
-  psg_ctx *ctx = mod->ctx;
-  psgi_module_entry *entries = psgi_calloc(ctx, (mod->n ? mod->n : 1) * sizeof *entries);
-  if (!entries) return psgi_nomem(ctx);
-  psg_status st = PSG_OK;
-  bool changed = false;
-  size_t done = 0;
-  for (; !st && done < mod->n; done++) {
-    psg_expr *fn = mod->entries[done].func, *new_fn = fn;
-    if (fn->kind == PSG_EXPR_FUNCTION && !is_leaf_fn(fn) && !psg_attrs_get(fn->u.fn.attrs, "Compiler")) {
-      st = normalize_function(ctx, fn, basic_block, &new_fn);
-      if (st) break;
-    } else {
-      psg_expr_retain(fn);
-    }
-    changed |= new_fn != fn;
-    entries[done].gv = mod->entries[done].gv;
-    entries[done].func = new_fn;
-  }
-  if (!st && changed) {
-    st = psgi_module_from_entries(ctx, entries, mod->n, mod->attrs, out);
-  } else if (!st) {
-    psg_module_retain(mod);
-    *out = mod;
-  }
-  for (size_t i = 0; i < done; i++) psg_expr_release(entries[i].func);
-  psgi_free(ctx, entries);
-  return st;
+  return psgi_map_functions(mod, takes_normal_form, normalize_entry, &basic_block, false, out);
 }
 
 static psg_status run_anf(psg_module *mod, psg_pass_context *pc, void *user, psg_module **out) {
@@ -426,19 +410,11 @@ static psg_status run_anf(psg_module *mod, psg_pass_context *pc, void *user, psg
   return psgi_normal_form_module(mod, false, out);
 }
 
-static psg_status make_anf(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "ToANormalForm", 1, NULL, 0, &info);
-  if (st) return st;
-  st = psg_create_module_pass(ctx, info, run_anf, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_to_a_normal_form(psg_ctx *ctx) {
-  return psgi_register_simple(ctx, "ToANormalForm", PSG_PASS_MODULE, 1, NULL, 0,
-                              "let-bind every non-atomic expression once, in the scope that dominates its uses",
-                              make_anf);
-}
+const psg_pass_decl psgi_pass_to_a_normal_form = {
+    .name = "ToANormalForm",
+    .kind = PSG_PASS_MODULE,
+    .opt_level = 1,
+    .help = "let-bind every non-atomic expression once, in the scope that dominates its uses",
+    .establishes = PSG_PROP_ANF,
+    .module = run_anf,
+};

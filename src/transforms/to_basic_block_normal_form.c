@@ -27,19 +27,11 @@ static psg_status run_bbnf(psg_module *mod, psg_pass_context *pc, void *user, ps
   return psgi_normal_form_module(mod, true, out);
 }
 
-static psg_status make_bbnf(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "ToBasicBlockNormalForm", 1, NULL, 0, &info);
-  if (st) return st;
-  st = psg_create_module_pass(ctx, info, run_bbnf, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_to_basic_block_normal_form(psg_ctx *ctx) {
-  return psgi_register_simple(ctx, "ToBasicBlockNormalForm", PSG_PASS_MODULE, 1, NULL, 0,
-                              "let-bind the expressions shared across If branches and function bodies",
-                              make_bbnf);
-}
+const psg_pass_decl psgi_pass_to_basic_block_normal_form = {
+    .name = "ToBasicBlockNormalForm",
+    .kind = PSG_PASS_MODULE,
+    .opt_level = 1,
+    .help = "let-bind the expressions shared across If branches and function bodies",
+    .establishes = PSG_PROP_BBNF,
+    .module = run_bbnf,
+};

@@ -170,18 +170,11 @@ static psg_status to_graph(psg_expr *func, psg_module *mod, psg_pass_context *pc
   return st;
 }
 
-static psg_status make_gnf(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {
-  (void)options;
-  (void)user;
-  psg_pass_info *info;
-  psg_status st = psg_pass_info_create(ctx, "ToGraphNormalForm", 1, NULL, 0, &info);
-  if (st) return st;
-  st = psg_create_function_pass(ctx, info, to_graph, NULL, NULL, out);
-  psg_pass_info_release(info);
-  return st;
-}
-
-psg_status psgi_register_to_graph_normal_form(psg_ctx *ctx) {
-  return psgi_register_simple(ctx, "ToGraphNormalForm", PSG_PASS_FUNCTION, 1, NULL, 0,
-                              "inline pure let bindings back into a dataflow graph", make_gnf);
-}
+const psg_pass_decl psgi_pass_to_graph_normal_form = {
+    .name = "ToGraphNormalForm",
+    .kind = PSG_PASS_FUNCTION,
+    .opt_level = 1,
+    .help = "inline pure let bindings back into a dataflow graph",
+    .establishes = PSG_PROP_GNF,
+    .function = to_graph,
+};

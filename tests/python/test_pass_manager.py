@@ -220,6 +220,18 @@ def test_sequential_required_resolution():
     assert names == ["sequential", "InferType", "NeedsTypes"]
 
 
+def test_sequential_required_resolved_when_built():
+    # Issue 13: an unknown required name fails when the Sequential is made,
+    # naming both passes, even if the pass would be skipped by its level.
+    @transform.module_pass(opt_level=3, name="NeedsMissing", required=["NoSuchPass"])
+    def needs_missing(mod, ctx):
+        return mod
+
+    with pytest.raises(passage.PassError,
+                       match="cannot use NoSuchPass to create the pass required by 'NeedsMissing'"):
+        transform.Sequential([needs_missing])
+
+
 def test_print_ir(capsys):
     shape = (1, 2, 3)
     tp = relay.TensorType(shape, "float32")

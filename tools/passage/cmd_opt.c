@@ -41,7 +41,8 @@ static void usage(FILE *to) {
           "  --print-ir-after-failure print the input of a pass that failed\n"
           "  --time-passes[=tree|flat|json]  report pass times on stderr (default tree)\n"
           "  --input-shape NAME=D0,D1,...    ONNX input: bind dynamic input dims (repeatable)\n"
-          "  --dump-pipeline          print the pipeline and what runs at this level, then exit\n"
+          "  --dump-pipeline          print the expanded pipeline text, the pipeline and what runs at\n"
+          "                           this level, then exit\n"
           "  --no-metadata            print constants inline instead of in a metadata section\n"
           "IR printing and timing go to stderr.\n");
 }
@@ -219,7 +220,10 @@ static void dump_tree(psg_pass *top, psg_pass_context *pc) {
 /* --dump-pipeline: the text (which parses back), the tree, and for an -O
  * pipeline the default-pipeline passes it does not contain and why. */
 static void dump_pipeline(psg_ctx *ctx, psg_pass *p, psg_pass_context *pc) {
-  char *text = psg_pipeline_print(p);
+  char *text = psg_pipeline_print_expanded(p);
+  printf("%s\n", text ? text : "?");
+  psg_free(text);
+  text = psg_pipeline_print(p);
   printf("pipeline: %s\n", text ? text : "?");
   psg_free(text);
   printf("opt level: %d\n", psg_pass_context_opt_level(pc));
@@ -233,10 +237,10 @@ static void dump_pipeline(psg_ctx *ctx, psg_pass *p, psg_pass_context *pc) {
   size_t shown = 0;
   for (size_t i = 0; i < psg_default_pipeline_count(); i++) {
     const char *n = psg_default_pipeline_name(i);
-    int lvl = psg_default_pipeline_opt_level(i);
+    int lvl = psg_default_pipeline_opt_level(i); /* TVM's; a registered pass's own level wins */
     bool registered = false;
     for (size_t j = 0; j < psg_pass_registry_count(ctx) && !registered; j++)
-      registered = !strcmp(psg_pass_registry_name(ctx, j), n);
+      if ((registered = !strcmp(psg_pass_registry_name(ctx, j), n)) != false) lvl = psg_pass_registry_opt_level(ctx, j);
     if (registered && lvl <= level) continue;
     printf("  %-28s opt level %d, %s\n", n, lvl, registered ? "above this level" : "not registered yet");
     shown++;

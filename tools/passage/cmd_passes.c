@@ -13,11 +13,33 @@ static const char *kind_name(int kind) {
   }
 }
 
+static void print_properties(const char *what, unsigned props) {
+  if (!props) return;
+  printf("%*s%s", 25, "", what);
+  for (unsigned bit = 1; bit <= props; bit <<= 1)
+    if (props & bit) printf(" %s", psg_property_name(bit));
+  printf("\n");
+}
+
+/* Under a pass's row: its typed options with defaults, and the module
+ * properties it needs, keeps and establishes. */
+static void print_details(const psg_pass_decl *d) {
+  for (const psg_pass_option *o = d && d->options ? d->options : NULL; o && o->name; o++)
+    printf("%*soption %s: %s%s%s\n", 25, "", o->name, o->type ? psg_config_option_type_name(o->type) : "any value",
+           o->default_value ? " = " : "", o->default_value ? o->default_value : "");
+  if (!d) return;
+  print_properties("needs", d->needs);
+  print_properties("keeps", d->keeps);
+  print_properties("establishes", d->establishes);
+}
+
 int cmd_passes(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       printf("usage: passage passes\n"
-             "List the registered passes: name, kind, opt level, required passes, help.\n"
+             "List the registered passes: name, kind, opt level, required passes, help;\n"
+             "under each, its typed options with defaults and the module properties it\n"
+             "needs, keeps and establishes.\n"
              "O0..O3 are the -O pipelines (see passage opt --dump-pipeline).\n");
       return 0;
     }
@@ -34,6 +56,7 @@ int cmd_passes(int argc, char **argv) {
       used += (size_t)snprintf(req + used, sizeof req - used, "%s%s", j ? "," : "", psg_pass_registry_required(ctx, i, j));
     printf("%-24s %-10s %-3d %-20s %s\n", psg_pass_registry_name(ctx, i), kind_name(psg_pass_registry_kind(ctx, i)),
            psg_pass_registry_opt_level(ctx, i), req, psg_pass_registry_help(ctx, i));
+    print_details(psg_pass_registry_decl(ctx, i));
   }
   psg_ctx_release(ctx);
   return 0;

@@ -1,0 +1,90 @@
+/* Passage — the one run function (tvm-behavior §2.2, docs/pass-infra.md):
+ * every pass kind, every Sequential child, every `required` pass and every
+ * property-establishing pass goes through psgi_pass_call, which does, in
+ * order: should_run and the before-hooks, the properties the pass needs, the
+ * body, verification, the properties of the result, the after-hooks (or
+ * after-failed). What a call does is read from the pass and the module. */
+#include "pass/pass_internal.h"
+
+/* Gives *mod every property of `want` it lacks, by running the establishing
+ * pass resolved when `p` was built (instrumented, not gated by PassEnabled),
+ * and records the property on the result. */
+static psg_status ensure(psg_pass *p, unsigned want, psg_module **mod, psg_pass_context *pc) {
+  unsigned missing = want & ~psg_module_properties(*mod);
+  for (int b = 0; missing && b < PSGI_NUM_PROPS; b++) {
+    if (!(missing & (1u << b)) || !p->ensure[b]) continue;
+    psg_module *next = NULL;
+    psg_status st = psgi_pass_call(p->ensure[b], *mod, pc, &next);
+    if (st) return st;
+    psgi_module_add_properties(next, 1u << b);
+    psg_module_release(*mod);
+    *mod = next;
+    missing &= ~psg_module_properties(next);
+  }
+  return PSG_OK;
+}
+
+static psg_status body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
+  switch (p->kind) {
+  case PSG_PASS_MODULE: return psgi_module_body(p, mod, pc, out);
+  case PSG_PASS_FUNCTION:
+  case PSG_PASS_PRIM_FUNC: return psgi_per_function_body(p, mod, pc, out);
+  case PSG_PASS_SEQUENTIAL: return psgi_sequential_body(p, mod, pc, out);
+  }
+  return psg_ctx_fail(p->ctx, PSG_ERR_INTERNAL, "unknown pass kind %d", p->kind);
+}
+
+/* Checks after the body; the slot where per-pass verification goes. Today:
+ * testing.immutable_module (the input's structural hash is unchanged). */
+static psg_status verify(psg_pass *p, const psg_module *in, uint64_t in_hash, bool immutable) {
+  if (immutable && psg_module_structural_hash(in) != in_hash)
+    return psg_ctx_fail(p->ctx, PSG_ERR_PASS_FAILED, "Immutable module has been modified in pass: %s", p->info->name);
+  return PSG_OK;
+}
+
+/* `out` came from `in`: unchanged, it only gains; changed, it keeps what
+ * the pass declares it keeps. A registered pass's spec holds for its result. */
+static psg_status update_properties(psg_pass *p, psg_module *in, psg_module *out) {
+  unsigned kept = out == in ? 0 : psg_module_properties(in) & p->keeps;
+  psgi_module_add_properties(out, kept | p->establishes);
+  return p->spec ? psgi_module_add_spec(out, p->spec) : PSG_OK;
+}
+
+psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
+  psg_ctx *ctx = p->ctx;
+  *out = NULL;
+  size_t diags_before = psg_ctx_diag_count(ctx);
+  bool should_run = true;
+  psg_status st = psgi_instruments_before(pc, mod, p->info, &should_run);
+  if (st || !should_run) {
+    if (!st) psg_module_retain(mod), *out = mod; /* skipped: the very same module */
+    goto done;
+  }
+  bool immutable = psg_pass_context_config_bool(pc, "testing.immutable_module");
+  uint64_t h0 = immutable ? psg_module_structural_hash(mod) : 0;
+  psg_module *in = mod, *ret = NULL;
+  psg_module_retain(in);
+  st = ensure(p, p->needs, &in, pc);
+  if (!st) st = body(p, in, pc, &ret);
+  if (!st) st = verify(p, mod, h0, immutable);
+  if (!st) st = update_properties(p, in, ret);
+  if (!st) st = ensure(p, p->result_needs, &ret, pc);
+  psg_module_release(in);
+  if (st) {
+    psg_module_release(ret);
+    psgi_instruments_after_failed(pc, mod, p->info);
+    goto done;
+  }
+  if ((st = psgi_instruments_after(pc, ret, p->info)) != PSG_OK) {
+    psg_module_release(ret);
+    goto done;
+  }
+  *out = ret;
+done:
+  if (st) {
+    if (psg_ctx_diag_count(ctx) == diags_before)
+      psg_ctx_fail(ctx, st, "pass '%s' failed: %s", p->info->name, psg_status_str(st));
+    psgi_diag_note(ctx, "in pass '%s'", p->info->name);
+  }
+  return st;
+}
