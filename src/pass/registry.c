@@ -130,10 +130,11 @@ static const char *bare_name(const char *name) {
   return p;
 }
 
-/* Canonical "Name{k=v,...}" of a registered pass with options, for the
- * satisfied-by table. Values print as in the pipeline syntax; the recursion
- * follows option values, whose nesting the pipeline parser caps. Strings
- * print with `"` and `\` escaped, which the parser reads back. */
+/* Canonical "Name{k=v,...}" of a registered pass with options: the spec
+ * recorded on the modules it returns (properties.c). Values print as in the
+ * pipeline syntax; the recursion follows option values, whose nesting the
+ * pipeline parser caps. Strings print with `"` and `\` escaped, which the
+ * parser reads back. */
 static void print_value(psgi_buf *b, const psg_attr *v) {
   switch (psg_attr_kind(v)) {
   case PSG_ATTR_NONE: psgi_buf_puts(b, "None"); break;
