@@ -136,8 +136,10 @@ static void check_level(psg_ctx *ctx, int level) {
   for (size_t i = 0; i < psg_default_pipeline_count(); i++) {
     const char *n = psg_default_pipeline_name(i);
     bool registered = false;
-    for (size_t j = 0; j < psg_pass_registry_count(ctx); j++) registered |= !strcmp(psg_pass_registry_name(ctx, j), n);
-    if (!registered || psg_default_pipeline_opt_level(i) > level) continue;
+    int lvl = 0; /* a registered pass's level is its declaration's (issue 13) */
+    for (size_t j = 0; j < psg_pass_registry_count(ctx); j++)
+      if (!strcmp(psg_pass_registry_name(ctx, j), n)) registered = true, lvl = psg_pass_registry_opt_level(ctx, j);
+    if (!registered || lvl > level) continue;
     psg_pass *c = psg_pass_get_child(p, k++);
     CHECK(c && !strcmp(psg_pass_info_name(psg_pass_get_info(c)), n));
   }
@@ -151,6 +153,20 @@ static void test_opt_levels(void) {
   CHECK_STR(psg_default_pipeline_name(0), "RemoveUnusedFunctions");
   CHECK_STR(psg_default_pipeline_name(22), "FuseOps");
   CHECK_EQ_INT(psg_default_pipeline_opt_level(5), 3); /* EliminateCommonSubexpr */
+  for (int level = 0; level < 4; level++) check_level(ctx, level);
+  /* The built-in declarations agree with TVM's levels in the table. */
+  for (size_t i = 0; i < psg_default_pipeline_count(); i++)
+    for (size_t j = 0; j < psg_pass_registry_count(ctx); j++)
+      if (!strcmp(psg_pass_registry_name(ctx, j), psg_default_pipeline_name(i)))
+        CHECK_EQ_INT(psg_pass_registry_opt_level(ctx, j), psg_default_pipeline_opt_level(i));
+  /* A level comes from the registered declaration: FoldConstant registered
+   * again at level 3 leaves O2. */
+  CHECK_OK(psg_pass_register(ctx, "FoldConstant", PSG_PASS_FUNCTION, 3, NULL, 0, NULL, "t", make_opt_pass, "FoldConstant"));
+  psg_pass *o2 = NULL;
+  CHECK_OK(psg_pipeline_parse(ctx, "O2", &o2));
+  for (size_t i = 0; o2 && i < psg_pass_num_children(o2); i++)
+    CHECK(strcmp(psg_pass_info_name(psg_pass_get_info(psg_pass_get_child(o2, i))), "FoldConstant"));
+  psg_pass_release(o2);
   for (int level = 0; level < 4; level++) check_level(ctx, level);
   /* The levels grow as passes are registered: FuseOps ends every level. */
   CHECK_OK(psg_pass_register(ctx, "FuseOps", PSG_PASS_FUNCTION, 0, NULL, 0, NULL, "t", make_opt_pass, "FuseOps"));
