@@ -105,7 +105,7 @@ typedef struct psgi_default_context {
 
 typedef struct psgi_pass_state {
   PSGI_VEC(psgi_config_option) options;
-  /* The built-in table (static, read without the lock once installed),
+  /* The built-in table (static, shared by every context, never copied),
    * then users' registrations, appended and never removed before the
    * context dies (a later one of a name wins). */
   const psg_pass_decl *const *builtin;
@@ -154,7 +154,6 @@ psg_status psgi_sequential_make(psg_ctx *ctx, psg_pass *const *passes, psgi_pass
 psg_status psgi_pass_resolve_ensure(psg_pass *p);
 
 /* Module properties (properties.c). */
-const char *psgi_property_establisher(int bit);
 unsigned psgi_properties_established_by(const char *name);
 void psgi_module_add_properties(psg_module *mod, unsigned bits);
 bool psgi_module_has_spec(const psg_module *mod, const char *spec);

@@ -15,8 +15,6 @@ static const char *const establisher_names[PSGI_NUM_PROPS] = {
 };
 static const char *const property_names[PSGI_NUM_PROPS] = {"typed", "anf", "gnf", "bbnf", "fused"};
 
-const char *psgi_property_establisher(int bit) { return establisher_names[bit]; }
-
 const char *psg_property_name(unsigned prop) {
   for (int i = 0; i < PSGI_NUM_PROPS; i++)
     if (prop == 1u << i) return property_names[i];
