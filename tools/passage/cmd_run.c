@@ -110,6 +110,13 @@ static const char *given_shape(const run_input *in, const char *const *shapes, s
   return NULL;
 }
 
+/* Whether a later --input names the same input as ins[k]. */
+static bool given_later(const run_input *ins, int k, int n) {
+  for (int j = k + 1; j < n; j++)
+    if (ins[j].name_len == ins[k].name_len && !strncmp(ins[j].name, ins[k].name, ins[k].name_len)) return true;
+  return false;
+}
+
 /* The dims of "NAME=D0,D1,..." (-1 if malformed: the importer says so). */
 static int parse_shape(const char *binding, int64_t *dims) {
   const char *p = strrchr(binding, '=') + 1;
@@ -223,6 +230,7 @@ int cmd_run(int argc, char **argv) {
   rc = 1;
   if (cli_is_onnx_path(in_path)) {
     for (int k = 0; k < ninputs; k++) {
+      if (given_later(ins, k, ninputs)) continue; /* the last --input of a name is the one run */
       if (bind_from_array(&ins[k], shapes, nshapes)) goto done;
       if (!ins[k].binding[0]) continue;
       origins[nbindings] = ins[k].origin;
@@ -239,6 +247,7 @@ int cmd_run(int argc, char **argv) {
   nparams = psg_function_num_params(fn);
   if (nparams > 256) goto done;
   for (int k = 0; k < ninputs; k++) {
+    if (given_later(ins, k, ninputs)) continue;
     size_t p = 0;
     while (p < nparams && (strlen(psg_var_name(psg_function_get_param(fn, p))) != ins[k].name_len ||
                            strncmp(psg_var_name(psg_function_get_param(fn, p)), ins[k].name, ins[k].name_len) != 0))
