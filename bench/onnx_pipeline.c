@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
   }
   psg_ctx *ctx = NULL;
   if (psg_ctx_create(NULL, &ctx)) die(NULL, "psg_ctx_create");
-  psg_onnx_import_opts opts = {(const char *const *)argv + 4, (size_t)(argc - 4)};
+  psg_onnx_import_opts opts = {(const char *const *)argv + 4, (size_t)(argc - 4), NULL};
   psg_module *m = NULL;
   if (psg_onnx_import_file(ctx, argv[1], &opts, &m)) die(ctx, "the import");
   char name[] = "O0";

@@ -65,6 +65,10 @@ if(PASSAGE_TESTS)
     add_test(NAME onnx.e2e COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/models/run_e2e.py
              --passage $<TARGET_FILE:passage_cli>)
     set_tests_properties(onnx.e2e PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 1800)
+    # `passage run` binds dynamic dims from --input arrays: same bits as with --input-shape.
+    add_test(NAME onnx.bind_inputs COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/models/run_bind.py
+             --passage $<TARGET_FILE:passage_cli>)
+    set_tests_properties(onnx.bind_inputs PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 900)
   endif()
 endif()
 

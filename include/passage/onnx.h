@@ -11,12 +11,15 @@ PSG_BEGIN_DECLS
 
 /* Import options: bindings of graph inputs' dynamic dimensions (TVM's
  * shape_dict). `input_shapes[i]` is "name=d0,d1,..." (as the CLI's
- * --input-shape takes it); a binding must have the input's rank and agree with
- * its static dims. Unnamed inputs keep their ONNX shapes. The struct and its
- * strings are borrowed for the call. */
+ * --input-shape takes it; "name=" binds a scalar); a binding must have the
+ * input's rank and agree with its static dims. Unnamed inputs keep their ONNX
+ * shapes. `input_shape_origins` (may be NULL, as may any entry) says where
+ * binding i came from, for diagnostics ("--input x=a.npy"; the default is
+ * "--input-shape"). The struct and its strings are borrowed for the call. */
 typedef struct psg_onnx_import_opts {
   const char *const *input_shapes;
   size_t num_input_shapes;
+  const char *const *input_shape_origins;
 } psg_onnx_import_opts;
 
 /* Imports the ONNX model in `bytes` (`len` bytes; borrowed, may be freed after

@@ -1,5 +1,5 @@
 /* Passage — the operator table: TVM's op names with their attribute names
- * (src/ops/ops.def). Type relations and kernels arrive with the ops issue. */
+ * (src/ir/ops.def). Type relations and kernels arrive with the ops issue. */
 #ifndef PASSAGE_OP_H
 #define PASSAGE_OP_H
 

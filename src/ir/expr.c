@@ -2,7 +2,7 @@
  * accessors, functional rebuild and iterative release. Nodes are immutable;
  * the one exception is checked_type, a write-once cache InferType fills. */
 #include "ir/ir_internal.h"
-#include "ops/op_table.h"
+#include "ir/op_table.h"
 
 const char *const psgi_expr_kind_names[PSG_EXPR_KIND_COUNT] = {
 #define X(kind, name) [PSG_EXPR_##kind] = name,

@@ -275,12 +275,14 @@ psg_status onnxi_import_nodes(onnx_imp *im, const Onnx__GraphProto *g, oval *out
 
 /* Graph inputs ------------------------------------------------------------ */
 
-/* The binding "name=d0,d1,..." for `name`, parsed into dims; -1 if none, -2 if malformed. */
-static int find_binding(const psg_onnx_import_opts *o, const char *name, int64_t *dims, bool *used) {
+/* The binding "name=d0,d1,..." for `name`, parsed into dims, and its index in
+ * *which; -1 if none, -2 if malformed. */
+static int find_binding(const psg_onnx_import_opts *o, const char *name, int64_t *dims, bool *used, size_t *which) {
   for (size_t i = 0; o && i < o->num_input_shapes; i++) {
     const char *b = o->input_shapes[i], *eq = strrchr(b, '=');
     if (!eq || (size_t)(eq - b) != strlen(name) || strncmp(b, name, (size_t)(eq - b))) continue;
     used[i] = true;
+    *which = i;
     int n = 0;
     const char *p = eq + 1;
     while (*p) {
@@ -295,6 +297,21 @@ static int find_binding(const psg_onnx_import_opts *o, const char *name, int64_t
     return n;
   }
   return -1;
+}
+
+/* What binding i came from, for diagnostics: the caller's origin or "--input-shape". */
+static const char *binding_origin(const psg_onnx_import_opts *o, size_t i) {
+  return o->input_shape_origins && o->input_shape_origins[i] ? o->input_shape_origins[i] : "--input-shape";
+}
+
+/* "(1, 3, ?, ?)": dims as a diagnostic shows them. */
+static const char *format_dims(char *buf, size_t cap, const int64_t *dims, int nd) {
+  size_t n = (size_t)snprintf(buf, cap, "(");
+  for (int i = 0; i < nd && n < cap; i++)
+    n += dims[i] < 0 ? (size_t)snprintf(buf + n, cap - n, "%s?", i ? ", " : "")
+                     : (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "", (long long)dims[i]);
+  if (n < cap) snprintf(buf + n, cap - n, ")");
+  return buf;
 }
 
 static psg_status add_input(onnx_imp *im, const Onnx__ValueInfoProto *vi, bool *used, psg_expr **param) {
@@ -321,15 +338,21 @@ static psg_status add_input(onnx_imp *im, const Onnx__ValueInfoProto *vi, bool *
                     ? d->dim_value : PSG_DIM_UNKNOWN;
     }
   }
-  int nb = find_binding(im->opts, name, bound, used);
+  size_t which = 0;
+  int nb = find_binding(im->opts, name, bound, used, &which);
   if (nb == -2) return onnxi_fail(im, PSG_ERR_INVALID_ARGUMENT, "--input-shape for '%s' is malformed (want NAME=D0,D1,...)", name);
   if (nb >= 0) {
+    char given[160], declared[160];
+    format_dims(given, sizeof given, bound, nb);
+    format_dims(declared, sizeof declared, dims, nd < 0 ? 0 : nd);
     if (nd >= 0 && nb != nd)
-      return onnxi_fail(im, PSG_ERR_INVALID_ARGUMENT, "--input-shape gives '%s' rank %d, but the model says %d", name, nb, nd);
+      return onnxi_fail(im, PSG_ERR_INVALID_ARGUMENT, "%s gives '%s' rank %d, but the model says %d: shape %s, the model's %s",
+                        binding_origin(im->opts, which), name, nb, nd, given, declared);
     for (int i = 0; i < nb; i++) {
       if (nd >= 0 && dims[i] >= 0 && dims[i] != bound[i])
-        return onnxi_fail(im, PSG_ERR_INVALID_ARGUMENT, "--input-shape gives '%s' dim %d = %lld, but the model says %lld",
-                          name, i, (long long)bound[i], (long long)dims[i]);
+        return onnxi_fail(im, PSG_ERR_INVALID_ARGUMENT,
+                          "%s gives '%s' dim %d = %lld, but the model says %lld: shape %s, the model's %s",
+                          binding_origin(im->opts, which), name, i, (long long)bound[i], (long long)dims[i], given, declared);
       dims[i] = bound[i];
     }
     nd = nb;
@@ -343,6 +366,25 @@ static psg_status add_input(onnx_imp *im, const Onnx__ValueInfoProto *vi, bool *
   oval v = {*param, t};
   psg_expr_retain(*param);
   return onnxi_map_put(&im->values, name, v);
+}
+
+/* After a node failed to convert: the graph inputs whose dims are still
+ * dynamic, the usual cause (a Reshape or Resize sized from an input's shape),
+ * and how to bind them. */
+static void note_dynamic_inputs(onnx_imp *im, psg_status st, psg_expr *const *params, size_t np) {
+  im->node = NULL;
+  for (size_t i = 0; i < np; i++) {
+    const psg_type *t = psg_var_type(params[i]);
+    int64_t dims[PSG_MAX_RANK];
+    int nd = psg_type_ndim(t);
+    bool dynamic = false;
+    for (int d = 0; d < nd; d++) dynamic |= (dims[d] = psg_type_dim(t, d)) < 0;
+    char shown[160];
+    if (dynamic)
+      onnxi_fail(im, st, "graph input '%s' has dynamic dims %s: bind them (--input-shape %s=D0,D1,..., or in passage run "
+                 "an --input %s=FILE.npy array)", psg_var_name(params[i]), format_dims(shown, sizeof shown, dims, nd),
+                 psg_var_name(params[i]), psg_var_name(params[i]));
+  }
 }
 
 /* The whole model ------------------------------------------------------------ */
@@ -380,13 +422,19 @@ static psg_status import_model(onnx_imp *im, psg_module **out) {
     st = add_input(im, g->input[i], used, &p);
     if (p) params[np++] = p;
   }
-  for (size_t i = 0; i < nb && !st; i++)
-    if (!used[i]) st = onnxi_fail(im, PSG_ERR_INVALID_ARGUMENT, "--input-shape '%s' names no graph input", im->opts->input_shapes[i]);
+  for (size_t i = 0; i < nb && !st; i++) {
+    if (used[i]) continue;
+    if (im->opts->input_shape_origins && im->opts->input_shape_origins[i])
+      st = onnxi_fail(im, PSG_ERR_INVALID_ARGUMENT, "%s names no graph input", im->opts->input_shape_origins[i]);
+    else
+      st = onnxi_fail(im, PSG_ERR_INVALID_ARGUMENT, "--input-shape '%s' names no graph input", im->opts->input_shapes[i]);
+  }
   /* The graph's nodes: a copy of the graph without its initializers (added above). */
   if (!st) {
     Onnx__GraphProto body_graph = *g;
     body_graph.n_initializer = 0;
     st = onnxi_import_nodes(im, &body_graph, outs);
+    if (st && st != PSG_ERR_NOMEM) note_dynamic_inputs(im, st, params, np);
   }
   if (!st && g->n_output == 1) {
     body = outs[0].e;

@@ -9,7 +9,7 @@
 #define PSG_OP_IMPL_H
 
 #include "ir/ir_internal.h"
-#include "ops/op_table.h"
+#include "ir/op_table.h"
 
 /* TVM's OpPatternKind values. */
 enum {

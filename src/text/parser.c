@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "ops/op_table.h"
+#include "ir/op_table.h"
 #include "text/lexer.h"
 #include "text/text_internal.h"
 

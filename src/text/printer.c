@@ -4,7 +4,7 @@
  * referred to by name: the IR is a DAG. The dataflow walk is iterative; only
  * nested blocks (if branches, fn literals) recurse, capped at MAX_NESTING. */
 #include <stdio.h>
-#include "ops/op_table.h"
+#include "ir/op_table.h"
 #include "text/text_internal.h"
 
 enum { MAX_NESTING = 256 };

@@ -88,7 +88,7 @@ def main():
                 failed += 1
                 continue
             t0 = time.time()
-            p = subprocess.run(cmd + shapes, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # the arrays bind the dims
             t_run = time.time() - t0
             if p.returncode:
                 print("FAIL %s: passage run: %s" % (shown, p.stderr.decode().strip()))

@@ -78,7 +78,7 @@ int main(void) {
   CHECK(psg_onnx_import(ctx, NULL, 4, "x", NULL, &p) == PSG_ERR_INVALID_ARGUMENT && p == NULL);
   CHECK(psg_onnx_import_file(ctx, "/nonexistent/model.onnx", NULL, &p) == PSG_ERR_IO && p == NULL);
   const char *bad_shape[] = {"x=1,2,oops"};
-  psg_onnx_import_opts opts = {bad_shape, 1};
+  psg_onnx_import_opts opts = {bad_shape, 1, NULL};
   CHECK(psg_onnx_import(ctx, bytes, len, "x.onnx", &opts, &p) == PSG_ERR_INVALID_ARGUMENT && p == NULL);
   psg_free(bytes);
   /* A module without @main is not exported. */

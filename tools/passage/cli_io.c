@@ -31,7 +31,8 @@ static char *read_stdin(size_t *len) {
 psg_status cli_load_module(psg_ctx *ctx, const char *path, const cli_load_opts *opts, psg_module **out) {
   *out = NULL;
   if (cli_is_onnx_path(path)) {
-    psg_onnx_import_opts io = {opts ? opts->input_shapes : NULL, opts ? opts->num_input_shapes : 0};
+    psg_onnx_import_opts io = {opts ? opts->input_shapes : NULL, opts ? opts->num_input_shapes : 0,
+                               opts ? opts->input_shape_origins : NULL};
     return psg_onnx_import_file(ctx, path, &io, out);
   }
   if (strcmp(path, "-")) return psg_module_parse_file(ctx, path, out);

@@ -35,7 +35,7 @@ int cmd_import(int argc, char **argv) {
   psg_ctx *ctx;
   if (psg_ctx_create(NULL, &ctx)) return 1;
   psg_module *m = NULL;
-  cli_load_opts lo = {shapes, nshapes};
+  cli_load_opts lo = {shapes, nshapes, NULL};
   psg_status st = cli_load_module(ctx, in, &lo, &m);
   if (!st) st = cli_save_module(ctx, m, out, no_meta ? PSG_PRINT_NO_METADATA : PSG_PRINT_DEFAULT);
   if (st) cli_print_diags(ctx, stderr);

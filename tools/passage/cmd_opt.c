@@ -318,7 +318,7 @@ int cmd_opt(int argc, char **argv) {
     goto done;
   }
   if (!st) st = add_instruments(ctx, &a, pc, &timing);
-  cli_load_opts lo = {a.input_shapes, a.num_input_shapes};
+  cli_load_opts lo = {a.input_shapes, a.num_input_shapes, NULL};
   if (!st) st = cli_load_module(ctx, a.in, &lo, &in);
   if (!st) st = psg_pass_context_enter(pc);
   if (!st) {

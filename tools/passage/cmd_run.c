@@ -3,7 +3,9 @@
  * Inputs are matched to @main's parameters by name; --random-inputs fills the
  * others from a seeded generator (uniform in [-1, 1) for floats, [0, 10) for
  * integers). With several outputs, OUT.npy becomes OUT_0.npy, OUT_1.npy, ...
- * Without -o a summary of each output is printed. Public API only. */
+ * Without -o a summary of each output is printed. For an ONNX model the
+ * arrays are read first and bind the inputs' dynamic dims (as ONNX Runtime
+ * does), unless --input-shape binds them. Public API only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,7 @@ static psg_status random_tensor(psg_ctx *ctx, const psg_type *t, uint64_t *seed,
   int64_t shape[PSG_MAX_RANK], n = 1;
   for (int i = 0; i < nd; i++) {
     shape[i] = psg_type_dim(t, i);
-    if (shape[i] < 0) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "cannot make a random input of unknown shape");
+    if (shape[i] < 0) return PSG_ERR_INVALID_ARGUMENT; /* the caller says which input and what to do */
     n *= shape[i];
   }
   psg_status st = psg_tensor_create(ctx, dtype, shape, nd, NULL, out);
@@ -64,6 +66,113 @@ static void summarize(FILE *f, size_t index, const psg_tensor *t) {
   fprintf(f, "\n");
 }
 
+/* "(1, 3, ?)": a shape as the messages show it. */
+static const char *format_shape(char *buf, size_t cap, const int64_t *dims, int nd) {
+  size_t n = (size_t)snprintf(buf, cap, "(");
+  for (int i = 0; i < nd && n < cap; i++)
+    n += dims[i] < 0 ? (size_t)snprintf(buf + n, cap - n, "%s?", i ? ", " : "")
+                     : (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "", (long long)dims[i]);
+  if (n < cap) snprintf(buf + n, cap - n, ")");
+  return buf;
+}
+
+static int tensor_dims(const psg_tensor *t, int64_t *dims) {
+  for (int i = 0; i < psg_tensor_ndim(t); i++) dims[i] = psg_tensor_dim(t, i);
+  return psg_tensor_ndim(t);
+}
+
+/* One --input NAME=FILE.npy, its array read before the module is loaded. */
+typedef struct run_input {
+  const char *arg;   /* as given */
+  const char *name;  /* into arg, without a leading '%' */
+  size_t name_len;
+  psg_tensor *array;
+  char binding[640]; /* "NAME=D0,D1,..." from the array (ONNX inputs without --input-shape) */
+  char origin[4096]; /* "--input NAME=FILE.npy", for the importer's messages */
+} run_input;
+
+/* Splits and reads one --input. 2 on a usage error, 1 if the file cannot be read. */
+static int read_input(psg_ctx *ctx, const char *arg, run_input *in) {
+  const char *eq = strchr(arg, '=');
+  if (!eq) return fprintf(stderr, "passage run: --input expects NAME=FILE.npy, got '%s'\n", arg), 2;
+  in->arg = arg;
+  in->name = arg[0] == '%' ? arg + 1 : arg;
+  in->name_len = (size_t)(eq - in->name);
+  return psg_tensor_read_npy(ctx, eq + 1, &in->array) ? 1 : 0;
+}
+
+/* The --input-shape of `in`'s input, or NULL (the importer takes the last '=' as the split). */
+static const char *given_shape(const run_input *in, const char *const *shapes, size_t nshapes) {
+  for (size_t i = 0; i < nshapes; i++) {
+    const char *eq = strrchr(shapes[i], '=');
+    if (eq && (size_t)(eq - shapes[i]) == in->name_len && !strncmp(shapes[i], in->name, in->name_len)) return shapes[i];
+  }
+  return NULL;
+}
+
+/* Whether a later --input names the same input as ins[k]. */
+static bool given_later(const run_input *ins, int k, int n) {
+  for (int j = k + 1; j < n; j++)
+    if (ins[j].name_len == ins[k].name_len && !strncmp(ins[j].name, ins[k].name, ins[k].name_len)) return true;
+  return false;
+}
+
+/* The dims of "NAME=D0,D1,..." (-1 if malformed: the importer says so). */
+static int parse_shape(const char *binding, int64_t *dims) {
+  const char *p = strrchr(binding, '=') + 1;
+  int n = 0;
+  while (*p) {
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || v < 0 || n == PSG_MAX_RANK) return -1;
+    dims[n++] = v;
+    p = *end == ',' ? end + 1 : end;
+    if (*end && *end != ',') return -1;
+  }
+  return n;
+}
+
+/* Binds an ONNX input's dims from its array, or checks the --input-shape
+ * given for it against the array. 0, or 1 after printing the contradiction. */
+static int bind_from_array(run_input *in, const char *const *shapes, size_t nshapes) {
+  int64_t dims[PSG_MAX_RANK], given[PSG_MAX_RANK];
+  int nd = tensor_dims(in->array, dims);
+  const char *shape = given_shape(in, shapes, nshapes);
+  if (shape) {
+    int ng = parse_shape(shape, given);
+    if (ng < 0 || (ng == nd && !memcmp(dims, given, (size_t)nd * sizeof *dims))) return 0;
+    char a[160], b[160];
+    fprintf(stderr, "passage run: --input-shape %s contradicts --input %s: input '%.*s' would be %s, but the array is %s\n",
+            shape, in->arg, (int)in->name_len, in->name, format_shape(a, sizeof a, given, ng),
+            format_shape(b, sizeof b, dims, nd));
+    return 1;
+  }
+  size_t n = (size_t)snprintf(in->binding, sizeof in->binding, "%.*s=", (int)in->name_len, in->name);
+  for (int i = 0; i < nd && n < sizeof in->binding; i++)
+    n += (size_t)snprintf(in->binding + n, sizeof in->binding - n, "%s%lld", i ? "," : "", (long long)dims[i]);
+  snprintf(in->origin, sizeof in->origin, "--input %s", in->arg);
+  return 0;
+}
+
+/* The array of --input `in` against the parameter's type: dtype, rank and
+ * every static dim. 0, or 1 after printing the difference. */
+static int check_array(const run_input *in, const psg_type *t) {
+  if (!t || psg_type_kind(t) != PSG_TYPE_TENSOR) return 0;
+  int64_t dims[PSG_MAX_RANK], want[PSG_MAX_RANK];
+  int nd = tensor_dims(in->array, dims), nw = psg_type_ndim(t);
+  bool same = nd == nw && psg_tensor_dtype(in->array) == psg_type_dtype(t);
+  for (int i = 0; i < nw; i++) {
+    want[i] = psg_type_dim(t, i);
+    same &= i >= nd || want[i] < 0 || want[i] == dims[i];
+  }
+  if (same) return 0;
+  char a[160], b[160];
+  fprintf(stderr, "passage run: --input %s is %s %s, but the model's input '%.*s' is %s %s\n", in->arg,
+          psg_dtype_name(psg_tensor_dtype(in->array)), format_shape(a, sizeof a, dims, nd), (int)in->name_len, in->name,
+          psg_dtype_name(psg_type_dtype(t)), format_shape(b, sizeof b, want, nw));
+  return 1;
+}
+
 int cmd_run(int argc, char **argv) {
   const char *in_path = NULL, *out_path = NULL, *fn_name = "main";
   const char *inputs[256];
@@ -89,7 +198,8 @@ int cmd_run(int argc, char **argv) {
       fn_name = argv[++i];
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       printf("usage: passage run IN [--input NAME=FILE.npy]... [--random-inputs SEED] [--function NAME] [-o OUT.npy]\n"
-             "       [--input-shape NAME=D0,D1,...]... (ONNX input: bind dynamic dims)\n");
+             "       [--input-shape NAME=D0,D1,...]... (ONNX input: bind dynamic dims; by default an\n"
+             "       --input array binds its input's dims)\n");
       return 0;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "passage run: unknown option '%s'\n", a);
@@ -109,7 +219,25 @@ int cmd_run(int argc, char **argv) {
   psg_tensor *args[256] = {0};
   psg_tensor **outs = NULL;
   size_t nouts = 0, nparams = 0;
-  cli_load_opts lo = {shapes, nshapes};
+  run_input *ins = calloc((size_t)ninputs + 1, sizeof *ins);
+  /* Bindings for the importer: the --input-shape ones, then one per array. */
+  const char *bindings[512], *origins[512] = {0};
+  size_t nbindings = nshapes;
+  memcpy(bindings, shapes, nshapes * sizeof *shapes);
+  if (!ins) goto done;
+  for (int k = 0; k < ninputs; k++)
+    if ((rc = read_input(ctx, inputs[k], &ins[k])) != 0) goto done;
+  rc = 1;
+  if (cli_is_onnx_path(in_path)) {
+    for (int k = 0; k < ninputs; k++) {
+      if (given_later(ins, k, ninputs)) continue; /* the last --input of a name is the one run */
+      if (bind_from_array(&ins[k], shapes, nshapes)) goto done;
+      if (!ins[k].binding[0]) continue;
+      origins[nbindings] = ins[k].origin;
+      bindings[nbindings++] = ins[k].binding;
+    }
+  }
+  cli_load_opts lo = {bindings, nbindings, origins};
   if (cli_load_module(ctx, in_path, &lo, &mod)) goto done;
   psg_expr *fn = psg_module_lookup(mod, fn_name);
   if (!fn || psg_expr_kind(fn) != PSG_EXPR_FUNCTION) {
@@ -119,35 +247,39 @@ int cmd_run(int argc, char **argv) {
   nparams = psg_function_num_params(fn);
   if (nparams > 256) goto done;
   for (int k = 0; k < ninputs; k++) {
-    const char *eq = strchr(inputs[k], '=');
-    if (!eq) {
-      fprintf(stderr, "passage run: --input expects NAME=FILE.npy, got '%s'\n", inputs[k]);
-      rc = 2;
-      goto done;
-    }
-    size_t nlen = (size_t)(eq - inputs[k]);
-    if (nlen && inputs[k][0] == '%') inputs[k]++, nlen--;
+    if (given_later(ins, k, ninputs)) continue;
     size_t p = 0;
-    while (p < nparams && (strlen(psg_var_name(psg_function_get_param(fn, p))) != nlen ||
-                           strncmp(psg_var_name(psg_function_get_param(fn, p)), inputs[k], nlen) != 0))
+    while (p < nparams && (strlen(psg_var_name(psg_function_get_param(fn, p))) != ins[k].name_len ||
+                           strncmp(psg_var_name(psg_function_get_param(fn, p)), ins[k].name, ins[k].name_len) != 0))
       p++;
     if (p == nparams) {
-      fprintf(stderr, "passage run: @%s has no parameter named %%%.*s\n", fn_name, (int)nlen, inputs[k]);
+      fprintf(stderr, "passage run: @%s has no parameter named %%%.*s\n", fn_name, (int)ins[k].name_len, ins[k].name);
       goto done;
     }
+    if (check_array(&ins[k], psg_var_type(psg_function_get_param(fn, p)))) goto done;
     psg_tensor_release(args[p]);
-    args[p] = NULL;
-    if (psg_tensor_read_npy(ctx, eq + 1, &args[p])) goto done;
+    args[p] = ins[k].array;
+    ins[k].array = NULL;
   }
   for (size_t p = 0; p < nparams; p++) {
     if (args[p]) continue;
+    const char *name = psg_var_name(psg_function_get_param(fn, p));
     const psg_type *t = psg_var_type(psg_function_get_param(fn, p));
     if (!random || !t || psg_type_kind(t) != PSG_TYPE_TENSOR) {
       fprintf(stderr, "passage run: no value for parameter %%%s (give --input %s=FILE.npy or --random-inputs SEED)\n",
-              psg_var_name(psg_function_get_param(fn, p)), psg_var_name(psg_function_get_param(fn, p)));
+              name, name);
       goto done;
     }
-    if (random_tensor(ctx, t, &seed, &args[p])) goto done;
+    psg_status st = random_tensor(ctx, t, &seed, &args[p]);
+    if (st == PSG_ERR_INVALID_ARGUMENT) {
+      int64_t dims[PSG_MAX_RANK];
+      char shown[160];
+      for (int i = 0; i < psg_type_ndim(t); i++) dims[i] = psg_type_dim(t, i);
+      fprintf(stderr, "passage run: cannot make a random input for %%%s of shape %s: its dims are dynamic "
+              "(give --input %s=FILE.npy or --input-shape %s=D0,D1,...)\n",
+              name, format_shape(shown, sizeof shown, dims, psg_type_ndim(t)), name, name);
+    }
+    if (st) goto done;
   }
   if (psg_eval(ctx, mod, fn_name, args, nparams, &outs, &nouts)) goto done;
   rc = 0;
@@ -171,6 +303,8 @@ done:
   for (size_t i = 0; i < nouts; i++) psg_tensor_release(outs[i]);
   psg_free(outs);
   for (size_t p = 0; p < 256; p++) psg_tensor_release(args[p]);
+  for (int k = 0; ins && k < ninputs; k++) psg_tensor_release(ins[k].array);
+  free(ins);
   psg_module_release(mod);
   psg_ctx_release(ctx);
   return rc;

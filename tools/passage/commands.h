@@ -28,6 +28,8 @@ typedef struct cli_load_opts {
   /* ONNX only: "name=d0,d1,..." bindings of dynamic input dims (TVM's shape_dict). */
   const char *const *input_shapes;
   size_t num_input_shapes;
+  /* NULL, or per binding what it came from for messages (NULL entry: --input-shape). */
+  const char *const *input_shape_origins;
 } cli_load_opts;
 bool cli_is_onnx_path(const char *path);
 psg_status cli_load_module(psg_ctx *ctx, const char *path, const cli_load_opts *opts, psg_module **out);

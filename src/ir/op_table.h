@@ -1,7 +1,8 @@
 /* Passage — the static operator table generated from ops.def: each op's TVM
  * name, attributes in TVM's schema order with their kinds, arity and a
- * one-line doc. Behaviour (type relations, kernels, fusion patterns) is added
- * to this table by the ops layer in a later issue. */
+ * one-line doc. It is IR data (an Op node names a row; the parser types
+ * attribute literals by it), so it lives in src/ir/; behaviour (type
+ * relations, kernels, fusion patterns) is joined to it by src/ops/op_impl.c. */
 #ifndef PSG_OP_TABLE_H
 #define PSG_OP_TABLE_H
 

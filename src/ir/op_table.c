@@ -2,20 +2,20 @@
  * lookup through a small hash index built once (immutable afterwards). */
 #include <pthread.h>
 #include <string.h>
-#include "ops/op_table.h"
+#include "ir/op_table.h"
 #include "support/support.h"
 
 /* One attribute array per op, each ending in a {NULL} sentinel (C has no
  * empty initializers). */
 #define A(name, kind) {#name, PSGI_ATTR_##kind},
 #define OP(id, tvm, lo, hi, doc, attrs) static const psgi_op_attr attrs_##id[] = {attrs{NULL, 0}};
-#include "ops/ops.def"
+#include "ir/ops.def"
 #undef OP
 
 #define OP(id, tvm, lo, hi, doc, attrs) \
   {tvm, attrs_##id, sizeof attrs_##id / sizeof attrs_##id[0] - 1, lo, hi, doc},
 const psgi_op_info psgi_op_table[] = {
-#include "ops/ops.def"
+#include "ir/ops.def"
 };
 #undef OP
 #undef A
