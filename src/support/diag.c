@@ -165,17 +165,40 @@ void psg_ctx_set_diag_sink(psg_ctx *ctx, psg_diag_sink sink, void *user) {
   pthread_mutex_unlock(&ctx->lock);
 }
 
-size_t psg_ctx_diag_count(const psg_ctx *ctx) { return ctx->diags ? ctx->diags->items.len : 0; }
+/* Readers take the lock too: another thread sharing the context may append
+ * meanwhile, which moves the array (ThreadSanitizer found the unlocked count
+ * racing with an append). A process with one thread skips it (support.h). */
+static bool lock_for_reading(const psg_ctx *ctx) {
+  if (psgi_single_threaded()) return false;
+  pthread_mutex_lock(&((psg_ctx *)ctx)->lock);
+  return true;
+}
+
+static void unlock_after_reading(const psg_ctx *ctx, bool locked) {
+  if (locked) pthread_mutex_unlock(&((psg_ctx *)ctx)->lock);
+}
+
+size_t psg_ctx_diag_count(const psg_ctx *ctx) {
+  bool locked = lock_for_reading(ctx);
+  size_t n = ctx->diags ? ctx->diags->items.len : 0;
+  unlock_after_reading(ctx, locked);
+  return n;
+}
 
 const psg_diag *psg_ctx_get_diag(const psg_ctx *ctx, size_t i) {
-  return ctx->diags && i < ctx->diags->items.len ? ctx->diags->items.data[i] : NULL;
+  bool locked = lock_for_reading(ctx);
+  const psg_diag *d = ctx->diags && i < ctx->diags->items.len ? ctx->diags->items.data[i] : NULL;
+  unlock_after_reading(ctx, locked);
+  return d;
 }
 
 const psg_diag *psg_ctx_get_last_error(const psg_ctx *ctx) {
-  if (!ctx->diags) return NULL;
-  for (size_t i = ctx->diags->items.len; i-- > 0;)
-    if (ctx->diags->items.data[i]->severity == PSG_SEVERITY_ERROR) return ctx->diags->items.data[i];
-  return NULL;
+  bool locked = lock_for_reading(ctx);
+  const psg_diag *d = NULL;
+  for (size_t i = ctx->diags ? ctx->diags->items.len : 0; i-- > 0 && !d;)
+    if (ctx->diags->items.data[i]->severity == PSG_SEVERITY_ERROR) d = ctx->diags->items.data[i];
+  unlock_after_reading(ctx, locked);
+  return d;
 }
 
 void psg_ctx_clear_diags(psg_ctx *ctx) {
