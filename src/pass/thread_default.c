@@ -109,7 +109,7 @@ static psg_pass_context *make_default(psg_ctx *ctx, psgi_thread_default *head) {
     return NULL;
   }
   pthread_mutex_lock(&links_lock);
-  l->ctx = ctx;
+  __atomic_store_n(&l->ctx, ctx, __ATOMIC_RELEASE);
   l->next_in_ctx = st->thread_defaults;
   if (l->next_in_ctx) l->next_in_ctx->prev_in_ctx = l;
   st->thread_defaults = l;
