@@ -11,9 +11,9 @@
  * `read_by` names the pass or component that reads the option; NULL marks an
  * option that is registered (TVM users set it, so setting it must validate)
  * but read by nothing yet: the listing shows it as reserved.
- * tests/unit/test_config_options.c checks each read option changes what its
- * reader does, and tests/config_readers.py that `read_by` matches the calls
- * in src/. */
+ * tests/python/test_config_options.py checks that the options marked read are
+ * exactly those read in src/; test_fuse_ops and test_pass_instrument check
+ * that each read option changes what its reader does. */
 typedef struct field {
   const char *key;
   int type; /* PSG_CONFIG_BOOL or PSG_CONFIG_INT */
