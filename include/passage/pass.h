@@ -134,7 +134,9 @@ PSG_API psg_status psg_pass_context_add_instrument(psg_pass_context *pc, psg_ins
 PSG_API size_t psg_pass_context_num_instruments(const psg_pass_context *pc);
 PSG_API psg_instrument *psg_pass_context_get_instrument(const psg_pass_context *pc, size_t i);
 /* TVM's override_instruments (§3.5): exit the old instruments, install the
- * new ones (n may be 0), enter them. Errors follow §3.3/§3.4. */
+ * new ones (n may be 0), enter them. Errors follow §3.3/§3.4. A NULL in
+ * `insts` (PSG_ERR_INVALID_ARGUMENT) or no memory for the new list fails
+ * before anything is exited: the old instruments stay installed and entered. */
 PSG_API psg_status psg_pass_context_override_instruments(psg_pass_context *pc,
                                                          psg_instrument *const *insts, size_t n);
 
