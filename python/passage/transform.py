@@ -432,11 +432,6 @@ def __dir__():
     return sorted(set(globals()) | set(list_passes()))
 
 
-# What TVM's list_configs reports for each option type (tvm-behavior §2.7).
-_TVM_TYPE_KEYS = {"Bool": "IntImm", "Integer": "IntImm", "Float": "FloatImm",
-                  "String": "runtime.String", "Array": "Array"}
-
-
 # PassContext -----------------------------------------------------------------------------
 
 class PassContext:
@@ -525,14 +520,20 @@ class PassContext:
 
     @staticmethod
     def list_configs():
-        """{key: {"type": TVM's type key ("IntImm" for Bool and Integer options),
-        "passage_type": our type name, "help": text}} for every option."""
+        """{key: {"type": TVM's type key ("IntImm" for Bool and Integer options,
+        "Attrs" for dictionaries), "passage_type": our type name, "help": text,
+        "read_by": the pass or component that reads it (None if nothing does),
+        "reserved": True for a built-in option nothing reads yet}} for every
+        option. The type names and keys come from the library."""
         out = {}
         for i in range(lib.psg_config_option_count(CTX)):
             key = s(lib.psg_config_option_key(CTX, i))
-            cname = s(lib.psg_config_option_type_name(lib.psg_config_option_type(CTX, i)))
-            out[key] = {"type": _TVM_TYPE_KEYS.get(cname, cname), "passage_type": cname,
-                        "help": s(lib.psg_config_option_help(CTX, i))}
+            ctype = lib.psg_config_option_type(CTX, i)
+            out[key] = {"type": s(lib.psg_config_option_type_key(ctype)),
+                        "passage_type": s(lib.psg_config_option_type_name(ctype)),
+                        "help": s(lib.psg_config_option_help(CTX, i)),
+                        "read_by": s(lib.psg_config_option_read_by(CTX, i)),
+                        "reserved": bool(lib.psg_config_option_is_reserved(CTX, i))}
         return out
 
     def override_instruments(self, instruments):

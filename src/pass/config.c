@@ -1,9 +1,72 @@
-/* Passage — typed pass config options (tvm-behavior §2.7): a registry of
- * keys with type, default and help, and validation when a value is set on a
- * PassContext: unknown keys name the closest registered key, wrong types name
- * the expected one, dictionary options are checked field by field and
- * completed with their defaults. */
+/* Passage — typed pass config options (tvm-behavior §2.7): the built-in
+ * options as one static table (read without a lock: every pass call asks for
+ * testing.immutable_module), options registered at run time in the context's
+ * vector, and validation when a value is set on a PassContext: unknown keys
+ * name the closest registered key, wrong types name the expected one,
+ * dictionary options are checked field by field and completed with their
+ * defaults. */
 #include "pass/pass_internal.h"
+
+/* The built-in options ---------------------------------------------------------
+ * `read_by` names the pass or component that reads the option; NULL marks an
+ * option that is registered (TVM users set it, so setting it must validate)
+ * but read by nothing yet: the listing shows it as reserved.
+ * tests/python/test_config_options.py checks that the options marked read are
+ * exactly those read in src/; test_fuse_ops and test_pass_instrument check
+ * that each read option changes what its reader does. */
+typedef struct field {
+  const char *key;
+  int type; /* PSG_CONFIG_BOOL or PSG_CONFIG_INT */
+  int64_t def;
+} field;
+
+typedef struct builtin_option {
+  const char *key;
+  int type;
+  int64_t def;          /* Bool and Integer options */
+  const field *fields;  /* Dict options: the fields with their defaults */
+  size_t num_fields;
+  const char *help;
+  const char *read_by;
+} builtin_option;
+
+/* tir.UnrollLoop's UnrollLoopConfig with TVM's defaults. */
+static const field unroll_loop_fields[] = {
+    {"auto_max_step", PSG_CONFIG_INT, 0},      {"auto_max_depth", PSG_CONFIG_INT, 8},
+    {"auto_max_extent", PSG_CONFIG_INT, 0},    {"explicit_unroll", PSG_CONFIG_BOOL, 1},
+    {"unroll_local_access", PSG_CONFIG_BOOL, 0},
+};
+
+static const builtin_option builtins[] = {
+    {"testing.immutable_module", PSG_CONFIG_BOOL, 0, NULL, 0,
+     "fail a pass that changes its input module (checked by structural hash)", "the pass runner (every pass call)"},
+    {"relay.FuseOps.max_depth", PSG_CONFIG_INT, 256, NULL, 0, "maximum number of ops fused into one function",
+     "FuseOps"},
+    {"relay.FuseOps.link_params", PSG_CONFIG_BOOL, 0, NULL, 0, "fuse constants into primitive functions", "FuseOps"},
+    {"relay.fallback_device_type", PSG_CONFIG_INT, 1, NULL, 0, "device type for unannotated expressions", NULL},
+    {"relay.backend.use_auto_scheduler", PSG_CONFIG_BOOL, 0, NULL, 0, "use the auto-scheduler's layout rewrite",
+     NULL},
+    {"relay.backend.use_meta_schedule", PSG_CONFIG_BOOL, 0, NULL, 0, "use the meta-schedule's layout rewrite", NULL},
+    {"relay.remove_standalone_reshapes.enable", PSG_CONFIG_BOOL, 1, NULL, 0, "remove reshapes that only alias",
+     NULL},
+    {"relay.ToMixedPrecision.keep_orig_output_dtype", PSG_CONFIG_BOOL, 0, NULL, 0,
+     "keep the original output dtype in mixed precision", NULL},
+    {"relay.frontend.fill_span", PSG_CONFIG_BOOL, 1, NULL, 0, "frontends attach source spans to nodes", NULL},
+    {"tir.disable_vectorize", PSG_CONFIG_BOOL, 0, NULL, 0, "disable loop vectorization", NULL},
+    {"tir.noalias", PSG_CONFIG_BOOL, 1, NULL, 0, "assume buffers do not alias", NULL},
+    {"tir.UnrollLoop", PSG_CONFIG_DICT, 0, unroll_loop_fields, sizeof unroll_loop_fields / sizeof *unroll_loop_fields,
+     "loop unrolling limits (UnrollLoopConfig)", NULL},
+};
+enum { NUM_BUILTINS = sizeof builtins / sizeof *builtins };
+_Static_assert(NUM_BUILTINS <= PSGI_MAX_BUILTIN_OPTIONS, "psgi_pass_state.builtin_defaults is too small");
+
+static const builtin_option *find_builtin(const char *key) {
+  if (!key) return NULL;
+  /* The first byte rejects most keys without a strcmp call. */
+  for (size_t i = 0; i < NUM_BUILTINS; i++)
+    if (builtins[i].key[0] == key[0] && strcmp(builtins[i].key, key) == 0) return &builtins[i];
+  return NULL;
+}
 
 const char *psg_config_option_type_name(int type) {
   switch (type) {
@@ -17,6 +80,83 @@ const char *psg_config_option_type_name(int type) {
   }
 }
 
+/* TVM's list_configs type keys: Bool and Integer options both report
+ * "IntImm" (tvm-behavior §2.7). */
+const char *psg_config_option_type_key(int type) {
+  switch (type) {
+  case PSG_CONFIG_BOOL:
+  case PSG_CONFIG_INT: return "IntImm";
+  case PSG_CONFIG_FLOAT: return "FloatImm";
+  case PSG_CONFIG_STRING: return "runtime.String";
+  case PSG_CONFIG_DICT: return "Attrs";
+  case PSG_CONFIG_LIST: return "Array";
+  default: return "?";
+  }
+}
+
+/* A new Bool or Integer attr (an object the caller releases). */
+static psg_status scalar_attr(psg_ctx *ctx, int type, int64_t v, psg_attr **out) {
+  return type == PSG_CONFIG_BOOL ? psg_attr_bool(ctx, v != 0, out) : psg_attr_int(ctx, v, out);
+}
+
+static psg_status make_default(psg_ctx *ctx, const builtin_option *b, psg_attr **out) {
+  if (b->type != PSG_CONFIG_DICT) return scalar_attr(ctx, b->type, b->def, out);
+  enum { MAX_FIELDS = 8 };
+  const char *keys[MAX_FIELDS];
+  psg_attr *vals[MAX_FIELDS] = {0};
+  psg_attrs *fields = NULL;
+  psg_status s = b->num_fields <= MAX_FIELDS ? PSG_OK : PSG_ERR_INTERNAL;
+  for (size_t i = 0; !s && i < b->num_fields; i++) {
+    keys[i] = b->fields[i].key;
+    s = scalar_attr(ctx, b->fields[i].type, b->fields[i].def, &vals[i]);
+  }
+  if (!s) s = psg_attrs_create(ctx, keys, vals, b->num_fields, &fields);
+  if (!s) s = psg_attr_dict(ctx, fields, out);
+  for (size_t i = 0; i < b->num_fields; i++) psg_attr_release(vals[i]);
+  psg_attrs_release(fields);
+  return s;
+}
+
+/* The default of built-in option `b` as an attr owned by the context, made
+ * on first request (listing and dictionary validation only; reading a
+ * built-in default on a pass call uses the table). Caller holds ctx->lock. */
+static psg_attr *builtin_default_locked(psg_ctx *ctx, psgi_pass_state *st, const builtin_option *b) {
+  psg_attr **slot = &st->builtin_defaults[b - builtins];
+  if (*slot) return *slot;
+  psg_attr *v = NULL;
+  if (make_default(ctx, b, &v) == PSG_OK) psgi_attr_copy_adopted(ctx, v, slot);
+  psg_attr_release(v);
+  return *slot;
+}
+
+/* Copies of a user option's fields, taken under the lock. The strings and
+ * the default are never freed or moved before the context dies, so the copy
+ * stays valid after unlocking even if another thread registers more options
+ * (which may move the vector's array). */
+static bool user_option(psg_ctx *ctx, size_t i, psgi_config_option *out) {
+  pthread_mutex_lock(&ctx->lock);
+  psgi_pass_state *st = psgi_pass_state_locked(ctx);
+  bool ok = st && i < st->options.len;
+  if (ok) *out = st->options.data[i];
+  pthread_mutex_unlock(&ctx->lock);
+  return ok;
+}
+
+static bool find_user_option(psg_ctx *ctx, const char *key, psgi_config_option *out) {
+  pthread_mutex_lock(&ctx->lock);
+  psgi_pass_state *st = psgi_pass_state_locked(ctx);
+  bool found = false;
+  for (size_t i = 0; st && i < st->options.len && !found; i++)
+    if (strcmp(st->options.data[i].key, key) == 0) {
+      *out = st->options.data[i];
+      found = true;
+    }
+  pthread_mutex_unlock(&ctx->lock);
+  return found;
+}
+
+/* Registration ------------------------------------------------------------------ */
+
 static psg_status register_locked(psg_ctx *ctx, psgi_pass_state *st, const char *key, int type,
                                   psg_attr *def, const char *help) {
   if (!key || !*key || type < PSG_CONFIG_BOOL || type > PSG_CONFIG_LIST)
@@ -24,9 +164,9 @@ static psg_status register_locked(psg_ctx *ctx, psgi_pass_state *st, const char 
   if (type == PSG_CONFIG_DICT && (!def || psg_attr_kind(def) != PSG_ATTR_DICT))
     return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT,
                         "dictionary config option '%s' needs a dictionary of field defaults", key);
-  for (size_t i = 0; i < st->options.len; i++)
-    if (strcmp(st->options.data[i].key, key) == 0)
-      return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "config option '%s' is already registered", key);
+  bool dup = find_builtin(key) != NULL;
+  for (size_t i = 0; i < st->options.len && !dup; i++) dup = strcmp(st->options.data[i].key, key) == 0;
+  if (dup) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "config option '%s' is already registered", key);
   /* The registry keeps a private copy owned by the context, so it neither
    * keeps the context alive nor shares objects with the caller. */
   psg_attr *copy = NULL;
@@ -53,113 +193,54 @@ psg_status psg_register_config_option(psg_ctx *ctx, const char *key, int type,
   return s;
 }
 
-/* TVM's list_configs type keys: Bool and Integer options both report
- * "IntImm" (tvm-behavior §2.7). */
-const char *psg_config_option_type_key(int type) {
-  switch (type) {
-  case PSG_CONFIG_BOOL:
-  case PSG_CONFIG_INT: return "IntImm";
-  case PSG_CONFIG_FLOAT: return "FloatImm";
-  case PSG_CONFIG_STRING: return "runtime.String";
-  case PSG_CONFIG_DICT: return "Attrs";
-  case PSG_CONFIG_LIST: return "Array";
-  default: return "?";
-  }
-}
-
-/* Built-in options ------------------------------------------------------ */
-
-static psg_status add_simple(psg_ctx *ctx, psgi_pass_state *st, const char *key, int type,
-                             int64_t def, const char *help) {
-  psg_attr *v = NULL;
-  psg_status s = type == PSG_CONFIG_BOOL ? psg_attr_bool(ctx, def != 0, &v) : psg_attr_int(ctx, def, &v);
-  if (!s) s = register_locked(ctx, st, key, type, v, help);
-  psg_attr_release(v);
-  return s;
-}
-
-static psg_status add_unroll_loop(psg_ctx *ctx, psgi_pass_state *st) {
-  /* tir.UnrollLoop's UnrollLoopConfig with TVM's defaults. */
-  const char *keys[5] = {"auto_max_step", "auto_max_depth", "auto_max_extent", "explicit_unroll",
-                         "unroll_local_access"};
-  psg_attr *v[5] = {0}, *dict = NULL;
-  psg_attrs *fields = NULL;
-  psg_status s = psg_attr_int(ctx, 0, &v[0]);
-  if (!s) s = psg_attr_int(ctx, 8, &v[1]);
-  if (!s) s = psg_attr_int(ctx, 0, &v[2]);
-  if (!s) s = psg_attr_bool(ctx, true, &v[3]);
-  if (!s) s = psg_attr_bool(ctx, false, &v[4]);
-  if (!s) s = psg_attrs_create(ctx, keys, v, 5, &fields);
-  if (!s) s = psg_attr_dict(ctx, fields, &dict);
-  if (!s)
-    s = register_locked(ctx, st, "tir.UnrollLoop", PSG_CONFIG_DICT, dict,
-                        "loop unrolling limits (UnrollLoopConfig)");
-  for (int i = 0; i < 5; i++) psg_attr_release(v[i]);
-  psg_attrs_release(fields);
-  psg_attr_release(dict);
-  return s;
-}
-
-psg_status psgi_register_builtin_options(psg_ctx *ctx, psgi_pass_state *st) {
-  static const struct {
-    const char *key;
-    int type;
-    int64_t def;
-    const char *help;
-  } simple[] = {
-      {"testing.immutable_module", PSG_CONFIG_BOOL, 0,
-       "fail a pass that changes its input module (checked by structural hash)"},
-      {"relay.FuseOps.max_depth", PSG_CONFIG_INT, 256, "maximum number of ops fused into one function"},
-      {"relay.FuseOps.link_params", PSG_CONFIG_BOOL, 0, "fuse constants into primitive functions"},
-      {"relay.fallback_device_type", PSG_CONFIG_INT, 1, "device type for unannotated expressions"},
-      {"relay.backend.use_auto_scheduler", PSG_CONFIG_BOOL, 0, "use the auto-scheduler's layout rewrite"},
-      {"relay.backend.use_meta_schedule", PSG_CONFIG_BOOL, 0, "use the meta-schedule's layout rewrite"},
-      {"relay.remove_standalone_reshapes.enable", PSG_CONFIG_BOOL, 1, "remove reshapes that only alias"},
-      {"relay.ToMixedPrecision.keep_orig_output_dtype", PSG_CONFIG_BOOL, 0,
-       "keep the original output dtype in mixed precision"},
-      {"relay.frontend.fill_span", PSG_CONFIG_BOOL, 1, "frontends attach source spans to nodes"},
-      {"tir.disable_vectorize", PSG_CONFIG_BOOL, 0, "disable loop vectorization"},
-      {"tir.noalias", PSG_CONFIG_BOOL, 1, "assume buffers do not alias"},
-  };
-  psg_status s = PSG_OK;
-  for (size_t i = 0; !s && i < sizeof simple / sizeof *simple; i++)
-    s = add_simple(ctx, st, simple[i].key, simple[i].type, simple[i].def, simple[i].help);
-  if (!s) s = add_unroll_loop(ctx, st);
-  return s;
-}
-
-/* Listing ---------------------------------------------------------------- */
-
-static psgi_config_option *option_at(psg_ctx *ctx, size_t i) {
-  pthread_mutex_lock(&ctx->lock);
-  psgi_pass_state *st = psgi_pass_state_locked(ctx);
-  psgi_config_option *o = st && i < st->options.len ? &st->options.data[i] : NULL;
-  pthread_mutex_unlock(&ctx->lock);
-  return o;
-}
+/* Listing: the built-ins in table order, then the registered ones ------------ */
 
 size_t psg_config_option_count(psg_ctx *ctx) {
   pthread_mutex_lock(&ctx->lock);
   psgi_pass_state *st = psgi_pass_state_locked(ctx);
   size_t n = st ? st->options.len : 0;
   pthread_mutex_unlock(&ctx->lock);
-  return n;
+  return NUM_BUILTINS + n;
 }
+
 const char *psg_config_option_key(psg_ctx *ctx, size_t i) {
-  psgi_config_option *o = option_at(ctx, i);
-  return o ? o->key : NULL;
+  psgi_config_option o;
+  if (i < NUM_BUILTINS) return builtins[i].key;
+  return user_option(ctx, i - NUM_BUILTINS, &o) ? o.key : NULL;
 }
+
 int psg_config_option_type(psg_ctx *ctx, size_t i) {
-  psgi_config_option *o = option_at(ctx, i);
-  return o ? o->type : 0;
+  psgi_config_option o;
+  if (i < NUM_BUILTINS) return builtins[i].type;
+  return user_option(ctx, i - NUM_BUILTINS, &o) ? o.type : 0;
 }
+
 const char *psg_config_option_help(psg_ctx *ctx, size_t i) {
-  psgi_config_option *o = option_at(ctx, i);
-  return o ? o->help : NULL;
+  psgi_config_option o;
+  if (i < NUM_BUILTINS) return builtins[i].help;
+  return user_option(ctx, i - NUM_BUILTINS, &o) ? o.help : NULL;
 }
+
+bool psg_config_option_is_reserved(psg_ctx *ctx, size_t i) {
+  (void)ctx;
+  return i < NUM_BUILTINS && !builtins[i].read_by;
+}
+
+const char *psg_config_option_read_by(psg_ctx *ctx, size_t i) {
+  (void)ctx;
+  return i < NUM_BUILTINS ? builtins[i].read_by : NULL;
+}
+
 psg_attr *psg_config_option_get_default(psg_ctx *ctx, size_t i) {
-  psgi_config_option *o = option_at(ctx, i);
-  return o ? o->default_value : NULL;
+  if (i >= NUM_BUILTINS) {
+    psgi_config_option o;
+    return user_option(ctx, i - NUM_BUILTINS, &o) ? o.default_value : NULL;
+  }
+  pthread_mutex_lock(&ctx->lock);
+  psgi_pass_state *st = psgi_pass_state_locked(ctx);
+  psg_attr *v = st ? builtin_default_locked(ctx, st, &builtins[i]) : NULL;
+  pthread_mutex_unlock(&ctx->lock);
+  return v;
 }
 
 /* Validation --------------------------------------------------------------- */
@@ -253,40 +334,56 @@ static psg_status legalize_dict(psg_ctx *ctx, const char *key, psg_attr *def, ps
   return s;
 }
 
+/* The type and default of option `key` (the default for dictionaries only:
+ * it lists the fields), or an "invalid config option" error naming the
+ * closest key. */
+static psg_status lookup_option(psg_ctx *ctx, const char *key, int *type, psg_attr **def) {
+  const builtin_option *b = find_builtin(key);
+  psgi_config_option o;
+  if (!b && find_user_option(ctx, key, &o)) {
+    *type = o.type;
+    *def = o.default_value;
+    return PSG_OK;
+  }
+  pthread_mutex_lock(&ctx->lock);
+  psgi_pass_state *st = psgi_pass_state_locked(ctx);
+  const char **names = NULL;
+  size_t nnames = 0;
+  if (b) {
+    *type = b->type;
+    *def = st && b->type == PSG_CONFIG_DICT ? builtin_default_locked(ctx, st, b) : NULL;
+  } else if (st && (names = psgi_alloc(ctx, (NUM_BUILTINS + st->options.len) * sizeof *names)) != NULL) {
+    for (size_t i = 0; i < NUM_BUILTINS; i++) names[nnames++] = builtins[i].key;
+    for (size_t i = 0; i < st->options.len; i++) names[nnames++] = st->options.data[i].key;
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  if (!st || (b && b->type == PSG_CONFIG_DICT && !*def)) return psgi_nomem(ctx);
+  if (b) return PSG_OK;
+  const char *near = names ? psgi_closest(key, names, nnames) : NULL;
+  psg_status s = psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "invalid config option '%s'%s%s%s (`passage configs` lists them)",
+                              key, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+  psgi_free(ctx, names);
+  return s;
+}
+
 psg_status psg_pass_context_set_config(psg_pass_context *pc, const char *key, psg_attr *value) {
   psg_ctx *ctx = pc->ctx;
   if (!key) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "config key is NULL");
-  pthread_mutex_lock(&ctx->lock);
-  psgi_pass_state *st = psgi_pass_state_locked(ctx);
-  psgi_config_option *opt = NULL;
-  const char **names = NULL;
-  if (st) {
-    for (size_t i = 0; i < st->options.len; i++)
-      if (strcmp(st->options.data[i].key, key) == 0) opt = &st->options.data[i];
-    if (!opt && (names = psgi_alloc(ctx, (st->options.len + 1) * sizeof *names)) != NULL)
-      for (size_t i = 0; i < st->options.len; i++) names[i] = st->options.data[i].key;
-  }
-  size_t nnames = st ? st->options.len : 0;
-  pthread_mutex_unlock(&ctx->lock);
-  if (!st) return psgi_nomem(ctx);
-  if (!opt) {
-    const char *near = names ? psgi_closest(key, names, nnames) : NULL;
-    psg_status s = psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "invalid config option '%s'%s%s%s (`passage configs` lists them)",
-                                key, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
-    psgi_free(ctx, names);
-    return s;
-  }
+  int type = 0;
+  psg_attr *def = NULL;
+  psg_status s = lookup_option(ctx, key, &type, &def);
+  if (s) return s;
   if (!value || psg_attr_kind(value) == PSG_ATTR_NONE)
     return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "config option '%s' is None", key);
   psg_attr *legal = NULL;
-  psg_status s = coerce(ctx, opt->type, value, &legal);
+  s = coerce(ctx, type, value, &legal);
   if (s == PSG_ERR_TYPE)
     return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "config option '%s' expects type %s, got a %s value", key,
-                        psg_config_option_type_name(opt->type), psg_config_option_type_name(field_type(value)));
+                        psg_config_option_type_name(type), psg_config_option_type_name(field_type(value)));
   if (s) return s;
-  if (opt->type == PSG_CONFIG_DICT) {
+  if (type == PSG_CONFIG_DICT) {
     psg_attr *dict = NULL;
-    s = legalize_dict(ctx, key, opt->default_value, legal, &dict);
+    s = legalize_dict(ctx, key, def, legal, &dict);
     psg_attr_release(legal);
     if (s) return s;
     legal = dict;
@@ -306,25 +403,24 @@ psg_attr *psg_pass_context_get_config(const psg_pass_context *pc, const char *ke
 
 psg_attrs *psg_pass_context_get_config_dict(const psg_pass_context *pc) { return pc->config; }
 
-/* The value set, else the option's registered default, else NULL. */
-static psg_attr *config_or_default(const psg_pass_context *pc, const char *key) {
-  psg_attr *v = psg_attrs_get(pc->config, key);
-  if (v) return v;
-  psg_ctx *ctx = pc->ctx;
-  pthread_mutex_lock(&ctx->lock);
-  psgi_pass_state *st = psgi_pass_state_locked(ctx);
-  for (size_t i = 0; st && i < st->options.len && !v; i++)
-    if (strcmp(st->options.data[i].key, key) == 0) v = st->options.data[i].default_value;
-  pthread_mutex_unlock(&ctx->lock);
-  return v;
-}
-
+/* Reading on a pass call: the value set on the context, else a built-in's
+ * default straight from the table (no lock: testing.immutable_module is read
+ * on every pass call), else a registered option's default (under the lock),
+ * else 0 / false. */
 int64_t psg_pass_context_config_int(const psg_pass_context *pc, const char *key) {
-  psg_attr *v = config_or_default(pc, key);
-  return v ? psg_attr_get_int(v) : 0;
+  psg_attr *v = psg_attrs_get(pc->config, key);
+  if (v) return psg_attr_get_int(v);
+  const builtin_option *b = find_builtin(key);
+  if (b) return b->def;
+  psgi_config_option o;
+  return find_user_option(pc->ctx, key, &o) && o.default_value ? psg_attr_get_int(o.default_value) : 0;
 }
 
 bool psg_pass_context_config_bool(const psg_pass_context *pc, const char *key) {
-  psg_attr *v = config_or_default(pc, key);
-  return v ? psg_attr_get_bool(v) : false;
+  psg_attr *v = psg_attrs_get(pc->config, key);
+  if (v) return psg_attr_get_bool(v);
+  const builtin_option *b = find_builtin(key);
+  if (b) return b->def != 0;
+  psgi_config_option o;
+  return find_user_option(pc->ctx, key, &o) && o.default_value ? psg_attr_get_bool(o.default_value) : false;
 }

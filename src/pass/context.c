@@ -13,7 +13,7 @@ static _Thread_local struct {
   size_t len, cap;
 } stack;
 
-static psg_status init_context(psg_ctx *ctx, psg_pass_context *pc) {
+psg_status psgi_pass_context_init(psg_ctx *ctx, psg_pass_context *pc) {
   pc->refcount = 1;
   pc->ctx = ctx;
   pc->opt_level = 2;
@@ -25,7 +25,7 @@ psg_status psg_pass_context_create(psg_ctx *ctx, psg_pass_context **out) {
   *out = NULL;
   psg_pass_context *pc = psgi_calloc(ctx, sizeof *pc);
   if (!pc) return psgi_nomem(ctx);
-  if (init_context(ctx, pc) != PSG_OK) {
+  if (psgi_pass_context_init(ctx, pc) != PSG_OK) {
     psgi_free(ctx, pc);
     return psg_ctx_fail(ctx, PSG_ERR_INTERNAL, "cannot initialize a mutex");
   }
@@ -38,8 +38,9 @@ void psg_pass_context_retain(psg_pass_context *pc) {
   if (pc && !pc->owned_by_ctx) psgi_ref_inc(&pc->refcount);
 }
 
-void psg_pass_context_release(psg_pass_context *pc) {
-  if (!pc || pc->owned_by_ctx || !psgi_ref_dec(&pc->refcount)) return;
+/* Also frees a thread's default context (thread_default.c), which holds no
+ * reference to its library context. */
+void psgi_pass_context_free(psg_pass_context *pc) {
   psg_ctx *ctx = pc->ctx;
   for (size_t i = 0; i < pc->instruments.len; i++) psg_instrument_release(pc->instruments.data[i]);
   PSGI_VEC_FREE(ctx, &pc->instruments);
@@ -48,6 +49,12 @@ void psg_pass_context_release(psg_pass_context *pc) {
   psg_attrs_release(pc->config);
   pthread_mutex_destroy(&pc->lock);
   psgi_free(ctx, pc);
+}
+
+void psg_pass_context_release(psg_pass_context *pc) {
+  if (!pc || pc->owned_by_ctx || !psgi_ref_dec(&pc->refcount)) return;
+  psg_ctx *ctx = pc->ctx;
+  psgi_pass_context_free(pc);
   psgi_ctx_object_died(ctx);
 }
 
@@ -110,26 +117,32 @@ psg_instrument *psg_pass_context_get_instrument(const psg_pass_context *pc, size
 
 psg_status psg_pass_context_override_instruments(psg_pass_context *pc, psg_instrument *const *insts,
                                                  size_t n) {
-  /* §3.5: exit the old ones (a failure leaves the new list uninstalled),
-   * install, enter the new ones. */
-  psg_status st = psgi_instruments_exit(pc);
-  if (st) return st;
+  /* Everything that can fail before the old instruments are exited is
+   * checked first, so a bad list leaves the old ones installed and entered
+   * (not exited, so never exited twice). Then §3.5: exit the old ones (a
+   * failing exit clears the list and leaves the new one uninstalled), install,
+   * enter the new ones (a failing enter clears the list, §3.3). */
   for (size_t i = 0; i < n; i++)
-    if (!insts[i]) return psg_ctx_fail(pc->ctx, PSG_ERR_INVALID_ARGUMENT, "NULL instrument");
+    if (!insts[i]) return psg_ctx_fail(pc->ctx, PSG_ERR_INVALID_ARGUMENT, "NULL instrument at index %zu", i);
+  psg_instrument **fresh = n ? psgi_alloc(pc->ctx, n * sizeof *fresh) : NULL;
+  if (n && !fresh) return psgi_nomem(pc->ctx);
+  psg_status st = psgi_instruments_exit(pc);
+  if (st) {
+    psgi_free(pc->ctx, fresh);
+    return st;
+  }
+  for (size_t i = 0; i < n; i++) {
+    fresh[i] = insts[i];
+    psg_instrument_retain(insts[i]);
+  }
   pthread_mutex_lock(&pc->lock);
   psg_instrument **old = pc->instruments.data;
   size_t old_n = pc->instruments.len;
-  pc->instruments.data = NULL;
-  pc->instruments.len = pc->instruments.cap = 0;
-  bool ok = n == 0 || PSGI_VEC_RESERVE(pc->ctx, &pc->instruments, n);
-  for (size_t i = 0; ok && i < n; i++) {
-    pc->instruments.data[pc->instruments.len++] = insts[i];
-    psg_instrument_retain(insts[i]);
-  }
+  pc->instruments.data = fresh;
+  pc->instruments.len = pc->instruments.cap = n;
   pthread_mutex_unlock(&pc->lock);
   for (size_t i = 0; i < old_n; i++) psg_instrument_release(old[i]);
   psgi_free(pc->ctx, old);
-  if (!ok) return psgi_nomem(pc->ctx);
   return psgi_instruments_enter(pc);
 }
 
@@ -171,23 +184,5 @@ psg_status psg_pass_context_exit(psg_pass_context *pc) {
 psg_pass_context *psg_pass_context_current(psg_ctx *ctx) {
   for (size_t i = stack.len; i-- > 0;)
     if (stack.items[i]->ctx == ctx) return stack.items[i];
-  pthread_mutex_lock(&ctx->lock);
-  psg_pass_context *pc = NULL;
-  psgi_pass_state *st = psgi_pass_state_locked(ctx);
-  if (st) {
-    pthread_t self = pthread_self();
-    for (size_t i = 0; i < st->defaults.len && !pc; i++)
-      if (pthread_equal(st->defaults.data[i].thread, self)) pc = st->defaults.data[i].pc;
-    if (!pc && (pc = psgi_calloc(ctx, sizeof *pc)) != NULL) {
-      psgi_default_context d = {self, pc};
-      if (init_context(ctx, pc) != PSG_OK || !PSGI_VEC_PUSH(ctx, &st->defaults, d)) {
-        psgi_free(ctx, pc);
-        pc = NULL;
-      } else {
-        pc->owned_by_ctx = true;
-      }
-    }
-  }
-  pthread_mutex_unlock(&ctx->lock);
-  return pc;
+  return psgi_thread_default_context(ctx);
 }

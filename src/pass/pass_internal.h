@@ -98,30 +98,41 @@ typedef struct psgi_registry_entry {
   bool owned;
 } psgi_registry_entry;
 
-typedef struct psgi_default_context {
-  pthread_t thread;
-  psg_pass_context *pc;
-} psgi_default_context;
+/* Each thread's default PassContext for one library context (thread_default.c). */
+typedef struct psgi_thread_default psgi_thread_default;
+
+/* Room for config.c's table of built-in options. */
+#define PSGI_MAX_BUILTIN_OPTIONS 16
 
 typedef struct psgi_pass_state {
-  PSGI_VEC(psgi_config_option) options;
+  PSGI_VEC(psgi_config_option) options; /* registered at run time; built-ins are a table in config.c */
+  psg_attr *builtin_defaults[PSGI_MAX_BUILTIN_OPTIONS]; /* made (adopted) when first listed */
   /* The built-in table (static, shared by every context, never copied),
    * then users' registrations, appended and never removed before the
    * context dies (a later one of a name wins). */
   const psg_pass_decl *const *builtin;
   size_t num_builtin;
   PSGI_VEC(psgi_registry_entry) passes;
-  PSGI_VEC(psgi_default_context) defaults;
+  psgi_thread_default *thread_defaults; /* guarded by thread_default.c's lock, not ctx->lock */
 } psgi_pass_state;
 
-/* The pass state of `ctx`, made (with the built-in options) on first use.
- * Callers hold ctx->lock while reading or changing it. NULL on OOM. */
+/* The pass state of `ctx`, made on first use. Callers hold ctx->lock while
+ * reading or changing it. NULL on OOM. */
 psgi_pass_state *psgi_pass_state_locked(psg_ctx *ctx);
-/* Registers the built-in config options (config.c). */
-psg_status psgi_register_builtin_options(psg_ctx *ctx, psgi_pass_state *st);
 /* Installs a context's built-in pass table (registry.c; called once, by the
  * top layer that owns the table, when the context is made). */
 psg_status psgi_pass_install_builtins(psg_ctx *ctx, const psg_pass_decl *const *table, size_t n);
+
+/* PassContext set-up and teardown (context.c): init fills a zeroed context
+ * (refcount 1, TVM's defaults); free releases what it holds and its memory. */
+psg_status psgi_pass_context_init(psg_ctx *ctx, psg_pass_context *pc);
+void psgi_pass_context_free(psg_pass_context *pc);
+/* This thread's default PassContext for `ctx` (thread_default.c): made on
+ * first use, freed when the thread exits or `ctx` dies, whichever comes
+ * first. NULL on OOM. */
+psg_pass_context *psgi_thread_default_context(psg_ctx *ctx);
+/* Frees every thread's default context for `ctx` (the context is dying). */
+void psgi_thread_defaults_drop(psgi_pass_state *st);
 
 /* The one run function (run.c): every pass kind goes through it. */
 psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);

@@ -73,7 +73,11 @@ psg_status psgi_nomem(psg_ctx *ctx) {
   pthread_mutex_lock(&ctx->lock);
   if (ctx->diags) {
     /* Record the static record if there is room; never allocate here. */
-    if (ctx->diags->items.len < ctx->diags->items.cap) ctx->diags->items.data[ctx->diags->items.len++] = &nomem_diag;
+    size_t n = ctx->diags->items.len;
+    if (n < ctx->diags->items.cap) {
+      ctx->diags->items.data[n] = &nomem_diag;
+      __atomic_store_n(&ctx->diags->items.len, n + 1, __ATOMIC_RELEASE); /* see psg_ctx_diag_count */
+    }
   }
   psg_diag_sink sink = ctx->sink;
   void *user = ctx->sink_user;
@@ -103,8 +107,14 @@ psg_status psgi_diag_vadd(psg_ctx *ctx, int severity, psg_status code, const cha
     return psgi_nomem(ctx), code;
   }
   pthread_mutex_lock(&ctx->lock);
-  bool ok = ctx->diags || (ctx->diags = psgi_calloc(ctx, sizeof *ctx->diags));
-  ok = ok && PSGI_VEC_PUSH(ctx, &ctx->diags->items, d);
+  psgi_diag_list *list = ctx->diags ? ctx->diags : psgi_calloc(ctx, sizeof *ctx->diags);
+  if (list && !ctx->diags) __atomic_store_n(&ctx->diags, list, __ATOMIC_RELEASE);
+  size_t n = list ? list->items.len : 0;
+  bool ok = list && PSGI_VEC_RESERVE(ctx, &list->items, n + 1);
+  if (ok) {
+    list->items.data[n] = d;
+    __atomic_store_n(&list->items.len, n + 1, __ATOMIC_RELEASE); /* see psg_ctx_diag_count */
+  }
   psg_diag_sink sink = ctx->sink;
   void *user = ctx->sink_user;
   pthread_mutex_unlock(&ctx->lock);
@@ -165,24 +175,47 @@ void psg_ctx_set_diag_sink(psg_ctx *ctx, psg_diag_sink sink, void *user) {
   pthread_mutex_unlock(&ctx->lock);
 }
 
-size_t psg_ctx_diag_count(const psg_ctx *ctx) { return ctx->diags ? ctx->diags->items.len : 0; }
+/* Readers of the records take the lock too: another thread sharing the
+ * context may append meanwhile, which moves the array (ThreadSanitizer found
+ * the unlocked reads racing with an append). A process with one thread skips
+ * it (support.h). The count alone is an atomic load, as the pass runner reads
+ * it on every pass call; writers store it atomically under the lock. */
+static bool lock_for_reading(const psg_ctx *ctx) {
+  if (psgi_single_threaded()) return false;
+  pthread_mutex_lock(&((psg_ctx *)ctx)->lock);
+  return true;
+}
+
+static void unlock_after_reading(const psg_ctx *ctx, bool locked) {
+  if (locked) pthread_mutex_unlock(&((psg_ctx *)ctx)->lock);
+}
+
+size_t psg_ctx_diag_count(const psg_ctx *ctx) {
+  const psgi_diag_list *list = __atomic_load_n(&ctx->diags, __ATOMIC_ACQUIRE);
+  return list ? __atomic_load_n(&list->items.len, __ATOMIC_ACQUIRE) : 0;
+}
 
 const psg_diag *psg_ctx_get_diag(const psg_ctx *ctx, size_t i) {
-  return ctx->diags && i < ctx->diags->items.len ? ctx->diags->items.data[i] : NULL;
+  bool locked = lock_for_reading(ctx);
+  const psg_diag *d = ctx->diags && i < ctx->diags->items.len ? ctx->diags->items.data[i] : NULL;
+  unlock_after_reading(ctx, locked);
+  return d;
 }
 
 const psg_diag *psg_ctx_get_last_error(const psg_ctx *ctx) {
-  if (!ctx->diags) return NULL;
-  for (size_t i = ctx->diags->items.len; i-- > 0;)
-    if (ctx->diags->items.data[i]->severity == PSG_SEVERITY_ERROR) return ctx->diags->items.data[i];
-  return NULL;
+  bool locked = lock_for_reading(ctx);
+  const psg_diag *d = NULL;
+  for (size_t i = ctx->diags ? ctx->diags->items.len : 0; i-- > 0 && !d;)
+    if (ctx->diags->items.data[i]->severity == PSG_SEVERITY_ERROR) d = ctx->diags->items.data[i];
+  unlock_after_reading(ctx, locked);
+  return d;
 }
 
 void psg_ctx_clear_diags(psg_ctx *ctx) {
   pthread_mutex_lock(&ctx->lock);
   if (ctx->diags) {
     for (size_t i = 0; i < ctx->diags->items.len; i++) diag_free(ctx, ctx->diags->items.data[i]);
-    ctx->diags->items.len = 0;
+    __atomic_store_n(&ctx->diags->items.len, 0, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&ctx->lock);
 }

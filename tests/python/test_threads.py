@@ -84,3 +84,28 @@ def test_context_entered_on_one_thread_is_invisible_on_another():
         t.join()
         assert PassContext.current() == ctx
     assert seen["cur"] == 2
+
+
+def test_a_new_thread_never_inherits_a_dead_threads_default_context():
+    # pthread_t values are reused: the default context must die with its thread.
+    @pass_instrument
+    class Marker:
+        pass
+
+    def install():
+        PassContext.current().override_instruments([Marker()])
+        seen["a"] = len(PassContext.current().instruments)
+
+    def look():
+        cur = PassContext.current()
+        seen["b"] = (len(cur.instruments), cur.opt_level, cur.config)
+
+    seen = {}
+    for _ in range(3):
+        a = threading.Thread(target=install)
+        a.start()
+        a.join()
+        b = threading.Thread(target=look)
+        b.start()
+        b.join()
+        assert seen == {"a": 1, "b": (0, 2, {})}

@@ -563,12 +563,15 @@ static void test_config(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
-/* Each thread has its own stack and default context. */
+/* Each thread has its own stack and default context. A default context dies
+ * with its thread, so the threads compare theirs while both are alive (the
+ * barrier) and against the main thread's, taken before they start. */
 typedef struct thread_arg {
   psg_ctx *ctx;
   int opt_level;
   int seen;
   psg_pass_context *default_seen;
+  pthread_barrier_t *both_alive;
 } thread_arg;
 
 static void *thread_body(void *p) {
@@ -581,21 +584,29 @@ static void *thread_body(void *p) {
   psg_pass_context_exit(pc);
   a->default_seen = psg_pass_context_current(a->ctx);
   psg_pass_context_release(pc);
+  pthread_barrier_wait(a->both_alive);
   return NULL;
 }
 
 static void test_threads(void) {
   psg_ctx *ctx = check_ctx();
-  thread_arg a = {ctx, 0, 0, NULL}, b = {ctx, 3, 0, NULL};
+  psg_pass_context *main_default = psg_pass_context_current(ctx);
+  pthread_barrier_t both_alive;
+  pthread_barrier_init(&both_alive, NULL, 3);
+  thread_arg a = {ctx, 0, 0, NULL, &both_alive}, b = {ctx, 3, 0, NULL, &both_alive};
   pthread_t ta, tb;
   pthread_create(&ta, NULL, thread_body, &a);
   pthread_create(&tb, NULL, thread_body, &b);
+  pthread_barrier_wait(&both_alive);
+  bool distinct = a.default_seen && b.default_seen && a.default_seen != b.default_seen &&
+                  a.default_seen != main_default && b.default_seen != main_default;
   pthread_join(ta, NULL);
   pthread_join(tb, NULL);
+  pthread_barrier_destroy(&both_alive);
   CHECK_EQ_INT(a.seen, 1000);
   CHECK_EQ_INT(b.seen, 1000);
-  CHECK(a.default_seen && b.default_seen && a.default_seen != b.default_seen);
-  CHECK(psg_pass_context_current(ctx) != a.default_seen);
+  CHECK(distinct);
+  CHECK(psg_pass_context_current(ctx) == main_default);
   CHECK_CTX_CLEAN(ctx);
 }
 

@@ -1,5 +1,6 @@
 /* passage configs: the registered PassContext config options (TVM's
- * PassContext.list_configs) with type, TVM type key, default and help. */
+ * PassContext.list_configs) with type, TVM type key, default, help, and which
+ * pass reads each one ("reserved: not read yet" for those nothing reads). */
 #include <string.h>
 #include "commands.h"
 
@@ -32,7 +33,8 @@ int cmd_configs(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       printf("usage: passage configs\n"
-             "List the PassContext config options: key, type (TVM's type key), default, help.\n"
+             "List the PassContext config options: key, type (TVM's type key), default, help,\n"
+             "and the pass that reads each one (\"reserved: not read yet\" when none does).\n"
              "Set them with passage opt --config KEY=VALUE.\n");
       return 0;
     }
@@ -47,6 +49,11 @@ int cmd_configs(int argc, char **argv) {
            psg_config_option_type_key(type));
     print_value(psg_config_option_get_default(ctx, i));
     printf("\n  %s\n", psg_config_option_help(ctx, i));
+    const char *reader = psg_config_option_read_by(ctx, i);
+    if (reader)
+      printf("  read by: %s\n", reader);
+    else if (psg_config_option_is_reserved(ctx, i))
+      printf("  reserved: not read yet\n");
   }
   psg_ctx_release(ctx);
   return 0;
