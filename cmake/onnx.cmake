@@ -25,12 +25,22 @@ target_compile_options(passage_onnx_proto PRIVATE -w)
 target_include_directories(passage_onnx_proto PUBLIC ${ONNX_GEN_DIR} ${PROTOBUF_C_INCLUDE})
 
 file(GLOB PASSAGE_ONNX_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/onnx/*.c)
-add_library(passage_onnx SHARED ${PASSAGE_ONNX_SOURCES} $<TARGET_OBJECTS:passage_onnx_proto>)
+# The house containers (vectors, maps, string builder, arena) are compiled into
+# the frontend too, over src/onnx/onnx_alloc.c's psgi_alloc & co., which take
+# every byte from the context's allocator through the public API. Where the
+# frontend is linked with the core's objects (fuzz_onnx), the core's own
+# support files serve it instead.
+set(PASSAGE_ONNX_SUPPORT ${PROJECT_SOURCE_DIR}/src/support/hashmap.c ${PROJECT_SOURCE_DIR}/src/support/buf.c
+    ${PROJECT_SOURCE_DIR}/src/support/arena.c)
+set(PASSAGE_ONNX_CORE_SOURCES ${PASSAGE_ONNX_SOURCES})
+list(FILTER PASSAGE_ONNX_CORE_SOURCES EXCLUDE REGEX "/src/onnx/onnx_alloc\\.c$")
+add_library(passage_onnx SHARED ${PASSAGE_ONNX_SOURCES} ${PASSAGE_ONNX_SUPPORT} $<TARGET_OBJECTS:passage_onnx_proto>)
 set_target_properties(passage_onnx PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
                       C_VISIBILITY_PRESET hidden)
 target_compile_definitions(passage_onnx PRIVATE PSG_BUILDING_LIBRARY)
-# Public headers only: the frontend is a client of libpassage (STYLE rule 1).
-target_include_directories(passage_onnx PRIVATE ${ONNX_GEN_DIR} ${PROTOBUF_C_INCLUDE})
+# Public headers plus src/support's (STYLE rule 1: the frontend is a client of
+# libpassage; the support containers are its own copies, see above).
+target_include_directories(passage_onnx PRIVATE ${ONNX_GEN_DIR} ${PROTOBUF_C_INCLUDE} ${PROJECT_SOURCE_DIR}/src)
 target_include_directories(passage_onnx PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 target_link_libraries(passage_onnx PUBLIC passage PRIVATE ${PROTOBUF_C_LIB} m)
@@ -83,7 +93,7 @@ if(PASSAGE_TESTS AND NOT PASSAGE_FUZZ AND NOT PASSAGE_SANITIZE AND PASSAGE_ONNX_
             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
             -D_DEFAULT_SOURCE -DPSG_BUILDING_LIBRARY -w
             -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src -I${ONNX_GEN_DIR} -I${PROTOBUF_C_INCLUDE}
-            ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_onnx.c ${PASSAGE_ONNX_SOURCES} ${ONNX_GEN_DIR}/onnx.pb-c.c
+            ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_onnx.c ${PASSAGE_ONNX_CORE_SOURCES} ${ONNX_GEN_DIR}/onnx.pb-c.c
             ${PASSAGE_SOURCES} -o ${exe} ${PROTOBUF_C_LIB} -lm -lpthread
     DEPENDS ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_onnx.c ${PASSAGE_ONNX_SOURCES} ${ONNX_GEN_DIR}/onnx.pb-c.c ${PASSAGE_SOURCES}
     COMMENT "Building libFuzzer target fuzz_onnx with clang-14"

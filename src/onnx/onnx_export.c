@@ -6,176 +6,130 @@
  * arena freed after packing. */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "onnx_export_rnn.h"
 #include "onnx_export_names.h"
 #include "onnx_export_tidy.h"
 #include "onnx_internal.h"
 
-typedef struct blk { struct blk *next; max_align_t data[]; } blk;
+typedef PSGI_VEC(void *) ptr_vec;
 
-typedef struct vec { void **items; size_t n, cap; } vec;
+enum {
+  MAX_IF_DEPTH = 63,
+  MIN_ATTRS = 4 /* a node's first attribute slots (onnx_export_rnn.c's LSTM uses 2) */
+};
+
+/* The ONNX value name(s) of an expression and the graph (scope) it was
+ * written in. */
+typedef struct written {
+  char **names; /* tuples: one name per field */
+  size_t count;
+  unsigned scope;
+} written;
 
 typedef struct exporter {
   psg_ctx *ctx;
-  blk *arena;
+  psgi_arena arena; /* the protobuf structures and names, freed after packing */
   bool oom;
   int errors;
-  vec nodes, inits, inputs;
-  /* expr -> value name(s): a small open-addressing map on pointers */
-  const psg_expr **keys;
-  char ***names; /* tuples: one name per field */
-  size_t *counts;
-  unsigned *scopes; /* the graph (scope) each value was written in */
-  size_t cap, len;
+  ptr_vec nodes, inits, inputs; /* of the graph being written */
+  psgi_map values; /* expr -> written (in the arena) */
   /* Scopes: 0 is the main graph, each If branch gets a new one. A value
    * written in an enclosing scope is read from there; one written in a
    * scope left behind (another branch) is written again where needed. */
-  unsigned active[64];
-  int depth; /* active[0..depth] are the enclosing scopes, the current last */
+  PSGI_VEC(unsigned) active; /* the enclosing scopes, the current last */
   unsigned nscopes;
   unsigned counter;
-  struct pmap *uses;  /* expr -> how many parents use it (counted before the walk) */
-  struct pmap *bound; /* parameter of an inlined function -> its argument */
-  struct pmap *made;  /* call -> the ONNX node it became */
-  int opset;          /* 14, or 17 when a LayerNormalization needs it */
+  psgi_map uses;  /* expr -> how many parents use it (counted before the walk) */
+  psgi_map bound; /* parameter of an inlined function -> its argument */
+  psgi_map made;  /* call -> the ONNX node it became */
+  int opset;      /* 14, or 17 when a LayerNormalization needs it */
   const char *span_name; /* the name nodes made now keep (the call's source name), or NULL */
-  struct pmap *named;    /* node -> the name it keeps (see onnx_export_names.h) */
-  struct pmap *mains;    /* nodes computing a call's value (not helpers) */
+  psgi_map named;        /* node -> the name it keeps (see onnx_export_names.h) */
+  psgi_map mains;        /* nodes computing a call's value (not helpers) */
 } exporter;
 
-/* A pointer map (open addressing, arena memory) for the side tables above. */
-typedef struct pmap {
-  const void **keys;
-  void **vals;
-  size_t cap, len;
-} pmap;
-
+/* Zeroed arena memory; NULL (and x->oom) when out of memory. */
 static void *ealloc(exporter *x, size_t n) {
-  blk *b = malloc(sizeof(blk) + n);
-  if (!b) {
+  void *p = psgi_arena_alloc(&x->arena, n);
+  if (!p) {
     x->oom = true;
     return NULL;
   }
-  memset(b->data, 0, n);
-  b->next = x->arena;
-  x->arena = b;
-  return b->data;
+  memset(p, 0, n);
+  return p;
 }
 
+static char *estr(exporter *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static char *estr(exporter *x, const char *fmt, ...) {
-  char buf[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
-  char *s = ealloc(x, strlen(buf) + 1);
-  if (s) strcpy(s, buf);
+  char *s = n >= 0 ? ealloc(x, (size_t)n + 1) : NULL;
+  if (!s) return NULL;
+  va_start(ap, fmt);
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  va_end(ap);
   return s;
 }
 
-static void vpush(exporter *x, vec *v, void *item) {
-  if (!item) {
+static void vpush(exporter *x, ptr_vec *v, void *item) {
+  if (!item || !PSGI_VEC_PUSH(x->ctx, v, item)) x->oom = true;
+}
+
+/* The vector's items moved into the arena (where the graph keeps them until
+ * packing); the vector is left empty. */
+static void **settle(exporter *x, ptr_vec *v) {
+  void **items = ealloc(x, (v->len + 1) * sizeof *items);
+  if (items && v->len) memcpy(items, v->data, v->len * sizeof *items);
+  PSGI_VEC_FREE(x->ctx, v);
+  return items;
+}
+
+static unsigned current_scope(const exporter *x) { return x->active.data[x->active.len - 1]; }
+
+static void set_names(exporter *x, const psg_expr *e, char **names, size_t n) {
+  psgi_map_entry *en = psgi_map_put_ptr(&x->values, e, NULL);
+  written *w = !en ? NULL : en->value ? en->value : ealloc(x, sizeof *w);
+  if (!w) {
     x->oom = true;
     return;
   }
-  if (v->n == v->cap) {
-    size_t nc = v->cap ? v->cap * 2 : 16;
-    void **ni = ealloc(x, nc * sizeof *ni);
-    if (!ni) return;
-    if (v->n) memcpy(ni, v->items, v->n * sizeof *ni);
-    v->items = ni;
-    v->cap = nc;
-  }
-  v->items[v->n++] = item;
-}
-
-static size_t slot_of(const exporter *x, const psg_expr *e) {
-  size_t i = ((uintptr_t)e >> 4) * 11400714819323198485ull & (x->cap - 1);
-  while (x->keys[i] && x->keys[i] != e) i = (i + 1) & (x->cap - 1);
-  return i;
-}
-
-static void set_names(exporter *x, const psg_expr *e, char **names, size_t n) {
-  if ((x->len + 1) * 2 > x->cap) {
-    size_t oc = x->cap, nc = oc ? oc * 2 : 256;
-    const psg_expr **ok = x->keys;
-    char ***on = x->names;
-    size_t *ocnt = x->counts;
-    unsigned *osc = x->scopes;
-    x->keys = ealloc(x, nc * sizeof *x->keys);
-    x->names = ealloc(x, nc * sizeof *x->names);
-    x->counts = ealloc(x, nc * sizeof *x->counts);
-    x->scopes = ealloc(x, nc * sizeof *x->scopes);
-    if (!x->keys || !x->names || !x->counts || !x->scopes) return;
-    x->cap = nc;
-    for (size_t i = 0; i < oc; i++)
-      if (ok[i]) {
-        size_t s = slot_of(x, ok[i]);
-        x->keys[s] = ok[i], x->names[s] = on[i], x->counts[s] = ocnt[i], x->scopes[s] = osc[i];
-      }
-  }
-  size_t s = slot_of(x, e);
-  if (!x->keys[s]) x->len++;
-  x->keys[s] = e, x->names[s] = names, x->counts[s] = n, x->scopes[s] = x->active[x->depth];
+  en->value = w;
+  w->names = names, w->count = n, w->scope = current_scope(x);
 }
 
 /* True if `e` was written in the current graph or one enclosing it. */
 static bool visible(const exporter *x, const psg_expr *e) {
-  if (!x->cap) return false;
-  size_t s = slot_of(x, e);
-  if (!x->keys[s]) return false;
-  for (int d = x->depth; d >= 0; d--)
-    if (x->active[d] == x->scopes[s]) return true;
+  psgi_map_entry *en = psgi_map_get_ptr(&x->values, e);
+  if (!en) return false;
+  const written *w = en->value;
+  for (size_t d = x->active.len; d-- > 0;)
+    if (x->active.data[d] == w->scope) return true;
   return false;
 }
 
 static char **get_names(const exporter *x, const psg_expr *e, size_t *n) {
-  if (!x->cap) return NULL;
-  size_t s = slot_of(x, e);
-  if (!x->keys[s]) return NULL;
-  *n = x->counts[s];
-  return x->names[s];
+  psgi_map_entry *en = psgi_map_get_ptr(&x->values, e);
+  if (!en) return NULL;
+  const written *w = en->value;
+  *n = w->count;
+  return w->names;
 }
 
-
-static size_t pmap_slot(const pmap *m, const void *k) {
-  size_t i = ((uintptr_t)k >> 4) * 11400714819323198485ull & (m->cap - 1);
-  while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
-  return i;
+static void *pmap_get(const psgi_map *m, const void *k) {
+  psgi_map_entry *e = psgi_map_get_ptr(m, k);
+  return e ? e->value : NULL;
 }
 
-static void *pmap_get(const pmap *m, const void *k) {
-  if (!m || !m->cap) return NULL;
-  size_t s = pmap_slot(m, k);
-  return m->keys[s] ? m->vals[s] : NULL;
+static void pmap_put(exporter *x, psgi_map *m, const void *k, void *v) {
+  psgi_map_entry *e = psgi_map_put_ptr(m, k, NULL);
+  if (e) e->value = v;
+  else x->oom = true;
 }
 
-static void pmap_put(exporter *x, pmap **mp, const void *k, void *v) {
-  if (!*mp && !(*mp = ealloc(x, sizeof **mp))) return;
-  pmap *m = *mp;
-  if ((m->len + 1) * 2 > m->cap) {
-    size_t oc = m->cap, nc = oc ? oc * 2 : 256;
-    const void **ok = m->keys;
-    void **ov = m->vals;
-    const void **nk = ealloc(x, nc * sizeof *nk);
-    void **nv = ealloc(x, nc * sizeof *nv);
-    if (!nk || !nv) return;
-    memset(nk, 0, nc * sizeof *nk);
-    m->keys = nk, m->vals = nv, m->cap = nc;
-    for (size_t i = 0; i < oc; i++)
-      if (ok[i]) {
-        size_t s = pmap_slot(m, ok[i]);
-        m->keys[s] = ok[i], m->vals[s] = ov[i];
-      }
-  }
-  size_t s = pmap_slot(m, k);
-  if (!m->keys[s]) m->len++;
-  m->keys[s] = k, m->vals[s] = v;
-}
-
-static size_t uses_of(const exporter *x, const psg_expr *e) { return (size_t)(uintptr_t)pmap_get(x->uses, e); }
+static size_t uses_of(const exporter *x, const psg_expr *e) { return (size_t)(uintptr_t)pmap_get(&x->uses, e); }
 
 static void use(exporter *x, const psg_expr *e) {
   if (e) pmap_put(x, &x->uses, e, (void *)(uintptr_t)(uses_of(x, e) + 1));
@@ -211,7 +165,7 @@ static psg_status count_post(psg_visitor *v, const psg_expr *e) {
 /* A parameter of an inlined function stands for its argument. */
 static const psg_expr *resolve(const exporter *x, const psg_expr *e) {
   const psg_expr *b;
-  while (psg_expr_kind(e) == PSG_EXPR_VAR && (b = pmap_get(x->bound, e))) e = b;
+  while (psg_expr_kind(e) == PSG_EXPR_VAR && (b = pmap_get(&x->bound, e))) e = b;
   return e;
 }
 
@@ -228,8 +182,8 @@ static const char *source_name(const psg_expr *e) {
 /* onnxi_name_fn for onnx_export_names.c. */
 static const char *kept_name(void *user, const Onnx__NodeProto *n, bool *main) {
   exporter *x = user;
-  *main = pmap_get(x->mains, n) != NULL;
-  return pmap_get(x->named, n);
+  *main = pmap_get(&x->mains, n) != NULL;
+  return pmap_get(&x->named, n);
 }
 
 static bool is_op_call(const psg_expr *e, const char *name) {
@@ -245,7 +199,7 @@ static const char *init_raw(exporter *x, int dtype, const int64_t *shape, int nd
 static const psg_expr *sole_op_call(const exporter *x, const psg_expr *e) {
   for (int hop = 0; hop < 64; hop++) {
     if (uses_of(x, e) != 1) return NULL;
-    const psg_expr *b = psg_expr_kind(e) == PSG_EXPR_VAR ? pmap_get(x->bound, e) : NULL;
+    const psg_expr *b = psg_expr_kind(e) == PSG_EXPR_VAR ? pmap_get(&x->bound, e) : NULL;
     if (b) {
       e = b;
       continue;
@@ -271,7 +225,7 @@ static Onnx__NodeProto *fold_bias(exporter *x, const psg_expr *e) {
     const psg_expr *p = sole_op_call(x, psg_call_get_arg(e, (size_t)side)), *c = resolve(x, psg_call_get_arg(e, (size_t)(1 - side)));
     if (!p) continue;
     bool conv = is_op_call(p, "nn.conv2d") || is_op_call(p, "nn.conv2d_transpose"), gemm = is_op_call(p, "nn.dense") || is_op_call(p, "nn.matmul");
-    Onnx__NodeProto *n = pmap_get(x->made, p);
+    Onnx__NodeProto *n = pmap_get(&x->made, p);
     if ((!conv && !gemm) || !n || n->n_input != 2 || psg_expr_checked_type(p) != rt ||
         psg_expr_kind(c) != PSG_EXPR_CONSTANT || !rt || psg_type_kind(rt) != PSG_TYPE_TENSOR)
       continue;
@@ -322,7 +276,7 @@ static Onnx__NodeProto *node(exporter *x, const char *op, int nin, int nout) {
   n->domain = "";
   n->input = ealloc(x, (size_t)(nin + 1) * sizeof(char *));
   n->output = ealloc(x, (size_t)(nout + 1) * sizeof(char *));
-  n->attribute = ealloc(x, 16 * sizeof(Onnx__AttributeProto *));
+  n->attribute = ealloc(x, MIN_ATTRS * sizeof(Onnx__AttributeProto *)); /* grows in attr() */
   n->n_input = (size_t)nin;
   n->n_output = (size_t)nout;
   for (int i = 0; n->output && i < nout; i++) n->output[i] = estr(x, "psg_v%u", x->counter++);
@@ -331,7 +285,14 @@ static Onnx__NodeProto *node(exporter *x, const char *op, int nin, int nout) {
 }
 
 static Onnx__AttributeProto *attr(exporter *x, Onnx__NodeProto *n, const char *name, Onnx__AttributeProto__AttributeType t) {
-  if (!n || n->n_attribute == 16) return NULL;
+  if (!n) return NULL;
+  size_t k = n->n_attribute;
+  if (k >= MIN_ATTRS && !(k & (k - 1))) { /* full at a power of two: double */
+    Onnx__AttributeProto **more = ealloc(x, 2 * k * sizeof *more);
+    if (!more) return NULL;
+    memcpy(more, n->attribute, k * sizeof *more);
+    n->attribute = more;
+  }
   Onnx__AttributeProto *a = ealloc(x, sizeof *a);
   if (!a) return NULL;
   onnx__attribute_proto__init(a);
@@ -567,10 +528,12 @@ static psg_status export_if(exporter *x, const psg_expr *e) {
   Onnx__GraphProto *g[2];
   for (int b = 0; b < 2; b++) {
     const psg_expr *br = b ? psg_if_get_else(e) : psg_if_get_then(e);
-    if (x->depth == 63) return fail(x, PSG_ERR_UNSUPPORTED, "Ifs nested more than 63 deep");
-    vec saved = x->nodes;
+    /* Nested Ifs are exported by nested walks (C recursion): bounded. */
+    if (x->active.len == MAX_IF_DEPTH + 1)
+      return fail(x, PSG_ERR_UNSUPPORTED, "Ifs nested more than %d deep", MAX_IF_DEPTH);
+    if (!PSGI_VEC_PUSH(x->ctx, &x->active, ++x->nscopes)) return PSG_ERR_NOMEM;
+    ptr_vec saved = x->nodes;
     memset(&x->nodes, 0, sizeof x->nodes);
-    x->active[++x->depth] = ++x->nscopes;
     st = walk(x, br);
     size_t n = 0;
     char **res = st ? NULL : get_names(x, br, &n);
@@ -588,13 +551,15 @@ static psg_status export_if(exporter *x, const psg_expr *e) {
     if (!st) {
       onnx__graph_proto__init(g[b]);
       g[b]->name = estr(x, "%s_branch_%u", b ? "else" : "then", x->counter++);
-      g[b]->node = (Onnx__NodeProto **)x->nodes.items;
-      g[b]->n_node = x->nodes.n;
+      g[b]->n_node = x->nodes.len;
+      g[b]->node = (Onnx__NodeProto **)settle(x, &x->nodes);
       g[b]->output = outs;
       g[b]->n_output = nout;
+      if (!g[b]->node || !g[b]->name) st = PSG_ERR_NOMEM;
     }
+    PSGI_VEC_FREE(x->ctx, &x->nodes);
     x->nodes = saved;
-    x->depth--;
+    x->active.len--;
     if (st) return st;
   }
   x->span_name = source_name(e);
@@ -667,7 +632,7 @@ static psg_status composite_call(exporter *x, const psg_expr *e, char ***out_nam
 static Onnx__NodeProto *fold_bias_add(exporter *x, const psg_expr *e) {
   const psg_expr *p = sole_op_call(x, psg_call_get_arg(e, 0));
   const psg_type *rt = psg_expr_checked_type(e);
-  Onnx__NodeProto *n = p ? pmap_get(x->made, p) : NULL;
+  Onnx__NodeProto *n = p ? pmap_get(&x->made, p) : NULL;
   size_t k = 0;
   char **b = get_names(x, psg_call_get_arg(e, 1), &k);
   const psg_expr *bv = resolve(x, psg_call_get_arg(e, 1)); /* defined before n: a constant or graph input */
@@ -1036,7 +1001,7 @@ static psg_status post(psg_visitor *v, const psg_expr *e) {
   return x->oom ? PSG_ERR_NOMEM : PSG_OK;
 }
 
-static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto *g, vec *outputs) {
+static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto *g, ptr_vec *outputs) {
   size_t np = psg_function_num_params(fn);
   for (size_t i = 0; i < np; i++) {
     psg_expr *p = psg_function_get_param(fn, i);
@@ -1070,16 +1035,27 @@ static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto 
     id->output[0] = nb == 1 ? "output" : estr(x, "output_%zu", i);
     vpush(x, outputs, value_info(x, id->output[0], t));
   }
+  if (x->oom) return PSG_ERR_NOMEM;
   g->name = "main";
-  g->node = (Onnx__NodeProto **)x->nodes.items;
-  g->n_node = x->nodes.n;
-  g->initializer = (Onnx__TensorProto **)x->inits.items;
-  g->n_initializer = x->inits.n;
-  g->input = (Onnx__ValueInfoProto **)x->inputs.items;
-  g->n_input = x->inputs.n;
-  g->output = (Onnx__ValueInfoProto **)outputs->items;
-  g->n_output = outputs->n;
+  g->n_node = x->nodes.len;
+  g->node = (Onnx__NodeProto **)settle(x, &x->nodes);
+  g->n_initializer = x->inits.len;
+  g->initializer = (Onnx__TensorProto **)settle(x, &x->inits);
+  g->n_input = x->inputs.len;
+  g->input = (Onnx__ValueInfoProto **)settle(x, &x->inputs);
+  g->n_output = outputs->len;
+  g->output = (Onnx__ValueInfoProto **)settle(x, outputs);
   return x->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+/* protobuf-c packs into a house string builder. */
+typedef struct packer {
+  ProtobufCBuffer base;
+  psgi_buf *out;
+} packer;
+
+static void pack_append(ProtobufCBuffer *b, size_t len, const uint8_t *data) {
+  psgi_buf_append(((packer *)b)->out, (const char *)data, len); /* a failure sticks in the builder */
 }
 
 psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes, size_t *out_len) {
@@ -1094,11 +1070,14 @@ psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes
   psg_status st = psg_pass_get(ctx, "InferType", NULL, &infer);
   if (!st) st = psg_pass_run(infer, (psg_module *)mod, NULL, &typed);
   psg_pass_release(infer);
-  if (st) return st == PSG_ERR_NOMEM ? st : PSG_ERR_TYPE;
+  if (st) return st == PSG_ERR_NOMEM ? psg_ctx_fail(ctx, st, "ONNX export: out of memory") : PSG_ERR_TYPE;
   fn = psg_module_lookup(typed, "main");
   exporter x;
   memset(&x, 0, sizeof x);
   x.ctx = ctx;
+  psgi_arena_init(&x.arena, ctx);
+  psgi_map *maps[] = {&x.values, &x.uses, &x.bound, &x.made, &x.named, &x.mains};
+  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) psgi_map_init(maps[i], ctx);
   Onnx__ModelProto m;
   Onnx__GraphProto g;
   Onnx__OperatorSetIdProto ops;
@@ -1116,28 +1095,32 @@ psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes
   m.opset_import = &opsp;
   m.n_opset_import = 1;
   m.graph = &g;
-  vec outputs = {0};
+  ptr_vec outputs = {0};
   x.opset = 14;
-  st = build_graph(&x, fn, &g, &outputs);
+  st = PSGI_VEC_PUSH(ctx, &x.active, 0) ? PSG_OK : PSG_ERR_NOMEM; /* the main graph's scope */
+  if (!st) st = build_graph(&x, fn, &g, &outputs);
   if (!st && x.errors) st = PSG_ERR_UNSUPPORTED;
-  if (!st) st = onnxi_export_tidy(&g, tidy_alloc, &x);
-  if (!st) st = onnxi_export_names(&g, kept_name, tidy_alloc, &x);
+  if (!st) st = onnxi_export_tidy(ctx, &g, tidy_alloc, &x);
+  if (!st) st = onnxi_export_names(ctx, &g, kept_name, tidy_alloc, &x);
   ops.version = x.opset;
   if (!st) {
-    size_t len = onnx__model_proto__get_packed_size(&m);
-    uint8_t *buf = malloc(len ? len : 1);
-    if (!buf) st = PSG_ERR_NOMEM;
-    else {
-      *out_len = onnx__model_proto__pack(&m, buf);
-      *out_bytes = buf;
-    }
+    psgi_buf out;
+    psgi_buf_init(&out, ctx);
+    packer pk = {{pack_append}, &out};
+    onnx__model_proto__pack_to_buffer(&m, &pk.base);
+    *out_bytes = psgi_buf_detach_libc(&out, out_len); /* leaves through psg_free */
+    if (!*out_bytes) st = PSG_ERR_NOMEM;
+    psgi_buf_fini(&out);
   }
-  while (x.arena) {
-    blk *b = x.arena;
-    x.arena = b->next;
-    free(b);
-  }
+  PSGI_VEC_FREE(ctx, &outputs);
+  PSGI_VEC_FREE(ctx, &x.nodes);
+  PSGI_VEC_FREE(ctx, &x.inits);
+  PSGI_VEC_FREE(ctx, &x.inputs);
+  PSGI_VEC_FREE(ctx, &x.active);
+  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) psgi_map_fini(maps[i]);
+  psgi_arena_fini(&x.arena);
   psg_module_release(typed);
+  if (st == PSG_ERR_NOMEM) psg_ctx_fail(ctx, st, "ONNX export: out of memory");
   return st;
 }
 
@@ -1150,6 +1133,6 @@ psg_status psg_onnx_export_file(psg_ctx *ctx, const psg_module *mod, const char 
   FILE *f = fopen(path, "wb");
   if (!f || fwrite(bytes, 1, len, f) != len) st = psg_ctx_fail(ctx, PSG_ERR_IO, "%s: cannot write", path);
   if (f && fclose(f) && !st) st = psg_ctx_fail(ctx, PSG_ERR_IO, "%s: cannot write", path);
-  free(bytes);
+  psg_free(bytes);
   return st;
 }

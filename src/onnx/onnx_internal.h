@@ -9,18 +9,29 @@
 #include "passage/passage.h"
 #include "passage/onnx.h"
 #include "onnx.pb-c.h"
+#include "support/support.h"
 
 /* Opsets 7-18 are the target; older models are accepted where an op's
  * semantics did not change (older attributes such as `broadcast` or
  * `consumed_inputs` are reported as unsupported). */
 enum { ONNX_MIN_OPSET = 1, ONNX_MAX_OPSET = 18 };
 
-/* Owns the decoded model; tensors wrapping its buffers hold a reference. */
+/* Owns the decoded model; tensors wrapping its buffers hold a reference.
+ * protobuf-c allocates the model through pb_alloc, on the context's
+ * allocator (so the holder keeps the context alive). */
 typedef struct onnx_holder {
   atomic_int refs;
+  psg_ctx *ctx;
+  ProtobufCAllocator pb_alloc;
+  bool pb_failed; /* an allocation of protobuf-c's failed (unpack's NULL was no parse error) */
   Onnx__ModelProto *model;
 } onnx_holder;
+/* A holder with one reference and no model yet; PSG_ERR_NOMEM. */
+psg_status onnxi_holder_create(psg_ctx *ctx, onnx_holder **out);
 void onnxi_holder_release(void *holder);
+
+/* The fewest output slots a converter gets (see convert_node). */
+enum { ONNX_MAX_OUTS = 8 };
 
 /* A value of the graph: an expression and its type (tensor or tuple). */
 typedef struct oval {
@@ -28,14 +39,13 @@ typedef struct oval {
   const psg_type *t;
 } oval;
 
-/* Name -> value map with open addressing (names are borrowed from the model). */
-typedef struct onnx_entry {
-  const char *name;
-  oval v;
-} onnx_entry;
+/* Name -> value map (names are borrowed from the model): a house map whose
+ * values are ovals in an arena, so a pointer to one stays valid while more
+ * are added (an If's converter imports its branches while holding its
+ * inputs). */
 typedef struct onnx_map {
-  onnx_entry *slots;
-  size_t cap, len;
+  psgi_map names;
+  psgi_arena vals;
 } onnx_map;
 
 typedef struct onnx_imp {
@@ -73,6 +83,7 @@ const char *onnxi_node_name(const Onnx__NodeProto *n);
 const psg_span *onnxi_span(const onnx_imp *im, psg_span *buf);
 
 /* Map. */
+void onnxi_map_init(onnx_map *m, psg_ctx *ctx);
 void onnxi_map_fini(onnx_map *m);
 oval *onnxi_map_get(onnx_map *m, const char *name);
 /* Inserts (taking the value's reference); PSG_ERR_NOMEM. A repeated name is

@@ -32,12 +32,15 @@ static psg_status as_value(onnx_imp *im, oval *outs, size_t nout, oval *res) {
     outs[0].e = NULL;
     return PSG_OK;
   }
-  psg_expr *fields[64];
-  const psg_type *types[64];
-  for (size_t i = 0; i < nout; i++) fields[i] = outs[i].e, types[i] = outs[i].t;
+  psg_expr **fields = psgi_alloc(im->ctx, psgi_mul_size(nout, sizeof *fields));
+  const psg_type **types = psgi_alloc(im->ctx, psgi_mul_size(nout, sizeof *types));
+  psg_status st = fields && types ? PSG_OK : PSG_ERR_NOMEM;
+  for (size_t i = 0; !st && i < nout; i++) fields[i] = outs[i].e, types[i] = outs[i].t;
   psg_span sb;
-  psg_status st = psg_tuple_create(im->ctx, fields, nout, onnxi_span(im, &sb), &res->e);
+  if (!st) st = psg_tuple_create(im->ctx, fields, nout, onnxi_span(im, &sb), &res->e);
   if (!st) st = psg_type_tuple(im->ctx, types, (int)nout, &res->t);
+  psgi_free(im->ctx, fields);
+  psgi_free(im->ctx, types);
   return st;
 }
 
@@ -109,13 +112,16 @@ ONNX_CONV(if) {
     return branch(im, n, taken ? "then_branch" : "else_branch", nout, outs);
   }
   oval cond = {0}, res = {0};
-  oval *thn = calloc(2 * nout, sizeof *thn), *els = thn ? thn + nout : NULL;
-  if (!thn) return PSG_ERR_NOMEM;
+  oval *thn = psgi_calloc(im->ctx, psgi_mul_size(2 * nout, sizeof *thn)), *els = thn ? thn + nout : NULL;
+  const psg_type **types = thn ? psgi_calloc(im->ctx, psgi_mul_size(nout + 1, sizeof *types)) : NULL;
+  if (!types) {
+    psgi_free(im->ctx, thn);
+    return PSG_ERR_NOMEM;
+  }
   if (onnxi_rank(ins[0]) > 0) st = onnxi_reshape(im, ins[0], NULL, 0, &cond);
   else cond = *ins[0], psg_expr_retain(cond.e);
   if (!st) st = branch(im, n, "then_branch", nout, thn);
   if (!st) st = branch(im, n, "else_branch", nout, els);
-  const psg_type *types[64];
   for (size_t i = 0; !st && i < nout; i++) st = join(im, i, thn[i].t, els[i].t, &types[i]);
   oval t = {0}, e = {0};
   if (!st) st = as_value(im, thn, nout, &t);
@@ -129,6 +135,7 @@ ONNX_CONV(if) {
   onnxi_val_release(&e);
   onnxi_val_release(&cond);
   for (size_t i = 0; i < 2 * nout; i++) onnxi_val_release(&thn[i]);
-  free(thn);
+  psgi_free(im->ctx, thn);
+  psgi_free(im->ctx, types);
   return st;
 }

@@ -183,7 +183,7 @@ static psg_status decompose(onnx_imp *im, const oval *const *in, int ndir, bool 
       d[k].has_p = !st;
       onnxi_val_release(&p);
     }
-    if (!st && !(ys[k] = calloc((size_t)seq + 1, sizeof(oval)))) st = PSG_ERR_NOMEM;
+    if (!st && !(ys[k] = psgi_calloc(im->ctx, psgi_mul_size((size_t)seq + 1, sizeof(oval))))) st = PSG_ERR_NOMEM;
     bool rev = reverse || k == 1;
     for (int64_t i = 0; i < seq && !st; i++) {
       int64_t t = rev ? seq - 1 - i : i;
@@ -208,7 +208,7 @@ static psg_status decompose(onnx_imp *im, const oval *const *in, int ndir, bool 
   for (int k = 0; k < 2; k++) {
     dir_release(&d[k]);
     for (int64_t i = 0; ys[k] && i < seq; i++) onnxi_val_release(&ys[k][i]);
-    free(ys[k]);
+    psgi_free(im->ctx, ys[k]);
     onnxi_val_release(&hy[k]);
     onnxi_val_release(&cy[k]);
     onnxi_val_release(&ydir[k]);
