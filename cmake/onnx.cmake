@@ -57,6 +57,14 @@ if(PASSAGE_TESTS)
     add_test(NAME onnx.${name} COMMAND ${name} ${PROJECT_SOURCE_DIR}/tests/onnx/data)
     set_tests_properties(onnx.${name} PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 300)
   endforeach()
+  # Allocation-failure injection over import and export of the real models
+  # (and import of a sample of the backend node tests): every failure point
+  # is NOMEM, nothing leaks, nothing crashes. Skips models not fetched.
+  add_executable(oom_onnx_models ${PROJECT_SOURCE_DIR}/tests/onnx/oom_onnx_models.c)
+  target_link_libraries(oom_onnx_models PRIVATE passage_onnx passage)
+  add_test(NAME onnx.oom_models COMMAND oom_onnx_models ${PROJECT_SOURCE_DIR}/tests/models/cache
+           /usr/share/libonnx-testdata/data/node)
+  set_tests_properties(onnx.oom_models PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600 LABELS "oom")
   if(EXISTS /usr/share/libonnx-testdata/data/node AND EXISTS /usr/bin/python3)
     add_test(NAME onnx.backend COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_backend_tests.py
              --passage $<TARGET_FILE:passage_cli>

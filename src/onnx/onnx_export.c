@@ -32,6 +32,7 @@ typedef struct exporter {
   psgi_arena arena; /* the protobuf structures and names, freed after packing */
   bool oom;
   int errors;
+  psg_status aborted; /* why pre stopped a walk (a Let or If that failed) */
   ptr_vec nodes, inits, inputs; /* of the graph being written */
   psgi_map values; /* expr -> written (in the arena) */
   /* Scopes: 0 is the main graph, each If branch gets a new one. A value
@@ -255,6 +256,8 @@ static Onnx__NodeProto *fold_bias(exporter *x, const psg_expr *e) {
 static void *tidy_alloc(void *user, size_t n) { return ealloc(user, n); }
 
 static psg_status fail(exporter *x, psg_status code, const char *fmt, ...) {
+  /* After an allocation failed, a missing value is its consequence. */
+  if (x->oom) return PSG_ERR_NOMEM;
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
@@ -473,7 +476,8 @@ static int pre(psg_visitor *v, const psg_expr *e);
 
 static psg_status walk(exporter *x, const psg_expr *e) {
   psg_visitor v = {pre, post, x};
-  return psg_visit(x->ctx, &v, e);
+  psg_status st = psg_visit(x->ctx, &v, e);
+  return st ? st : x->aborted; /* a visit stopped by pre returns OK */
 }
 
 /* A let chain, as a loop (never recursion on its length): each value is
@@ -585,8 +589,8 @@ static int pre(psg_visitor *v, const psg_expr *e) {
   if (psg_expr_kind(e) != PSG_EXPR_VAR && visible(x, e)) return PSG_VISIT_SKIP_CHILDREN; /* written already */
   switch (psg_expr_kind(e)) {
   case PSG_EXPR_FUNCTION: return PSG_VISIT_SKIP_CHILDREN;
-  case PSG_EXPR_LET: return export_let(x, e) ? PSG_VISIT_ABORT : PSG_VISIT_SKIP_CHILDREN;
-  case PSG_EXPR_IF: return export_if(x, e) ? PSG_VISIT_ABORT : PSG_VISIT_SKIP_CHILDREN;
+  case PSG_EXPR_LET: return (x->aborted = export_let(x, e)) ? PSG_VISIT_ABORT : PSG_VISIT_SKIP_CHILDREN;
+  case PSG_EXPR_IF: return (x->aborted = export_if(x, e)) ? PSG_VISIT_ABORT : PSG_VISIT_SKIP_CHILDREN;
   default: return PSG_VISIT_CONTINUE;
   }
 }

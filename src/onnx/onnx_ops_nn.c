@@ -114,7 +114,7 @@ static psg_status unlift(onnx_imp *im, oval *y) {
   int64_t ax[1] = {2};
   onnxi_ab_init(&b, im->ctx);
   onnxi_ab_ints(&b, "axis", ax, 1);
-  oval r;
+  oval r = {0};
   psg_status st = finish_call(im, "squeeze", y, 1, &b, &r);
   onnxi_val_release(y);
   if (!st) *y = r;
@@ -221,13 +221,13 @@ ONNX_CONV(gemm) {
   psg_expr_retain(a.e);
   psg_expr_retain(bm.e);
   if (onnxi_attr_int(n, "transA", 0)) {
-    oval t;
+    oval t = {0};
     st = onnxi_transpose(im, &a, PERM_T, 2, &t);
     onnxi_val_release(&a);
     a = t;
   }
   if (!st && !onnxi_attr_int(n, "transB", 0)) { /* dense wants B as (N, K) */
-    oval t;
+    oval t = {0};
     st = onnxi_transpose(im, &bm, PERM_T, 2, &t);
     onnxi_val_release(&bm);
     bm = t;

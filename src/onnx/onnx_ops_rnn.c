@@ -63,7 +63,7 @@ static psg_status concat(onnx_imp *im, const oval *xs, size_t n, int64_t axis, o
 
 /* acc = op(acc, y), replacing acc. */
 static psg_status acc_bin(onnx_imp *im, const char *op, oval *acc, const oval *y) {
-  oval r;
+  oval r = {0};
   psg_status st = onnxi_binary(im, op, acc, y, &r);
   onnxi_val_release(acc);
   if (!st) *acc = r;
@@ -71,7 +71,7 @@ static psg_status acc_bin(onnx_imp *im, const char *op, oval *acc, const oval *y
 }
 
 static psg_status act(onnx_imp *im, const char *op, oval *v) {
-  oval r;
+  oval r = {0};
   psg_status st = onnxi_unary(im, op, v, &r);
   onnxi_val_release(v);
   if (!st) *v = r;

@@ -144,7 +144,7 @@ ONNX_CONV(unsqueeze) {
     onnxi_ab_init(&b, im->ctx);
     onnxi_ab_int(&b, "axis", axes[i]);
     onnxi_ab_int(&b, "num_newaxis", 1);
-    oval nx;
+    oval nx = {0};
     st = finish_call(im, "expand_dims", &cur, 1, &b, &nx);
     onnxi_val_release(&cur);
     cur = nx;
@@ -246,7 +246,7 @@ ONNX_CONV(slice) {
     onnx_ab ab;
     onnxi_ab_init(&ab, im->ctx);
     onnxi_ab_int(&ab, "axis", rev[i]);
-    oval nx;
+    oval nx = {0};
     st = finish_call(im, "reverse", &cur, 1, &ab, &nx);
     onnxi_val_release(&cur);
     cur = nx;
@@ -403,7 +403,7 @@ ONNX_CONV(pad) {
     pv = *ins[2];
     psg_expr_retain(pv.e);
     if (onnxi_rank(&pv) > 0) {
-      oval sc;
+      oval sc = {0};
       st = onnxi_reshape(im, &pv, NULL, 0, &sc);
       onnxi_val_release(&pv);
       pv = sc;
