@@ -1005,7 +1005,62 @@ static psg_status post(psg_visitor *v, const psg_expr *e) {
   return x->oom ? PSG_ERR_NOMEM : PSG_OK;
 }
 
-static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto *g, ptr_vec *outputs) {
+/* Graph input and output names -----------------------------------------------
+ * Inputs keep their parameters' names, outputs the names the module's
+ * output_names attribute lists (the ONNX graph's, recorded by the importer),
+ * so an optimized model drops in where the original was used; a module
+ * without them (Relay text) gets "output" (one result) or "output_I". A name
+ * some other value of the model has already (an earlier input or output, an
+ * initializer, a node's output) falls back to the generated one, and then
+ * gets _1, _2, ... until free: ONNX names are unique across the model. */
+
+/* Takes the first free of `want`, `fallback`, fallback_1, ... in `taken`. */
+static char *take_name(exporter *x, psgi_map *taken, const char *want, const char *fallback) {
+  char *name = !want[0] || psgi_map_get_str(taken, want, strlen(want)) ? NULL : estr(x, "%s", want);
+  if (!name && !psgi_map_get_str(taken, fallback, strlen(fallback))) name = estr(x, "%s", fallback);
+  for (unsigned k = 1; !name && !x->oom; k++) {
+    char *s = estr(x, "%s_%u", fallback, k);
+    if (s && !psgi_map_get_str(taken, s, strlen(s))) name = s;
+  }
+  if (name && !psgi_map_put_str(taken, name, strlen(name), NULL)) x->oom = true;
+  return x->oom ? NULL : name;
+}
+
+/* Every value name written so far (initializers, node outputs, also inside
+ * If branches) into `taken`. */
+static void names_in_use(exporter *x, psgi_map *taken) {
+  PSGI_VEC(const Onnx__GraphProto *) graphs = {0};
+  Onnx__GraphProto top;
+  onnx__graph_proto__init(&top);
+  top.node = (Onnx__NodeProto **)x->nodes.data, top.n_node = x->nodes.len;
+  top.initializer = (Onnx__TensorProto **)x->inits.data, top.n_initializer = x->inits.len;
+  if (!PSGI_VEC_PUSH(x->ctx, &graphs, &top)) x->oom = true;
+  while (graphs.len && !x->oom) {
+    const Onnx__GraphProto *g = graphs.data[--graphs.len];
+    for (size_t i = 0; i < g->n_initializer; i++)
+      if (!psgi_map_put_str(taken, g->initializer[i]->name, strlen(g->initializer[i]->name), NULL)) x->oom = true;
+    for (size_t i = 0; i < g->n_node; i++) {
+      const Onnx__NodeProto *n = g->node[i];
+      for (size_t k = 0; k < n->n_output; k++)
+        if (n->output[k] && !psgi_map_put_str(taken, n->output[k], strlen(n->output[k]), NULL)) x->oom = true;
+      for (size_t a = 0; a < n->n_attribute; a++)
+        if (n->attribute[a]->g && !PSGI_VEC_PUSH(x->ctx, &graphs, n->attribute[a]->g)) x->oom = true;
+    }
+  }
+  PSGI_VEC_FREE(x->ctx, &graphs);
+}
+
+/* The name output i of n wants: the module's output_names entry, when the
+ * list has one string per output. */
+static const char *listed_output_name(const psg_module *mod, size_t i, size_t n) {
+  psg_attr *l = psg_attrs_get(psg_module_get_attrs(mod), ONNX_OUTPUT_NAMES);
+  if (!l || psg_attr_kind(l) != PSG_ATTR_LIST || psg_attr_list_len(l) != n) return NULL;
+  psg_attr *s = psg_attr_list_get(l, i);
+  return psg_attr_kind(s) == PSG_ATTR_STRING && psg_attr_get_string(s)[0] ? psg_attr_get_string(s) : NULL;
+}
+
+static psg_status build_body(exporter *x, const psg_module *mod, const psg_expr *fn, Onnx__GraphProto *g,
+                             ptr_vec *outputs, psgi_map *taken) {
   size_t np = psg_function_num_params(fn);
   for (size_t i = 0; i < np; i++) {
     psg_expr *p = psg_function_get_param(fn, i);
@@ -1013,7 +1068,8 @@ static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto 
     if (!t || psg_type_kind(t) != PSG_TYPE_TENSOR) return fail(x, PSG_ERR_UNSUPPORTED, "parameter %%%s is not a tensor", psg_var_name(p));
     char **names = ealloc(x, sizeof *names);
     if (!names) return PSG_ERR_NOMEM;
-    names[0] = estr(x, "%s", psg_var_name(p));
+    char *fallback = estr(x, "input_%zu", i);
+    if (!fallback || !(names[0] = take_name(x, taken, psg_var_name(p), fallback))) return PSG_ERR_NOMEM;
     set_names(x, p, names, 1);
     vpush(x, &x->inputs, value_info(x, names[0], t));
   }
@@ -1028,6 +1084,7 @@ static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto 
   char **res = get_names(x, body, &nb);
   const psg_type *bt = psg_expr_checked_type(body);
   if (!res) return fail(x, PSG_ERR_INTERNAL, "the body has no value");
+  names_in_use(x, taken);
   for (size_t i = 0; i < nb; i++) {
     const psg_type *t = psg_type_kind(bt) == PSG_TYPE_TUPLE ? psg_type_field(bt, (int)i) : bt;
     if (psg_type_kind(t) != PSG_TYPE_TENSOR) return fail(x, PSG_ERR_UNSUPPORTED, "nested tuple results are not exported");
@@ -1036,7 +1093,9 @@ static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto 
     Onnx__NodeProto *id = node(x, "Identity", 1, 1);
     if (!id) return PSG_ERR_NOMEM;
     id->input[0] = res[i];
-    id->output[0] = nb == 1 ? "output" : estr(x, "output_%zu", i);
+    const char *want = listed_output_name(mod, i, nb);
+    char *fallback = nb == 1 ? "output" : estr(x, "output_%zu", i);
+    if (!fallback || !(id->output[0] = take_name(x, taken, want ? want : fallback, fallback))) return PSG_ERR_NOMEM;
     vpush(x, outputs, value_info(x, id->output[0], t));
   }
   if (x->oom) return PSG_ERR_NOMEM;
@@ -1050,6 +1109,15 @@ static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto 
   g->n_output = outputs->len;
   g->output = (Onnx__ValueInfoProto **)settle(x, outputs);
   return x->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+static psg_status build_graph(exporter *x, const psg_module *mod, const psg_expr *fn, Onnx__GraphProto *g,
+                              ptr_vec *outputs) {
+  psgi_map taken; /* the model's value names: inputs first, outputs last */
+  psgi_map_init(&taken, x->ctx);
+  psg_status st = build_body(x, mod, fn, g, outputs, &taken);
+  psgi_map_fini(&taken);
+  return st;
 }
 
 /* protobuf-c packs into a house string builder. */
@@ -1102,7 +1170,7 @@ psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes
   ptr_vec outputs = {0};
   x.opset = 14;
   st = PSGI_VEC_PUSH(ctx, &x.active, 0) ? PSG_OK : PSG_ERR_NOMEM; /* the main graph's scope */
-  if (!st) st = build_graph(&x, fn, &g, &outputs);
+  if (!st) st = build_graph(&x, typed, fn, &g, &outputs);
   if (!st && x.errors) st = PSG_ERR_UNSUPPORTED;
   if (!st) st = onnxi_export_tidy(ctx, &g, tidy_alloc, &x);
   if (!st) st = onnxi_export_names(ctx, &g, kept_name, tidy_alloc, &x);

@@ -329,6 +329,28 @@ static psg_status add_input(onnx_imp *im, const Onnx__ValueInfoProto *vi, bool *
 
 /* The whole model ------------------------------------------------------------ */
 
+/* `m` with the module attribute output_names: the graph's output names in
+ * order, which the exporter gives the outputs back (parameters keep the
+ * input names). */
+static psg_status with_output_names(psg_ctx *ctx, const Onnx__GraphProto *g, psg_module *m, psg_module **out) {
+  psg_attr **names = psgi_calloc(ctx, psgi_mul_size(g->n_output + 1, sizeof *names)), *list = NULL;
+  psg_attrs *attrs = NULL;
+  psg_status st = names ? PSG_OK : PSG_ERR_NOMEM;
+  for (size_t i = 0; !st && i < g->n_output; i++) {
+    const char *name = g->output[i]->name ? g->output[i]->name : "";
+    st = psg_attr_string(ctx, name, strlen(name), &names[i]);
+  }
+  const char *key = ONNX_OUTPUT_NAMES;
+  if (!st) st = psg_attr_list(ctx, names, g->n_output, &list);
+  if (!st) st = psg_attrs_create(ctx, &key, &list, 1, &attrs);
+  if (!st) st = psg_module_with_attrs(m, attrs, out);
+  psg_attrs_release(attrs);
+  psg_attr_release(list);
+  for (size_t i = 0; names && i < g->n_output; i++) psg_attr_release(names[i]);
+  psgi_free(ctx, names);
+  return st;
+}
+
 static psg_status import_model(onnx_imp *im, psg_module **out) {
   Onnx__ModelProto *m = im->hold->model;
   psg_ctx *ctx = im->ctx;
@@ -354,7 +376,7 @@ static psg_status import_model(onnx_imp *im, psg_module **out) {
   psg_expr **params = psgi_calloc(ctx, psgi_mul_size(g->n_input + 1, sizeof *params));
   oval *outs = psgi_calloc(ctx, psgi_mul_size(g->n_output, sizeof *outs));
   psg_expr *body = NULL, *fn = NULL, *gv = NULL;
-  psg_module *m0 = NULL;
+  psg_module *m0 = NULL, *m1 = NULL;
   size_t np = 0;
   if (!used || !params || !outs) st = PSG_ERR_NOMEM;
   for (size_t i = 0; i < g->n_input && !st; i++) {
@@ -387,7 +409,9 @@ static psg_status import_model(onnx_imp *im, psg_module **out) {
   if (!st) st = psg_expr_infer_type(fn, NULL);
   if (!st) st = psg_global_var_create(ctx, "main", NULL, &gv);
   if (!st) st = psg_module_create(ctx, &m0);
-  if (!st) st = psg_module_add(m0, gv, fn, out);
+  if (!st) st = psg_module_add(m0, gv, fn, &m1);
+  if (!st) st = with_output_names(ctx, g, m1, out);
+  psg_module_release(m1);
   psg_module_release(m0);
   psg_expr_release(gv);
   psg_expr_release(fn);

@@ -30,6 +30,11 @@ typedef struct onnx_holder {
 psg_status onnxi_holder_create(psg_ctx *ctx, onnx_holder **out);
 void onnxi_holder_release(void *holder);
 
+/* The module attribute naming @main's outputs (a list of strings): the
+ * importer records the graph's output names there, the exporter names the
+ * outputs after it. */
+#define ONNX_OUTPUT_NAMES "output_names"
+
 /* The fewest output slots a converter gets (see convert_node). */
 enum { ONNX_MAX_OUTS = 8 };
 
