@@ -76,6 +76,9 @@ if(PASSAGE_TESTS)
     add_test(NAME onnx.malformed COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_malformed_tests.py
              --passage $<TARGET_FILE:passage_cli>)
     set_tests_properties(onnx.malformed PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
+    add_test(NAME onnx.limits COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_limits_tests.py
+             --passage $<TARGET_FILE:passage_cli>)
+    set_tests_properties(onnx.limits PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
     add_test(NAME onnx.lstm COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_lstm_tests.py
              --passage $<TARGET_FILE:passage_cli>)
     set_tests_properties(onnx.lstm PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)

@@ -16,7 +16,8 @@ typedef PSGI_VEC(void *) ptr_vec;
 
 enum {
   MAX_IF_DEPTH = 63,
-  MIN_ATTRS = 4 /* a node's first attribute slots (onnx_export_rnn.c's LSTM uses 2) */
+  MIN_ATTRS = 4,    /* a node's first attribute slots (onnx_export_rnn.c's LSTM uses 2) */
+  MIN_ARG_NAMES = 8 /* see arg_names */
 };
 
 /* The ONNX value name(s) of an expression and the graph (scope) it was
@@ -614,11 +615,20 @@ static psg_status inline_call(exporter *x, const psg_expr *e, const psg_expr *fn
 
 static Onnx__NodeProto *node_cb(void *x, const char *op, int nin, int nout) { return node(x, op, nin, nout); }
 
+/* Room for the ONNX value names of a call's arguments: one per argument and
+ * at least MIN_ARG_NAMES, NULL where absent (a converter reads in[i] of the
+ * inputs its op may have: nn.batch_norm's five). */
+static const char **arg_names(exporter *x, const psg_expr *call) {
+  size_t na = psg_call_num_args(call);
+  return ealloc(x, ((na > MIN_ARG_NAMES ? na : MIN_ARG_NAMES) + 1) * sizeof(const char *));
+}
+
 /* A Composite function (onnx.LSTM) is one node on its arguments (onnx_export_rnn.c). */
 static psg_status composite_call(exporter *x, const psg_expr *e, char ***out_names, size_t *nout) {
-  const char *in[8] = {0};
+  const char **in = arg_names(x, e);
   size_t k = 0;
-  for (size_t i = 0; i < psg_call_num_args(e) && i < 8; i++) {
+  if (!in) return PSG_ERR_NOMEM;
+  for (size_t i = 0; i < psg_call_num_args(e); i++) {
     char **nm = get_names(x, psg_call_get_arg(e, i), &k);
     in[i] = nm && k == 1 ? nm[0] : NULL;
   }
@@ -663,8 +673,9 @@ static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names,
   const char *op = psg_op_name(callee);
   const psg_attrs *a = psg_call_get_attrs(e);
   size_t na = psg_call_num_args(e);
-  const char *in[8] = {0};
-  for (size_t i = 0; i < na && i < 8; i++) {
+  const char **in = arg_names(x, e);
+  if (!in) return PSG_ERR_NOMEM;
+  for (size_t i = 0; i < na; i++) {
     psg_expr *arg = psg_call_get_arg(e, i);
     size_t k = 0;
     char **nm = get_names(x, arg, &k);

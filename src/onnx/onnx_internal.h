@@ -121,7 +121,7 @@ typedef struct onnx_ab {
   const char *keys[24];
   psg_attr *vals[24];
   size_t n;
-  bool failed;
+  psg_status failed; /* the first failure, returned by onnxi_ab_finish */
 } onnx_ab;
 void onnxi_ab_init(onnx_ab *b, psg_ctx *ctx);
 void onnxi_ab_int(onnx_ab *b, const char *k, int64_t v);
@@ -155,8 +155,9 @@ psg_status onnxi_transpose(onnx_imp *im, const oval *a, const int64_t *perm, int
  * diagnostic naming `what` when it depends on graph inputs. *out is a new
  * reference. */
 psg_status onnxi_const_tensor(onnx_imp *im, const oval *v, const char *what, psg_tensor **out);
-/* True if onnxi_const_tensor can compute `v` (no graph input reaches it). */
-bool onnxi_is_constant(const oval *v);
+/* 1 if onnxi_const_tensor can compute `v` (no graph input reaches it), 0 if
+ * not, -1 when out of memory. */
+int onnxi_is_constant(onnx_imp *im, const oval *v);
 /* The int64 values of a 1-D (or scalar) integer constant; count in *n. */
 psg_status onnxi_const_ints(onnx_imp *im, const oval *v, const char *what, int64_t *out, int cap, int *n);
 psg_status onnxi_const_double(onnx_imp *im, const oval *v, const char *what, double *out);

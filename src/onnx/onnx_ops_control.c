@@ -99,9 +99,11 @@ ONNX_CONV(if) {
   psg_status st = onnxi_need(im, ins, nin, 0);
   if (st) return st;
   size_t nout = n->n_output;
-  if (nout == 0 || nout > 64) return onnxi_fail(im, PSG_ERR_PARSE, "If must have 1 to 64 outputs");
+  if (nout == 0) return onnxi_fail(im, PSG_ERR_PARSE, "If must have outputs");
   if (onnxi_dtype(ins[0]) != PSG_DTYPE_BOOL) return onnxi_fail(im, PSG_ERR_TYPE, "the condition must be bool");
-  if (onnxi_is_constant(ins[0])) {
+  int known = onnxi_is_constant(im, ins[0]);
+  if (known < 0) return PSG_ERR_NOMEM;
+  if (known) {
     /* Known now: convert the branch taken, straight into the outputs. */
     psg_tensor *t = NULL;
     if ((st = onnxi_const_tensor(im, ins[0], "the condition", &t))) return st;

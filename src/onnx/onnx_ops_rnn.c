@@ -267,6 +267,7 @@ static psg_status composite(onnx_imp *im, const oval *const *ins, size_t nin, co
 }
 
 ONNX_CONV(lstm) {
+  if (nin > 8) return onnxi_fail(im, PSG_ERR_PARSE, "LSTM takes at most 8 inputs, not %zu", nin);
   psg_status st = onnxi_need(im, ins, nin, 0);
   if (!st) st = onnxi_need(im, ins, nin, 1);
   if (!st) st = onnxi_need(im, ins, nin, 2);

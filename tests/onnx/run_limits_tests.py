@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""The ONNX frontend's sizes and names (issue 13). Sizes: no fixed cap on a
+node's inputs or outputs, in import or export (a 100-input Concat, a 70-input
+Max, a 70-output If round-trip; they stopped at 64 before), and the one bound
+the ONNX spec sets (LSTM's 8 inputs) is a located error naming node and limit.
+Names: an exported model keeps the graph's input and output names; a module
+without them (Relay text) gets "output" / "output_I"; a name that clashes
+with another value falls back to the generated one, then gets _1, _2, ...
+Every model is built with python3-onnx's helpers and run through the CLI.
+Run with /usr/bin/python3."""
+import argparse, os, subprocess, sys, tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+failed = 0
+
+
+def check(ok, what):
+    global failed
+    print("%s %s" % ("ok  " if ok else "FAIL", what))
+    failed += not ok
+
+
+def model(nodes, inputs, outputs, opset=13):
+    g = helper.make_graph(nodes, "g", inputs, outputs)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def vi(name, shape, t=F):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def run(passage, args):
+    p = subprocess.run([passage] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return p.returncode, p.stderr.decode()
+
+
+def opt(passage, tmp, m, name, level="-O0", suffix=".onnx"):
+    """Writes m (a ModelProto or Relay text), runs `passage opt` to ONNX; the exported
+    model or None, and stderr."""
+    src = os.path.join(tmp, name + suffix)
+    if isinstance(m, str):
+        open(src, "w").write(m)
+    else:
+        onnx.save(m, src)
+    out = os.path.join(tmp, name + ".out.onnx")
+    rc, err = run(passage, ["opt", src, level, "-o", out])
+    return (onnx.load(out) if rc == 0 else None), err
+
+
+def io(m):
+    return [i.name for i in m.graph.input], [o.name for o in m.graph.output]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--passage", required=True)
+    passage = ap.parse_args().passage
+    with tempfile.TemporaryDirectory() as tmp:
+        # Sizes ---------------------------------------------------------------
+        n = 100
+        ins = ["x%d" % i for i in range(n)]
+        m = model([helper.make_node("Concat", ins, ["y"], name="cat", axis=0)], [vi(x, [1, 2]) for x in ins], [vi("y", [n, 2])])
+        got, err = opt(passage, tmp, m, "concat100")
+        cat = [nd for nd in got.graph.node if nd.op_type == "Concat"] if got else []
+        check(got is not None and len(cat) == 1 and len(cat[0].input) == n, "Concat of %d inputs imports and exports whole %s" % (n, err.strip()))
+
+        n = 70
+        ins = ["x%d" % i for i in range(n)]
+        m = model([helper.make_node("Max", ins, ["y"], name="max")], [vi(x, [2]) for x in ins], [vi("y", [2])])
+        got, err = opt(passage, tmp, m, "max70")
+        check(got is not None and io(got)[0] == ins, "Max of %d inputs imports %s" % (n, err.strip()))
+
+        outs = ["o%d" % i for i in range(n)]
+        branch = lambda tag, op: helper.make_graph(
+            [helper.make_node(op, ["x"], ["%s%d" % (tag, i)], name="%s%d" % (tag, i)) for i in range(n)], tag, [],
+            [vi("%s%d" % (tag, i), [2]) for i in range(n)])
+        m = model([helper.make_node("If", ["c"], outs, name="if70", then_branch=branch("t", "Relu"), else_branch=branch("e", "Neg"))],
+                  [vi("c", [], TensorProto.BOOL), vi("x", [2])], [vi(o, [2]) for o in outs])
+        got, err = opt(passage, tmp, m, "if70")
+        ifs = [nd for nd in got.graph.node if nd.op_type == "If"] if got else []
+        check(got is not None and len(ifs) == 1 and len(ifs[0].output) == n and io(got)[1] == outs,
+              "If of %d outputs round-trips with its output names %s" % (n, err.strip()))
+
+        x = helper.make_tensor_value_info("X", F, [1, 1, 2])
+        lstm_in = ["X", "W", "R", "", "", "", "", "", "extra"]
+        w = numpy_helper.from_array(np.zeros((1, 4, 2), np.float32), "W")
+        r = numpy_helper.from_array(np.zeros((1, 4, 1), np.float32), "R")
+        g = helper.make_graph([helper.make_node("LSTM", lstm_in, ["Y"], name="lstm9", hidden_size=1)], "g", [x, vi("extra", [1])],
+                              [helper.make_empty_tensor_value_info("Y")], initializer=[w, r])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        got, err = opt(passage, tmp, m, "lstm9")
+        check(got is None and "node 'lstm9' (LSTM): LSTM takes at most 8 inputs, not 9" in err, "LSTM with 9 inputs: %s" % err.strip())
+
+        # Names ---------------------------------------------------------------
+        m = model([helper.make_node("Relu", ["in.0"], ["sig:out"], name="r"), helper.make_node("Neg", ["in.0"], ["n/2"], name="n")],
+                  [vi("in.0", [2])], [vi("sig:out", [2]), vi("n/2", [2])])
+        for level in ("-O0", "-O3"):
+            got, err = opt(passage, tmp, m, "names" + level, level)
+            check(got is not None and io(got) == (["in.0"], ["sig:out", "n/2"]), "ONNX names kept at %s: %s" % (level, str(io(got)) if got else err))
+
+        # A graph output that is a graph input: the output must be a value of its own.
+        m = model([], [vi("x", [2])], [vi("x", [2])])
+        got, err = opt(passage, tmp, m, "passthrough")
+        check(got is not None and io(got) == (["x"], ["output"]), "an output named like an input falls back: %s" % (str(io(got)) if got else err))
+
+        relay = '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(2), float32]%s) {\n  %s\n}\n'
+        got, err = opt(passage, tmp, relay % ("", "(nn.relu(%x), negative(%x))"), "relay2", suffix=".relay")
+        check(got is not None and io(got) == (["x"], ["output_0", "output_1"]), "Relay text: generated output names: %s" % (str(io(got)) if got else err))
+
+        got, err = opt(passage, tmp, relay % (", %output: Tensor[(2), float32]", "add(%x, %output)"), "relay_clash", suffix=".relay")
+        check(got is not None and io(got) == (["x", "output"], ["output_1"]), "Relay text: 'output' taken by an input: %s" % (str(io(got)) if got else err))
+
+        attrs = '#[version = "0.0.5"]\n#[attrs = {output_names=[%s]}]\n' + relay.split("\n", 1)[1]
+        src = attrs % ('"a", "x"', "", "(nn.relu(%x), negative(%x))")
+        got, err = opt(passage, tmp, src, "relay_named", suffix=".relay")
+        check(got is not None and io(got) == (["x"], ["a", "output_1"]), "output_names, one taken by an input: %s" % (str(io(got)) if got else err))
+
+        src = attrs % ('"y", "y"', "", "(nn.relu(%x), negative(%x))")
+        got, err = opt(passage, tmp, src, "relay_twice", suffix=".relay")
+        check(got is not None and io(got) == (["x"], ["y", "output_1"]), "output_names naming one twice: %s" % (str(io(got)) if got else err))
+
+        src = attrs % ('"only"', "", "(nn.relu(%x), negative(%x))")
+        got, err = opt(passage, tmp, src, "relay_short", suffix=".relay")
+        check(got is not None and io(got) == (["x"], ["output_0", "output_1"]), "output_names of the wrong length is ignored: %s" % (str(io(got)) if got else err))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
