@@ -49,6 +49,7 @@ typedef struct exporter {
   const char *span_name; /* the name nodes made now keep (the call's source name), or NULL */
   psgi_map named;        /* node -> the name it keeps (see onnx_export_names.h) */
   psgi_map mains;        /* nodes computing a call's value (not helpers) */
+  psgi_map convs;        /* op name -> its export_ops row (filled on first use) */
 } exporter;
 
 /* Zeroed arena memory; NULL (and x->oom) when out of memory. */
@@ -426,15 +427,6 @@ static int alist(const psg_attrs *a, const char *k, int64_t *out, int cap) {
   return n;
 }
 
-static const struct { const char *relay, *onnx; } simple_ops[] = {
-    {"nn.relu", "Relu"},   {"sigmoid", "Sigmoid"}, {"sqrt", "Sqrt"},       {"log", "Log"},
-    {"negative", "Neg"},   {"exp", "Exp"},         {"tanh", "Tanh"},       {"abs", "Abs"},
-    {"add", "Add"},        {"subtract", "Sub"},    {"multiply", "Mul"},    {"divide", "Div"},
-    {"power", "Pow"},      {"maximum", "Max"},     {"minimum", "Min"},     {"equal", "Equal"},
-    {"greater", "Greater"}, {"greater_equal", "GreaterOrEqual"}, {"less", "Less"},
-    {"copy", "Identity"},  {"nn.global_avg_pool2d", "GlobalAveragePool"},
-};
-
 static void pads4(const psg_attrs *a, int64_t *p) {
   int64_t v[4];
   int k = alist(a, "padding", v, 4);
@@ -664,292 +656,483 @@ static Onnx__NodeProto *fold_bias_add(exporter *x, const psg_expr *e) {
   return n;
 }
 
+/* Calls of ops: one converter per Relay op (or family), found through
+ * `convs`, a map from op name to its row of the table below, built once per
+ * export. A converter makes the nodes of one call and leaves in c->n the node
+ * whose output is the call's value; export_call then checks its inputs and
+ * records it. */
+typedef struct call_in {
+  const psg_expr *e;   /* the call */
+  const char *op;      /* its op's name */
+  const char *onnx;    /* the ONNX op of the converter's row */
+  const psg_attrs *a;  /* its attributes (may be NULL) */
+  const char **in;     /* the ONNX value names of its arguments (NULL: not one tensor) */
+  size_t na;
+  const psg_type *rt;  /* its checked type */
+  Onnx__NodeProto *n;  /* the result node (set by the converter) */
+  char ***out_names;   /* set directly by a converter of a tuple-valued op */
+  size_t *nout;
+  bool named;          /* ... which then sets this */
+} call_in;
+
+typedef psg_status (*export_fn)(exporter *x, call_in *c);
+typedef struct export_op {
+  const char *relay, *onnx;
+  export_fn fn;
+} export_op;
+
+/* One node of c->onnx on the call's arguments as they are. */
+static psg_status conv_simple(exporter *x, call_in *c) {
+  Onnx__NodeProto *n = c->n = node(x, c->onnx, (int)c->na, 1);
+  for (size_t k = 0; n && k < c->na; k++) n->input[k] = (char *)c->in[k];
+  return PSG_OK;
+}
+
+/* add: a Conv's bias or Gemm's C when it can be (fold_bias), else Add. */
+static psg_status conv_add(exporter *x, call_in *c) {
+  if ((c->n = fold_bias(x, c->e))) return PSG_OK;
+  return conv_simple(x, c);
+}
+
+static psg_status conv_clip(exporter *x, call_in *c) {
+  int dt = psg_type_dtype(c->rt);
+  Onnx__NodeProto *n = c->n = node(x, "Clip", 3, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)init_scalar_f(x, dt, afloat(c->a, "a_min", 0)),
+         n->input[2] = (char *)init_scalar_f(x, dt, afloat(c->a, "a_max", 0));
+  return PSG_OK;
+}
+
+static psg_status conv_leaky_relu(exporter *x, call_in *c) {
+  Onnx__NodeProto *n = c->n = node(x, "LeakyRelu", 1, 1);
+  if (n) n->input[0] = (char *)c->in[0];
+  attr_float(x, n, "alpha", (float)afloat(c->a, "alpha", 0.01));
+  return PSG_OK;
+}
+
+static psg_status conv_cast(exporter *x, call_in *c) {
+  Onnx__NodeProto *n = c->n = node(x, "Cast", 1, 1);
+  if (n) n->input[0] = (char *)c->in[0];
+  attr_int(x, n, "to", onnxi_dtype_to_onnx(psg_type_dtype(c->rt)));
+  return PSG_OK;
+}
+
+/* mean, max, min, sum: ReduceX (ReduceSum takes its axes as an input). */
+static psg_status conv_reduce(exporter *x, call_in *c) {
+  if (aint(c->a, "exclude", 0)) return fail(x, PSG_ERR_UNSUPPORTED, "%s with exclude=True", c->op);
+  bool sum = !strcmp(c->onnx, "ReduceSum");
+  int64_t v[PSG_MAX_RANK];
+  int k = alist(c->a, "axis", v, PSG_MAX_RANK);
+  Onnx__NodeProto *n = c->n = node(x, c->onnx, sum && k >= 0 ? 2 : 1, 1);
+  if (n) n->input[0] = (char *)c->in[0];
+  if (k >= 0 && sum && n) n->input[1] = (char *)init_ints(x, v, (size_t)k);
+  else if (k >= 0) attr_ints(x, n, "axes", v, (size_t)k);
+  attr_int(x, n, "keepdims", aint(c->a, "keepdims", 0));
+  return PSG_OK;
+}
+
+static psg_status conv_softmax(exporter *x, call_in *c) {
+  Onnx__NodeProto *n = c->n = node(x, "Softmax", 1, 1);
+  if (n) n->input[0] = (char *)c->in[0];
+  attr_int(x, n, "axis", aint(c->a, "axis", -1));
+  return PSG_OK;
+}
+
+/* nn.conv2d (Conv), nn.conv2d_transpose (ConvTranspose). */
+static psg_status conv_conv(exporter *x, call_in *c) {
+  const psg_attrs *a = c->a;
+  bool tr = !strcmp(c->onnx, "ConvTranspose");
+  if (strcmp(astr(a, "data_layout", "NCHW"), "NCHW") || strcmp(astr(a, "kernel_layout", tr ? "IOHW" : "OIHW"), tr ? "IOHW" : "OIHW"))
+    return fail(x, PSG_ERR_UNSUPPORTED, "%s with layouts other than NCHW and %s", c->op, tr ? "IOHW" : "OIHW");
+  Onnx__NodeProto *n = c->n = node(x, c->onnx, 2, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)c->in[1];
+  int64_t p[4], one[2] = {1, 1}, v[2];
+  pads4(a, p);
+  attr_ints(x, n, "pads", p, 4);
+  int k = alist(a, "strides", v, 2);
+  attr_ints(x, n, "strides", k == 2 ? v : one, 2);
+  k = alist(a, "dilation", v, 2);
+  attr_ints(x, n, "dilations", k == 2 ? v : one, 2);
+  attr_int(x, n, "group", aint(a, "groups", 1));
+  if (tr && (k = alist(a, "output_padding", v, 2)) == 2) attr_ints(x, n, "output_padding", v, 2);
+  /* kernel_shape from the attribute or the weight's type (unknown dims in the weight need it) */
+  const psg_type *wt = psg_expr_checked_type(psg_call_get_arg(c->e, 1));
+  if ((k = alist(a, "kernel_size", v, 2)) == 2 || (k = -1, wt && psg_type_ndim(wt) == 4 &&
+      (v[0] = psg_type_dim(wt, 2)) > 0 && (v[1] = psg_type_dim(wt, 3)) > 0))
+    attr_ints(x, n, "kernel_shape", v, 2);
+  return PSG_OK;
+}
+
+/* nn.bias_add: the producer's bias input when it can be (fold_bias_add),
+ * else Add of the bias reshaped to broadcast along `axis`. */
+static psg_status conv_bias_add(exporter *x, call_in *c) {
+  if ((c->n = fold_bias_add(x, c->e))) return PSG_OK;
+  const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(c->e, 0));
+  int r = psg_type_ndim(xt), axis = (int)aint(c->a, "axis", 1);
+  if (axis < 0) axis += r;
+  int64_t shape[PSG_MAX_RANK];
+  shape[0] = -1;
+  for (int i = 1; i < r - axis; i++) shape[i] = 1;
+  Onnx__NodeProto *rs = node(x, "Reshape", 2, 1);
+  if (rs) rs->input[0] = (char *)c->in[1], rs->input[1] = (char *)init_ints(x, shape, (size_t)(r - axis));
+  Onnx__NodeProto *n = c->n = node(x, "Add", 2, 1);
+  if (n && rs) n->input[0] = (char *)c->in[0], n->input[1] = rs->output[0];
+  return PSG_OK;
+}
+
+/* nn.dense: Gemm (transB) in 2-D, else MatMul on the transposed weight. */
+static psg_status conv_dense(exporter *x, call_in *c) {
+  const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(c->e, 0));
+  Onnx__NodeProto *n;
+  if (psg_type_ndim(xt) == 2) {
+    n = c->n = node(x, "Gemm", 2, 1);
+    if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)c->in[1];
+    attr_int(x, n, "transB", 1);
+  } else {
+    int64_t perm2[2] = {1, 0};
+    const char *w = transposed_weight(x, psg_call_get_arg(c->e, 1), c->in[1], perm2, 2);
+    n = c->n = node(x, "MatMul", 2, 1);
+    if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)w;
+  }
+  return PSG_OK;
+}
+
+/* nn.batch_matmul, nn.matmul: MatMul with the transposes written out (one
+ * Gemm for a 2-D nn.matmul). */
+static psg_status conv_matmul(exporter *x, call_in *c) {
+  const psg_attrs *a = c->a;
+  bool b3 = !strcmp(c->op, "nn.batch_matmul");
+  const char *ai = c->in[0], *bi = c->in[1];
+  int64_t perm[PSG_MAX_RANK];
+  int ra = psg_type_ndim(psg_expr_checked_type(psg_call_get_arg(c->e, 0)));
+  for (int i = 0; i < ra; i++) perm[i] = i == ra - 2 ? ra - 1 : i == ra - 1 ? ra - 2 : i;
+  Onnx__NodeProto *n;
+  if (!b3 && ra == 2) { /* 2-D: one Gemm whatever the flags */
+    n = c->n = node(x, "Gemm", 2, 1);
+    if (n) n->input[0] = (char *)ai, n->input[1] = (char *)bi;
+    if (aint(a, "transpose_a", 0)) attr_int(x, n, "transA", 1);
+    if (aint(a, "transpose_b", 0)) attr_int(x, n, "transB", 1);
+    return PSG_OK;
+  }
+  if (aint(a, "transpose_a", 0)) { /* the last two axes of a (N-D for nn.matmul) */
+    Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
+    if (t) t->input[0] = (char *)ai, ai = t->output[0];
+    attr_ints(x, t, "perm", perm, (size_t)ra);
+  }
+  if (aint(a, "transpose_b", b3 ? 1 : 0)) {
+    int64_t p3[3] = {0, 2, 1}, p2[2] = {1, 0};
+    bi = transposed_weight(x, psg_call_get_arg(c->e, 1), bi, b3 ? p3 : p2, b3 ? 3 : 2);
+  }
+  n = c->n = node(x, "MatMul", 2, 1);
+  if (n) n->input[0] = (char *)ai, n->input[1] = (char *)bi;
+  return PSG_OK;
+}
+
+/* nn.layer_norm: ONNX normalizes over the axes from `axis` on: the same as
+ * Relay's one axis when it is the last; another axis is swapped with the
+ * last around it. */
+static psg_status conv_layer_norm(exporter *x, call_in *c) {
+  const psg_attrs *a = c->a;
+  const char *const *in = c->in;
+  const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(c->e, 0));
+  int r = psg_type_ndim(xt);
+  int64_t axis = aint(a, "axis", -1);
+  if (axis < 0) axis += r;
+  int64_t ch = axis >= 0 && axis < r ? psg_type_dim(xt, (int)axis) : -1;
+  if (ch < 0) return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm over an axis of unknown length");
+  if (!in[0] || !in[1] || (aint(a, "center", 1) && !in[2])) return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm of non-tensor values");
+  const char *data = in[0];
+  int64_t perm[PSG_MAX_RANK];
+  for (int i = 0; i < r; i++) perm[i] = i == axis ? r - 1 : i == r - 1 ? axis : i;
+  if (axis != r - 1) {
+    Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
+    if (t) t->input[0] = (char *)data, data = t->output[0];
+    attr_ints(x, t, "perm", perm, (size_t)r);
+  }
+  bool center = aint(a, "center", 1) != 0;
+  Onnx__NodeProto *n = c->n = node(x, "LayerNormalization", center ? 3 : 2, 1);
+  if (n) n->input[0] = (char *)data, n->input[1] = (char *)in[1], n->input[2] = center ? (char *)in[2] : NULL;
+  if (n && !aint(a, "scale", 1)) { /* gamma ignored: ones */
+    int dt = psg_type_dtype(xt);
+    size_t sz = (size_t)psg_dtype_size(dt);
+    unsigned char *ones = ealloc(x, (size_t)ch * sz + 1);
+    if (!ones) return PSG_ERR_NOMEM;
+    if (dt == PSG_DTYPE_FLOAT64) for (int64_t i = 0; i < ch; i++) ((double *)(void *)ones)[i] = 1;
+    else if (dt == PSG_DTYPE_FLOAT32) for (int64_t i = 0; i < ch; i++) ((float *)(void *)ones)[i] = 1;
+    else return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm with scale=False on %s", psg_dtype_name(dt));
+    n->input[1] = (char *)init_raw(x, dt, &ch, 1, ones, (size_t)ch * sz);
+  }
+  attr_int(x, n, "axis", -1);
+  attr_float(x, n, "epsilon", (float)afloat(a, "epsilon", 1e-5));
+  x->opset = 17;
+  if (n && axis != r - 1) {
+    Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
+    if (t) t->input[0] = n->output[0];
+    attr_ints(x, t, "perm", perm, (size_t)r);
+    c->n = t;
+  }
+  return PSG_OK;
+}
+
+/* nn.batch_norm: BatchNormalization; the tuple's other fields (mean, var)
+ * are the inputs themselves at inference. */
+static psg_status conv_batch_norm(exporter *x, call_in *c) {
+  Onnx__NodeProto *n = node(x, "BatchNormalization", 5, 1);
+  for (int i = 0; n && i < 5; i++) n->input[i] = (char *)c->in[i];
+  attr_float(x, n, "epsilon", (float)afloat(c->a, "epsilon", 1e-5));
+  if (aint(c->a, "axis", 1) != 1) return fail(x, PSG_ERR_UNSUPPORTED, "nn.batch_norm with axis != 1");
+  char **names = ealloc(x, 3 * sizeof *names);
+  if (!names || !n) return PSG_ERR_NOMEM;
+  names[0] = n->output[0], names[1] = (char *)c->in[3], names[2] = (char *)c->in[4];
+  *c->out_names = names;
+  *c->nout = 3;
+  c->named = true;
+  pmap_put(x, &x->mains, n, n);
+  return x->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+/* nn.max_pool2d (MaxPool), nn.avg_pool2d (AveragePool). */
+static psg_status conv_pool(exporter *x, call_in *c) {
+  const psg_attrs *a = c->a;
+  bool mx = !strcmp(c->onnx, "MaxPool");
+  if (strcmp(astr(a, "layout", "NCHW"), "NCHW")) return fail(x, PSG_ERR_UNSUPPORTED, "%s with layout other than NCHW", c->op);
+  Onnx__NodeProto *n = c->n = node(x, c->onnx, 1, 1);
+  if (n) n->input[0] = (char *)c->in[0];
+  int64_t p[4], one[2] = {1, 1}, v[2];
+  pads4(a, p);
+  int k = alist(a, "pool_size", v, 2);
+  if (k == 1) v[1] = v[0];
+  attr_ints(x, n, "kernel_shape", v, 2);
+  attr_ints(x, n, "pads", p, 4);
+  k = alist(a, "strides", v, 2);
+  attr_ints(x, n, "strides", k == 2 ? v : one, 2);
+  k = alist(a, "dilation", v, 2);
+  if (k == 2 && (v[0] != 1 || v[1] != 1)) attr_ints(x, n, "dilations", v, 2);
+  attr_int(x, n, "ceil_mode", aint(a, "ceil_mode", 0));
+  if (!mx) attr_int(x, n, "count_include_pad", aint(a, "count_include_pad", 0));
+  return PSG_OK;
+}
+
+/* reshape, nn.batch_flatten, squeeze, expand_dims (Reshape), broadcast_to
+ * (Expand): the result shape is in the checked type, one node covers them. */
+static psg_status conv_reshape(exporter *x, call_in *c) {
+  if (!psg_type_is_static(c->rt)) return fail(x, PSG_ERR_UNSUPPORTED, "%s with a dynamic result shape", c->op);
+  int64_t w[PSG_MAX_RANK];
+  int r = psg_type_ndim(c->rt);
+  for (int i = 0; i < r; i++) w[i] = psg_type_dim(c->rt, i);
+  bool expand = !strcmp(c->onnx, "Expand");
+  Onnx__NodeProto *n = c->n = node(x, c->onnx, 2, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)init_ints(x, w, (size_t)r);
+  /* A literal 0 extent (empty tensors): without allowzero, Reshape would
+   * copy the input's dim there (found by fuzz_onnx). */
+  bool zero = false;
+  for (int i = 0; i < r; i++) zero |= w[i] == 0;
+  if (zero && !expand) attr_int(x, n, "allowzero", 1);
+  return PSG_OK;
+}
+
+static psg_status conv_transpose(exporter *x, call_in *c) {
+  int64_t v[PSG_MAX_RANK];
+  int k;
+  Onnx__NodeProto *n = c->n = node(x, "Transpose", 1, 1);
+  if (n) n->input[0] = (char *)c->in[0];
+  if ((k = alist(c->a, "axes", v, PSG_MAX_RANK)) >= 0) attr_ints(x, n, "perm", v, (size_t)k);
+  return PSG_OK;
+}
+
+/* concatenate: Concat of the tuple argument's fields. */
+static psg_status conv_concat(exporter *x, call_in *c) {
+  psg_expr *tup = psg_call_get_arg(c->e, 0);
+  size_t nf = 0;
+  char **fields = get_names(x, tup, &nf);
+  if (!fields) return fail(x, PSG_ERR_UNSUPPORTED, "concatenate of a non-tuple value");
+  Onnx__NodeProto *n = c->n = node(x, "Concat", (int)nf, 1);
+  for (size_t i = 0; n && i < nf; i++) n->input[i] = fields[i];
+  attr_int(x, n, "axis", aint(c->a, "axis", 0));
+  return PSG_OK;
+}
+
+static psg_status conv_strided_slice(exporter *x, call_in *c) {
+  const psg_attrs *a = c->a;
+  if (strcmp(astr(a, "slice_mode", "end"), "end")) return fail(x, PSG_ERR_UNSUPPORTED, "strided_slice with slice_mode=size");
+  int64_t b[PSG_MAX_RANK], en[PSG_MAX_RANK], s[PSG_MAX_RANK], ax[PSG_MAX_RANK];
+  int nb = alist(a, "begin", b, PSG_MAX_RANK), ne = alist(a, "end", en, PSG_MAX_RANK);
+  int ns = alist(a, "strides", s, PSG_MAX_RANK), nx = alist(a, "axes", ax, PSG_MAX_RANK);
+  if (nb < 0 || ne != nb) return fail(x, PSG_ERR_UNSUPPORTED, "strided_slice without begin/end");
+  if (nx < 0) for (int i = 0; i < nb; i++) ax[i] = i;
+  for (int i = 0; i < nb; i++) if (ns < 0 || i >= ns) s[i] = ns == 1 ? s[0] : 1;
+  Onnx__NodeProto *n = c->n = node(x, "Slice", 5, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)init_ints(x, b, (size_t)nb),
+         n->input[2] = (char *)init_ints(x, en, (size_t)nb), n->input[3] = (char *)init_ints(x, ax, (size_t)nb),
+         n->input[4] = (char *)init_ints(x, s, (size_t)nb);
+  return PSG_OK;
+}
+
+/* reverse: a Slice with step -1 along the axis. */
+static psg_status conv_reverse(exporter *x, call_in *c) {
+  int64_t st[1] = {-1}, en[1] = {INT64_MIN}, ax[1] = {aint(c->a, "axis", 0)}, sp[1] = {-1};
+  Onnx__NodeProto *n = c->n = node(x, "Slice", 5, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)init_ints(x, st, 1), n->input[2] = (char *)init_ints(x, en, 1),
+         n->input[3] = (char *)init_ints(x, ax, 1), n->input[4] = (char *)init_ints(x, sp, 1);
+  return PSG_OK;
+}
+
+static psg_status conv_take(exporter *x, call_in *c) {
+  Onnx__NodeProto *n = c->n = node(x, "Gather", 2, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)c->in[1];
+  attr_int(x, n, "axis", aint(c->a, "axis", 0));
+  return PSG_OK;
+}
+
+/* shape_of: Shape, then a Cast when the result is not int64. */
+static psg_status conv_shape_of(exporter *x, call_in *c) {
+  Onnx__NodeProto *n = c->n = node(x, "Shape", 1, 1);
+  if (n) n->input[0] = (char *)c->in[0];
+  if (psg_type_dtype(c->rt) != PSG_DTYPE_INT64) {
+    Onnx__NodeProto *cast = node(x, "Cast", 1, 1);
+    if (cast && n) cast->input[0] = n->output[0];
+    attr_int(x, cast, "to", onnxi_dtype_to_onnx(psg_type_dtype(c->rt)));
+    c->n = cast;
+  }
+  return PSG_OK;
+}
+
+static psg_status conv_pad(exporter *x, call_in *c) {
+  const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(c->e, 0));
+  int r = psg_type_ndim(xt);
+  int64_t v[PSG_MAX_RANK * 2];
+  psg_attr *pw = psg_attrs_get(c->a, "pad_width");
+  if (!pw || psg_attr_kind(pw) != PSG_ATTR_LIST || (int)psg_attr_list_len(pw) != r)
+    return fail(x, PSG_ERR_UNSUPPORTED, "nn.pad without a pad_width per axis");
+  for (int i = 0; i < r; i++) {
+    psg_attr *pair = psg_attr_list_get(pw, (size_t)i);
+    if (psg_attr_kind(pair) != PSG_ATTR_LIST || psg_attr_list_len(pair) != 2) return fail(x, PSG_ERR_UNSUPPORTED, "nn.pad pad_width");
+    v[i] = psg_attr_get_int(psg_attr_list_get(pair, 0));
+    v[i + r] = psg_attr_get_int(psg_attr_list_get(pair, 1));
+  }
+  Onnx__NodeProto *n = c->n = node(x, "Pad", 3, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)init_ints(x, v, (size_t)(2 * r)), n->input[2] = (char *)c->in[1];
+  attr_str(x, n, "mode", astr(c->a, "pad_mode", "constant"));
+  return PSG_OK;
+}
+
+/* image.resize2d: Resize to the checked type's sizes. */
+static psg_status conv_resize(exporter *x, call_in *c) {
+  const psg_attrs *a = c->a;
+  if (strcmp(astr(a, "layout", "NCHW"), "NCHW")) return fail(x, PSG_ERR_UNSUPPORTED, "image.resize2d with layout other than NCHW");
+  if (!psg_type_is_static(c->rt)) return fail(x, PSG_ERR_UNSUPPORTED, "image.resize2d with a dynamic result shape");
+  int64_t w[4];
+  for (int i = 0; i < 4; i++) w[i] = psg_type_dim(c->rt, i);
+  const char *m = astr(a, "method", "linear");
+  Onnx__NodeProto *n = c->n = node(x, "Resize", 4, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = "", n->input[2] = "", n->input[3] = (char *)init_ints(x, w, 4);
+  attr_str(x, n, "mode", !strcmp(m, "nearest_neighbor") ? "nearest" : m);
+  attr_str(x, n, "coordinate_transformation_mode", astr(a, "coordinate_transformation_mode", "half_pixel"));
+  attr_str(x, n, "nearest_mode", astr(a, "rounding_method", "round_prefer_floor")[0] ? astr(a, "rounding_method", "round_prefer_floor") : "round_prefer_floor");
+  attr_float(x, n, "cubic_coeff_a", (float)afloat(a, "cubic_alpha", -0.75));
+  attr_int(x, n, "exclude_outside", aint(a, "cubic_exclude", 0));
+  attr_float(x, n, "extrapolation_value", (float)afloat(a, "extrapolation_value", 0));
+  return PSG_OK;
+}
+
+/* The converters, one row per Relay op: its name, the ONNX op the
+ * converter writes (for the converters shared by a family) and the
+ * converter. */
+static const export_op export_ops[] = {
+    {"nn.relu", "Relu", conv_simple},
+    {"sigmoid", "Sigmoid", conv_simple},
+    {"sqrt", "Sqrt", conv_simple},
+    {"log", "Log", conv_simple},
+    {"negative", "Neg", conv_simple},
+    {"exp", "Exp", conv_simple},
+    {"tanh", "Tanh", conv_simple},
+    {"abs", "Abs", conv_simple},
+    {"add", "Add", conv_add},
+    {"subtract", "Sub", conv_simple},
+    {"multiply", "Mul", conv_simple},
+    {"divide", "Div", conv_simple},
+    {"power", "Pow", conv_simple},
+    {"maximum", "Max", conv_simple},
+    {"minimum", "Min", conv_simple},
+    {"equal", "Equal", conv_simple},
+    {"greater", "Greater", conv_simple},
+    {"greater_equal", "GreaterOrEqual", conv_simple},
+    {"less", "Less", conv_simple},
+    {"copy", "Identity", conv_simple},
+    {"nn.global_avg_pool2d", "GlobalAveragePool", conv_simple},
+    {"clip", "Clip", conv_clip},
+    {"nn.leaky_relu", "LeakyRelu", conv_leaky_relu},
+    {"cast", "Cast", conv_cast},
+    {"mean", "ReduceMean", conv_reduce},
+    {"max", "ReduceMax", conv_reduce},
+    {"min", "ReduceMin", conv_reduce},
+    {"sum", "ReduceSum", conv_reduce},
+    {"nn.softmax", "Softmax", conv_softmax},
+    {"nn.conv2d", "Conv", conv_conv},
+    {"nn.conv2d_transpose", "ConvTranspose", conv_conv},
+    {"nn.bias_add", "Add", conv_bias_add},
+    {"nn.dense", "Gemm", conv_dense},
+    {"nn.batch_matmul", "MatMul", conv_matmul},
+    {"nn.matmul", "MatMul", conv_matmul},
+    {"nn.layer_norm", "LayerNormalization", conv_layer_norm},
+    {"nn.batch_norm", "BatchNormalization", conv_batch_norm},
+    {"nn.max_pool2d", "MaxPool", conv_pool},
+    {"nn.avg_pool2d", "AveragePool", conv_pool},
+    {"reshape", "Reshape", conv_reshape},
+    {"nn.batch_flatten", "Reshape", conv_reshape},
+    {"squeeze", "Reshape", conv_reshape},
+    {"expand_dims", "Reshape", conv_reshape},
+    {"broadcast_to", "Expand", conv_reshape},
+    {"transpose", "Transpose", conv_transpose},
+    {"concatenate", "Concat", conv_concat},
+    {"strided_slice", "Slice", conv_strided_slice},
+    {"reverse", "Slice", conv_reverse},
+    {"take", "Gather", conv_take},
+    {"shape_of", "Shape", conv_shape_of},
+    {"nn.pad", "Pad", conv_pad},
+    {"image.resize2d", "Resize", conv_resize},
+};
+
+/* The row of `op`, from the map filled on first use in this export; NULL
+ * (and x->oom when the map could not be filled) when there is none. */
+static const export_op *find_export_op(exporter *x, const char *op) {
+  if (!x->convs.len)
+    for (size_t i = 0; i < sizeof export_ops / sizeof *export_ops; i++) {
+      psgi_map_entry *en = psgi_map_put_str(&x->convs, export_ops[i].relay, strlen(export_ops[i].relay), NULL);
+      if (!en) {
+        x->oom = true;
+        psgi_map_fini(&x->convs);
+        return NULL;
+      }
+      en->value = (void *)&export_ops[i];
+    }
+  psgi_map_entry *en = psgi_map_get_str(&x->convs, op, strlen(op));
+  return en ? en->value : NULL;
+}
+
 static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names, size_t *nout) {
   psg_expr *callee = psg_call_get_callee(e);
   if (onnxi_export_is_composite(callee)) return composite_call(x, e, out_names, nout);
   if (psg_expr_kind(callee) == PSG_EXPR_FUNCTION) return inline_call(x, e, callee, out_names, nout);
   if (psg_expr_kind(callee) != PSG_EXPR_OP)
     return fail(x, PSG_ERR_UNSUPPORTED, "calls of %s are not exported (run inlining first)", psg_expr_kind_name(psg_expr_kind(callee)));
-  const char *op = psg_op_name(callee);
-  const psg_attrs *a = psg_call_get_attrs(e);
-  size_t na = psg_call_num_args(e);
-  const char **in = arg_names(x, e);
-  if (!in) return PSG_ERR_NOMEM;
-  for (size_t i = 0; i < na; i++) {
-    psg_expr *arg = psg_call_get_arg(e, i);
+  call_in c = {.e = e, .op = psg_op_name(callee), .a = psg_call_get_attrs(e), .na = psg_call_num_args(e),
+               .rt = psg_expr_checked_type(e), .out_names = out_names, .nout = nout};
+  const export_op *row = find_export_op(x, c.op);
+  if (!row) return x->oom ? PSG_ERR_NOMEM : fail(x, PSG_ERR_UNSUPPORTED, "operator %s has no ONNX form here", c.op);
+  if (!(c.in = arg_names(x, e))) return PSG_ERR_NOMEM;
+  for (size_t i = 0; i < c.na; i++) {
     size_t k = 0;
-    char **nm = get_names(x, arg, &k);
-    in[i] = nm && k == 1 ? nm[0] : NULL;
+    char **nm = get_names(x, psg_call_get_arg(e, i), &k);
+    c.in[i] = nm && k == 1 ? nm[0] : NULL;
   }
-  const psg_type *rt = psg_expr_checked_type(e);
-  Onnx__NodeProto *n = NULL;
+  c.onnx = row->onnx;
   *nout = 1;
-  if (!strcmp(op, "add") && (n = fold_bias(x, e))) goto done;
-  if (!strcmp(op, "nn.bias_add") && (n = fold_bias_add(x, e))) goto done;
-  for (size_t i = 0; i < sizeof simple_ops / sizeof simple_ops[0]; i++)
-    if (!strcmp(op, simple_ops[i].relay)) {
-      n = node(x, simple_ops[i].onnx, (int)na, 1);
-      for (size_t k = 0; n && k < na; k++) n->input[k] = (char *)in[k];
-      goto done;
-    }
-  int64_t v[PSG_MAX_RANK * 2], w[PSG_MAX_RANK];
-  int k;
-  if (!strcmp(op, "clip")) {
-    int dt = psg_type_dtype(rt);
-    n = node(x, "Clip", 3, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_scalar_f(x, dt, afloat(a, "a_min", 0)),
-           n->input[2] = (char *)init_scalar_f(x, dt, afloat(a, "a_max", 0));
-  } else if (!strcmp(op, "nn.leaky_relu")) {
-    n = node(x, "LeakyRelu", 1, 1);
-    if (n) n->input[0] = (char *)in[0];
-    attr_float(x, n, "alpha", (float)afloat(a, "alpha", 0.01));
-  } else if (!strcmp(op, "cast")) {
-    n = node(x, "Cast", 1, 1);
-    if (n) n->input[0] = (char *)in[0];
-    attr_int(x, n, "to", onnxi_dtype_to_onnx(psg_type_dtype(rt)));
-  } else if (!strcmp(op, "mean") || !strcmp(op, "max") || !strcmp(op, "min") || !strcmp(op, "sum")) {
-    if (aint(a, "exclude", 0)) return fail(x, PSG_ERR_UNSUPPORTED, "%s with exclude=True", op);
-    const char *on = !strcmp(op, "mean") ? "ReduceMean" : !strcmp(op, "max") ? "ReduceMax" : !strcmp(op, "min") ? "ReduceMin" : "ReduceSum";
-    bool sum = !strcmp(op, "sum");
-    k = alist(a, "axis", v, PSG_MAX_RANK);
-    n = node(x, on, sum && k >= 0 ? 2 : 1, 1);
-    if (n) n->input[0] = (char *)in[0];
-    if (k >= 0 && sum && n) n->input[1] = (char *)init_ints(x, v, (size_t)k);
-    else if (k >= 0) attr_ints(x, n, "axes", v, (size_t)k);
-    attr_int(x, n, "keepdims", aint(a, "keepdims", 0));
-  } else if (!strcmp(op, "nn.softmax")) {
-    n = node(x, "Softmax", 1, 1);
-    if (n) n->input[0] = (char *)in[0];
-    attr_int(x, n, "axis", aint(a, "axis", -1));
-  } else if (!strcmp(op, "nn.conv2d") || !strcmp(op, "nn.conv2d_transpose")) {
-    bool tr = !strcmp(op, "nn.conv2d_transpose");
-    if (strcmp(astr(a, "data_layout", "NCHW"), "NCHW") || strcmp(astr(a, "kernel_layout", tr ? "IOHW" : "OIHW"), tr ? "IOHW" : "OIHW"))
-      return fail(x, PSG_ERR_UNSUPPORTED, "%s with layouts other than NCHW and %s", op, tr ? "IOHW" : "OIHW");
-    n = node(x, tr ? "ConvTranspose" : "Conv", 2, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)in[1];
-    int64_t p[4], one[2] = {1, 1};
-    pads4(a, p);
-    attr_ints(x, n, "pads", p, 4);
-    k = alist(a, "strides", v, 2);
-    attr_ints(x, n, "strides", k == 2 ? v : one, 2);
-    k = alist(a, "dilation", v, 2);
-    attr_ints(x, n, "dilations", k == 2 ? v : one, 2);
-    attr_int(x, n, "group", aint(a, "groups", 1));
-    if (tr && (k = alist(a, "output_padding", v, 2)) == 2) attr_ints(x, n, "output_padding", v, 2);
-    /* kernel_shape from the attribute or the weight's type (unknown dims in the weight need it) */
-    const psg_type *wt = psg_expr_checked_type(psg_call_get_arg(e, 1));
-    if ((k = alist(a, "kernel_size", v, 2)) == 2 || (k = -1, wt && psg_type_ndim(wt) == 4 &&
-        (v[0] = psg_type_dim(wt, 2)) > 0 && (v[1] = psg_type_dim(wt, 3)) > 0))
-      attr_ints(x, n, "kernel_shape", v, 2);
-  } else if (!strcmp(op, "nn.bias_add")) {
-    const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(e, 0));
-    int r = psg_type_ndim(xt), axis = (int)aint(a, "axis", 1);
-    if (axis < 0) axis += r;
-    int64_t shape[PSG_MAX_RANK];
-    shape[0] = -1;
-    for (int i = 1; i < r - axis; i++) shape[i] = 1;
-    Onnx__NodeProto *rs = node(x, "Reshape", 2, 1);
-    if (rs) rs->input[0] = (char *)in[1], rs->input[1] = (char *)init_ints(x, shape, (size_t)(r - axis));
-    n = node(x, "Add", 2, 1);
-    if (n && rs) n->input[0] = (char *)in[0], n->input[1] = rs->output[0];
-  } else if (!strcmp(op, "nn.dense")) {
-    const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(e, 0));
-    if (psg_type_ndim(xt) == 2) {
-      n = node(x, "Gemm", 2, 1);
-      if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)in[1];
-      attr_int(x, n, "transB", 1);
-    } else {
-      int64_t perm2[2] = {1, 0};
-      const char *w = transposed_weight(x, psg_call_get_arg(e, 1), in[1], perm2, 2);
-      n = node(x, "MatMul", 2, 1);
-      if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)w;
-    }
-  } else if (!strcmp(op, "nn.batch_matmul") || !strcmp(op, "nn.matmul")) {
-    bool b3 = !strcmp(op, "nn.batch_matmul");
-    const char *ai = in[0], *bi = in[1];
-    int64_t perm[PSG_MAX_RANK];
-    int ra = psg_type_ndim(psg_expr_checked_type(psg_call_get_arg(e, 0)));
-    for (int i = 0; i < ra; i++) perm[i] = i == ra - 2 ? ra - 1 : i == ra - 1 ? ra - 2 : i;
-    if (!b3 && ra == 2) { /* 2-D: one Gemm whatever the flags */
-      n = node(x, "Gemm", 2, 1);
-      if (n) n->input[0] = (char *)ai, n->input[1] = (char *)bi;
-      if (aint(a, "transpose_a", 0)) attr_int(x, n, "transA", 1);
-      if (aint(a, "transpose_b", 0)) attr_int(x, n, "transB", 1);
-      goto done;
-    }
-    if (aint(a, "transpose_a", 0)) { /* the last two axes of a (N-D for nn.matmul) */
-      Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
-      if (t) t->input[0] = (char *)ai, ai = t->output[0];
-      attr_ints(x, t, "perm", perm, (size_t)ra);
-    }
-    if (aint(a, "transpose_b", b3 ? 1 : 0)) {
-      int64_t p3[3] = {0, 2, 1}, p2[2] = {1, 0};
-      bi = transposed_weight(x, psg_call_get_arg(e, 1), bi, b3 ? p3 : p2, b3 ? 3 : 2);
-    }
-    n = node(x, "MatMul", 2, 1);
-    if (n) n->input[0] = (char *)ai, n->input[1] = (char *)bi;
-  } else if (!strcmp(op, "nn.layer_norm")) {
-    /* ONNX normalizes over the axes from `axis` on: the same as Relay's one
-     * axis when it is the last; another axis is swapped with the last
-     * around it. */
-    const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(e, 0));
-    int r = psg_type_ndim(xt);
-    int64_t axis = aint(a, "axis", -1);
-    if (axis < 0) axis += r;
-    int64_t c = axis >= 0 && axis < r ? psg_type_dim(xt, (int)axis) : -1;
-    if (c < 0) return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm over an axis of unknown length");
-    if (!in[0] || !in[1] || (aint(a, "center", 1) && !in[2])) return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm of non-tensor values");
-    const char *data = in[0];
-    int64_t perm[PSG_MAX_RANK];
-    for (int i = 0; i < r; i++) perm[i] = i == axis ? r - 1 : i == r - 1 ? axis : i;
-    if (axis != r - 1) {
-      Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
-      if (t) t->input[0] = (char *)data, data = t->output[0];
-      attr_ints(x, t, "perm", perm, (size_t)r);
-    }
-    bool center = aint(a, "center", 1) != 0;
-    n = node(x, "LayerNormalization", center ? 3 : 2, 1);
-    if (n) n->input[0] = (char *)data, n->input[1] = (char *)in[1], n->input[2] = center ? (char *)in[2] : NULL;
-    if (n && !aint(a, "scale", 1)) { /* gamma ignored: ones */
-      int dt = psg_type_dtype(xt);
-      size_t sz = (size_t)psg_dtype_size(dt);
-      unsigned char *ones = ealloc(x, (size_t)c * sz + 1);
-      if (!ones) return PSG_ERR_NOMEM;
-      if (dt == PSG_DTYPE_FLOAT64) for (int64_t i = 0; i < c; i++) ((double *)(void *)ones)[i] = 1;
-      else if (dt == PSG_DTYPE_FLOAT32) for (int64_t i = 0; i < c; i++) ((float *)(void *)ones)[i] = 1;
-      else return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm with scale=False on %s", psg_dtype_name(dt));
-      n->input[1] = (char *)init_raw(x, dt, &c, 1, ones, (size_t)c * sz);
-    }
-    attr_int(x, n, "axis", -1);
-    attr_float(x, n, "epsilon", (float)afloat(a, "epsilon", 1e-5));
-    x->opset = 17;
-    if (n && axis != r - 1) {
-      Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
-      if (t) t->input[0] = n->output[0];
-      attr_ints(x, t, "perm", perm, (size_t)r);
-      n = t;
-    }
-  } else if (!strcmp(op, "nn.batch_norm")) {
-    n = node(x, "BatchNormalization", 5, 1);
-    for (int i = 0; n && i < 5; i++) n->input[i] = (char *)in[i];
-    attr_float(x, n, "epsilon", (float)afloat(a, "epsilon", 1e-5));
-    if (aint(a, "axis", 1) != 1) return fail(x, PSG_ERR_UNSUPPORTED, "nn.batch_norm with axis != 1");
-    /* The tuple's other fields (mean, var) are the inputs themselves at inference. */
-    char **names = ealloc(x, 3 * sizeof *names);
-    if (!names || !n) return PSG_ERR_NOMEM;
-    names[0] = n->output[0], names[1] = (char *)in[3], names[2] = (char *)in[4];
-    *out_names = names;
-    *nout = 3;
-    pmap_put(x, &x->mains, n, n);
-    return x->oom ? PSG_ERR_NOMEM : PSG_OK;
-  } else if (!strcmp(op, "nn.max_pool2d") || !strcmp(op, "nn.avg_pool2d")) {
-    bool mx = !strcmp(op, "nn.max_pool2d");
-    if (strcmp(astr(a, "layout", "NCHW"), "NCHW")) return fail(x, PSG_ERR_UNSUPPORTED, "%s with layout other than NCHW", op);
-    n = node(x, mx ? "MaxPool" : "AveragePool", 1, 1);
-    if (n) n->input[0] = (char *)in[0];
-    int64_t p[4], one[2] = {1, 1};
-    pads4(a, p);
-    k = alist(a, "pool_size", v, 2);
-    if (k == 1) v[1] = v[0];
-    attr_ints(x, n, "kernel_shape", v, 2);
-    attr_ints(x, n, "pads", p, 4);
-    k = alist(a, "strides", v, 2);
-    attr_ints(x, n, "strides", k == 2 ? v : one, 2);
-    k = alist(a, "dilation", v, 2);
-    if (k == 2 && (v[0] != 1 || v[1] != 1)) attr_ints(x, n, "dilations", v, 2);
-    attr_int(x, n, "ceil_mode", aint(a, "ceil_mode", 0));
-    if (!mx) attr_int(x, n, "count_include_pad", aint(a, "count_include_pad", 0));
-  } else if (!strcmp(op, "reshape") || !strcmp(op, "nn.batch_flatten") || !strcmp(op, "squeeze") ||
-             !strcmp(op, "expand_dims") || !strcmp(op, "broadcast_to")) {
-    /* The result shape is in the checked type: one Reshape (or Expand) covers them all. */
-    if (!psg_type_is_static(rt)) return fail(x, PSG_ERR_UNSUPPORTED, "%s with a dynamic result shape", op);
-    int r = psg_type_ndim(rt);
-    for (int i = 0; i < r; i++) w[i] = psg_type_dim(rt, i);
-    n = node(x, !strcmp(op, "broadcast_to") ? "Expand" : "Reshape", 2, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_ints(x, w, (size_t)r);
-    /* A literal 0 extent (empty tensors): without allowzero, Reshape would
-     * copy the input's dim there (found by fuzz_onnx). */
-    bool zero = false;
-    for (int i = 0; i < r; i++) zero |= w[i] == 0;
-    if (zero && strcmp(op, "broadcast_to")) attr_int(x, n, "allowzero", 1);
-  } else if (!strcmp(op, "transpose")) {
-    n = node(x, "Transpose", 1, 1);
-    if (n) n->input[0] = (char *)in[0];
-    if ((k = alist(a, "axes", v, PSG_MAX_RANK)) >= 0) attr_ints(x, n, "perm", v, (size_t)k);
-  } else if (!strcmp(op, "concatenate")) {
-    psg_expr *tup = psg_call_get_arg(e, 0);
-    size_t nf = 0;
-    char **fields = get_names(x, tup, &nf);
-    if (!fields) return fail(x, PSG_ERR_UNSUPPORTED, "concatenate of a non-tuple value");
-    n = node(x, "Concat", (int)nf, 1);
-    for (size_t i = 0; n && i < nf; i++) n->input[i] = fields[i];
-    int64_t axis = aint(a, "axis", 0);
-    attr_int(x, n, "axis", axis);
-  } else if (!strcmp(op, "strided_slice")) {
-    if (strcmp(astr(a, "slice_mode", "end"), "end")) return fail(x, PSG_ERR_UNSUPPORTED, "strided_slice with slice_mode=size");
-    int64_t b[PSG_MAX_RANK], en[PSG_MAX_RANK], s[PSG_MAX_RANK], ax[PSG_MAX_RANK];
-    int nb = alist(a, "begin", b, PSG_MAX_RANK), ne = alist(a, "end", en, PSG_MAX_RANK);
-    int ns = alist(a, "strides", s, PSG_MAX_RANK), nx = alist(a, "axes", ax, PSG_MAX_RANK);
-    if (nb < 0 || ne != nb) return fail(x, PSG_ERR_UNSUPPORTED, "strided_slice without begin/end");
-    if (nx < 0) for (int i = 0; i < nb; i++) ax[i] = i;
-    for (int i = 0; i < nb; i++) if (ns < 0 || i >= ns) s[i] = ns == 1 ? s[0] : 1;
-    n = node(x, "Slice", 5, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_ints(x, b, (size_t)nb),
-           n->input[2] = (char *)init_ints(x, en, (size_t)nb), n->input[3] = (char *)init_ints(x, ax, (size_t)nb),
-           n->input[4] = (char *)init_ints(x, s, (size_t)nb);
-  } else if (!strcmp(op, "reverse")) {
-    int64_t st[1] = {-1}, en[1] = {INT64_MIN}, ax[1] = {aint(a, "axis", 0)}, sp[1] = {-1};
-    n = node(x, "Slice", 5, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_ints(x, st, 1), n->input[2] = (char *)init_ints(x, en, 1),
-           n->input[3] = (char *)init_ints(x, ax, 1), n->input[4] = (char *)init_ints(x, sp, 1);
-  } else if (!strcmp(op, "take")) {
-    n = node(x, "Gather", 2, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)in[1];
-    attr_int(x, n, "axis", aint(a, "axis", 0));
-  } else if (!strcmp(op, "shape_of")) {
-    n = node(x, "Shape", 1, 1);
-    if (n) n->input[0] = (char *)in[0];
-    if (psg_type_dtype(rt) != PSG_DTYPE_INT64) {
-      Onnx__NodeProto *c = node(x, "Cast", 1, 1);
-      if (c && n) c->input[0] = n->output[0];
-      attr_int(x, c, "to", onnxi_dtype_to_onnx(psg_type_dtype(rt)));
-      n = c;
-    }
-  } else if (!strcmp(op, "nn.pad")) {
-    const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(e, 0));
-    int r = psg_type_ndim(xt);
-    psg_attr *pw = psg_attrs_get(a, "pad_width");
-    if (!pw || psg_attr_kind(pw) != PSG_ATTR_LIST || (int)psg_attr_list_len(pw) != r)
-      return fail(x, PSG_ERR_UNSUPPORTED, "nn.pad without a pad_width per axis");
-    for (int i = 0; i < r; i++) {
-      psg_attr *pair = psg_attr_list_get(pw, (size_t)i);
-      if (psg_attr_kind(pair) != PSG_ATTR_LIST || psg_attr_list_len(pair) != 2) return fail(x, PSG_ERR_UNSUPPORTED, "nn.pad pad_width");
-      v[i] = psg_attr_get_int(psg_attr_list_get(pair, 0));
-      v[i + r] = psg_attr_get_int(psg_attr_list_get(pair, 1));
-    }
-    n = node(x, "Pad", 3, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_ints(x, v, (size_t)(2 * r)), n->input[2] = (char *)in[1];
-    attr_str(x, n, "mode", astr(a, "pad_mode", "constant"));
-  } else if (!strcmp(op, "image.resize2d")) {
-    if (strcmp(astr(a, "layout", "NCHW"), "NCHW")) return fail(x, PSG_ERR_UNSUPPORTED, "image.resize2d with layout other than NCHW");
-    if (!psg_type_is_static(rt)) return fail(x, PSG_ERR_UNSUPPORTED, "image.resize2d with a dynamic result shape");
-    for (int i = 0; i < 4; i++) w[i] = psg_type_dim(rt, i);
-    const char *m = astr(a, "method", "linear");
-    n = node(x, "Resize", 4, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = "", n->input[2] = "", n->input[3] = (char *)init_ints(x, w, 4);
-    attr_str(x, n, "mode", !strcmp(m, "nearest_neighbor") ? "nearest" : m);
-    attr_str(x, n, "coordinate_transformation_mode", astr(a, "coordinate_transformation_mode", "half_pixel"));
-    attr_str(x, n, "nearest_mode", astr(a, "rounding_method", "round_prefer_floor")[0] ? astr(a, "rounding_method", "round_prefer_floor") : "round_prefer_floor");
-    attr_float(x, n, "cubic_coeff_a", (float)afloat(a, "cubic_alpha", -0.75));
-    attr_int(x, n, "exclude_outside", aint(a, "cubic_exclude", 0));
-    attr_float(x, n, "extrapolation_value", (float)afloat(a, "extrapolation_value", 0));
-  } else {
-    return fail(x, PSG_ERR_UNSUPPORTED, "operator %s has no ONNX form here", op);
-  }
-done:
-  if (!n) return x->oom ? PSG_ERR_NOMEM : fail(x, PSG_ERR_INTERNAL, "building %s", op);
+  psg_status st = row->fn(x, &c);
+  if (st || c.named) return st;
+  Onnx__NodeProto *n = c.n;
+  if (!n) return x->oom ? PSG_ERR_NOMEM : fail(x, PSG_ERR_INTERNAL, "building %s", c.op);
   for (size_t i = 0; i < n->n_input; i++)
-    if (!n->input[i]) return fail(x, PSG_ERR_UNSUPPORTED, "%s: input %zu is not a tensor value", op, i);
+    if (!n->input[i]) return fail(x, PSG_ERR_UNSUPPORTED, "%s: input %zu is not a tensor value", c.op, i);
   char **names = ealloc(x, sizeof *names);
   if (!names) return PSG_ERR_NOMEM;
   names[0] = n->output[0];
@@ -1159,7 +1342,7 @@ psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes
   memset(&x, 0, sizeof x);
   x.ctx = ctx;
   psgi_arena_init(&x.arena, ctx);
-  psgi_map *maps[] = {&x.values, &x.uses, &x.bound, &x.made, &x.named, &x.mains};
+  psgi_map *maps[] = {&x.values, &x.uses, &x.bound, &x.made, &x.named, &x.mains, &x.convs};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) psgi_map_init(maps[i], ctx);
   Onnx__ModelProto m;
   Onnx__GraphProto g;
