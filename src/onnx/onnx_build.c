@@ -95,7 +95,7 @@ static psg_status build(onnx_imp *im, const char *opname, const oval *args, size
   if (!st && sp && im->span_node != im->node) { /* later spans of this node pass the interned name */
     psg_span got;
     psg_expr_span(real, &got);
-    im->span_node = im->node, im->span_file = got.file;
+    im->span_node = im->node, im->span_name = got.name;
   }
   const psg_type *t = NULL;
   psg_status ts = PSG_OK; /* typing: its failures are the node's type errors */

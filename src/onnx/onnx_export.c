@@ -172,14 +172,13 @@ static const psg_expr *resolve(const exporter *x, const psg_expr *e) {
   return e;
 }
 
-/* The name the nodes written for `e` keep: its span's source name when the
- * span is a name alone (line 0), as the ONNX importer gives every expression
- * it builds for a node (that node's name). A span into a text file (line 1
- * or more) names no node. */
+/* The name the nodes written for `e` keep: its span's node name, as the
+ * ONNX importer gives every expression it builds for a node (that node's
+ * name); NULL when it has none. */
 static const char *source_name(const psg_expr *e) {
   psg_span sp;
   psg_expr_span(e, &sp);
-  return sp.file && sp.file[0] && sp.line == 0 ? sp.file : NULL;
+  return sp.name && sp.name[0] ? sp.name : NULL;
 }
 
 /* onnxi_name_fn for onnx_export_names.c. */

@@ -62,8 +62,8 @@ typedef struct onnx_imp {
   onnx_map values;           /* every name defined so far (all scopes) */
   const Onnx__NodeProto *node; /* the node being converted, for diagnostics */
   bool lift1d;                 /* a 1-D conv/pool being converted as 2-D */
-  const Onnx__NodeProto *span_node; /* the node whose name span_file holds, */
-  const char *span_file;            /* interned (spans pass it on without a lookup) */
+  const Onnx__NodeProto *span_node; /* the node whose name span_name holds, */
+  const char *span_name;            /* interned (spans pass it on without a lookup) */
   int errors;
 } onnx_imp;
 
@@ -81,10 +81,10 @@ const onnx_op_entry *onnxi_find_op(const char *name);
 /* Diagnostics: "node 'NAME' (Op): message" for the current node. */
 psg_status onnxi_fail(onnx_imp *im, psg_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *onnxi_node_name(const Onnx__NodeProto *n);
-/* The span of every expression built for the current node, as TVM's
- * frontends give one: the node's name as the source name, line and column 0
- * (the constructors intern it). NULL outside a node and for an unnamed node.
- * The exporter names the nodes it writes for a call after this name. */
+/* The span of every expression built for the current node: the node's name
+ * in the span's name field, no file, line or column (the constructors
+ * intern it). NULL outside a node and for an unnamed node. The exporter
+ * names the nodes it writes for a call after this name. */
 const psg_span *onnxi_span(const onnx_imp *im, psg_span *buf);
 
 /* Map. */

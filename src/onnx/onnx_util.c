@@ -15,7 +15,7 @@ const char *onnxi_node_name(const Onnx__NodeProto *n) {
 const psg_span *onnxi_span(const onnx_imp *im, psg_span *buf) {
   if (!im->node || !im->node->name || !im->node->name[0]) return NULL;
   memset(buf, 0, sizeof *buf);
-  buf->file = im->span_node == im->node && im->span_file ? im->span_file : im->node->name;
+  buf->name = im->span_node == im->node && im->span_name ? im->span_name : im->node->name;
   return buf;
 }
 
