@@ -13,14 +13,21 @@
 /* Support check: every unsupported op and attribute, all at once. -------- */
 
 static psg_status check_support(onnx_imp *im, const Onnx__GraphProto *root) {
-  PSGI_VEC(const Onnx__GraphProto *) stack = {0};
+  /* Subgraphs with their nesting depth: If branches are converted by nested
+   * calls (C recursion), so the depth is bounded here, before conversion. */
+  typedef struct nested {
+    const Onnx__GraphProto *g;
+    size_t depth;
+  } nested;
+  PSGI_VEC(nested) stack = {0};
   psgi_buf keys; /* the "domain.op" of each unsupported op reported already, NUL-separated */
   psgi_buf_init(&keys, im->ctx);
   int bad = 0;
-  psg_status st = PSGI_VEC_PUSH(im->ctx, &stack, root) ? PSG_OK : PSG_ERR_NOMEM;
+  psg_status st = PSGI_VEC_PUSH(im->ctx, &stack, ((nested){root, 0})) ? PSG_OK : PSG_ERR_NOMEM;
   PSGI_VEC(size_t) key_at = {0}; /* where each starts (the buffer moves as it grows) */
   while (!st && stack.len) {
-    const Onnx__GraphProto *g = stack.data[--stack.len];
+    nested top = stack.data[--stack.len];
+    const Onnx__GraphProto *g = top.g;
     for (size_t i = 0; i < g->n_node && !st; i++) {
       const Onnx__NodeProto *n = g->node[i];
       const char *op = n->op_type ? n->op_type : "";
@@ -56,7 +63,12 @@ static psg_status check_support(onnx_imp *im, const Onnx__GraphProto *root) {
           onnxi_fail(im, PSG_ERR_UNSUPPORTED, "unsupported attribute '%s'", at->name ? at->name : "");
           bad++;
         }
-        if (at->g && !PSGI_VEC_PUSH(im->ctx, &stack, at->g)) {
+        if (at->g && top.depth == ONNX_MAX_SUBGRAPH_DEPTH) {
+          im->node = n;
+          st = onnxi_fail(im, PSG_ERR_UNSUPPORTED, "subgraphs nested more than %d deep", ONNX_MAX_SUBGRAPH_DEPTH);
+          break;
+        }
+        if (at->g && !PSGI_VEC_PUSH(im->ctx, &stack, ((nested){at->g, top.depth + 1}))) {
           st = PSG_ERR_NOMEM;
           break;
         }

@@ -35,8 +35,9 @@ void onnxi_holder_release(void *holder);
  * outputs after it. */
 #define ONNX_OUTPUT_NAMES "output_names"
 
-/* The fewest output slots a converter gets (see convert_node). */
-enum { ONNX_MAX_OUTS = 8 };
+/* The fewest output slots a converter gets (see convert_node); the deepest
+ * nesting of subgraphs (If branches are converted by nested calls). */
+enum { ONNX_MAX_OUTS = 8, ONNX_MAX_SUBGRAPH_DEPTH = 64 };
 
 /* A value of the graph: an expression and its type (tensor or tuple). */
 typedef struct oval {

@@ -38,9 +38,9 @@ def run(passage, args):
     return p.returncode, p.stderr.decode()
 
 
-def opt(passage, tmp, m, name, level="-O0", suffix=".onnx"):
+def opt(passage, tmp, m, name, level="-O0", suffix=".onnx", load=True):
     """Writes m (a ModelProto or Relay text), runs `passage opt` to ONNX; the exported
-    model or None, and stderr."""
+    model (True when not `load`) or None, and stderr."""
     src = os.path.join(tmp, name + suffix)
     if isinstance(m, str):
         open(src, "w").write(m)
@@ -48,7 +48,7 @@ def opt(passage, tmp, m, name, level="-O0", suffix=".onnx"):
         onnx.save(m, src)
     out = os.path.join(tmp, name + ".out.onnx")
     rc, err = run(passage, ["opt", src, level, "-o", out])
-    return (onnx.load(out) if rc == 0 else None), err
+    return ((onnx.load(out) if load else True) if rc == 0 else None), err
 
 
 def io(m):
@@ -94,6 +94,33 @@ def main():
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
         got, err = opt(passage, tmp, m, "lstm9")
         check(got is None and "node 'lstm9' (LSTM): LSTM takes at most 8 inputs, not 9" in err, "LSTM with 9 inputs: %s" % err.strip())
+
+        # 40 Ifs side by side (80 branch graphs: the support check's stack held 64).
+        n = 40
+        nodes = [helper.make_node("If", ["c"], ["y%d" % i], name="if%d" % i,
+                                  then_branch=helper.make_graph([helper.make_node("Relu", ["x"], ["t%d" % i])], "t%d" % i, [], [vi("t%d" % i, [2])]),
+                                  else_branch=helper.make_graph([helper.make_node("Neg", ["x"], ["e%d" % i])], "e%d" % i, [], [vi("e%d" % i, [2])]))
+                 for i in range(n)]
+        m = model(nodes, [vi("c", [], TensorProto.BOOL), vi("x", [2])], [vi("y%d" % i, [2]) for i in range(n)])
+        got, err = opt(passage, tmp, m, "ifs40")
+        check(got is not None and len([nd for nd in got.graph.node if nd.op_type == "If"]) == n, "%d Ifs side by side %s" % (n, err.strip()))
+
+        # Ifs nested 65 deep: branches are converted by nested calls, so the depth is bounded.
+        def nested(depth):
+            g = None
+            for d in range(depth, 0, -1):
+                inner = [helper.make_node("If", ["c"], ["v%d" % d], name="if_d%d" % d, then_branch=g,
+                                          else_branch=helper.make_graph([helper.make_node("Neg", ["x"], ["n%d" % d])], "e%d" % d, [], [vi("n%d" % d, [2])]))] \
+                    if g else [helper.make_node("Relu", ["x"], ["v%d" % d])]
+                g = helper.make_graph(inner, "g%d" % d, [], [vi("v%d" % d, [2])])
+            return model([helper.make_node("If", ["c"], ["y"], name="if_top", then_branch=g,
+                                           else_branch=helper.make_graph([helper.make_node("Neg", ["x"], ["n0"])], "e0", [], [vi("n0", [2])]))],
+                         [vi("c", [], TensorProto.BOOL), vi("x", [2])], [vi("y", [2])])
+        # (Python's protobuf cannot read a message nested this deep: only the status is checked.)
+        got, err = opt(passage, tmp, nested(60), "nest60", load=False)
+        check(got is not None, "Ifs nested 61 deep import and export %s" % err.strip())
+        got, err = opt(passage, tmp, nested(66), "nest66")
+        check(got is None and "(If): subgraphs nested more than 64 deep" in err, "Ifs nested 67 deep: %s" % err.strip())
 
         # Names ---------------------------------------------------------------
         m = model([helper.make_node("Relu", ["in.0"], ["sig:out"], name="r"), helper.make_node("Neg", ["in.0"], ["n/2"], name="n")],
