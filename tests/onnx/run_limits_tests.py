@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """The ONNX frontend's sizes and names (issue 13). Sizes: no fixed cap on a
 node's inputs or outputs, in import or export (a 100-input Concat, a 70-input
-Max, a 70-output If round-trip; they stopped at 64 before), and the one bound
-the ONNX spec sets (LSTM's 8 inputs) is a located error naming node and limit.
+Max, a 70-output If round-trip; they stopped at 64 before; 40 Ifs side by
+side, which overflowed the support check's 64-graph stack), and the bounds
+that remain are located errors naming node and limit: LSTM's 8 inputs (the
+ONNX spec's) and subgraphs nested over 64 deep (branches convert by nested
+calls).
 Names: an exported model keeps the graph's input and output names; a module
 without them (Relay text) gets "output" / "output_I"; a name that clashes
 with another value falls back to the generated one, then gets _1, _2, ...
