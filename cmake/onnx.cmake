@@ -25,12 +25,22 @@ target_compile_options(passage_onnx_proto PRIVATE -w)
 target_include_directories(passage_onnx_proto PUBLIC ${ONNX_GEN_DIR} ${PROTOBUF_C_INCLUDE})
 
 file(GLOB PASSAGE_ONNX_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/onnx/*.c)
-add_library(passage_onnx SHARED ${PASSAGE_ONNX_SOURCES} $<TARGET_OBJECTS:passage_onnx_proto>)
+# The house containers (vectors, maps, string builder, arena) are compiled into
+# the frontend too, over src/onnx/onnx_alloc.c's psgi_alloc & co., which take
+# every byte from the context's allocator through the public API. Where the
+# frontend is linked with the core's objects (fuzz_onnx), the core's own
+# support files serve it instead.
+set(PASSAGE_ONNX_SUPPORT ${PROJECT_SOURCE_DIR}/src/support/hashmap.c ${PROJECT_SOURCE_DIR}/src/support/buf.c
+    ${PROJECT_SOURCE_DIR}/src/support/arena.c)
+set(PASSAGE_ONNX_CORE_SOURCES ${PASSAGE_ONNX_SOURCES})
+list(FILTER PASSAGE_ONNX_CORE_SOURCES EXCLUDE REGEX "/src/onnx/onnx_alloc\\.c$")
+add_library(passage_onnx SHARED ${PASSAGE_ONNX_SOURCES} ${PASSAGE_ONNX_SUPPORT} $<TARGET_OBJECTS:passage_onnx_proto>)
 set_target_properties(passage_onnx PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
                       C_VISIBILITY_PRESET hidden)
 target_compile_definitions(passage_onnx PRIVATE PSG_BUILDING_LIBRARY)
-# Public headers only: the frontend is a client of libpassage (STYLE rule 1).
-target_include_directories(passage_onnx PRIVATE ${ONNX_GEN_DIR} ${PROTOBUF_C_INCLUDE})
+# Public headers plus src/support's (STYLE rule 1: the frontend is a client of
+# libpassage; the support containers are its own copies, see above).
+target_include_directories(passage_onnx PRIVATE ${ONNX_GEN_DIR} ${PROTOBUF_C_INCLUDE} ${PROJECT_SOURCE_DIR}/src)
 target_include_directories(passage_onnx PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 target_link_libraries(passage_onnx PUBLIC passage PRIVATE ${PROTOBUF_C_LIB} m)
@@ -47,6 +57,14 @@ if(PASSAGE_TESTS)
     add_test(NAME onnx.${name} COMMAND ${name} ${PROJECT_SOURCE_DIR}/tests/onnx/data)
     set_tests_properties(onnx.${name} PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 300)
   endforeach()
+  # Allocation-failure injection over import and export of the real models
+  # (and import of a sample of the backend node tests): every failure point
+  # is NOMEM, nothing leaks, nothing crashes. Skips models not fetched.
+  add_executable(oom_onnx_models ${PROJECT_SOURCE_DIR}/tests/onnx/oom_onnx_models.c)
+  target_link_libraries(oom_onnx_models PRIVATE passage_onnx passage)
+  add_test(NAME onnx.oom_models COMMAND oom_onnx_models ${PROJECT_SOURCE_DIR}/tests/models/cache
+           /usr/share/libonnx-testdata/data/node)
+  set_tests_properties(onnx.oom_models PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600 LABELS "oom")
   if(EXISTS /usr/share/libonnx-testdata/data/node AND EXISTS /usr/bin/python3)
     add_test(NAME onnx.backend COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_backend_tests.py
              --passage $<TARGET_FILE:passage_cli>
@@ -58,6 +76,9 @@ if(PASSAGE_TESTS)
     add_test(NAME onnx.malformed COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_malformed_tests.py
              --passage $<TARGET_FILE:passage_cli>)
     set_tests_properties(onnx.malformed PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
+    add_test(NAME onnx.limits COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_limits_tests.py
+             --passage $<TARGET_FILE:passage_cli>)
+    set_tests_properties(onnx.limits PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
     add_test(NAME onnx.lstm COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_lstm_tests.py
              --passage $<TARGET_FILE:passage_cli>)
     set_tests_properties(onnx.lstm PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
@@ -87,7 +108,7 @@ if(PASSAGE_TESTS AND NOT PASSAGE_FUZZ AND NOT PASSAGE_SANITIZE AND PASSAGE_ONNX_
             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
             -D_DEFAULT_SOURCE -DPSG_BUILDING_LIBRARY -w
             -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src -I${ONNX_GEN_DIR} -I${PROTOBUF_C_INCLUDE}
-            ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_onnx.c ${PASSAGE_ONNX_SOURCES} ${ONNX_GEN_DIR}/onnx.pb-c.c
+            ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_onnx.c ${PASSAGE_ONNX_CORE_SOURCES} ${ONNX_GEN_DIR}/onnx.pb-c.c
             ${PASSAGE_SOURCES} -o ${exe} ${PROTOBUF_C_LIB} -lm -lpthread
     DEPENDS ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_onnx.c ${PASSAGE_ONNX_SOURCES} ${ONNX_GEN_DIR}/onnx.pb-c.c ${PASSAGE_SOURCES}
     COMMENT "Building libFuzzer target fuzz_onnx with clang-14"

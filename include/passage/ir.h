@@ -36,10 +36,15 @@ enum {
 };
 
 /* A source range. `file` may be NULL; lines and columns count from 1, and 0
- * means unknown. Constructors copy it (the file name is interned). */
+ * means unknown. `name` (may be NULL) names the source node the expression
+ * was made for when there is one, as an ONNX node's name: frontends set it,
+ * passes carry it over with the rest of the span, and the ONNX exporter
+ * names the nodes it writes after it. Constructors copy the span (file and
+ * name interned). */
 typedef struct psg_span {
   const char *file;
   int32_t line, col, end_line, end_col;
+  const char *name;
 } psg_span;
 
 /* Constructors. `span` may be NULL. Children are borrowed and retained.

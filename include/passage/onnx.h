@@ -27,11 +27,12 @@ typedef struct psg_onnx_import_opts {
  * the model in diagnostics (may be NULL: "<onnx>"); `opts` may be NULL.
  * The result has one function, @main, whose parameters are the graph inputs
  * that are not initializers (named as in ONNX) and whose result is the graph
- * output (a tuple when there are several). Initializers become constants.
- * Every expression built for a named node has a span whose source name is
- * the node's name, line and column 0 (as TVM's frontends give); passes keep
- * spans on what they rebuild, and a diagnostic at such a span reads
- * "Conv_3: error: ...".
+ * output (a tuple when there are several); the module attribute
+ * output_names lists the graph's output names, in order. Initializers become
+ * constants. Every expression built for a named node has a span whose
+ * `name` is the node's name (no file, line or column: TVM's frontends put the
+ * name where the file goes, Passage keeps the two apart); passes keep spans
+ * on what they rebuild.
  * *out is NULL on entry and stays NULL on failure.
  * Errors, each with diagnostics naming the ONNX node
  * ("node 'Conv_3' (Conv): ..."):
@@ -52,9 +53,14 @@ PSG_API psg_status psg_onnx_import_file(psg_ctx *ctx, const char *path,
  * when it uses nn.layer_norm) into a new buffer: *out_bytes (free with
  * psg_free) of *out_len bytes. The module
  * must type-check (InferType runs first, on a copy: `mod` is unchanged);
- * parameters become graph inputs under their names, constants initializers.
- * Nodes written for a call whose span is a name alone (line 0: the
- * importer's) take that name; when several nodes would (a decomposition, a
+ * parameters become graph inputs under their names, constants initializers,
+ * and the outputs take the names the module attribute output_names lists
+ * (one string per output: the importer's), else "output" (one result) or
+ * "output_I". An input or output name that another value of the model has
+ * already falls back to the generated name ("input_I", "output"/"output_I"),
+ * then gets _1, _2, ... until free.
+ * Nodes written for a call whose span has a node name (the importer's) take
+ * that name; when several nodes would (a decomposition, a
  * copy in each If branch), the one whose value leaves them keeps it bare and
  * the others get _1, _2, ...; other nodes get generated names (Op_N). Node
  * names are unique across the model and its subgraphs.

@@ -65,7 +65,7 @@ PP = ctypes.POINTER(ctypes.c_void_p)
 
 class Span(ctypes.Structure):
     _fields_ = [("file", S), ("line", ctypes.c_int32), ("col", ctypes.c_int32),
-                ("end_line", ctypes.c_int32), ("end_col", ctypes.c_int32)]
+                ("end_line", ctypes.c_int32), ("end_col", ctypes.c_int32), ("name", S)]
 
 
 # Callback types (include/passage/pass.h, instrument.h, ctx.h).

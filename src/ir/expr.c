@@ -32,6 +32,10 @@ static psg_status copy_span(psg_ctx *ctx, const psg_span *in, psg_span *out) {
     out->file = psgi_intern_again(ctx, in->file); /* a rebuilt node's span: interned already */
     if (!out->file) return psgi_nomem(ctx);
   }
+  if (in->name) {
+    out->name = psgi_intern_again(ctx, in->name);
+    if (!out->name) return psgi_nomem(ctx);
+  }
   return PSG_OK;
 }
 

@@ -42,9 +42,13 @@ void onnxi_ab_init(onnx_ab *b, psg_ctx *ctx) {
 }
 
 static void push(onnx_ab *b, const char *k, psg_status st, psg_attr *v) {
-  if (st || b->n == sizeof b->keys / sizeof b->keys[0]) {
+  /* The converters give each call a fixed set of attributes, well under the
+   * builder's room: running out is a bug here, not a property of a model. */
+  bool full = b->n == sizeof b->keys / sizeof b->keys[0];
+  PSG_ASSERT(!full);
+  if (st || full) {
     psg_attr_release(v);
-    b->failed = true;
+    if (!b->failed) b->failed = full ? PSG_ERR_INTERNAL : st;
     return;
   }
   b->keys[b->n] = k;
@@ -77,16 +81,37 @@ void onnxi_ab_dtype(onnx_ab *b, const char *k, int dtype) {
   push(b, k, st, a);
 }
 
-static psg_status int_list(psg_ctx *ctx, const int64_t *v, int n, psg_attr **out) {
-  psg_attr *items[PSG_MAX_RANK * 2] = {0};
-  psg_status st = PSG_OK;
-  if (n > PSG_MAX_RANK * 2) return PSG_ERR_INVALID_ARGUMENT;
+/* A list attribute of n items, made by item(ctx, i, &attr, user). */
+typedef psg_status (*item_fn)(psg_ctx *ctx, int i, psg_attr **out, const void *user);
+static psg_status list_of(psg_ctx *ctx, int n, item_fn item, const void *user, psg_attr **out) {
+  psg_attr **items = psgi_calloc(ctx, psgi_mul_size((size_t)(n > 0 ? n : 0) + 1, sizeof *items));
+  psg_status st = items ? PSG_OK : PSG_ERR_NOMEM;
   int k = 0;
-  for (; k < n && !st; k++) st = psg_attr_int(ctx, v[k], &items[k]);
-  if (st) k--;
+  for (; k < n && !st; k++) st = item(ctx, k, &items[k], user);
   if (!st) st = psg_attr_list(ctx, items, (size_t)k, out);
-  for (int i = 0; i < k; i++) psg_attr_release(items[i]);
+  for (int i = 0; items && i < k; i++) psg_attr_release(items[i]);
+  psgi_free(ctx, items);
   return st;
+}
+
+static psg_status int_item(psg_ctx *ctx, int i, psg_attr **out, const void *v) {
+  return psg_attr_int(ctx, ((const int64_t *)v)[i], out);
+}
+static psg_status float_item(psg_ctx *ctx, int i, psg_attr **out, const void *v) {
+  return psg_attr_float(ctx, ((const double *)v)[i], out);
+}
+
+static psg_status int_list(psg_ctx *ctx, const int64_t *v, int n, psg_attr **out) {
+  return list_of(ctx, n, int_item, v, out);
+}
+
+typedef struct pairs {
+  const int64_t *before, *after;
+} pairs;
+static psg_status pair_item(psg_ctx *ctx, int i, psg_attr **out, const void *user) {
+  const pairs *p = user;
+  int64_t pair[2] = {p->before[i], p->after[i]};
+  return int_list(ctx, pair, 2, out);
 }
 
 void onnxi_ab_ints(onnx_ab *b, const char *k, const int64_t *v, int n) {
@@ -96,33 +121,21 @@ void onnxi_ab_ints(onnx_ab *b, const char *k, const int64_t *v, int n) {
 }
 
 void onnxi_ab_floats(onnx_ab *b, const char *k, const double *v, int n) {
-  psg_attr *items[PSG_MAX_RANK * 2] = {0}, *a = NULL;
-  psg_status st = n > PSG_MAX_RANK * 2 ? PSG_ERR_INVALID_ARGUMENT : PSG_OK;
-  int m = 0;
-  for (; m < n && !st; m++) st = psg_attr_float(b->ctx, v[m], &items[m]);
-  if (st && m) m--;
-  if (!st) st = psg_attr_list(b->ctx, items, (size_t)m, &a);
-  for (int i = 0; i < m; i++) psg_attr_release(items[i]);
+  psg_attr *a = NULL;
+  psg_status st = list_of(b->ctx, n, float_item, v, &a);
   push(b, k, st, a);
 }
 
 void onnxi_ab_int_pairs(onnx_ab *b, const char *k, const int64_t *before, const int64_t *after, int n) {
-  psg_attr *items[PSG_MAX_RANK] = {0}, *a = NULL;
-  psg_status st = n > PSG_MAX_RANK ? PSG_ERR_INVALID_ARGUMENT : PSG_OK;
-  int m = 0;
-  for (; m < n && !st; m++) {
-    int64_t pair[2] = {before[m], after[m]};
-    st = int_list(b->ctx, pair, 2, &items[m]);
-  }
-  if (st && m) m--;
-  if (!st) st = psg_attr_list(b->ctx, items, (size_t)m, &a);
-  for (int i = 0; i < m; i++) psg_attr_release(items[i]);
+  psg_attr *a = NULL;
+  pairs p = {before, after};
+  psg_status st = list_of(b->ctx, n, pair_item, &p, &a);
   push(b, k, st, a);
 }
 
 psg_status onnxi_ab_finish(onnx_ab *b, psg_attrs **out) {
   *out = NULL;
-  psg_status st = b->failed ? PSG_ERR_NOMEM : PSG_OK;
+  psg_status st = b->failed;
   if (!st && b->n) st = psg_attrs_create(b->ctx, b->keys, b->vals, b->n, out);
   for (size_t i = 0; i < b->n; i++) psg_attr_release(b->vals[i]);
   b->n = 0;

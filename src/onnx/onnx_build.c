@@ -42,9 +42,9 @@ static psg_status infer(onnx_imp *im, psg_expr *const *params, size_t np, psg_ex
 static psg_status probe_type(onnx_imp *im, psg_expr *op, const oval *args, size_t n, psg_attrs *attrs, bool tuple,
                              const psg_type **out) {
   psg_ctx *ctx = im->ctx;
-  psg_expr *params[64] = {0}, *probe = NULL, *tparam = NULL;
+  psg_expr **params = psgi_calloc(ctx, psgi_mul_size(n + 1, sizeof *params)), *probe = NULL, *tparam = NULL;
   size_t np = 0;
-  psg_status st = PSG_OK;
+  psg_status st = params ? PSG_OK : PSG_ERR_NOMEM;
   for (size_t i = 0; i < n && !st; i++)
     if (!(st = psg_var_create(ctx, "p", args[i].t, NULL, &params[i]))) np++;
   if (!st && tuple) {
@@ -57,6 +57,7 @@ static psg_status probe_type(onnx_imp *im, psg_expr *op, const oval *args, size_
   psg_expr_release(probe);
   psg_expr_release(tparam);
   for (size_t i = 0; i < np; i++) psg_expr_release(params[i]);
+  psgi_free(ctx, params);
   return st;
 }
 
@@ -70,11 +71,10 @@ static psg_status build(onnx_imp *im, const char *opname, const oval *args, size
   psg_ctx *ctx = im->ctx;
   out->e = NULL;
   out->t = NULL;
-  if (n > 64) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "too many inputs (%zu)", n);
   psg_expr *op = NULL, *real = NULL, *targ = NULL;
-  psg_expr *real_args[64];
+  psg_expr **real_args = psgi_alloc(ctx, psgi_mul_size(n + 1, sizeof *real_args));
   bool typed = true;
-  psg_status st = psg_op_get(ctx, opname, &op);
+  psg_status st = real_args ? psg_op_get(ctx, opname, &op) : PSG_ERR_NOMEM;
   for (size_t i = 0; i < n && !st; i++) {
     if (!args[i].e || !args[i].t) {
       st = onnxi_fail(im, PSG_ERR_INTERNAL, "input %zu of %s has no type", i, opname);
@@ -95,7 +95,7 @@ static psg_status build(onnx_imp *im, const char *opname, const oval *args, size
   if (!st && sp && im->span_node != im->node) { /* later spans of this node pass the interned name */
     psg_span got;
     psg_expr_span(real, &got);
-    im->span_node = im->node, im->span_file = got.file;
+    im->span_node = im->node, im->span_name = got.name;
   }
   const psg_type *t = NULL;
   psg_status ts = PSG_OK; /* typing: its failures are the node's type errors */
@@ -117,6 +117,7 @@ static psg_status build(onnx_imp *im, const char *opname, const oval *args, size
   psg_expr_release(real);
   psg_expr_release(targ);
   psg_expr_release(op);
+  psgi_free(ctx, real_args);
   return st;
 }
 
@@ -204,27 +205,34 @@ psg_status onnxi_get_item(onnx_imp *im, const oval *tup, int i, oval *out) {
   return st;
 }
 
-/* True if `e` uses no Var (a constant subgraph). Iterative. */
-static bool is_closed(const psg_expr *root) {
-  const psg_expr *stack[256];
-  size_t sp = 0, steps = 0;
-  stack[sp++] = root;
-  while (sp) {
-    const psg_expr *e = stack[--sp];
-    if (++steps > 100000) return false; /* not a small shape computation */
+/* 1 if `e` uses no Var (a constant subgraph), 0 if it does (or is not a
+ * small shape computation: over 100000 nodes), -1 when out of memory.
+ * Iterative; a shared node is looked at once. */
+static int is_closed(psg_ctx *ctx, const psg_expr *root) {
+  PSGI_VEC(const psg_expr *) stack = {0};
+  psgi_map seen;
+  psgi_map_init(&seen, ctx);
+  int closed = PSGI_VEC_PUSH(ctx, &stack, root) ? 1 : -1;
+  while (closed > 0 && stack.len) {
+    const psg_expr *e = stack.data[--stack.len];
+    bool fresh = false;
+    if (!psgi_map_put_ptr(&seen, e, &fresh)) closed = -1;
+    else if (seen.len > 100000) closed = 0;
+    if (closed <= 0 || !fresh) continue;
     int k = psg_expr_kind(e);
-    if (k == PSG_EXPR_VAR || k == PSG_EXPR_FUNCTION || k == PSG_EXPR_IF || k == PSG_EXPR_LET) return false;
+    if (k == PSG_EXPR_VAR || k == PSG_EXPR_FUNCTION || k == PSG_EXPR_IF || k == PSG_EXPR_LET) closed = 0;
     size_t nk = psg_expr_num_children(e);
-    for (size_t i = 0; i < nk; i++) {
-      if (sp == 256) return false;
-      stack[sp++] = psg_expr_get_child(e, i);
-    }
+    for (size_t i = 0; closed > 0 && i < nk; i++)
+      if (!PSGI_VEC_PUSH(ctx, &stack, psg_expr_get_child(e, i))) closed = -1;
   }
-  return true;
+  PSGI_VEC_FREE(ctx, &stack);
+  psgi_map_fini(&seen);
+  return closed;
 }
 
-bool onnxi_is_constant(const oval *v) {
-  return v->e && v->t && psg_type_kind(v->t) == PSG_TYPE_TENSOR && (psg_expr_kind(v->e) == PSG_EXPR_CONSTANT || is_closed(v->e));
+int onnxi_is_constant(onnx_imp *im, const oval *v) {
+  if (!v->e || !v->t || psg_type_kind(v->t) != PSG_TYPE_TENSOR) return 0;
+  return psg_expr_kind(v->e) == PSG_EXPR_CONSTANT ? 1 : is_closed(im->ctx, v->e);
 }
 
 psg_status onnxi_const_tensor(onnx_imp *im, const oval *v, const char *what, psg_tensor **out) {
@@ -234,7 +242,9 @@ psg_status onnxi_const_tensor(onnx_imp *im, const oval *v, const char *what, psg
     psg_tensor_retain(*out);
     return PSG_OK;
   }
-  if (!is_closed(v->e) || psg_type_kind(v->t) != PSG_TYPE_TENSOR)
+  int closed = psg_type_kind(v->t) == PSG_TYPE_TENSOR ? is_closed(im->ctx, v->e) : 0;
+  if (closed < 0) return PSG_ERR_NOMEM;
+  if (!closed)
     return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "%s must be a constant (computed from initializers and static shapes)",
                       what);
   psg_ctx *ctx = im->ctx;

@@ -6,176 +6,133 @@
  * arena freed after packing. */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "onnx_export_rnn.h"
 #include "onnx_export_names.h"
 #include "onnx_export_tidy.h"
 #include "onnx_internal.h"
 
-typedef struct blk { struct blk *next; max_align_t data[]; } blk;
+typedef PSGI_VEC(void *) ptr_vec;
 
-typedef struct vec { void **items; size_t n, cap; } vec;
+enum {
+  MAX_IF_DEPTH = 63,
+  MIN_ATTRS = 4,    /* a node's first attribute slots (onnx_export_rnn.c's LSTM uses 2) */
+  MIN_ARG_NAMES = 8 /* see arg_names */
+};
+
+/* The ONNX value name(s) of an expression and the graph (scope) it was
+ * written in. */
+typedef struct written {
+  char **names; /* tuples: one name per field */
+  size_t count;
+  unsigned scope;
+} written;
 
 typedef struct exporter {
   psg_ctx *ctx;
-  blk *arena;
+  psgi_arena arena; /* the protobuf structures and names, freed after packing */
   bool oom;
   int errors;
-  vec nodes, inits, inputs;
-  /* expr -> value name(s): a small open-addressing map on pointers */
-  const psg_expr **keys;
-  char ***names; /* tuples: one name per field */
-  size_t *counts;
-  unsigned *scopes; /* the graph (scope) each value was written in */
-  size_t cap, len;
+  psg_status aborted; /* why pre stopped a walk (a Let or If that failed) */
+  ptr_vec nodes, inits, inputs; /* of the graph being written */
+  psgi_map values; /* expr -> written (in the arena) */
   /* Scopes: 0 is the main graph, each If branch gets a new one. A value
    * written in an enclosing scope is read from there; one written in a
    * scope left behind (another branch) is written again where needed. */
-  unsigned active[64];
-  int depth; /* active[0..depth] are the enclosing scopes, the current last */
+  PSGI_VEC(unsigned) active; /* the enclosing scopes, the current last */
   unsigned nscopes;
   unsigned counter;
-  struct pmap *uses;  /* expr -> how many parents use it (counted before the walk) */
-  struct pmap *bound; /* parameter of an inlined function -> its argument */
-  struct pmap *made;  /* call -> the ONNX node it became */
-  int opset;          /* 14, or 17 when a LayerNormalization needs it */
+  psgi_map uses;  /* expr -> how many parents use it (counted before the walk) */
+  psgi_map bound; /* parameter of an inlined function -> its argument */
+  psgi_map made;  /* call -> the ONNX node it became */
+  int opset;      /* 14, or 17 when a LayerNormalization needs it */
   const char *span_name; /* the name nodes made now keep (the call's source name), or NULL */
-  struct pmap *named;    /* node -> the name it keeps (see onnx_export_names.h) */
-  struct pmap *mains;    /* nodes computing a call's value (not helpers) */
+  psgi_map named;        /* node -> the name it keeps (see onnx_export_names.h) */
+  psgi_map mains;        /* nodes computing a call's value (not helpers) */
+  psgi_map convs;        /* op name -> its export_ops row (filled on first use) */
 } exporter;
 
-/* A pointer map (open addressing, arena memory) for the side tables above. */
-typedef struct pmap {
-  const void **keys;
-  void **vals;
-  size_t cap, len;
-} pmap;
-
+/* Zeroed arena memory; NULL (and x->oom) when out of memory. */
 static void *ealloc(exporter *x, size_t n) {
-  blk *b = malloc(sizeof(blk) + n);
-  if (!b) {
+  void *p = psgi_arena_alloc(&x->arena, n);
+  if (!p) {
     x->oom = true;
     return NULL;
   }
-  memset(b->data, 0, n);
-  b->next = x->arena;
-  x->arena = b;
-  return b->data;
+  memset(p, 0, n);
+  return p;
 }
 
+static char *estr(exporter *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static char *estr(exporter *x, const char *fmt, ...) {
-  char buf[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
-  char *s = ealloc(x, strlen(buf) + 1);
-  if (s) strcpy(s, buf);
+  char *s = n >= 0 ? ealloc(x, (size_t)n + 1) : NULL;
+  if (!s) return NULL;
+  va_start(ap, fmt);
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  va_end(ap);
   return s;
 }
 
-static void vpush(exporter *x, vec *v, void *item) {
-  if (!item) {
+static void vpush(exporter *x, ptr_vec *v, void *item) {
+  if (!item || !PSGI_VEC_PUSH(x->ctx, v, item)) x->oom = true;
+}
+
+/* The vector's items moved into the arena (where the graph keeps them until
+ * packing); the vector is left empty. */
+static void **settle(exporter *x, ptr_vec *v) {
+  void **items = ealloc(x, (v->len + 1) * sizeof *items);
+  if (items && v->len) memcpy(items, v->data, v->len * sizeof *items);
+  PSGI_VEC_FREE(x->ctx, v);
+  return items;
+}
+
+static unsigned current_scope(const exporter *x) { return x->active.data[x->active.len - 1]; }
+
+static void set_names(exporter *x, const psg_expr *e, char **names, size_t n) {
+  psgi_map_entry *en = psgi_map_put_ptr(&x->values, e, NULL);
+  written *w = !en ? NULL : en->value ? en->value : ealloc(x, sizeof *w);
+  if (!w) {
     x->oom = true;
     return;
   }
-  if (v->n == v->cap) {
-    size_t nc = v->cap ? v->cap * 2 : 16;
-    void **ni = ealloc(x, nc * sizeof *ni);
-    if (!ni) return;
-    if (v->n) memcpy(ni, v->items, v->n * sizeof *ni);
-    v->items = ni;
-    v->cap = nc;
-  }
-  v->items[v->n++] = item;
-}
-
-static size_t slot_of(const exporter *x, const psg_expr *e) {
-  size_t i = ((uintptr_t)e >> 4) * 11400714819323198485ull & (x->cap - 1);
-  while (x->keys[i] && x->keys[i] != e) i = (i + 1) & (x->cap - 1);
-  return i;
-}
-
-static void set_names(exporter *x, const psg_expr *e, char **names, size_t n) {
-  if ((x->len + 1) * 2 > x->cap) {
-    size_t oc = x->cap, nc = oc ? oc * 2 : 256;
-    const psg_expr **ok = x->keys;
-    char ***on = x->names;
-    size_t *ocnt = x->counts;
-    unsigned *osc = x->scopes;
-    x->keys = ealloc(x, nc * sizeof *x->keys);
-    x->names = ealloc(x, nc * sizeof *x->names);
-    x->counts = ealloc(x, nc * sizeof *x->counts);
-    x->scopes = ealloc(x, nc * sizeof *x->scopes);
-    if (!x->keys || !x->names || !x->counts || !x->scopes) return;
-    x->cap = nc;
-    for (size_t i = 0; i < oc; i++)
-      if (ok[i]) {
-        size_t s = slot_of(x, ok[i]);
-        x->keys[s] = ok[i], x->names[s] = on[i], x->counts[s] = ocnt[i], x->scopes[s] = osc[i];
-      }
-  }
-  size_t s = slot_of(x, e);
-  if (!x->keys[s]) x->len++;
-  x->keys[s] = e, x->names[s] = names, x->counts[s] = n, x->scopes[s] = x->active[x->depth];
+  en->value = w;
+  w->names = names, w->count = n, w->scope = current_scope(x);
 }
 
 /* True if `e` was written in the current graph or one enclosing it. */
 static bool visible(const exporter *x, const psg_expr *e) {
-  if (!x->cap) return false;
-  size_t s = slot_of(x, e);
-  if (!x->keys[s]) return false;
-  for (int d = x->depth; d >= 0; d--)
-    if (x->active[d] == x->scopes[s]) return true;
+  psgi_map_entry *en = psgi_map_get_ptr(&x->values, e);
+  if (!en) return false;
+  const written *w = en->value;
+  for (size_t d = x->active.len; d-- > 0;)
+    if (x->active.data[d] == w->scope) return true;
   return false;
 }
 
 static char **get_names(const exporter *x, const psg_expr *e, size_t *n) {
-  if (!x->cap) return NULL;
-  size_t s = slot_of(x, e);
-  if (!x->keys[s]) return NULL;
-  *n = x->counts[s];
-  return x->names[s];
+  psgi_map_entry *en = psgi_map_get_ptr(&x->values, e);
+  if (!en) return NULL;
+  const written *w = en->value;
+  *n = w->count;
+  return w->names;
 }
 
-
-static size_t pmap_slot(const pmap *m, const void *k) {
-  size_t i = ((uintptr_t)k >> 4) * 11400714819323198485ull & (m->cap - 1);
-  while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
-  return i;
+static void *pmap_get(const psgi_map *m, const void *k) {
+  psgi_map_entry *e = psgi_map_get_ptr(m, k);
+  return e ? e->value : NULL;
 }
 
-static void *pmap_get(const pmap *m, const void *k) {
-  if (!m || !m->cap) return NULL;
-  size_t s = pmap_slot(m, k);
-  return m->keys[s] ? m->vals[s] : NULL;
+static void pmap_put(exporter *x, psgi_map *m, const void *k, void *v) {
+  psgi_map_entry *e = psgi_map_put_ptr(m, k, NULL);
+  if (e) e->value = v;
+  else x->oom = true;
 }
 
-static void pmap_put(exporter *x, pmap **mp, const void *k, void *v) {
-  if (!*mp && !(*mp = ealloc(x, sizeof **mp))) return;
-  pmap *m = *mp;
-  if ((m->len + 1) * 2 > m->cap) {
-    size_t oc = m->cap, nc = oc ? oc * 2 : 256;
-    const void **ok = m->keys;
-    void **ov = m->vals;
-    const void **nk = ealloc(x, nc * sizeof *nk);
-    void **nv = ealloc(x, nc * sizeof *nv);
-    if (!nk || !nv) return;
-    memset(nk, 0, nc * sizeof *nk);
-    m->keys = nk, m->vals = nv, m->cap = nc;
-    for (size_t i = 0; i < oc; i++)
-      if (ok[i]) {
-        size_t s = pmap_slot(m, ok[i]);
-        m->keys[s] = ok[i], m->vals[s] = ov[i];
-      }
-  }
-  size_t s = pmap_slot(m, k);
-  if (!m->keys[s]) m->len++;
-  m->keys[s] = k, m->vals[s] = v;
-}
-
-static size_t uses_of(const exporter *x, const psg_expr *e) { return (size_t)(uintptr_t)pmap_get(x->uses, e); }
+static size_t uses_of(const exporter *x, const psg_expr *e) { return (size_t)(uintptr_t)pmap_get(&x->uses, e); }
 
 static void use(exporter *x, const psg_expr *e) {
   if (e) pmap_put(x, &x->uses, e, (void *)(uintptr_t)(uses_of(x, e) + 1));
@@ -211,25 +168,24 @@ static psg_status count_post(psg_visitor *v, const psg_expr *e) {
 /* A parameter of an inlined function stands for its argument. */
 static const psg_expr *resolve(const exporter *x, const psg_expr *e) {
   const psg_expr *b;
-  while (psg_expr_kind(e) == PSG_EXPR_VAR && (b = pmap_get(x->bound, e))) e = b;
+  while (psg_expr_kind(e) == PSG_EXPR_VAR && (b = pmap_get(&x->bound, e))) e = b;
   return e;
 }
 
-/* The name the nodes written for `e` keep: its span's source name when the
- * span is a name alone (line 0), as the ONNX importer gives every expression
- * it builds for a node (that node's name). A span into a text file (line 1
- * or more) names no node. */
+/* The name the nodes written for `e` keep: its span's node name, as the
+ * ONNX importer gives every expression it builds for a node (that node's
+ * name); NULL when it has none. */
 static const char *source_name(const psg_expr *e) {
   psg_span sp;
   psg_expr_span(e, &sp);
-  return sp.file && sp.file[0] && sp.line == 0 ? sp.file : NULL;
+  return sp.name && sp.name[0] ? sp.name : NULL;
 }
 
 /* onnxi_name_fn for onnx_export_names.c. */
 static const char *kept_name(void *user, const Onnx__NodeProto *n, bool *main) {
   exporter *x = user;
-  *main = pmap_get(x->mains, n) != NULL;
-  return pmap_get(x->named, n);
+  *main = pmap_get(&x->mains, n) != NULL;
+  return pmap_get(&x->named, n);
 }
 
 static bool is_op_call(const psg_expr *e, const char *name) {
@@ -245,7 +201,7 @@ static const char *init_raw(exporter *x, int dtype, const int64_t *shape, int nd
 static const psg_expr *sole_op_call(const exporter *x, const psg_expr *e) {
   for (int hop = 0; hop < 64; hop++) {
     if (uses_of(x, e) != 1) return NULL;
-    const psg_expr *b = psg_expr_kind(e) == PSG_EXPR_VAR ? pmap_get(x->bound, e) : NULL;
+    const psg_expr *b = psg_expr_kind(e) == PSG_EXPR_VAR ? pmap_get(&x->bound, e) : NULL;
     if (b) {
       e = b;
       continue;
@@ -271,7 +227,7 @@ static Onnx__NodeProto *fold_bias(exporter *x, const psg_expr *e) {
     const psg_expr *p = sole_op_call(x, psg_call_get_arg(e, (size_t)side)), *c = resolve(x, psg_call_get_arg(e, (size_t)(1 - side)));
     if (!p) continue;
     bool conv = is_op_call(p, "nn.conv2d") || is_op_call(p, "nn.conv2d_transpose"), gemm = is_op_call(p, "nn.dense") || is_op_call(p, "nn.matmul");
-    Onnx__NodeProto *n = pmap_get(x->made, p);
+    Onnx__NodeProto *n = pmap_get(&x->made, p);
     if ((!conv && !gemm) || !n || n->n_input != 2 || psg_expr_checked_type(p) != rt ||
         psg_expr_kind(c) != PSG_EXPR_CONSTANT || !rt || psg_type_kind(rt) != PSG_TYPE_TENSOR)
       continue;
@@ -301,6 +257,8 @@ static Onnx__NodeProto *fold_bias(exporter *x, const psg_expr *e) {
 static void *tidy_alloc(void *user, size_t n) { return ealloc(user, n); }
 
 static psg_status fail(exporter *x, psg_status code, const char *fmt, ...) {
+  /* After an allocation failed, a missing value is its consequence. */
+  if (x->oom) return PSG_ERR_NOMEM;
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
@@ -322,7 +280,7 @@ static Onnx__NodeProto *node(exporter *x, const char *op, int nin, int nout) {
   n->domain = "";
   n->input = ealloc(x, (size_t)(nin + 1) * sizeof(char *));
   n->output = ealloc(x, (size_t)(nout + 1) * sizeof(char *));
-  n->attribute = ealloc(x, 16 * sizeof(Onnx__AttributeProto *));
+  n->attribute = ealloc(x, MIN_ATTRS * sizeof(Onnx__AttributeProto *)); /* grows in attr() */
   n->n_input = (size_t)nin;
   n->n_output = (size_t)nout;
   for (int i = 0; n->output && i < nout; i++) n->output[i] = estr(x, "psg_v%u", x->counter++);
@@ -331,7 +289,14 @@ static Onnx__NodeProto *node(exporter *x, const char *op, int nin, int nout) {
 }
 
 static Onnx__AttributeProto *attr(exporter *x, Onnx__NodeProto *n, const char *name, Onnx__AttributeProto__AttributeType t) {
-  if (!n || n->n_attribute == 16) return NULL;
+  if (!n) return NULL;
+  size_t k = n->n_attribute;
+  if (k >= MIN_ATTRS && !(k & (k - 1))) { /* full at a power of two: double */
+    Onnx__AttributeProto **more = ealloc(x, 2 * k * sizeof *more);
+    if (!more) return NULL;
+    memcpy(more, n->attribute, k * sizeof *more);
+    n->attribute = more;
+  }
   Onnx__AttributeProto *a = ealloc(x, sizeof *a);
   if (!a) return NULL;
   onnx__attribute_proto__init(a);
@@ -461,15 +426,6 @@ static int alist(const psg_attrs *a, const char *k, int64_t *out, int cap) {
   return n;
 }
 
-static const struct { const char *relay, *onnx; } simple_ops[] = {
-    {"nn.relu", "Relu"},   {"sigmoid", "Sigmoid"}, {"sqrt", "Sqrt"},       {"log", "Log"},
-    {"negative", "Neg"},   {"exp", "Exp"},         {"tanh", "Tanh"},       {"abs", "Abs"},
-    {"add", "Add"},        {"subtract", "Sub"},    {"multiply", "Mul"},    {"divide", "Div"},
-    {"power", "Pow"},      {"maximum", "Max"},     {"minimum", "Min"},     {"equal", "Equal"},
-    {"greater", "Greater"}, {"greater_equal", "GreaterOrEqual"}, {"less", "Less"},
-    {"copy", "Identity"},  {"nn.global_avg_pool2d", "GlobalAveragePool"},
-};
-
 static void pads4(const psg_attrs *a, int64_t *p) {
   int64_t v[4];
   int k = alist(a, "padding", v, 4);
@@ -512,7 +468,8 @@ static int pre(psg_visitor *v, const psg_expr *e);
 
 static psg_status walk(exporter *x, const psg_expr *e) {
   psg_visitor v = {pre, post, x};
-  return psg_visit(x->ctx, &v, e);
+  psg_status st = psg_visit(x->ctx, &v, e);
+  return st ? st : x->aborted; /* a visit stopped by pre returns OK */
 }
 
 /* A let chain, as a loop (never recursion on its length): each value is
@@ -567,10 +524,12 @@ static psg_status export_if(exporter *x, const psg_expr *e) {
   Onnx__GraphProto *g[2];
   for (int b = 0; b < 2; b++) {
     const psg_expr *br = b ? psg_if_get_else(e) : psg_if_get_then(e);
-    if (x->depth == 63) return fail(x, PSG_ERR_UNSUPPORTED, "Ifs nested more than 63 deep");
-    vec saved = x->nodes;
+    /* Nested Ifs are exported by nested walks (C recursion): bounded. */
+    if (x->active.len == MAX_IF_DEPTH + 1)
+      return fail(x, PSG_ERR_UNSUPPORTED, "Ifs nested more than %d deep", MAX_IF_DEPTH);
+    if (!PSGI_VEC_PUSH(x->ctx, &x->active, ++x->nscopes)) return PSG_ERR_NOMEM;
+    ptr_vec saved = x->nodes;
     memset(&x->nodes, 0, sizeof x->nodes);
-    x->active[++x->depth] = ++x->nscopes;
     st = walk(x, br);
     size_t n = 0;
     char **res = st ? NULL : get_names(x, br, &n);
@@ -588,13 +547,15 @@ static psg_status export_if(exporter *x, const psg_expr *e) {
     if (!st) {
       onnx__graph_proto__init(g[b]);
       g[b]->name = estr(x, "%s_branch_%u", b ? "else" : "then", x->counter++);
-      g[b]->node = (Onnx__NodeProto **)x->nodes.items;
-      g[b]->n_node = x->nodes.n;
+      g[b]->n_node = x->nodes.len;
+      g[b]->node = (Onnx__NodeProto **)settle(x, &x->nodes);
       g[b]->output = outs;
       g[b]->n_output = nout;
+      if (!g[b]->node || !g[b]->name) st = PSG_ERR_NOMEM;
     }
+    PSGI_VEC_FREE(x->ctx, &x->nodes);
     x->nodes = saved;
-    x->depth--;
+    x->active.len--;
     if (st) return st;
   }
   x->span_name = source_name(e);
@@ -620,8 +581,8 @@ static int pre(psg_visitor *v, const psg_expr *e) {
   if (psg_expr_kind(e) != PSG_EXPR_VAR && visible(x, e)) return PSG_VISIT_SKIP_CHILDREN; /* written already */
   switch (psg_expr_kind(e)) {
   case PSG_EXPR_FUNCTION: return PSG_VISIT_SKIP_CHILDREN;
-  case PSG_EXPR_LET: return export_let(x, e) ? PSG_VISIT_ABORT : PSG_VISIT_SKIP_CHILDREN;
-  case PSG_EXPR_IF: return export_if(x, e) ? PSG_VISIT_ABORT : PSG_VISIT_SKIP_CHILDREN;
+  case PSG_EXPR_LET: return (x->aborted = export_let(x, e)) ? PSG_VISIT_ABORT : PSG_VISIT_SKIP_CHILDREN;
+  case PSG_EXPR_IF: return (x->aborted = export_if(x, e)) ? PSG_VISIT_ABORT : PSG_VISIT_SKIP_CHILDREN;
   default: return PSG_VISIT_CONTINUE;
   }
 }
@@ -645,11 +606,20 @@ static psg_status inline_call(exporter *x, const psg_expr *e, const psg_expr *fn
 
 static Onnx__NodeProto *node_cb(void *x, const char *op, int nin, int nout) { return node(x, op, nin, nout); }
 
+/* Room for the ONNX value names of a call's arguments: one per argument and
+ * at least MIN_ARG_NAMES, NULL where absent (a converter reads in[i] of the
+ * inputs its op may have: nn.batch_norm's five). */
+static const char **arg_names(exporter *x, const psg_expr *call) {
+  size_t na = psg_call_num_args(call);
+  return ealloc(x, ((na > MIN_ARG_NAMES ? na : MIN_ARG_NAMES) + 1) * sizeof(const char *));
+}
+
 /* A Composite function (onnx.LSTM) is one node on its arguments (onnx_export_rnn.c). */
 static psg_status composite_call(exporter *x, const psg_expr *e, char ***out_names, size_t *nout) {
-  const char *in[8] = {0};
+  const char **in = arg_names(x, e);
   size_t k = 0;
-  for (size_t i = 0; i < psg_call_num_args(e) && i < 8; i++) {
+  if (!in) return PSG_ERR_NOMEM;
+  for (size_t i = 0; i < psg_call_num_args(e); i++) {
     char **nm = get_names(x, psg_call_get_arg(e, i), &k);
     in[i] = nm && k == 1 ? nm[0] : NULL;
   }
@@ -667,7 +637,7 @@ static psg_status composite_call(exporter *x, const psg_expr *e, char ***out_nam
 static Onnx__NodeProto *fold_bias_add(exporter *x, const psg_expr *e) {
   const psg_expr *p = sole_op_call(x, psg_call_get_arg(e, 0));
   const psg_type *rt = psg_expr_checked_type(e);
-  Onnx__NodeProto *n = p ? pmap_get(x->made, p) : NULL;
+  Onnx__NodeProto *n = p ? pmap_get(&x->made, p) : NULL;
   size_t k = 0;
   char **b = get_names(x, psg_call_get_arg(e, 1), &k);
   const psg_expr *bv = resolve(x, psg_call_get_arg(e, 1)); /* defined before n: a constant or graph input */
@@ -685,291 +655,483 @@ static Onnx__NodeProto *fold_bias_add(exporter *x, const psg_expr *e) {
   return n;
 }
 
+/* Calls of ops: one converter per Relay op (or family), found through
+ * `convs`, a map from op name to its row of the table below, built once per
+ * export. A converter makes the nodes of one call and leaves in c->n the node
+ * whose output is the call's value; export_call then checks its inputs and
+ * records it. */
+typedef struct call_in {
+  const psg_expr *e;   /* the call */
+  const char *op;      /* its op's name */
+  const char *onnx;    /* the ONNX op of the converter's row */
+  const psg_attrs *a;  /* its attributes (may be NULL) */
+  const char **in;     /* the ONNX value names of its arguments (NULL: not one tensor) */
+  size_t na;
+  const psg_type *rt;  /* its checked type */
+  Onnx__NodeProto *n;  /* the result node (set by the converter) */
+  char ***out_names;   /* set directly by a converter of a tuple-valued op */
+  size_t *nout;
+  bool named;          /* ... which then sets this */
+} call_in;
+
+typedef psg_status (*export_fn)(exporter *x, call_in *c);
+typedef struct export_op {
+  const char *relay, *onnx;
+  export_fn fn;
+} export_op;
+
+/* One node of c->onnx on the call's arguments as they are. */
+static psg_status conv_simple(exporter *x, call_in *c) {
+  Onnx__NodeProto *n = c->n = node(x, c->onnx, (int)c->na, 1);
+  for (size_t k = 0; n && k < c->na; k++) n->input[k] = (char *)c->in[k];
+  return PSG_OK;
+}
+
+/* add: a Conv's bias or Gemm's C when it can be (fold_bias), else Add. */
+static psg_status conv_add(exporter *x, call_in *c) {
+  if ((c->n = fold_bias(x, c->e))) return PSG_OK;
+  return conv_simple(x, c);
+}
+
+static psg_status conv_clip(exporter *x, call_in *c) {
+  int dt = psg_type_dtype(c->rt);
+  Onnx__NodeProto *n = c->n = node(x, "Clip", 3, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)init_scalar_f(x, dt, afloat(c->a, "a_min", 0)),
+         n->input[2] = (char *)init_scalar_f(x, dt, afloat(c->a, "a_max", 0));
+  return PSG_OK;
+}
+
+static psg_status conv_leaky_relu(exporter *x, call_in *c) {
+  Onnx__NodeProto *n = c->n = node(x, "LeakyRelu", 1, 1);
+  if (n) n->input[0] = (char *)c->in[0];
+  attr_float(x, n, "alpha", (float)afloat(c->a, "alpha", 0.01));
+  return PSG_OK;
+}
+
+static psg_status conv_cast(exporter *x, call_in *c) {
+  Onnx__NodeProto *n = c->n = node(x, "Cast", 1, 1);
+  if (n) n->input[0] = (char *)c->in[0];
+  attr_int(x, n, "to", onnxi_dtype_to_onnx(psg_type_dtype(c->rt)));
+  return PSG_OK;
+}
+
+/* mean, max, min, sum: ReduceX (ReduceSum takes its axes as an input). */
+static psg_status conv_reduce(exporter *x, call_in *c) {
+  if (aint(c->a, "exclude", 0)) return fail(x, PSG_ERR_UNSUPPORTED, "%s with exclude=True", c->op);
+  bool sum = !strcmp(c->onnx, "ReduceSum");
+  int64_t v[PSG_MAX_RANK];
+  int k = alist(c->a, "axis", v, PSG_MAX_RANK);
+  Onnx__NodeProto *n = c->n = node(x, c->onnx, sum && k >= 0 ? 2 : 1, 1);
+  if (n) n->input[0] = (char *)c->in[0];
+  if (k >= 0 && sum && n) n->input[1] = (char *)init_ints(x, v, (size_t)k);
+  else if (k >= 0) attr_ints(x, n, "axes", v, (size_t)k);
+  attr_int(x, n, "keepdims", aint(c->a, "keepdims", 0));
+  return PSG_OK;
+}
+
+static psg_status conv_softmax(exporter *x, call_in *c) {
+  Onnx__NodeProto *n = c->n = node(x, "Softmax", 1, 1);
+  if (n) n->input[0] = (char *)c->in[0];
+  attr_int(x, n, "axis", aint(c->a, "axis", -1));
+  return PSG_OK;
+}
+
+/* nn.conv2d (Conv), nn.conv2d_transpose (ConvTranspose). */
+static psg_status conv_conv(exporter *x, call_in *c) {
+  const psg_attrs *a = c->a;
+  bool tr = !strcmp(c->onnx, "ConvTranspose");
+  if (strcmp(astr(a, "data_layout", "NCHW"), "NCHW") || strcmp(astr(a, "kernel_layout", tr ? "IOHW" : "OIHW"), tr ? "IOHW" : "OIHW"))
+    return fail(x, PSG_ERR_UNSUPPORTED, "%s with layouts other than NCHW and %s", c->op, tr ? "IOHW" : "OIHW");
+  Onnx__NodeProto *n = c->n = node(x, c->onnx, 2, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)c->in[1];
+  int64_t p[4], one[2] = {1, 1}, v[2];
+  pads4(a, p);
+  attr_ints(x, n, "pads", p, 4);
+  int k = alist(a, "strides", v, 2);
+  attr_ints(x, n, "strides", k == 2 ? v : one, 2);
+  k = alist(a, "dilation", v, 2);
+  attr_ints(x, n, "dilations", k == 2 ? v : one, 2);
+  attr_int(x, n, "group", aint(a, "groups", 1));
+  if (tr && (k = alist(a, "output_padding", v, 2)) == 2) attr_ints(x, n, "output_padding", v, 2);
+  /* kernel_shape from the attribute or the weight's type (unknown dims in the weight need it) */
+  const psg_type *wt = psg_expr_checked_type(psg_call_get_arg(c->e, 1));
+  if ((k = alist(a, "kernel_size", v, 2)) == 2 || (k = -1, wt && psg_type_ndim(wt) == 4 &&
+      (v[0] = psg_type_dim(wt, 2)) > 0 && (v[1] = psg_type_dim(wt, 3)) > 0))
+    attr_ints(x, n, "kernel_shape", v, 2);
+  return PSG_OK;
+}
+
+/* nn.bias_add: the producer's bias input when it can be (fold_bias_add),
+ * else Add of the bias reshaped to broadcast along `axis`. */
+static psg_status conv_bias_add(exporter *x, call_in *c) {
+  if ((c->n = fold_bias_add(x, c->e))) return PSG_OK;
+  const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(c->e, 0));
+  int r = psg_type_ndim(xt), axis = (int)aint(c->a, "axis", 1);
+  if (axis < 0) axis += r;
+  int64_t shape[PSG_MAX_RANK];
+  shape[0] = -1;
+  for (int i = 1; i < r - axis; i++) shape[i] = 1;
+  Onnx__NodeProto *rs = node(x, "Reshape", 2, 1);
+  if (rs) rs->input[0] = (char *)c->in[1], rs->input[1] = (char *)init_ints(x, shape, (size_t)(r - axis));
+  Onnx__NodeProto *n = c->n = node(x, "Add", 2, 1);
+  if (n && rs) n->input[0] = (char *)c->in[0], n->input[1] = rs->output[0];
+  return PSG_OK;
+}
+
+/* nn.dense: Gemm (transB) in 2-D, else MatMul on the transposed weight. */
+static psg_status conv_dense(exporter *x, call_in *c) {
+  const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(c->e, 0));
+  Onnx__NodeProto *n;
+  if (psg_type_ndim(xt) == 2) {
+    n = c->n = node(x, "Gemm", 2, 1);
+    if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)c->in[1];
+    attr_int(x, n, "transB", 1);
+  } else {
+    int64_t perm2[2] = {1, 0};
+    const char *w = transposed_weight(x, psg_call_get_arg(c->e, 1), c->in[1], perm2, 2);
+    n = c->n = node(x, "MatMul", 2, 1);
+    if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)w;
+  }
+  return PSG_OK;
+}
+
+/* nn.batch_matmul, nn.matmul: MatMul with the transposes written out (one
+ * Gemm for a 2-D nn.matmul). */
+static psg_status conv_matmul(exporter *x, call_in *c) {
+  const psg_attrs *a = c->a;
+  bool b3 = !strcmp(c->op, "nn.batch_matmul");
+  const char *ai = c->in[0], *bi = c->in[1];
+  int64_t perm[PSG_MAX_RANK];
+  int ra = psg_type_ndim(psg_expr_checked_type(psg_call_get_arg(c->e, 0)));
+  for (int i = 0; i < ra; i++) perm[i] = i == ra - 2 ? ra - 1 : i == ra - 1 ? ra - 2 : i;
+  Onnx__NodeProto *n;
+  if (!b3 && ra == 2) { /* 2-D: one Gemm whatever the flags */
+    n = c->n = node(x, "Gemm", 2, 1);
+    if (n) n->input[0] = (char *)ai, n->input[1] = (char *)bi;
+    if (aint(a, "transpose_a", 0)) attr_int(x, n, "transA", 1);
+    if (aint(a, "transpose_b", 0)) attr_int(x, n, "transB", 1);
+    return PSG_OK;
+  }
+  if (aint(a, "transpose_a", 0)) { /* the last two axes of a (N-D for nn.matmul) */
+    Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
+    if (t) t->input[0] = (char *)ai, ai = t->output[0];
+    attr_ints(x, t, "perm", perm, (size_t)ra);
+  }
+  if (aint(a, "transpose_b", b3 ? 1 : 0)) {
+    int64_t p3[3] = {0, 2, 1}, p2[2] = {1, 0};
+    bi = transposed_weight(x, psg_call_get_arg(c->e, 1), bi, b3 ? p3 : p2, b3 ? 3 : 2);
+  }
+  n = c->n = node(x, "MatMul", 2, 1);
+  if (n) n->input[0] = (char *)ai, n->input[1] = (char *)bi;
+  return PSG_OK;
+}
+
+/* nn.layer_norm: ONNX normalizes over the axes from `axis` on: the same as
+ * Relay's one axis when it is the last; another axis is swapped with the
+ * last around it. */
+static psg_status conv_layer_norm(exporter *x, call_in *c) {
+  const psg_attrs *a = c->a;
+  const char *const *in = c->in;
+  const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(c->e, 0));
+  int r = psg_type_ndim(xt);
+  int64_t axis = aint(a, "axis", -1);
+  if (axis < 0) axis += r;
+  int64_t ch = axis >= 0 && axis < r ? psg_type_dim(xt, (int)axis) : -1;
+  if (ch < 0) return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm over an axis of unknown length");
+  if (!in[0] || !in[1] || (aint(a, "center", 1) && !in[2])) return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm of non-tensor values");
+  const char *data = in[0];
+  int64_t perm[PSG_MAX_RANK];
+  for (int i = 0; i < r; i++) perm[i] = i == axis ? r - 1 : i == r - 1 ? axis : i;
+  if (axis != r - 1) {
+    Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
+    if (t) t->input[0] = (char *)data, data = t->output[0];
+    attr_ints(x, t, "perm", perm, (size_t)r);
+  }
+  bool center = aint(a, "center", 1) != 0;
+  Onnx__NodeProto *n = c->n = node(x, "LayerNormalization", center ? 3 : 2, 1);
+  if (n) n->input[0] = (char *)data, n->input[1] = (char *)in[1], n->input[2] = center ? (char *)in[2] : NULL;
+  if (n && !aint(a, "scale", 1)) { /* gamma ignored: ones */
+    int dt = psg_type_dtype(xt);
+    size_t sz = (size_t)psg_dtype_size(dt);
+    unsigned char *ones = ealloc(x, (size_t)ch * sz + 1);
+    if (!ones) return PSG_ERR_NOMEM;
+    if (dt == PSG_DTYPE_FLOAT64) for (int64_t i = 0; i < ch; i++) ((double *)(void *)ones)[i] = 1;
+    else if (dt == PSG_DTYPE_FLOAT32) for (int64_t i = 0; i < ch; i++) ((float *)(void *)ones)[i] = 1;
+    else return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm with scale=False on %s", psg_dtype_name(dt));
+    n->input[1] = (char *)init_raw(x, dt, &ch, 1, ones, (size_t)ch * sz);
+  }
+  attr_int(x, n, "axis", -1);
+  attr_float(x, n, "epsilon", (float)afloat(a, "epsilon", 1e-5));
+  x->opset = 17;
+  if (n && axis != r - 1) {
+    Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
+    if (t) t->input[0] = n->output[0];
+    attr_ints(x, t, "perm", perm, (size_t)r);
+    c->n = t;
+  }
+  return PSG_OK;
+}
+
+/* nn.batch_norm: BatchNormalization; the tuple's other fields (mean, var)
+ * are the inputs themselves at inference. */
+static psg_status conv_batch_norm(exporter *x, call_in *c) {
+  Onnx__NodeProto *n = node(x, "BatchNormalization", 5, 1);
+  for (int i = 0; n && i < 5; i++) n->input[i] = (char *)c->in[i];
+  attr_float(x, n, "epsilon", (float)afloat(c->a, "epsilon", 1e-5));
+  if (aint(c->a, "axis", 1) != 1) return fail(x, PSG_ERR_UNSUPPORTED, "nn.batch_norm with axis != 1");
+  char **names = ealloc(x, 3 * sizeof *names);
+  if (!names || !n) return PSG_ERR_NOMEM;
+  names[0] = n->output[0], names[1] = (char *)c->in[3], names[2] = (char *)c->in[4];
+  *c->out_names = names;
+  *c->nout = 3;
+  c->named = true;
+  pmap_put(x, &x->mains, n, n);
+  return x->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+/* nn.max_pool2d (MaxPool), nn.avg_pool2d (AveragePool). */
+static psg_status conv_pool(exporter *x, call_in *c) {
+  const psg_attrs *a = c->a;
+  bool mx = !strcmp(c->onnx, "MaxPool");
+  if (strcmp(astr(a, "layout", "NCHW"), "NCHW")) return fail(x, PSG_ERR_UNSUPPORTED, "%s with layout other than NCHW", c->op);
+  Onnx__NodeProto *n = c->n = node(x, c->onnx, 1, 1);
+  if (n) n->input[0] = (char *)c->in[0];
+  int64_t p[4], one[2] = {1, 1}, v[2];
+  pads4(a, p);
+  int k = alist(a, "pool_size", v, 2);
+  if (k == 1) v[1] = v[0];
+  attr_ints(x, n, "kernel_shape", v, 2);
+  attr_ints(x, n, "pads", p, 4);
+  k = alist(a, "strides", v, 2);
+  attr_ints(x, n, "strides", k == 2 ? v : one, 2);
+  k = alist(a, "dilation", v, 2);
+  if (k == 2 && (v[0] != 1 || v[1] != 1)) attr_ints(x, n, "dilations", v, 2);
+  attr_int(x, n, "ceil_mode", aint(a, "ceil_mode", 0));
+  if (!mx) attr_int(x, n, "count_include_pad", aint(a, "count_include_pad", 0));
+  return PSG_OK;
+}
+
+/* reshape, nn.batch_flatten, squeeze, expand_dims (Reshape), broadcast_to
+ * (Expand): the result shape is in the checked type, one node covers them. */
+static psg_status conv_reshape(exporter *x, call_in *c) {
+  if (!psg_type_is_static(c->rt)) return fail(x, PSG_ERR_UNSUPPORTED, "%s with a dynamic result shape", c->op);
+  int64_t w[PSG_MAX_RANK];
+  int r = psg_type_ndim(c->rt);
+  for (int i = 0; i < r; i++) w[i] = psg_type_dim(c->rt, i);
+  bool expand = !strcmp(c->onnx, "Expand");
+  Onnx__NodeProto *n = c->n = node(x, c->onnx, 2, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)init_ints(x, w, (size_t)r);
+  /* A literal 0 extent (empty tensors): without allowzero, Reshape would
+   * copy the input's dim there (found by fuzz_onnx). */
+  bool zero = false;
+  for (int i = 0; i < r; i++) zero |= w[i] == 0;
+  if (zero && !expand) attr_int(x, n, "allowzero", 1);
+  return PSG_OK;
+}
+
+static psg_status conv_transpose(exporter *x, call_in *c) {
+  int64_t v[PSG_MAX_RANK];
+  int k;
+  Onnx__NodeProto *n = c->n = node(x, "Transpose", 1, 1);
+  if (n) n->input[0] = (char *)c->in[0];
+  if ((k = alist(c->a, "axes", v, PSG_MAX_RANK)) >= 0) attr_ints(x, n, "perm", v, (size_t)k);
+  return PSG_OK;
+}
+
+/* concatenate: Concat of the tuple argument's fields. */
+static psg_status conv_concat(exporter *x, call_in *c) {
+  psg_expr *tup = psg_call_get_arg(c->e, 0);
+  size_t nf = 0;
+  char **fields = get_names(x, tup, &nf);
+  if (!fields) return fail(x, PSG_ERR_UNSUPPORTED, "concatenate of a non-tuple value");
+  Onnx__NodeProto *n = c->n = node(x, "Concat", (int)nf, 1);
+  for (size_t i = 0; n && i < nf; i++) n->input[i] = fields[i];
+  attr_int(x, n, "axis", aint(c->a, "axis", 0));
+  return PSG_OK;
+}
+
+static psg_status conv_strided_slice(exporter *x, call_in *c) {
+  const psg_attrs *a = c->a;
+  if (strcmp(astr(a, "slice_mode", "end"), "end")) return fail(x, PSG_ERR_UNSUPPORTED, "strided_slice with slice_mode=size");
+  int64_t b[PSG_MAX_RANK], en[PSG_MAX_RANK], s[PSG_MAX_RANK], ax[PSG_MAX_RANK];
+  int nb = alist(a, "begin", b, PSG_MAX_RANK), ne = alist(a, "end", en, PSG_MAX_RANK);
+  int ns = alist(a, "strides", s, PSG_MAX_RANK), nx = alist(a, "axes", ax, PSG_MAX_RANK);
+  if (nb < 0 || ne != nb) return fail(x, PSG_ERR_UNSUPPORTED, "strided_slice without begin/end");
+  if (nx < 0) for (int i = 0; i < nb; i++) ax[i] = i;
+  for (int i = 0; i < nb; i++) if (ns < 0 || i >= ns) s[i] = ns == 1 ? s[0] : 1;
+  Onnx__NodeProto *n = c->n = node(x, "Slice", 5, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)init_ints(x, b, (size_t)nb),
+         n->input[2] = (char *)init_ints(x, en, (size_t)nb), n->input[3] = (char *)init_ints(x, ax, (size_t)nb),
+         n->input[4] = (char *)init_ints(x, s, (size_t)nb);
+  return PSG_OK;
+}
+
+/* reverse: a Slice with step -1 along the axis. */
+static psg_status conv_reverse(exporter *x, call_in *c) {
+  int64_t st[1] = {-1}, en[1] = {INT64_MIN}, ax[1] = {aint(c->a, "axis", 0)}, sp[1] = {-1};
+  Onnx__NodeProto *n = c->n = node(x, "Slice", 5, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)init_ints(x, st, 1), n->input[2] = (char *)init_ints(x, en, 1),
+         n->input[3] = (char *)init_ints(x, ax, 1), n->input[4] = (char *)init_ints(x, sp, 1);
+  return PSG_OK;
+}
+
+static psg_status conv_take(exporter *x, call_in *c) {
+  Onnx__NodeProto *n = c->n = node(x, "Gather", 2, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)c->in[1];
+  attr_int(x, n, "axis", aint(c->a, "axis", 0));
+  return PSG_OK;
+}
+
+/* shape_of: Shape, then a Cast when the result is not int64. */
+static psg_status conv_shape_of(exporter *x, call_in *c) {
+  Onnx__NodeProto *n = c->n = node(x, "Shape", 1, 1);
+  if (n) n->input[0] = (char *)c->in[0];
+  if (psg_type_dtype(c->rt) != PSG_DTYPE_INT64) {
+    Onnx__NodeProto *cast = node(x, "Cast", 1, 1);
+    if (cast && n) cast->input[0] = n->output[0];
+    attr_int(x, cast, "to", onnxi_dtype_to_onnx(psg_type_dtype(c->rt)));
+    c->n = cast;
+  }
+  return PSG_OK;
+}
+
+static psg_status conv_pad(exporter *x, call_in *c) {
+  const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(c->e, 0));
+  int r = psg_type_ndim(xt);
+  int64_t v[PSG_MAX_RANK * 2];
+  psg_attr *pw = psg_attrs_get(c->a, "pad_width");
+  if (!pw || psg_attr_kind(pw) != PSG_ATTR_LIST || (int)psg_attr_list_len(pw) != r)
+    return fail(x, PSG_ERR_UNSUPPORTED, "nn.pad without a pad_width per axis");
+  for (int i = 0; i < r; i++) {
+    psg_attr *pair = psg_attr_list_get(pw, (size_t)i);
+    if (psg_attr_kind(pair) != PSG_ATTR_LIST || psg_attr_list_len(pair) != 2) return fail(x, PSG_ERR_UNSUPPORTED, "nn.pad pad_width");
+    v[i] = psg_attr_get_int(psg_attr_list_get(pair, 0));
+    v[i + r] = psg_attr_get_int(psg_attr_list_get(pair, 1));
+  }
+  Onnx__NodeProto *n = c->n = node(x, "Pad", 3, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = (char *)init_ints(x, v, (size_t)(2 * r)), n->input[2] = (char *)c->in[1];
+  attr_str(x, n, "mode", astr(c->a, "pad_mode", "constant"));
+  return PSG_OK;
+}
+
+/* image.resize2d: Resize to the checked type's sizes. */
+static psg_status conv_resize(exporter *x, call_in *c) {
+  const psg_attrs *a = c->a;
+  if (strcmp(astr(a, "layout", "NCHW"), "NCHW")) return fail(x, PSG_ERR_UNSUPPORTED, "image.resize2d with layout other than NCHW");
+  if (!psg_type_is_static(c->rt)) return fail(x, PSG_ERR_UNSUPPORTED, "image.resize2d with a dynamic result shape");
+  int64_t w[4];
+  for (int i = 0; i < 4; i++) w[i] = psg_type_dim(c->rt, i);
+  const char *m = astr(a, "method", "linear");
+  Onnx__NodeProto *n = c->n = node(x, "Resize", 4, 1);
+  if (n) n->input[0] = (char *)c->in[0], n->input[1] = "", n->input[2] = "", n->input[3] = (char *)init_ints(x, w, 4);
+  attr_str(x, n, "mode", !strcmp(m, "nearest_neighbor") ? "nearest" : m);
+  attr_str(x, n, "coordinate_transformation_mode", astr(a, "coordinate_transformation_mode", "half_pixel"));
+  attr_str(x, n, "nearest_mode", astr(a, "rounding_method", "round_prefer_floor")[0] ? astr(a, "rounding_method", "round_prefer_floor") : "round_prefer_floor");
+  attr_float(x, n, "cubic_coeff_a", (float)afloat(a, "cubic_alpha", -0.75));
+  attr_int(x, n, "exclude_outside", aint(a, "cubic_exclude", 0));
+  attr_float(x, n, "extrapolation_value", (float)afloat(a, "extrapolation_value", 0));
+  return PSG_OK;
+}
+
+/* The converters, one row per Relay op: its name, the ONNX op the
+ * converter writes (for the converters shared by a family) and the
+ * converter. */
+static const export_op export_ops[] = {
+    {"nn.relu", "Relu", conv_simple},
+    {"sigmoid", "Sigmoid", conv_simple},
+    {"sqrt", "Sqrt", conv_simple},
+    {"log", "Log", conv_simple},
+    {"negative", "Neg", conv_simple},
+    {"exp", "Exp", conv_simple},
+    {"tanh", "Tanh", conv_simple},
+    {"abs", "Abs", conv_simple},
+    {"add", "Add", conv_add},
+    {"subtract", "Sub", conv_simple},
+    {"multiply", "Mul", conv_simple},
+    {"divide", "Div", conv_simple},
+    {"power", "Pow", conv_simple},
+    {"maximum", "Max", conv_simple},
+    {"minimum", "Min", conv_simple},
+    {"equal", "Equal", conv_simple},
+    {"greater", "Greater", conv_simple},
+    {"greater_equal", "GreaterOrEqual", conv_simple},
+    {"less", "Less", conv_simple},
+    {"copy", "Identity", conv_simple},
+    {"nn.global_avg_pool2d", "GlobalAveragePool", conv_simple},
+    {"clip", "Clip", conv_clip},
+    {"nn.leaky_relu", "LeakyRelu", conv_leaky_relu},
+    {"cast", "Cast", conv_cast},
+    {"mean", "ReduceMean", conv_reduce},
+    {"max", "ReduceMax", conv_reduce},
+    {"min", "ReduceMin", conv_reduce},
+    {"sum", "ReduceSum", conv_reduce},
+    {"nn.softmax", "Softmax", conv_softmax},
+    {"nn.conv2d", "Conv", conv_conv},
+    {"nn.conv2d_transpose", "ConvTranspose", conv_conv},
+    {"nn.bias_add", "Add", conv_bias_add},
+    {"nn.dense", "Gemm", conv_dense},
+    {"nn.batch_matmul", "MatMul", conv_matmul},
+    {"nn.matmul", "MatMul", conv_matmul},
+    {"nn.layer_norm", "LayerNormalization", conv_layer_norm},
+    {"nn.batch_norm", "BatchNormalization", conv_batch_norm},
+    {"nn.max_pool2d", "MaxPool", conv_pool},
+    {"nn.avg_pool2d", "AveragePool", conv_pool},
+    {"reshape", "Reshape", conv_reshape},
+    {"nn.batch_flatten", "Reshape", conv_reshape},
+    {"squeeze", "Reshape", conv_reshape},
+    {"expand_dims", "Reshape", conv_reshape},
+    {"broadcast_to", "Expand", conv_reshape},
+    {"transpose", "Transpose", conv_transpose},
+    {"concatenate", "Concat", conv_concat},
+    {"strided_slice", "Slice", conv_strided_slice},
+    {"reverse", "Slice", conv_reverse},
+    {"take", "Gather", conv_take},
+    {"shape_of", "Shape", conv_shape_of},
+    {"nn.pad", "Pad", conv_pad},
+    {"image.resize2d", "Resize", conv_resize},
+};
+
+/* The row of `op`, from the map filled on first use in this export; NULL
+ * (and x->oom when the map could not be filled) when there is none. */
+static const export_op *find_export_op(exporter *x, const char *op) {
+  if (!x->convs.len)
+    for (size_t i = 0; i < sizeof export_ops / sizeof *export_ops; i++) {
+      psgi_map_entry *en = psgi_map_put_str(&x->convs, export_ops[i].relay, strlen(export_ops[i].relay), NULL);
+      if (!en) {
+        x->oom = true;
+        psgi_map_fini(&x->convs);
+        return NULL;
+      }
+      en->value = (void *)&export_ops[i];
+    }
+  psgi_map_entry *en = psgi_map_get_str(&x->convs, op, strlen(op));
+  return en ? en->value : NULL;
+}
+
 static psg_status export_call(exporter *x, const psg_expr *e, char ***out_names, size_t *nout) {
   psg_expr *callee = psg_call_get_callee(e);
   if (onnxi_export_is_composite(callee)) return composite_call(x, e, out_names, nout);
   if (psg_expr_kind(callee) == PSG_EXPR_FUNCTION) return inline_call(x, e, callee, out_names, nout);
   if (psg_expr_kind(callee) != PSG_EXPR_OP)
     return fail(x, PSG_ERR_UNSUPPORTED, "calls of %s are not exported (run inlining first)", psg_expr_kind_name(psg_expr_kind(callee)));
-  const char *op = psg_op_name(callee);
-  const psg_attrs *a = psg_call_get_attrs(e);
-  size_t na = psg_call_num_args(e);
-  const char *in[8] = {0};
-  for (size_t i = 0; i < na && i < 8; i++) {
-    psg_expr *arg = psg_call_get_arg(e, i);
+  call_in c = {.e = e, .op = psg_op_name(callee), .a = psg_call_get_attrs(e), .na = psg_call_num_args(e),
+               .rt = psg_expr_checked_type(e), .out_names = out_names, .nout = nout};
+  const export_op *row = find_export_op(x, c.op);
+  if (!row) return x->oom ? PSG_ERR_NOMEM : fail(x, PSG_ERR_UNSUPPORTED, "operator %s has no ONNX form here", c.op);
+  if (!(c.in = arg_names(x, e))) return PSG_ERR_NOMEM;
+  for (size_t i = 0; i < c.na; i++) {
     size_t k = 0;
-    char **nm = get_names(x, arg, &k);
-    in[i] = nm && k == 1 ? nm[0] : NULL;
+    char **nm = get_names(x, psg_call_get_arg(e, i), &k);
+    c.in[i] = nm && k == 1 ? nm[0] : NULL;
   }
-  const psg_type *rt = psg_expr_checked_type(e);
-  Onnx__NodeProto *n = NULL;
+  c.onnx = row->onnx;
   *nout = 1;
-  if (!strcmp(op, "add") && (n = fold_bias(x, e))) goto done;
-  if (!strcmp(op, "nn.bias_add") && (n = fold_bias_add(x, e))) goto done;
-  for (size_t i = 0; i < sizeof simple_ops / sizeof simple_ops[0]; i++)
-    if (!strcmp(op, simple_ops[i].relay)) {
-      n = node(x, simple_ops[i].onnx, (int)na, 1);
-      for (size_t k = 0; n && k < na; k++) n->input[k] = (char *)in[k];
-      goto done;
-    }
-  int64_t v[PSG_MAX_RANK * 2], w[PSG_MAX_RANK];
-  int k;
-  if (!strcmp(op, "clip")) {
-    int dt = psg_type_dtype(rt);
-    n = node(x, "Clip", 3, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_scalar_f(x, dt, afloat(a, "a_min", 0)),
-           n->input[2] = (char *)init_scalar_f(x, dt, afloat(a, "a_max", 0));
-  } else if (!strcmp(op, "nn.leaky_relu")) {
-    n = node(x, "LeakyRelu", 1, 1);
-    if (n) n->input[0] = (char *)in[0];
-    attr_float(x, n, "alpha", (float)afloat(a, "alpha", 0.01));
-  } else if (!strcmp(op, "cast")) {
-    n = node(x, "Cast", 1, 1);
-    if (n) n->input[0] = (char *)in[0];
-    attr_int(x, n, "to", onnxi_dtype_to_onnx(psg_type_dtype(rt)));
-  } else if (!strcmp(op, "mean") || !strcmp(op, "max") || !strcmp(op, "min") || !strcmp(op, "sum")) {
-    if (aint(a, "exclude", 0)) return fail(x, PSG_ERR_UNSUPPORTED, "%s with exclude=True", op);
-    const char *on = !strcmp(op, "mean") ? "ReduceMean" : !strcmp(op, "max") ? "ReduceMax" : !strcmp(op, "min") ? "ReduceMin" : "ReduceSum";
-    bool sum = !strcmp(op, "sum");
-    k = alist(a, "axis", v, PSG_MAX_RANK);
-    n = node(x, on, sum && k >= 0 ? 2 : 1, 1);
-    if (n) n->input[0] = (char *)in[0];
-    if (k >= 0 && sum && n) n->input[1] = (char *)init_ints(x, v, (size_t)k);
-    else if (k >= 0) attr_ints(x, n, "axes", v, (size_t)k);
-    attr_int(x, n, "keepdims", aint(a, "keepdims", 0));
-  } else if (!strcmp(op, "nn.softmax")) {
-    n = node(x, "Softmax", 1, 1);
-    if (n) n->input[0] = (char *)in[0];
-    attr_int(x, n, "axis", aint(a, "axis", -1));
-  } else if (!strcmp(op, "nn.conv2d") || !strcmp(op, "nn.conv2d_transpose")) {
-    bool tr = !strcmp(op, "nn.conv2d_transpose");
-    if (strcmp(astr(a, "data_layout", "NCHW"), "NCHW") || strcmp(astr(a, "kernel_layout", tr ? "IOHW" : "OIHW"), tr ? "IOHW" : "OIHW"))
-      return fail(x, PSG_ERR_UNSUPPORTED, "%s with layouts other than NCHW and %s", op, tr ? "IOHW" : "OIHW");
-    n = node(x, tr ? "ConvTranspose" : "Conv", 2, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)in[1];
-    int64_t p[4], one[2] = {1, 1};
-    pads4(a, p);
-    attr_ints(x, n, "pads", p, 4);
-    k = alist(a, "strides", v, 2);
-    attr_ints(x, n, "strides", k == 2 ? v : one, 2);
-    k = alist(a, "dilation", v, 2);
-    attr_ints(x, n, "dilations", k == 2 ? v : one, 2);
-    attr_int(x, n, "group", aint(a, "groups", 1));
-    if (tr && (k = alist(a, "output_padding", v, 2)) == 2) attr_ints(x, n, "output_padding", v, 2);
-    /* kernel_shape from the attribute or the weight's type (unknown dims in the weight need it) */
-    const psg_type *wt = psg_expr_checked_type(psg_call_get_arg(e, 1));
-    if ((k = alist(a, "kernel_size", v, 2)) == 2 || (k = -1, wt && psg_type_ndim(wt) == 4 &&
-        (v[0] = psg_type_dim(wt, 2)) > 0 && (v[1] = psg_type_dim(wt, 3)) > 0))
-      attr_ints(x, n, "kernel_shape", v, 2);
-  } else if (!strcmp(op, "nn.bias_add")) {
-    const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(e, 0));
-    int r = psg_type_ndim(xt), axis = (int)aint(a, "axis", 1);
-    if (axis < 0) axis += r;
-    int64_t shape[PSG_MAX_RANK];
-    shape[0] = -1;
-    for (int i = 1; i < r - axis; i++) shape[i] = 1;
-    Onnx__NodeProto *rs = node(x, "Reshape", 2, 1);
-    if (rs) rs->input[0] = (char *)in[1], rs->input[1] = (char *)init_ints(x, shape, (size_t)(r - axis));
-    n = node(x, "Add", 2, 1);
-    if (n && rs) n->input[0] = (char *)in[0], n->input[1] = rs->output[0];
-  } else if (!strcmp(op, "nn.dense")) {
-    const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(e, 0));
-    if (psg_type_ndim(xt) == 2) {
-      n = node(x, "Gemm", 2, 1);
-      if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)in[1];
-      attr_int(x, n, "transB", 1);
-    } else {
-      int64_t perm2[2] = {1, 0};
-      const char *w = transposed_weight(x, psg_call_get_arg(e, 1), in[1], perm2, 2);
-      n = node(x, "MatMul", 2, 1);
-      if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)w;
-    }
-  } else if (!strcmp(op, "nn.batch_matmul") || !strcmp(op, "nn.matmul")) {
-    bool b3 = !strcmp(op, "nn.batch_matmul");
-    const char *ai = in[0], *bi = in[1];
-    int64_t perm[PSG_MAX_RANK];
-    int ra = psg_type_ndim(psg_expr_checked_type(psg_call_get_arg(e, 0)));
-    for (int i = 0; i < ra; i++) perm[i] = i == ra - 2 ? ra - 1 : i == ra - 1 ? ra - 2 : i;
-    if (!b3 && ra == 2) { /* 2-D: one Gemm whatever the flags */
-      n = node(x, "Gemm", 2, 1);
-      if (n) n->input[0] = (char *)ai, n->input[1] = (char *)bi;
-      if (aint(a, "transpose_a", 0)) attr_int(x, n, "transA", 1);
-      if (aint(a, "transpose_b", 0)) attr_int(x, n, "transB", 1);
-      goto done;
-    }
-    if (aint(a, "transpose_a", 0)) { /* the last two axes of a (N-D for nn.matmul) */
-      Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
-      if (t) t->input[0] = (char *)ai, ai = t->output[0];
-      attr_ints(x, t, "perm", perm, (size_t)ra);
-    }
-    if (aint(a, "transpose_b", b3 ? 1 : 0)) {
-      int64_t p3[3] = {0, 2, 1}, p2[2] = {1, 0};
-      bi = transposed_weight(x, psg_call_get_arg(e, 1), bi, b3 ? p3 : p2, b3 ? 3 : 2);
-    }
-    n = node(x, "MatMul", 2, 1);
-    if (n) n->input[0] = (char *)ai, n->input[1] = (char *)bi;
-  } else if (!strcmp(op, "nn.layer_norm")) {
-    /* ONNX normalizes over the axes from `axis` on: the same as Relay's one
-     * axis when it is the last; another axis is swapped with the last
-     * around it. */
-    const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(e, 0));
-    int r = psg_type_ndim(xt);
-    int64_t axis = aint(a, "axis", -1);
-    if (axis < 0) axis += r;
-    int64_t c = axis >= 0 && axis < r ? psg_type_dim(xt, (int)axis) : -1;
-    if (c < 0) return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm over an axis of unknown length");
-    if (!in[0] || !in[1] || (aint(a, "center", 1) && !in[2])) return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm of non-tensor values");
-    const char *data = in[0];
-    int64_t perm[PSG_MAX_RANK];
-    for (int i = 0; i < r; i++) perm[i] = i == axis ? r - 1 : i == r - 1 ? axis : i;
-    if (axis != r - 1) {
-      Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
-      if (t) t->input[0] = (char *)data, data = t->output[0];
-      attr_ints(x, t, "perm", perm, (size_t)r);
-    }
-    bool center = aint(a, "center", 1) != 0;
-    n = node(x, "LayerNormalization", center ? 3 : 2, 1);
-    if (n) n->input[0] = (char *)data, n->input[1] = (char *)in[1], n->input[2] = center ? (char *)in[2] : NULL;
-    if (n && !aint(a, "scale", 1)) { /* gamma ignored: ones */
-      int dt = psg_type_dtype(xt);
-      size_t sz = (size_t)psg_dtype_size(dt);
-      unsigned char *ones = ealloc(x, (size_t)c * sz + 1);
-      if (!ones) return PSG_ERR_NOMEM;
-      if (dt == PSG_DTYPE_FLOAT64) for (int64_t i = 0; i < c; i++) ((double *)(void *)ones)[i] = 1;
-      else if (dt == PSG_DTYPE_FLOAT32) for (int64_t i = 0; i < c; i++) ((float *)(void *)ones)[i] = 1;
-      else return fail(x, PSG_ERR_UNSUPPORTED, "nn.layer_norm with scale=False on %s", psg_dtype_name(dt));
-      n->input[1] = (char *)init_raw(x, dt, &c, 1, ones, (size_t)c * sz);
-    }
-    attr_int(x, n, "axis", -1);
-    attr_float(x, n, "epsilon", (float)afloat(a, "epsilon", 1e-5));
-    x->opset = 17;
-    if (n && axis != r - 1) {
-      Onnx__NodeProto *t = node(x, "Transpose", 1, 1);
-      if (t) t->input[0] = n->output[0];
-      attr_ints(x, t, "perm", perm, (size_t)r);
-      n = t;
-    }
-  } else if (!strcmp(op, "nn.batch_norm")) {
-    n = node(x, "BatchNormalization", 5, 1);
-    for (int i = 0; n && i < 5; i++) n->input[i] = (char *)in[i];
-    attr_float(x, n, "epsilon", (float)afloat(a, "epsilon", 1e-5));
-    if (aint(a, "axis", 1) != 1) return fail(x, PSG_ERR_UNSUPPORTED, "nn.batch_norm with axis != 1");
-    /* The tuple's other fields (mean, var) are the inputs themselves at inference. */
-    char **names = ealloc(x, 3 * sizeof *names);
-    if (!names || !n) return PSG_ERR_NOMEM;
-    names[0] = n->output[0], names[1] = (char *)in[3], names[2] = (char *)in[4];
-    *out_names = names;
-    *nout = 3;
-    pmap_put(x, &x->mains, n, n);
-    return x->oom ? PSG_ERR_NOMEM : PSG_OK;
-  } else if (!strcmp(op, "nn.max_pool2d") || !strcmp(op, "nn.avg_pool2d")) {
-    bool mx = !strcmp(op, "nn.max_pool2d");
-    if (strcmp(astr(a, "layout", "NCHW"), "NCHW")) return fail(x, PSG_ERR_UNSUPPORTED, "%s with layout other than NCHW", op);
-    n = node(x, mx ? "MaxPool" : "AveragePool", 1, 1);
-    if (n) n->input[0] = (char *)in[0];
-    int64_t p[4], one[2] = {1, 1};
-    pads4(a, p);
-    k = alist(a, "pool_size", v, 2);
-    if (k == 1) v[1] = v[0];
-    attr_ints(x, n, "kernel_shape", v, 2);
-    attr_ints(x, n, "pads", p, 4);
-    k = alist(a, "strides", v, 2);
-    attr_ints(x, n, "strides", k == 2 ? v : one, 2);
-    k = alist(a, "dilation", v, 2);
-    if (k == 2 && (v[0] != 1 || v[1] != 1)) attr_ints(x, n, "dilations", v, 2);
-    attr_int(x, n, "ceil_mode", aint(a, "ceil_mode", 0));
-    if (!mx) attr_int(x, n, "count_include_pad", aint(a, "count_include_pad", 0));
-  } else if (!strcmp(op, "reshape") || !strcmp(op, "nn.batch_flatten") || !strcmp(op, "squeeze") ||
-             !strcmp(op, "expand_dims") || !strcmp(op, "broadcast_to")) {
-    /* The result shape is in the checked type: one Reshape (or Expand) covers them all. */
-    if (!psg_type_is_static(rt)) return fail(x, PSG_ERR_UNSUPPORTED, "%s with a dynamic result shape", op);
-    int r = psg_type_ndim(rt);
-    for (int i = 0; i < r; i++) w[i] = psg_type_dim(rt, i);
-    n = node(x, !strcmp(op, "broadcast_to") ? "Expand" : "Reshape", 2, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_ints(x, w, (size_t)r);
-    /* A literal 0 extent (empty tensors): without allowzero, Reshape would
-     * copy the input's dim there (found by fuzz_onnx). */
-    bool zero = false;
-    for (int i = 0; i < r; i++) zero |= w[i] == 0;
-    if (zero && strcmp(op, "broadcast_to")) attr_int(x, n, "allowzero", 1);
-  } else if (!strcmp(op, "transpose")) {
-    n = node(x, "Transpose", 1, 1);
-    if (n) n->input[0] = (char *)in[0];
-    if ((k = alist(a, "axes", v, PSG_MAX_RANK)) >= 0) attr_ints(x, n, "perm", v, (size_t)k);
-  } else if (!strcmp(op, "concatenate")) {
-    psg_expr *tup = psg_call_get_arg(e, 0);
-    size_t nf = 0;
-    char **fields = get_names(x, tup, &nf);
-    if (!fields) return fail(x, PSG_ERR_UNSUPPORTED, "concatenate of a non-tuple value");
-    n = node(x, "Concat", (int)nf, 1);
-    for (size_t i = 0; n && i < nf; i++) n->input[i] = fields[i];
-    int64_t axis = aint(a, "axis", 0);
-    attr_int(x, n, "axis", axis);
-  } else if (!strcmp(op, "strided_slice")) {
-    if (strcmp(astr(a, "slice_mode", "end"), "end")) return fail(x, PSG_ERR_UNSUPPORTED, "strided_slice with slice_mode=size");
-    int64_t b[PSG_MAX_RANK], en[PSG_MAX_RANK], s[PSG_MAX_RANK], ax[PSG_MAX_RANK];
-    int nb = alist(a, "begin", b, PSG_MAX_RANK), ne = alist(a, "end", en, PSG_MAX_RANK);
-    int ns = alist(a, "strides", s, PSG_MAX_RANK), nx = alist(a, "axes", ax, PSG_MAX_RANK);
-    if (nb < 0 || ne != nb) return fail(x, PSG_ERR_UNSUPPORTED, "strided_slice without begin/end");
-    if (nx < 0) for (int i = 0; i < nb; i++) ax[i] = i;
-    for (int i = 0; i < nb; i++) if (ns < 0 || i >= ns) s[i] = ns == 1 ? s[0] : 1;
-    n = node(x, "Slice", 5, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_ints(x, b, (size_t)nb),
-           n->input[2] = (char *)init_ints(x, en, (size_t)nb), n->input[3] = (char *)init_ints(x, ax, (size_t)nb),
-           n->input[4] = (char *)init_ints(x, s, (size_t)nb);
-  } else if (!strcmp(op, "reverse")) {
-    int64_t st[1] = {-1}, en[1] = {INT64_MIN}, ax[1] = {aint(a, "axis", 0)}, sp[1] = {-1};
-    n = node(x, "Slice", 5, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_ints(x, st, 1), n->input[2] = (char *)init_ints(x, en, 1),
-           n->input[3] = (char *)init_ints(x, ax, 1), n->input[4] = (char *)init_ints(x, sp, 1);
-  } else if (!strcmp(op, "take")) {
-    n = node(x, "Gather", 2, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)in[1];
-    attr_int(x, n, "axis", aint(a, "axis", 0));
-  } else if (!strcmp(op, "shape_of")) {
-    n = node(x, "Shape", 1, 1);
-    if (n) n->input[0] = (char *)in[0];
-    if (psg_type_dtype(rt) != PSG_DTYPE_INT64) {
-      Onnx__NodeProto *c = node(x, "Cast", 1, 1);
-      if (c && n) c->input[0] = n->output[0];
-      attr_int(x, c, "to", onnxi_dtype_to_onnx(psg_type_dtype(rt)));
-      n = c;
-    }
-  } else if (!strcmp(op, "nn.pad")) {
-    const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(e, 0));
-    int r = psg_type_ndim(xt);
-    psg_attr *pw = psg_attrs_get(a, "pad_width");
-    if (!pw || psg_attr_kind(pw) != PSG_ATTR_LIST || (int)psg_attr_list_len(pw) != r)
-      return fail(x, PSG_ERR_UNSUPPORTED, "nn.pad without a pad_width per axis");
-    for (int i = 0; i < r; i++) {
-      psg_attr *pair = psg_attr_list_get(pw, (size_t)i);
-      if (psg_attr_kind(pair) != PSG_ATTR_LIST || psg_attr_list_len(pair) != 2) return fail(x, PSG_ERR_UNSUPPORTED, "nn.pad pad_width");
-      v[i] = psg_attr_get_int(psg_attr_list_get(pair, 0));
-      v[i + r] = psg_attr_get_int(psg_attr_list_get(pair, 1));
-    }
-    n = node(x, "Pad", 3, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = (char *)init_ints(x, v, (size_t)(2 * r)), n->input[2] = (char *)in[1];
-    attr_str(x, n, "mode", astr(a, "pad_mode", "constant"));
-  } else if (!strcmp(op, "image.resize2d")) {
-    if (strcmp(astr(a, "layout", "NCHW"), "NCHW")) return fail(x, PSG_ERR_UNSUPPORTED, "image.resize2d with layout other than NCHW");
-    if (!psg_type_is_static(rt)) return fail(x, PSG_ERR_UNSUPPORTED, "image.resize2d with a dynamic result shape");
-    for (int i = 0; i < 4; i++) w[i] = psg_type_dim(rt, i);
-    const char *m = astr(a, "method", "linear");
-    n = node(x, "Resize", 4, 1);
-    if (n) n->input[0] = (char *)in[0], n->input[1] = "", n->input[2] = "", n->input[3] = (char *)init_ints(x, w, 4);
-    attr_str(x, n, "mode", !strcmp(m, "nearest_neighbor") ? "nearest" : m);
-    attr_str(x, n, "coordinate_transformation_mode", astr(a, "coordinate_transformation_mode", "half_pixel"));
-    attr_str(x, n, "nearest_mode", astr(a, "rounding_method", "round_prefer_floor")[0] ? astr(a, "rounding_method", "round_prefer_floor") : "round_prefer_floor");
-    attr_float(x, n, "cubic_coeff_a", (float)afloat(a, "cubic_alpha", -0.75));
-    attr_int(x, n, "exclude_outside", aint(a, "cubic_exclude", 0));
-    attr_float(x, n, "extrapolation_value", (float)afloat(a, "extrapolation_value", 0));
-  } else {
-    return fail(x, PSG_ERR_UNSUPPORTED, "operator %s has no ONNX form here", op);
-  }
-done:
-  if (!n) return x->oom ? PSG_ERR_NOMEM : fail(x, PSG_ERR_INTERNAL, "building %s", op);
+  psg_status st = row->fn(x, &c);
+  if (st || c.named) return st;
+  Onnx__NodeProto *n = c.n;
+  if (!n) return x->oom ? PSG_ERR_NOMEM : fail(x, PSG_ERR_INTERNAL, "building %s", c.op);
   for (size_t i = 0; i < n->n_input; i++)
-    if (!n->input[i]) return fail(x, PSG_ERR_UNSUPPORTED, "%s: input %zu is not a tensor value", op, i);
+    if (!n->input[i]) return fail(x, PSG_ERR_UNSUPPORTED, "%s: input %zu is not a tensor value", c.op, i);
   char **names = ealloc(x, sizeof *names);
   if (!names) return PSG_ERR_NOMEM;
   names[0] = n->output[0];
@@ -1036,7 +1198,62 @@ static psg_status post(psg_visitor *v, const psg_expr *e) {
   return x->oom ? PSG_ERR_NOMEM : PSG_OK;
 }
 
-static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto *g, vec *outputs) {
+/* Graph input and output names -----------------------------------------------
+ * Inputs keep their parameters' names, outputs the names the module's
+ * output_names attribute lists (the ONNX graph's, recorded by the importer),
+ * so an optimized model drops in where the original was used; a module
+ * without them (Relay text) gets "output" (one result) or "output_I". A name
+ * some other value of the model has already (an earlier input or output, an
+ * initializer, a node's output) falls back to the generated one, and then
+ * gets _1, _2, ... until free: ONNX names are unique across the model. */
+
+/* Takes the first free of `want`, `fallback`, fallback_1, ... in `taken`. */
+static char *take_name(exporter *x, psgi_map *taken, const char *want, const char *fallback) {
+  char *name = !want[0] || psgi_map_get_str(taken, want, strlen(want)) ? NULL : estr(x, "%s", want);
+  if (!name && !psgi_map_get_str(taken, fallback, strlen(fallback))) name = estr(x, "%s", fallback);
+  for (unsigned k = 1; !name && !x->oom; k++) {
+    char *s = estr(x, "%s_%u", fallback, k);
+    if (s && !psgi_map_get_str(taken, s, strlen(s))) name = s;
+  }
+  if (name && !psgi_map_put_str(taken, name, strlen(name), NULL)) x->oom = true;
+  return x->oom ? NULL : name;
+}
+
+/* Every value name written so far (initializers, node outputs, also inside
+ * If branches) into `taken`. */
+static void names_in_use(exporter *x, psgi_map *taken) {
+  PSGI_VEC(const Onnx__GraphProto *) graphs = {0};
+  Onnx__GraphProto top;
+  onnx__graph_proto__init(&top);
+  top.node = (Onnx__NodeProto **)x->nodes.data, top.n_node = x->nodes.len;
+  top.initializer = (Onnx__TensorProto **)x->inits.data, top.n_initializer = x->inits.len;
+  if (!PSGI_VEC_PUSH(x->ctx, &graphs, &top)) x->oom = true;
+  while (graphs.len && !x->oom) {
+    const Onnx__GraphProto *g = graphs.data[--graphs.len];
+    for (size_t i = 0; i < g->n_initializer; i++)
+      if (!psgi_map_put_str(taken, g->initializer[i]->name, strlen(g->initializer[i]->name), NULL)) x->oom = true;
+    for (size_t i = 0; i < g->n_node; i++) {
+      const Onnx__NodeProto *n = g->node[i];
+      for (size_t k = 0; k < n->n_output; k++)
+        if (n->output[k] && !psgi_map_put_str(taken, n->output[k], strlen(n->output[k]), NULL)) x->oom = true;
+      for (size_t a = 0; a < n->n_attribute; a++)
+        if (n->attribute[a]->g && !PSGI_VEC_PUSH(x->ctx, &graphs, n->attribute[a]->g)) x->oom = true;
+    }
+  }
+  PSGI_VEC_FREE(x->ctx, &graphs);
+}
+
+/* The name output i of n wants: the module's output_names entry, when the
+ * list has one string per output. */
+static const char *listed_output_name(const psg_module *mod, size_t i, size_t n) {
+  psg_attr *l = psg_attrs_get(psg_module_get_attrs(mod), ONNX_OUTPUT_NAMES);
+  if (!l || psg_attr_kind(l) != PSG_ATTR_LIST || psg_attr_list_len(l) != n) return NULL;
+  psg_attr *s = psg_attr_list_get(l, i);
+  return psg_attr_kind(s) == PSG_ATTR_STRING && psg_attr_get_string(s)[0] ? psg_attr_get_string(s) : NULL;
+}
+
+static psg_status build_body(exporter *x, const psg_module *mod, const psg_expr *fn, Onnx__GraphProto *g,
+                             ptr_vec *outputs, psgi_map *taken) {
   size_t np = psg_function_num_params(fn);
   for (size_t i = 0; i < np; i++) {
     psg_expr *p = psg_function_get_param(fn, i);
@@ -1044,7 +1261,8 @@ static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto 
     if (!t || psg_type_kind(t) != PSG_TYPE_TENSOR) return fail(x, PSG_ERR_UNSUPPORTED, "parameter %%%s is not a tensor", psg_var_name(p));
     char **names = ealloc(x, sizeof *names);
     if (!names) return PSG_ERR_NOMEM;
-    names[0] = estr(x, "%s", psg_var_name(p));
+    char *fallback = estr(x, "input_%zu", i);
+    if (!fallback || !(names[0] = take_name(x, taken, psg_var_name(p), fallback))) return PSG_ERR_NOMEM;
     set_names(x, p, names, 1);
     vpush(x, &x->inputs, value_info(x, names[0], t));
   }
@@ -1059,6 +1277,7 @@ static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto 
   char **res = get_names(x, body, &nb);
   const psg_type *bt = psg_expr_checked_type(body);
   if (!res) return fail(x, PSG_ERR_INTERNAL, "the body has no value");
+  names_in_use(x, taken);
   for (size_t i = 0; i < nb; i++) {
     const psg_type *t = psg_type_kind(bt) == PSG_TYPE_TUPLE ? psg_type_field(bt, (int)i) : bt;
     if (psg_type_kind(t) != PSG_TYPE_TENSOR) return fail(x, PSG_ERR_UNSUPPORTED, "nested tuple results are not exported");
@@ -1067,19 +1286,41 @@ static psg_status build_graph(exporter *x, const psg_expr *fn, Onnx__GraphProto 
     Onnx__NodeProto *id = node(x, "Identity", 1, 1);
     if (!id) return PSG_ERR_NOMEM;
     id->input[0] = res[i];
-    id->output[0] = nb == 1 ? "output" : estr(x, "output_%zu", i);
+    const char *want = listed_output_name(mod, i, nb);
+    char *fallback = nb == 1 ? "output" : estr(x, "output_%zu", i);
+    if (!fallback || !(id->output[0] = take_name(x, taken, want ? want : fallback, fallback))) return PSG_ERR_NOMEM;
     vpush(x, outputs, value_info(x, id->output[0], t));
   }
+  if (x->oom) return PSG_ERR_NOMEM;
   g->name = "main";
-  g->node = (Onnx__NodeProto **)x->nodes.items;
-  g->n_node = x->nodes.n;
-  g->initializer = (Onnx__TensorProto **)x->inits.items;
-  g->n_initializer = x->inits.n;
-  g->input = (Onnx__ValueInfoProto **)x->inputs.items;
-  g->n_input = x->inputs.n;
-  g->output = (Onnx__ValueInfoProto **)outputs->items;
-  g->n_output = outputs->n;
+  g->n_node = x->nodes.len;
+  g->node = (Onnx__NodeProto **)settle(x, &x->nodes);
+  g->n_initializer = x->inits.len;
+  g->initializer = (Onnx__TensorProto **)settle(x, &x->inits);
+  g->n_input = x->inputs.len;
+  g->input = (Onnx__ValueInfoProto **)settle(x, &x->inputs);
+  g->n_output = outputs->len;
+  g->output = (Onnx__ValueInfoProto **)settle(x, outputs);
   return x->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+static psg_status build_graph(exporter *x, const psg_module *mod, const psg_expr *fn, Onnx__GraphProto *g,
+                              ptr_vec *outputs) {
+  psgi_map taken; /* the model's value names: inputs first, outputs last */
+  psgi_map_init(&taken, x->ctx);
+  psg_status st = build_body(x, mod, fn, g, outputs, &taken);
+  psgi_map_fini(&taken);
+  return st;
+}
+
+/* protobuf-c packs into a house string builder. */
+typedef struct packer {
+  ProtobufCBuffer base;
+  psgi_buf *out;
+} packer;
+
+static void pack_append(ProtobufCBuffer *b, size_t len, const uint8_t *data) {
+  psgi_buf_append(((packer *)b)->out, (const char *)data, len); /* a failure sticks in the builder */
 }
 
 psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes, size_t *out_len) {
@@ -1094,11 +1335,14 @@ psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes
   psg_status st = psg_pass_get(ctx, "InferType", NULL, &infer);
   if (!st) st = psg_pass_run(infer, (psg_module *)mod, NULL, &typed);
   psg_pass_release(infer);
-  if (st) return st == PSG_ERR_NOMEM ? st : PSG_ERR_TYPE;
+  if (st) return st == PSG_ERR_NOMEM ? psg_ctx_fail(ctx, st, "ONNX export: out of memory") : PSG_ERR_TYPE;
   fn = psg_module_lookup(typed, "main");
   exporter x;
   memset(&x, 0, sizeof x);
   x.ctx = ctx;
+  psgi_arena_init(&x.arena, ctx);
+  psgi_map *maps[] = {&x.values, &x.uses, &x.bound, &x.made, &x.named, &x.mains, &x.convs};
+  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) psgi_map_init(maps[i], ctx);
   Onnx__ModelProto m;
   Onnx__GraphProto g;
   Onnx__OperatorSetIdProto ops;
@@ -1116,28 +1360,32 @@ psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes
   m.opset_import = &opsp;
   m.n_opset_import = 1;
   m.graph = &g;
-  vec outputs = {0};
+  ptr_vec outputs = {0};
   x.opset = 14;
-  st = build_graph(&x, fn, &g, &outputs);
+  st = PSGI_VEC_PUSH(ctx, &x.active, 0) ? PSG_OK : PSG_ERR_NOMEM; /* the main graph's scope */
+  if (!st) st = build_graph(&x, typed, fn, &g, &outputs);
   if (!st && x.errors) st = PSG_ERR_UNSUPPORTED;
-  if (!st) st = onnxi_export_tidy(&g, tidy_alloc, &x);
-  if (!st) st = onnxi_export_names(&g, kept_name, tidy_alloc, &x);
+  if (!st) st = onnxi_export_tidy(ctx, &g, tidy_alloc, &x);
+  if (!st) st = onnxi_export_names(ctx, &g, kept_name, tidy_alloc, &x);
   ops.version = x.opset;
   if (!st) {
-    size_t len = onnx__model_proto__get_packed_size(&m);
-    uint8_t *buf = malloc(len ? len : 1);
-    if (!buf) st = PSG_ERR_NOMEM;
-    else {
-      *out_len = onnx__model_proto__pack(&m, buf);
-      *out_bytes = buf;
-    }
+    psgi_buf out;
+    psgi_buf_init(&out, ctx);
+    packer pk = {{pack_append}, &out};
+    onnx__model_proto__pack_to_buffer(&m, &pk.base);
+    *out_bytes = psgi_buf_detach_libc(&out, out_len); /* leaves through psg_free */
+    if (!*out_bytes) st = PSG_ERR_NOMEM;
+    psgi_buf_fini(&out);
   }
-  while (x.arena) {
-    blk *b = x.arena;
-    x.arena = b->next;
-    free(b);
-  }
+  PSGI_VEC_FREE(ctx, &outputs);
+  PSGI_VEC_FREE(ctx, &x.nodes);
+  PSGI_VEC_FREE(ctx, &x.inits);
+  PSGI_VEC_FREE(ctx, &x.inputs);
+  PSGI_VEC_FREE(ctx, &x.active);
+  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) psgi_map_fini(maps[i]);
+  psgi_arena_fini(&x.arena);
   psg_module_release(typed);
+  if (st == PSG_ERR_NOMEM) psg_ctx_fail(ctx, st, "ONNX export: out of memory");
   return st;
 }
 
@@ -1150,6 +1398,6 @@ psg_status psg_onnx_export_file(psg_ctx *ctx, const psg_module *mod, const char 
   FILE *f = fopen(path, "wb");
   if (!f || fwrite(bytes, 1, len, f) != len) st = psg_ctx_fail(ctx, PSG_ERR_IO, "%s: cannot write", path);
   if (f && fclose(f) && !st) st = psg_ctx_fail(ctx, PSG_ERR_IO, "%s: cannot write", path);
-  free(bytes);
+  psg_free(bytes);
   return st;
 }

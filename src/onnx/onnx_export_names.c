@@ -3,9 +3,9 @@
  * subgraphs; each entry also remembers the next suffix to try after it, so a
  * name repeated n times costs O(n) probes in all, not O(n^2). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "onnx_export_names.h"
+#include "support/support.h"
 
 typedef struct entry {
   const char *name;
@@ -57,36 +57,23 @@ static char *take_suffixed(names *t, const char *base) {
 }
 
 /* Every graph of the model, the main graph first, then breadth first
- * through GRAPH attributes (If branches); *out is malloc'd. Counts their
- * nodes and node outputs. */
-static psg_status graphs_of(Onnx__GraphProto *g, Onnx__GraphProto ***out, size_t *n, size_t *nodes, size_t *values) {
-  size_t cap = 8, len = 0, total = 0, nv = 0;
-  Onnx__GraphProto **gs = malloc(cap * sizeof *gs);
-  if (!gs) return PSG_ERR_NOMEM;
-  gs[len++] = g;
-  for (size_t k = 0; k < len; k++) {
-    Onnx__GraphProto *h = gs[k];
+ * through GRAPH attributes (If branches), into *out (to free with
+ * PSGI_VEC_FREE). Counts their nodes and node outputs. */
+typedef PSGI_VEC(Onnx__GraphProto *) graph_vec;
+static psg_status graphs_of(psg_ctx *ctx, Onnx__GraphProto *g, graph_vec *gs, size_t *nodes, size_t *values) {
+  size_t total = 0, nv = 0;
+  if (!PSGI_VEC_PUSH(ctx, gs, g)) return PSG_ERR_NOMEM;
+  for (size_t k = 0; k < gs->len; k++) {
+    Onnx__GraphProto *h = gs->data[k];
     total += h->n_node;
     for (size_t i = 0; i < h->n_node; i++) {
       nv += h->node[i]->n_output;
       for (size_t j = 0; j < h->node[i]->n_attribute; j++) {
         Onnx__GraphProto *sub = h->node[i]->attribute[j]->g;
-        if (!sub) continue;
-        if (len == cap) {
-          Onnx__GraphProto **more = realloc(gs, 2 * cap * sizeof *more);
-          if (!more) {
-            free(gs);
-            return PSG_ERR_NOMEM;
-          }
-          gs = more;
-          cap *= 2;
-        }
-        gs[len++] = sub;
+        if (sub && !PSGI_VEC_PUSH(ctx, gs, sub)) return PSG_ERR_NOMEM;
       }
     }
   }
-  *out = gs;
-  *n = len;
   *nodes = total;
   *values = nv;
   return PSG_OK;
@@ -157,20 +144,25 @@ static bool is_glue(const char *op) {
   return false;
 }
 
-psg_status onnxi_export_names(Onnx__GraphProto *g, onnxi_name_fn name_of, void *(*alloc)(void *user, size_t n),
-                              void *user) {
-  Onnx__GraphProto **gs = NULL;
-  size_t ng = 0, total = 0, nv = 0;
-  psg_status st = graphs_of(g, &gs, &ng, &total, &nv);
-  if (st) return st;
+psg_status onnxi_export_names(psg_ctx *ctx, Onnx__GraphProto *g, onnxi_name_fn name_of,
+                              void *(*alloc)(void *user, size_t n), void *user) {
+  graph_vec graphs = {0};
+  size_t total = 0, nv = 0;
+  psg_status st = graphs_of(ctx, g, &graphs, &total, &nv);
+  Onnx__GraphProto **gs = graphs.data;
+  size_t ng = graphs.len;
   names t = {NULL, 16, alloc, user};
   while (t.cap < 2 * total + 2) t.cap *= 2;
   size_t vcap = 16;
   while (vcap < 2 * nv + 2) vcap *= 2;
-  t.slots = calloc(t.cap, sizeof *t.slots);
-  info *in = calloc(total + 1, sizeof *in);
-  vslot *v = calloc(vcap, sizeof *v);
-  if (!t.slots || !in || !v) st = PSG_ERR_NOMEM;
+  info *in = NULL;
+  vslot *v = NULL;
+  if (!st) {
+    t.slots = psgi_calloc(ctx, psgi_mul_size(t.cap, sizeof *t.slots));
+    in = psgi_calloc(ctx, psgi_mul_size(total + 1, sizeof *in));
+    v = psgi_calloc(ctx, psgi_mul_size(vcap, sizeof *v));
+    if (!t.slots || !in || !v) st = PSG_ERR_NOMEM;
+  }
   for (size_t k = 0, idx = 0; k < ng && !st; k++)
     for (size_t i = 0; i < gs[k]->n_node; i++, idx++) {
       in[idx].node = gs[k]->node[i];
@@ -201,9 +193,9 @@ psg_status onnxi_export_names(Onnx__GraphProto *g, onnxi_name_fn name_of, void *
       }
       f->done = true;
     }
-  free(v);
-  free(in);
-  free(t.slots);
-  free(gs);
+  psgi_free(ctx, v);
+  psgi_free(ctx, in);
+  psgi_free(ctx, t.slots);
+  PSGI_VEC_FREE(ctx, &graphs);
   return st;
 }

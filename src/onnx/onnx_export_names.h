@@ -4,7 +4,7 @@
 #define PSG_ONNX_EXPORT_NAMES_H
 
 #include <stdbool.h>
-#include "passage/status.h"
+#include "passage/ctx.h"
 #include "onnx.pb-c.h"
 
 /* For a node of the exported graph: the name it should keep (the source
@@ -32,8 +32,9 @@ typedef const char *(*onnxi_name_fn)(void *user, const Onnx__NodeProto *n, bool 
  *    suffix the same way.
  * Nodes are taken in graph order, the main graph first, so the result
  * depends on nothing but the graph. `alloc` gives memory that lives as long
- * as `g` (NULL when out of memory). PSG_ERR_NOMEM or PSG_OK. */
-psg_status onnxi_export_names(Onnx__GraphProto *g, onnxi_name_fn name_of, void *(*alloc)(void *user, size_t n),
-                              void *user);
+ * as `g` (NULL when out of memory); scratch memory comes from `ctx`.
+ * PSG_ERR_NOMEM or PSG_OK. */
+psg_status onnxi_export_names(psg_ctx *ctx, Onnx__GraphProto *g, onnxi_name_fn name_of,
+                              void *(*alloc)(void *user, size_t n), void *user);
 
 #endif

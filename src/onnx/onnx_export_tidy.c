@@ -4,10 +4,10 @@
  * initializer and how many readers it has (node inputs, graph outputs,
  * subgraph nodes reading outer values). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "onnx_export_names.h"
 #include "onnx_export_tidy.h"
+#include "support/support.h"
 
 typedef struct value {
   const char *name;
@@ -22,6 +22,7 @@ typedef struct tidy {
   size_t cap;
   Onnx__GraphProto **graphs;
   size_t ngraphs;
+  bool oom;
 } tidy;
 
 /* The entry of `name` (inserted when absent); NULL for "" (an absent input). */
@@ -91,7 +92,10 @@ static bool hard_swish(tidy *t, Onnx__NodeProto *div, void *(*alloc)(void *, siz
     for (int k = 0; k < 2 && !ok; k++) ok = !strcmp(add->input[k], x) && init_is(t, add->input[1 - k], 3);
     if (!ok) continue;
     char *name = alloc(user, strlen(div->name ? div->name : "") + 16);
-    if (!name) return false;
+    if (!name) {
+      t->oom = true;
+      return false;
+    }
     snprintf(name, strlen(div->name ? div->name : "") + 16, "HardSwish_%s", div->name ? div->name : "");
     div->op_type = "HardSwish";
     div->name = name;
@@ -166,39 +170,33 @@ static void drop_dead(tidy *t) {
   }
 }
 
-psg_status onnxi_export_tidy(Onnx__GraphProto *g, void *(*alloc)(void *user, size_t n), void *user) {
+psg_status onnxi_export_tidy(psg_ctx *ctx, Onnx__GraphProto *g, void *(*alloc)(void *user, size_t n), void *user) {
   tidy t = {0};
-  size_t cap = 8, names = 0;
-  t.graphs = malloc(cap * sizeof *t.graphs);
-  if (!t.graphs) return PSG_ERR_NOMEM;
-  t.graphs[t.ngraphs++] = g;
+  size_t names = 0;
+  PSGI_VEC(Onnx__GraphProto *) graphs = {0};
+  if (!PSGI_VEC_PUSH(ctx, &graphs, g)) return PSG_ERR_NOMEM;
   /* Every graph, breadth first through the GRAPH attributes (If branches). */
-  for (size_t k = 0; k < t.ngraphs; k++) {
-    Onnx__GraphProto *h = t.graphs[k];
+  for (size_t k = 0; k < graphs.len; k++) {
+    Onnx__GraphProto *h = graphs.data[k];
     names += h->n_initializer + h->n_output;
     for (size_t i = 0; i < h->n_node; i++) {
       names += h->node[i]->n_output + h->node[i]->n_input;
       for (size_t j = 0; j < h->node[i]->n_attribute; j++) {
         Onnx__GraphProto *sub = h->node[i]->attribute[j]->g;
-        if (!sub) continue;
-        if (t.ngraphs == cap) {
-          Onnx__GraphProto **more = realloc(t.graphs, 2 * cap * sizeof *more);
-          if (!more) {
-            free(t.graphs);
-            return PSG_ERR_NOMEM;
-          }
-          t.graphs = more;
-          cap *= 2;
+        if (sub && !PSGI_VEC_PUSH(ctx, &graphs, sub)) {
+          PSGI_VEC_FREE(ctx, &graphs);
+          return PSG_ERR_NOMEM;
         }
-        t.graphs[t.ngraphs++] = sub;
       }
     }
   }
+  t.graphs = graphs.data;
+  t.ngraphs = graphs.len;
   t.cap = 16;
   while (t.cap < 2 * names + 2) t.cap *= 2;
-  t.slots = calloc(t.cap, sizeof *t.slots);
+  t.slots = psgi_calloc(ctx, psgi_mul_size(t.cap, sizeof *t.slots));
   if (!t.slots) {
-    free(t.graphs);
+    PSGI_VEC_FREE(ctx, &graphs);
     return PSG_ERR_NOMEM;
   }
   for (size_t k = 0; k < t.ngraphs; k++) {
@@ -214,6 +212,11 @@ psg_status onnxi_export_tidy(Onnx__GraphProto *g, void *(*alloc)(void *user, siz
   bool rewrote = false;
   for (size_t k = 0; k < t.ngraphs; k++)
     for (size_t i = 0; i < t.graphs[k]->n_node; i++) rewrote |= hard_swish(&t, t.graphs[k]->node[i], alloc, user);
+  if (t.oom) {
+    psgi_free(ctx, t.slots);
+    PSGI_VEC_FREE(ctx, &graphs);
+    return PSG_ERR_NOMEM;
+  }
   if (rewrote) count_uses(&t);
   merge_output_identities(&t);
   count_uses(&t);
@@ -227,7 +230,7 @@ psg_status onnxi_export_tidy(Onnx__GraphProto *g, void *(*alloc)(void *user, siz
     }
     h->n_initializer = w;
   }
-  free(t.slots);
-  free(t.graphs);
+  psgi_free(ctx, t.slots);
+  PSGI_VEC_FREE(ctx, &graphs);
   return PSG_OK;
 }

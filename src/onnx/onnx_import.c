@@ -5,66 +5,53 @@
  * convert each node, and build @main. */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
+#include <stdlib.h> /* strtoll */
 #include <string.h>
 #include <sys/stat.h>
 #include "onnx_internal.h"
 
-/* Name -> node index (open addressing), per graph. */
-typedef struct name_index {
-  const char **names;
-  size_t *idx;
-  size_t cap;
-} name_index;
-
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
-  return h;
-}
-
-static bool ni_init(name_index *m, size_t n) {
-  m->cap = 16;
-  while (m->cap < n * 2 + 2) m->cap *= 2;
-  m->names = calloc(m->cap, sizeof *m->names);
-  m->idx = calloc(m->cap, sizeof *m->idx);
-  return m->names && m->idx;
-}
-static void ni_fini(name_index *m) {
-  free(m->names);
-  free(m->idx);
-}
-/* Returns the slot of `name` (found, or the empty slot where it belongs). */
-static size_t ni_slot(const name_index *m, const char *name) {
-  size_t i = hash_str(name) & (m->cap - 1);
-  while (m->names[i] && strcmp(m->names[i], name)) i = (i + 1) & (m->cap - 1);
-  return i;
-}
-
 /* Support check: every unsupported op and attribute, all at once. -------- */
 
 static psg_status check_support(onnx_imp *im, const Onnx__GraphProto *root) {
-  const Onnx__GraphProto *stack[64];
-  size_t sp = 0;
-  stack[sp++] = root;
-  char seen[2048] = "";
+  /* Subgraphs with their nesting depth: If branches are converted by nested
+   * calls (C recursion), so the depth is bounded here, before conversion. */
+  typedef struct nested {
+    const Onnx__GraphProto *g;
+    size_t depth;
+  } nested;
+  PSGI_VEC(nested) stack = {0};
+  psgi_buf keys; /* the "domain.op" of each unsupported op reported already, NUL-separated */
+  psgi_buf_init(&keys, im->ctx);
   int bad = 0;
-  while (sp) {
-    const Onnx__GraphProto *g = stack[--sp];
-    for (size_t i = 0; i < g->n_node; i++) {
+  psg_status st = PSGI_VEC_PUSH(im->ctx, &stack, ((nested){root, 0})) ? PSG_OK : PSG_ERR_NOMEM;
+  PSGI_VEC(size_t) key_at = {0}; /* where each starts (the buffer moves as it grows) */
+  while (!st && stack.len) {
+    nested top = stack.data[--stack.len];
+    const Onnx__GraphProto *g = top.g;
+    for (size_t i = 0; i < g->n_node && !st; i++) {
       const Onnx__NodeProto *n = g->node[i];
       const char *op = n->op_type ? n->op_type : "";
       const char *dom = n->domain ? n->domain : "";
       const onnx_op_entry *e = dom[0] && strcmp(dom, "ai.onnx") ? NULL : onnxi_find_op(op);
       if (!e) {
-        char key[300];
-        snprintf(key, sizeof key, "|%s%s%s|", dom, dom[0] ? "." : "", op);
-        if (!strstr(seen, key)) {
-          if (strlen(seen) + strlen(key) < sizeof seen) strcat(seen, key);
-          im->node = n;
-          onnxi_fail(im, PSG_ERR_UNSUPPORTED, "unsupported operator %s%s%s", dom, dom[0] ? "." : "", op);
-          bad++;
+        size_t at = keys.len;
+        if (!psgi_buf_printf(&keys, "%s%s%s", dom, dom[0] ? "." : "", op) || !psgi_buf_putc(&keys, 0)) {
+          st = PSG_ERR_NOMEM;
+          break;
         }
+        bool fresh = true;
+        for (size_t k = 0; k < key_at.len && fresh; k++) fresh = strcmp(keys.data + key_at.data[k], keys.data + at) != 0;
+        if (!fresh) {
+          keys.len = at;
+          continue;
+        }
+        if (!PSGI_VEC_PUSH(im->ctx, &key_at, at)) {
+          st = PSG_ERR_NOMEM;
+          break;
+        }
+        im->node = n;
+        onnxi_fail(im, PSG_ERR_UNSUPPORTED, "unsupported operator %s%s%s", dom, dom[0] ? "." : "", op);
+        bad++;
         continue;
       }
       for (size_t a = 0; a < n->n_attribute; a++) {
@@ -76,103 +63,107 @@ static psg_status check_support(onnx_imp *im, const Onnx__GraphProto *root) {
           onnxi_fail(im, PSG_ERR_UNSUPPORTED, "unsupported attribute '%s'", at->name ? at->name : "");
           bad++;
         }
-        if (at->g) {
-          if (sp == 64) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "subgraphs nested too deeply");
-          stack[sp++] = at->g;
+        if (at->g && top.depth == ONNX_MAX_SUBGRAPH_DEPTH) {
+          im->node = n;
+          st = onnxi_fail(im, PSG_ERR_UNSUPPORTED, "subgraphs nested more than %d deep", ONNX_MAX_SUBGRAPH_DEPTH);
+          break;
+        }
+        if (at->g && !PSGI_VEC_PUSH(im->ctx, &stack, ((nested){at->g, top.depth + 1}))) {
+          st = PSG_ERR_NOMEM;
+          break;
         }
       }
     }
   }
   im->node = NULL;
+  PSGI_VEC_FREE(im->ctx, &stack);
+  PSGI_VEC_FREE(im->ctx, &key_at);
+  psgi_buf_fini(&keys);
+  if (st) return st;
   return bad ? PSG_ERR_UNSUPPORTED : PSG_OK;
 }
 
-/* Names a node reads, its subgraphs' reads included (for ordering). */
-typedef void (*read_fn)(void *user, const char *name);
-static void node_reads(const Onnx__NodeProto *n, read_fn fn, void *user) {
-  for (size_t i = 0; i < n->n_input; i++)
-    if (n->input[i][0]) fn(user, n->input[i]);
-  const Onnx__GraphProto *stack[64];
-  size_t sp = 0;
-  for (size_t a = 0; a < n->n_attribute; a++)
-    if (n->attribute[a]->g && sp < 64) stack[sp++] = n->attribute[a]->g;
-  while (sp) {
-    const Onnx__GraphProto *g = stack[--sp];
-    for (size_t i = 0; i < g->n_node; i++) {
-      const Onnx__NodeProto *m = g->node[i];
-      for (size_t k = 0; k < m->n_input; k++)
-        if (m->input[k][0]) fn(user, m->input[k]);
-      for (size_t a = 0; a < m->n_attribute; a++)
-        if (m->attribute[a]->g && sp < 64) stack[sp++] = m->attribute[a]->g;
-    }
-  }
-}
-
+/* Topological order ---------------------------------------------------------
+ * Per node, the producers of the names it reads (its subgraphs' reads
+ * included: a branch reading an outer value must come after its producer). */
+typedef PSGI_VEC(size_t) size_vec;
 typedef struct order_state {
-  const name_index *prod;
+  psg_ctx *ctx;
+  psgi_map prod;   /* output name -> producing node's index + 1 */
   size_t self;
   size_t *indeg;
-  size_t **users; /* per producer: consumer list */
-  size_t *nusers, *capusers;
+  size_vec *users; /* per producer: its consumers */
+  PSGI_VEC(const Onnx__GraphProto *) stack;
   bool oom;
 } order_state;
 
-static void add_edge(void *user, const char *name) {
-  order_state *s = user;
-  size_t slot = ni_slot(s->prod, name);
-  if (!s->prod->names[slot]) return;
-  size_t p = s->prod->idx[slot];
-  if (p == s->self) return; /* reading its own output: a cycle of one, caught below */
-  if (s->nusers[p] == s->capusers[p]) {
-    size_t nc = s->capusers[p] ? s->capusers[p] * 2 : 4;
-    size_t *nu = realloc(s->users[p], nc * sizeof *nu);
-    if (!nu) {
-      s->oom = true;
-      return;
-    }
-    s->users[p] = nu;
-    s->capusers[p] = nc;
+static size_t producer_of(const order_state *s, const char *name) {
+  psgi_map_entry *e = psgi_map_get_str(&s->prod, name, strlen(name));
+  return e ? (size_t)(uintptr_t)e->value : 0;
+}
+
+static void read_name(order_state *s, const char *name) {
+  size_t p = name[0] ? producer_of(s, name) : 0;
+  if (!p--) return;
+  if (p == s->self) { /* reading its own output: a cycle of one, left unordered below */
+    s->indeg[s->self]++;
+    return;
   }
-  s->users[p][s->nusers[p]++] = s->self;
+  if (!PSGI_VEC_PUSH(s->ctx, &s->users[p], s->self)) {
+    s->oom = true;
+    return;
+  }
   s->indeg[s->self]++;
 }
 
-static void self_read(void *user, const char *name) {
-  order_state *s = user;
-  size_t slot = ni_slot(s->prod, name);
-  if (s->prod->names[slot] && s->prod->idx[slot] == s->self) s->indeg[s->self]++;
+/* The names node `n` reads, its subgraphs' reads included, as edges. */
+static void node_reads(order_state *s, const Onnx__NodeProto *n) {
+  for (size_t i = 0; i < n->n_input; i++) read_name(s, n->input[i]);
+  s->stack.len = 0;
+  for (size_t a = 0; a < n->n_attribute; a++)
+    if (n->attribute[a]->g && !PSGI_VEC_PUSH(s->ctx, &s->stack, n->attribute[a]->g)) s->oom = true;
+  while (s->stack.len && !s->oom) {
+    const Onnx__GraphProto *g = s->stack.data[--s->stack.len];
+    for (size_t i = 0; i < g->n_node; i++) {
+      const Onnx__NodeProto *m = g->node[i];
+      for (size_t k = 0; k < m->n_input; k++) read_name(s, m->input[k]);
+      for (size_t a = 0; a < m->n_attribute; a++)
+        if (m->attribute[a]->g && !PSGI_VEC_PUSH(s->ctx, &s->stack, m->attribute[a]->g)) s->oom = true;
+    }
+  }
 }
 
 /* Topological order of g's nodes into `order`; diagnostics for duplicate
  * outputs and cycles. */
 static psg_status order_nodes(onnx_imp *im, const Onnx__GraphProto *g, size_t *order) {
   size_t n = g->n_node;
-  name_index prod = {0};
-  order_state s = {&prod, 0, calloc(n + 1, sizeof(size_t)), calloc(n + 1, sizeof(size_t *)),
-                   calloc(n + 1, sizeof(size_t)), calloc(n + 1, sizeof(size_t)), false};
-  size_t total = 0;
-  for (size_t i = 0; i < n; i++) total += g->node[i]->n_output;
-  psg_status st = PSG_OK;
-  if (!s.indeg || !s.users || !s.nusers || !s.capusers || !ni_init(&prod, total)) st = PSG_ERR_NOMEM;
+  order_state s = {.ctx = im->ctx};
+  psgi_map_init(&s.prod, im->ctx);
+  s.indeg = psgi_calloc(im->ctx, psgi_mul_size(n + 1, sizeof *s.indeg));
+  s.users = psgi_calloc(im->ctx, psgi_mul_size(n + 1, sizeof *s.users));
+  psg_status st = s.indeg && s.users ? PSG_OK : PSG_ERR_NOMEM;
   for (size_t i = 0; i < n && !st; i++) {
     const Onnx__NodeProto *nd = g->node[i];
     for (size_t k = 0; k < nd->n_output; k++) {
       const char *o = nd->output[k];
       if (!o[0]) continue;
-      size_t slot = ni_slot(&prod, o);
-      if (prod.names[slot] || onnxi_map_get(&im->values, o)) {
+      bool fresh = false;
+      psgi_map_entry *e = psgi_map_put_str(&s.prod, o, strlen(o), &fresh);
+      if (!e) {
+        st = PSG_ERR_NOMEM;
+        break;
+      }
+      if (!fresh || onnxi_map_get(&im->values, o)) {
         im->node = nd;
         st = onnxi_fail(im, PSG_ERR_PARSE, "output '%s' is already defined", o);
         break;
       }
-      prod.names[slot] = o;
-      prod.idx[slot] = i;
+      e->value = (void *)(uintptr_t)(i + 1);
     }
   }
   for (size_t i = 0; i < n && !st; i++) {
     s.self = i;
-    node_reads(g->node[i], add_edge, &s);
-    node_reads(g->node[i], self_read, &s);
+    node_reads(&s, g->node[i]);
     if (s.oom) st = PSG_ERR_NOMEM;
   }
   size_t head = 0, tail = 0;
@@ -180,8 +171,8 @@ static psg_status order_nodes(onnx_imp *im, const Onnx__GraphProto *g, size_t *o
     if (s.indeg[i] == 0) order[tail++] = i;
   while (!st && head < tail) {
     size_t v = order[head++];
-    for (size_t k = 0; k < s.nusers[v]; k++)
-      if (--s.indeg[s.users[v][k]] == 0) order[tail++] = s.users[v][k];
+    for (size_t k = 0; k < s.users[v].len; k++)
+      if (--s.indeg[s.users[v].data[k]] == 0) order[tail++] = s.users[v].data[k];
   }
   if (!st && tail < n) {
     for (size_t i = 0; i < n; i++)
@@ -192,31 +183,32 @@ static psg_status order_nodes(onnx_imp *im, const Onnx__GraphProto *g, size_t *o
       }
   }
   im->node = NULL;
-  for (size_t i = 0; s.users && i < n; i++) free(s.users[i]);
-  free(s.indeg);
-  free(s.users);
-  free(s.nusers);
-  free(s.capusers);
-  ni_fini(&prod);
+  for (size_t i = 0; s.users && i < n; i++) PSGI_VEC_FREE(im->ctx, &s.users[i]);
+  psgi_free(im->ctx, s.indeg);
+  psgi_free(im->ctx, s.users);
+  PSGI_VEC_FREE(im->ctx, &s.stack);
+  psgi_map_fini(&s.prod);
   return st;
 }
 
 static psg_status convert_node(onnx_imp *im, const Onnx__NodeProto *n) {
   const onnx_op_entry *e = onnxi_find_op(n->op_type);
   im->node = n;
-  if (n->n_input > 64 || n->n_output > 64) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "too many inputs or outputs");
-  const oval *ins[64];
-  for (size_t i = 0; i < n->n_input; i++) {
-    ins[i] = NULL;
+  /* Converters may set a few outputs the node does not name (a node with no
+   * outputs still gets outs[0]; LSTM sets its three): ONNX_MAX_OUTS slots at
+   * least. */
+  size_t nouts = n->n_output > ONNX_MAX_OUTS ? n->n_output : ONNX_MAX_OUTS;
+  const oval **ins = psgi_calloc(im->ctx, psgi_mul_size(n->n_input + 1, sizeof *ins));
+  oval *outs = psgi_calloc(im->ctx, psgi_mul_size(nouts, sizeof *outs));
+  psg_status st = ins && outs ? PSG_OK : PSG_ERR_NOMEM;
+  for (size_t i = 0; i < n->n_input && !st; i++) {
     if (!n->input[i][0]) continue;
     ins[i] = onnxi_map_get(&im->values, n->input[i]);
     if (!ins[i])
-      return onnxi_fail(im, PSG_ERR_PARSE, "input '%s' is not produced by any node, initializer or graph input",
-                        n->input[i]);
+      st = onnxi_fail(im, PSG_ERR_PARSE, "input '%s' is not produced by any node, initializer or graph input",
+                      n->input[i]);
   }
-  oval outs[64];
-  memset(outs, 0, sizeof outs);
-  psg_status st = e->fn(im, n, ins, n->n_input, outs);
+  if (!st) st = e->fn(im, n, ins, n->n_input, outs);
   for (size_t k = 0; k < n->n_output && !st; k++) {
     if (!n->output[k][0]) continue;
     if (!outs[k].e) {
@@ -228,7 +220,9 @@ static psg_status convert_node(onnx_imp *im, const Onnx__NodeProto *n) {
   }
   /* All slots: a converter may set outputs the node does not name (a node
    * with no outputs still gets outs[0]). */
-  for (size_t k = 0; k < 64; k++) onnxi_val_release(&outs[k]);
+  for (size_t k = 0; outs && k < nouts; k++) onnxi_val_release(&outs[k]);
+  psgi_free(im->ctx, outs);
+  psgi_free(im->ctx, ins);
   im->node = NULL;
   return st;
 }
@@ -255,11 +249,11 @@ static psg_status add_initializers(onnx_imp *im, const Onnx__GraphProto *g) {
 psg_status onnxi_import_nodes(onnx_imp *im, const Onnx__GraphProto *g, oval *outs) {
   psg_status st = add_initializers(im, g);
   if (st) return st;
-  size_t *order = malloc((g->n_node + 1) * sizeof *order);
+  size_t *order = psgi_alloc(im->ctx, psgi_mul_size(g->n_node + 1, sizeof *order));
   if (!order) return PSG_ERR_NOMEM;
   st = order_nodes(im, g, order);
   for (size_t i = 0; i < g->n_node && !st; i++) st = convert_node(im, g->node[order[i]]);
-  free(order);
+  psgi_free(im->ctx, order);
   for (size_t i = 0; i < g->n_output && !st; i++) {
     const char *name = g->output[i]->name ? g->output[i]->name : "";
     oval *v = onnxi_map_get(&im->values, name);
@@ -389,6 +383,28 @@ static void note_dynamic_inputs(onnx_imp *im, psg_status st, psg_expr *const *pa
 
 /* The whole model ------------------------------------------------------------ */
 
+/* `m` with the module attribute output_names: the graph's output names in
+ * order, which the exporter gives the outputs back (parameters keep the
+ * input names). */
+static psg_status with_output_names(psg_ctx *ctx, const Onnx__GraphProto *g, psg_module *m, psg_module **out) {
+  psg_attr **names = psgi_calloc(ctx, psgi_mul_size(g->n_output + 1, sizeof *names)), *list = NULL;
+  psg_attrs *attrs = NULL;
+  psg_status st = names ? PSG_OK : PSG_ERR_NOMEM;
+  for (size_t i = 0; !st && i < g->n_output; i++) {
+    const char *name = g->output[i]->name ? g->output[i]->name : "";
+    st = psg_attr_string(ctx, name, strlen(name), &names[i]);
+  }
+  const char *key = ONNX_OUTPUT_NAMES;
+  if (!st) st = psg_attr_list(ctx, names, g->n_output, &list);
+  if (!st) st = psg_attrs_create(ctx, &key, &list, 1, &attrs);
+  if (!st) st = psg_module_with_attrs(m, attrs, out);
+  psg_attrs_release(attrs);
+  psg_attr_release(list);
+  for (size_t i = 0; names && i < g->n_output; i++) psg_attr_release(names[i]);
+  psgi_free(ctx, names);
+  return st;
+}
+
 static psg_status import_model(onnx_imp *im, psg_module **out) {
   Onnx__ModelProto *m = im->hold->model;
   psg_ctx *ctx = im->ctx;
@@ -410,11 +426,11 @@ static psg_status import_model(onnx_imp *im, psg_module **out) {
   st = add_initializers(im, g);
   if (st) return st;
   size_t nb = im->opts ? im->opts->num_input_shapes : 0;
-  bool *used = calloc(nb + 1, 1);
-  psg_expr **params = calloc(g->n_input + 1, sizeof *params);
-  oval *outs = calloc(g->n_output, sizeof *outs);
+  bool *used = psgi_calloc(ctx, nb + 1);
+  psg_expr **params = psgi_calloc(ctx, psgi_mul_size(g->n_input + 1, sizeof *params));
+  oval *outs = psgi_calloc(ctx, psgi_mul_size(g->n_output, sizeof *outs));
   psg_expr *body = NULL, *fn = NULL, *gv = NULL;
-  psg_module *m0 = NULL;
+  psg_module *m0 = NULL, *m1 = NULL;
   size_t np = 0;
   if (!used || !params || !outs) st = PSG_ERR_NOMEM;
   for (size_t i = 0; i < g->n_input && !st; i++) {
@@ -440,11 +456,11 @@ static psg_status import_model(onnx_imp *im, psg_module **out) {
     body = outs[0].e;
     psg_expr_retain(body);
   } else if (!st) {
-    psg_expr **fields = malloc(g->n_output * sizeof *fields);
+    psg_expr **fields = psgi_alloc(ctx, psgi_mul_size(g->n_output, sizeof *fields));
     if (!fields) st = PSG_ERR_NOMEM;
     for (size_t i = 0; !st && i < g->n_output; i++) fields[i] = outs[i].e;
     if (!st) st = psg_tuple_create(ctx, fields, g->n_output, NULL, &body);
-    free(fields);
+    psgi_free(ctx, fields);
   }
   if (!st) st = psg_function_create(ctx, params, np, body, NULL, NULL, NULL, &fn);
   /* Typed when the whole graph is (psg_expr_infer_type on every node built):
@@ -453,16 +469,18 @@ static psg_status import_model(onnx_imp *im, psg_module **out) {
   if (!st) st = psg_expr_infer_type(fn, NULL);
   if (!st) st = psg_global_var_create(ctx, "main", NULL, &gv);
   if (!st) st = psg_module_create(ctx, &m0);
-  if (!st) st = psg_module_add(m0, gv, fn, out);
+  if (!st) st = psg_module_add(m0, gv, fn, &m1);
+  if (!st) st = with_output_names(ctx, g, m1, out);
+  psg_module_release(m1);
   psg_module_release(m0);
   psg_expr_release(gv);
   psg_expr_release(fn);
   psg_expr_release(body);
   for (size_t i = 0; outs && i < g->n_output; i++) onnxi_val_release(&outs[i]);
   for (size_t i = 0; i < np; i++) psg_expr_release(params[i]);
-  free(outs);
-  free(params);
-  free(used);
+  psgi_free(ctx, outs);
+  psgi_free(ctx, params);
+  psgi_free(ctx, used);
   return st;
 }
 
@@ -477,16 +495,14 @@ psg_status psg_onnx_import(psg_ctx *ctx, const void *bytes, size_t len, const ch
   im.filename = filename ? filename : "<onnx>";
   im.opts = opts;
   if (len == 0) return onnxi_fail(&im, PSG_ERR_PARSE, "empty file: not an ONNX model");
-  Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, bytes);
-  if (!m) return onnxi_fail(&im, PSG_ERR_PARSE, "not a valid ONNX ModelProto (truncated or corrupt protobuf data)");
-  im.hold = malloc(sizeof *im.hold);
-  if (!im.hold) {
-    onnx__model_proto__free_unpacked(m, NULL);
-    return PSG_ERR_NOMEM;
+  psg_status st = onnxi_holder_create(ctx, &im.hold);
+  if (!st) {
+    im.hold->model = onnx__model_proto__unpack(&im.hold->pb_alloc, len, bytes);
+    /* protobuf-c cannot tell running out of memory from bad data */
+    if (!im.hold->model) st = im.hold->pb_failed ? PSG_ERR_NOMEM : onnxi_fail(&im, PSG_ERR_PARSE, "not a valid ONNX ModelProto (truncated or corrupt protobuf data)");
   }
-  atomic_init(&im.hold->refs, 1);
-  im.hold->model = m;
-  psg_status st = import_model(&im, out);
+  onnxi_map_init(&im.values, ctx);
+  if (!st) st = import_model(&im, out);
   onnxi_map_fini(&im.values);
   onnxi_holder_release(im.hold);
   if (!st && im.errors) st = PSG_ERR_PARSE;
@@ -494,6 +510,7 @@ psg_status psg_onnx_import(psg_ctx *ctx, const void *bytes, size_t len, const ch
     psg_module_release(*out);
     *out = NULL;
   }
+  if (st == PSG_ERR_NOMEM) psg_ctx_fail(ctx, st, "%s: ONNX import: out of memory", im.filename);
   return st;
 }
 
@@ -540,7 +557,7 @@ psg_status psg_onnx_import_file(psg_ctx *ctx, const char *path, const psg_onnx_i
   do {
     if (len == cap) {
       cap = cap ? cap * 2 : 1 << 16;
-      char *nb = realloc(buf, cap);
+      char *nb = psgi_realloc(ctx, buf, cap);
       if (!nb) {
         st = PSG_ERR_NOMEM;
         break;
@@ -553,6 +570,6 @@ psg_status psg_onnx_import_file(psg_ctx *ctx, const char *path, const psg_onnx_i
   if (!st && ferror(f)) st = psg_ctx_fail(ctx, PSG_ERR_IO, "%s: read error", path);
   fclose(f);
   if (!st) st = psg_onnx_import(ctx, buf, len, path, opts, out);
-  free(buf);
+  psgi_free(ctx, buf);
   return st;
 }

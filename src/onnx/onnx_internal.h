@@ -9,18 +9,35 @@
 #include "passage/passage.h"
 #include "passage/onnx.h"
 #include "onnx.pb-c.h"
+#include "support/support.h"
 
 /* Opsets 7-18 are the target; older models are accepted where an op's
  * semantics did not change (older attributes such as `broadcast` or
  * `consumed_inputs` are reported as unsupported). */
 enum { ONNX_MIN_OPSET = 1, ONNX_MAX_OPSET = 18 };
 
-/* Owns the decoded model; tensors wrapping its buffers hold a reference. */
+/* Owns the decoded model; tensors wrapping its buffers hold a reference.
+ * protobuf-c allocates the model through pb_alloc, on the context's
+ * allocator (so the holder keeps the context alive). */
 typedef struct onnx_holder {
   atomic_int refs;
+  psg_ctx *ctx;
+  ProtobufCAllocator pb_alloc;
+  bool pb_failed; /* an allocation of protobuf-c's failed (unpack's NULL was no parse error) */
   Onnx__ModelProto *model;
 } onnx_holder;
+/* A holder with one reference and no model yet; PSG_ERR_NOMEM. */
+psg_status onnxi_holder_create(psg_ctx *ctx, onnx_holder **out);
 void onnxi_holder_release(void *holder);
+
+/* The module attribute naming @main's outputs (a list of strings): the
+ * importer records the graph's output names there, the exporter names the
+ * outputs after it. */
+#define ONNX_OUTPUT_NAMES "output_names"
+
+/* The fewest output slots a converter gets (see convert_node); the deepest
+ * nesting of subgraphs (If branches are converted by nested calls). */
+enum { ONNX_MAX_OUTS = 8, ONNX_MAX_SUBGRAPH_DEPTH = 64 };
 
 /* A value of the graph: an expression and its type (tensor or tuple). */
 typedef struct oval {
@@ -28,14 +45,13 @@ typedef struct oval {
   const psg_type *t;
 } oval;
 
-/* Name -> value map with open addressing (names are borrowed from the model). */
-typedef struct onnx_entry {
-  const char *name;
-  oval v;
-} onnx_entry;
+/* Name -> value map (names are borrowed from the model): a house map whose
+ * values are ovals in an arena, so a pointer to one stays valid while more
+ * are added (an If's converter imports its branches while holding its
+ * inputs). */
 typedef struct onnx_map {
-  onnx_entry *slots;
-  size_t cap, len;
+  psgi_map names;
+  psgi_arena vals;
 } onnx_map;
 
 typedef struct onnx_imp {
@@ -47,8 +63,8 @@ typedef struct onnx_imp {
   onnx_map values;           /* every name defined so far (all scopes) */
   const Onnx__NodeProto *node; /* the node being converted, for diagnostics */
   bool lift1d;                 /* a 1-D conv/pool being converted as 2-D */
-  const Onnx__NodeProto *span_node; /* the node whose name span_file holds, */
-  const char *span_file;            /* interned (spans pass it on without a lookup) */
+  const Onnx__NodeProto *span_node; /* the node whose name span_name holds, */
+  const char *span_name;            /* interned (spans pass it on without a lookup) */
   int errors;
 } onnx_imp;
 
@@ -66,13 +82,14 @@ const onnx_op_entry *onnxi_find_op(const char *name);
 /* Diagnostics: "node 'NAME' (Op): message" for the current node. */
 psg_status onnxi_fail(onnx_imp *im, psg_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *onnxi_node_name(const Onnx__NodeProto *n);
-/* The span of every expression built for the current node, as TVM's
- * frontends give one: the node's name as the source name, line and column 0
- * (the constructors intern it). NULL outside a node and for an unnamed node.
- * The exporter names the nodes it writes for a call after this name. */
+/* The span of every expression built for the current node: the node's name
+ * in the span's name field, no file, line or column (the constructors
+ * intern it). NULL outside a node and for an unnamed node. The exporter
+ * names the nodes it writes for a call after this name. */
 const psg_span *onnxi_span(const onnx_imp *im, psg_span *buf);
 
 /* Map. */
+void onnxi_map_init(onnx_map *m, psg_ctx *ctx);
 void onnxi_map_fini(onnx_map *m);
 oval *onnxi_map_get(onnx_map *m, const char *name);
 /* Inserts (taking the value's reference); PSG_ERR_NOMEM. A repeated name is
@@ -105,7 +122,7 @@ typedef struct onnx_ab {
   const char *keys[24];
   psg_attr *vals[24];
   size_t n;
-  bool failed;
+  psg_status failed; /* the first failure, returned by onnxi_ab_finish */
 } onnx_ab;
 void onnxi_ab_init(onnx_ab *b, psg_ctx *ctx);
 void onnxi_ab_int(onnx_ab *b, const char *k, int64_t v);
@@ -139,8 +156,9 @@ psg_status onnxi_transpose(onnx_imp *im, const oval *a, const int64_t *perm, int
  * diagnostic naming `what` when it depends on graph inputs. *out is a new
  * reference. */
 psg_status onnxi_const_tensor(onnx_imp *im, const oval *v, const char *what, psg_tensor **out);
-/* True if onnxi_const_tensor can compute `v` (no graph input reaches it). */
-bool onnxi_is_constant(const oval *v);
+/* 1 if onnxi_const_tensor can compute `v` (no graph input reaches it), 0 if
+ * not, -1 when out of memory. */
+int onnxi_is_constant(onnx_imp *im, const oval *v);
 /* The int64 values of a 1-D (or scalar) integer constant; count in *n. */
 psg_status onnxi_const_ints(onnx_imp *im, const oval *v, const char *what, int64_t *out, int cap, int *n);
 psg_status onnxi_const_double(onnx_imp *im, const oval *v, const char *what, double *out);

@@ -32,12 +32,15 @@ static psg_status as_value(onnx_imp *im, oval *outs, size_t nout, oval *res) {
     outs[0].e = NULL;
     return PSG_OK;
   }
-  psg_expr *fields[64];
-  const psg_type *types[64];
-  for (size_t i = 0; i < nout; i++) fields[i] = outs[i].e, types[i] = outs[i].t;
+  psg_expr **fields = psgi_alloc(im->ctx, psgi_mul_size(nout, sizeof *fields));
+  const psg_type **types = psgi_alloc(im->ctx, psgi_mul_size(nout, sizeof *types));
+  psg_status st = fields && types ? PSG_OK : PSG_ERR_NOMEM;
+  for (size_t i = 0; !st && i < nout; i++) fields[i] = outs[i].e, types[i] = outs[i].t;
   psg_span sb;
-  psg_status st = psg_tuple_create(im->ctx, fields, nout, onnxi_span(im, &sb), &res->e);
+  if (!st) st = psg_tuple_create(im->ctx, fields, nout, onnxi_span(im, &sb), &res->e);
   if (!st) st = psg_type_tuple(im->ctx, types, (int)nout, &res->t);
+  psgi_free(im->ctx, fields);
+  psgi_free(im->ctx, types);
   return st;
 }
 
@@ -96,9 +99,11 @@ ONNX_CONV(if) {
   psg_status st = onnxi_need(im, ins, nin, 0);
   if (st) return st;
   size_t nout = n->n_output;
-  if (nout == 0 || nout > 64) return onnxi_fail(im, PSG_ERR_PARSE, "If must have 1 to 64 outputs");
+  if (nout == 0) return onnxi_fail(im, PSG_ERR_PARSE, "If must have outputs");
   if (onnxi_dtype(ins[0]) != PSG_DTYPE_BOOL) return onnxi_fail(im, PSG_ERR_TYPE, "the condition must be bool");
-  if (onnxi_is_constant(ins[0])) {
+  int known = onnxi_is_constant(im, ins[0]);
+  if (known < 0) return PSG_ERR_NOMEM;
+  if (known) {
     /* Known now: convert the branch taken, straight into the outputs. */
     psg_tensor *t = NULL;
     if ((st = onnxi_const_tensor(im, ins[0], "the condition", &t))) return st;
@@ -109,13 +114,16 @@ ONNX_CONV(if) {
     return branch(im, n, taken ? "then_branch" : "else_branch", nout, outs);
   }
   oval cond = {0}, res = {0};
-  oval *thn = calloc(2 * nout, sizeof *thn), *els = thn ? thn + nout : NULL;
-  if (!thn) return PSG_ERR_NOMEM;
+  oval *thn = psgi_calloc(im->ctx, psgi_mul_size(2 * nout, sizeof *thn)), *els = thn ? thn + nout : NULL;
+  const psg_type **types = thn ? psgi_calloc(im->ctx, psgi_mul_size(nout + 1, sizeof *types)) : NULL;
+  if (!types) {
+    psgi_free(im->ctx, thn);
+    return PSG_ERR_NOMEM;
+  }
   if (onnxi_rank(ins[0]) > 0) st = onnxi_reshape(im, ins[0], NULL, 0, &cond);
   else cond = *ins[0], psg_expr_retain(cond.e);
   if (!st) st = branch(im, n, "then_branch", nout, thn);
   if (!st) st = branch(im, n, "else_branch", nout, els);
-  const psg_type *types[64];
   for (size_t i = 0; !st && i < nout; i++) st = join(im, i, thn[i].t, els[i].t, &types[i]);
   oval t = {0}, e = {0};
   if (!st) st = as_value(im, thn, nout, &t);
@@ -129,6 +137,7 @@ ONNX_CONV(if) {
   onnxi_val_release(&e);
   onnxi_val_release(&cond);
   for (size_t i = 0; i < 2 * nout; i++) onnxi_val_release(&thn[i]);
-  free(thn);
+  psgi_free(im->ctx, thn);
+  psgi_free(im->ctx, types);
   return st;
 }

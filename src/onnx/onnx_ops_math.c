@@ -42,7 +42,7 @@ ONNX_CONV(variadic) {
   psg_expr_retain(acc.e);
   for (size_t i = 1; i < nin && !st; i++) {
     if ((st = onnxi_need(im, ins, nin, i))) break;
-    oval next;
+    oval next = {0};
     st = onnxi_binary(im, relay_name(n->op_type), &acc, ins[i], &next);
     onnxi_val_release(&acc);
     acc = next;

@@ -114,7 +114,7 @@ static psg_status unlift(onnx_imp *im, oval *y) {
   int64_t ax[1] = {2};
   onnxi_ab_init(&b, im->ctx);
   onnxi_ab_ints(&b, "axis", ax, 1);
-  oval r;
+  oval r = {0};
   psg_status st = finish_call(im, "squeeze", y, 1, &b, &r);
   onnxi_val_release(y);
   if (!st) *y = r;
@@ -221,13 +221,13 @@ ONNX_CONV(gemm) {
   psg_expr_retain(a.e);
   psg_expr_retain(bm.e);
   if (onnxi_attr_int(n, "transA", 0)) {
-    oval t;
+    oval t = {0};
     st = onnxi_transpose(im, &a, PERM_T, 2, &t);
     onnxi_val_release(&a);
     a = t;
   }
   if (!st && !onnxi_attr_int(n, "transB", 0)) { /* dense wants B as (N, K) */
-    oval t;
+    oval t = {0};
     st = onnxi_transpose(im, &bm, PERM_T, 2, &t);
     onnxi_val_release(&bm);
     bm = t;
@@ -467,9 +467,10 @@ static psg_status with_lift(onnx_imp *im, const Onnx__NodeProto *n, const oval *
                             size_t nlift, onnx_conv_fn impl) {
   if (nin == 0 || !ins[0] || onnxi_rank(ins[0]) != 3) return impl(im, n, ins, nin, outs);
   oval lifted[2] = {{0}, {0}};
-  const oval *args[64];
+  const oval **args = psgi_alloc(im->ctx, psgi_mul_size(nin, sizeof *args));
+  if (!args) return PSG_ERR_NOMEM;
   psg_status st = PSG_OK;
-  for (size_t i = 0; i < nin && i < 64; i++) args[i] = ins[i];
+  for (size_t i = 0; i < nin; i++) args[i] = ins[i];
   for (size_t i = 0; i < nlift && i < nin && !st; i++) {
     if (!ins[i] || onnxi_rank(ins[i]) != 3) {
       st = onnxi_fail(im, PSG_ERR_TYPE, "input %zu must have rank 3 like X", i);
@@ -483,6 +484,7 @@ static psg_status with_lift(onnx_imp *im, const Onnx__NodeProto *n, const oval *
   im->lift1d = false;
   if (!st) st = unlift(im, &outs[0]);
   for (size_t i = 0; i < 2; i++) onnxi_val_release(&lifted[i]);
+  psgi_free(im->ctx, args);
   return st;
 }
 

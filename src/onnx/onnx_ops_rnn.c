@@ -63,7 +63,7 @@ static psg_status concat(onnx_imp *im, const oval *xs, size_t n, int64_t axis, o
 
 /* acc = op(acc, y), replacing acc. */
 static psg_status acc_bin(onnx_imp *im, const char *op, oval *acc, const oval *y) {
-  oval r;
+  oval r = {0};
   psg_status st = onnxi_binary(im, op, acc, y, &r);
   onnxi_val_release(acc);
   if (!st) *acc = r;
@@ -71,7 +71,7 @@ static psg_status acc_bin(onnx_imp *im, const char *op, oval *acc, const oval *y
 }
 
 static psg_status act(onnx_imp *im, const char *op, oval *v) {
-  oval r;
+  oval r = {0};
   psg_status st = onnxi_unary(im, op, v, &r);
   onnxi_val_release(v);
   if (!st) *v = r;
@@ -183,7 +183,7 @@ static psg_status decompose(onnx_imp *im, const oval *const *in, int ndir, bool 
       d[k].has_p = !st;
       onnxi_val_release(&p);
     }
-    if (!st && !(ys[k] = calloc((size_t)seq + 1, sizeof(oval)))) st = PSG_ERR_NOMEM;
+    if (!st && !(ys[k] = psgi_calloc(im->ctx, psgi_mul_size((size_t)seq + 1, sizeof(oval))))) st = PSG_ERR_NOMEM;
     bool rev = reverse || k == 1;
     for (int64_t i = 0; i < seq && !st; i++) {
       int64_t t = rev ? seq - 1 - i : i;
@@ -208,7 +208,7 @@ static psg_status decompose(onnx_imp *im, const oval *const *in, int ndir, bool 
   for (int k = 0; k < 2; k++) {
     dir_release(&d[k]);
     for (int64_t i = 0; ys[k] && i < seq; i++) onnxi_val_release(&ys[k][i]);
-    free(ys[k]);
+    psgi_free(im->ctx, ys[k]);
     onnxi_val_release(&hy[k]);
     onnxi_val_release(&cy[k]);
     onnxi_val_release(&ydir[k]);
@@ -267,6 +267,7 @@ static psg_status composite(onnx_imp *im, const oval *const *ins, size_t nin, co
 }
 
 ONNX_CONV(lstm) {
+  if (nin > 8) return onnxi_fail(im, PSG_ERR_PARSE, "LSTM takes at most 8 inputs, not %zu", nin);
   psg_status st = onnxi_need(im, ins, nin, 0);
   if (!st) st = onnxi_need(im, ins, nin, 1);
   if (!st) st = onnxi_need(im, ins, nin, 2);

@@ -144,7 +144,7 @@ ONNX_CONV(unsqueeze) {
     onnxi_ab_init(&b, im->ctx);
     onnxi_ab_int(&b, "axis", axes[i]);
     onnxi_ab_int(&b, "num_newaxis", 1);
-    oval nx;
+    oval nx = {0};
     st = finish_call(im, "expand_dims", &cur, 1, &b, &nx);
     onnxi_val_release(&cur);
     cur = nx;
@@ -156,16 +156,17 @@ ONNX_CONV(unsqueeze) {
 
 ONNX_CONV(concat) {
   if (nin == 0) return onnxi_fail(im, PSG_ERR_PARSE, "Concat needs inputs");
-  oval args[64];
   for (size_t i = 0; i < nin; i++) {
     psg_status st = onnxi_need(im, ins, nin, i);
     if (st) return st;
-    args[i] = *ins[i];
   }
   int64_t axis = onnxi_attr_int(n, "axis", 0);
   int r = onnxi_rank(ins[0]);
   if (axis < -r || axis >= r) return onnxi_fail(im, PSG_ERR_TYPE, "axis %lld is out of range for rank %d", (long long)axis, r);
   if (axis < 0) axis += r;
+  oval *args = psgi_alloc(im->ctx, psgi_mul_size(nin, sizeof *args));
+  if (!args) return PSG_ERR_NOMEM;
+  for (size_t i = 0; i < nin; i++) args[i] = *ins[i];
   onnx_ab b;
   onnxi_ab_init(&b, im->ctx);
   onnxi_ab_int(&b, "axis", axis);
@@ -173,6 +174,7 @@ ONNX_CONV(concat) {
   psg_status st = onnxi_ab_finish(&b, &a);
   if (!st) st = onnxi_call_tuple(im, "concatenate", args, nin, a, &outs[0]);
   psg_attrs_release(a);
+  psgi_free(im->ctx, args);
   return st;
 }
 
@@ -246,7 +248,7 @@ ONNX_CONV(slice) {
     onnx_ab ab;
     onnxi_ab_init(&ab, im->ctx);
     onnxi_ab_int(&ab, "axis", rev[i]);
-    oval nx;
+    oval nx = {0};
     st = finish_call(im, "reverse", &cur, 1, &ab, &nx);
     onnxi_val_release(&cur);
     cur = nx;
@@ -403,7 +405,7 @@ ONNX_CONV(pad) {
     pv = *ins[2];
     psg_expr_retain(pv.e);
     if (onnxi_rank(&pv) > 0) {
-      oval sc;
+      oval sc = {0};
       st = onnxi_reshape(im, &pv, NULL, 0, &sc);
       onnxi_val_release(&pv);
       pv = sc;

@@ -2,15 +2,38 @@
  * data size against the shape (STYLE rule 13), and wraps the decoded buffer
  * (raw_data, or a typed field of the same element type) instead of copying
  * when it can; the wrapping tensor keeps the decoded model alive. */
-#include <stdlib.h>
 #include <string.h>
 #include "onnx_internal.h"
+
+static void *pb_alloc(void *user, size_t n) {
+  onnx_holder *h = user;
+  void *p = psgi_alloc(h->ctx, n);
+  if (!p) h->pb_failed = true;
+  return p;
+}
+
+static void pb_free(void *user, void *p) {
+  onnx_holder *h = user;
+  psgi_free(h->ctx, p);
+}
+
+psg_status onnxi_holder_create(psg_ctx *ctx, onnx_holder **out) {
+  onnx_holder *h = *out = psgi_calloc(ctx, sizeof *h);
+  if (!h) return PSG_ERR_NOMEM;
+  atomic_init(&h->refs, 1);
+  h->ctx = ctx;
+  h->pb_alloc = (ProtobufCAllocator){pb_alloc, pb_free, h};
+  psg_ctx_retain(ctx);
+  return PSG_OK;
+}
 
 void onnxi_holder_release(void *holder) {
   onnx_holder *h = holder;
   if (!h || atomic_fetch_sub(&h->refs, 1) != 1) return;
-  onnx__model_proto__free_unpacked(h->model, NULL);
-  free(h);
+  psg_ctx *ctx = h->ctx;
+  if (h->model) onnx__model_proto__free_unpacked(h->model, &h->pb_alloc);
+  psgi_free(ctx, h);
+  psg_ctx_release(ctx);
 }
 
 static psg_status wrap(onnx_imp *im, int dtype, const int64_t *shape, int nd, const void *data, psg_tensor **out) {

@@ -1,9 +1,8 @@
-/* Passage ONNX frontend — small shared pieces: the name map (open
- * addressing, FNV-1a), diagnostics naming the current node, and the mapping
+/* Passage ONNX frontend — small shared pieces: the name map (a house map
+ * over an arena of values), diagnostics naming the current node, and the mapping
  * between ONNX element types and Passage dtypes. */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "onnx_internal.h"
 
@@ -16,7 +15,7 @@ const char *onnxi_node_name(const Onnx__NodeProto *n) {
 const psg_span *onnxi_span(const onnx_imp *im, psg_span *buf) {
   if (!im->node || !im->node->name || !im->node->name[0]) return NULL;
   memset(buf, 0, sizeof *buf);
-  buf->file = im->span_node == im->node && im->span_file ? im->span_file : im->node->name;
+  buf->name = im->span_node == im->node && im->span_name ? im->span_name : im->node->name;
   return buf;
 }
 
@@ -33,51 +32,32 @@ psg_status onnxi_fail(onnx_imp *im, psg_status code, const char *fmt, ...) {
   return psg_ctx_fail(im->ctx, code, "%s: %s", im->filename, msg);
 }
 
-static uint64_t fnv(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
-  return h;
+void onnxi_map_init(onnx_map *m, psg_ctx *ctx) {
+  psgi_map_init(&m->names, ctx);
+  psgi_arena_init(&m->vals, ctx);
 }
 
 void onnxi_map_fini(onnx_map *m) {
-  for (size_t i = 0; i < m->cap; i++)
-    if (m->slots[i].name) onnxi_val_release(&m->slots[i].v);
-  free(m->slots);
-  m->slots = NULL;
-  m->cap = m->len = 0;
+  for (size_t i = 0; i < m->names.len; i++) onnxi_val_release(m->names.entries[i].value);
+  psgi_map_fini(&m->names);
+  psgi_arena_fini(&m->vals);
 }
 
 oval *onnxi_map_get(onnx_map *m, const char *name) {
-  if (!m->cap) return NULL;
-  for (size_t i = fnv(name) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    if (!m->slots[i].name) return NULL;
-    if (!strcmp(m->slots[i].name, name)) return &m->slots[i].v;
-  }
-}
-
-static void insert(onnx_entry *slots, size_t cap, onnx_entry e) {
-  size_t i = fnv(e.name) & (cap - 1);
-  while (slots[i].name) i = (i + 1) & (cap - 1);
-  slots[i] = e;
+  psgi_map_entry *e = psgi_map_get_str(&m->names, name, strlen(name));
+  return e ? e->value : NULL;
 }
 
 psg_status onnxi_map_put(onnx_map *m, const char *name, oval v) {
-  if ((m->len + 1) * 2 > m->cap) {
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    onnx_entry *s = calloc(cap, sizeof *s);
-    if (!s) {
-      onnxi_val_release(&v);
-      return PSG_ERR_NOMEM;
-    }
-    for (size_t i = 0; i < m->cap; i++)
-      if (m->slots[i].name) insert(s, cap, m->slots[i]);
-    free(m->slots);
-    m->slots = s;
-    m->cap = cap;
+  oval *slot = psgi_arena_alloc(&m->vals, sizeof *slot);
+  psgi_map_entry *e = slot ? psgi_map_put_str(&m->names, name, strlen(name), NULL) : NULL;
+  if (!e) {
+    onnxi_val_release(&v);
+    return PSG_ERR_NOMEM;
   }
-  onnx_entry e = {name, v};
-  insert(m->slots, m->cap, e);
-  m->len++;
+  if (e->value) onnxi_val_release(e->value); /* callers report repeats first; never leak */
+  *slot = v;
+  e->value = slot;
   return PSG_OK;
 }
 

@@ -125,7 +125,7 @@ static bool expect(parser *ps, const char *what, const char *context) {
 }
 
 static psg_span span_of(parser *ps, const token *t) {
-  psg_span s = {ps->file, t->line, t->col, t->line, t->col + (int)t->len};
+  psg_span s = {ps->file, t->line, t->col, t->line, t->col + (int)t->len, NULL};
   return s;
 }
 

@@ -5,8 +5,9 @@ tools/fetch-models.sh, import it with its input shapes, run it with
 Runtime (node, CPU, graph optimizations disabled) on the same inputs, and
 require every output within 1e-4 relative (max |ours - ort| / max |ort|);
 then `passage opt -O2` and `-O3` with ONNX output, run by ONNX Runtime, must
-match ONNX Runtime on the original within 1e-4 relative.
-Also times the import. Skips (exit 0 with a note) when the cache is absent.
+match ONNX Runtime on the original within 1e-4 relative and keep the original
+graph's input and output names, in order (issue 13: code that asks for outputs by
+name keeps working). Also times the import. Skips (exit 0 with a note) when the cache is absent.
 Run with /usr/bin/python3."""
 import argparse, json, os, subprocess, sys, tempfile, time
 
@@ -45,6 +46,15 @@ MODELS = [
     (SILERO, dict(SILERO_IN, sr=("int64", [], 16000)), 1.0, "sr=16000"),
     (SILERO, dict(SILERO_IN, sr=("int64", [], 8000)), 1.0, "sr=8000"),
 ]
+
+
+def io_names(path):
+    """(inputs, outputs) names of an ONNX model's graph; initializers listed as inputs
+    (IR < 4) are not inputs."""
+    import onnx
+    g = onnx.load(path, load_external_data=False).graph
+    inits = {t.name for t in g.initializer}
+    return [i.name for i in g.input if i.name not in inits], [o.name for o in g.output]
 
 
 def draw_inputs():
@@ -135,6 +145,13 @@ def main():
                     ok = numeric_only = False
                     continue
                 oo = json.load(open(os.path.join(od, "outputs.json")))
+                # The optimized model drops in where the original was used: the same
+                # input and output names, in the same order (ONNX Runtime's output names too).
+                want, have = io_names(model), io_names(opt)
+                if have != want or [o["name"] for o in oo] != [o["name"] for o in outs]:
+                    print("FAIL %s -O%d: graph inputs/outputs %s, the original's %s" % (shown, level, have, want))
+                    ok = numeric_only = False
+                    continue
                 rel = 0.0
                 for ref, o in zip(refs, oo):
                     got = np.fromfile(o["file"], dtype=o["type"]).reshape(o["dims"])

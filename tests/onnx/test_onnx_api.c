@@ -62,6 +62,18 @@ int main(void) {
   psg_tensor_release(a);
   psg_tensor_release(b);
   for (int i = 0; i < 2; i++) psg_tensor_release(in[i]);
+  /* The imported expressions carry their ONNX node's name in the span's
+   * name, not in its file (issue 13); a parsed one has a file and no name. */
+  const psg_expr *bfn = back ? psg_module_lookup(back, "main") : NULL;
+  psg_span sp;
+  if (bfn) psg_expr_span(psg_function_get_body(bfn), &sp);
+  CHECK(bfn && sp.name && !strncmp(sp.name, "Softmax", 7) && !sp.file && sp.line == 0);
+  psg_expr_span(psg_function_get_body(psg_module_lookup(m, "main")), &sp);
+  CHECK(sp.file && !strcmp(sp.file, "api.relay") && sp.line == 7 && !sp.name);
+  /* The output names travel as the module attribute output_names. */
+  psg_attr *on = back ? psg_attrs_get(psg_module_get_attrs(back), "output_names") : NULL;
+  CHECK(on && psg_attr_kind(on) == PSG_ATTR_LIST && psg_attr_list_len(on) == 1 &&
+        !strcmp(psg_attr_get_string(psg_attr_list_get(on, 0)), "output"));
   psg_module_release(back);
   /* Every proper prefix fails cleanly with a diagnostic. */
   int prefix_failures = 0;

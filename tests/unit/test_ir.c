@@ -141,7 +141,7 @@ static psg_expr *small_function(psg_ctx *ctx, psg_expr **out_x) {
   CHECK_OK(psg_var_create(ctx, "x", tensor_type(ctx, 1, 3), NULL, &x));
   CHECK_OK(psg_op_get(ctx, "add", &add));
   CHECK_OK(psg_op_get(ctx, "multiply", &mul));
-  psg_span sp = {"t.relay", 2, 3, 2, 10};
+  psg_span sp = {"t.relay", 2, 3, 2, 10, NULL};
   CHECK_OK(psg_call_create(ctx, mul, (psg_expr *[]){x, x}, 2, NULL, &sp, &c1));
   CHECK_OK(psg_call_create(ctx, add, (psg_expr *[]){c1, x}, 2, NULL, NULL, &c2));
   CHECK_OK(psg_function_create(ctx, &x, 1, c2, NULL, NULL, NULL, &fn));
