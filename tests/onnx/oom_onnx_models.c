@@ -212,7 +212,7 @@ int main(int argc, char **argv) {
     }
     size_t ns = 0;
     while (ns < 4 && md->shapes[ns]) ns++;
-    psg_onnx_import_opts opts = {md->shapes, ns};
+    psg_onnx_import_opts opts = {md->shapes, ns, NULL};
     const char *only = getenv("PSG_OOM_POINT"); /* "MODEL:N": that one run (debugging) */
     if (only && !strncmp(only, name, strlen(name)) && only[strlen(name)] == ':') {
       run(name, bytes, len, &opts, true, atol(only + strlen(name) + 1), NULL);
