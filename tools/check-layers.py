@@ -231,7 +231,11 @@ def main():
         for rel, obj in sorted(objs.items()):
             defined, undefined = symbols(obj)
             for s in defined:
-                where.setdefault(s, rel)
+                # A symbol defined in two folders (libpassage_onnx carries its own
+                # psgi_alloc over the public API) counts at the lower one: that is
+                # the definition a caller of the lower library links to.
+                if s not in where or rank(folder_of(rel)) < rank(folder_of(where[s])):
+                    where[s] = rel
             needs[rel] = undefined
         print(f"upward links (an object of src/ calling a psg_/psgi_ symbol defined above its folder; "
               f"{len(objs)} objects in {args.build}):")
