@@ -103,6 +103,11 @@ static inline psg_expr *psgi_fn_body(const psg_expr *f) { return f->kids[f->nkid
 /* A function literal marked Composite (e.g. the ONNX importer's onnx.LSTM):
  * a closed function of its params kept whole for its writer. The built-in
  * passes leave it as it is, body unvisited (docs/design.md, departure 19). */
+/* Where a diagnostic at `span` points: its file, or else the name of the
+ * node it came from (an ONNX node: line 0, no file), so a type error in an
+ * imported model still says which node. */
+static inline const char *psgi_span_where(const psg_span *span) { return span->file ? span->file : span->name; }
+
 static inline bool psgi_is_composite_fn(const psg_expr *e) {
   return e->kind == PSG_EXPR_FUNCTION && e->u.fn.attrs && psg_attrs_get(e->u.fn.attrs, "Composite");
 }

@@ -198,7 +198,7 @@ static psg_status evaluate(folder *fo, const psg_expr *call, psg_expr *const *ki
       bound[0] = '%';
       strcat(bound, " = ");
     }
-    psgi_diag_add(ctx, PSG_SEVERITY_WARNING, PSG_OK, call->span.file, call->span.line, call->span.col, NULL, 0,
+    psgi_diag_add(ctx, PSG_SEVERITY_WARNING, PSG_OK, psgi_span_where(&call->span), call->span.line, call->span.col, NULL, 0,
                   "FoldConstant", "in @%s, %s%s(...) not folded: %s", fo->fn_name, bound,
                   psgi_op_table[op].name, msg[0] ? msg : psg_status_str(st));
     psg_expr_release(*out);

@@ -75,7 +75,7 @@ static psg_status lift(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   psgi_map_entry *self = psgi_map_get_ptr(&l->let_var, e);
   for (size_t i = 0; !st && self && i < fv.len; i++)
     if (fv.data[i] == self->value)
-      st = psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, span.file, span.line, span.col, NULL, 0,
+      st = psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, psgi_span_where(&span), span.line, span.col, NULL, 0,
                          "LambdaLift", "LambdaLift: the local function %%%s calls itself; recursive local functions are not supported",
                          psg_var_name(self->value));
   if (!st) st = (name = fresh_name(l)) ? PSG_OK : psgi_nomem(ctx);
