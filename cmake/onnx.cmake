@@ -31,7 +31,7 @@ file(GLOB PASSAGE_ONNX_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/onnx/
 # frontend is linked with the core's objects (fuzz_onnx), the core's own
 # support files serve it instead.
 set(PASSAGE_ONNX_SUPPORT ${PROJECT_SOURCE_DIR}/src/support/hashmap.c ${PROJECT_SOURCE_DIR}/src/support/buf.c
-    ${PROJECT_SOURCE_DIR}/src/support/arena.c)
+    ${PROJECT_SOURCE_DIR}/src/support/arena.c ${PROJECT_SOURCE_DIR}/src/support/alloc_helpers.c)
 set(PASSAGE_ONNX_CORE_SOURCES ${PASSAGE_ONNX_SOURCES})
 list(FILTER PASSAGE_ONNX_CORE_SOURCES EXCLUDE REGEX "/src/onnx/onnx_alloc\\.c$")
 add_library(passage_onnx SHARED ${PASSAGE_ONNX_SOURCES} ${PASSAGE_ONNX_SUPPORT} $<TARGET_OBJECTS:passage_onnx_proto>)

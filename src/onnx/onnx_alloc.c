@@ -16,11 +16,6 @@ typedef union onnx_block_header {
   max_align_t align_;
 } onnx_block_header;
 
-size_t psgi_mul_size(size_t n, size_t m) {
-  if (m != 0 && n > SIZE_MAX / m) return SIZE_MAX;
-  return n * m;
-}
-
 void *psgi_alloc(psg_ctx *ctx, size_t n) {
   /* An impossible size still goes to the hook, which fails and marks OOM. */
   size_t total = n > SIZE_MAX - sizeof(onnx_block_header) ? SIZE_MAX : sizeof(onnx_block_header) + n;
@@ -28,12 +23,6 @@ void *psgi_alloc(psg_ctx *ctx, size_t n) {
   if (!h) return NULL;
   h->size = n;
   return h + 1;
-}
-
-void *psgi_calloc(psg_ctx *ctx, size_t n) {
-  void *p = psgi_alloc(ctx, n);
-  if (p) memset(p, 0, n);
-  return p;
 }
 
 void *psgi_realloc(psg_ctx *ctx, void *p, size_t n) {
@@ -49,34 +38,3 @@ void *psgi_realloc(psg_ctx *ctx, void *p, size_t n) {
 void psgi_free(psg_ctx *ctx, void *p) {
   if (p) psg_ctx_free(ctx, (onnx_block_header *)p - 1);
 }
-
-char *psgi_strndup(psg_ctx *ctx, const char *s, size_t n) {
-  char *d = psgi_alloc(ctx, n + 1);
-  if (!d) return NULL;
-  memcpy(d, s, n);
-  d[n] = 0;
-  return d;
-}
-
-bool psgi_vec_reserve_(psg_ctx *ctx, void **data, size_t *cap, size_t elem, size_t need) {
-  if (need <= *cap) return true;
-  size_t ncap = *cap ? *cap : 8;
-  while (ncap < need) {
-    if (ncap > SIZE_MAX / 2) return false;
-    ncap *= 2;
-  }
-  void *nd = psgi_realloc(ctx, *data, psgi_mul_size(ncap, elem));
-  if (!nd) return false;
-  *data = nd;
-  *cap = ncap;
-  return true;
-}
-
-#ifndef NDEBUG
-#include <stdio.h>
-#include <stdlib.h>
-void psgi_assert_fail(const char *expr, const char *file, int line) {
-  fprintf(stderr, "passage: internal assertion failed: %s (%s:%d)\n", expr, file, line);
-  abort(); /* PSG_ASSERT: debug builds only */
-}
-#endif

@@ -1,7 +1,6 @@
 /* Passage — allocation through the context's hook (STYLE rule 5). A 16-byte
  * header keeps each block's size so internal code frees without sizes and the
  * user's hook still gets old sizes, as lua_Alloc does. */
-#include <stdio.h>
 #include <stdlib.h>
 #include "support/ctx_internal.h"
 
@@ -9,11 +8,6 @@ typedef union alloc_header {
   size_t size;
   max_align_t align_;
 } alloc_header;
-
-size_t psgi_mul_size(size_t n, size_t m) {
-  if (m != 0 && n > SIZE_MAX / m) return SIZE_MAX;
-  return n * m;
-}
 
 static void mark_oom(psg_ctx *ctx) { __atomic_store_n(&ctx->oom, true, __ATOMIC_RELAXED); }
 
@@ -30,12 +24,6 @@ void *psgi_alloc(psg_ctx *ctx, size_t n) {
   }
   h->size = total;
   return h + 1;
-}
-
-void *psgi_calloc(psg_ctx *ctx, size_t n) {
-  void *p = psgi_alloc(ctx, n);
-  if (p) memset(p, 0, n);
-  return p;
 }
 
 void *psgi_realloc(psg_ctx *ctx, void *p, size_t n) {
@@ -66,33 +54,3 @@ void *psg_ctx_malloc(psg_ctx *ctx, size_t n) { return ctx ? psgi_alloc(ctx, n) :
 void psg_ctx_free(psg_ctx *ctx, void *p) {
   if (ctx) psgi_free(ctx, p);
 }
-
-char *psgi_strndup(psg_ctx *ctx, const char *s, size_t n) {
-  char *d = psgi_alloc(ctx, n + 1);
-  if (!d) return NULL;
-  memcpy(d, s, n);
-  d[n] = 0;
-  return d;
-}
-
-bool psgi_vec_reserve_(psg_ctx *ctx, void **data, size_t *cap, size_t elem, size_t need) {
-  if (need <= *cap) return true;
-  size_t ncap = *cap ? *cap : 8;
-  while (ncap < need) {
-    if (ncap > SIZE_MAX / 2) return false;
-    ncap *= 2;
-  }
-  void *nd = psgi_realloc(ctx, *data, psgi_mul_size(ncap, elem));
-  if (!nd) return false;
-  *data = nd;
-  *cap = ncap;
-  return true;
-}
-
-#ifndef NDEBUG
-void psgi_assert_fail(const char *expr, const char *file, int line) {
-  /* An internal invariant is broken: a bug in Passage, not bad input. */
-  fprintf(stderr, "passage: internal assertion failed: %s (%s:%d)\n", expr, file, line);
-  abort(); /* PSG_ASSERT: debug builds only */
-}
-#endif
