@@ -16,12 +16,11 @@ static psg_status alter_op_layout(psg_expr *func, psg_module *mod, psg_pass_cont
   return PSG_OK;
 }
 
-static const char *const infer_type_first[] = {"InferType", NULL};
 const psg_pass_decl psgi_pass_alter_op_layout = {
     .name = "AlterOpLayout",
     .kind = PSG_PASS_FUNCTION,
     .opt_level = 3,
-    .required = infer_type_first,
+    .required = psgi_required_infer_type,
     .help = "target-specific layouts; no target here, and TVM's generic hooks change "
              "nothing, so the module stays as it is",
     .function = alter_op_layout,

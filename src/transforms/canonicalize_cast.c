@@ -122,12 +122,11 @@ static psg_status canonicalize_cast(psg_expr *func, psg_module *mod, psg_pass_co
   return st;
 }
 
-static const char *const infer_type_first[] = {"InferType", NULL};
 const psg_pass_decl psgi_pass_canonicalize_cast = {
     .name = "CanonicalizeCast",
     .kind = PSG_PASS_FUNCTION,
     .opt_level = 3,
-    .required = infer_type_first,
+    .required = psgi_required_infer_type,
     .help = "an upcast shared by elementwise consumers copied once per consumer",
     .needs = PSG_PROP_TYPED,
     .function = canonicalize_cast,

@@ -36,12 +36,11 @@ static psg_status canonicalize(psg_expr *func, psg_module *mod, psg_pass_context
   return psgi_rewrite_function_inner(func, mod, visit, user, out);
 }
 
-static const char *const infer_type_first[] = {"InferType", NULL};
 const psg_pass_decl psgi_pass_canonicalize_ops = {
     .name = "CanonicalizeOps",
     .kind = PSG_PASS_FUNCTION,
     .opt_level = 3,
-    .required = infer_type_first,
+    .required = psgi_required_infer_type,
     .help = "nn.bias_add into a broadcast add",
     .needs = PSG_PROP_TYPED,
     .function = canonicalize,

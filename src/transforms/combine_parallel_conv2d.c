@@ -312,13 +312,12 @@ static psg_status combine(psg_expr *func, psg_module *mod, psg_pass_context *pc,
   return st;
 }
 
-static const char *const infer_type_first[] = {"InferType", NULL};
 static const psg_pass_option options[] = {{"min_num_branches", PSG_CONFIG_INT, "3"}, {NULL, 0, NULL}};
 const psg_pass_decl psgi_pass_combine_parallel_conv2d = {
     .name = "CombineParallelConv2D",
     .kind = PSG_PASS_FUNCTION,
     .opt_level = 4,
-    .required = infer_type_first,
+    .required = psgi_required_infer_type,
     .options = options,
     .help = "parallel conv2ds on the same input into one conv2d and per-branch slices "
              "(min_num_branches, default 3; opt 4)",

@@ -270,14 +270,13 @@ static psg_status run_dce(psg_module *mod, psg_pass_context *pc, void *user, psg
   return st;
 }
 
-static const char *const infer_type_first[] = {"InferType", NULL};
 static const psg_pass_option options[] = {
     {"inline_once", PSG_CONFIG_BOOL, "false"}, {"ignore_impurity", PSG_CONFIG_BOOL, "false"}, {NULL, 0, NULL}};
 const psg_pass_decl psgi_pass_dead_code = {
     .name = "DeadCodeElimination",
     .kind = PSG_PASS_MODULE,
     .opt_level = 1,
-    .required = infer_type_first,
+    .required = psgi_required_infer_type,
     .options = options,
     .help = "remove unused pure let bindings (inline_once: inline single uses)",
     .module = run_dce,

@@ -43,12 +43,11 @@ static psg_status defuse(psg_expr *func, psg_module *mod, psg_pass_context *pc, 
   return st;
 }
 
-static const char *const infer_type_first[] = {"InferType", NULL};
 const psg_pass_decl psgi_pass_defuse_ops = {
     .name = "DefuseOps",
     .kind = PSG_PASS_FUNCTION,
     .opt_level = 3,
-    .required = infer_type_first,
+    .required = psgi_required_infer_type,
     .help = "inline the Primitive functions FuseOps made",
     .function = defuse,
 };

@@ -265,12 +265,11 @@ static psg_status eliminate(psg_expr *func, psg_module *mod, psg_pass_context *p
   return st;
 }
 
-static const char *const infer_type_first[] = {"InferType", NULL};
 const psg_pass_decl psgi_pass_eliminate_common_subexpr = {
     .name = "EliminateCommonSubexpr",
     .kind = PSG_PASS_FUNCTION,
     .opt_level = 3,
-    .required = infer_type_first,
+    .required = psgi_required_infer_type,
     .help = "merge equal pure calls, tuple projections and constants",
     .function = eliminate,
 };

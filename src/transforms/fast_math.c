@@ -49,12 +49,11 @@ static psg_status fast_math(psg_expr *func, psg_module *mod, psg_pass_context *p
   return st;
 }
 
-static const char *const infer_type_first[] = {"InferType", NULL};
 const psg_pass_decl psgi_pass_fast_math = {
     .name = "FastMath",
     .kind = PSG_PASS_FUNCTION,
     .opt_level = 4,
-    .required = infer_type_first,
+    .required = psgi_required_infer_type,
     .help = "exp, tanh, erf and nn.softmax into their fast approximations (opt 4)",
     .needs = PSG_PROP_TYPED,
     .function = fast_math,

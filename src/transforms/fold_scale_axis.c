@@ -412,12 +412,11 @@ static psg_status forward(psg_expr *func, psg_module *mod, psg_pass_context *pc,
   return run_fold(func, mod, fold_forward, OP_CONV2D, may_fold_forward, out);
 }
 
-static const char *const infer_type_first[] = {"InferType", NULL};
 const psg_pass_decl psgi_pass_backward_fold_scale_axis = {
     .name = "BackwardFoldScaleAxis",
     .kind = PSG_PASS_FUNCTION,
     .opt_level = 3,
-    .required = infer_type_first,
+    .required = psgi_required_infer_type,
     .help = "fold a per-channel multiply after conv2d/dense into its weights",
     .needs = PSG_PROP_TYPED,
     .function = backward,
@@ -427,7 +426,7 @@ const psg_pass_decl psgi_pass_forward_fold_scale_axis = {
     .name = "ForwardFoldScaleAxis",
     .kind = PSG_PASS_FUNCTION,
     .opt_level = 3,
-    .required = infer_type_first,
+    .required = psgi_required_infer_type,
     .help = "fold a per-channel multiply before conv2d into its weights",
     .needs = PSG_PROP_TYPED,
     .function = forward,

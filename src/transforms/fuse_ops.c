@@ -267,12 +267,11 @@ static psg_status fuse(psg_expr *func, psg_module *mod, psg_pass_context *pc, vo
   return st;
 }
 
-static const char *const infer_type_first[] = {"InferType", NULL};
 static const psg_pass_option options[] = {{"fuse_opt_level", PSG_CONFIG_INT, "-1"}, {NULL, 0, NULL}};
 const psg_pass_decl psgi_pass_fuse_ops = {
     .name = "FuseOps",
     .kind = PSG_PASS_FUNCTION,
-    .required = infer_type_first,
+    .required = psgi_required_infer_type,
     .options = options,
     .help = "fuse ops into Primitive functions (fuse_opt_level: -1 = the context's opt_level)",
     .needs = PSG_PROP_TYPED,

@@ -433,12 +433,11 @@ static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc
   return st;
 }
 
-static const char *const infer_type_first[] = {"InferType", NULL};
 const psg_pass_decl psgi_pass_simplify_expr = {
     .name = "SimplifyExpr",
     .kind = PSG_PASS_FUNCTION,
     .opt_level = 0,
-    .required = infer_type_first,
+    .required = psgi_required_infer_type,
     .help = "identity arithmetic, reshape/transpose chains, redundant casts, no-op slices, pads and broadcasts, "
              "HardSwish and layer_norm patterns, transposes into matmuls",
     .needs = PSG_PROP_TYPED,

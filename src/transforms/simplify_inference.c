@@ -212,12 +212,11 @@ static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc
   return st;
 }
 
-static const char *const infer_type_first[] = {"InferType", NULL};
 const psg_pass_decl psgi_pass_simplify_inference = {
     .name = "SimplifyInference",
     .kind = PSG_PASS_FUNCTION,
     .opt_level = 0,
-    .required = infer_type_first,
+    .required = psgi_required_infer_type,
     .help = "batch_norm, dropout, layer/instance norm, l2_normalize into elementary ops",
     .needs = PSG_PROP_TYPED,
     .function = simplify,

@@ -10,6 +10,10 @@
  * reports type errors as diagnostics; used by InferType and the interpreter. */
 psg_status psgi_infer_module_types(psg_ctx *ctx, const psg_module *mod);
 
+/* {"InferType", NULL}: TVM's `required` list of most standard passes, for
+ * their declarations. */
+extern const char *const psgi_required_infer_type[];
+
 /* PSG_OK when `func` is typed. A pass that reads types declares
  * `needs = PSG_PROP_TYPED`, so the runner types the module before it; an
  * untyped function here means the establishing pass did not type it (a
