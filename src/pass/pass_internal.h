@@ -134,6 +134,12 @@ psg_pass_context *psgi_thread_default_context(psg_ctx *ctx);
 /* Frees every thread's default context for `ctx` (the context is dying). */
 void psgi_thread_defaults_drop(psgi_pass_state *st);
 
+/* psg_pass_get, also telling which option was refused (*bad_option: its
+ * index in `options`, SIZE_MAX when none was), so the pipeline parser can
+ * point at it (registry.c). */
+psg_status psgi_pass_get_checked(psg_ctx *ctx, const char *name, psg_attrs *options, size_t *bad_option,
+                                 psg_pass **out);
+
 /* The one run function (run.c): every pass kind goes through it. */
 psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);
 /* Pass bodies by kind (pass.c, sequential.c). */

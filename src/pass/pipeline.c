@@ -163,21 +163,39 @@ static void pass_vec_free(psg_ctx *ctx, pass_vec *v) {
 
 /* A Sequential of the parsed passes, each child's `required` resolved now:
  * an unknown name is an error at the column of the pass that requires it. */
+/* The registry's errors since diagnostic `before` (no location of their
+ * own) point at `at`, the spec they came from. */
+static void locate(pparser *pp, size_t before, const char *at) {
+  psgi_diag_locate_since(pp->ctx, before, "<pipeline>", 1, (int)(at - pp->text) + 1, pp->text, strlen(pp->text));
+}
+
 static psg_status make_sequential(pparser *pp, pass_vec *kids, const psg_pass_info *info, psg_pass **out) {
   psg_ctx *ctx = pp->ctx;
   psgi_pass_list *req = kids->len ? psgi_calloc(ctx, kids->len * sizeof *req) : NULL;
   psg_status st = kids->len && !req ? psgi_nomem(ctx) : PSG_OK;
   for (size_t i = 0; !st && i < kids->len; i++) {
-    if ((st = psgi_resolve_required(ctx, kids->data[i]->info, &req[i])) != PSG_OK) {
-      char msg[400];
-      snprintf(msg, sizeof msg, "%s", psg_diag_message(psg_ctx_get_last_error(ctx)));
-      perr(pp, kids->at[i], "%s", msg);
-    }
+    size_t before = psg_ctx_diag_count(ctx);
+    if ((st = psgi_resolve_required(ctx, kids->data[i]->info, &req[i])) != PSG_OK) locate(pp, before, kids->at[i]);
   }
   if (!st) st = psgi_sequential_make(ctx, kids->data, req, kids->len, info, out);
   for (size_t i = 0; req && i < kids->len; i++) psgi_pass_list_free(ctx, &req[i]);
   psgi_free(ctx, req);
   return st;
+}
+
+/* Where option `key` is written in the options text [from, to): after '{'
+ * or ',', followed by '='. `from` itself when not found. */
+static const char *option_at(const char *from, const char *to, const char *key) {
+  size_t n = strlen(key);
+  for (const char *p = from; p + n <= to; p++) {
+    if (*p != '{' && *p != ',') continue;
+    const char *k = p + 1;
+    while (k < to && (*k == ' ' || *k == '\t' || *k == '\n')) k++;
+    const char *e = k + n;
+    while (e < to && (*e == ' ' || *e == '\t' || *e == '\n')) e++;
+    if ((size_t)(to - k) >= n && !memcmp(k, key, n) && e < to && *e == '=') return k;
+  }
+  return from;
 }
 
 static psg_status parse_spec(pparser *pp, psg_pass **out) {
@@ -229,20 +247,15 @@ static psg_status parse_spec(pparser *pp, psg_pass **out) {
     return st;
   }
   psg_attrs *options = NULL;
+  const char *opts_at = pp->p;
   if (*pp->p == '{') {
     psg_status st = parse_options(pp, &options);
     if (st) return st;
   }
-  size_t before = psg_ctx_diag_count(pp->ctx);
-  psg_status st = psg_pass_get(pp->ctx, name, options, out);
+  size_t before = psg_ctx_diag_count(pp->ctx), bad = SIZE_MAX;
+  psg_status st = psgi_pass_get_checked(pp->ctx, name, options, &bad, out);
+  if (st) locate(pp, before, bad < psg_attrs_count(options) ? option_at(opts_at, pp->p, psg_attrs_key(options, bad)) : at);
   psg_attrs_release(options);
-  if (st && psg_ctx_diag_count(pp->ctx) > before) {
-    /* Re-anchor the registry's message at the name's column. */
-    const psg_diag *d = psg_ctx_get_diag(pp->ctx, psg_ctx_diag_count(pp->ctx) - 1);
-    char msg[400];
-    snprintf(msg, sizeof msg, "%s", psg_diag_message(d));
-    perr(pp, at, "%s", msg);
-  }
   return st;
 }
 

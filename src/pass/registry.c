@@ -226,10 +226,12 @@ static size_t count_options(const psg_pass_decl *d) {
   return n;
 }
 
-/* Every option given must be declared and of its declared type. */
-static psg_status check_options(psg_ctx *ctx, const psg_pass_decl *d, const psg_attrs *options) {
+/* Every option given must be declared and of its declared type; *bad is the
+ * index of the first one that is not. */
+static psg_status check_options(psg_ctx *ctx, const psg_pass_decl *d, const psg_attrs *options, size_t *bad) {
   size_t nopt = count_options(d);
   for (size_t i = 0; i < psg_attrs_count(options); i++) {
+    *bad = i;
     const char *k = psg_attrs_key(options, i);
     const psg_attr *v = psg_attrs_get_value(options, i);
     size_t j = 0;
@@ -318,7 +320,14 @@ static psg_status build(psg_ctx *ctx, const psg_pass_decl *d, psg_attrs *options
 }
 
 psg_status psg_pass_get(psg_ctx *ctx, const char *name, psg_attrs *options, psg_pass **out) {
+  size_t bad;
+  return psgi_pass_get_checked(ctx, name, options, &bad, out);
+}
+
+psg_status psgi_pass_get_checked(psg_ctx *ctx, const char *name, psg_attrs *options, size_t *bad_option,
+                                 psg_pass **out) {
   *out = NULL;
+  *bad_option = SIZE_MAX;
   if (!name) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "psg_pass_get needs a name");
   const char *bare = bare_name(name);
   pthread_mutex_lock(&ctx->lock);
@@ -340,8 +349,9 @@ psg_status psg_pass_get(psg_ctx *ctx, const char *name, psg_attrs *options, psg_
     return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_NOT_FOUND, NULL, 0, 0, NULL, 0, NULL,
                          "cannot use %s to create the pass: no pass of that name is registered%s%s%s", name,
                          near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
-  psg_status s = check_options(ctx, d, options);
+  psg_status s = check_options(ctx, d, options, bad_option);
   if (s) return s;
+  *bad_option = SIZE_MAX;
   psg_pass *p = NULL;
   s = d->ctor ? d->ctor(ctx, options, d->user, &p) : build(ctx, d, options, &p);
   if (s) {

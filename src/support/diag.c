@@ -220,6 +220,32 @@ void psg_ctx_clear_diags(psg_ctx *ctx) {
   pthread_mutex_unlock(&ctx->lock);
 }
 
+/* Places the unlocated errors recorded since index `from` at file:line:col
+ * of `source_line`: a caller that knows where the failing text is (the
+ * pipeline parser, for the registry's errors) locates them instead of
+ * reporting each one twice. On OOM an error keeps its old rendering. */
+void psgi_diag_locate_since(psg_ctx *ctx, size_t from, const char *file, int line, int col,
+                            const char *source_line, size_t source_len) {
+  pthread_mutex_lock(&ctx->lock);
+  for (size_t i = from; ctx->diags && i < ctx->diags->items.len; i++) {
+    psg_diag *d = ctx->diags->items.data[i];
+    if (d->file || d->severity != PSG_SEVERITY_ERROR) continue;
+    char *old = d->rendered;
+    if (!(d->file = psgi_strndup(ctx, file, strlen(file)))) continue;
+    d->line = line;
+    d->col = col;
+    if (render(ctx, d, source_line, source_len)) {
+      psgi_free(ctx, old);
+    } else {
+      psgi_free(ctx, d->file);
+      d->file = NULL;
+      d->line = d->col = 0;
+      d->rendered = old;
+    }
+  }
+  pthread_mutex_unlock(&ctx->lock);
+}
+
 /* Called by context destruction (lock not needed: no other user remains). */
 void psgi_diag_list_free(psg_ctx *ctx) {
   if (!ctx->diags) return;

@@ -139,6 +139,10 @@ psg_status psgi_diag_vadd(psg_ctx *ctx, int severity, psg_status code, const cha
                           int line, int col, const char *source_line, size_t source_len,
                           const char *pass, const char *fmt, va_list ap);
 /* Appends a note line to the newest diagnostic (e.g. "in pass 'FoldConstant'"). */
+/* Gives the unlocated errors recorded since diagnostic `from` this location
+ * (diag.c). */
+void psgi_diag_locate_since(psg_ctx *ctx, size_t from, const char *file, int line, int col,
+                            const char *source_line, size_t source_len);
 void psgi_diag_note(psg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Records PSG_ERR_NOMEM (without allocating if memory is exhausted). */
 psg_status psgi_nomem(psg_ctx *ctx);

@@ -131,9 +131,9 @@ static void test_typed_options(void) {
   psg_pass *p = NULL;
   CHECK_EQ_INT(psg_pipeline_parse(ctx, "InferType, WithOptions{level=true}", &p), PSG_ERR_INVALID_ARGUMENT);
   CHECK_STR(psg_diag_rendered(psg_ctx_get_last_error(ctx)),
-            "<pipeline>:1:12: error: option 'level' of pass 'WithOptions' expects Integer, got a Bool value\n"
+            "<pipeline>:1:24: error: option 'level' of pass 'WithOptions' expects Integer, got a Bool value\n"
             "  InferType, WithOptions{level=true}\n"
-            "             ^\n");
+            "                         ^\n");
   psg_ctx_clear_diags(ctx);
   /* A declaration needs exactly one body that fits its kind. */
   psg_pass_decl bad = with_options;

@@ -70,6 +70,7 @@ static void parse_error(psg_ctx *ctx, const char *text, int col, const char *msg
   CHECK(d != NULL);
   if (!d) return;
   CHECK_EQ_INT(psg_diag_col(d), col);
+  CHECK_EQ_INT(psg_ctx_diag_count(ctx), 1); /* located once, not repeated unlocated */
   CHECK_STR(psg_diag_file(d), "<pipeline>");
   if (!strstr(psg_diag_message(d), msg)) {
     fprintf(stderr, "for '%s': got '%s', want '%s'\n", text, psg_diag_message(d), msg);
@@ -88,7 +89,7 @@ static void test_parse_errors(void) {
   parse_error(ctx, "Fuse{fuse_opt_level}", 20, "expected '=' after option 'fuse_opt_level'");
   parse_error(ctx, "Fuse{fuse_opt_level=}", 21, "expected an option value");
   parse_error(ctx, "Fuse{name=\"abc}", 11, "unterminated string");
-  parse_error(ctx, "Fuse{fuse_opt_levl=1}", 1, "pass 'Fuse' has no option 'fuse_opt_levl'; did you mean 'fuse_opt_level'?");
+  parse_error(ctx, "Fuse{fuse_opt_levl=1}", 6, "pass 'Fuse' has no option 'fuse_opt_levl'; did you mean 'fuse_opt_level'?");
   parse_error(ctx, "sequential[X](Fold)", 13, "expected sequential[NAME,LEVEL]");
   parse_error(ctx, "sequential Fold", 12, "expected '(' after sequential");
   /* Nesting is capped, so hostile input cannot exhaust the stack. */
