@@ -71,5 +71,8 @@ const psg_pass_decl psgi_pass_remove_unused_functions = {
     .opt_level = 1,
     .options = options,
     .help = "drop functions not reachable from the entry functions (default main)",
+    /* The functions it keeps are the very same nodes, and none of them calls
+     * a dropped one: whatever held for the module holds for what is left. */
+    .keeps = PSG_PROP_TYPED | PSG_PROP_ANF | PSG_PROP_GNF | PSG_PROP_BBNF | PSG_PROP_FUSED,
     .module = remove_unused,
 };

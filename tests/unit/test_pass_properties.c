@@ -68,6 +68,30 @@ static void test_established_and_kept(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* A pass that changes the module keeps what it declares it keeps:
+ * RemoveUnusedFunctions drops @unused and the result is still TYPED (and
+ * ANF), so a later pass that needs types runs no InferType. */
+static void test_kept_by_remove_unused(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_module *mod = parse(ctx, "#[version = \"0.0.5\"]\n"
+                               "def @unused(%y: Tensor[(2), float32]) { negative(%y) }\n"
+                               "def @main(%x: Tensor[(2, 3), float32]) { add(%x, %x) }\n");
+  psg_module *anf = run(ctx, "InferType,ToANormalForm,InferType", mod, NULL);
+  CHECK_EQ_INT(psg_module_properties(anf), PSG_PROP_TYPED | PSG_PROP_ANF);
+  psg_pass_context *pc = recording_context(ctx);
+  psg_module *out = run(ctx, "RemoveUnusedFunctions,FoldConstant", anf, pc);
+  CHECK(psg_module_lookup(out, "unused") == NULL);
+  CHECK_STR(seen, "sequential;RemoveUnusedFunctions;FoldConstant;"); /* no InferType */
+  psg_module *kept = run(ctx, "RemoveUnusedFunctions", anf, NULL);
+  CHECK(kept != anf && psg_module_properties(kept) == (PSG_PROP_TYPED | PSG_PROP_ANF));
+  psg_module_release(kept);
+  psg_module_release(out);
+  psg_module_release(anf);
+  psg_module_release(mod);
+  psg_pass_context_release(pc);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 /* A declared pass that needs TYPED gets InferType first, nested inside it
  * and seen by instruments; not again while the module stays typed. */
 static psg_status needs_types_body(psg_module *mod, psg_pass_context *pc, void *user, psg_module **out) {
@@ -177,6 +201,7 @@ static void test_registry_lifetime(void) {
 
 int main(void) {
   RUN_TEST(test_established_and_kept);
+  RUN_TEST(test_kept_by_remove_unused);
   RUN_TEST(test_needs_runs_establisher);
   RUN_TEST(test_typed_options);
   RUN_TEST(test_registry_lifetime);
