@@ -1314,15 +1314,6 @@ static psg_status build_graph(exporter *x, const psg_module *mod, const psg_expr
 }
 
 /* protobuf-c packs into a house string builder. */
-typedef struct packer {
-  ProtobufCBuffer base;
-  psgi_buf *out;
-} packer;
-
-static void pack_append(ProtobufCBuffer *b, size_t len, const uint8_t *data) {
-  psgi_buf_append(((packer *)b)->out, (const char *)data, len); /* a failure sticks in the builder */
-}
-
 psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes, size_t *out_len) {
   if (!out_bytes || !out_len) return PSG_ERR_INVALID_ARGUMENT;
   *out_bytes = NULL;
@@ -1369,13 +1360,16 @@ psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes
   if (!st) st = onnxi_export_names(ctx, &g, kept_name, tidy_alloc, &x);
   ops.version = x.opset;
   if (!st) {
-    psgi_buf out;
-    psgi_buf_init(&out, ctx);
-    packer pk = {{pack_append}, &out};
-    onnx__model_proto__pack_to_buffer(&m, &pk.base);
-    *out_bytes = psgi_buf_detach_libc(&out, out_len); /* leaves through psg_free */
-    if (!*out_bytes) st = PSG_ERR_NOMEM;
-    psgi_buf_fini(&out);
+    /* Packed once into a block of the exact size, which leaves through
+     * psg_free (no growing buffer, no copy). */
+    size_t len = onnx__model_proto__get_packed_size(&m);
+    uint8_t *bytes = psgi_result_alloc(len);
+    if (bytes) {
+      *out_len = onnx__model_proto__pack(&m, bytes);
+      *out_bytes = bytes;
+    } else {
+      st = PSG_ERR_NOMEM;
+    }
   }
   PSGI_VEC_FREE(ctx, &outputs);
   PSGI_VEC_FREE(ctx, &x.nodes);

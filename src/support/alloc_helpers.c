@@ -27,6 +27,8 @@ char *psgi_strndup(psg_ctx *ctx, const char *s, size_t n) {
   return d;
 }
 
+void *psgi_result_alloc(size_t n) { return malloc(n ? n : 1); }
+
 bool psgi_vec_reserve_(psg_ctx *ctx, void **data, size_t *cap, size_t elem, size_t need) {
   if (need <= *cap) return true;
   size_t ncap = *cap ? *cap : 8;

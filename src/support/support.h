@@ -99,6 +99,10 @@ bool psgi_buf_vprintf(psgi_buf *b, const char *fmt, va_list ap);
 /* Moves the text out as a malloc'd NUL-terminated string (for psg_free),
  * leaving the builder empty; NULL on OOM. */
 char *psgi_buf_detach_libc(psgi_buf *b, size_t *len);
+/* A block for a result that leaves the library through psg_free (libc
+ * malloc, as psgi_buf_detach_libc copies into): for results whose size is
+ * known before they are written. NULL on OOM. */
+void *psgi_result_alloc(size_t n);
 
 /* Arena ---------------------------------------------------------------------
  * Bump allocation for scratch memory of one unit of work, freed at once. */
