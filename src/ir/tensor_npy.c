@@ -8,7 +8,8 @@
 #include "ir/ir_internal.h"
 
 static psg_status npy_error(psg_ctx *ctx, psg_status code, const char *name, const char *what) {
-  return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, code, name, 0, 0, NULL, 0, NULL, "%s: %s", name ? name : "<npy>", what);
+  /* The file is the diagnostic's location ("f.npy: error: ..."): the message does not repeat it. */
+  return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, code, name, 0, 0, NULL, 0, NULL, "%s", what);
 }
 
 static const struct {
@@ -61,7 +62,10 @@ psg_status psg_tensor_parse_npy(psg_ctx *ctx, const void *bytes, size_t len, con
     if ((size_t)(h + hlen - d) > 4 && !memcmp(d + 1, npy_types[i].descr, 3) && d[4] == d[0]) dtype = npy_types[i].dtype;
   if (!dtype) {
     if ((size_t)(h + hlen - d) > 2 && d[1] == '>') return npy_error(ctx, PSG_ERR_UNSUPPORTED, name, "big-endian data is not supported");
-    return npy_error(ctx, PSG_ERR_UNSUPPORTED, name, "unsupported dtype (descr)");
+    size_t dl = 1;
+    while (d + dl < h + hlen && d[dl] != d[0] && dl < 16) dl++;
+    return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, name, 0, 0, NULL, 0, NULL,
+                         "unsupported dtype %.*s", (int)dl + (d + dl < h + hlen), d);
   }
   if (*sh != '(') return npy_error(ctx, PSG_ERR_PARSE, name, "shape must be a tuple");
   int64_t shape[PSG_MAX_RANK];
@@ -110,8 +114,13 @@ psg_status psg_tensor_read_npy(psg_ctx *ctx, const char *path, psg_tensor **out)
       cap *= 2;
     }
   }
+  int read_errno = ferror(f) ? errno : 0; /* a directory reads as an error (EISDIR), not as 0 bytes */
   fclose(f);
   if (!buf) return psgi_nomem(ctx);
+  if (read_errno) {
+    psgi_free(ctx, buf);
+    return psg_ctx_fail(ctx, PSG_ERR_IO, "cannot read %s: %s", path, strerror(read_errno));
+  }
   psg_status st = psg_tensor_parse_npy(ctx, buf, n, path, out);
   psgi_free(ctx, buf);
   return st;

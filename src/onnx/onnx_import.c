@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h> /* strtoll */
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "onnx_internal.h"
@@ -542,7 +543,7 @@ psg_status psg_onnx_import_file(psg_ctx *ctx, const char *path, const psg_onnx_i
   *out = NULL;
   if (!ctx || !path) return PSG_ERR_INVALID_ARGUMENT;
   FILE *f = fopen(path, "rb");
-  if (!f) return psg_ctx_fail(ctx, PSG_ERR_IO, "%s: cannot open file", path);
+  if (!f) return psg_ctx_fail(ctx, PSG_ERR_IO, "%s: cannot open file: %s", path, strerror(errno));
   char *whole = NULL;
   size_t whole_len = 0;
   psg_status st = read_regular_file(ctx, f, path, &whole, &whole_len);
@@ -567,7 +568,7 @@ psg_status psg_onnx_import_file(psg_ctx *ctx, const char *path, const psg_onnx_i
     got = fread(buf + len, 1, cap - len, f);
     len += got;
   } while (got > 0);
-  if (!st && ferror(f)) st = psg_ctx_fail(ctx, PSG_ERR_IO, "%s: read error", path);
+  if (!st && ferror(f)) st = psg_ctx_fail(ctx, PSG_ERR_IO, "%s: read error: %s", path, strerror(errno));
   fclose(f);
   if (!st) st = psg_onnx_import(ctx, buf, len, path, opts, out);
   psgi_free(ctx, buf);

@@ -1224,12 +1224,12 @@ psg_status psg_module_parse_file(psg_ctx *ctx, const char *path, psg_module **ou
       cap *= 2;
     }
   }
-  bool read_error = ferror(f);
+  int read_errno = ferror(f) ? errno : 0; /* EISDIR for a directory: say so */
   fclose(f);
   if (!buf) return psgi_nomem(ctx);
-  if (read_error) {
+  if (read_errno) {
     psgi_free(ctx, buf);
-    return psg_ctx_fail(ctx, PSG_ERR_IO, "cannot read %s", path);
+    return psg_ctx_fail(ctx, PSG_ERR_IO, "cannot read %s: %s", path, strerror(read_errno));
   }
   psg_status st = psg_module_parse(ctx, buf, n, path, out);
   psgi_free(ctx, buf);

@@ -189,7 +189,6 @@ static psg_status evaluate(folder *fo, const psg_expr *call, psg_expr *const *ki
     if (i >= 16 || args[i] != &stack[i]) psgi_value_release(args[i]);
   if (args != small) psgi_free(ctx, args);
   if (types != small_types) psgi_free(ctx, types);
-  if (st == PSG_ERR_NOMEM) return st;
   if (st) {
     /* Named as in the printed input: "in @main, %3 = divide(...) not folded".
      * Naming prints the function, so only the first few warnings get names. */
@@ -198,6 +197,10 @@ static psg_status evaluate(folder *fo, const psg_expr *call, psg_expr *const *ki
       bound[0] = '%';
       strcat(bound, " = ");
     }
+    if (st == PSG_ERR_NOMEM) /* the pass fails: an error at the call, not an unlocated "out of memory" */
+      return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, st, psgi_span_where(&call->span), call->span.line, call->span.col,
+                           NULL, 0, NULL, "in @%s, %s%s(...): out of memory evaluating the call", fo->fn_name, bound,
+                           psgi_op_table[op].name);
     psgi_diag_add(ctx, PSG_SEVERITY_WARNING, PSG_OK, psgi_span_where(&call->span), call->span.line, call->span.col, NULL, 0,
                   "FoldConstant", "in @%s, %s%s(...) not folded: %s", fo->fn_name, bound,
                   psgi_op_table[op].name, msg[0] ? msg : psg_status_str(st));

@@ -2,6 +2,7 @@
  * `.onnx` is ONNX (the ONNX frontend's branch lives here too), anything else
  * (`.relay`, `-` for stdin/stdout) is Relay text. One place, so `print`,
  * `opt`, `run` and `import` accept the same inputs. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
@@ -49,7 +50,7 @@ psg_status cli_save_module(psg_ctx *ctx, const psg_module *m, const char *path, 
     void *bytes = NULL;
     size_t n = 0;
     psg_status st = psg_onnx_export(ctx, m, &bytes, &n);
-    if (!st && cli_write_file_atomic(path, bytes, n)) st = psg_ctx_fail(ctx, PSG_ERR_IO, "%s: cannot write", path);
+    if (!st) st = cli_write_file_atomic(ctx, path, bytes, n);
     psg_free(bytes);
     return st;
   }
@@ -58,9 +59,9 @@ psg_status cli_save_module(psg_ctx *ctx, const psg_module *m, const char *path, 
   psg_status st = psg_module_print(m, print_flags, &text, &len);
   if (st) return st;
   if (path && strcmp(path, "-"))
-    st = cli_write_file_atomic(path, text, len) ? PSG_ERR_IO : PSG_OK;
-  else
-    st = fwrite(text, 1, len, stdout) == len ? PSG_OK : PSG_ERR_IO;
+    st = cli_write_file_atomic(ctx, path, text, len);
+  else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+    st = psg_ctx_fail(ctx, PSG_ERR_IO, "cannot write to standard output: %s", strerror(errno));
   psg_free(text);
   return st;
 }

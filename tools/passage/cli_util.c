@@ -8,42 +8,60 @@
 #include <unistd.h>
 #include "commands.h"
 
-void cli_print_diags(psg_ctx *ctx, FILE *to) {
-  for (size_t i = 0; i < psg_ctx_diag_count(ctx); i++) fputs(psg_diag_rendered(psg_ctx_get_diag(ctx, i)), to);
+size_t cli_print_diags(psg_ctx *ctx, FILE *to, bool errors_only) {
+  size_t errors = 0;
+  for (size_t i = 0; i < psg_ctx_diag_count(ctx); i++) {
+    const psg_diag *d = psg_ctx_get_diag(ctx, i);
+    bool error = psg_diag_severity(d) == PSG_SEVERITY_ERROR;
+    if (error || !errors_only) fputs(psg_diag_rendered(d), to);
+    errors += error;
+  }
+  return errors;
+}
+
+void cli_report_failure(psg_ctx *ctx, const char *cmd, psg_status st, bool errors_only) {
+  if (cli_print_diags(ctx, stderr, errors_only) == 0)
+    fprintf(stderr, "passage %s: error: %s\n", cmd, psg_status_str(st));
+}
+
+int cli_missing_value(const char *cmd, const char *arg, const char *const *value_flags) {
+  for (size_t i = 0; value_flags[i]; i++)
+    if (!strcmp(arg, value_flags[i])) {
+      fprintf(stderr, "passage %s: option '%s' needs a value (see passage %s --help)\n", cmd, arg, cmd);
+      return 1;
+    }
+  return 0;
 }
 
 /* Writes straight into a target that exists and is not a regular file
  * (/dev/null, a FIFO, a terminal): renaming over it would replace the device
  * node with a file. */
-static int write_in_place(const char *path, const char *data, size_t len) {
+static psg_status write_in_place(psg_ctx *ctx, const char *path, const char *data, size_t len) {
   FILE *f = fopen(path, "wb");
   int ok = f && fwrite(data, 1, len, f) == len;
   ok = (f && fclose(f) == 0) && ok;
-  if (!ok) fprintf(stderr, "passage: cannot write %s: %s\n", path, strerror(errno));
-  return ok ? 0 : -1;
+  return ok ? PSG_OK : psg_ctx_fail(ctx, PSG_ERR_IO, "cannot write %s: %s", path, strerror(errno));
 }
 
-int cli_write_file_atomic(const char *path, const char *data, size_t len) {
+psg_status cli_write_file_atomic(psg_ctx *ctx, const char *path, const char *data, size_t len) {
   struct stat st;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(path, data, len);
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(ctx, path, data, len);
   size_t n = strlen(path);
   char *tmp = malloc(n + 16);
-  if (!tmp) return -1;
+  if (!tmp) return psg_ctx_fail(ctx, PSG_ERR_NOMEM, "out of memory");
   snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
   int fd = mkstemp(tmp);
   if (fd < 0) {
-    fprintf(stderr, "passage: cannot create %s: %s\n", path, strerror(errno));
+    psg_status s = psg_ctx_fail(ctx, PSG_ERR_IO, "cannot create %s: %s", path, strerror(errno));
     free(tmp);
-    return -1;
+    return s;
   }
   FILE *f = fdopen(fd, "wb");
   int ok = f && fwrite(data, 1, len, f) == len;
   ok = (f ? fclose(f) == 0 : (close(fd), 0)) && ok;
   if (ok && rename(tmp, path) != 0) ok = 0;
-  if (!ok) {
-    fprintf(stderr, "passage: cannot write %s: %s\n", path, strerror(errno));
-    unlink(tmp);
-  }
+  psg_status s = ok ? PSG_OK : psg_ctx_fail(ctx, PSG_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  if (!ok) unlink(tmp);
   free(tmp);
-  return ok ? 0 : -1;
+  return s;
 }

@@ -42,7 +42,7 @@ int cmd_configs(int argc, char **argv) {
     return 2;
   }
   psg_ctx *ctx;
-  if (psg_ctx_create(NULL, &ctx)) return 1;
+  if (psg_ctx_create(NULL, &ctx)) return fprintf(stderr, "passage: out of memory\n"), 1;
   for (size_t i = 0; i < psg_config_option_count(ctx); i++) {
     int type = psg_config_option_type(ctx, i);
     printf("%s\n  type: %s (%s)\n  default: ", psg_config_option_key(ctx, i), psg_config_option_type_name(type),

@@ -22,6 +22,7 @@ int cmd_import(int argc, char **argv) {
              "Import an ONNX model (opsets 7-18) and write it as Relay text (or ONNX, by extension).\n");
       return 0;
     } else if (argv[i][0] == '-' && argv[i][1]) {
+      if (cli_missing_value("import", argv[i], (const char *const[]){"-o", "--input-shape", NULL})) return 2;
       fprintf(stderr, "passage import: unknown option '%s'\n", argv[i]);
       return 2;
     } else if (!in) {
@@ -33,12 +34,12 @@ int cmd_import(int argc, char **argv) {
   }
   if (!in) return fprintf(stderr, "passage import: missing input model (see passage import --help)\n"), 2;
   psg_ctx *ctx;
-  if (psg_ctx_create(NULL, &ctx)) return 1;
+  if (psg_ctx_create(NULL, &ctx)) return fprintf(stderr, "passage: out of memory\n"), 1;
   psg_module *m = NULL;
   cli_load_opts lo = {shapes, nshapes, NULL};
   psg_status st = cli_load_module(ctx, in, &lo, &m);
   if (!st) st = cli_save_module(ctx, m, out, no_meta ? PSG_PRINT_NO_METADATA : PSG_PRINT_DEFAULT);
-  if (st) cli_print_diags(ctx, stderr);
+  if (st) cli_report_failure(ctx, "import", st, false);
   psg_module_release(m);
   psg_ctx_release(ctx);
   return st ? 1 : 0;

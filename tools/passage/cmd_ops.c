@@ -11,6 +11,7 @@ int cmd_ops(int argc, char **argv) {
            "folded), a one-line description and its attributes.\n");
     return 0;
   }
+  if (argc > 1) return fprintf(stderr, "passage ops: unknown argument '%s'\n", argv[1]), 2;
   for (size_t i = 0; i < psg_op_count(); i++) {
     const char *pattern = psg_op_pattern_name(psg_op_pattern(i));
     char flags[32];

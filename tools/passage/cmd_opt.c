@@ -117,7 +117,14 @@ static int parse_args(int argc, char **argv, opt_args *a) {
     } else if (!strcmp(arg, "--no-metadata")) {
       a->no_meta = true;
     } else if (arg[0] == '-' && arg[1]) {
-      fprintf(stderr, "passage opt: unknown or incomplete option '%s' (see passage opt --help)\n", arg);
+      static const char *const value_flags[] = {"-o", "-p", "--passes", "--disable-pass", "--required-pass",
+                                                "--input-shape", "--config", "--print-ir-before",
+                                                "--print-ir-after", NULL};
+      if (cli_missing_value("opt", arg, value_flags)) return 2;
+      if (arg[1] == 'O')
+        fprintf(stderr, "passage opt: the opt level is -O0, -O1, -O2 or -O3, not '%s'\n", arg);
+      else
+        fprintf(stderr, "passage opt: unknown option '%s' (see passage opt --help)\n", arg);
       return 2;
     } else if (!a->in) {
       a->in = arg;
@@ -264,13 +271,6 @@ static void stream_print_ir(void *user, const psg_diag *d) {
     fputs(psg_diag_rendered(d), stderr);
 }
 
-static void print_errors(psg_ctx *ctx) {
-  for (size_t i = 0; i < psg_ctx_diag_count(ctx); i++) {
-    const psg_diag *d = psg_ctx_get_diag(ctx, i);
-    if (psg_diag_severity(d) == PSG_SEVERITY_ERROR) fputs(psg_diag_rendered(d), stderr);
-  }
-}
-
 static void report_timing(psg_instrument *timing, const char *mode) {
   char *s = !strcmp(mode, "flat")   ? psg_timing_render_flat(timing, 0)
             : !strcmp(mode, "json") ? psg_timing_render_json(timing)
@@ -304,7 +304,7 @@ int cmd_opt(int argc, char **argv) {
   int rc = parse_args(argc, argv, &a);
   if (rc >= 0) return rc;
   psg_ctx *ctx;
-  if (psg_ctx_create(NULL, &ctx)) return 1;
+  if (psg_ctx_create(NULL, &ctx)) return fprintf(stderr, "passage: out of memory\n"), 1;
   psg_ctx_set_diag_sink(ctx, stream_print_ir, NULL);
   psg_pass_context *pc = NULL;
   psg_pass *pipeline = NULL;
@@ -329,7 +329,7 @@ int cmd_opt(int argc, char **argv) {
   if (timing) report_timing(timing, a.time_passes);
   if (!st) st = cli_save_module(ctx, out, a.out, a.no_meta ? PSG_PRINT_NO_METADATA : PSG_PRINT_DEFAULT);
 done:
-  if (st) print_errors(ctx);
+  if (st) cli_report_failure(ctx, "opt", st, true); /* warnings were shown as they came */
   rc = st ? 1 : 0;
   psg_module_release(in);
   psg_module_release(out);

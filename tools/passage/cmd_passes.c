@@ -47,7 +47,7 @@ int cmd_passes(int argc, char **argv) {
     return 2;
   }
   psg_ctx *ctx;
-  if (psg_ctx_create(NULL, &ctx)) return 1;
+  if (psg_ctx_create(NULL, &ctx)) return fprintf(stderr, "passage: out of memory\n"), 1;
   printf("%-24s %-10s %-3s %-20s %s\n", "name", "kind", "opt", "required", "help");
   for (size_t i = 0; i < psg_pass_registry_count(ctx); i++) {
     char req[256] = "-";

@@ -16,6 +16,7 @@ int cmd_print(int argc, char **argv) {
              "Parse and check a module in Relay text (IN may be - for stdin) and print it.\n");
       return 0;
     } else if (argv[i][0] == '-' && argv[i][1]) {
+      if (cli_missing_value("print", argv[i], (const char *const[]){"-o", NULL})) return 2;
       fprintf(stderr, "passage print: unknown option '%s'\n", argv[i]);
       return 2;
     } else if (!in) {
@@ -30,11 +31,11 @@ int cmd_print(int argc, char **argv) {
     return 2;
   }
   psg_ctx *ctx;
-  if (psg_ctx_create(NULL, &ctx)) return 1;
+  if (psg_ctx_create(NULL, &ctx)) return fprintf(stderr, "passage: out of memory\n"), 1;
   psg_module *m = NULL;
   psg_status st = cli_load_module(ctx, in, NULL, &m);
   if (!st) st = cli_save_module(ctx, m, out, no_meta ? PSG_PRINT_NO_METADATA : PSG_PRINT_DEFAULT);
-  if (st) cli_print_diags(ctx, stderr);
+  if (st) cli_report_failure(ctx, "print", st, false);
   int rc = st ? 1 : 0;
   psg_module_release(m);
   psg_ctx_release(ctx);

@@ -189,8 +189,12 @@ int cmd_run(int argc, char **argv) {
       if (ninputs == 256) return fprintf(stderr, "passage run: too many --input\n"), 2;
       inputs[ninputs++] = argv[++i];
     } else if (!strcmp(a, "--random-inputs") && i + 1 < argc) {
+      const char *s = argv[++i];
+      char *end;
       random = true;
-      seed = strtoull(argv[++i], NULL, 10) * 0x9e3779b97f4a7c15ull + 1;
+      seed = strtoull(s, &end, 10) * 0x9e3779b97f4a7c15ull + 1;
+      if (*s < '0' || *s > '9' || *end)
+        return fprintf(stderr, "passage run: --random-inputs takes a seed (a non-negative integer), not '%s'\n", s), 2;
     } else if (!strcmp(a, "--input-shape") && i + 1 < argc) {
       if (nshapes == 256) return fprintf(stderr, "passage run: too many --input-shape\n"), 2;
       shapes[nshapes++] = argv[++i];
@@ -202,6 +206,9 @@ int cmd_run(int argc, char **argv) {
              "       --input array binds its input's dims)\n");
       return 0;
     } else if (a[0] == '-' && a[1]) {
+      static const char *const value_flags[] = {"-o", "--output", "--input", "--random-inputs", "--input-shape",
+                                                "--function", NULL};
+      if (cli_missing_value("run", a, value_flags)) return 2;
       fprintf(stderr, "passage run: unknown option '%s'\n", a);
       return 2;
     } else if (!in_path) {
@@ -215,6 +222,7 @@ int cmd_run(int argc, char **argv) {
   psg_ctx *ctx;
   if (psg_ctx_create(NULL, &ctx)) return fprintf(stderr, "passage: out of memory\n"), 1;
   int rc = 1;
+  psg_status lib_st = PSG_OK; /* a failed library call whose diagnostics say why (or, if none do, its status) */
   psg_module *mod = NULL;
   psg_tensor *args[256] = {0};
   psg_tensor **outs = NULL;
@@ -224,9 +232,15 @@ int cmd_run(int argc, char **argv) {
   const char *bindings[512], *origins[512] = {0};
   size_t nbindings = nshapes;
   memcpy(bindings, shapes, nshapes * sizeof *shapes);
-  if (!ins) goto done;
+  if (!ins) {
+    fprintf(stderr, "passage: out of memory\n");
+    goto done;
+  }
   for (int k = 0; k < ninputs; k++)
-    if ((rc = read_input(ctx, inputs[k], &ins[k])) != 0) goto done;
+    if ((rc = read_input(ctx, inputs[k], &ins[k])) != 0) {
+      if (rc == 1) lib_st = PSG_ERR_IO;
+      goto done;
+    }
   rc = 1;
   if (cli_is_onnx_path(in_path)) {
     for (int k = 0; k < ninputs; k++) {
@@ -238,14 +252,17 @@ int cmd_run(int argc, char **argv) {
     }
   }
   cli_load_opts lo = {bindings, nbindings, origins};
-  if (cli_load_module(ctx, in_path, &lo, &mod)) goto done;
+  if ((lib_st = cli_load_module(ctx, in_path, &lo, &mod)) != PSG_OK) goto done;
   psg_expr *fn = psg_module_lookup(mod, fn_name);
   if (!fn || psg_expr_kind(fn) != PSG_EXPR_FUNCTION) {
     fprintf(stderr, "passage run: %s has no function @%s\n", in_path, fn_name);
     goto done;
   }
   nparams = psg_function_num_params(fn);
-  if (nparams > 256) goto done;
+  if (nparams > 256) {
+    fprintf(stderr, "passage run: @%s has %zu parameters; run takes at most 256\n", fn_name, nparams);
+    goto done;
+  }
   for (int k = 0; k < ninputs; k++) {
     if (given_later(ins, k, ninputs)) continue;
     size_t p = 0;
@@ -278,10 +295,12 @@ int cmd_run(int argc, char **argv) {
       fprintf(stderr, "passage run: cannot make a random input for %%%s of shape %s: its dims are dynamic "
               "(give --input %s=FILE.npy or --input-shape %s=D0,D1,...)\n",
               name, format_shape(shown, sizeof shown, dims, psg_type_ndim(t)), name, name);
+    } else if (st) {
+      lib_st = st;
     }
     if (st) goto done;
   }
-  if (psg_eval(ctx, mod, fn_name, args, nparams, &outs, &nouts)) goto done;
+  if ((lib_st = psg_eval(ctx, mod, fn_name, args, nparams, &outs, &nouts)) != PSG_OK) goto done;
   rc = 0;
   for (size_t i = 0; i < nouts && rc == 0; i++) {
     if (!out_path) {
@@ -296,10 +315,12 @@ int cmd_run(int argc, char **argv) {
       int stem = dot && !strcmp(dot, ".npy") ? (int)(dot - out_path) : (int)strlen(out_path);
       snprintf(path, sizeof path, "%.*s_%zu.npy", stem, out_path, i);
     }
-    if (psg_tensor_write_npy(ctx, outs[i], path)) rc = 1;
+    if ((lib_st = psg_tensor_write_npy(ctx, outs[i], path)) != PSG_OK) rc = 1;
   }
 done:
-  if (rc == 1) cli_print_diags(ctx, stderr);
+  /* The CLI's own messages above are printed where they arise. */
+  if (rc == 1 && lib_st) cli_report_failure(ctx, "run", lib_st, false);
+  else if (rc == 1) cli_print_diags(ctx, stderr, false);
   for (size_t i = 0; i < nouts; i++) psg_tensor_release(outs[i]);
   psg_free(outs);
   for (size_t p = 0; p < 256; p++) psg_tensor_release(args[p]);

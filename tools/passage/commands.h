@@ -16,10 +16,19 @@ int cmd_ops(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 
 /* Shared helpers (cli_util.c). */
-void cli_print_diags(psg_ctx *ctx, FILE *to);
+/* Prints the context's diagnostics (only the errors if `errors_only`);
+ * returns how many of them are errors. */
+size_t cli_print_diags(psg_ctx *ctx, FILE *to, bool errors_only);
+/* After a failure with status `st`: the error diagnostics, or, when the
+ * context holds none, a line naming the status (no failure is silent). */
+void cli_report_failure(psg_ctx *ctx, const char *cmd, psg_status st, bool errors_only);
+/* 1 (after saying so on stderr) if `arg`, the last argument, is one of the
+ * NULL-ended `value_flags` and so lacks its value; else 0. */
+int cli_missing_value(const char *cmd, const char *arg, const char *const *value_flags);
 /* Writes `len` bytes to `path` atomically (a temp file in the same directory,
- * then rename), so a failure never leaves a partial file. 0 on success. */
-int cli_write_file_atomic(const char *path, const char *data, size_t len);
+ * then rename), so a failure never leaves a partial file. A failure is a
+ * diagnostic on ctx naming the file and the reason. */
+psg_status cli_write_file_atomic(psg_ctx *ctx, const char *path, const char *data, size_t len);
 
 /* Loading and saving modules by extension (cli_io.c): `.onnx` is ONNX,
  * anything else Relay text; `-` is stdin/stdout. Diagnostics stay on the
