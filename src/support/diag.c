@@ -144,13 +144,20 @@ void psgi_diag_note(psg_ctx *ctx, const char *fmt, ...) {
     psgi_buf b;
     psgi_buf_init(&b, ctx);
     psgi_buf_puts(&b, d->rendered);
+    size_t old_len = b.len;
     psgi_buf_puts(&b, "  note: ");
     va_list ap;
     va_start(ap, fmt);
     psgi_buf_vprintf(&b, fmt, ap);
     va_end(ap);
     psgi_buf_putc(&b, '\n');
-    if (!b.failed) {
+    /* The same note twice in a row says nothing new: a pass that names
+     * itself in its diagnostic (d->pass) is not named again by the runner. */
+    size_t note_len = b.len - old_len;
+    if (!b.failed && old_len >= note_len && (old_len == note_len || b.data[old_len - note_len - 1] == '\n') &&
+        !memcmp(b.data + old_len - note_len, b.data + old_len, note_len)) {
+      psgi_buf_fini(&b);
+    } else if (!b.failed) {
       psgi_free(ctx, d->rendered);
       d->rendered = b.data;
     } else {

@@ -141,6 +141,13 @@ static void test_diagnostics(void) {
   psgi_diag_note(ctx, "in pass '%s'", "X");
   d = psg_ctx_get_last_error(ctx);
   CHECK_STR(psg_diag_rendered(d), "error: pass X broke\n  note: in pass 'X'\n");
+  /* The same note again right after (a pass naming itself, then the runner
+   * naming it) is kept once; a different one is added, and so is the first
+   * again once another note came between. */
+  psgi_diag_note(ctx, "in pass '%s'", "X");
+  psgi_diag_note(ctx, "in pass '%s'", "Y");
+  psgi_diag_note(ctx, "in pass '%s'", "X");
+  CHECK_STR(psg_diag_rendered(d), "error: pass X broke\n  note: in pass 'X'\n  note: in pass 'Y'\n  note: in pass 'X'\n");
   psg_ctx_clear_diags(ctx);
   CHECK_EQ_INT(psg_ctx_diag_count(ctx), 0);
   CHECK(psg_ctx_get_last_error(ctx) == NULL);
