@@ -47,7 +47,8 @@ enum { PSG_MAX_RANK = 32 };
 
 /* Interned constructors. *out is borrowed from the context (see above).
  * Errors: PSG_ERR_INVALID_ARGUMENT (bad dtype, rank, negative dim other than
- * PSG_DIM_UNKNOWN, NULL field), PSG_ERR_NOMEM. */
+ * PSG_DIM_UNKNOWN, NULL field, a tensor of more than INT64_MAX bytes: the
+ * product of the known non-zero dims times the dtype size), PSG_ERR_NOMEM. */
 PSG_API psg_status psg_type_tensor(psg_ctx *ctx, const int64_t *shape, int ndim, int dtype,
                                    const psg_type **out);
 PSG_API psg_status psg_type_tuple(psg_ctx *ctx, const psg_type *const *fields, int n,

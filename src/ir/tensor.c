@@ -7,13 +7,13 @@
 static bool shape_bytes(int dtype, const int64_t *shape, int ndim, size_t *nbytes) {
   if (dtype <= PSG_DTYPE_INVALID || dtype >= PSG_DTYPE_COUNT) return false;
   if (ndim < 0 || ndim > PSG_MAX_RANK || (ndim && !shape)) return false;
-  size_t n = psg_dtype_size(dtype);
-  for (int i = 0; i < ndim; i++) {
+  int64_t n = (int64_t)psg_dtype_size(dtype);
+  for (int i = 0; i < ndim; i++)
     if (shape[i] < 0) return false;
-    n = psgi_mul_size(n, (size_t)shape[i]);
-    if (n == SIZE_MAX) return false;
-  }
-  *nbytes = n;
+  /* The type's size rule (psgi_shape_fits) also bounds a tensor's bytes. */
+  if (!psgi_shape_fits(shape, ndim, (size_t)n)) return false;
+  for (int i = 0; i < ndim; i++) n *= shape[i]; /* fits: checked just above */
+  *nbytes = (size_t)n;
   return true;
 }
 
@@ -42,7 +42,7 @@ psg_status psg_tensor_create(psg_ctx *ctx, int dtype, const int64_t *shape, int 
   size_t nbytes;
   if (!shape_bytes(dtype, shape, ndim, &nbytes))
     return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0,
-                         NULL, "invalid tensor dtype or shape");
+                         NULL, "invalid tensor dtype or shape (a negative dim, a rank above 32 or more than INT64_MAX bytes)");
   psg_tensor *t;
   psg_status st = make(ctx, dtype, shape, ndim, nbytes, &t);
   if (st) return st;
@@ -62,7 +62,7 @@ psg_status psgi_tensor_alloc(psg_ctx *ctx, int dtype, const int64_t *shape, int 
   size_t nbytes;
   if (!shape_bytes(dtype, shape, ndim, &nbytes))
     return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0,
-                         NULL, "invalid tensor dtype or shape");
+                         NULL, "invalid tensor dtype or shape (a negative dim, a rank above 32 or more than INT64_MAX bytes)");
   psg_status st = make(ctx, dtype, shape, ndim, nbytes, out);
   if (!st) (*out)->nbytes = nbytes;
   return st;
@@ -96,7 +96,7 @@ psg_status psg_tensor_wrap(psg_ctx *ctx, int dtype, const int64_t *shape, int nd
   size_t nbytes;
   if (!shape_bytes(dtype, shape, ndim, &nbytes) || (nbytes && !data))
     return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0,
-                         NULL, "invalid tensor dtype, shape or data");
+                         NULL, "invalid tensor dtype, shape or data (a negative dim, a rank above 32, more than INT64_MAX bytes or no data)");
   psg_tensor *t;
   psg_status st = make(ctx, dtype, shape, ndim, 0, &t);
   if (st) return st;
@@ -124,7 +124,7 @@ int psg_tensor_dtype(const psg_tensor *t) { return t->dtype; }
 int psg_tensor_ndim(const psg_tensor *t) { return t->ndim; }
 int64_t psg_tensor_dim(const psg_tensor *t, int i) { return i >= 0 && i < t->ndim ? t->shape[i] : 0; }
 int64_t psg_tensor_numel(const psg_tensor *t) {
-  int64_t n = 1;
+  int64_t n = 1; /* fits: a tensor's shape passed psgi_shape_fits */
   for (int i = 0; i < t->ndim; i++) n *= t->shape[i];
   return n;
 }

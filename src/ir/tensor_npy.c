@@ -85,11 +85,10 @@ psg_status psg_tensor_parse_npy(psg_ctx *ctx, const void *bytes, size_t len, con
     if (p < end && *p == ',') p++;
   }
   if (p >= end) return npy_error(ctx, PSG_ERR_PARSE, name, "unterminated shape");
+  if (!psgi_shape_fits(shape, nd, psg_dtype_size(dtype)))
+    return npy_error(ctx, PSG_ERR_PARSE, name, "array too large (more than INT64_MAX bytes)");
   size_t nbytes = psg_dtype_size(dtype);
-  for (int i = 0; i < nd; i++) {
-    nbytes = psgi_mul_size(nbytes, (size_t)shape[i]);
-    if (nbytes == SIZE_MAX) return npy_error(ctx, PSG_ERR_PARSE, name, "array too large");
-  }
+  for (int i = 0; i < nd; i++) nbytes *= (size_t)shape[i]; /* fits: checked just above */
   size_t data_off = off + hlen;
   if (len - data_off != nbytes) return npy_error(ctx, PSG_ERR_PARSE, name, "data size does not match the shape and dtype");
   return psg_tensor_create(ctx, dtype, shape, nd, b + data_off, out);

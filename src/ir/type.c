@@ -109,6 +109,7 @@ psg_status psg_type_tensor(psg_ctx *ctx, const int64_t *shape, int ndim, int dty
     return PSG_ERR_INVALID_ARGUMENT;
   for (int i = 0; i < ndim; i++)
     if (shape[i] < 0 && shape[i] != PSG_DIM_UNKNOWN) return PSG_ERR_INVALID_ARGUMENT;
+  if (!psgi_shape_fits(shape, ndim, psg_dtype_size(dtype))) return PSG_ERR_INVALID_ARGUMENT;
   return intern(ctx, PSG_TYPE_TENSOR, dtype, ndim, NULL, shape, (size_t)ndim * sizeof(int64_t), out);
 }
 

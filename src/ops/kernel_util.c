@@ -162,6 +162,10 @@ psg_status psgi_op_fail(psgi_op_call *call, psg_status code, const char *fmt, ..
 }
 
 const char *psgi_shape_str(const psg_type *t, char *buf, size_t len) {
+  return psgi_dims_str(t->dims, t->n, buf, len);
+}
+
+const char *psgi_dims_str(const int64_t *dims, int ndim, char *buf, size_t len) {
   size_t at = 0;
   if (!len) return buf;
   buf[0] = 0;
@@ -172,11 +176,11 @@ const char *psgi_shape_str(const psg_type *t, char *buf, size_t len) {
     at += (size_t)k_;                                     \
   } while (0)
   PUT("(");
-  for (int i = 0; i < t->n; i++) {
-    if (t->dims[i] == PSG_DIM_UNKNOWN) PUT("%s?", i ? ", " : "");
-    else PUT("%s%lld", i ? ", " : "", (long long)t->dims[i]);
+  for (int i = 0; i < ndim; i++) {
+    if (dims[i] == PSG_DIM_UNKNOWN) PUT("%s?", i ? ", " : "");
+    else PUT("%s%lld", i ? ", " : "", (long long)dims[i]);
   }
-  PUT(t->n == 1 ? ",)" : ")");
+  PUT(ndim == 1 ? ",)" : ")");
 #undef PUT
   return buf;
 }
@@ -232,6 +236,12 @@ psg_status psgi_broadcast_dims(psgi_op_call *call, const psg_type *const *ts, si
 }
 
 psg_status psgi_rel_make(psgi_op_call *call, const int64_t *dims, int ndim, int dtype, const psg_type **out) {
+  if (ndim >= 0 && ndim <= PSG_MAX_RANK && !psgi_shape_fits(dims, ndim, psg_dtype_size(dtype))) {
+    char buf[PSG_MAX_RANK * 22 + 3];
+    return psgi_op_fail(call, PSG_ERR_TYPE, "'%s' would produce shape %s of %s, more than INT64_MAX bytes",
+                        psgi_op_table[call->op].name, psgi_dims_str(dims, ndim, buf, sizeof buf),
+                        psg_dtype_name(dtype));
+  }
   psg_status st = psg_type_tensor(call->ctx, dims, ndim, dtype, out);
   if (st == PSG_ERR_INVALID_ARGUMENT)
     return psgi_op_fail(call, PSG_ERR_TYPE, "'%s' would produce an invalid tensor type (rank %d)",

@@ -30,6 +30,8 @@ psg_status psgi_op_fail(psgi_op_call *call, psg_status code, const char *fmt, ..
     __attribute__((format(printf, 3, 4)));
 /* "(1, 3, ?, 4)" into buf (always NUL-terminated); returns buf. */
 const char *psgi_shape_str(const psg_type *t, char *buf, size_t len);
+/* The same for a dims array. */
+const char *psgi_dims_str(const int64_t *dims, int ndim, char *buf, size_t len);
 
 /* Type relations -------------------------------------------------------------- */
 /* The tensor type of argument i, or a PSG_ERR_TYPE failure naming the op and

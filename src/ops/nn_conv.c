@@ -76,19 +76,27 @@ static psg_status out_extent(psgi_op_call *call, bool transpose, const char *wha
                              int64_t dil, int64_t stride, int64_t pad, int64_t opad, int64_t *out) {
   *out = PSG_DIM_UNKNOWN;
   if (!known(in) || !known(k)) return PSG_OK;
-  int64_t eff = (k - 1) * dil + 1;
+  /* Attributes are user data: every step is checked (issue 14). */
+  int64_t eff, padded, o = 0;
+  bool ok = psgi_checked_mul(k - 1, dil, &eff) && psgi_checked_add(eff, 1, &eff) && psgi_checked_add(in, pad, &padded);
+  if (ok && transpose)
+    ok = psgi_checked_mul(in - 1, stride, &o) && psgi_checked_add(o, -pad, &o) && psgi_checked_add(o, eff, &o) &&
+         psgi_checked_add(o, opad, &o);
+  if (!ok)
+    return psgi_op_fail(call, PSG_ERR_TYPE, "%s: the output %s overflows int64 (input %lld, kernel %lld)",
+                        psgi_nn_name(call), what, (long long)in, (long long)k);
   if (transpose) {
-    *out = (in - 1) * stride - pad + eff + opad;
+    *out = o;
     if (*out <= 0)
       return psgi_op_fail(call, PSG_ERR_TYPE, "%s: output %s %lld is not positive", psgi_nn_name(call), what,
                           (long long)*out);
     return PSG_OK;
   }
-  if (in + pad < eff)
+  if (padded < eff)
     return psgi_op_fail(call, PSG_ERR_TYPE,
                         "%s: the dilated kernel %s %lld is larger than the padded input %s %lld",
-                        psgi_nn_name(call), what, (long long)eff, what, (long long)(in + pad));
-  *out = (in + pad - eff) / stride + 1;
+                        psgi_nn_name(call), what, (long long)eff, what, (long long)padded);
+  *out = (padded - eff) / stride + 1;
   return PSG_OK;
 }
 
@@ -178,8 +186,11 @@ static psg_status conv_setup(psgi_op_call *call, bool transpose, const psg_type 
                         psgi_shape_str(weight, buf, sizeof buf));
   int64_t channels = psgi_attr_int(a, "channels", -1);
   if ((st = transpose ? check_transpose(call, g, channels) : check_forward(call, g, channels))) return st;
-  if ((st = out_extent(call, transpose, "height", g->h, g->kh, g->dh, g->sh, g->pt + g->pb, g->oph, &g->oh)) ||
-      (st = out_extent(call, transpose, "width", g->w, g->kw, g->dw, g->sw, g->pl + g->pr, g->opw, &g->ow)))
+  int64_t pad_h, pad_w;
+  if (!psgi_checked_add(g->pt, g->pb, &pad_h) || !psgi_checked_add(g->pl, g->pr, &pad_w))
+    return psgi_op_fail(call, PSG_ERR_TYPE, "%s: the padding overflows int64", op);
+  if ((st = out_extent(call, transpose, "height", g->h, g->kh, g->dh, g->sh, pad_h, g->oph, &g->oh)) ||
+      (st = out_extent(call, transpose, "width", g->w, g->kw, g->dw, g->sw, pad_w, g->opw, &g->ow)))
     return st;
   return psgi_nn_out_dtype(call, data->dtype, &g->out_dtype);
 }

@@ -60,7 +60,8 @@ psg_status psgi_nn_pad_rel(psgi_op_call *call, const psg_type *const *args, size
       dims[i] = d;
       continue;
     }
-    dims[i] = d + before[i] + after[i];
+    if (!psgi_checked_add(d, before[i], &dims[i]) || !psgi_checked_add(dims[i], after[i], &dims[i]))
+      return psgi_op_fail(call, PSG_ERR_TYPE, "nn.pad: the padded extent of axis %d overflows int64", i);
     if (dims[i] < 0)
       return psgi_op_fail(call, PSG_ERR_TYPE,
                           "nn.pad: output shape post padding should be positive but got %lld on axis %d",

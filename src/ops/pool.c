@@ -86,12 +86,16 @@ static psg_status pool_params_read(psgi_op_call *call, int ndim, pool_params *p)
 /* calculate_pool_dimension: (in + pad - ((k - 1) * d + 1) [+ s - 1]) / s + 1. */
 static psg_status pool_extent(psgi_op_call *call, const pool_params *p, int i, int64_t in, int64_t *out) {
   if (in == PSG_DIM_UNKNOWN) return *out = in, PSG_OK;
-  int64_t win = (p->k[i] - 1) * p->d[i] + 1, num = in + p->pad[i] + p->pad[i + 2] - win;
-  if (num < 0)
+  /* Attributes are user data: every step is checked (issue 14). */
+  int64_t win, padded, num;
+  if (!psgi_checked_mul(p->k[i] - 1, p->d[i], &win) || !psgi_checked_add(win, 1, &win) ||
+      !psgi_checked_add(in, p->pad[i], &padded) || !psgi_checked_add(padded, p->pad[i + 2], &padded) ||
+      (num = padded - win, p->ceil_mode && !psgi_checked_add(num, p->s[i] - 1, &num)))
+    return psgi_op_fail(call, PSG_ERR_TYPE, "%s: the output %s overflows int64", opname(call),
+                        i ? "width" : "height");
+  if (padded < win)
     return psgi_op_fail(call, PSG_ERR_TYPE, "%s: the pooling window (%lld) is larger than the padded %s (%lld)",
-                        opname(call), (long long)win, i ? "width" : "height",
-                        (long long)(in + p->pad[i] + p->pad[i + 2]));
-  if (p->ceil_mode) num += p->s[i] - 1;
+                        opname(call), (long long)win, i ? "width" : "height", (long long)padded);
   *out = num / p->s[i] + 1;
   return PSG_OK;
 }
@@ -272,8 +276,16 @@ static psg_status upsampling_rel(psgi_op_call *call, const psg_type *const *args
   int64_t dims[PSG_MAX_RANK];
   memcpy(dims, t->dims, (size_t)t->n * sizeof *dims);
   /* round(extent * scale), as UpSamplingRel (round half to even). */
-  if (t->dims[h] != PSG_DIM_UNKNOWN) dims[h] = (int64_t)nearbyint((double)t->dims[h] * sh);
-  if (t->dims[w] != PSG_DIM_UNKNOWN) dims[w] = (int64_t)nearbyint((double)t->dims[w] * sw);
+  for (int k = 0; k < 2; k++) {
+    int a = k ? w : h;
+    double v = nearbyint((double)t->dims[a] * (k ? sw : sh));
+    if (t->dims[a] == PSG_DIM_UNKNOWN) continue;
+    /* The cast of a double outside int64 is undefined: refuse it first. */
+    if (!(v > -9.2e18 && v < 9.2e18))
+      return psgi_op_fail(call, PSG_ERR_TYPE, "nn.upsampling: scales %g, %g give an output %s that overflows int64",
+                          sh, sw, k ? "width" : "height");
+    dims[a] = (int64_t)v;
+  }
   if ((t->dims[h] != PSG_DIM_UNKNOWN && dims[h] < 1) || (t->dims[w] != PSG_DIM_UNKNOWN && dims[w] < 1))
     return psgi_op_fail(call, PSG_ERR_TYPE, "nn.upsampling: scales %g, %g give an empty output", sh, sw);
   return psgi_rel_make(call, dims, t->n, t->dtype, out);
@@ -335,7 +347,10 @@ static psg_status subpixel_rel(psgi_op_call *call, const psg_type *const *args, 
   if (!st) st = subpixel_read(call, t->n, &sp);
   if (st) return st;
   bool d2s = !strcmp(opname(call), "nn.depth_to_space");
-  int64_t dims[4], bb = sp.bs * sp.bs;
+  int64_t dims[4], bb;
+  if (!psgi_checked_mul(sp.bs, sp.bs, &bb))
+    return psgi_op_fail(call, PSG_ERR_TYPE, "%s: block_size %lld squared overflows int64", opname(call),
+                        (long long)sp.bs);
   memcpy(dims, t->dims, sizeof dims);
   /* TVM divides without checking; an uneven split would drop data. */
   if (d2s && t->dims[sp.c] != PSG_DIM_UNKNOWN && t->dims[sp.c] % bb)
@@ -347,9 +362,20 @@ static psg_status subpixel_rel(psgi_op_call *call, const psg_type *const *args, 
       return psgi_op_fail(call, PSG_ERR_TYPE, "nn.space_to_depth: %s %lld does not divide by block_size %lld",
                           i ? "width" : "height", (long long)d, (long long)sp.bs);
   }
-  if (dims[sp.c] != PSG_DIM_UNKNOWN) dims[sp.c] = d2s ? dims[sp.c] / bb : dims[sp.c] * bb;
-  if (dims[sp.h] != PSG_DIM_UNKNOWN) dims[sp.h] = d2s ? dims[sp.h] * sp.bs : dims[sp.h] / sp.bs;
-  if (dims[sp.w] != PSG_DIM_UNKNOWN) dims[sp.w] = d2s ? dims[sp.w] * sp.bs : dims[sp.w] / sp.bs;
+  bool ok = true;
+  if (dims[sp.c] != PSG_DIM_UNKNOWN) {
+    if (d2s) dims[sp.c] /= bb;
+    else ok = psgi_checked_mul(dims[sp.c], bb, &dims[sp.c]);
+  }
+  for (int i = 0; i < 2; i++) {
+    int a = i ? sp.w : sp.h;
+    if (dims[a] == PSG_DIM_UNKNOWN) continue;
+    if (d2s) ok = ok && psgi_checked_mul(dims[a], sp.bs, &dims[a]);
+    else dims[a] /= sp.bs;
+  }
+  if (!ok)
+    return psgi_op_fail(call, PSG_ERR_TYPE, "%s: block_size %lld makes an output dim overflow int64", opname(call),
+                        (long long)sp.bs);
   return psgi_rel_make(call, dims, 4, t->dtype, out);
 }
 

@@ -16,8 +16,10 @@ static psg_status same_bytes_kernel(psgi_op_call *call, psgi_value *const *args,
   return psgi_kernel_view(call, psgi_value_as_tensor(args[0]), out_type, out);
 }
 
-static int64_t mul_dims(int64_t a, int64_t b) {
-  return a == PSG_DIM_UNKNOWN || b == PSG_DIM_UNKNOWN ? PSG_DIM_UNKNOWN : a * b;
+/* a * b of two dims (unknown if either is); false when it overflows int64. */
+static bool mul_dims(int64_t a, int64_t b, int64_t *out) {
+  if (a == PSG_DIM_UNKNOWN || b == PSG_DIM_UNKNOWN) return *out = PSG_DIM_UNKNOWN, true;
+  return psgi_checked_mul(a, b, out);
 }
 
 /* reshape ------------------------------------------------------------------------ */
@@ -43,6 +45,8 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
   char a_buf[256], b_buf[256];
 #define X_TEXT psgi_shape_str(x, a_buf, sizeof a_buf)
 #define NEWSHAPE_TEXT psgi_tf_list_str(ns, nn, b_buf, sizeof b_buf)
+#define TOO_LARGE()                                                                                                    \
+  psgi_op_fail(call, PSG_ERR_TYPE, "reshape: newshape %s has more elements than fit in 64 bits", NEWSHAPE_TEXT)
 #define PUSH(v)                                                                                                        \
   do {                                                                                                                 \
     if (no >= PSG_MAX_RANK)                                                                                            \
@@ -76,7 +80,9 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
       if (src + 1 >= x->n)
         return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: code -3 at position %d of %s needs two dims of %s", i,
                             NEWSHAPE_TEXT, X_TEXT);
-      PUSH(mul_dims(x->dims[src], x->dims[src + 1]));
+      int64_t merged;
+      if (!mul_dims(x->dims[src], x->dims[src + 1], &merged)) return TOO_LARGE(); /* x's type fits: never */
+      PUSH(merged);
       src += 2;
     } else if (c == -4) {
       if (i + 2 >= nn || src >= x->n)
@@ -95,7 +101,8 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
       }
       if (d1 == -1) d1 = d % d2 ? -1 : d / d2;
       if (d2 == -1) d2 = d % d1 ? -1 : d / d1;
-      if (d1 < 0 || d2 < 0 || d1 * d2 != d)
+      int64_t split;
+      if (d1 < 0 || d2 < 0 || !psgi_checked_mul(d1, d2, &split) || split != d)
         return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: cannot split dim %lld of %s as %s", (long long)d, X_TEXT,
                             NEWSHAPE_TEXT);
       PUSH(d1);
@@ -109,9 +116,9 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
   if (infer >= 0) {
     int64_t in_rest = 1, out_rest = 1;
     for (int i = 0; i < x->n && in_rest != PSG_DIM_UNKNOWN; i++)
-      if (!used_in[i]) in_rest = mul_dims(in_rest, x->dims[i]);
+      if (!used_in[i] && !mul_dims(in_rest, x->dims[i], &in_rest)) return TOO_LARGE(); /* x fits: never */
     for (int i = 0; i < no && out_rest != PSG_DIM_UNKNOWN; i++)
-      if (!used_out[i] && i != infer) out_rest = mul_dims(out_rest, o[i]);
+      if (!used_out[i] && i != infer && !mul_dims(out_rest, o[i], &out_rest)) return TOO_LARGE();
     if (in_rest == PSG_DIM_UNKNOWN || out_rest == PSG_DIM_UNKNOWN)
       o[infer] = PSG_DIM_UNKNOWN;
     else if (out_rest == 0 || in_rest % out_rest)
@@ -124,8 +131,8 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
   for (int i = 0; i < no; i++) {
     if (o[i] == PSG_DIM_UNKNOWN)
       out_known = false;
-    else
-      out_n *= o[i];
+    else if (!psgi_checked_mul(out_n, o[i], &out_n))
+      return TOO_LARGE();
   }
   if (psg_type_is_static(x) && out_known && psgi_numel(x->dims, x->n) != out_n)
     return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: cannot reshape %s into %s", X_TEXT, NEWSHAPE_TEXT);
@@ -133,6 +140,7 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
 }
 #undef X_TEXT
 #undef NEWSHAPE_TEXT
+#undef TOO_LARGE
 
 /* transpose ---------------------------------------------------------------------- */
 
@@ -313,7 +321,12 @@ static psg_status tile_rel(psgi_op_call *call, const psg_type *const *args, size
   int rank;
   psg_status st = psgi_rel_tensor_arg(call, args, 0, &x);
   if (st || (st = tile_reps(call, x->n, reps, &rank))) return st;
-  for (int i = 0; i < rank; i++) o[i] = mul_dims(i < rank - x->n ? 1 : x->dims[i - (rank - x->n)], reps[i]);
+  for (int i = 0; i < rank; i++)
+    if (!mul_dims(i < rank - x->n ? 1 : x->dims[i - (rank - x->n)], reps[i], &o[i])) {
+      char a[256], b[256];
+      return psgi_op_fail(call, PSG_ERR_TYPE, "tile: %s tiled by reps %s has more elements than fit in 64 bits",
+                          psgi_shape_str(x, a, sizeof a), psgi_tf_list_str(reps, rank, b, sizeof b));
+    }
   return psgi_rel_make(call, o, rank, x->dtype, out);
 }
 
@@ -361,7 +374,11 @@ static psg_status repeat_rel(psgi_op_call *call, const psg_type *const *args, si
   psg_status st = psgi_rel_tensor_arg(call, args, 0, &x);
   if (st || (st = repeat_params(call, x->n, &r, &axis))) return st;
   memcpy(o, x->dims, (size_t)x->n * sizeof *o);
-  o[axis] = mul_dims(o[axis], r);
+  if (!mul_dims(o[axis], r, &o[axis])) {
+    char a[256];
+    return psgi_op_fail(call, PSG_ERR_TYPE, "repeat: %s repeated %lld times has more elements than fit in 64 bits",
+                        psgi_shape_str(x, a, sizeof a), (long long)r);
+  }
   return psgi_rel_make(call, o, x->n, x->dtype, out);
 }
 

@@ -59,7 +59,11 @@ psg_status psgi_concatenate_rel(psgi_op_call *call, const psg_type *const *args,
   o[axis] = 0;
   for (int i = 0; i < tup->n && o[axis] != PSG_DIM_UNKNOWN; i++) {
     int64_t v = tup->fields[i]->dims[axis];
-    o[axis] = v == PSG_DIM_UNKNOWN ? v : o[axis] + v;
+    if (v == PSG_DIM_UNKNOWN)
+      o[axis] = v;
+    else if (!psgi_checked_add(o[axis], v, &o[axis]))
+      return psgi_op_fail(call, PSG_ERR_TYPE, "concatenate: the sum of the %d fields' extents along axis %d overflows int64",
+                          tup->n, axis);
   }
   return psgi_rel_make(call, o, tup->fields[0]->n, tup->fields[0]->dtype, out);
 }

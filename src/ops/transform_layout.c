@@ -89,7 +89,10 @@ static psg_status make_plan(psgi_op_call *call, const int64_t *dims, int ndim, p
     }
     int sp = find(&p->src, c, false), sb = find(&p->src, c, true), db = find(&p->dst, c, true);
     int64_t full = dims[sp];
-    if (sb >= 0 && full != PSG_DIM_UNKNOWN) full *= p->src.factor[sb];
+    /* The factor is the layout text's when the block dim is unknown. */
+    if (sb >= 0 && full != PSG_DIM_UNKNOWN && !psgi_checked_mul(full, p->src.factor[sb], &full))
+      return psgi_op_fail(call, PSG_ERR_TYPE, "layout_transform: axis %c of \"%s\" has more elements than fit in 64 bits",
+                          c, ss);
     if (db >= 0 && full != PSG_DIM_UNKNOWN && full % p->dst.factor[db])
       return psgi_op_fail(call, PSG_ERR_TYPE,
                           "layout_transform: axis %c of extent %lld is not divisible by %lld for \"%s\"", c,

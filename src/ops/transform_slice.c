@@ -74,9 +74,11 @@ static psg_status plan(psgi_op_call *call, const int64_t *dims, int ndim, slice_
       hi = ev[a] < d - lo ? lo + ev[a] : d; /* counted from the clamped begin */
     else
       hi = canonical(ev[a], d, step);
-    int64_t span = step > 0 ? hi - lo : lo - hi, mag = step > 0 ? step : -step;
+    int64_t span = step > 0 ? hi - lo : lo - hi;
     p->begin[a] = lo;
-    p->extent[a] = span > 0 ? (span + mag - 1) / mag : 0;
+    /* ceil(span / |step|) without forming |step| or span + |step| - 1, which
+     * overflow for a step near INT64_MIN or INT64_MAX (issue 14). */
+    p->extent[a] = span <= 0 ? 0 : step > 0 ? (span - 1) / step + 1 : 1 - (span - 1) / step;
   }
   return PSG_OK;
 }
@@ -105,7 +107,9 @@ psg_status psgi_strided_slice_kernel(psgi_op_call *call, psgi_value *const *args
   psgi_row_strides(t->shape, t->ndim, os);
   for (int i = 0; i < x->ndim; i++) {
     off += p.begin[i] * is[i];
-    ss[i] = p.step[i] * is[i];
+    /* An axis of one element never steps; on the others |step| < dim, so
+     * step * stride fits (the type's size rule). */
+    ss[i] = p.extent[i] > 1 ? p.step[i] * is[i] : 0;
   }
   psgi_strided_copy(t->shape, t->ndim, psg_dtype_size(x->dtype), data, 0, os, x->data, off, ss);
   return psgi_kernel_result(call, t, out);

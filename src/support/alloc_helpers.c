@@ -13,6 +13,27 @@ size_t psgi_mul_size(size_t n, size_t m) {
   return n * m;
 }
 
+bool psgi_checked_mul(int64_t a, int64_t b, int64_t *out) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return false;
+  *out = r;
+  return true;
+}
+
+bool psgi_checked_add(int64_t a, int64_t b, int64_t *out) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return false;
+  *out = r;
+  return true;
+}
+
+bool psgi_shape_fits(const int64_t *dims, int ndim, size_t elem_size) {
+  int64_t n = (int64_t)(elem_size ? elem_size : 1);
+  for (int i = 0; i < ndim; i++)
+    if (dims[i] > 0 && !psgi_checked_mul(n, dims[i], &n)) return false;
+  return true;
+}
+
 void *psgi_calloc(psg_ctx *ctx, size_t n) {
   void *p = psgi_alloc(ctx, n);
   if (p) memset(p, 0, n);

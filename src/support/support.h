@@ -31,6 +31,18 @@ void psgi_free(psg_ctx *ctx, void *p);
 char *psgi_strndup(psg_ctx *ctx, const char *s, size_t n);
 /* n * m with overflow check; SIZE_MAX on overflow (then an alloc fails). */
 size_t psgi_mul_size(size_t n, size_t m);
+/* Overflow-checked int64 arithmetic for shape and size computations (issue
+ * 14): *out = a * b (or a + b) and true, or false when the exact result does
+ * not fit in int64 (*out is then left alone). Never undefined behaviour. */
+bool psgi_checked_mul(int64_t a, int64_t b, int64_t *out);
+bool psgi_checked_add(int64_t a, int64_t b, int64_t *out);
+/* The size rule of a tensor type (issue 14, docs/design.md): the product of
+ * its known non-zero dims times the dtype's byte size fits in int64. Every
+ * element count, byte size, stride and element offset of a tensor of that
+ * type then fits in int64 (and in size_t) without overflow checks, so the
+ * check is made once, where a type is interned or a tensor made, not in
+ * every kernel. Unknown dims (negative) do not count. */
+bool psgi_shape_fits(const int64_t *dims, int ndim, size_t elem_size);
 
 /* Growable array of any element type:
  *   PSGI_VEC(int) v = {0};

@@ -130,11 +130,10 @@ static psg_status read_tensor(reader *r, psg_tensor **out) {
   }
   r->p++;
   if (!dtype || ndim < 0 || !data) return error_at(r, entry, "metadata: a constant needs %s", "dtype, shape and data");
+  if (!psgi_shape_fits(shape, ndim, psg_dtype_size(dtype)))
+    return error_at(r, entry, "metadata: %s", "tensor too large (more than INT64_MAX bytes)");
   size_t nbytes = psg_dtype_size(dtype);
-  for (int i = 0; i < ndim; i++) {
-    nbytes = psgi_mul_size(nbytes, (size_t)shape[i]);
-    if (nbytes == SIZE_MAX) return error_at(r, entry, "metadata: %s", "tensor too large");
-  }
+  for (int i = 0; i < ndim; i++) nbytes *= (size_t)shape[i]; /* fits: checked just above */
   if (data_len % 4 != 0 || (data_len / 4) * 3 < nbytes || (data_len / 4) * 3 > nbytes + 2)
     return error_at(r, data, "metadata: data has the wrong length for %s", "the dtype and shape");
   psg_tensor *t;

@@ -170,7 +170,8 @@ static bool define(parser *ps, const token *name, psg_expr *e, size_t mark, bool
 static psg_status parse_type(parser *ps, const psg_type **out);
 
 static psg_status parse_tensor_type(parser *ps, const psg_type **out) {
-  advance(ps); /* Tensor */
+  token at = ps->tok; /* Tensor: where a too large shape is reported */
+  advance(ps);
   if (!expect(ps, "[", "after Tensor") || !expect(ps, "(", "to start the shape")) return PSG_ERR_PARSE;
   int64_t dims[PSG_MAX_RANK];
   int nd = 0;
@@ -201,6 +202,16 @@ static psg_status parse_tensor_type(parser *ps, const psg_type **out) {
   if (!dtype) return error_at(ps, &ps->tok, "unknown dtype '%.*s'", (int)ps->tok.len, ps->tok.text);
   advance(ps);
   if (!expect(ps, "]", "to close the tensor type")) return PSG_ERR_PARSE;
+  if (!psgi_shape_fits(dims, nd, psg_dtype_size(dtype))) {
+    char shape[PSG_MAX_RANK * 22 + 3];
+    size_t k = 0;
+    shape[k++] = '(';
+    for (int i = 0; i < nd; i++)
+      k += (size_t)snprintf(shape + k, sizeof shape - k, "%s%lld", i ? ", " : "", (long long)dims[i]);
+    snprintf(shape + k, sizeof shape - k, ")");
+    return error_at(ps, &at, "tensor type of shape %s and dtype %s has more than INT64_MAX bytes", shape,
+                    psg_dtype_name(dtype));
+  }
   psg_status st = psg_type_tensor(ps->ctx, dims, nd, dtype, out);
   return st;
 }

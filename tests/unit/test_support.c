@@ -121,6 +121,49 @@ static void test_intern(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* Checked shape arithmetic (issue 14): exact results or false, never a
+ * wrapped value; the size rule of tensor types and tensors. */
+static void test_checked_shape_arithmetic(void) {
+  int64_t r = 7;
+  CHECK(psgi_checked_mul(3, 4, &r) && r == 12);
+  CHECK(psgi_checked_mul(-3, 4, &r) && r == -12);
+  CHECK(psgi_checked_mul(INT64_MAX, 1, &r) && r == INT64_MAX);
+  r = 7;
+  CHECK(!psgi_checked_mul(4, INT64_C(4611686018427387905), &r) && r == 7); /* wraps to 4 unchecked */
+  CHECK(!psgi_checked_mul(INT64_C(3037000500), INT64_C(3037000500), &r));
+  CHECK(!psgi_checked_mul(INT64_MIN, -1, &r));
+  CHECK(psgi_checked_add(INT64_MAX - 1, 1, &r) && r == INT64_MAX);
+  CHECK(!psgi_checked_add(INT64_MAX, 1, &r) && r == INT64_MAX);
+  CHECK(!psgi_checked_add(INT64_MIN, -1, &r));
+  /* The rule: known non-zero dims times the dtype size fit in int64. */
+  int64_t fits[] = {INT64_C(1) << 30, INT64_C(1) << 30, 1 << 1}; /* 2^61 float32 elements: 2^63 bytes */
+  CHECK(psgi_shape_fits(fits, 3, 1));
+  CHECK(psgi_shape_fits(fits, 3, 2));
+  CHECK(!psgi_shape_fits(fits, 3, 4));
+  int64_t tera[] = {INT64_C(1000000000000), INT64_C(1000000000000), INT64_C(1000000000000)};
+  CHECK(!psgi_shape_fits(tera, 3, 1));
+  CHECK(psgi_shape_fits(tera, 1, 4));
+  int64_t unknown[] = {PSG_DIM_UNKNOWN, INT64_C(1) << 40, PSG_DIM_UNKNOWN};
+  CHECK(psgi_shape_fits(unknown, 3, 8));
+  int64_t zero[] = {0, INT64_MAX};
+  CHECK(psgi_shape_fits(zero, 2, 1));
+  CHECK(!psgi_shape_fits(zero, 2, 2));
+  CHECK(psgi_shape_fits(NULL, 0, 8));
+  /* The public constructors follow the rule. */
+  psg_ctx *ctx = check_ctx();
+  const psg_type *t = NULL;
+  CHECK(psg_type_tensor(ctx, tera, 3, PSG_DTYPE_FLOAT32, &t) == PSG_ERR_INVALID_ARGUMENT && !t);
+  CHECK(psg_type_tensor(ctx, fits, 3, PSG_DTYPE_FLOAT32, &t) == PSG_ERR_INVALID_ARGUMENT);
+  CHECK(psg_type_tensor(ctx, fits, 3, PSG_DTYPE_INT16, &t) == PSG_OK && t);
+  CHECK(psg_type_tensor(ctx, unknown, 3, PSG_DTYPE_FLOAT64, &t) == PSG_OK && t);
+  psg_tensor *x = NULL;
+  CHECK(psg_tensor_create(ctx, PSG_DTYPE_FLOAT32, tera, 3, NULL, &x) == PSG_ERR_INVALID_ARGUMENT && !x);
+  int64_t empty[] = {INT64_C(1) << 62, 4, 0}; /* no elements, but 2^64 of them without the 0 */
+  CHECK(psg_tensor_create(ctx, PSG_DTYPE_INT8, empty, 3, NULL, &x) == PSG_ERR_INVALID_ARGUMENT && !x);
+  psg_ctx_clear_diags(ctx);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 static void test_diagnostics(void) {
   psg_ctx *ctx = check_ctx();
   const char *line = "  %0 = add(%x, %y;";
@@ -195,6 +238,7 @@ int main(void) {
   RUN_TEST(test_intern);
   RUN_TEST(test_hash_bytes);
   RUN_TEST(test_diagnostics);
+  RUN_TEST(test_checked_shape_arithmetic);
   RUN_TEST(test_sink);
   RUN_TEST(test_oom_map);
   return check_finish();
