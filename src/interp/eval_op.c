@@ -31,6 +31,68 @@ static void op_call_init(psgi_op_call *call, psg_ctx *ctx, size_t op, const psg_
   call->msg[0] = 0;
 }
 
+/* Tuple types nest as deep as the program wrote them; past this the size
+ * is "unknown". */
+enum { MAX_TYPE_DEPTH = 64 };
+
+static uint64_t type_nbytes(const psg_type *t, int depth) {
+  if (!t || depth > MAX_TYPE_DEPTH) return UINT64_MAX;
+  if (t->kind == PSG_TYPE_TUPLE) {
+    uint64_t sum = 0;
+    for (int i = 0; i < t->n; i++) {
+      uint64_t f = type_nbytes(t->fields[i], depth + 1);
+      if (f == UINT64_MAX || sum > UINT64_MAX - 1 - f) return UINT64_MAX;
+      sum += f;
+    }
+    return sum;
+  }
+  if (t->kind != PSG_TYPE_TENSOR) return UINT64_MAX;
+  uint64_t n = psg_dtype_size(t->dtype);
+  for (int i = 0; i < t->n; i++) {
+    if (t->dims[i] < 0) return UINT64_MAX;
+    uint64_t d = (uint64_t)t->dims[i];
+    if (d && n > (UINT64_MAX - 1) / d) return UINT64_MAX;
+    n *= d;
+  }
+  return n;
+}
+
+uint64_t psgi_type_nbytes(const psg_type *t) {
+  return type_nbytes(t, 0);
+}
+
+/* "float32 of shape (2, 3)" for a tensor type, "a tuple" otherwise. */
+static void describe_type(const psg_type *t, char *buf, size_t len) {
+  if (!t || t->kind != PSG_TYPE_TENSOR) {
+    snprintf(buf, len, "%s", "a tuple");
+    return;
+  }
+  size_t n = (size_t)snprintf(buf, len, "%s of shape (", psg_dtype_name(t->dtype));
+  for (int i = 0; i < t->n && n < len; i++)
+    n += (size_t)snprintf(buf + n, len - n, "%s%lld", i ? ", " : "", (long long)t->dims[i]);
+  if (n < len) snprintf(buf + n, len - n, ")");
+}
+
+bool psgi_eval_budget_take(psgi_eval_budget *b, const psg_type *t, char *msg, size_t msglen) {
+  uint64_t need = psgi_type_nbytes(t);
+  if (need <= b->limit - b->used) {
+    b->used += need;
+    return true;
+  }
+  char shown[192];
+  describe_type(t, shown, sizeof shown);
+  if (need == UINT64_MAX)
+    snprintf(msg, msglen, "the result, %s, has no size that fits the limit of %llu bytes (%s)", shown,
+             (unsigned long long)b->limit, b->key);
+  else if (b->used == 0)
+    snprintf(msg, msglen, "the result, %s, needs %llu bytes, over the limit of %llu bytes (%s)", shown,
+             (unsigned long long)need, (unsigned long long)b->limit, b->key);
+  else
+    snprintf(msg, msglen, "the result, %s, needs %llu bytes, but only %llu of the %llu bytes of %s are left", shown,
+             (unsigned long long)need, (unsigned long long)(b->limit - b->used), (unsigned long long)b->limit, b->key);
+  return false;
+}
+
 psg_status psgi_eval_op(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
                         size_t nargs, psgi_value **out, char *msg, size_t msglen) {
   return psgi_eval_op_typed(ctx, op, attrs, args, NULL, nargs, out, msg, msglen);
@@ -39,6 +101,12 @@ psg_status psgi_eval_op(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_va
 psg_status psgi_eval_op_typed(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
                               const psg_type *const *arg_types, size_t nargs, psgi_value **out, char *msg,
                               size_t msglen) {
+  return psgi_eval_op_within(ctx, op, attrs, args, arg_types, nargs, NULL, out, msg, msglen);
+}
+
+psg_status psgi_eval_op_within(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
+                               const psg_type *const *arg_types, size_t nargs, psgi_eval_budget *budget,
+                               psgi_value **out, char *msg, size_t msglen) {
   *out = NULL;
   const psgi_op_impl *impl = evaluable(op, msg, msglen);
   if (!impl) return PSG_ERR_UNSUPPORTED;
@@ -68,6 +136,7 @@ psg_status psgi_eval_op_typed(psg_ctx *ctx, size_t op, const psg_attrs *attrs, p
     snprintf(msg, msglen, "%s", call.msg[0] ? call.msg : psg_status_str(st));
   if (types != small) psgi_free(ctx, types);
   if (st) return st;
+  if (budget && !psgi_eval_budget_take(budget, out_type, msg, msglen)) return PSG_ERR_UNSUPPORTED;
   return psgi_eval_op_kernel(ctx, op, attrs, args, nargs, out_type, out, msg, msglen);
 }
 

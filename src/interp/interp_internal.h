@@ -18,6 +18,30 @@ psg_status psgi_eval_op_typed(psg_ctx *ctx, size_t op, const psg_attrs *attrs, p
                               const psg_type *const *arg_types, size_t nargs, psgi_value **out, char *msg,
                               size_t msglen);
 
+/* What an evaluation may still allocate: `limit` bytes in all, `used` so
+ * far; `key` names the config option that set the limit (for messages). */
+typedef struct psgi_eval_budget {
+  uint64_t limit, used;
+  const char *key;
+} psgi_eval_budget;
+
+/* Takes the bytes of a value of type t from b: false, with the reason in
+ * msg (the type, its size and what is left), when they do not fit. */
+bool psgi_eval_budget_take(psgi_eval_budget *b, const psg_type *t, char *msg, size_t msglen);
+
+/* psgi_eval_op_typed within `budget` (NULL: none): a result whose size, from
+ * its type, exceeds what is left is refused before the kernel allocates
+ * (PSG_ERR_UNSUPPORTED, msg gives the op's result type and the sizes);
+ * otherwise the size is added to budget->used. */
+psg_status psgi_eval_op_within(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
+                               const psg_type *const *arg_types, size_t nargs, psgi_eval_budget *budget,
+                               psgi_value **out, char *msg, size_t msglen);
+
+/* Bytes of a value of type t: a tensor's, or a tuple's fields' summed;
+ * UINT64_MAX when a dim is unknown, the type is not of tensors, or the size
+ * does not fit in 64 bits. */
+uint64_t psgi_type_nbytes(const psg_type *t);
+
 /* Only the kernel, when the result's type is known: out_type must be what
  * the op's relation gives for the arguments' types (e.g. the call's own
  * checked type when every argument keeps the type it had then). */

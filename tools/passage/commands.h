@@ -20,6 +20,9 @@ void cli_print_diags(psg_ctx *ctx, FILE *to);
 /* Writes `len` bytes to `path` atomically (a temp file in the same directory,
  * then rename), so a failure never leaves a partial file. 0 on success. */
 int cli_write_file_atomic(const char *path, const char *data, size_t len);
+/* Sets the option of a `--config KEY=VALUE` argument on pc: VALUE in the
+ * pipeline option syntax, or a bare word as a string. */
+psg_status cli_set_config(psg_ctx *ctx, psg_pass_context *pc, const char *key_value);
 
 /* Loading and saving modules by extension (cli_io.c): `.onnx` is ONNX,
  * anything else Relay text; `-` is stdin/stdout. Diagnostics stay on the
