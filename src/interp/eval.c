@@ -3,12 +3,12 @@
  * across function calls, so deep graphs, long let chains and deep recursion
  * never touch the C stack. `if` evaluates only the branch taken. Each
  * activation (a function call) has its own memo of node values, so shared
- * sub-expressions are computed once per call. Two limits from the current
- * PassContext bound what one evaluation may cost: the number of activations
- * (relay.interp.max_call_depth: unbounded recursion is a located error, not
- * an exhausted machine) and the bytes of tensors the operators produce
- * (passage.interp.max_bytes, checked from the result's type before the
- * kernel allocates). */
+ * sub-expressions are computed once per call. Two limits bound what one
+ * evaluation may cost: the number of activations (unbounded recursion is a
+ * located error, not an exhausted machine) and the bytes of tensors the
+ * operators produce (checked from the result's type before the kernel
+ * allocates). psg_eval (src/pass/eval_limits.c) takes them from the current
+ * PassContext; this layer knows nothing of pass contexts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "interp/interp_internal.h"
@@ -344,8 +344,9 @@ static psg_status check_input(psg_ctx *ctx, const psg_expr *param, const psg_ten
   return st;
 }
 
-psg_status psg_eval(psg_ctx *ctx, const psg_module *mod, const char *name, psg_tensor *const *inputs,
-                    size_t num_inputs, psg_tensor ***outputs, size_t *num_outputs) {
+psg_status psgi_eval_limited(psg_ctx *ctx, const psg_module *mod, const char *name, psg_tensor *const *inputs,
+                             size_t num_inputs, const psgi_eval_limits *limits, psg_tensor ***outputs,
+                             size_t *num_outputs) {
   *outputs = NULL;
   *num_outputs = 0;
   const psg_expr *fn = name ? psg_module_lookup(mod, name) : NULL;
@@ -362,12 +363,8 @@ psg_status psg_eval(psg_ctx *ctx, const psg_module *mod, const char *name, psg_t
   memset(&in, 0, sizeof in);
   in.ctx = ctx;
   in.mod = mod;
-  psg_pass_context *pc = psg_pass_context_current(ctx);
-  if (!pc) return psgi_nomem(ctx);
-  int64_t depth = psg_pass_context_config_int(pc, "relay.interp.max_call_depth");
-  int64_t bytes = psg_pass_context_config_int(pc, "passage.interp.max_bytes");
-  in.max_depth = depth > 0 ? (size_t)depth : 1;
-  in.budget = (psgi_eval_budget){bytes > 0 ? (uint64_t)bytes : 0, 0, "passage.interp.max_bytes"};
+  in.max_depth = limits->max_depth ? limits->max_depth : 1;
+  in.budget = (psgi_eval_budget){limits->max_bytes, 0, "passage.interp.max_bytes"};
   uint32_t act = 0;
   psg_status st = push_activation(&in, name, &act);
   for (size_t i = 0; !st && i < nparams; i++) {

@@ -182,6 +182,8 @@ static psg_status evaluate(folder *fo, const psg_expr *call, psg_expr *const *ki
     st = psgi_eval_op_kernel(ctx, op, call->u.attrs, args, nargs, known, &v, msg, sizeof msg);
   else if (!st)
     st = psgi_eval_op_within(ctx, op, call->u.attrs, args, types, nargs, &limit, &v, msg, sizeof msg);
+  if (!st && known && !psgi_eval_budget_take_value(ctx, &limit, known, v, msg, sizeof msg))
+    st = PSG_ERR_UNSUPPORTED; /* a result sized by the values (a dynamic dim in its type) */
   if (!st) st = psgi_value_to_expr(ctx, v, &call->span, out);
   /* The new constant's type, final as a constant's is (so it is not interned
    * again when it is an argument, nor visited by InferType). */
