@@ -15,7 +15,10 @@ PSG_BEGIN_DECLS
  * malloc (free it with psg_free after releasing the tensors). Errors:
  * PSG_ERR_INVALID_ARGUMENT (wrong input count, dtype or shape: the diagnostic
  * names the parameter), PSG_ERR_TYPE (the function does not type-check),
- * PSG_ERR_UNSUPPORTED (an op without a kernel), and kernel failures. */
+ * PSG_ERR_UNSUPPORTED (an op without a kernel, or a limit of the current
+ * PassContext exceeded: relay.interp.max_call_depth function activations,
+ * passage.interp.max_bytes bytes of op results; the diagnostic is located at
+ * the call), and kernel failures. */
 PSG_API psg_status psg_eval(psg_ctx *ctx, const psg_module *mod, const char *name,
                             psg_tensor *const *inputs, size_t num_inputs, psg_tensor ***outputs,
                             size_t *num_outputs);

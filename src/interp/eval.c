@@ -3,13 +3,19 @@
  * across function calls, so deep graphs, long let chains and deep recursion
  * never touch the C stack. `if` evaluates only the branch taken. Each
  * activation (a function call) has its own memo of node values, so shared
- * sub-expressions are computed once per call. */
+ * sub-expressions are computed once per call. Two limits bound what one
+ * evaluation may cost: the number of activations (unbounded recursion is a
+ * located error, not an exhausted machine) and the bytes of tensors the
+ * operators produce (checked from the result's type before the kernel
+ * allocates). psg_eval (src/pass/eval_limits.c) takes them from the current
+ * PassContext; this layer knows nothing of pass contexts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "interp/interp_internal.h"
 
 typedef struct activation {
-  psgi_map memo; /* expr -> psgi_value* (a reference held here) */
+  psgi_map memo;      /* expr -> psgi_value* (a reference held here) */
+  const char *global; /* the global function running (a local one's: its caller's) */
 } activation;
 
 typedef struct frame {
@@ -24,6 +30,8 @@ typedef struct interp {
   const psg_module *mod;
   PSGI_VEC(activation) acts;
   PSGI_VEC(frame) stack;
+  size_t max_depth;         /* relay.interp.max_call_depth: activations at most */
+  psgi_eval_budget budget;  /* passage.interp.max_bytes */
   char msg[512];
 } interp;
 
@@ -44,9 +52,10 @@ static psg_status bind(interp *in, uint32_t act, const psg_expr *e, psgi_value *
   return PSG_OK;
 }
 
-static psg_status push_activation(interp *in, uint32_t *index) {
+static psg_status push_activation(interp *in, const char *global, uint32_t *index) {
   activation a;
   psgi_map_init(&a.memo, in->ctx);
+  a.global = global;
   if (!PSGI_VEC_PUSH(in->ctx, &in->acts, a)) return psgi_nomem(in->ctx);
   *index = (uint32_t)(in->acts.len - 1);
   return PSG_OK;
@@ -117,8 +126,18 @@ static psg_status enter_closure(interp *in, const psg_expr *call, psgi_value *ca
   size_t nparams = fn->nkids - 1;
   if (nparams != nargs)
     return fail(in, call, PSG_ERR_TYPE, "the function takes %zu arguments, the call passes %zu", nparams, nargs);
+  const psg_expr *target = call->kids[0];
+  const char *caller = in->acts.data[in->acts.len - 1].global;
+  if (in->acts.len >= in->max_depth) {
+    if (target->kind == PSG_EXPR_GLOBAL_VAR)
+      return fail(in, call, PSG_ERR_UNSUPPORTED, "recursion limit %zu exceeded in @%s (relay.interp.max_call_depth)",
+                  in->max_depth, target->u.gvar.name);
+    return fail(in, call, PSG_ERR_UNSUPPORTED,
+                "recursion limit %zu exceeded in a local function of @%s (relay.interp.max_call_depth)", in->max_depth,
+                caller);
+  }
   uint32_t act = 0;
-  psg_status st = push_activation(in, &act);
+  psg_status st = push_activation(in, target->kind == PSG_EXPR_GLOBAL_VAR ? target->u.gvar.name : caller, &act);
   for (size_t i = 0; !st && i < callee->u.closure.n; i++) {
     psgi_value_retain(callee->u.closure.values[i]);
     st = bind(in, act, callee->u.closure.vars[i], callee->u.closure.values[i]);
@@ -137,7 +156,7 @@ static psg_status global_closure(interp *in, const psg_expr *gv, psgi_value **ou
   if (!f) return fail(in, gv, PSG_ERR_NOT_FOUND, "no function named @%s", gv->u.gvar.name);
   /* A global function has no free variables: a closure without captures. */
   uint32_t tmp = 0;
-  psg_status st = push_activation(in, &tmp);
+  psg_status st = push_activation(in, gv->u.gvar.name, &tmp);
   if (!st) st = make_closure(in, tmp, f, out);
   pop_activation(in);
   return st;
@@ -204,7 +223,8 @@ static psg_status step(interp *in) {
     for (size_t i = 0; i < nargs; i++) args[i] = lookup(in, act, e->kids[i + 1]);
     const psg_expr *callee = e->kids[0];
     if (callee->kind == PSG_EXPR_OP) {
-      st = psgi_eval_op(ctx, callee->u.op, e->u.attrs, args, nargs, &v, in->msg, sizeof in->msg);
+      st = psgi_eval_op_within(ctx, callee->u.op, e->u.attrs, args, NULL, nargs, &in->budget, &v, in->msg,
+                               sizeof in->msg);
       if (st && st != PSG_ERR_NOMEM) st = fail(in, e, st, "%s: %s", psgi_op_table[callee->u.op].name, in->msg);
     } else if (!f->called) {
       psgi_value *fv = lookup(in, act, callee);
@@ -324,8 +344,9 @@ static psg_status check_input(psg_ctx *ctx, const psg_expr *param, const psg_ten
   return st;
 }
 
-psg_status psg_eval(psg_ctx *ctx, const psg_module *mod, const char *name, psg_tensor *const *inputs,
-                    size_t num_inputs, psg_tensor ***outputs, size_t *num_outputs) {
+psg_status psgi_eval_limited(psg_ctx *ctx, const psg_module *mod, const char *name, psg_tensor *const *inputs,
+                             size_t num_inputs, const psgi_eval_limits *limits, psg_tensor ***outputs,
+                             size_t *num_outputs) {
   *outputs = NULL;
   *num_outputs = 0;
   const psg_expr *fn = name ? psg_module_lookup(mod, name) : NULL;
@@ -342,8 +363,10 @@ psg_status psg_eval(psg_ctx *ctx, const psg_module *mod, const char *name, psg_t
   memset(&in, 0, sizeof in);
   in.ctx = ctx;
   in.mod = mod;
+  in.max_depth = limits->max_depth ? limits->max_depth : 1;
+  in.budget = (psgi_eval_budget){limits->max_bytes, 0, "passage.interp.max_bytes"};
   uint32_t act = 0;
-  psg_status st = push_activation(&in, &act);
+  psg_status st = push_activation(&in, name, &act);
   for (size_t i = 0; !st && i < nparams; i++) {
     psgi_value *v;
     st = psgi_value_tensor(ctx, inputs[i], &v);

@@ -31,6 +31,97 @@ static void op_call_init(psgi_op_call *call, psg_ctx *ctx, size_t op, const psg_
   call->msg[0] = 0;
 }
 
+/* Tuple types nest as deep as the program wrote them; past this the size
+ * is "unknown". */
+enum { MAX_TYPE_DEPTH = 64 };
+
+enum { SIZE_KNOWN, SIZE_DYNAMIC, SIZE_OVERFLOW };
+
+/* The bytes of a value of type t in *n; SIZE_DYNAMIC when a dim is unknown
+ * (or t is not made of tensors), SIZE_OVERFLOW past 64 bits. */
+static int type_size(const psg_type *t, int depth, uint64_t *n) {
+  *n = UINT64_MAX;
+  if (!t || depth > MAX_TYPE_DEPTH) return SIZE_DYNAMIC;
+  if (t->kind == PSG_TYPE_TUPLE) {
+    uint64_t sum = 0, f = 0;
+    int worst = SIZE_KNOWN;
+    for (int i = 0; i < t->n; i++) {
+      int k = type_size(t->fields[i], depth + 1, &f);
+      if (k == SIZE_KNOWN && sum > UINT64_MAX - 1 - f) k = SIZE_OVERFLOW;
+      if (k != SIZE_KNOWN) {
+        if (k > worst) worst = k;
+        continue;
+      }
+      sum += f;
+    }
+    if (worst == SIZE_KNOWN) *n = sum;
+    return worst;
+  }
+  if (t->kind != PSG_TYPE_TENSOR) return SIZE_DYNAMIC;
+  uint64_t bytes = psg_dtype_size(t->dtype);
+  bool dynamic = false, overflow = false;
+  for (int i = 0; i < t->n; i++) {
+    if (t->dims[i] < 0) {
+      dynamic = true;
+      continue;
+    }
+    uint64_t d = (uint64_t)t->dims[i];
+    if (d && bytes > (UINT64_MAX - 1) / d) overflow = true;
+    else bytes *= d;
+  }
+  if (overflow) return SIZE_OVERFLOW;
+  if (dynamic) return SIZE_DYNAMIC;
+  *n = bytes;
+  return SIZE_KNOWN;
+}
+
+uint64_t psgi_type_nbytes(const psg_type *t) {
+  uint64_t n;
+  return type_size(t, 0, &n) == SIZE_KNOWN ? n : UINT64_MAX;
+}
+
+/* "float32 of shape (2, 3)" for a tensor type, "a tuple" otherwise. */
+static void describe_type(const psg_type *t, char *buf, size_t len) {
+  if (!t || t->kind != PSG_TYPE_TENSOR) {
+    snprintf(buf, len, "%s", "a tuple");
+    return;
+  }
+  size_t n = (size_t)snprintf(buf, len, "%s of shape (", psg_dtype_name(t->dtype));
+  for (int i = 0; i < t->n && n < len; i++)
+    n += (size_t)snprintf(buf + n, len - n, "%s%lld", i ? ", " : "", (long long)t->dims[i]);
+  if (n < len) snprintf(buf + n, len - n, ")");
+}
+
+bool psgi_eval_budget_take(psgi_eval_budget *b, const psg_type *t, char *msg, size_t msglen) {
+  uint64_t need = 0;
+  int kind = type_size(t, 0, &need);
+  if (kind == SIZE_DYNAMIC) return true; /* psgi_eval_budget_take_value checks the value made */
+  if (kind == SIZE_KNOWN && need <= b->limit - b->used) {
+    b->used += need;
+    return true;
+  }
+  char shown[192];
+  describe_type(t, shown, sizeof shown);
+  if (kind == SIZE_OVERFLOW)
+    snprintf(msg, msglen, "the result, %s, has more than 2^64 bytes, over the limit of %llu bytes (%s)", shown,
+             (unsigned long long)b->limit, b->key);
+  else if (b->used == 0)
+    snprintf(msg, msglen, "the result, %s, needs %llu bytes, over the limit of %llu bytes (%s)", shown,
+             (unsigned long long)need, (unsigned long long)b->limit, b->key);
+  else
+    snprintf(msg, msglen, "the result, %s, needs %llu bytes, but only %llu of the %llu bytes of %s are left", shown,
+             (unsigned long long)need, (unsigned long long)(b->limit - b->used), (unsigned long long)b->limit, b->key);
+  return false;
+}
+
+bool psgi_eval_budget_take_value(psg_ctx *ctx, psgi_eval_budget *b, const psg_type *t, const psgi_value *v,
+                                  char *msg, size_t msglen) {
+  uint64_t need = 0;
+  if (type_size(t, 0, &need) != SIZE_DYNAMIC) return true; /* taken before the kernel ran */
+  const psg_type *made = psgi_value_type(ctx, v);
+  return !made || psgi_eval_budget_take(b, made, msg, msglen);
+}
+
 psg_status psgi_eval_op(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
                         size_t nargs, psgi_value **out, char *msg, size_t msglen) {
   return psgi_eval_op_typed(ctx, op, attrs, args, NULL, nargs, out, msg, msglen);
@@ -39,6 +130,12 @@ psg_status psgi_eval_op(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_va
 psg_status psgi_eval_op_typed(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
                               const psg_type *const *arg_types, size_t nargs, psgi_value **out, char *msg,
                               size_t msglen) {
+  return psgi_eval_op_within(ctx, op, attrs, args, arg_types, nargs, NULL, out, msg, msglen);
+}
+
+psg_status psgi_eval_op_within(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
+                               const psg_type *const *arg_types, size_t nargs, psgi_eval_budget *budget,
+                               psgi_value **out, char *msg, size_t msglen) {
   *out = NULL;
   const psgi_op_impl *impl = evaluable(op, msg, msglen);
   if (!impl) return PSG_ERR_UNSUPPORTED;
@@ -68,7 +165,14 @@ psg_status psgi_eval_op_typed(psg_ctx *ctx, size_t op, const psg_attrs *attrs, p
     snprintf(msg, msglen, "%s", call.msg[0] ? call.msg : psg_status_str(st));
   if (types != small) psgi_free(ctx, types);
   if (st) return st;
-  return psgi_eval_op_kernel(ctx, op, attrs, args, nargs, out_type, out, msg, msglen);
+  if (budget && !psgi_eval_budget_take(budget, out_type, msg, msglen)) return PSG_ERR_UNSUPPORTED;
+  st = psgi_eval_op_kernel(ctx, op, attrs, args, nargs, out_type, out, msg, msglen);
+  if (!st && budget && !psgi_eval_budget_take_value(ctx, budget, out_type, *out, msg, msglen)) {
+    psgi_value_release(*out);
+    *out = NULL;
+    st = PSG_ERR_UNSUPPORTED;
+  }
+  return st;
 }
 
 psg_status psgi_eval_op_kernel(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,

@@ -18,6 +18,50 @@ psg_status psgi_eval_op_typed(psg_ctx *ctx, size_t op, const psg_attrs *attrs, p
                               const psg_type *const *arg_types, size_t nargs, psgi_value **out, char *msg,
                               size_t msglen);
 
+/* What an evaluation may still allocate: `limit` bytes in all, `used` so
+ * far; `key` names the config option that set the limit (for messages). */
+typedef struct psgi_eval_budget {
+  uint64_t limit, used;
+  const char *key;
+} psgi_eval_budget;
+
+/* Takes the bytes of a value of type t from b: false, with the reason in
+ * msg (the type, its size and what is left), when they do not fit. A type
+ * with an unknown dim (a result sized by the values, e.g. arange) takes
+ * nothing: psgi_eval_budget_take_value then takes the bytes of the value
+ * the kernel made (the check comes after that allocation). */
+bool psgi_eval_budget_take(psgi_eval_budget *b, const psg_type *t, char *msg, size_t msglen);
+bool psgi_eval_budget_take_value(psg_ctx *ctx, psgi_eval_budget *b, const psg_type *t, const psgi_value *v,
+                                  char *msg, size_t msglen);
+
+/* psgi_eval_op_typed within `budget` (NULL: none): a result whose size, from
+ * its type, exceeds what is left is refused before the kernel allocates
+ * (PSG_ERR_UNSUPPORTED, msg gives the op's result type and the sizes);
+ * otherwise the size is added to budget->used. */
+psg_status psgi_eval_op_within(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
+                               const psg_type *const *arg_types, size_t nargs, psgi_eval_budget *budget,
+                               psgi_value **out, char *msg, size_t msglen);
+
+/* Bytes of a value of type t: a tensor's, or a tuple's fields' summed;
+ * UINT64_MAX when a dim is unknown, the type is not of tensors, or the size
+ * does not fit in 64 bits. */
+uint64_t psgi_type_nbytes(const psg_type *t);
+
+/* The limits of one evaluation: at most max_depth function activations (the
+ * entry function's included; 0 counts as 1) and max_bytes bytes of op
+ * results in all. */
+typedef struct psgi_eval_limits {
+  size_t max_depth;
+  uint64_t max_bytes;
+} psgi_eval_limits;
+
+/* psg_eval under `limits` (psg_eval itself, in src/pass/eval_limits.c, reads
+ * them from the current PassContext). Over a limit: PSG_ERR_UNSUPPORTED with
+ * a diagnostic at the call, naming the config option. */
+psg_status psgi_eval_limited(psg_ctx *ctx, const psg_module *mod, const char *name, psg_tensor *const *inputs,
+                             size_t num_inputs, const psgi_eval_limits *limits, psg_tensor ***outputs,
+                             size_t *num_outputs);
+
 /* Only the kernel, when the result's type is known: out_type must be what
  * the op's relation gives for the arguments' types (e.g. the call's own
  * checked type when every argument keeps the type it had then). */

@@ -102,7 +102,7 @@ typedef struct psgi_registry_entry {
 typedef struct psgi_thread_default psgi_thread_default;
 
 /* Room for config.c's table of built-in options. */
-#define PSGI_MAX_BUILTIN_OPTIONS 16
+#define PSGI_MAX_BUILTIN_OPTIONS 32
 
 typedef struct psgi_pass_state {
   PSGI_VEC(psgi_config_option) options; /* registered at run time; built-ins are a table in config.c */

@@ -26,6 +26,7 @@ typedef struct folder {
   const char *fn_name;
   const psg_expr *fn; /* the function being folded (names in warnings) */
   int warnings;
+  uint64_t max_constant_bytes; /* passage.max_constant_bytes: a larger result stays a call */
 } folder;
 
 static folder *folder_of(psg_mutator *m) { return m->user; }
@@ -172,10 +173,17 @@ static psg_status evaluate(folder *fo, const psg_expr *call, psg_expr *const *ki
   msg[0] = 0;
   const psg_type *known = st ? NULL : known_result_type(call, types, nargs);
   size_t op = call->kids[0]->u.op;
-  if (!st && known)
+  /* The result's size is checked from its type before the kernel allocates
+   * it (issue 14): a constant over the limit is not made. */
+  psgi_eval_budget limit = {fo->max_constant_bytes, 0, "passage.max_constant_bytes"};
+  if (!st && known && !psgi_eval_budget_take(&limit, known, msg, sizeof msg))
+    st = PSG_ERR_UNSUPPORTED;
+  else if (!st && known)
     st = psgi_eval_op_kernel(ctx, op, call->u.attrs, args, nargs, known, &v, msg, sizeof msg);
   else if (!st)
-    st = psgi_eval_op_typed(ctx, op, call->u.attrs, args, types, nargs, &v, msg, sizeof msg);
+    st = psgi_eval_op_within(ctx, op, call->u.attrs, args, types, nargs, &limit, &v, msg, sizeof msg);
+  if (!st && known && !psgi_eval_budget_take_value(ctx, &limit, known, v, msg, sizeof msg))
+    st = PSG_ERR_UNSUPPORTED; /* a result sized by the values (a dynamic dim in its type) */
   if (!st) st = psgi_value_to_expr(ctx, v, &call->span, out);
   /* The new constant's type, final as a constant's is (so it is not interned
    * again when it is an argument, nor visited by InferType). */
@@ -457,7 +465,6 @@ static psg_status may_change(psg_ctx *ctx, const psg_expr *root, bool *out) {
 }
 
 static psg_status fold_function(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
-  (void)pc;
   (void)user;
   bool changes;
   psg_status st = may_change(func->ctx, func, &changes);
@@ -472,6 +479,8 @@ static psg_status fold_function(psg_expr *func, psg_module *mod, psg_pass_contex
     if (mod->entries[i].func == func) name = mod->entries[i].gv->u.gvar.name;
   folder fo;
   folder_init(&fo, func->ctx, name, func);
+  int64_t max_bytes = psg_pass_context_config_int(pc, "passage.max_constant_bytes");
+  fo.max_constant_bytes = max_bytes > 0 ? (uint64_t)max_bytes : 0;
   st = psg_mutate(&fo.m, func, out);
   folder_fini(&fo);
   return st;

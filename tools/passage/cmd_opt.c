@@ -144,34 +144,13 @@ static int parse_args(int argc, char **argv, opt_args *a) {
   return -1;
 }
 
-/* A config value: the pipeline option syntax, or a bare word as a string. */
-static psg_status config_value(psg_ctx *ctx, const char *text, psg_attr **out) {
-  char c = text[0];
-  bool typed = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == '"' || c == '[' ||
-               c == '{' || !strcmp(text, "true") || !strcmp(text, "false") || !strcmp(text, "None");
-  if (typed) return psg_pipeline_parse_value(ctx, text, out);
-  return psg_attr_string(ctx, text, strlen(text), out);
-}
-
 static psg_status build_context(psg_ctx *ctx, const opt_args *a, psg_pass_context **out) {
   psg_pass_context *pc = NULL;
   psg_status st = psg_pass_context_create(ctx, &pc);
   if (!st && a->opt_level >= 0) st = psg_pass_context_set_opt_level(pc, a->opt_level);
   for (size_t i = 0; !st && i < a->num_disabled; i++) st = psg_pass_context_add_disabled_pass(pc, a->disabled[i]);
   for (size_t i = 0; !st && i < a->num_required; i++) st = psg_pass_context_add_required_pass(pc, a->required[i]);
-  for (size_t i = 0; !st && i < a->num_configs; i++) {
-    const char *eq = strchr(a->configs[i], '=');
-    if (!eq || eq == a->configs[i]) {
-      st = psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "--config expects KEY=VALUE, got '%s'", a->configs[i]);
-      break;
-    }
-    char key[256];
-    snprintf(key, sizeof key, "%.*s", (int)(eq - a->configs[i]), a->configs[i]);
-    psg_attr *v = NULL;
-    st = config_value(ctx, eq + 1, &v);
-    if (!st) st = psg_pass_context_set_config(pc, key, v);
-    psg_attr_release(v);
-  }
+  for (size_t i = 0; !st && i < a->num_configs; i++) st = cli_set_config(ctx, pc, a->configs[i]);
   if (st) {
     psg_pass_context_release(pc);
     pc = NULL;

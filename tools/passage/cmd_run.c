@@ -179,6 +179,8 @@ int cmd_run(int argc, char **argv) {
   int ninputs = 0;
   const char *shapes[256];
   size_t nshapes = 0;
+  const char *configs[256];
+  size_t nconfigs = 0;
   bool random = false;
   uint64_t seed = 0;
   for (int i = 1; i < argc; i++) {
@@ -198,12 +200,17 @@ int cmd_run(int argc, char **argv) {
     } else if (!strcmp(a, "--input-shape") && i + 1 < argc) {
       if (nshapes == 256) return fprintf(stderr, "passage run: too many --input-shape\n"), 2;
       shapes[nshapes++] = argv[++i];
+    } else if (!strcmp(a, "--config") && i + 1 < argc) {
+      if (nconfigs == 256) return fprintf(stderr, "passage run: too many --config\n"), 2;
+      configs[nconfigs++] = argv[++i];
     } else if (!strcmp(a, "--function") && i + 1 < argc) {
       fn_name = argv[++i];
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       printf("usage: passage run IN [--input NAME=FILE.npy]... [--random-inputs SEED] [--function NAME] [-o OUT.npy]\n"
              "       [--input-shape NAME=D0,D1,...]... (ONNX input: bind dynamic dims; by default an\n"
-             "       --input array binds its input's dims)\n");
+             "       --input array binds its input's dims)\n"
+             "       [--config KEY=VALUE]... (a PassContext option, e.g. the interpreter's limits\n"
+             "       relay.interp.max_call_depth and passage.interp.max_bytes: `passage configs`)\n");
       return 0;
     } else if (a[0] == '-' && a[1]) {
       static const char *const value_flags[] = {"-o", "--output", "--input", "--random-inputs", "--input-shape",
@@ -224,6 +231,8 @@ int cmd_run(int argc, char **argv) {
   int rc = 1;
   psg_status lib_st = PSG_OK; /* a failed library call whose diagnostics say why (or, if none do, its status) */
   psg_module *mod = NULL;
+  psg_pass_context *pc = NULL;
+  bool entered = false;
   psg_tensor *args[256] = {0};
   psg_tensor **outs = NULL;
   size_t nouts = 0, nparams = 0;
@@ -236,6 +245,13 @@ int cmd_run(int argc, char **argv) {
     fprintf(stderr, "passage: out of memory\n");
     goto done;
   }
+  /* The options hold for the whole command: importing (which may evaluate)
+   * and the run. */
+  if ((lib_st = psg_pass_context_create(ctx, &pc)) != PSG_OK) goto done;
+  for (size_t i = 0; i < nconfigs; i++)
+    if ((lib_st = cli_set_config(ctx, pc, configs[i])) != PSG_OK) goto done;
+  if ((lib_st = psg_pass_context_enter(pc)) != PSG_OK) goto done;
+  entered = true;
   for (int k = 0; k < ninputs; k++)
     if ((rc = read_input(ctx, inputs[k], &ins[k])) != 0) {
       if (rc == 1) lib_st = PSG_ERR_IO;
@@ -327,6 +343,8 @@ done:
   for (int k = 0; ins && k < ninputs; k++) psg_tensor_release(ins[k].array);
   free(ins);
   psg_module_release(mod);
+  if (entered) psg_pass_context_exit(pc);
+  psg_pass_context_release(pc);
   psg_ctx_release(ctx);
   return rc;
 }
