@@ -274,6 +274,21 @@ ONNX_CONV(gather) {
   int64_t axis = onnxi_attr_int(n, "axis", 0);
   if (axis < -r || axis >= r) return onnxi_fail(im, PSG_ERR_TYPE, "axis %lld is out of range for rank %d", (long long)axis, r);
   if (axis < 0) axis += r;
+  /* ONNX allows indices in [-d, d): "wrap" maps the negative ones once. A
+   * constant index outside that range is an error, not wrapped further. */
+  int64_t d = onnxi_dim(ins[0], (int)axis);
+  if (d >= 0 && psg_expr_kind(ins[1]->e) == PSG_EXPR_CONSTANT) {
+    const psg_tensor *t = psg_constant_get_tensor(ins[1]->e);
+    int dt = psg_tensor_dtype(t);
+    const void *data = psg_tensor_data(t);
+    int64_t cnt = psg_tensor_numel(t);
+    for (int64_t i = 0; i < cnt && (dt == PSG_DTYPE_INT64 || dt == PSG_DTYPE_INT32); i++) {
+      int64_t x = dt == PSG_DTYPE_INT64 ? ((const int64_t *)data)[i] : ((const int32_t *)data)[i];
+      if (x < -d || x >= d)
+        return onnxi_fail(im, PSG_ERR_TYPE, "index %lld is out of range for axis %lld of size %lld", (long long)x,
+                          (long long)axis, (long long)d);
+    }
+  }
   onnx_ab b;
   onnxi_ab_init(&b, im->ctx);
   onnxi_ab_int(&b, "axis", axis);
@@ -359,11 +374,27 @@ ONNX_CONV(constant_of_shape) {
     float zero = 0;
     st = psg_tensor_create(im->ctx, PSG_DTYPE_FLOAT32, NULL, 0, &zero, &v);
   }
-  /* The result is a constant: build it here (it is usually a shape helper). */
+  /* The result is a constant: build it here (it is usually a shape helper),
+   * unless it would be larger than ONNX_MAX_CONSTANT_BYTES: then it stays
+   * lazy, the value broadcast to the shape (exported back as Expand). */
   psg_tensor *t = NULL;
-  if (!st) {
-    for (int i = 0; i < k && !st; i++)
-      if (shape[i] < 0) st = onnxi_fail(im, PSG_ERR_TYPE, "negative dimension %lld", (long long)shape[i]);
+  int64_t bytes = st ? 0 : (int64_t)psg_dtype_size(psg_tensor_dtype(v));
+  for (int i = 0; i < k && !st; i++) {
+    if (shape[i] < 0) st = onnxi_fail(im, PSG_ERR_TYPE, "negative dimension %lld", (long long)shape[i]);
+    else if (bytes >= 0 && __builtin_mul_overflow(bytes, shape[i], &bytes)) bytes = -1;
+  }
+  if (!st && (bytes < 0 || bytes > ONNX_MAX_CONSTANT_BYTES)) {
+    oval fill = {0};
+    st = onnxi_const_val(im, v, &fill);
+    if (!st) {
+      onnx_ab b;
+      onnxi_ab_init(&b, im->ctx);
+      onnxi_ab_ints(&b, "shape", shape, k);
+      st = finish_call(im, "broadcast_to", &fill, 1, &b, &outs[0]);
+    }
+    onnxi_val_release(&fill);
+    psg_tensor_release(v);
+    return st;
   }
   if (!st) st = psg_tensor_create(im->ctx, psg_tensor_dtype(v), shape, k, NULL, &t);
   if (!st) {
@@ -465,7 +496,15 @@ ONNX_CONV(resize) {
     for (int i = 0; !st && i < 4; i++) {
       int64_t d = onnxi_dim(ins[0], i);
       if (d < 0) st = onnxi_fail(im, PSG_ERR_UNSUPPORTED, "Resize by scales needs static dims");
-      else size[i] = (int64_t)floor((double)d * ((const float *)psg_tensor_data(t))[i]);
+      else {
+        /* A scale that is NaN, negative or huge has no integer size (and
+         * converting it would be undefined). */
+        double sz = floor((double)d * ((const float *)psg_tensor_data(t))[i]);
+        if (!(sz >= 0 && sz < 9223372036854775808.0))
+          st = onnxi_fail(im, PSG_ERR_TYPE, "scale %g of dim %d gives no valid size",
+                          (double)((const float *)psg_tensor_data(t))[i], i);
+        else size[i] = (int64_t)sz;
+      }
     }
     psg_tensor_release(t);
     if (st) return st;
