@@ -521,6 +521,32 @@ static psg_status conv_take(onnxi_exporter *x, call_in *c) {
   return PSG_OK;
 }
 
+/* split: one Split node with a part per tuple field, the sizes (from the
+ * fields' types) as an initializer; each field is one of its outputs. */
+static psg_status conv_split(onnxi_exporter *x, call_in *c) {
+  const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(c->e, 0));
+  int r = psg_type_ndim(xt), parts = psg_type_num_fields(c->rt);
+  int64_t axis = aint(c->a, "axis", 0);
+  if (axis < 0) axis += r;
+  int64_t *sizes = onnxi_ex_alloc(x, ((size_t)parts + 1) * sizeof *sizes);
+  char **names = onnxi_ex_alloc(x, ((size_t)parts + 1) * sizeof *names);
+  Onnx__NodeProto *n = onnxi_ex_node(x, "Split", 2, parts);
+  if (!sizes || !names || !n) return PSG_ERR_NOMEM;
+  for (int i = 0; i < parts; i++) {
+    sizes[i] = psg_type_dim(psg_type_field(c->rt, i), (int)axis);
+    if (sizes[i] < 0) return onnxi_ex_fail(x, PSG_ERR_UNSUPPORTED, "split of a dynamic axis");
+    names[i] = n->output[i];
+  }
+  n->input[0] = (char *)c->in[0], n->input[1] = (char *)init_ints(x, sizes, (size_t)parts);
+  attr_int(x, n, "axis", axis);
+  *c->out_names = names;
+  *c->nout = (size_t)parts;
+  c->named = true;
+  onnxi_ex_map_put(x, &x->made, c->e, n);
+  onnxi_ex_map_put(x, &x->mains, n, n);
+  return x->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
 /* shape_of: Shape, then a Cast when the result is not int64. */
 static psg_status conv_shape_of(onnxi_exporter *x, call_in *c) {
   Onnx__NodeProto *n = c->n = onnxi_ex_node(x, "Shape", 1, 1);
@@ -625,6 +651,7 @@ static const export_op export_ops[] = {
     {"strided_slice", "Slice", conv_strided_slice},
     {"reverse", "Slice", conv_reverse},
     {"take", "Gather", conv_take},
+    {"split", "Split", conv_split},
     {"shape_of", "Shape", conv_shape_of},
     {"nn.pad", "Pad", conv_pad},
     {"image.resize2d", "Resize", conv_resize},

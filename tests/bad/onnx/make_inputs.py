@@ -75,6 +75,15 @@ def gather(index):
                  [ints("i", [0, index])])
 
 
+def split(dim, nout, sizes=None):
+    ins = ["x"] + (["split"] if sizes is not None else [])
+    outs = ["y%d" % i for i in range(nout)]
+    nodes = [helper.make_node("Split", ins, outs, name="split", axis=0)]
+    inits = [ints("split", sizes)] if sizes is not None else []
+    return model(nodes, [vinfo("x", TensorProto.FLOAT, [dim])], [vinfo(o, TensorProto.FLOAT, None) for o in outs],
+                 inits)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     files = {
@@ -89,6 +98,12 @@ def main():
         "gather_oob.onnx": gather(3),
         "gather_neg_oob.onnx": gather(-4),
         "gather_neg_ok.onnx": gather(-3),
+        "split_too_many.onnx": split(2, 3),
+        "split_uneven.onnx": split(3, 2),
+        "split_ok.onnx": split(4, 2),
+        "split_sizes_bad.onnx": split(3, 2, [1, 3]),
+        "split_sizes_count.onnx": split(3, 2, [1, 1, 1]),
+        "split_sizes_ok.onnx": split(3, 2, [1, 2]),
     }
     for name, m in files.items():
         with open(os.path.join(out, name), "wb") as f:
