@@ -46,6 +46,10 @@ enum { ONNX_MAX_OUTS = 8, ONNX_MAX_SUBGRAPH_DEPTH = 64 };
  * that FoldConstant reads; the importer runs outside any PassContext, so it
  * keeps its own copy of the default. */
 #define ONNX_MAX_CONSTANT_BYTES ((int64_t)256 << 20)
+/* The largest dimension (and element count) an initializer may have: a
+ * ConstantOfShape result beyond it stays lazy too, so that its export (an
+ * initializer) imports again. */
+#define ONNX_MAX_INIT_DIM ((int64_t)1 << 40)
 /* The bytes of a static tensor type: -1 when it is not one, INT64_MAX when
  * the product overflows. */
 int64_t onnxi_type_bytes(const psg_type *t);

@@ -84,12 +84,23 @@ def split(dim, nout, sizes=None):
                  inits)
 
 
+def lstm_huge_state():
+    """An LSTM whose declared batch and hidden size make a 4 TB zero state."""
+    nodes = [helper.make_node("LSTM", ["x", "w", "r"], ["y"], name="lstm", hidden_size=1000000)]
+    ins = [vinfo("x", TensorProto.FLOAT, [1, 1000000, 1]), vinfo("w", TensorProto.FLOAT, [1, 4000000, 1]),
+           vinfo("r", TensorProto.FLOAT, [1, 4000000, 1000000])]
+    return model(nodes, ins, [vinfo("y", TensorProto.FLOAT, None)])
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     files = {
         "cos_2e9_add.onnx": constant_of_shape([2000000000], True),
         "cos_1e5x1e5.onnx": constant_of_shape([100000, 100000], False),
         "cos_folded.onnx": folded_huge(),
+        # found by fuzz_onnx: an empty result with a dim no initializer may have
+        # was exported as such an initializer, and the export did not import
+        "cos_huge_empty.onnx": constant_of_shape([844424930231968, 0], False),
         "gemm_int8_beta.onnx": gemm_int8(8192.0),
         "gemm_int8_nan.onnx": gemm_int8(float("nan")),
         "gemm_int8_ok.onnx": gemm_int8(2.0),
@@ -98,6 +109,7 @@ def main():
         "gather_oob.onnx": gather(3),
         "gather_neg_oob.onnx": gather(-4),
         "gather_neg_ok.onnx": gather(-3),
+        "lstm_huge_state.onnx": lstm_huge_state(),
         "split_too_many.onnx": split(2, 3),
         "split_uneven.onnx": split(3, 2),
         "split_ok.onnx": split(4, 2),
