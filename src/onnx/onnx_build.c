@@ -6,6 +6,7 @@
  * the op registry's type relations stay the single source of truth. Values that
  * must be constant (Reshape's shape, Slice's starts) are folded on demand
  * with the interpreter. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,16 @@ psg_status onnxi_const_ints(onnx_imp *im, const oval *v, const char *what, int64
   return st;
 }
 
+/* The value of IEEE binary16 bits. */
+static double half_value(uint16_t h) {
+  int e = (h >> 10) & 0x1f;
+  double m = h & 0x3ff, v;
+  if (e == 0x1f) v = m ? NAN : INFINITY;
+  else if (e == 0) v = ldexp(m, -24);
+  else v = ldexp(m + 1024, e - 25);
+  return h & 0x8000 ? -v : v;
+}
+
 psg_status onnxi_const_double(onnx_imp *im, const oval *v, const char *what, double *out) {
   psg_tensor *t = NULL;
   psg_status st = onnxi_const_tensor(im, v, what, &t);
@@ -338,6 +349,7 @@ psg_status onnxi_const_double(onnx_imp *im, const oval *v, const char *what, dou
     switch (psg_tensor_dtype(t)) {
     case PSG_DTYPE_FLOAT32: *out = *(const float *)d; break;
     case PSG_DTYPE_FLOAT64: *out = *(const double *)d; break;
+    case PSG_DTYPE_FLOAT16: *out = half_value(*(const uint16_t *)d); break;
     case PSG_DTYPE_INT64: *out = (double)*(const int64_t *)d; break;
     case PSG_DTYPE_INT32: *out = *(const int32_t *)d; break;
     case PSG_DTYPE_INT8: *out = *(const int8_t *)d; break;

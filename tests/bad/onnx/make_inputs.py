@@ -92,6 +92,15 @@ def lstm_huge_state():
     return model(nodes, ins, [vinfo("y", TensorProto.FLOAT, None)])
 
 
+def clip_f16(bounds):
+    """Clip on float16, its bounds absent or float16 initializers."""
+    ins = ["x", "lo", "hi"] if bounds else ["x"]
+    inits = [numpy_helper.from_array(np.array(-1.5, dtype=np.float16), "lo"),
+             numpy_helper.from_array(np.array(2.5, dtype=np.float16), "hi")] if bounds else []
+    nodes = [helper.make_node("Clip", ins, ["y"], name="clip")]
+    return model(nodes, [vinfo("x", TensorProto.FLOAT16, [3])], [vinfo("y", TensorProto.FLOAT16, [3])], inits)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     files = {
@@ -110,6 +119,10 @@ def main():
         "gather_neg_oob.onnx": gather(-4),
         "gather_neg_ok.onnx": gather(-3),
         "lstm_huge_state.onnx": lstm_huge_state(),
+        # found by fuzz_onnx: float16 Clip exported its bounds as float bits
+        # cut to 16 (NaN), and float16 bounds did not import
+        "clip_f16.onnx": clip_f16(False),
+        "clip_f16_bounds.onnx": clip_f16(True),
         "split_too_many.onnx": split(2, 3),
         "split_uneven.onnx": split(3, 2),
         "split_ok.onnx": split(4, 2),
