@@ -114,16 +114,13 @@ if(PASSAGE_TESTS AND NOT PASSAGE_FUZZ AND NOT PASSAGE_SANITIZE AND PASSAGE_ONNX_
     COMMENT "Building libFuzzer target fuzz_onnx with clang-14"
     VERBATIM)
   add_custom_target(passage_fuzz_onnx ALL DEPENDS ${exe})
-  set(seeds "")
-  foreach(t test_relu test_conv_with_strides_padding test_if test_gemm_default_matrix_bias test_slice
-            test_reshape_reordered_all_dims test_lstm_defaults test_maxpool_2d_pads test_resize_upsample_sizes_nearest)
-    if(EXISTS /usr/share/libonnx-testdata/data/node/${t}/model.onnx)
-      string(APPEND seeds " /usr/share/libonnx-testdata/data/node/${t}/model.onnx")
-    endif()
-  endforeach()
+  # Seeds, gathered when the test runs (nothing is committed): every node
+  # model of libonnx-testdata, the real models when tests/models/cache holds
+  # them (those up to the target's 2 MiB input limit), and the hostile
+  # corpus of tests/bad/onnx.
   add_test(NAME fuzz.onnx COMMAND sh -c
-    "d=$(mktemp -d) && i=0 && for f in ${seeds}; do i=$((i+1)); cp \"$f\" \"$d/seed$i\"; done && \"$0\" -max_total_time=$1 -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \"$d\"; s=$?; rm -rf \"$d\"; exit $s"
-    ${exe} ${PASSAGE_FUZZ_SECONDS})
+    "d=$(mktemp -d) && i=0 && for f in /usr/share/libonnx-testdata/data/node/*/model.onnx $(find -L \"$2/tests/models/cache\" -name '*.onnx' -size -2048k -not -path '*/node_modules/*' 2>/dev/null) \"$2\"/tests/bad/onnx/*.onnx; do [ -f \"$f\" ] || continue; i=$((i+1)); cp \"$f\" \"$d/seed$i\"; done && echo \"fuzz.onnx: $i seeds\" && \"$0\" -max_total_time=$1 -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \"$d\"; s=$?; rm -rf \"$d\"; exit $s"
+    ${exe} ${PASSAGE_FUZZ_SECONDS} ${PROJECT_SOURCE_DIR})
   set_tests_properties(fuzz.onnx PROPERTIES TIMEOUT 900
     ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1")
 endif()

@@ -6,6 +6,8 @@
  * the op registry's type relations stay the single source of truth. Values that
  * must be constant (Reshape's shape, Slice's starts) are folded on demand
  * with the interpreter. */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "onnx_internal.h"
@@ -167,9 +169,33 @@ psg_status onnxi_transpose(onnx_imp *im, const oval *a, const int64_t *perm, int
   return with_attrs(im, "transpose", a, &b, out);
 }
 
+/* Whether `v` converts to an integer `dtype` without undefined behaviour:
+ * not NaN and, truncated toward zero, inside the dtype's range (C leaves
+ * other float-to-integer conversions undefined). Floats always fit. */
+static bool fits_dtype(int dtype, double v) {
+  double lo, hi; /* the open interval the value must lie in */
+  switch (dtype) {
+  case PSG_DTYPE_FLOAT16:
+  case PSG_DTYPE_BFLOAT16:
+  case PSG_DTYPE_FLOAT32:
+  case PSG_DTYPE_FLOAT64: return true;
+  case PSG_DTYPE_INT64: return v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+  case PSG_DTYPE_UINT64: return v > -1.0 && v < 18446744073709551616.0;
+  case PSG_DTYPE_INT32: lo = INT32_MIN, hi = INT32_MAX; break;
+  case PSG_DTYPE_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
+  case PSG_DTYPE_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
+  case PSG_DTYPE_UINT32: lo = 0, hi = UINT32_MAX; break;
+  case PSG_DTYPE_UINT16: lo = 0, hi = UINT16_MAX; break;
+  default: lo = 0, hi = UINT8_MAX; break; /* uint8, bool */
+  }
+  return v > lo - 1.0 && v < hi + 1.0; /* false for NaN */
+}
+
 psg_status onnxi_scalar(onnx_imp *im, int dtype, double v, oval *out) {
   psg_tensor *t = NULL;
   out->e = NULL;
+  if (!fits_dtype(dtype, v))
+    return onnxi_fail(im, PSG_ERR_TYPE, "the value %g does not fit the %s operand", v, psg_dtype_name(dtype));
   psg_status st = psg_tensor_create(im->ctx, dtype, NULL, 0, NULL, &t);
   if (st) return st;
   void *d = (void *)psg_tensor_data(t);
@@ -207,8 +233,9 @@ psg_status onnxi_get_item(onnx_imp *im, const oval *tup, int i, oval *out) {
 
 /* 1 if `e` uses no Var (a constant subgraph), 0 if it does (or is not a
  * small shape computation: over 100000 nodes), -1 when out of memory.
- * Iterative; a shared node is looked at once. */
-static int is_closed(psg_ctx *ctx, const psg_expr *root) {
+ * *largest (when not NULL) gets the bytes of the largest typed tensor the
+ * subgraph computes. Iterative; a shared node is looked at once. */
+static int is_closed(psg_ctx *ctx, const psg_expr *root, int64_t *largest) {
   PSGI_VEC(const psg_expr *) stack = {0};
   psgi_map seen;
   psgi_map_init(&seen, ctx);
@@ -219,6 +246,8 @@ static int is_closed(psg_ctx *ctx, const psg_expr *root) {
     if (!psgi_map_put_ptr(&seen, e, &fresh)) closed = -1;
     else if (seen.len > 100000) closed = 0;
     if (closed <= 0 || !fresh) continue;
+    int64_t bytes = largest ? onnxi_type_bytes(psg_expr_checked_type(e)) : -1;
+    if (largest && bytes > *largest) *largest = bytes;
     int k = psg_expr_kind(e);
     if (k == PSG_EXPR_VAR || k == PSG_EXPR_FUNCTION || k == PSG_EXPR_IF || k == PSG_EXPR_LET) closed = 0;
     size_t nk = psg_expr_num_children(e);
@@ -232,7 +261,7 @@ static int is_closed(psg_ctx *ctx, const psg_expr *root) {
 
 int onnxi_is_constant(onnx_imp *im, const oval *v) {
   if (!v->e || !v->t || psg_type_kind(v->t) != PSG_TYPE_TENSOR) return 0;
-  return psg_expr_kind(v->e) == PSG_EXPR_CONSTANT ? 1 : is_closed(im->ctx, v->e);
+  return psg_expr_kind(v->e) == PSG_EXPR_CONSTANT ? 1 : is_closed(im->ctx, v->e, NULL);
 }
 
 psg_status onnxi_const_tensor(onnx_imp *im, const oval *v, const char *what, psg_tensor **out) {
@@ -242,11 +271,19 @@ psg_status onnxi_const_tensor(onnx_imp *im, const oval *v, const char *what, psg
     psg_tensor_retain(*out);
     return PSG_OK;
   }
-  int closed = psg_type_kind(v->t) == PSG_TYPE_TENSOR ? is_closed(im->ctx, v->e) : 0;
+  int64_t largest = onnxi_type_bytes(v->t);
+  int closed = psg_type_kind(v->t) == PSG_TYPE_TENSOR ? is_closed(im->ctx, v->e, &largest) : 0;
   if (closed < 0) return PSG_ERR_NOMEM;
   if (!closed)
     return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "%s must be a constant (computed from initializers and static shapes)",
                       what);
+  /* Folding materializes every intermediate: refuse a subgraph with one
+   * larger than a constant may be. */
+  if (largest > ONNX_MAX_CONSTANT_BYTES)
+    return onnxi_fail(im, PSG_ERR_UNSUPPORTED,
+                      "cannot compute %s at import time: it needs a tensor of %lld bytes (more than the %lld-byte "
+                      "limit of one constant)",
+                      what, (long long)largest, (long long)ONNX_MAX_CONSTANT_BYTES);
   psg_ctx *ctx = im->ctx;
   psg_expr *fn = NULL, *gv = NULL;
   psg_module *m0 = NULL, *m1 = NULL;
@@ -291,6 +328,16 @@ psg_status onnxi_const_ints(onnx_imp *im, const oval *v, const char *what, int64
   return st;
 }
 
+/* The value of IEEE binary16 bits. */
+static double half_value(uint16_t h) {
+  int e = (h >> 10) & 0x1f;
+  double m = h & 0x3ff, v;
+  if (e == 0x1f) v = m ? NAN : INFINITY;
+  else if (e == 0) v = ldexp(m, -24);
+  else v = ldexp(m + 1024, e - 25);
+  return h & 0x8000 ? -v : v;
+}
+
 psg_status onnxi_const_double(onnx_imp *im, const oval *v, const char *what, double *out) {
   psg_tensor *t = NULL;
   psg_status st = onnxi_const_tensor(im, v, what, &t);
@@ -302,6 +349,7 @@ psg_status onnxi_const_double(onnx_imp *im, const oval *v, const char *what, dou
     switch (psg_tensor_dtype(t)) {
     case PSG_DTYPE_FLOAT32: *out = *(const float *)d; break;
     case PSG_DTYPE_FLOAT64: *out = *(const double *)d; break;
+    case PSG_DTYPE_FLOAT16: *out = half_value(*(const uint16_t *)d); break;
     case PSG_DTYPE_INT64: *out = (double)*(const int64_t *)d; break;
     case PSG_DTYPE_INT32: *out = *(const int32_t *)d; break;
     case PSG_DTYPE_INT8: *out = *(const int8_t *)d; break;

@@ -2,6 +2,9 @@
  * (or family) writes the ONNX nodes of one call, found through a table
  * from op name (onnx_export.c walks the module and calls onnxi_ex_op_call
  * for each call of an op). */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include "onnx_export_internal.h"
 
@@ -71,11 +74,64 @@ static const char *init_ints(onnxi_exporter *x, const int64_t *v, size_t n) {
   return onnxi_ex_init_raw(x, PSG_DTYPE_INT64, shape, 1, copy, n * sizeof *v);
 }
 
+/* IEEE binary16 bits of `f`, rounded to nearest even (beyond the range: inf). */
+static uint16_t half_bits(float f) {
+  uint32_t b;
+  memcpy(&b, &f, 4);
+  uint32_t sign = (b >> 16) & 0x8000, mant = b & 0x7fffff;
+  int e = (int)((b >> 23) & 0xff);
+  if (e == 0xff) return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
+  e = e - 127 + 15;
+  if (e >= 31) return (uint16_t)(sign | 0x7c00);
+  int shift = 13;
+  uint32_t h;
+  if (e <= 0) { /* subnormal half (or zero) */
+    if (e < -10) return (uint16_t)sign;
+    mant |= 0x800000;
+    shift = 14 - e;
+    h = mant >> shift;
+  } else {
+    h = ((uint32_t)e << 10) | (mant >> 13);
+  }
+  uint32_t rem = mant & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+  if (rem > halfway || (rem == halfway && (h & 1))) h++; /* a carry rounds up into the exponent */
+  return (uint16_t)(sign | h);
+}
+
+/* A scalar initializer of `dtype` holding `v` (clip's bounds): floats
+ * beyond the dtype's range become infinities, integers saturate (NaN: 0),
+ * so no conversion is undefined. */
 static const char *init_scalar_f(onnxi_exporter *x, int dtype, double v) {
   void *d = onnxi_ex_alloc(x, 8);
   if (!d) return "";
-  if (dtype == PSG_DTYPE_FLOAT64) *(double *)d = v;
-  else *(float *)d = (float)v;
+  float f = v > FLT_MAX ? INFINITY : v < -FLT_MAX ? -INFINITY : (float)v;
+  double lo = 0, hi = 0; /* integer range */
+  switch (dtype) {
+  case PSG_DTYPE_FLOAT64: *(double *)d = v; break;
+  case PSG_DTYPE_FLOAT16: *(uint16_t *)d = half_bits(f); break;
+  case PSG_DTYPE_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
+  case PSG_DTYPE_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
+  case PSG_DTYPE_INT32: lo = INT32_MIN, hi = INT32_MAX; break;
+  case PSG_DTYPE_INT64: lo = -9223372036854775808.0, hi = 9223372036854774784.0; break; /* largest double below 2^63 */
+  case PSG_DTYPE_UINT8: hi = UINT8_MAX; break;
+  case PSG_DTYPE_UINT16: hi = UINT16_MAX; break;
+  case PSG_DTYPE_UINT32: hi = UINT32_MAX; break;
+  case PSG_DTYPE_UINT64: hi = 18446744073709549568.0; break; /* largest double below 2^64 */
+  default: *(float *)d = f; break;
+  }
+  if (hi > 0) {
+    double c = v != v ? 0 : v < lo ? lo : v > hi ? hi : v;
+    switch (dtype) {
+    case PSG_DTYPE_INT8: *(int8_t *)d = (int8_t)c; break;
+    case PSG_DTYPE_INT16: *(int16_t *)d = (int16_t)c; break;
+    case PSG_DTYPE_INT32: *(int32_t *)d = (int32_t)c; break;
+    case PSG_DTYPE_INT64: *(int64_t *)d = (int64_t)c; break;
+    case PSG_DTYPE_UINT8: *(uint8_t *)d = (uint8_t)c; break;
+    case PSG_DTYPE_UINT16: *(uint16_t *)d = (uint16_t)c; break;
+    case PSG_DTYPE_UINT32: *(uint32_t *)d = (uint32_t)c; break;
+    default: *(uint64_t *)d = (uint64_t)c; break;
+    }
+  }
   return onnxi_ex_init_raw(x, dtype, NULL, 0, d, psg_dtype_size(dtype));
 }
 
@@ -521,6 +577,32 @@ static psg_status conv_take(onnxi_exporter *x, call_in *c) {
   return PSG_OK;
 }
 
+/* split: one Split node with a part per tuple field, the sizes (from the
+ * fields' types) as an initializer; each field is one of its outputs. */
+static psg_status conv_split(onnxi_exporter *x, call_in *c) {
+  const psg_type *xt = psg_expr_checked_type(psg_call_get_arg(c->e, 0));
+  int r = psg_type_ndim(xt), parts = psg_type_num_fields(c->rt);
+  int64_t axis = aint(c->a, "axis", 0);
+  if (axis < 0) axis += r;
+  int64_t *sizes = onnxi_ex_alloc(x, ((size_t)parts + 1) * sizeof *sizes);
+  char **names = onnxi_ex_alloc(x, ((size_t)parts + 1) * sizeof *names);
+  Onnx__NodeProto *n = onnxi_ex_node(x, "Split", 2, parts);
+  if (!sizes || !names || !n) return PSG_ERR_NOMEM;
+  for (int i = 0; i < parts; i++) {
+    sizes[i] = psg_type_dim(psg_type_field(c->rt, i), (int)axis);
+    if (sizes[i] < 0) return onnxi_ex_fail(x, PSG_ERR_UNSUPPORTED, "split of a dynamic axis");
+    names[i] = n->output[i];
+  }
+  n->input[0] = (char *)c->in[0], n->input[1] = (char *)init_ints(x, sizes, (size_t)parts);
+  attr_int(x, n, "axis", axis);
+  *c->out_names = names;
+  *c->nout = (size_t)parts;
+  c->named = true;
+  onnxi_ex_map_put(x, &x->made, c->e, n);
+  onnxi_ex_map_put(x, &x->mains, n, n);
+  return x->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
 /* shape_of: Shape, then a Cast when the result is not int64. */
 static psg_status conv_shape_of(onnxi_exporter *x, call_in *c) {
   Onnx__NodeProto *n = c->n = onnxi_ex_node(x, "Shape", 1, 1);
@@ -625,6 +707,7 @@ static const export_op export_ops[] = {
     {"strided_slice", "Slice", conv_strided_slice},
     {"reverse", "Slice", conv_reverse},
     {"take", "Gather", conv_take},
+    {"split", "Split", conv_split},
     {"shape_of", "Shape", conv_shape_of},
     {"nn.pad", "Pad", conv_pad},
     {"image.resize2d", "Resize", conv_resize},

@@ -209,7 +209,10 @@ static psg_status convert_node(onnx_imp *im, const Onnx__NodeProto *n) {
       st = onnxi_fail(im, PSG_ERR_PARSE, "input '%s' is not produced by any node, initializer or graph input",
                       n->input[i]);
   }
+  size_t ndiag = psg_ctx_diag_count(im->ctx);
   if (!st) st = e->fn(im, n, ins, n->n_input, outs);
+  /* A library call that failed without a word still gets one, naming the node. */
+  if (st && st != PSG_ERR_NOMEM && !onnxi_error_since(im->ctx, ndiag)) st = onnxi_fail(im, st, "%s", psg_status_str(st));
   for (size_t k = 0; k < n->n_output && !st; k++) {
     if (!n->output[k][0]) continue;
     if (!outs[k].e) {
@@ -495,6 +498,7 @@ psg_status psg_onnx_import(psg_ctx *ctx, const void *bytes, size_t len, const ch
   im.ctx = ctx;
   im.filename = filename ? filename : "<onnx>";
   im.opts = opts;
+  size_t ndiag = psg_ctx_diag_count(ctx);
   if (len == 0) return onnxi_fail(&im, PSG_ERR_PARSE, "empty file: not an ONNX model");
   psg_status st = onnxi_holder_create(ctx, &im.hold);
   if (!st) {
@@ -512,6 +516,7 @@ psg_status psg_onnx_import(psg_ctx *ctx, const void *bytes, size_t len, const ch
     *out = NULL;
   }
   if (st == PSG_ERR_NOMEM) psg_ctx_fail(ctx, st, "%s: ONNX import: out of memory", im.filename);
+  else if (st && !onnxi_error_since(ctx, ndiag)) psg_ctx_fail(ctx, st, "%s: ONNX import failed: %s", im.filename, psg_status_str(st));
   return st;
 }
 

@@ -39,6 +39,21 @@ void onnxi_holder_release(void *holder);
  * nesting of subgraphs (If branches are converted by nested calls). */
 enum { ONNX_MAX_OUTS = 8, ONNX_MAX_SUBGRAPH_DEPTH = 64 };
 
+/* The most bytes one constant the importer makes may take (ConstantOfShape's
+ * result, a subgraph folded at import): larger ones stay lazy calls or are a
+ * located error, so a tiny model cannot make the import allocate gigabytes.
+ * 256 MiB, the default of the PassContext option passage.max_constant_bytes
+ * that FoldConstant reads; the importer runs outside any PassContext, so it
+ * keeps its own copy of the default. */
+#define ONNX_MAX_CONSTANT_BYTES ((int64_t)256 << 20)
+/* The largest dimension (and element count) an initializer may have: a
+ * ConstantOfShape result beyond it stays lazy too, so that its export (an
+ * initializer) imports again. */
+#define ONNX_MAX_INIT_DIM ((int64_t)1 << 40)
+/* The bytes of a static tensor type: -1 when it is not one, INT64_MAX when
+ * the product overflows. */
+int64_t onnxi_type_bytes(const psg_type *t);
+
 /* A value of the graph: an expression and its type (tensor or tuple). */
 typedef struct oval {
   psg_expr *e;
@@ -82,6 +97,9 @@ const onnx_op_entry *onnxi_find_op(const char *name);
 /* Diagnostics: "node 'NAME' (Op): message" for the current node. */
 psg_status onnxi_fail(onnx_imp *im, psg_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *onnxi_node_name(const Onnx__NodeProto *n);
+/* Whether an error diagnostic was recorded at index `first` or later (a
+ * failure that left none gets a generic one). */
+bool onnxi_error_since(const psg_ctx *ctx, size_t first);
 /* The span of every expression built for the current node: the node's name
  * in the span's name field, no file, line or column (the constructors
  * intern it). NULL outside a node and for an unnamed node. The exporter

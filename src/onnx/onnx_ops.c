@@ -31,6 +31,7 @@ static const char *const A_COS[] = {"value", NULL};
 static const char *const A_PAD[] = {"mode", "pads", "value", NULL};
 static const char *const A_RESIZE[] = {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
                                        "exclude_outside", "extrapolation_value", NULL};
+static const char *const A_SPLIT[] = {"axis", "split", "num_outputs", NULL};
 static const char *const A_IF[] = {"then_branch", "else_branch", NULL};
 
 static const onnx_op_entry table[] = {
@@ -86,6 +87,7 @@ static const onnx_op_entry table[] = {
     {"Pad", onnxi_conv_pad, A_PAD},
     {"Resize", onnxi_conv_resize, A_RESIZE},
     {"Expand", onnxi_conv_expand, A_NONE},
+    {"Split", onnxi_conv_split, A_SPLIT},
     {"If", onnxi_conv_if, A_IF},
 };
 

@@ -47,6 +47,7 @@ ONNX_CONV(constant_of_shape);
 ONNX_CONV(pad);
 ONNX_CONV(resize);
 ONNX_CONV(expand);
+ONNX_CONV(split);
 /* Control */
 ONNX_CONV(if);
 

@@ -22,6 +22,13 @@ static psg_status call1(onnx_imp *im, const char *op, const oval *x, onnx_ab *b,
 }
 
 /* x[..., begin:end, ...] along `axis`, optionally with that axis squeezed. */
+/* The bytes of a (batch, H) state of `dtype`; INT64_MAX on overflow. */
+static int64_t zero_bytes(int dtype, const int64_t *hshape) {
+  int64_t b = (int64_t)psg_dtype_size(dtype);
+  if (__builtin_mul_overflow(b, hshape[0], &b) || __builtin_mul_overflow(b, hshape[1], &b)) return INT64_MAX;
+  return b;
+}
+
 static psg_status slice(onnx_imp *im, const oval *x, int64_t axis, int64_t begin, int64_t end, bool squeeze, oval *out) {
   onnx_ab b;
   int64_t bb[1] = {begin}, ee[1] = {end}, ss[1] = {1}, aa[1] = {axis};
@@ -169,6 +176,16 @@ static psg_status decompose(onnx_imp *im, const oval *const *in, int ndir, bool 
       oval *s0 = j ? &d[k].c : &d[k].h;
       if (in[5 + j]) {
         st = slice(im, in[5 + j], 0, k, k + 1, true, s0);
+      } else if (zero_bytes(onnxi_dtype(X), hshape) > ONNX_MAX_CONSTANT_BYTES) {
+        /* Too large for a constant (ONNX_MAX_CONSTANT_BYTES): a lazy zeros. */
+        onnx_ab z;
+        onnxi_ab_init(&z, im->ctx);
+        onnxi_ab_ints(&z, "shape", hshape, 2);
+        onnxi_ab_dtype(&z, "dtype", onnxi_dtype(X));
+        psg_attrs *a = NULL;
+        st = onnxi_ab_finish(&z, &a);
+        if (!st) st = onnxi_call(im, "zeros", NULL, 0, a, s0);
+        psg_attrs_release(a);
       } else {
         psg_tensor *z = NULL;
         st = psg_tensor_create(im->ctx, onnxi_dtype(X), hshape, 2, NULL, &z);

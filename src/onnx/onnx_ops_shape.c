@@ -1,7 +1,7 @@
 /* Passage ONNX frontend — shape and data-movement converters: Reshape,
  * Flatten, Transpose, Squeeze/Unsqueeze (attribute and input forms), Concat,
  * Slice (attribute and input forms), Gather, Shape (a constant when static),
- * Constant, ConstantOfShape, Pad, Resize. */
+ * Constant, ConstantOfShape, Pad, Resize, Expand, Split. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,6 +274,21 @@ ONNX_CONV(gather) {
   int64_t axis = onnxi_attr_int(n, "axis", 0);
   if (axis < -r || axis >= r) return onnxi_fail(im, PSG_ERR_TYPE, "axis %lld is out of range for rank %d", (long long)axis, r);
   if (axis < 0) axis += r;
+  /* ONNX allows indices in [-d, d): "wrap" maps the negative ones once. A
+   * constant index outside that range is an error, not wrapped further. */
+  int64_t d = onnxi_dim(ins[0], (int)axis);
+  if (d >= 0 && psg_expr_kind(ins[1]->e) == PSG_EXPR_CONSTANT) {
+    const psg_tensor *t = psg_constant_get_tensor(ins[1]->e);
+    int dt = psg_tensor_dtype(t);
+    const void *data = psg_tensor_data(t);
+    int64_t cnt = psg_tensor_numel(t);
+    for (int64_t i = 0; i < cnt && (dt == PSG_DTYPE_INT64 || dt == PSG_DTYPE_INT32); i++) {
+      int64_t x = dt == PSG_DTYPE_INT64 ? ((const int64_t *)data)[i] : ((const int32_t *)data)[i];
+      if (x < -d || x >= d)
+        return onnxi_fail(im, PSG_ERR_TYPE, "index %lld is out of range for axis %lld of size %lld", (long long)x,
+                          (long long)axis, (long long)d);
+    }
+  }
   onnx_ab b;
   onnxi_ab_init(&b, im->ctx);
   onnxi_ab_int(&b, "axis", axis);
@@ -359,11 +374,28 @@ ONNX_CONV(constant_of_shape) {
     float zero = 0;
     st = psg_tensor_create(im->ctx, PSG_DTYPE_FLOAT32, NULL, 0, &zero, &v);
   }
-  /* The result is a constant: build it here (it is usually a shape helper). */
+  /* The result is a constant: build it here (it is usually a shape helper),
+   * unless it would be larger than ONNX_MAX_CONSTANT_BYTES or have a dim
+   * over ONNX_MAX_INIT_DIM: then it stays lazy, the value broadcast to the
+   * shape (exported back as Expand). */
   psg_tensor *t = NULL;
-  if (!st) {
-    for (int i = 0; i < k && !st; i++)
-      if (shape[i] < 0) st = onnxi_fail(im, PSG_ERR_TYPE, "negative dimension %lld", (long long)shape[i]);
+  int64_t bytes = st ? 0 : (int64_t)psg_dtype_size(psg_tensor_dtype(v));
+  for (int i = 0; i < k && !st; i++) {
+    if (shape[i] < 0) st = onnxi_fail(im, PSG_ERR_TYPE, "negative dimension %lld", (long long)shape[i]);
+    else if (shape[i] > ONNX_MAX_INIT_DIM || (bytes >= 0 && __builtin_mul_overflow(bytes, shape[i], &bytes))) bytes = -1;
+  }
+  if (!st && (bytes < 0 || bytes > ONNX_MAX_CONSTANT_BYTES)) {
+    oval fill = {0};
+    st = onnxi_const_val(im, v, &fill);
+    if (!st) {
+      onnx_ab b;
+      onnxi_ab_init(&b, im->ctx);
+      onnxi_ab_ints(&b, "shape", shape, k);
+      st = finish_call(im, "broadcast_to", &fill, 1, &b, &outs[0]);
+    }
+    onnxi_val_release(&fill);
+    psg_tensor_release(v);
+    return st;
   }
   if (!st) st = psg_tensor_create(im->ctx, psg_tensor_dtype(v), shape, k, NULL, &t);
   if (!st) {
@@ -465,7 +497,15 @@ ONNX_CONV(resize) {
     for (int i = 0; !st && i < 4; i++) {
       int64_t d = onnxi_dim(ins[0], i);
       if (d < 0) st = onnxi_fail(im, PSG_ERR_UNSUPPORTED, "Resize by scales needs static dims");
-      else size[i] = (int64_t)floor((double)d * ((const float *)psg_tensor_data(t))[i]);
+      else {
+        /* A scale that is NaN, negative or huge has no integer size (and
+         * converting it would be undefined). */
+        double sz = floor((double)d * ((const float *)psg_tensor_data(t))[i]);
+        if (!(sz >= 0 && sz < 9223372036854775808.0))
+          st = onnxi_fail(im, PSG_ERR_TYPE, "scale %g of dim %d gives no valid size",
+                          (double)((const float *)psg_tensor_data(t))[i], i);
+        else size[i] = (int64_t)sz;
+      }
     }
     psg_tensor_release(t);
     if (st) return st;
@@ -510,4 +550,97 @@ ONNX_CONV(expand) {
   onnxi_ab_init(&b, im->ctx);
   onnxi_ab_ints(&b, "shape", out, nr);
   return finish_call(im, "broadcast_to", ins[0], 1, &b, &outs[0]);
+}
+
+/* Split: the part sizes come from the `split` input (opset 13+) or
+ * attribute, else the axis is cut into as many equal parts as the node has
+ * outputs (opset 18: the last part may be smaller). The result is Relay's
+ * split at the cumulative points, one tuple field per output. */
+ONNX_CONV(split) {
+  psg_status st = onnxi_need(im, ins, nin, 0);
+  if (st) return st;
+  int r = onnxi_rank(ins[0]);
+  int64_t axis = onnxi_attr_int(n, "axis", 0);
+  if (axis < -r || axis >= r) return onnxi_fail(im, PSG_ERR_TYPE, "axis %lld is out of range for rank %d", (long long)axis, r);
+  if (axis < 0) axis += r;
+  int64_t d = onnxi_dim(ins[0], (int)axis);
+  size_t nout = n->n_output;
+  if (nout == 0) return onnxi_fail(im, PSG_ERR_PARSE, "Split has no outputs");
+  if (nout > 65535) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "Split into %zu outputs (at most 65535)", nout);
+  if (d < 0) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "Split needs a static size of axis %lld", (long long)axis);
+  int64_t *sizes = psgi_alloc(im->ctx, psgi_mul_size(nout, sizeof *sizes));
+  if (!sizes) return PSG_ERR_NOMEM;
+  int k = -1;
+  const Onnx__AttributeProto *num = onnxi_attr(n, "num_outputs");
+  if (im->opset >= 13 && nin > 1 && ins[1]) {
+    st = onnxi_const_ints(im, ins[1], "the split input", sizes, (int)nout, &k);
+  } else if (onnxi_attr(n, "split")) {
+    k = onnxi_attr_ints(n, "split", sizes, (int)nout); /* nout + 1 when longer */
+  }
+  if (!st && k >= 0) {
+    /* Explicit sizes: one per output, non-negative, adding up to the axis. */
+    int64_t sum = 0;
+    if ((size_t)k != nout)
+      st = onnxi_fail(im, PSG_ERR_TYPE, "split gives %s%d sizes for %zu outputs", (size_t)k > nout ? "more than " : "",
+                      (size_t)k > nout ? (int)nout : k, nout);
+    for (size_t i = 0; !st && i < nout; i++) {
+      if (sizes[i] < 0 || sizes[i] > d - sum)
+        st = onnxi_fail(im, PSG_ERR_TYPE, "split sizes do not add up to the size %lld of axis %lld", (long long)d,
+                        (long long)axis);
+      else sum += sizes[i];
+    }
+    if (!st && sum != d)
+      st = onnxi_fail(im, PSG_ERR_TYPE, "split sizes add up to %lld, not to the size %lld of axis %lld", (long long)sum,
+                      (long long)d, (long long)axis);
+  } else if (!st) {
+    if (num && num->i != (int64_t)nout)
+      st = onnxi_fail(im, PSG_ERR_TYPE, "num_outputs is %lld but the node has %zu outputs", (long long)num->i, nout);
+    else if ((int64_t)nout > d)
+      st = onnxi_fail(im, PSG_ERR_TYPE, "cannot split axis %lld of size %lld into %zu non-empty parts", (long long)axis,
+                      (long long)d, nout);
+    else if (im->opset < 18 && d % (int64_t)nout)
+      st = onnxi_fail(im, PSG_ERR_TYPE, "cannot split axis %lld of size %lld into %zu equal parts", (long long)axis,
+                      (long long)d, nout);
+    int64_t part = (d + (int64_t)nout - 1) / (int64_t)nout; /* opset 18: ceil, the last takes the rest */
+    for (size_t i = 0; !st && i < nout; i++) {
+      int64_t left = d - part * (int64_t)i;
+      sizes[i] = left < part ? (left < 0 ? 0 : left) : part;
+    }
+  }
+  /* Relay's split wants strictly ascending points: with an empty part, each
+   * output is a strided_slice of its own. */
+  bool empty = false;
+  for (size_t i = 0; !st && i < nout; i++) empty |= sizes[i] == 0;
+  for (size_t i = 0, at = 0; !st && empty && i < nout; at += (size_t)sizes[i], i++) {
+    int64_t b0[1] = {(int64_t)at}, e0[1] = {(int64_t)at + sizes[i]}, s0[1] = {1}, a0[1] = {axis};
+    onnx_ab b;
+    onnxi_ab_init(&b, im->ctx);
+    onnxi_ab_ints(&b, "begin", b0, 1);
+    onnxi_ab_ints(&b, "end", e0, 1);
+    onnxi_ab_ints(&b, "strides", s0, 1);
+    onnxi_ab_ints(&b, "axes", a0, 1);
+    st = finish_call(im, "strided_slice", ins[0], 1, &b, &outs[i]);
+  }
+  if (empty) {
+    psgi_free(im->ctx, sizes);
+    return st;
+  }
+  /* The cumulative points (sizes overwritten in place), one fewer than parts. */
+  int64_t at = 0;
+  for (size_t i = 0; !st && i + 1 < nout; i++) {
+    at += sizes[i];
+    sizes[i] = at;
+  }
+  oval tup = {0};
+  if (!st) {
+    onnx_ab b;
+    onnxi_ab_init(&b, im->ctx);
+    onnxi_ab_ints(&b, "indices_or_sections", sizes, (int)nout - 1);
+    onnxi_ab_int(&b, "axis", axis);
+    st = finish_call(im, "split", ins[0], 1, &b, &tup);
+  }
+  for (size_t i = 0; !st && i < nout; i++) st = onnxi_get_item(im, &tup, (int)i, &outs[i]);
+  onnxi_val_release(&tup);
+  psgi_free(im->ctx, sizes);
+  return st;
 }

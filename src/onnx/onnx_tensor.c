@@ -51,11 +51,11 @@ psg_status onnxi_tensor_from_proto(onnx_imp *im, const Onnx__TensorProto *tp, co
   uint64_t numel = 1;
   int nd = (int)tp->n_dims;
   for (int i = 0; i < nd; i++) {
-    if (tp->dims[i] < 0 || tp->dims[i] > (int64_t)1 << 40)
+    if (tp->dims[i] < 0 || tp->dims[i] > ONNX_MAX_INIT_DIM)
       return onnxi_fail(im, PSG_ERR_PARSE, "%s has invalid dimension %lld", what, (long long)tp->dims[i]);
     shape[i] = tp->dims[i];
     numel *= (uint64_t)tp->dims[i];
-    if (numel > (uint64_t)1 << 40) return onnxi_fail(im, PSG_ERR_PARSE, "%s is too large", what);
+    if (numel > (uint64_t)ONNX_MAX_INIT_DIM) return onnxi_fail(im, PSG_ERR_PARSE, "%s is too large", what);
   }
   int32_t ot = tp->has_data_type ? tp->data_type : 0;
   int dtype = onnxi_dtype_from_onnx(ot);

@@ -104,3 +104,18 @@ int onnxi_dtype(const oval *v) {
 bool onnxi_is_static(const oval *v) {
   return v->t && psg_type_kind(v->t) == PSG_TYPE_TENSOR && psg_type_is_static(v->t);
 }
+
+int64_t onnxi_type_bytes(const psg_type *t) {
+  if (!t || psg_type_kind(t) != PSG_TYPE_TENSOR || !psg_type_is_static(t)) return -1;
+  int64_t bytes = (int64_t)psg_dtype_size(psg_type_dtype(t));
+  for (int i = 0; i < psg_type_ndim(t); i++)
+    if (__builtin_mul_overflow(bytes, psg_type_dim(t, i), &bytes)) return INT64_MAX;
+  return bytes;
+}
+
+bool onnxi_error_since(const psg_ctx *ctx, size_t first) {
+  if (psg_ctx_diag_count(ctx) < first) return true; /* cleared meanwhile: cannot tell, assume said */
+  for (size_t i = psg_ctx_diag_count(ctx); i-- > first;)
+    if (psg_diag_severity(psg_ctx_get_diag(ctx, i)) == PSG_SEVERITY_ERROR) return true;
+  return false;
+}

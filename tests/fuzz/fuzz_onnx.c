@@ -1,13 +1,14 @@
 /* libFuzzer target for the ONNX importer (issue 6, STYLE rule 13): any bytes
  * must import or fail with a diagnostic, never crash or leak; a model that
- * imports must export, and the export must import again. Seeds are small
- * models of Debian's libonnx-testdata, copied in by the ctest (cmake/onnx.cmake). */
+ * imports must export, and the export must import again. Seeds are the node
+ * models of Debian's libonnx-testdata, the real models up to 2 MiB and
+ * tests/bad/onnx, copied in by the ctest (cmake/onnx.cmake). */
 #include <stdio.h>
 #include <stdlib.h>
 #include "passage/passage.h"
 #include "passage/onnx.h"
 
-enum { MAX_INPUT = 1 << 16 };
+enum { MAX_INPUT = 2 << 20 }; /* 2 MiB: the smaller real models are seeds too */
 
 static void fail(const char *what) {
   fprintf(stderr, "fuzz_onnx: %s\n", what);

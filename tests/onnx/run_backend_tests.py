@@ -23,6 +23,7 @@ SUPPORTED = {
     "Cast", "ReduceMean", "ReduceMax", "Softmax", "Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",
     "MaxPool", "AveragePool", "GlobalAveragePool", "LSTM", "Reshape", "Flatten", "Transpose", "Squeeze",
     "Unsqueeze", "Concat", "Expand", "Slice", "Gather", "Shape", "Constant", "ConstantOfShape", "Pad", "Resize", "If",
+    "Split",
 }
 SETS = ["node", "pytorch-converted", "pytorch-operator", "simple"]
 ROOT = "/usr/share/libonnx-testdata/data"
