@@ -279,11 +279,11 @@ psg_status onnxi_const_tensor(onnx_imp *im, const oval *v, const char *what, psg
                       what);
   /* Folding materializes every intermediate: refuse a subgraph with one
    * larger than a constant may be. */
-  if (largest > ONNX_MAX_CONSTANT_BYTES)
+  if (largest > im->max_constant_bytes)
     return onnxi_fail(im, PSG_ERR_UNSUPPORTED,
                       "cannot compute %s at import time: it needs a tensor of %lld bytes (more than the %lld-byte "
                       "limit of one constant)",
-                      what, (long long)largest, (long long)ONNX_MAX_CONSTANT_BYTES);
+                      what, (long long)largest, (long long)im->max_constant_bytes);
   psg_ctx *ctx = im->ctx;
   psg_expr *fn = NULL, *gv = NULL;
   psg_module *m0 = NULL, *m1 = NULL;

@@ -498,6 +498,8 @@ psg_status psg_onnx_import(psg_ctx *ctx, const void *bytes, size_t len, const ch
   im.ctx = ctx;
   im.filename = filename ? filename : "<onnx>";
   im.opts = opts;
+  psg_pass_context *pc = psg_pass_context_current(ctx);
+  im.max_constant_bytes = pc ? psg_pass_context_config_int(pc, "passage.max_constant_bytes") : (int64_t)256 << 20;
   size_t ndiag = psg_ctx_diag_count(ctx);
   if (len == 0) return onnxi_fail(&im, PSG_ERR_PARSE, "empty file: not an ONNX model");
   psg_status st = onnxi_holder_create(ctx, &im.hold);

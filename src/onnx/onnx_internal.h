@@ -39,13 +39,6 @@ void onnxi_holder_release(void *holder);
  * nesting of subgraphs (If branches are converted by nested calls). */
 enum { ONNX_MAX_OUTS = 8, ONNX_MAX_SUBGRAPH_DEPTH = 64 };
 
-/* The most bytes one constant the importer makes may take (ConstantOfShape's
- * result, a subgraph folded at import): larger ones stay lazy calls or are a
- * located error, so a tiny model cannot make the import allocate gigabytes.
- * 256 MiB, the default of the PassContext option passage.max_constant_bytes
- * that FoldConstant reads; the importer runs outside any PassContext, so it
- * keeps its own copy of the default. */
-#define ONNX_MAX_CONSTANT_BYTES ((int64_t)256 << 20)
 /* The largest dimension (and element count) an initializer may have: a
  * ConstantOfShape result beyond it stays lazy too, so that its export (an
  * initializer) imports again. */
@@ -81,6 +74,12 @@ typedef struct onnx_imp {
   const Onnx__NodeProto *span_node; /* the node whose name span_name holds, */
   const char *span_name;            /* interned (spans pass it on without a lookup) */
   int errors;
+  /* The most bytes one constant the importer makes may take (ConstantOfShape's
+   * result, LSTM's zero states, a subgraph folded at import): larger ones stay
+   * lazy calls or are a located error, so a tiny model cannot make the import
+   * allocate gigabytes. The current PassContext's passage.max_constant_bytes
+   * (256 MiB by default), the limit FoldConstant keeps too. */
+  int64_t max_constant_bytes;
 } onnx_imp;
 
 /* The converters' signature: `ins[i]` is NULL for an absent optional input;

@@ -176,8 +176,8 @@ static psg_status decompose(onnx_imp *im, const oval *const *in, int ndir, bool 
       oval *s0 = j ? &d[k].c : &d[k].h;
       if (in[5 + j]) {
         st = slice(im, in[5 + j], 0, k, k + 1, true, s0);
-      } else if (zero_bytes(onnxi_dtype(X), hshape) > ONNX_MAX_CONSTANT_BYTES) {
-        /* Too large for a constant (ONNX_MAX_CONSTANT_BYTES): a lazy zeros. */
+      } else if (zero_bytes(onnxi_dtype(X), hshape) > im->max_constant_bytes) {
+        /* Too large for a constant (passage.max_constant_bytes): a lazy zeros. */
         onnx_ab z;
         onnxi_ab_init(&z, im->ctx);
         onnxi_ab_ints(&z, "shape", hshape, 2);

@@ -375,7 +375,7 @@ ONNX_CONV(constant_of_shape) {
     st = psg_tensor_create(im->ctx, PSG_DTYPE_FLOAT32, NULL, 0, &zero, &v);
   }
   /* The result is a constant: build it here (it is usually a shape helper),
-   * unless it would be larger than ONNX_MAX_CONSTANT_BYTES or have a dim
+   * unless it would be larger than the max_constant_bytes limit or have a dim
    * over ONNX_MAX_INIT_DIM: then it stays lazy, the value broadcast to the
    * shape (exported back as Expand). */
   psg_tensor *t = NULL;
@@ -384,7 +384,7 @@ ONNX_CONV(constant_of_shape) {
     if (shape[i] < 0) st = onnxi_fail(im, PSG_ERR_TYPE, "negative dimension %lld", (long long)shape[i]);
     else if (shape[i] > ONNX_MAX_INIT_DIM || (bytes >= 0 && __builtin_mul_overflow(bytes, shape[i], &bytes))) bytes = -1;
   }
-  if (!st && (bytes < 0 || bytes > ONNX_MAX_CONSTANT_BYTES)) {
+  if (!st && (bytes < 0 || bytes > im->max_constant_bytes)) {
     oval fill = {0};
     st = onnxi_const_val(im, v, &fill);
     if (!st) {

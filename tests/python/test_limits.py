@@ -29,4 +29,4 @@ def test_limits_are_listed_with_their_readers():
     configs = PassContext.list_configs()
     assert configs["relay.interp.max_call_depth"]["read_by"] == "the interpreter (psg_eval)"
     assert configs["passage.interp.max_bytes"]["read_by"] == "the interpreter (psg_eval)"
-    assert configs["passage.max_constant_bytes"]["read_by"] == "FoldConstant"
+    assert configs["passage.max_constant_bytes"]["read_by"] == "FoldConstant, the ONNX importer"

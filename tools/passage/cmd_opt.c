@@ -298,10 +298,14 @@ int cmd_opt(int argc, char **argv) {
   }
   if (!st) st = add_instruments(ctx, &a, pc, &timing);
   cli_load_opts lo = {a.input_shapes, a.num_input_shapes, NULL};
-  if (!st) st = cli_load_module(ctx, a.in, &lo, &in);
+  /* Entered before loading: the context's limits (--config) bound the ONNX
+   * import too. */
+  bool entered = false;
   if (!st) st = psg_pass_context_enter(pc);
-  if (!st) {
-    st = psg_pass_run(pipeline, in, pc, &out);
+  entered = !st;
+  if (!st) st = cli_load_module(ctx, a.in, &lo, &in);
+  if (!st) st = psg_pass_run(pipeline, in, pc, &out);
+  if (entered) {
     psg_status ex = psg_pass_context_exit(pc);
     if (!st) st = ex;
   }
