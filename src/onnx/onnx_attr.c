@@ -14,6 +14,14 @@ int64_t onnxi_attr_int(const Onnx__NodeProto *n, const char *name, int64_t dflt)
   return a && a->has_i ? a->i : dflt;
 }
 
+psg_status onnxi_axis_attr(onnx_imp *im, const Onnx__NodeProto *n, int r, int64_t *axis) {
+  *axis = onnxi_attr_int(n, "axis", 0);
+  if (*axis < -r || *axis >= r)
+    return onnxi_fail(im, PSG_ERR_TYPE, "axis %lld is out of range for rank %d", (long long)*axis, r);
+  if (*axis < 0) *axis += r;
+  return PSG_OK;
+}
+
 float onnxi_attr_float(const Onnx__NodeProto *n, const char *name, float dflt) {
   const Onnx__AttributeProto *a = onnxi_attr(n, name);
   return a && a->has_f ? a->f : dflt;

@@ -128,6 +128,9 @@ psg_status onnxi_const_val(onnx_imp *im, psg_tensor *t, oval *out); /* retains t
 const Onnx__AttributeProto *onnxi_attr(const Onnx__NodeProto *n, const char *name);
 int64_t onnxi_attr_int(const Onnx__NodeProto *n, const char *name, int64_t dflt);
 float onnxi_attr_float(const Onnx__NodeProto *n, const char *name, float dflt);
+/* The node's "axis" attribute (default 0) for an input of rank r, in
+ * [-r, r) and made non-negative; a located error otherwise (onnx_attr.c). */
+psg_status onnxi_axis_attr(onnx_imp *im, const Onnx__NodeProto *n, int r, int64_t *axis);
 /* String attribute as a NUL-terminated copy in `buf` (truncated to cap). */
 const char *onnxi_attr_str(const Onnx__NodeProto *n, const char *name, const char *dflt, char *buf, size_t cap);
 /* Ints attribute: count (-1 when absent); copies up to cap items. */

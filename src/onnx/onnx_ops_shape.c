@@ -160,10 +160,10 @@ ONNX_CONV(concat) {
     psg_status st = onnxi_need(im, ins, nin, i);
     if (st) return st;
   }
-  int64_t axis = onnxi_attr_int(n, "axis", 0);
   int r = onnxi_rank(ins[0]);
-  if (axis < -r || axis >= r) return onnxi_fail(im, PSG_ERR_TYPE, "axis %lld is out of range for rank %d", (long long)axis, r);
-  if (axis < 0) axis += r;
+  int64_t axis;
+  psg_status st = onnxi_axis_attr(im, n, r, &axis);
+  if (st) return st;
   oval *args = psgi_alloc(im->ctx, psgi_mul_size(nin, sizeof *args));
   if (!args) return PSG_ERR_NOMEM;
   for (size_t i = 0; i < nin; i++) args[i] = *ins[i];
@@ -171,7 +171,7 @@ ONNX_CONV(concat) {
   onnxi_ab_init(&b, im->ctx);
   onnxi_ab_int(&b, "axis", axis);
   psg_attrs *a = NULL;
-  psg_status st = onnxi_ab_finish(&b, &a);
+  st = onnxi_ab_finish(&b, &a);
   if (!st) st = onnxi_call_tuple(im, "concatenate", args, nin, a, &outs[0]);
   psg_attrs_release(a);
   psgi_free(im->ctx, args);
@@ -271,9 +271,8 @@ ONNX_CONV(gather) {
   if (!st) st = onnxi_need(im, ins, nin, 1);
   if (st) return st;
   int r = onnxi_rank(ins[0]);
-  int64_t axis = onnxi_attr_int(n, "axis", 0);
-  if (axis < -r || axis >= r) return onnxi_fail(im, PSG_ERR_TYPE, "axis %lld is out of range for rank %d", (long long)axis, r);
-  if (axis < 0) axis += r;
+  int64_t axis;
+  if ((st = onnxi_axis_attr(im, n, r, &axis)) != PSG_OK) return st;
   /* ONNX allows indices in [-d, d): "wrap" maps the negative ones once. A
    * constant index outside that range is an error, not wrapped further. */
   int64_t d = onnxi_dim(ins[0], (int)axis);
@@ -560,9 +559,8 @@ ONNX_CONV(split) {
   psg_status st = onnxi_need(im, ins, nin, 0);
   if (st) return st;
   int r = onnxi_rank(ins[0]);
-  int64_t axis = onnxi_attr_int(n, "axis", 0);
-  if (axis < -r || axis >= r) return onnxi_fail(im, PSG_ERR_TYPE, "axis %lld is out of range for rank %d", (long long)axis, r);
-  if (axis < 0) axis += r;
+  int64_t axis;
+  if ((st = onnxi_axis_attr(im, n, r, &axis)) != PSG_OK) return st;
   int64_t d = onnxi_dim(ins[0], (int)axis);
   size_t nout = n->n_output;
   if (nout == 0) return onnxi_fail(im, PSG_ERR_PARSE, "Split has no outputs");
