@@ -50,7 +50,8 @@ static const builtin_option builtins[] = {
     {"passage.interp.max_bytes", PSG_CONFIG_INT, (int64_t)4 << 30, NULL, 0,
      "total bytes of tensors the operators of one evaluation may produce", "the interpreter (psg_eval)"},
     {"passage.max_constant_bytes", PSG_CONFIG_INT, (int64_t)256 << 20, NULL, 0,
-     "largest constant folding or the ONNX importer may materialize (a larger result stays a call: a warning from FoldConstant, a lazy call or a located error at import)",
+     "largest constant folding or the ONNX importer may materialize (a larger result stays a call: "
+     "a warning from FoldConstant, a lazy call or a located error at import)",
      "FoldConstant, the ONNX importer"},
     {"relay.fallback_device_type", PSG_CONFIG_INT, 1, NULL, 0, "device type for unannotated expressions", NULL},
     {"relay.backend.use_auto_scheduler", PSG_CONFIG_BOOL, 0, NULL, 0, "use the auto-scheduler's layout rewrite",
