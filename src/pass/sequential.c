@@ -25,14 +25,22 @@ psg_status psgi_resolve_required(psg_ctx *ctx, const psg_pass_info *info, psgi_p
     size_t before = psg_ctx_diag_count(ctx);
     psg_status st = psg_pipeline_parse(ctx, spec, &out->passes[i]);
     if (st) {
-      /* The registry's "cannot use X to create the pass: why", said again
-       * naming the pass that requires X. */
-      const psg_diag *d = psg_ctx_diag_count(ctx) > before ? psg_ctx_get_last_error(ctx) : NULL;
+      /* The registry's "cannot use X to create the pass: why" names the
+       * pass that requires X too (one diagnostic, not a second). */
+      size_t n = psg_ctx_diag_count(ctx);
+      const psg_diag *d = n > before ? psg_ctx_get_diag(ctx, n - 1) : NULL;
       const char *why = d ? strstr(psg_diag_message(d), "create the pass") : NULL;
       why = why ? why + strlen("create the pass") : d ? psg_diag_message(d) : psg_status_str(st);
-      psgi_diag_add(ctx, PSG_SEVERITY_ERROR, st, NULL, 0, 0, NULL, 0, NULL,
-                    "cannot use %s to create the pass required by '%s'%s%s", spec, info->name,
-                    *why == ':' ? "" : ": ", why);
+      char *why_copy = psgi_strdup(ctx, why);
+      const char *sep = why_copy && *why_copy == ':' ? "" : ": ";
+      if (d && why_copy)
+        psgi_diag_reword(ctx, n - 1, "cannot use %s to create the pass required by '%s'%s%s", spec, info->name, sep,
+                         why_copy);
+      else
+        psgi_diag_add(ctx, PSG_SEVERITY_ERROR, st, NULL, 0, 0, NULL, 0, NULL,
+                      "cannot use %s to create the pass required by '%s'%s%s", spec, info->name, sep,
+                      why_copy ? why_copy : psg_status_str(st));
+      psgi_free(ctx, why_copy);
       psgi_pass_list_free(ctx, out);
       return st;
     }

@@ -253,6 +253,37 @@ void psgi_diag_locate_since(psg_ctx *ctx, size_t from, const char *file, int lin
   pthread_mutex_unlock(&ctx->lock);
 }
 
+/* Replaces the message of diagnostic `i` and drops its location (it pointed
+ * into text the caller made, e.g. a `required` spec): a caller that knows
+ * more context says it in the one diagnostic instead of adding a second, and
+ * psgi_diag_locate_since may then place it. On OOM it stays as it was. */
+void psgi_diag_reword(psg_ctx *ctx, size_t i, const char *fmt, ...) {
+  psgi_buf mb;
+  psgi_buf_init(&mb, ctx);
+  va_list ap;
+  va_start(ap, fmt);
+  psgi_buf_vprintf(&mb, fmt, ap);
+  va_end(ap);
+  pthread_mutex_lock(&ctx->lock);
+  psg_diag *d = ctx->diags && i < ctx->diags->items.len ? ctx->diags->items.data[i] : NULL;
+  if (d && !mb.failed && mb.data) {
+    psg_diag old = *d;
+    d->message = mb.data;
+    d->file = NULL;
+    d->line = d->col = 0;
+    if (render(ctx, d, NULL, 0)) {
+      psgi_free(ctx, old.message);
+      psgi_free(ctx, old.file);
+      psgi_free(ctx, old.rendered);
+      mb.data = NULL;
+    } else {
+      *d = old;
+    }
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  psgi_buf_fini(&mb);
+}
+
 /* Called by context destruction (lock not needed: no other user remains). */
 void psgi_diag_list_free(psg_ctx *ctx) {
   if (!ctx->diags) return;

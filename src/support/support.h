@@ -155,6 +155,8 @@ psg_status psgi_diag_vadd(psg_ctx *ctx, int severity, psg_status code, const cha
                           int line, int col, const char *source_line, size_t source_len,
                           const char *pass, const char *fmt, va_list ap);
 /* Appends a note line to the newest diagnostic (e.g. "in pass 'FoldConstant'"). */
+/* Replaces the message of diagnostic `i`, dropping its location (diag.c). */
+void psgi_diag_reword(psg_ctx *ctx, size_t i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Gives the unlocated errors recorded since diagnostic `from` this location
  * (diag.c). */
 void psgi_diag_locate_since(psg_ctx *ctx, size_t from, const char *file, int line, int col,
