@@ -17,7 +17,7 @@ ASAN    = $(BUILD)/asan
 TSAN    = $(BUILD)/tsan
 EXAMPLE = examples/models/small_cnn.relay
 
-.PHONY: all deps models build build-asan build-tsan python-path run test test-release test-asan test-tsan bench clean
+.PHONY: all deps models build build-asan build-tsan python-path run test test-release test-asan test-tsan fuzz bench clean
 
 all: build
 
@@ -63,8 +63,11 @@ run: build python-path
 	/usr/bin/python3 -c "import onnx, sys; m = onnx.load(sys.argv[1]); onnx.checker.check_model(m); \
 	  print(sys.argv[1] + ': valid ONNX,', len(m.graph.node), 'nodes')" $(BUILD)/small_cnn.opt.onnx
 
+# A failing fuzz run's one-line summary (and its input, base64) is repeated
+# last, where a truncated CI log still shows it.
 test-release: build
-	cd $(RELEASE) && ctest -j $(JOBS) --output-on-failure
+	cd $(RELEASE) && { ctest -j $(JOBS) --output-on-failure || \
+	  { grep -h -A4 '^FUZZ FAILURE' Testing/Temporary/LastTest.log; exit 1; }; }
 
 test-asan: build-asan
 	cd $(ASAN) && ctest -j $(JOBS) --output-on-failure
@@ -73,6 +76,11 @@ test-tsan: build-tsan
 	cd $(TSAN) && ctest -j $(JOBS) --output-on-failure
 
 test: models python-path test-release test-asan test-tsan
+
+# Long fuzzing with random seeds: FUZZ_MINUTES per target, a table at the end.
+FUZZ_MINUTES ?= 30
+fuzz: build
+	tools/fuzz-all.sh $(RELEASE) $(FUZZ_MINUTES) $(FUZZ_TARGETS)
 
 bench: build
 	bench/run_all.sh $(RELEASE)

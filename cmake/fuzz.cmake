@@ -1,7 +1,9 @@
 # libFuzzer targets (tests/fuzz/, STYLE rule 15.5). The main build may use gcc,
 # which has no libFuzzer, so each target is compiled here with clang-14 over
 # the library sources (PASSAGE_SOURCES) in one custom command, and run by a
-# ctest `fuzz.NAME` for PASSAGE_FUZZ_SECONDS over a scratch copy of its corpus.
+# ctest `fuzz.NAME` for PASSAGE_FUZZ_SECONDS with the fixed PASSAGE_FUZZ_SEED
+# over a scratch copy of its corpus (tools/fuzz-run.sh; `make fuzz` runs the
+# same targets for longer with random seeds).
 
 # The old in-tree block builds the same targets when the whole build is clang.
 # The fuzzers carry their own ASan+UBSan, so the sanitizer configuration of
@@ -35,9 +37,8 @@ function(passage_add_clang_fuzzer name src corpus)
   add_custom_target(passage_fuzz_${name} ALL DEPENDS ${exe})
   # -w above: warnings are the gcc build's job (-Werror there); clang's
   # extra ones must not break a test-only build.
-  add_test(NAME fuzz.${name} COMMAND sh -c
-    "d=$(mktemp -d) && cp -r \"$1\"/. \"$d\"/ && \"$0\" -max_total_time=$2 -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \"$d\"; s=$?; rm -rf \"$d\"; exit $s"
-    ${exe} ${corpus} ${PASSAGE_FUZZ_SECONDS})
+  add_test(NAME fuzz.${name} COMMAND ${PROJECT_SOURCE_DIR}/tools/fuzz-run.sh
+    ${exe} ${PASSAGE_FUZZ_SECONDS} ${PASSAGE_FUZZ_SEED} ${PROJECT_BINARY_DIR}/fuzz/artifacts ${corpus})
   set_tests_properties(fuzz.${name} PROPERTIES TIMEOUT 900
     ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1")
 endfunction()

@@ -114,13 +114,11 @@ if(PASSAGE_TESTS AND NOT PASSAGE_FUZZ AND NOT PASSAGE_SANITIZE AND PASSAGE_ONNX_
     COMMENT "Building libFuzzer target fuzz_onnx with clang-14"
     VERBATIM)
   add_custom_target(passage_fuzz_onnx ALL DEPENDS ${exe})
-  # Seeds, gathered when the test runs (nothing is committed): every node
-  # model of libonnx-testdata, the real models when tests/models/cache holds
-  # them (those up to the target's 2 MiB input limit), and the hostile
-  # corpus of tests/bad/onnx.
+  # Seeds, gathered when the test runs (nothing is committed): tools/fuzz-seeds.sh
+  # lists the node models of libonnx-testdata, the real models and tests/bad/onnx.
   add_test(NAME fuzz.onnx COMMAND sh -c
-    "d=$(mktemp -d) && i=0 && for f in /usr/share/libonnx-testdata/data/node/*/model.onnx $(find -L \"$2/tests/models/cache\" -name '*.onnx' -size -2048k -not -path '*/node_modules/*' 2>/dev/null) \"$2\"/tests/bad/onnx/*.onnx; do [ -f \"$f\" ] || continue; i=$((i+1)); cp \"$f\" \"$d/seed$i\"; done && echo \"fuzz.onnx: $i seeds\" && \"$0\" -max_total_time=$1 -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \"$d\"; s=$?; rm -rf \"$d\"; exit $s"
-    ${exe} ${PASSAGE_FUZZ_SECONDS} ${PROJECT_SOURCE_DIR})
+    "exec \"$0\"/tools/fuzz-run.sh \"$1\" \"$2\" \"$3\" \"$4\" $(\"$0\"/tools/fuzz-seeds.sh onnx \"$0\")"
+    ${PROJECT_SOURCE_DIR} ${exe} ${PASSAGE_FUZZ_SECONDS} ${PASSAGE_FUZZ_SEED} ${PROJECT_BINARY_DIR}/fuzz/artifacts)
   set_tests_properties(fuzz.onnx PROPERTIES TIMEOUT 900
     ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1")
 endif()

@@ -328,7 +328,15 @@ static void print_inline(printer *p, const psg_expr *e) {
     put(p, e->nkids == 1 ? ",)" : ")");
     return;
   case PSG_EXPR_TUPLE_GET_ITEM:
-    print_inline(p, e->kids[0]);
+    /* A literal operand is parenthesized: `-5.1` would read back as the
+     * float -5.1, not item 1 of -5 (found by fuzz_parser). */
+    if (e->kids[0]->kind == PSG_EXPR_CONSTANT) {
+      psgi_buf_putc(p->b, '(');
+      print_inline(p, e->kids[0]);
+      psgi_buf_putc(p->b, ')');
+    } else {
+      print_inline(p, e->kids[0]);
+    }
     psgi_buf_putc(p->b, '.');
     put_i64(p, e->u.index);
     return;
