@@ -16,5 +16,6 @@
 #include "passage/pass.h"
 #include "passage/instrument.h"
 #include "passage/interp.h"
+#include "passage/tir.h"
 
 #endif
