@@ -48,7 +48,12 @@ static const builtin_option builtins[] = {
      "maximum depth of function calls in one evaluation (a deeper call is a located error)",
      "the interpreter (psg_eval)"},
     {"passage.interp.max_bytes", PSG_CONFIG_INT, (int64_t)4 << 30, NULL, 0,
-     "total bytes of tensors the operators of one evaluation may produce", "the interpreter (psg_eval)"},
+     "total bytes of tensors the operators of one evaluation may produce (the TIR interpreter: bytes of "
+     "Allocate memory live at once)",
+     "the interpreter (psg_eval), the TIR interpreter (psg_tir_eval)"},
+    {"passage.interp.max_steps", PSG_CONFIG_INT, (int64_t)1 << 30, NULL, 0,
+     "loop iterations (For and While) one TIR evaluation may run (a While that never ends is a located error)",
+     "the TIR interpreter (psg_tir_eval)"},
     {"passage.max_constant_bytes", PSG_CONFIG_INT, (int64_t)256 << 20, NULL, 0,
      "largest constant folding or the ONNX importer may materialize (a larger result stays a call: "
      "a warning from FoldConstant, a lazy call or a located error at import)",
