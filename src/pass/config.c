@@ -407,6 +407,46 @@ psg_status psg_pass_context_set_config(psg_pass_context *pc, const char *key, ps
   return PSG_OK;
 }
 
+/* `--config KEY=VALUE` as text (the CLI's --config, and C callers with the
+ * same text). VALUE is an option value in the pipeline syntax when it starts
+ * like one (a digit, sign, '.', '"', '[', '{', or is true/false/None), else
+ * the bare word as a string. Every error is located in the assignment as
+ * "--config:1:COL": the key's at column 1, the value's where it goes wrong
+ * (parse errors) or where it starts (type errors). */
+psg_status psg_pass_context_set_config_text(psg_pass_context *pc, const char *assignment) {
+  psg_ctx *ctx = pc->ctx;
+  if (!assignment) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "config assignment is NULL");
+  const char *eq = strchr(assignment, '='), *label = "--config";
+  size_t len = strlen(assignment), before = psg_ctx_diag_count(ctx);
+  if (!eq || eq == assignment) {
+    psg_status s = psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "--config expects KEY=VALUE, got '%s'", assignment);
+    psgi_diag_locate_since(ctx, before, label, 1, eq ? 1 : (int)len + 1, assignment, len);
+    return s;
+  }
+  char *key = psgi_strndup(ctx, assignment, (size_t)(eq - assignment));
+  if (!key) return psgi_nomem(ctx);
+  const char *text = eq + 1;
+  int type = 0, value_col = (int)(text - assignment) + 1;
+  psg_attr *def = NULL, *v = NULL;
+  psg_status s = lookup_option(ctx, key, &type, &def);
+  if (s) {
+    psgi_diag_locate_since(ctx, before, label, 1, 1, assignment, len);
+    psgi_free(ctx, key);
+    return s;
+  }
+  char c = text[0];
+  bool typed = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == '"' || c == '[' || c == '{' ||
+               !strcmp(text, "true") || !strcmp(text, "false") || !strcmp(text, "None");
+  s = typed ? psgi_parse_value_in(ctx, label, assignment, text, &v) : psg_attr_string(ctx, text, strlen(text), &v);
+  if (!s) {
+    s = psg_pass_context_set_config(pc, key, v);
+    if (s) psgi_diag_locate_since(ctx, before, label, 1, value_col, assignment, len);
+  }
+  psg_attr_release(v);
+  psgi_free(ctx, key);
+  return s;
+}
+
 psg_attr *psg_pass_context_get_config(const psg_pass_context *pc, const char *key) {
   return psg_attrs_get(pc->config, key);
 }
