@@ -227,6 +227,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (st) {
     if (out) fail(ctx, "a failed run returned a module", NULL);
     if (!has_error_since(ctx, from)) fail(ctx, "a failed run left no error", lines[0]);
+    if (getenv("FUZZ_PIPELINE_VERBOSE"))
+      fprintf(stderr, "fuzz_pipeline: run of %s failed: %s", lines[0], psg_diag_rendered(psg_ctx_get_last_error(ctx)));
     goto done;
   }
   if (!out) fail(ctx, "a run returned no module", NULL);

@@ -95,6 +95,9 @@ static void test_parse_errors(void) {
   /* Found by fuzz_pipeline: a repeated key was refused without a column. */
   parse_error(ctx, "Fuse{flag=true, flag=false}", 17, "option 'flag' given twice");
   parse_error(ctx, "Fuse{cfg={a=1,a=2}}", 15, "option 'a' given twice");
+  /* A list option's items have the kind of its default's items. */
+  parse_error(ctx, "RemoveUnusedFunctions{entry_functions=[\"main\",2]}", 23,
+              "option 'entry_functions' of pass 'RemoveUnusedFunctions' expects an Array of String, got an Integer item");
   /* Nesting is capped, so hostile input cannot exhaust the stack. */
   char deep[1200] = "";
   for (int i = 0; i < 100; i++) strcat(deep, "sequential(");
