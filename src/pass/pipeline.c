@@ -103,7 +103,8 @@ static psg_status parse_value(pparser *pp, psg_attr **out) {
   char *end;
   errno = 0;
   long long iv = strtoll(at, &end, 10);
-  if (end != at && !errno && *end != '.' && *end != 'e' && *end != 'E') {
+  if (end != at && *end != '.' && *end != 'e' && *end != 'E') {
+    if (errno == ERANGE) return perr(pp, at, "integer %.*s is out of the 64-bit range", (int)(end - at), at);
     pp->p = end;
     return psg_attr_int(pp->ctx, iv, out);
   }

@@ -223,6 +223,9 @@ static void test_config_text(void) {
   config_error(pc, "relay.FuseOps.max_depth=[1,", 28, "expected an option value");
   config_error(pc, "tir.UnrollLoop={auto_max_stp=4}", 16, "does not have field 'auto_max_stp'");
   config_error(pc, "tir.UnrollLoop={auto_max_step=1,auto_max_step=2}", 33, "option 'auto_max_step' given twice");
+  config_error(pc, "relay.FuseOps.max_depth=99999999999999999999", 25, "integer 99999999999999999999 is out of");
+  config_error(pc, "passage.max_constant_bytes=-1", 28, "must be >= 0, not -1");
+  CHECK_OK(psg_pass_context_set_config_text(pc, "passage.max_constant_bytes=0"));
   /* A key longer than any buffer is named whole, not cut short. */
   char key[400];
   memset(key, 'k', 300);
