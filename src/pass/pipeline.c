@@ -3,6 +3,7 @@
  * printed back so that parse(print(p)) is the same pipeline. Nesting is
  * recursive, capped at MAX_NESTING levels. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "pass/pass_internal.h"
@@ -228,11 +229,16 @@ static psg_status parse_spec(pparser *pp, psg_pass **out) {
       size_t snl = read_name(pp);
       ws(pp);
       if (!snl || *pp->p != ',') return perr(pp, pp->p, "expected sequential[NAME,LEVEL]");
+      if (snl >= 256) return perr(pp, sn, "sequential name too long");
       pp->p++;
       ws(pp);
       char *end;
+      errno = 0;
       long lvl = strtol(pp->p, &end, 10);
       if (end == pp->p) return perr(pp, pp->p, "expected an opt level in sequential[NAME,LEVEL]");
+      /* Not cast into range: the text would print back as another level. */
+      if (errno == ERANGE || lvl < INT_MIN || lvl > INT_MAX)
+        return perr(pp, pp->p, "opt level %.*s is out of range", (int)(end - pp->p), pp->p);
       pp->p = end;
       ws(pp);
       if (*pp->p != ']') return perr(pp, pp->p, "expected ']' after the opt level");

@@ -95,6 +95,12 @@ static void test_parse_errors(void) {
   /* Found by fuzz_pipeline: a repeated key was refused without a column. */
   parse_error(ctx, "Fuse{flag=true, flag=false}", 17, "option 'flag' given twice");
   parse_error(ctx, "Fuse{cfg={a=1,a=2}}", 15, "option 'a' given twice");
+  /* Not cast into an int: it would print back as another level. */
+  parse_error(ctx, "sequential[X,4294967297](Fold)", 14, "opt level 4294967297 is out of range");
+  char long_name[400] = "sequential[";
+  memset(long_name + 11, 'n', 300);
+  strcpy(long_name + 311, ",1](Fold)");
+  parse_error(ctx, long_name, 12, "sequential name too long");
   /* A list option's items have the kind of its default's items. */
   parse_error(ctx, "RemoveUnusedFunctions{entry_functions=[\"main\",2]}", 23,
               "option 'entry_functions' of pass 'RemoveUnusedFunctions' expects an Array of String, got an Integer item");
