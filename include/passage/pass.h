@@ -145,6 +145,11 @@ PSG_API const char *psg_pass_context_disabled(const psg_pass_context *pc, size_t
  * completed with the defaults. */
 PSG_API psg_status psg_pass_context_set_config(psg_pass_context *pc, const char *key,
                                                psg_attr *value);
+/* The same from the text of `passage opt --config KEY=VALUE`: VALUE in the
+ * pipeline option syntax (1, -2.5, true, None, "text", [1,2], {field=1}), or
+ * a bare word, which is a string. Errors are located in the assignment as
+ * "--config:1:COL" (the key at column 1, the value where it is wrong). */
+PSG_API psg_status psg_pass_context_set_config_text(psg_pass_context *pc, const char *assignment);
 /* The value set for `key` (borrowed), or NULL when not set. */
 PSG_API psg_attr *psg_pass_context_get_config(const psg_pass_context *pc, const char *key);
 /* Typed reads with the option's registered default when unset. */

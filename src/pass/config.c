@@ -28,6 +28,7 @@ typedef struct builtin_option {
   size_t num_fields;
   const char *help;
   const char *read_by;
+  bool non_negative; /* a count or size: a negative value is refused when set */
 } builtin_option;
 
 /* tir.UnrollLoop's UnrollLoopConfig with TVM's defaults. */
@@ -45,42 +46,45 @@ static const field remove_no_op_fields[] = {
 
 static const builtin_option builtins[] = {
     {"testing.immutable_module", PSG_CONFIG_BOOL, 0, NULL, 0,
-     "fail a pass that changes its input module (checked by structural hash)", "the pass runner (every pass call)"},
+     "fail a pass that changes its input module (checked by structural hash)", "the pass runner (every pass call)",
+     false},
     {"relay.FuseOps.max_depth", PSG_CONFIG_INT, 256, NULL, 0, "maximum number of ops fused into one function",
-     "FuseOps"},
-    {"relay.FuseOps.link_params", PSG_CONFIG_BOOL, 0, NULL, 0, "fuse constants into primitive functions", "FuseOps"},
+     "FuseOps", true},
+    {"relay.FuseOps.link_params", PSG_CONFIG_BOOL, 0, NULL, 0, "fuse constants into primitive functions", "FuseOps",
+     false},
     /* Resource limits (issue 14): what one input may cost. */
     {"relay.interp.max_call_depth", PSG_CONFIG_INT, 1000, NULL, 0,
      "maximum depth of function calls in one evaluation (a deeper call is a located error)",
-     "the interpreter (psg_eval)"},
+     "the interpreter (psg_eval)", true},
     {"passage.interp.max_bytes", PSG_CONFIG_INT, (int64_t)4 << 30, NULL, 0,
      "total bytes of tensors the operators of one evaluation may produce (the TIR interpreter: bytes of "
      "Allocate memory live at once)",
-     "the interpreter (psg_eval), the TIR interpreter (psg_tir_eval)"},
+     "the interpreter (psg_eval), the TIR interpreter (psg_tir_eval)", true},
     {"passage.interp.max_steps", PSG_CONFIG_INT, (int64_t)1 << 30, NULL, 0,
      "loop iterations (For and While) one TIR evaluation may run (a While that never ends is a located error)",
-     "the TIR interpreter (psg_tir_eval)"},
+     "the TIR interpreter (psg_tir_eval)", true},
     {"passage.max_constant_bytes", PSG_CONFIG_INT, (int64_t)256 << 20, NULL, 0,
      "largest constant folding or the ONNX importer may materialize (a larger result stays a call: "
      "a warning from FoldConstant, a lazy call or a located error at import)",
-     "FoldConstant, the ONNX importer"},
-    {"relay.fallback_device_type", PSG_CONFIG_INT, 1, NULL, 0, "device type for unannotated expressions", NULL},
+     "FoldConstant, the ONNX importer", true},
+    {"relay.fallback_device_type", PSG_CONFIG_INT, 1, NULL, 0, "device type for unannotated expressions", NULL, false},
     {"relay.backend.use_auto_scheduler", PSG_CONFIG_BOOL, 0, NULL, 0, "use the auto-scheduler's layout rewrite",
-     NULL},
-    {"relay.backend.use_meta_schedule", PSG_CONFIG_BOOL, 0, NULL, 0, "use the meta-schedule's layout rewrite", NULL},
+     NULL, false},
+    {"relay.backend.use_meta_schedule", PSG_CONFIG_BOOL, 0, NULL, 0, "use the meta-schedule's layout rewrite", NULL,
+     false},
     {"relay.remove_standalone_reshapes.enable", PSG_CONFIG_BOOL, 1, NULL, 0, "remove reshapes that only alias",
-     NULL},
+     NULL, false},
     {"relay.ToMixedPrecision.keep_orig_output_dtype", PSG_CONFIG_BOOL, 0, NULL, 0,
-     "keep the original output dtype in mixed precision", NULL},
-    {"relay.frontend.fill_span", PSG_CONFIG_BOOL, 1, NULL, 0, "frontends attach source spans to nodes", NULL},
-    {"tir.disable_vectorize", PSG_CONFIG_BOOL, 0, NULL, 0, "disable loop vectorization", NULL},
-    {"tir.noalias", PSG_CONFIG_BOOL, 1, NULL, 0, "assume buffers do not alias", NULL},
+     "keep the original output dtype in mixed precision", NULL, false},
+    {"relay.frontend.fill_span", PSG_CONFIG_BOOL, 1, NULL, 0, "frontends attach source spans to nodes", NULL, false},
+    {"tir.disable_vectorize", PSG_CONFIG_BOOL, 0, NULL, 0, "disable loop vectorization", NULL, false},
+    {"tir.noalias", PSG_CONFIG_BOOL, 1, NULL, 0, "assume buffers do not alias", NULL, false},
     {"tir.UnrollLoop", PSG_CONFIG_DICT, 0, unroll_loop_fields, sizeof unroll_loop_fields / sizeof *unroll_loop_fields,
-     "loop unrolling limits (UnrollLoopConfig)", NULL},
+     "loop unrolling limits (UnrollLoopConfig)", NULL, false},
     {"tir.RemoveNoOp", PSG_CONFIG_DICT, 0, remove_no_op_fields, sizeof remove_no_op_fields / sizeof *remove_no_op_fields,
      "RemoveNoOpConfig: use_dataflow_analysis (true is unsupported: an error), max_simplification_steps (rewrites "
      "made at most; 0: no limit)",
-     "tir.RemoveNoOp"},
+     "tir.RemoveNoOp", false},
 };
 enum { NUM_BUILTINS = sizeof builtins / sizeof *builtins };
 _Static_assert(NUM_BUILTINS <= PSGI_MAX_BUILTIN_OPTIONS, "psgi_pass_state.builtin_defaults is too small");
@@ -406,6 +410,14 @@ psg_status psg_pass_context_set_config(psg_pass_context *pc, const char *key, ps
     return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "config option '%s' expects type %s, got a %s value", key,
                         psg_config_option_type_name(type), psg_config_option_type_name(field_type(value)));
   if (s) return s;
+  const builtin_option *b = find_builtin(key);
+  if (b && b->non_negative && psg_attr_get_int(legal) < 0) {
+    s = psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT,
+                     "config option '%s' is a count or size, so it must be >= 0, not %lld", key,
+                     (long long)psg_attr_get_int(legal));
+    psg_attr_release(legal);
+    return s;
+  }
   if (type == PSG_CONFIG_DICT) {
     psg_attr *dict = NULL;
     s = legalize_dict(ctx, key, def, legal, &dict);
@@ -420,6 +432,46 @@ psg_status psg_pass_context_set_config(psg_pass_context *pc, const char *key, ps
   psg_attrs_release(pc->config);
   pc->config = next;
   return PSG_OK;
+}
+
+/* `--config KEY=VALUE` as text (the CLI's --config, and C callers with the
+ * same text). VALUE is an option value in the pipeline syntax when it starts
+ * like one (a digit, sign, '.', '"', '[', '{', or is true/false/None), else
+ * the bare word as a string. Every error is located in the assignment as
+ * "--config:1:COL": the key's at column 1, the value's where it goes wrong
+ * (parse errors) or where it starts (type errors). */
+psg_status psg_pass_context_set_config_text(psg_pass_context *pc, const char *assignment) {
+  psg_ctx *ctx = pc->ctx;
+  if (!assignment) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "config assignment is NULL");
+  const char *eq = strchr(assignment, '='), *label = "--config";
+  size_t len = strlen(assignment), before = psg_ctx_diag_count(ctx);
+  if (!eq || eq == assignment) {
+    psg_status s = psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "--config expects KEY=VALUE, got '%s'", assignment);
+    psgi_diag_locate_since(ctx, before, label, 1, eq ? 1 : (int)len + 1, assignment, len);
+    return s;
+  }
+  char *key = psgi_strndup(ctx, assignment, (size_t)(eq - assignment));
+  if (!key) return psgi_nomem(ctx);
+  const char *text = eq + 1;
+  int type = 0, value_col = (int)(text - assignment) + 1;
+  psg_attr *def = NULL, *v = NULL;
+  psg_status s = lookup_option(ctx, key, &type, &def);
+  if (s) {
+    psgi_diag_locate_since(ctx, before, label, 1, 1, assignment, len);
+    psgi_free(ctx, key);
+    return s;
+  }
+  char c = text[0];
+  bool typed = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == '"' || c == '[' || c == '{' ||
+               !strcmp(text, "true") || !strcmp(text, "false") || !strcmp(text, "None");
+  s = typed ? psgi_parse_value_in(ctx, label, assignment, text, &v) : psg_attr_string(ctx, text, strlen(text), &v);
+  if (!s) {
+    s = psg_pass_context_set_config(pc, key, v);
+    if (s) psgi_diag_locate_since(ctx, before, label, 1, value_col, assignment, len);
+  }
+  psg_attr_release(v);
+  psgi_free(ctx, key);
+  return s;
 }
 
 psg_attr *psg_pass_context_get_config(const psg_pass_context *pc, const char *key) {

@@ -140,6 +140,12 @@ void psgi_thread_defaults_drop(psgi_pass_state *st);
 psg_status psgi_pass_get_checked(psg_ctx *ctx, const char *name, psg_attrs *options, size_t *bad_option,
                                  psg_pass **out);
 
+/* One option value in the pipeline syntax, starting at `value` inside
+ * `text`; errors are located as `label`:1:COL with COL counted in `text`
+ * (pipeline.c; config.c parses --config assignments with it). */
+psg_status psgi_parse_value_in(psg_ctx *ctx, const char *label, const char *text, const char *value,
+                               psg_attr **out);
+
 /* The one run function (run.c): every pass kind goes through it. */
 psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);
 /* Pass bodies by kind (pass.c, sequential.c). */

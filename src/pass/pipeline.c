@@ -3,16 +3,20 @@
  * printed back so that parse(print(p)) is the same pipeline. Nesting is
  * recursive, capped at MAX_NESTING levels. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "pass/pass_internal.h"
 
 enum { MAX_NESTING = 64 };
 
+/* `label` names the text in locations: "<pipeline>", or "--config" for the
+ * value of a config assignment (whose columns count from the key). */
 typedef struct pparser {
   psg_ctx *ctx;
   const char *text, *p;
   int depth;
+  const char *label;
 } pparser;
 
 static psg_status perr(pparser *pp, const char *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -22,7 +26,7 @@ static psg_status perr(pparser *pp, const char *at, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return psgi_diag_add(pp->ctx, PSG_SEVERITY_ERROR, PSG_ERR_PARSE, "<pipeline>", 1, (int)(at - pp->text) + 1, pp->text,
+  return psgi_diag_add(pp->ctx, PSG_SEVERITY_ERROR, PSG_ERR_PARSE, pp->label, 1, (int)(at - pp->text) + 1, pp->text,
                        strlen(pp->text), NULL, "%s", msg);
 }
 
@@ -100,7 +104,8 @@ static psg_status parse_value(pparser *pp, psg_attr **out) {
   char *end;
   errno = 0;
   long long iv = strtoll(at, &end, 10);
-  if (end != at && !errno && *end != '.' && *end != 'e' && *end != 'E') {
+  if (end != at && *end != '.' && *end != 'e' && *end != 'E') {
+    if (errno == ERANGE) return perr(pp, at, "integer %.*s is out of the 64-bit range", (int)(end - at), at);
     pp->p = end;
     return psg_attr_int(pp->ctx, iv, out);
   }
@@ -133,6 +138,11 @@ static psg_status parse_options(pparser *pp, psg_attrs **out) {
     pp->p++;
     psg_attr *v = NULL;
     const char *key = psgi_intern(pp->ctx, k, kn);
+    /* Interned: one pointer per spelling. A repeated key is located here,
+     * not refused later without a column by psg_attrs_create. */
+    for (size_t i = 0; key && i < keys.len; i++)
+      if (keys.data[i] == key) st = perr(pp, k, "option '%.*s' given twice", (int)kn, k);
+    if (st) break;
     st = parse_value(pp, &v);
     if (!st && (!key || !PSGI_VEC_PUSH(pp->ctx, &keys, key) || !PSGI_VEC_PUSH(pp->ctx, &vals, v)))
       psg_attr_release(v), st = psgi_nomem(pp->ctx);
@@ -166,7 +176,7 @@ static void pass_vec_free(psg_ctx *ctx, pass_vec *v) {
 /* The registry's errors since diagnostic `before` (no location of their
  * own) point at `at`, the spec they came from. */
 static void locate(pparser *pp, size_t before, const char *at) {
-  psgi_diag_locate_since(pp->ctx, before, "<pipeline>", 1, (int)(at - pp->text) + 1, pp->text, strlen(pp->text));
+  psgi_diag_locate_since(pp->ctx, before, pp->label, 1, (int)(at - pp->text) + 1, pp->text, strlen(pp->text));
 }
 
 static psg_status make_sequential(pparser *pp, pass_vec *kids, const psg_pass_info *info, psg_pass **out) {
@@ -219,11 +229,16 @@ static psg_status parse_spec(pparser *pp, psg_pass **out) {
       size_t snl = read_name(pp);
       ws(pp);
       if (!snl || *pp->p != ',') return perr(pp, pp->p, "expected sequential[NAME,LEVEL]");
+      if (snl >= 256) return perr(pp, sn, "sequential name too long");
       pp->p++;
       ws(pp);
       char *end;
+      errno = 0;
       long lvl = strtol(pp->p, &end, 10);
       if (end == pp->p) return perr(pp, pp->p, "expected an opt level in sequential[NAME,LEVEL]");
+      /* Not cast into range: the text would print back as another level. */
+      if (errno == ERANGE || lvl < INT_MIN || lvl > INT_MAX)
+        return perr(pp, pp->p, "opt level %.*s is out of range", (int)(end - pp->p), pp->p);
       pp->p = end;
       ws(pp);
       if (*pp->p != ']') return perr(pp, pp->p, "expected ']' after the opt level");
@@ -300,10 +315,12 @@ static psg_status parse_list(pparser *pp, char close, pass_vec *out) {
   }
 }
 
-psg_status psg_pipeline_parse_value(psg_ctx *ctx, const char *text, psg_attr **out) {
+/* The value starting at `value` inside `text`, located as `label`:1:COL in
+ * `text` (config.c passes a whole KEY=VALUE assignment as "--config"). */
+psg_status psgi_parse_value_in(psg_ctx *ctx, const char *label, const char *text, const char *value,
+                               psg_attr **out) {
   *out = NULL;
-  if (!text) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "NULL value");
-  pparser pp = {ctx, text, text, 0};
+  pparser pp = {ctx, text, value, 0, label};
   psg_status st = parse_value(&pp, out);
   ws(&pp);
   if (!st && *pp.p) {
@@ -314,10 +331,16 @@ psg_status psg_pipeline_parse_value(psg_ctx *ctx, const char *text, psg_attr **o
   return st;
 }
 
+psg_status psg_pipeline_parse_value(psg_ctx *ctx, const char *text, psg_attr **out) {
+  *out = NULL;
+  if (!text) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "NULL value");
+  return psgi_parse_value_in(ctx, "<pipeline>", text, text, out);
+}
+
 psg_status psg_pipeline_parse(psg_ctx *ctx, const char *text, psg_pass **out) {
   *out = NULL;
   if (!text) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "NULL pipeline");
-  pparser pp = {ctx, text, text, 0};
+  pparser pp = {ctx, text, text, 0, "<pipeline>"};
   pass_vec passes = {0};
   psg_status st = parse_list(&pp, 0, &passes);
   if (!st && passes.len == 1) {

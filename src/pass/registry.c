@@ -192,8 +192,8 @@ static const char *make_spec(psg_ctx *ctx, const char *name, const psg_attrs *op
   return spec;
 }
 
-static const char *attr_kind_name(const psg_attr *v) {
-  switch (psg_attr_kind(v)) {
+static const char *kind_name(int kind) {
+  switch (kind) {
   case PSG_ATTR_NONE: return "None";
   case PSG_ATTR_INT: return "Integer";
   case PSG_ATTR_FLOAT: return "Float";
@@ -205,6 +205,8 @@ static const char *attr_kind_name(const psg_attr *v) {
   }
   return "?";
 }
+
+static const char *attr_kind_name(const psg_attr *v) { return kind_name(psg_attr_kind(v)); }
 
 static bool value_fits(int type, const psg_attr *v) {
   int k = psg_attr_kind(v);
@@ -224,6 +226,31 @@ static size_t count_options(const psg_pass_decl *d) {
   size_t n = 0;
   while (d->options && d->options[n].name) n++;
   return n;
+}
+
+/* A list option's items must be of the one kind its default's items are
+ * (["main"]: String), so RemoveUnusedFunctions{entry_functions=[1]} is
+ * refused here, at the option, rather than when the pass runs. A default
+ * that is absent, empty or mixed lets any items through; one that does not
+ * parse is the error building the pass would report anyway. */
+static psg_status check_list_items(psg_ctx *ctx, const psg_pass_decl *d, const psg_pass_option *o,
+                                   const psg_attr *v) {
+  psg_attr *def = NULL;
+  if (!o->default_value) return PSG_OK;
+  psg_status st = psg_pipeline_parse_value(ctx, o->default_value, &def);
+  if (st) return st;
+  int kind = psg_attr_list_len(def) ? psg_attr_kind(psg_attr_list_get(def, 0)) : -1;
+  for (size_t i = 1; kind >= 0 && i < psg_attr_list_len(def); i++)
+    if (psg_attr_kind(psg_attr_list_get(def, i)) != kind) kind = -1;
+  psg_attr_release(def);
+  for (size_t i = 0; kind >= 0 && i < psg_attr_list_len(v); i++) {
+    const char *got = attr_kind_name(psg_attr_list_get(v, i));
+    if (psg_attr_kind(psg_attr_list_get(v, i)) != kind)
+      return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0, NULL,
+                           "option '%s' of pass '%s' expects an Array of %s, got a%s %s item", o->name, d->name,
+                           kind_name(kind), strchr("AEIOU", got[0]) ? "n" : "", got);
+  }
+  return PSG_OK;
 }
 
 /* Every option given must be declared and of its declared type; *bad is the
@@ -251,6 +278,10 @@ static psg_status check_options(psg_ctx *ctx, const psg_pass_decl *d, const psg_
                            "option '%s' of pass '%s' expects %s, got a%s %s value", k, d->name,
                            psg_config_option_type_name(d->options[j].type), strchr("AEIOU", got[0]) ? "n" : "",
                            got);
+    }
+    if (d->options[j].type == PSG_CONFIG_LIST) {
+      psg_status st = check_list_items(ctx, d, &d->options[j], v);
+      if (st) return st;
     }
   }
   return PSG_OK;

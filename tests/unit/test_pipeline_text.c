@@ -92,6 +92,18 @@ static void test_parse_errors(void) {
   parse_error(ctx, "Fuse{fuse_opt_levl=1}", 6, "pass 'Fuse' has no option 'fuse_opt_levl'; did you mean 'fuse_opt_level'?");
   parse_error(ctx, "sequential[X](Fold)", 13, "expected sequential[NAME,LEVEL]");
   parse_error(ctx, "sequential Fold", 12, "expected '(' after sequential");
+  /* Found by fuzz_pipeline: a repeated key was refused without a column. */
+  parse_error(ctx, "Fuse{flag=true, flag=false}", 17, "option 'flag' given twice");
+  parse_error(ctx, "Fuse{cfg={a=1,a=2}}", 15, "option 'a' given twice");
+  /* Not cast into an int: it would print back as another level. */
+  parse_error(ctx, "sequential[X,4294967297](Fold)", 14, "opt level 4294967297 is out of range");
+  char long_name[400] = "sequential[";
+  memset(long_name + 11, 'n', 300);
+  strcpy(long_name + 311, ",1](Fold)");
+  parse_error(ctx, long_name, 12, "sequential name too long");
+  /* A list option's items have the kind of its default's items. */
+  parse_error(ctx, "RemoveUnusedFunctions{entry_functions=[\"main\",2]}", 23,
+              "option 'entry_functions' of pass 'RemoveUnusedFunctions' expects an Array of String, got an Integer item");
   /* Nesting is capped, so hostile input cannot exhaust the stack. */
   char deep[1200] = "";
   for (int i = 0; i < 100; i++) strcat(deep, "sequential(");
@@ -180,8 +192,61 @@ static void test_opt_levels(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* psg_pass_context_set_config_text (the text of `--config KEY=VALUE`): every
+ * error located in the assignment as "--config:1:COL", once. */
+static void config_error(psg_pass_context *pc, const char *text, int col, const char *msg) {
+  psg_ctx *ctx = psg_pass_context_get_ctx(pc);
+  psg_ctx_clear_diags(ctx);
+  CHECK(psg_pass_context_set_config_text(pc, text) != PSG_OK);
+  const psg_diag *d = psg_ctx_get_last_error(ctx);
+  CHECK(d != NULL);
+  if (!d) return;
+  CHECK_EQ_INT(psg_ctx_diag_count(ctx), 1);
+  CHECK_STR(psg_diag_file(d), "--config");
+  CHECK_EQ_INT(psg_diag_col(d), col);
+  if (!strstr(psg_diag_message(d), msg)) {
+    fprintf(stderr, "for '%s': got '%s', want '%s'\n", text, psg_diag_message(d), msg);
+    CHECK(false);
+  }
+}
+
+static void test_config_text(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_pass_context *pc = NULL;
+  CHECK_OK(psg_pass_context_create(ctx, &pc));
+  if (!pc) return;
+  CHECK_OK(psg_pass_context_set_config_text(pc, "relay.FuseOps.max_depth=8"));
+  CHECK_EQ_INT(psg_pass_context_config_int(pc, "relay.FuseOps.max_depth"), 8);
+  CHECK_OK(psg_pass_context_set_config_text(pc, "tir.UnrollLoop={auto_max_step=4}"));
+  CHECK_EQ_INT(psg_attr_get_int(psg_attrs_get(psg_attr_get_dict(psg_pass_context_get_config(pc, "tir.UnrollLoop")),
+                                              "auto_max_step")),
+               4);
+  config_error(pc, "nokv", 5, "--config expects KEY=VALUE, got 'nokv'");
+  config_error(pc, "=1", 1, "--config expects KEY=VALUE");
+  config_error(pc, "relay.FuseOps.max_dept=1", 1, "invalid config option 'relay.FuseOps.max_dept'; did you mean");
+  config_error(pc, "relay.FuseOps.max_depth=deep", 25, "expects type Integer, got a String value");
+  config_error(pc, "relay.FuseOps.max_depth=1 2", 27, "unexpected text after the value");
+  config_error(pc, "relay.FuseOps.max_depth=[1,", 28, "expected an option value");
+  config_error(pc, "tir.UnrollLoop={auto_max_stp=4}", 16, "does not have field 'auto_max_stp'");
+  config_error(pc, "tir.UnrollLoop={auto_max_step=1,auto_max_step=2}", 33, "option 'auto_max_step' given twice");
+  config_error(pc, "relay.FuseOps.max_depth=99999999999999999999", 25, "integer 99999999999999999999 is out of");
+  config_error(pc, "passage.max_constant_bytes=-1", 28, "must be >= 0, not -1");
+  CHECK_OK(psg_pass_context_set_config_text(pc, "passage.max_constant_bytes=0"));
+  /* A key longer than any buffer is named whole, not cut short. */
+  char key[400];
+  memset(key, 'k', 300);
+  strcpy(key + 300, "=1");
+  config_error(pc, key, 1, "invalid config option 'kkkkkkkkkk");
+  CHECK(strstr(psg_diag_message(psg_ctx_get_last_error(ctx)), "kkk'") != NULL);
+  CHECK_EQ_INT(psg_pass_context_config_int(pc, "relay.FuseOps.max_depth"), 8); /* failures change nothing */
+  psg_ctx_clear_diags(ctx);
+  psg_pass_context_release(pc);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 int main(void) {
   RUN_TEST(test_round_trips);
+  RUN_TEST(test_config_text);
   RUN_TEST(test_parse_errors);
   RUN_TEST(test_parse_value);
   RUN_TEST(test_opt_levels);

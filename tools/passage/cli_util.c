@@ -66,24 +66,3 @@ psg_status cli_write_file_atomic(psg_ctx *ctx, const char *path, const char *dat
   return s;
 }
 
-/* A config value: the pipeline option syntax, or a bare word as a string. */
-static psg_status config_value(psg_ctx *ctx, const char *text, psg_attr **out) {
-  char c = text[0];
-  bool typed = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == '"' || c == '[' ||
-               c == '{' || !strcmp(text, "true") || !strcmp(text, "false") || !strcmp(text, "None");
-  if (typed) return psg_pipeline_parse_value(ctx, text, out);
-  return psg_attr_string(ctx, text, strlen(text), out);
-}
-
-psg_status cli_set_config(psg_ctx *ctx, psg_pass_context *pc, const char *key_value) {
-  const char *eq = strchr(key_value, '=');
-  if (!eq || eq == key_value)
-    return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "--config expects KEY=VALUE, got '%s'", key_value);
-  char key[256];
-  snprintf(key, sizeof key, "%.*s", (int)(eq - key_value), key_value);
-  psg_attr *v = NULL;
-  psg_status st = config_value(ctx, eq + 1, &v);
-  if (!st) st = psg_pass_context_set_config(pc, key, v);
-  psg_attr_release(v);
-  return st;
-}

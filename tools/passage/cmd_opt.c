@@ -150,7 +150,7 @@ static psg_status build_context(psg_ctx *ctx, const opt_args *a, psg_pass_contex
   if (!st && a->opt_level >= 0) st = psg_pass_context_set_opt_level(pc, a->opt_level);
   for (size_t i = 0; !st && i < a->num_disabled; i++) st = psg_pass_context_add_disabled_pass(pc, a->disabled[i]);
   for (size_t i = 0; !st && i < a->num_required; i++) st = psg_pass_context_add_required_pass(pc, a->required[i]);
-  for (size_t i = 0; !st && i < a->num_configs; i++) st = cli_set_config(ctx, pc, a->configs[i]);
+  for (size_t i = 0; !st && i < a->num_configs; i++) st = psg_pass_context_set_config_text(pc, a->configs[i]);
   if (st) {
     psg_pass_context_release(pc);
     pc = NULL;

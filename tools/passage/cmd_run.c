@@ -249,7 +249,7 @@ int cmd_run(int argc, char **argv) {
    * and the run. */
   if ((lib_st = psg_pass_context_create(ctx, &pc)) != PSG_OK) goto done;
   for (size_t i = 0; i < nconfigs; i++)
-    if ((lib_st = cli_set_config(ctx, pc, configs[i])) != PSG_OK) goto done;
+    if ((lib_st = psg_pass_context_set_config_text(pc, configs[i])) != PSG_OK) goto done;
   if ((lib_st = psg_pass_context_enter(pc)) != PSG_OK) goto done;
   entered = true;
   for (int k = 0; k < ninputs; k++)

@@ -29,9 +29,6 @@ int cli_missing_value(const char *cmd, const char *arg, const char *const *value
  * then rename), so a failure never leaves a partial file. A failure is a
  * diagnostic on ctx naming the file and the reason. */
 psg_status cli_write_file_atomic(psg_ctx *ctx, const char *path, const char *data, size_t len);
-/* Sets the option of a `--config KEY=VALUE` argument on pc: VALUE in the
- * pipeline option syntax, or a bare word as a string. */
-psg_status cli_set_config(psg_ctx *ctx, psg_pass_context *pc, const char *key_value);
 
 /* Loading and saving modules by extension (cli_io.c): `.onnx` is ONNX,
  * anything else Relay text; `-` is stdin/stdout. Diagnostics stay on the
