@@ -101,6 +101,13 @@ def clip_f16(bounds):
     return model(nodes, [vinfo("x", TensorProto.FLOAT16, [3])], [vinfo("y", TensorProto.FLOAT16, [3])], inits)
 
 
+def conv(op, w_shape, **attrs):
+    """A Conv or ConvTranspose on a 1x1x3x3 input, its spatial attributes given."""
+    nodes = [helper.make_node(op, ["x", "w"], ["y"], name=op.lower(), **attrs)]
+    ins = [vinfo("x", TensorProto.FLOAT, [1, 1, 3, 3]), vinfo("w", TensorProto.FLOAT, w_shape)]
+    return model(nodes, ins, [vinfo("y", TensorProto.FLOAT, None)])
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     files = {
@@ -129,6 +136,15 @@ def main():
         "split_sizes_bad.onnx": split(3, 2, [1, 3]),
         "split_sizes_count.onnx": split(3, 2, [1, 1, 1]),
         "split_sizes_ok.onnx": split(3, 2, [1, 2]),
+        # found by fuzz_onnx's structure-aware mutator: spatial attribute
+        # arithmetic overflowed int64 (UB) instead of failing
+        "convt_huge_strides.onnx": conv("ConvTranspose", [1, 2, 3, 3], strides=[2 ** 62, 2 ** 62],
+                                        output_shape=[10, 8]),
+        "convt_huge_group.onnx": conv("ConvTranspose", [1, 2, 3, 3], group=2 ** 62),
+        "convt_neg_output_shape.onnx": conv("ConvTranspose", [1, 2, 3, 3], output_shape=[-1, 5]),
+        "convt_output_shape_ok.onnx": conv("ConvTranspose", [1, 2, 3, 3], strides=[3, 2], output_shape=[10, 8]),
+        "conv_same_huge_dilation.onnx": conv("Conv", [1, 1, 3, 3], auto_pad="SAME_UPPER",
+                                             dilations=[2 ** 62, 1]),
     }
     for name, m in files.items():
         with open(os.path.join(out, name), "wb") as f:
