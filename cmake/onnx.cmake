@@ -96,6 +96,8 @@ endif()
 # libFuzzer target over the importer (tests/fuzz/fuzz_onnx.c), built with
 # clang-14 like cmake/fuzz.cmake's targets, over the core sources plus the
 # frontend and the generated decoder; seeded from libonnx-testdata at run time.
+# tests/fuzz/onnx_mutator.c is its structure-aware mutator (decoded
+# ModelProto edits; libFuzzer's byte mutations for what does not decode).
 find_program(PASSAGE_ONNX_CLANG14 NAMES clang-14)
 # Like cmake/fuzz.cmake's, it is built and run in the non-sanitizer configuration only.
 if(PASSAGE_TESTS AND NOT PASSAGE_FUZZ AND NOT PASSAGE_SANITIZE AND PASSAGE_ONNX_CLANG14
@@ -108,9 +110,10 @@ if(PASSAGE_TESTS AND NOT PASSAGE_FUZZ AND NOT PASSAGE_SANITIZE AND PASSAGE_ONNX_
             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
             -D_DEFAULT_SOURCE -DPSG_BUILDING_LIBRARY -w
             -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src -I${ONNX_GEN_DIR} -I${PROTOBUF_C_INCLUDE}
-            ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_onnx.c ${PASSAGE_ONNX_CORE_SOURCES} ${ONNX_GEN_DIR}/onnx.pb-c.c
+            ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_onnx.c ${PROJECT_SOURCE_DIR}/tests/fuzz/onnx_mutator.c
+            ${PASSAGE_ONNX_CORE_SOURCES} ${ONNX_GEN_DIR}/onnx.pb-c.c
             ${PASSAGE_SOURCES} -o ${exe} ${PROTOBUF_C_LIB} -lm -lpthread
-    DEPENDS ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_onnx.c ${PASSAGE_ONNX_SOURCES} ${ONNX_GEN_DIR}/onnx.pb-c.c ${PASSAGE_SOURCES}
+    DEPENDS ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_onnx.c ${PROJECT_SOURCE_DIR}/tests/fuzz/onnx_mutator.c ${PASSAGE_ONNX_SOURCES} ${ONNX_GEN_DIR}/onnx.pb-c.c ${PASSAGE_SOURCES}
     COMMENT "Building libFuzzer target fuzz_onnx with clang-14"
     VERBATIM)
   add_custom_target(passage_fuzz_onnx ALL DEPENDS ${exe})

@@ -350,6 +350,13 @@ psg_status onnxi_const_double(onnx_imp *im, const oval *v, const char *what, dou
     case PSG_DTYPE_FLOAT32: *out = *(const float *)d; break;
     case PSG_DTYPE_FLOAT64: *out = *(const double *)d; break;
     case PSG_DTYPE_FLOAT16: *out = half_value(*(const uint16_t *)d); break;
+    case PSG_DTYPE_BFLOAT16: { /* the upper half of a float */
+      uint32_t bits = (uint32_t)*(const uint16_t *)d << 16;
+      float f;
+      memcpy(&f, &bits, 4);
+      *out = f;
+      break;
+    }
     case PSG_DTYPE_INT64: *out = (double)*(const int64_t *)d; break;
     case PSG_DTYPE_INT32: *out = *(const int32_t *)d; break;
     case PSG_DTYPE_INT8: *out = *(const int8_t *)d; break;

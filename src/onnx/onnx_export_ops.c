@@ -98,6 +98,15 @@ static uint16_t half_bits(float f) {
   return (uint16_t)(sign | h);
 }
 
+/* bfloat16 bits of `f`: its upper half, rounded to nearest even (NaN stays NaN). */
+static uint16_t bfloat_bits(float f) {
+  uint32_t b;
+  memcpy(&b, &f, 4);
+  if ((b & 0x7fffffff) > 0x7f800000) return (uint16_t)((b >> 16) | 0x40);
+  b += 0x7fff + ((b >> 16) & 1);
+  return (uint16_t)(b >> 16);
+}
+
 /* A scalar initializer of `dtype` holding `v` (clip's bounds): floats
  * beyond the dtype's range become infinities, integers saturate (NaN: 0),
  * so no conversion is undefined. */
@@ -109,6 +118,7 @@ static const char *init_scalar_f(onnxi_exporter *x, int dtype, double v) {
   switch (dtype) {
   case PSG_DTYPE_FLOAT64: *(double *)d = v; break;
   case PSG_DTYPE_FLOAT16: *(uint16_t *)d = half_bits(f); break;
+  case PSG_DTYPE_BFLOAT16: *(uint16_t *)d = bfloat_bits(f); break; /* was a float's low half */
   case PSG_DTYPE_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
   case PSG_DTYPE_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
   case PSG_DTYPE_INT32: lo = INT32_MIN, hi = INT32_MAX; break;

@@ -17,6 +17,19 @@ typedef struct spatial {
   int64_t kernel[2], strides[2], dil[2], pads[4];
 } spatial;
 
+/* (kernel - 1) * dilation + 1 of spatial axis i: the extent of the dilated
+ * window (kernel and dilation are positive); false when it overflows int64. */
+static bool window_extent(const spatial *s, int i, int64_t *out) {
+  int64_t t;
+  return psgi_checked_mul(s->kernel[i] - 1, s->dil[i], &t) && psgi_checked_add(t, 1, out);
+}
+
+/* Attribute values (kernel, strides, dilations, pads, output_shape) whose
+ * output extent arithmetic leaves int64: found by fuzz_onnx, issue 14. */
+static psg_status spatial_overflow(onnx_imp *im) {
+  return onnxi_fail(im, PSG_ERR_TYPE, "the spatial attributes overflow int64 in the output extent");
+}
+
 /* Reads 2-D attributes, or 1-D ones (nsp == 1) lifted to 2-D with a unit
  * first spatial axis (1-D ops run as 2-D ones on (N, C, 1, L)). */
 static int read_list(const Onnx__NodeProto *n, const char *name, int nsp, int64_t *v, int64_t unit) {
@@ -74,8 +87,10 @@ static psg_status read_spatial(onnx_imp *im, const Onnx__NodeProto *n, const ova
     for (int i = 0; i < 2; i++) {
       int64_t in = onnxi_dim(x, 2 + i);
       if (in < 0) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "auto_pad %s needs static spatial dims", ap);
-      int64_t out = (in + s->strides[i] - 1) / s->strides[i];
-      int64_t total = (out - 1) * s->strides[i] + (s->kernel[i] - 1) * s->dil[i] + 1 - in;
+      int64_t st = s->strides[i], out = in / st + (in % st != 0), ext;
+      if (!window_extent(s, i, &ext)) return spatial_overflow(im);
+      /* (out - 1) * st lies in [-st, in), so neither step below overflows. */
+      int64_t total = (out - 1) * st - in + ext;
       if (total < 0) total = 0;
       int64_t small = total / 2, big = total - small;
       bool upper = !strcmp(ap, "SAME_UPPER");
@@ -170,21 +185,28 @@ static ONNX_CONV(conv_transpose2d) {
     /* Pads from the requested output shape (ONNX's formula, SAME_UPPER split). */
     if (k != 2 && k != 4) return onnxi_fail(im, PSG_ERR_PARSE, "'output_shape' must have 2 spatial values");
     for (int i = 0; i < 2; i++) {
-      int64_t in = onnxi_dim(ins[0], 2 + i), want = v[k - 2 + i];
+      int64_t in = onnxi_dim(ins[0], 2 + i), want = v[k - 2 + i], ext, total;
       if (in < 0) return onnxi_fail(im, PSG_ERR_UNSUPPORTED, "output_shape needs static spatial dims");
-      int64_t total = s.strides[i] * (in - 1) + opad[i] + ((s.kernel[i] - 1) * s.dil[i] + 1) - want;
+      if (want < 0) return onnxi_fail(im, PSG_ERR_PARSE, "'output_shape' values must not be negative");
+      if (!window_extent(&s, i, &ext) || !psgi_checked_mul(s.strides[i], in - 1, &total) ||
+          !psgi_checked_add(total, opad[i], &total) || !psgi_checked_add(total, ext, &total) ||
+          !psgi_checked_add(total, -want, &total))
+        return spatial_overflow(im);
       if (total < 0) {
-        opad[i] += -total;
+        if (total == INT64_MIN || !psgi_checked_add(opad[i], -total, &opad[i])) return spatial_overflow(im);
         total = 0;
       }
       s.pads[i] = total / 2;
       s.pads[i + 2] = total - total / 2;
     }
   }
+  int64_t cout = onnxi_dim(ins[1], 1), channels = 0;
+  if (cout >= 0 && !psgi_checked_mul(cout, groups, &channels))
+    return onnxi_fail(im, PSG_ERR_TYPE, "%lld output channels per group times group %lld overflows int64",
+                      (long long)cout, (long long)groups);
   onnx_ab b;
   onnxi_ab_init(&b, im->ctx);
-  int64_t cout = onnxi_dim(ins[1], 1);
-  if (cout >= 0) onnxi_ab_int(&b, "channels", cout * groups);
+  if (cout >= 0) onnxi_ab_int(&b, "channels", channels);
   onnxi_ab_ints(&b, "kernel_size", s.kernel, 2);
   onnxi_ab_ints(&b, "strides", s.strides, 2);
   onnxi_ab_ints(&b, "padding", s.pads, 4);

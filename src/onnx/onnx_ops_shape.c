@@ -599,7 +599,8 @@ ONNX_CONV(split) {
     else if (im->opset < 18 && d % (int64_t)nout)
       st = onnxi_fail(im, PSG_ERR_TYPE, "cannot split axis %lld of size %lld into %zu equal parts", (long long)axis,
                       (long long)d, nout);
-    int64_t part = (d + (int64_t)nout - 1) / (int64_t)nout; /* opset 18: ceil, the last takes the rest */
+    /* opset 18: ceil, the last takes the rest (not (d + nout - 1) / nout, which overflows near INT64_MAX) */
+    int64_t part = d / (int64_t)nout + (d % (int64_t)nout != 0);
     for (size_t i = 0; !st && i < nout; i++) {
       int64_t left = d - part * (int64_t)i;
       sizes[i] = left < part ? (left < 0 ? 0 : left) : part;

@@ -152,8 +152,9 @@ static psg_status reduce_kernel(psgi_op_call *call, psgi_value *const *args, siz
     int64_t ibest = 0;
     if (kind == R_SUM || kind == R_MEAN) facc = 0;
     /* An empty max/min gives TVM's init value, the dtype's extreme. */
-    if (kind == R_MAX) facc = psgi_dtype_lowest(in->dtype), ibest = int_extreme(in->dtype, false);
-    if (kind == R_MIN) facc = psgi_dtype_highest(in->dtype), ibest = int_extreme(in->dtype, true);
+    /* int_extreme only for integer dtypes: a float's extreme (-FLT_MAX) cast to int64 is undefined. */
+    if (kind == R_MAX) facc = psgi_dtype_lowest(in->dtype), ibest = fl ? 0 : int_extreme(in->dtype, false);
+    if (kind == R_MIN) facc = psgi_dtype_highest(in->dtype), ibest = fl ? 0 : int_extreme(in->dtype, true);
     if (w.rcount) do {
       if (fl) {
         double v = psgi_load_f(in->dtype, d, (size_t)off);

@@ -2,7 +2,9 @@
  * must import or fail with a diagnostic, never crash or leak; a model that
  * imports must export, and the export must import again. Seeds are the node
  * models of Debian's libonnx-testdata, the real models up to 2 MiB and
- * tests/bad/onnx, copied in by the ctest (cmake/onnx.cmake). */
+ * tests/bad/onnx, copied in by the ctest (cmake/onnx.cmake). Mutation is
+ * structure-aware: onnx_mutator.c, next to this file, edits the decoded
+ * ModelProto (built without it under -DFUZZ_ONNX_BYTES_ONLY). */
 #include <stdio.h>
 #include <stdlib.h>
 #include "passage/passage.h"

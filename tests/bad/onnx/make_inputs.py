@@ -54,6 +54,19 @@ def folded_huge():
                  [ints("s", [100000, 100000]), ints("ax", [0])])
 
 
+def reduce_float_folded():
+    """Reshape's shape from ReduceMax of a float constant, folded at import."""
+    nodes = [
+        helper.make_node("ConstantOfShape", ["s"], ["c"], name="cos",
+                         value=numpy_helper.from_array(np.array([1.5], dtype=np.float32), "v")),
+        helper.make_node("ReduceMax", ["c"], ["m"], name="max", keepdims=1),
+        helper.make_node("Cast", ["m"], ["mi"], name="cast", to=TensorProto.INT64),
+        helper.make_node("Reshape", ["x", "mi"], ["y"], name="reshape"),
+    ]
+    return model(nodes, [vinfo("x", TensorProto.FLOAT, [1])], [vinfo("y", TensorProto.FLOAT, None)],
+                 [ints("s", [2])])
+
+
 def gemm_int8(beta):
     nodes = [helper.make_node("Gemm", ["a", "b", "c"], ["y"], name="gemm", beta=beta)]
     ins = [vinfo("a", TensorProto.INT8, [2, 2]), vinfo("b", TensorProto.INT8, [2, 2]),
@@ -75,13 +88,12 @@ def gather(index):
                  [ints("i", [0, index])])
 
 
-def split(dim, nout, sizes=None):
+def split(dim, nout, sizes=None, dtype=TensorProto.FLOAT):
     ins = ["x"] + (["split"] if sizes is not None else [])
     outs = ["y%d" % i for i in range(nout)]
     nodes = [helper.make_node("Split", ins, outs, name="split", axis=0)]
     inits = [ints("split", sizes)] if sizes is not None else []
-    return model(nodes, [vinfo("x", TensorProto.FLOAT, [dim])], [vinfo(o, TensorProto.FLOAT, None) for o in outs],
-                 inits)
+    return model(nodes, [vinfo("x", dtype, [dim])], [vinfo(o, dtype, None) for o in outs], inits)
 
 
 def lstm_huge_state():
@@ -101,6 +113,22 @@ def clip_f16(bounds):
     return model(nodes, [vinfo("x", TensorProto.FLOAT16, [3])], [vinfo("y", TensorProto.FLOAT16, [3])], inits)
 
 
+def clip_bf16(bounds):
+    """Clip on bfloat16, its bounds absent or bfloat16 initializers (-1.5, 2.5)."""
+    ins = ["x", "lo", "hi"] if bounds else ["x"]
+    inits = [helper.make_tensor("lo", TensorProto.BFLOAT16, [], b"\xc0\xbf", raw=True),
+             helper.make_tensor("hi", TensorProto.BFLOAT16, [], b"\x20\x40", raw=True)] if bounds else []
+    nodes = [helper.make_node("Clip", ins, ["y"], name="clip")]
+    return model(nodes, [vinfo("x", TensorProto.BFLOAT16, [3])], [vinfo("y", TensorProto.BFLOAT16, [3])], inits)
+
+
+def conv(op, w_shape, **attrs):
+    """A Conv or ConvTranspose on a 1x1x3x3 input, its spatial attributes given."""
+    nodes = [helper.make_node(op, ["x", "w"], ["y"], name=op.lower(), **attrs)]
+    ins = [vinfo("x", TensorProto.FLOAT, [1, 1, 3, 3]), vinfo("w", TensorProto.FLOAT, w_shape)]
+    return model(nodes, ins, [vinfo("y", TensorProto.FLOAT, None)])
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     files = {
@@ -110,6 +138,9 @@ def main():
         # found by fuzz_onnx: an empty result with a dim no initializer may have
         # was exported as such an initializer, and the export did not import
         "cos_huge_empty.onnx": constant_of_shape([844424930231968, 0], False),
+        # found by fuzz_onnx: folding a float max/min cast the float extreme
+        # to int64 (undefined; clang's UBSan in fuzz.onnx, which seeds this folder)
+        "reducemax_float_folded.onnx": reduce_float_folded(),
         "gemm_int8_beta.onnx": gemm_int8(8192.0),
         "gemm_int8_nan.onnx": gemm_int8(float("nan")),
         "gemm_int8_ok.onnx": gemm_int8(2.0),
@@ -123,12 +154,27 @@ def main():
         # cut to 16 (NaN), and float16 bounds did not import
         "clip_f16.onnx": clip_f16(False),
         "clip_f16_bounds.onnx": clip_f16(True),
+        # found by fuzz_onnx: bfloat16 Clip bounds were exported as a float's
+        # low half, and bfloat16 bounds did not import
+        "clip_bf16.onnx": clip_bf16(False),
+        "clip_bf16_bounds.onnx": clip_bf16(True),
         "split_too_many.onnx": split(2, 3),
         "split_uneven.onnx": split(3, 2),
         "split_ok.onnx": split(4, 2),
         "split_sizes_bad.onnx": split(3, 2, [1, 3]),
         "split_sizes_count.onnx": split(3, 2, [1, 1, 1]),
         "split_sizes_ok.onnx": split(3, 2, [1, 2]),
+        # found by fuzz_onnx: the equal part size (d + n - 1) / n overflowed
+        "split_huge_axis.onnx": split(2 ** 63 - 2, 4, dtype=TensorProto.INT8),
+        # found by fuzz_onnx's structure-aware mutator: spatial attribute
+        # arithmetic overflowed int64 (UB) instead of failing
+        "convt_huge_strides.onnx": conv("ConvTranspose", [1, 2, 3, 3], strides=[2 ** 62, 2 ** 62],
+                                        output_shape=[10, 8]),
+        "convt_huge_group.onnx": conv("ConvTranspose", [1, 2, 3, 3], group=2 ** 62),
+        "convt_neg_output_shape.onnx": conv("ConvTranspose", [1, 2, 3, 3], output_shape=[-1, 5]),
+        "convt_output_shape_ok.onnx": conv("ConvTranspose", [1, 2, 3, 3], strides=[3, 2], output_shape=[10, 8]),
+        "conv_same_huge_dilation.onnx": conv("Conv", [1, 1, 3, 3], auto_pad="SAME_UPPER",
+                                             dilations=[2 ** 62, 1]),
     }
     for name, m in files.items():
         with open(os.path.join(out, name), "wb") as f:
