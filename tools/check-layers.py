@@ -27,7 +27,7 @@ import sys
 # Bottom up; folders on one row are peers (may include each other, but not in
 # a cycle). A folder not listed sits above all of these (e.g. a top folder
 # that registers the built-in passes).
-LAYERS = [["support"], ["ir"], ["tir"], ["text", "ops"], ["interp"], ["pass"], ["transforms"], ["builtin"], ["onnx"]]
+LAYERS = [["support"], ["ir"], ["tir"], ["tir/arith"], ["text", "ops"], ["interp"], ["pass"], ["transforms"], ["tir/transforms"], ["builtin"], ["onnx"]]
 RANK = {folder: row for row, folders in enumerate(LAYERS) for folder in folders}
 TOP = len(LAYERS)
 
@@ -40,8 +40,12 @@ def rank(folder):
 
 
 def folder_of(rel):
-    """The top folder under src/ of a path relative to src/ ('ir/expr.c' -> 'ir')."""
-    return rel.split("/", 1)[0] if "/" in rel else "."
+    """The folder under src/ of a path relative to src/ ('ir/expr.c' -> 'ir'); a
+    nested folder listed in LAYERS is its own layer ('tir/arith/x.c' -> 'tir/arith')."""
+    parts = rel.split("/")
+    if len(parts) > 2 and "/".join(parts[:2]) in RANK:
+        return "/".join(parts[:2])
+    return parts[0] if len(parts) > 1 else "."
 
 
 def read_includes(src):
