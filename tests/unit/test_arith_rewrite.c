@@ -163,6 +163,36 @@ static void test_constraint_scopes(void) {
   CHECK_STR(RS(EQ(x, n)), "(x == n)");
 }
 
+static void test_known_offsets_and_branches(void) {
+  psg_arith_scope sc = {0, 0};
+  psg_tir_expr *p = VAR("p"), *q = VAR("q");
+  CHECK_OK(psg_arith_enter_constraint(an, LT(p, q), &sc));
+  CHECK_STR(RS(LT(p, ADD(q, IC(1)))), "True");   /* p < q gives p < q + 1 */
+  CHECK_STR(RS(LE(q, p)), "False");
+  CHECK_STR(RS(LE(ADD(p, IC(1)), q)), "True");
+  CHECK_STR(RS(LT(ADD(p, IC(1)), q)), "((p + 1) < q)");
+  psg_arith_exit_constraint(an, &sc);
+  CHECK_STR(RS(LT(p, ADD(q, IC(1)))), "(p < (q + 1))");
+  /* select: each branch knows the condition (or its negation) */
+  CHECK_STR(RS(SEL(LT(p, IC(5)), MIN(p, IC(5)), MAX(p, IC(5)))), "p");
+  /* tir.if_then_else(c, 0, max(0, if_then_else(c, 0, q))): the inner one goes (TVM's TestNestedIfElimination) */
+  psg_tir_expr *c = AND(EQ(p, IC(1)), LE(IC(6), q));
+  psg_tir_expr *in_args[3] = {c, IC(0), q}, *inner = NULL, *outer = NULL;
+  CHECK_OK(psg_tir_call_create(actx, DT("int32"), "tir.if_then_else", in_args, 3, NULL, &inner));
+  psg_tir_expr *out_args[3] = {c, IC(0), MAX(IC(0), pooled(inner))};
+  CHECK_OK(psg_tir_call_create(actx, DT("int32"), "tir.if_then_else", out_args, 3, NULL, &outer));
+  psg_tir_expr *r = NULL;
+  CHECK_OK(psg_arith_rewrite_simplify(an, pooled(outer), &r));
+  pooled(r);
+  CHECK_STR(show(psg_tir_call_get_arg(r, 2)), "T.max(q, 0)");
+  /* a known condition decides if_then_else and likely */
+  CHECK_OK(psg_arith_enter_constraint(an, LT(p, IC(12)), &sc));
+  psg_tir_expr *a3[3] = {LT(p, IC(12)), IC(1), IC(2)}, *ite = NULL;
+  CHECK_OK(psg_tir_call_create(actx, DT("int32"), "tir.if_then_else", a3, 3, NULL, &ite));
+  CHECK_STR(RS(pooled(ite)), "1");
+  psg_arith_exit_constraint(an, &sc);
+}
+
 static void test_vectors(void) {
   psg_tir_expr *b1 = NULL, *b2 = NULL, *r1 = NULL;
   CHECK_OK(psg_tir_broadcast_create(actx, ADD(IC(1), IC(0)), 4, NULL, &b1));
@@ -198,6 +228,7 @@ int main(void) {
   RUN_TEST(test_logic_rules);
   RUN_TEST(test_select_cast_call);
   RUN_TEST(test_constraint_scopes);
+  RUN_TEST(test_known_offsets_and_branches);
   RUN_TEST(test_vectors);
   RUN_TEST(test_errors);
   arith_end();

@@ -169,6 +169,18 @@ static void test_self_store_and_let(void) {
   CHECK_EQ_INT(K(psg_tir_get_body(r)), PSG_TIR_BUFFER_STORE);
 }
 
+static void test_conditions_in_expressions(void) {
+  /* if i < 12: A[i] = if_then_else(i < 12, 1.0, 2.0) -> A[i] = 1.0 (TVM's TestIfThenElseExpr) */
+  psg_tir_expr *i = VAR("i"), *j = VAR("j");
+  psg_tir_expr *args[3] = {LT(i, IC(12)), F1(), FC("float32", 2)}, *ite = NULL;
+  CHECK_OK(psg_tir_call_create(actx, DT("float32"), "tir.if_then_else", args, 3, NULL, &ite));
+  psg_tir_stmt *r = SIMP(FOR(i, IC(0), IC(16), IF(LT(i, IC(12)), ST(i, pooled(ite)), NULL)));
+  CHECK_STR(show(psg_tir_buffer_store_get_value(psg_tir_if_get_then(psg_tir_get_body(r)))), "1");
+  /* if i < j: B[0] = i < j + 1 -> True (TVM's TestProvableConditionWithOffset) */
+  r = SIMP(IF(LT(i, j), ST(IC(0), LT(i, ADD(j, IC(1)))), NULL));
+  CHECK_STR(show(psg_tir_buffer_store_get_value(psg_tir_if_get_then(r))), "True");
+}
+
 static void test_thread_extent(void) {
   psg_tir_expr *tx = VAR("threadIdx.x");
   psg_tir_stmt *attr = NULL;
@@ -314,6 +326,71 @@ static void test_deep_loop_nest(void) {
   pthread_attr_destroy(&attr);
 }
 
+/* Out of memory at every allocation of a Simplify run and of the analyzer's
+ * queries: each fails with PSG_ERR_NOMEM or succeeds, and nothing leaks. */
+static void test_out_of_memory(void) {
+  psg_ctx *saved = actx;
+  psg_tir_buffer *sa = A, *sb = B;
+  psg_tir_expr *sah = Ah, *sbh = Bh;
+  size_t saved_pool = npool;
+  check_alloc al = {0, 0};
+  actx = check_ctx_with(&al);
+  CHECK(actx != NULL);
+  if (!actx) return;
+  setup_buffers();
+  psg_tir_expr *i = VAR("i"), *j = VAR("j"), *n = VAR("n");
+  psg_tir_expr *flat = ADD(MUL(i, IC(4)), j);
+  psg_tir_stmt *body = SEQ2(ASSUME(LT(n, IC(4))),
+                            FOR(i, IC(0), IC(4), FOR(j, IC(0), IC(4),
+                                IF(AND(LT(flat, IC(16)), LT(n, IC(8))),
+                                   ST(ADD(FDIV(flat, IC(4)), FMOD(flat, IC(4))), F1()), ST(j, LD(j))))));
+  psg_tir_prim_func *f = FUNC(body);
+  psg_attrs *cfg = CFG("propagate_knowns_to_prove_conditional", true);
+  long ok_at = 0;
+  for (long k = 1; k < 100000 && !ok_at; k++) {
+    psg_tir_prim_func *out = NULL;
+    al.calls = 0;
+    al.fail_at = k;
+    psg_status st = psg_tir_simplify_prim_func(f, cfg, &out);
+    al.fail_at = 0;
+    if (st == PSG_OK && al.calls < k) ok_at = k;
+    CHECK(st == PSG_OK || st == PSG_ERR_NOMEM);
+    CHECK(st == PSG_OK || out == NULL);
+    psg_tir_release(out);
+  }
+  CHECK(ok_at > 10);
+  /* the analyzer alone */
+  psg_tir_expr *zero = IC(0), *four = IC(4), *cond = AND(LT(j, four), LE(zero, j));
+  psg_tir_expr *q = FDIV(ADD(flat, four), four);
+  ok_at = 0;
+  for (long k = 1; k < 100000 && !ok_at; k++) {
+    psg_arith_analyzer *a2 = NULL;
+    psg_tir_expr *r = NULL;
+    al.calls = 0;
+    al.fail_at = k;
+    psg_status st = psg_arith_analyzer_create(actx, &a2);
+    psg_arith_scope sc;
+    if (!st) st = psg_arith_bind(a2, i, zero, four);
+    if (!st) st = psg_arith_enter_constraint(a2, cond, &sc);
+    if (!st) st = psg_arith_simplify(a2, q, &r);
+    al.fail_at = 0;
+    if (st == PSG_OK && al.calls < k) {
+      ok_at = k;
+      CHECK_STR(show(r), "(i + 1)");
+    }
+    CHECK(st == PSG_OK || st == PSG_ERR_NOMEM);
+    psg_tir_release(r);
+    psg_arith_analyzer_destroy(a2);
+  }
+  CHECK(ok_at > 10);
+  cfg_free(cfg);
+  for (size_t k = saved_pool; k < npool; k++) psg_tir_release(pool[k]);
+  npool = saved_pool;
+  CHECK_CTX_CLEAN(actx);
+  actx = saved;
+  A = sa, B = sb, Ah = sah, Bh = sbh;
+}
+
 int main(void) {
   arith_begin();
   setup_buffers();
@@ -321,6 +398,7 @@ int main(void) {
   RUN_TEST(test_nested_conditions);
   RUN_TEST(test_loops);
   RUN_TEST(test_self_store_and_let);
+  RUN_TEST(test_conditions_in_expressions);
   RUN_TEST(test_thread_extent);
   RUN_TEST(test_config_transitive);
   RUN_TEST(test_config_boolean_branches);
@@ -328,6 +406,7 @@ int main(void) {
   RUN_TEST(test_config_unsupported);
   RUN_TEST(test_pass_declared);
   RUN_TEST(test_deep_loop_nest);
+  RUN_TEST(test_out_of_memory);
   arith_end();
   return check_finish();
 }

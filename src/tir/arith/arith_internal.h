@@ -106,6 +106,10 @@ psg_status psgi_arith_rebuild(psg_tir_expr *e, psg_tir_expr *const *k, psg_tir_e
 psg_status psgi_arith_diff_bound(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y,
                                  psg_arith_bound *out);
 
+/* (x - y) - (p - q) when it is a constant (canonical.c). */
+bool psgi_arith_offset(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y, psg_tir_expr *p, psg_tir_expr *q,
+                       int64_t *delta);
+
 /* The rewrite simplifier's pass over e, canonical or not (rewrite.c). */
 psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical,
                               psg_tir_expr **out);

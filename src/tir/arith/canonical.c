@@ -255,3 +255,15 @@ psg_status psgi_arith_diff_bound(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir
   if (xi.bound.max == PSG_ARITH_POS_INF || yi.bound.min == PSG_ARITH_NEG_INF) out->max = PSG_ARITH_POS_INF;
   return PSG_OK;
 }
+
+bool psgi_arith_offset(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y, psg_tir_expr *p, psg_tir_expr *q,
+                       int64_t *delta) {
+  lin l = {.n = 0, .c = 0};
+  if (!psgi_arith_is_index_dtype(x->dtype) || x->dtype != p->dtype) return false;
+  if (!read_lin(a, x, 1, &l) || !read_lin(a, y, -1, &l) || !read_lin(a, p, -1, &l) || !read_lin(a, q, 1, &l))
+    return false;
+  drop_zero_terms(&l);
+  if (l.n) return false;
+  *delta = l.c;
+  return true;
+}

@@ -264,9 +264,8 @@ static int64_t path_bound(rw *w, const edge *e, size_t n, psg_tir_expr *x, psg_t
   return best;
 }
 
-static int transitive(rw *w, int kind, psg_tir_expr *x, psg_tir_expr *y) {
+static size_t known_edges(rw *w, psg_tir_expr *x, edge *e) {
   psg_arith_analyzer *a = w->a;
-  edge e[MAX_EDGES];
   size_t n = 0;
   for (size_t i = 0; i < a->known.len && n + 2 <= MAX_EDGES; i++) {
     psg_tir_expr *k = a->known.data[i];
@@ -281,10 +280,34 @@ static int transitive(rw *w, int kind, psg_tir_expr *x, psg_tir_expr *y) {
     default: e[n++] = (edge){l, r, 0}; e[n++] = (edge){r, l, 0}; break;
     }
   }
+  return n;
+}
+
+static int transitive(rw *w, int kind, psg_tir_expr *x, psg_tir_expr *y) {
+  edge e[MAX_EDGES];
+  size_t n = known_edges(w, x, e);
   if (!n) return -1;
   int64_t hi = path_bound(w, e, n, x, y), lo_neg = path_bound(w, e, n, y, x);
   if (w->st) return -1;
   psg_arith_bound d = {psgi_arith_sat_neg(lo_neg), hi};
+  return decide(kind, d);
+}
+
+/* A known comparison of the same terms up to a constant: from i < j,
+ * i < j + 1 (x - y = (p - q) + delta, and p - q <= gap). */
+static int known_offset(rw *w, int kind, psg_tir_expr *x, psg_tir_expr *y) {
+  edge e[MAX_EDGES];
+  size_t n = known_edges(w, x, e);
+  psg_arith_bound d = {PSG_ARITH_NEG_INF, PSG_ARITH_POS_INF};
+  for (size_t i = 0; i < n; i++) {
+    int64_t delta, v;
+    if (psgi_arith_offset(w->a, x, y, e[i].p, e[i].q, &delta) && !__builtin_add_overflow(e[i].gap, delta, &v) &&
+        v < d.max)
+      d.max = v; /* x - y <= gap + delta */
+    if (psgi_arith_offset(w->a, y, x, e[i].p, e[i].q, &delta) && !__builtin_add_overflow(e[i].gap, delta, &v) &&
+        v != INT64_MIN && -v > d.min)
+      d.min = -v; /* y - x <= gap + delta */
+  }
   return decide(kind, d);
 }
 
@@ -307,6 +330,7 @@ static bool cmp_rules(rw *w, psg_tir_expr *e, int kind, psg_tir_expr *x, psg_tir
     if (d && !(w->st = psgi_arith_info_of(w->a, d, &di)) && di.mod.coeff > 0 && di.mod.base != 0)
       r = kind == PSG_TIR_NE;
   }
+  if (r < 0 && w->a->known.len) r = known_offset(w, kind, x, y);
   if (r < 0 && w->a->transitive) r = transitive(w, kind, x, y);
   if (r >= 0) return done(w, BOOL(w, r, 1));
   if (K(x, NULL) && !K(y, NULL) && (kind == PSG_TIR_EQ || kind == PSG_TIR_NE)) return done(w, B(w, kind, y, x));
@@ -373,8 +397,16 @@ static bool select_rules(rw *w, psg_tir_expr *c, psg_tir_expr *x, psg_tir_expr *
 static bool call_rules(rw *w, psg_tir_expr *e) {
   int64_t v;
   const char *op = psgi_tir_ops[e->u.op].name;
-  if (strcmp(op, "tir.if_then_else") == 0 && K(e->kids[0], &v)) return done(w, e->kids[v ? 1 : 2]);
-  if (strcmp(op, "tir.likely") == 0 && K(e->kids[0], NULL)) return done(w, e->kids[0]);
+  if (strcmp(op, "tir.if_then_else") == 0) {
+    int k = K(e->kids[0], &v) ? v != 0 : psgi_arith_known(w->a, e->kids[0]);
+    if (k >= 0) return done(w, e->kids[k ? 1 : 2]);
+    if (EQ(w, e->kids[1], e->kids[2])) return done(w, e->kids[1]);
+  }
+  if (strcmp(op, "tir.likely") == 0) {
+    if (K(e->kids[0], NULL)) return done(w, e->kids[0]);
+    int k = psgi_arith_known(w->a, e->kids[0]);
+    if (k >= 0) return done(w, BOOL(w, k, 1));
+  }
   return false;
 }
 

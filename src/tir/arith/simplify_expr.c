@@ -81,6 +81,38 @@ static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool cano
   return st;
 }
 
+/* Select and tir.if_then_else: the true operand is simplified knowing the
+ * condition, the false one knowing its negation (TVM). Nested at most
+ * BRANCH_SCOPES deep in one walk; deeper branches get the plain walk. */
+enum { BRANCH_SCOPES = 8 };
+static bool branching(const psg_tir_expr *n) {
+  if (psg_tir_dtype_lanes(n->dtype) != 1) return false;
+  if (n->kind == PSG_TIR_SELECT) return true;
+  return n->kind == PSG_TIR_CALL && strcmp(psgi_tir_ops[n->u.op].name, "tir.if_then_else") == 0;
+}
+
+/* Before operand i (1 or 2) of a branching node: cond[0] is the simplified
+ * condition. */
+static psg_status branch_scope(psg_arith_analyzer *a, uint32_t i, psg_tir_expr *const *cond, bool *scoped,
+                               psg_arith_scope *scope, int *scopes) {
+  if (*scoped) {
+    psg_arith_exit_constraint(a, scope);
+    *scoped = false;
+    (*scopes)--;
+  }
+  psg_tir_expr *c = cond[0];
+  if (i > 2 || c->kind == PSG_TIR_INT_IMM || psg_tir_dtype_lanes(c->dtype) != 1 || *scopes >= BRANCH_SCOPES)
+    return PSG_OK;
+  psg_tir_expr *neg = NULL;
+  psg_status st = i == 2 ? psgi_arith_mk(a->ctx, PSG_TIR_NOT, c, NULL, &neg) : PSG_OK;
+  if (!st) st = psg_arith_enter_constraint(a, i == 2 ? neg : c, scope);
+  psg_tir_release(neg);
+  if (st) return st;
+  *scoped = true;
+  (*scopes)++;
+  return PSG_OK;
+}
+
 /* Operand i of e is simplified (the bound var of a Let and a BufferLoad's
  * buffer are not). */
 static bool walked(const psg_tir_node *e, uint32_t i) {
@@ -93,20 +125,24 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
   typedef struct {
     psg_tir_expr *n;
     uint32_t next; /* next operand to push */
+    bool scoped;   /* a branch of it is being walked under its condition */
+    psg_arith_scope scope;
   } frame;
+  psg_arith_scope start = {a->facts.len, a->known.len};
+  int scopes = 0; /* frames walking a branch under its condition: no memo then */
   PSGI_VEC(frame) st = {0};
   PSGI_VEC(psg_tir_expr *) vals = {0}; /* results of finished operands */
   PSGI_VEC(psg_tir_expr *) kids = {0};
   psgi_map memo;
   psgi_map_init(&memo, ctx);
   psg_status s = PSG_OK;
-  frame f0 = {e, 0};
+  frame f0 = {e, 0, false, {0, 0}};
   if (!PSGI_VEC_PUSH(ctx, &st, f0)) s = psgi_nomem(ctx);
   while (!s && st.len) {
     frame *f = &st.data[st.len - 1];
     psg_tir_expr *n = f->n;
     /* Only a node with several parents can be met twice. */
-    psgi_map_entry *hit = n->refcount > 1 && n->nkids ? psgi_map_get_ptr(&memo, n) : NULL;
+    psgi_map_entry *hit = !scopes && n->refcount > 1 && n->nkids ? psgi_map_get_ptr(&memo, n) : NULL;
     if (hit && f->next == 0) {
       psg_tir_expr *r = hit->value;
       psg_tir_retain(r);
@@ -119,11 +155,18 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
     }
     if (f->next < n->nkids) {
       uint32_t i = f->next++;
+      if (branching(n) && i >= 1 && (s = branch_scope(a, f->next - 1, vals.data + vals.len - i, &f->scoped,
+                                                       &f->scope, &scopes)))
+        break;
       if (walked(n, i)) {
-        frame fk = {n->kids[i], 0};
+        frame fk = {n->kids[i], 0, false, {0, 0}};
         if (!PSGI_VEC_PUSH(ctx, &st, fk)) s = psgi_nomem(ctx);
       }
       continue;
+    }
+    if (f->scoped) {
+      psg_arith_exit_constraint(a, &f->scope);
+      scopes--;
     }
     st.len--;
     /* Gather the operands: walked ones from vals (in order), others as they are. */
@@ -153,7 +196,7 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
     psg_tir_release(node);
     if (s) break;
     bool is_new;
-    bool shared = n->nkids && n->refcount > 1;
+    bool shared = !scopes && n->nkids && n->refcount > 1;
     psgi_map_entry *en = shared ? psgi_map_put_ptr(&memo, n, &is_new) : NULL;
     if (en) {
       if (!is_new) psg_tir_release(en->value);
@@ -172,6 +215,8 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
   if (!s) {
     *out = vals.data[0];
     vals.len = 0;
+  } else {
+    psg_arith_exit_constraint(a, &start); /* branch scopes left open */
   }
   for (size_t i = 0; i < vals.len; i++) psg_tir_release(vals.data[i]);
   for (size_t i = 0; i < memo.len; i++) psg_tir_release(memo.entries[i].value);
