@@ -27,7 +27,8 @@ import sys
 # Bottom up; folders on one row are peers (may include each other, but not in
 # a cycle). A folder not listed sits above all of these (e.g. a top folder
 # that registers the built-in passes).
-LAYERS = [["support"], ["ir"], ["tir"], ["tir/arith"], ["text", "ops"], ["interp"], ["pass"], ["transforms"], ["tir/transforms"], ["builtin"], ["onnx"]]
+LAYERS = [["support"], ["ir"], ["tir"], ["tir/arith"], ["text", "ops"], ["interp"], ["pass"], ["transforms"],
+          ["tir/transforms"], ["builtin"], ["onnx"]]
 RANK = {folder: row for row, folders in enumerate(LAYERS) for folder in folders}
 TOP = len(LAYERS)
 
@@ -40,11 +41,13 @@ def rank(folder):
 
 
 def folder_of(rel):
-    """The folder under src/ of a path relative to src/ ('ir/expr.c' -> 'ir'); a
-    nested folder listed in LAYERS is its own layer ('tir/arith/x.c' -> 'tir/arith')."""
+    """The layer folder of a path relative to src/: the longest listed folder
+    holding it ('tir/transforms/x.c' -> 'tir/transforms'), else its top folder
+    ('ir/expr.c' -> 'ir')."""
     parts = rel.split("/")
-    if len(parts) > 2 and "/".join(parts[:2]) in RANK:
-        return "/".join(parts[:2])
+    for k in range(len(parts) - 1, 1, -1):
+        if "/".join(parts[:k]) in RANK:
+            return "/".join(parts[:k])
     return parts[0] if len(parts) > 1 else "."
 
 

@@ -459,22 +459,30 @@ psg_status psg_tir_simplify_prim_func(const psg_tir_prim_func *f, psg_attrs *con
   return st;
 }
 
-/* The pass: PrimFuncs reach a PrimFuncPass once modules hold them (issue 15
- * item 6, another branch); until then the callback refuses what it is given
- * rather than pretending to have simplified it. The config is read here so
- * that an unsupported switch fails as it will then. */
+/* The pass body for one PrimFunc: the config from the pass context. */
+static psg_status simplify_in_context(const psg_tir_prim_func *f, psg_pass_context *pc, psg_tir_prim_func **out) {
+  psg_attr *cfg = psg_pass_context_get_config(pc, "tir.Simplify");
+  return psg_tir_simplify_prim_func(f, cfg ? psg_attr_get_dict(cfg) : NULL, out);
+}
+
+/* The PrimFuncPass callback. On this branch psg_prim_func_pass_fn still
+ * takes a psg_expr (PrimFuncPass calls it for no entry); once it takes the
+ * PrimFunc (branch tirinterp), the callback is simplify_in_context itself.
+ * Until then it reads the config, so an unsupported switch fails as it will
+ * then, and refuses rather than pretending to have simplified anything. */
 static psg_status simplify_pass(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
   (void)mod;
   (void)user;
+  (void)func;
   *out = NULL;
   psg_ctx *ctx = psg_pass_context_get_ctx(pc);
   psg_attr *cfg = psg_pass_context_get_config(pc, "tir.Simplify");
   opts o;
   psg_status st = read_opts(ctx, cfg ? psg_attr_get_dict(cfg) : NULL, &o);
   if (st) return st;
-  (void)func;
+  (void)simplify_in_context;
   return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, NULL, 0, 0, NULL, 0, "tir.Simplify",
-                       "tir.Simplify: PrimFuncs in modules are not available yet; use psg_tir_simplify_prim_func");
+                       "tir.Simplify: this PrimFuncPass callback does not take PrimFuncs yet; use psg_tir_simplify_prim_func");
 }
 
 const psg_pass_decl psgi_pass_tir_simplify = {
