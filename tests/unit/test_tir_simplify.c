@@ -64,12 +64,22 @@ static psg_tir_prim_func *FUNC(psg_tir_stmt *body) {
 }
 
 /* Simplifies body in a function; returns the new body (borrowed). */
+/* Also checks that a well-formed input stays well-formed and that a second
+ * run changes nothing (structurally). */
 static psg_tir_stmt *SIMP_CFG(psg_tir_stmt *body, psg_attrs *cfg) {
-  psg_tir_prim_func *out = NULL;
-  psg_status st = psg_tir_simplify_prim_func(FUNC(body), cfg, &out);
+  psg_tir_prim_func *in = FUNC(body), *out = NULL, *again = NULL;
+  bool wf = psg_tir_verify_well_formed(in) == PSG_OK;
+  psg_ctx_clear_diags(actx);
+  psg_status st = psg_tir_simplify_prim_func(in, cfg, &out);
   CHECK_OK(st);
   if (st) return NULL;
   pooled(out);
+  if (wf) CHECK_OK(psg_tir_verify_well_formed(out));
+  CHECK_OK(psg_tir_simplify_prim_func(out, cfg, &again));
+  if (again) {
+    CHECK(psg_tir_structural_equal(again, out));
+    pooled(again);
+  }
   return psg_tir_get_body(out);
 }
 static psg_tir_stmt *SIMP(psg_tir_stmt *body) { return SIMP_CFG(body, NULL); }
