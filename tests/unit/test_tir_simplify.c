@@ -191,6 +191,45 @@ static void test_conditions_in_expressions(void) {
   CHECK_STR(show(psg_tir_buffer_store_get_value(psg_tir_if_get_then(r))), "True");
 }
 
+static psg_tir_stmt *LETS(psg_tir_expr *v, psg_tir_expr *value, psg_tir_stmt *body) {
+  psg_tir_stmt *s = NULL;
+  psg_tir_let_stmt_create(actx, v, value, body, NULL, &s);
+  return pooled(s);
+}
+
+static void test_negations_and_lets(void) {
+  psg_tir_expr *i = VAR("i"), *j = VAR("j"), *n = VAR("n");
+  psg_tir_stmt *s0 = ST(i, FC("float32", 0)), *s1 = ST(i, F1());
+  /* if i == 5: (if i != 5: s0 else s1) -> if i == 5: s1 (TVM's TestNegationOfCondition) */
+  psg_tir_stmt *r = SIMP(FOR(i, IC(0), IC(16), IF(EQ(i, IC(5)), IF(NE(i, IC(5)), s0, s1), NULL)));
+  CHECK(psg_tir_if_get_then(psg_tir_get_body(r)) == s1);
+  r = SIMP(FOR(i, IC(0), IC(16), IF(NE(i, IC(5)), IF(EQ(i, IC(5)), s0, s1), NULL)));
+  CHECK(psg_tir_if_get_then(psg_tir_get_body(r)) == s1);
+  r = SIMP(FOR(i, IC(0), IC(16), IF(EQ(i, n), IF(NE(i, n), s0, s1), NULL)));
+  CHECK(psg_tir_if_get_then(psg_tir_get_body(r)) == s1);
+  /* else of `i == n or j == n` knows both are false (TVM's TestLiteralConstraintSplitBooleanOr) */
+  r = SIMP(FOR(i, IC(0), IC(16), FOR(j, IC(0), IC(16), IF(OR(EQ(i, n), EQ(j, n)), s0, IF(EQ(i, n), s1, s0)))));
+  CHECK(psg_tir_if_get_else(psg_tir_get_body(psg_tir_get_body(r))) == s0);
+  /* `i == n and j == n` gives each conjunct */
+  r = SIMP(FOR(i, IC(0), IC(16), FOR(j, IC(0), IC(16), IF(AND(EQ(i, n), EQ(j, n)), IF(EQ(i, n), s1, NULL), NULL))));
+  CHECK(psg_tir_if_get_then(psg_tir_get_body(psg_tir_get_body(r))) == s1);
+  /* condition = i < 3; if condition or 3 <= i: B[0] = condition -> the store (TestProveConditionUsingLet) */
+  psg_tir_expr *c = VARD("condition", "bool");
+  psg_tir_stmt *store_c = ST(IC(0), c);
+  r = SIMP(FOR(i, IC(0), IC(4), LETS(c, LT(i, IC(3)), IF(OR(c, GE(i, IC(3))), store_c, NULL))));
+  psg_tir_stmt *let = psg_tir_get_body(r);
+  CHECK_EQ_INT(K(let), PSG_TIR_LET_STMT);
+  CHECK(psg_tir_get_body(let) == store_c);
+  /* if i < 3: if condition: ... -> the inner if goes, the stored value stays (TestProveLetCondition) */
+  r = SIMP(FOR(i, IC(0), IC(4), LETS(c, LT(i, IC(3)), IF(LT(i, IC(3)), IF(c, store_c, NULL), NULL))));
+  CHECK(psg_tir_if_get_then(psg_tir_get_body(psg_tir_get_body(r))) == store_c);
+  /* if condition: if condition: B[0] = condition -> B[0] = True inside (TestProveRepeatedLetCondition) */
+  r = SIMP(FOR(i, IC(0), IC(4), LETS(c, LT(i, IC(3)), IF(c, IF(c, store_c, NULL), NULL))));
+  psg_tir_stmt *inner = psg_tir_if_get_then(psg_tir_get_body(psg_tir_get_body(r)));
+  CHECK_EQ_INT(K(inner), PSG_TIR_BUFFER_STORE);
+  CHECK_STR(show(psg_tir_buffer_store_get_value(inner)), "True");
+}
+
 static void test_thread_extent(void) {
   psg_tir_expr *tx = VAR("threadIdx.x");
   psg_tir_stmt *attr = NULL;
@@ -409,6 +448,7 @@ int main(void) {
   RUN_TEST(test_loops);
   RUN_TEST(test_self_store_and_let);
   RUN_TEST(test_conditions_in_expressions);
+  RUN_TEST(test_negations_and_lets);
   RUN_TEST(test_thread_extent);
   RUN_TEST(test_config_transitive);
   RUN_TEST(test_config_boolean_branches);

@@ -26,6 +26,7 @@ static void pop_facts(psg_arith_analyzer *a, size_t nfacts, size_t nknown) {
     psgi_arith_fact *f = &a->facts.data[--a->facts.len];
     psg_tir_release(f->var);
     psg_tir_release(f->subst);
+    psg_tir_release(f->let_value);
   }
   while (a->known.len > nknown) psg_tir_release(a->known.data[--a->known.len]);
 }
@@ -49,17 +50,19 @@ const psgi_arith_fact *psgi_arith_find_fact(const psg_arith_analyzer *a, const p
 
 /* Pushes a fact narrowing var to [lo, hi] (intersected with what is known). */
 static psg_status push_fact(psg_arith_analyzer *a, psg_tir_expr *var, int64_t lo, int64_t hi,
-                            psg_tir_expr *subst) {
+                            psg_tir_expr *subst, psg_tir_expr *let_value) {
   const psgi_arith_fact *old = psgi_arith_find_fact(a, var);
   if (old) {
     if (old->bound.min > lo) lo = old->bound.min;
     if (old->bound.max < hi) hi = old->bound.max;
     if (!subst) subst = old->subst;
+    if (!let_value) let_value = old->let_value;
   }
-  psgi_arith_fact f = {var, {lo, hi}, subst};
+  psgi_arith_fact f = {var, {lo, hi}, subst, let_value};
   if (!PSGI_VEC_PUSH(a->ctx, &a->facts, f)) return psgi_nomem(a->ctx);
   psg_tir_retain(var);
   psg_tir_retain(subst);
+  psg_tir_retain(let_value);
   psgi_arith_cache_clear(a);
   return PSG_OK;
 }
@@ -86,7 +89,7 @@ psg_status psg_arith_bind(psg_arith_analyzer *a, psg_tir_expr *var, psg_tir_expr
   psg_tir_expr *subst = NULL;
   /* An extent of exactly 1: the var is min (TVM binds the var to min). */
   if (ei.bound.min == 1 && ei.bound.max == 1) subst = min;
-  return push_fact(a, var, lo, hi, subst);
+  return push_fact(a, var, lo, hi, subst, NULL);
 }
 
 psg_status psg_arith_bind_value(psg_arith_analyzer *a, psg_tir_expr *var, psg_tir_expr *value) {
@@ -102,11 +105,10 @@ psg_status psg_arith_bind_value(psg_arith_analyzer *a, psg_tir_expr *var, psg_ti
                                 psgi_tir_is_var_kind(value->kind)
                             ? value
                             : NULL;
-  if (!psgi_arith_is_index_dtype(var->dtype)) {
-    if (!subst) return PSG_OK;
-    return push_fact(a, var, PSG_ARITH_NEG_INF, PSG_ARITH_POS_INF, subst);
-  }
-  return push_fact(a, var, vi.bound.min, vi.bound.max, subst);
+  psg_tir_expr *let_value = subst ? NULL : value;
+  if (!psgi_arith_is_index_dtype(var->dtype))
+    return push_fact(a, var, PSG_ARITH_NEG_INF, PSG_ARITH_POS_INF, subst, let_value);
+  return push_fact(a, var, vi.bound.min, vi.bound.max, subst, let_value);
 }
 
 /* Learns a bound of a var from one comparison `x OP e` known true. */
@@ -134,7 +136,7 @@ static psg_status learn_compare(psg_arith_analyzer *a, int kind, psg_tir_expr *x
   }
   if (yi.bound.max == PSG_ARITH_POS_INF && kind == PSG_TIR_LT) hi = PSG_ARITH_POS_INF;
   if (yi.bound.min == PSG_ARITH_NEG_INF && kind == PSG_TIR_GT) lo = PSG_ARITH_NEG_INF;
-  return push_fact(a, x, lo, hi, NULL);
+  return push_fact(a, x, lo, hi, NULL, NULL);
 }
 
 psg_status psg_arith_enter_constraint(psg_arith_analyzer *a, psg_tir_expr *cond,

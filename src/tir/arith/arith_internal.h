@@ -17,11 +17,14 @@ typedef struct psgi_arith_info {
 
 /* A fact on one var, the intersection of every fact in scope (a lookup
  * reads the newest). `subst` (retained, may be NULL) replaces the var when
- * simplifying (an extent-1 loop, a LetStmt of a constant or a var). */
+ * simplifying (an extent-1 loop, a LetStmt of a constant or a var);
+ * `let_value` replaces it only while use_let_values is set (proving an `if`
+ * condition with the lets in scope, as TVM does). */
 typedef struct psgi_arith_fact {
   psg_tir_expr *var;
   psg_arith_bound bound;
   psg_tir_expr *subst;
+  psg_tir_expr *let_value; /* retained, may be NULL: a LetStmt value not substituted */
 } psgi_arith_fact;
 
 typedef struct psgi_arith_cached {
@@ -36,6 +39,7 @@ struct psg_arith_analyzer {
   psgi_map cache;                 /* node -> index + 1 into cached */
   PSGI_VEC(psgi_arith_cached) cached;
   /* Options of tir.Simplify the rules read. */
+  bool use_let_values;   /* substitute let_value of facts (see psgi_arith_fact) */
   bool transitive;       /* transitively_prove_inequalities */
   bool boolean_branches; /* apply_constraints_to_boolean_branches */
   int branch_depth;      /* nesting of those (bounded: BRANCH_DEPTH_LIMIT) */

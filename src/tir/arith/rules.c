@@ -440,7 +440,16 @@ void psgi_arith_rules(rw *w, psg_tir_expr *e) {
       done(w, fa->subst);
       return;
     }
-    if (ints && fa && fa->bound.min == fa->bound.max) done(w, I(w, t, fa->bound.min));
+    if (fa && fa->let_value && w->a->use_let_values) {
+      done(w, fa->let_value);
+      return;
+    }
+    if (psg_tir_dtype_is_bool(t) && psg_tir_dtype_lanes(t) == 1) { /* a bool var known true or false */
+      int kn = psgi_arith_known(w->a, e);
+      if (kn >= 0) done(w, BOOL(w, kn, 1));
+      return;
+    }
+    /* A var whose bound is one value stays a var (TVM: `if i == 5: A[i] = 0` keeps A[i]). */
     return;
   }
   if (k >= PSG_TIR_ADD && k <= PSG_TIR_MAX && psg_tir_dtype_lanes(t) > 1) {

@@ -185,6 +185,17 @@ static psg_status enter(walker *w, frame *f) {
     if ((st = simp(w, s->kids[0], &f->ex[0]))) return st;
     int64_t v;
     if (psgi_arith_is_int(f->ex[0], &v)) f->branch = v != 0;
+    else if (a->facts.len) {
+      /* Try again seeing through the lets in scope (`c = i < 3; if c or 3 <= i`);
+       * only a decided condition is taken, the written one is kept otherwise. */
+      psg_tir_expr *seen = NULL;
+      a->use_let_values = true;
+      st = psg_arith_simplify(a, f->ex[0], &seen);
+      a->use_let_values = false;
+      if (st) return st;
+      if (psgi_arith_is_int(seen, &v)) f->branch = v != 0;
+      psg_tir_release(seen);
+    }
     if (f->branch < 0) return psg_arith_enter_constraint(a, f->ex[0], &f->scope);
     return PSG_OK;
   }
