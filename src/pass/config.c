@@ -44,6 +44,16 @@ static const field remove_no_op_fields[] = {
     {"max_simplification_steps", PSG_CONFIG_INT, 0},
 };
 
+/* tir.Simplify's SimplifyConfig (all false in TVM); read by tir.Simplify
+ * (src/tir/transforms/simplify.c). */
+static const field simplify_fields[] = {
+    {"transitively_prove_inequalities", PSG_CONFIG_BOOL, 0},
+    {"propagate_knowns_to_prove_conditional", PSG_CONFIG_BOOL, 0},
+    {"propagate_knowns_to_simplify_expressions", PSG_CONFIG_BOOL, 0},
+    {"convert_boolean_to_and_of_ors", PSG_CONFIG_BOOL, 0},
+    {"apply_constraints_to_boolean_branches", PSG_CONFIG_BOOL, 0},
+};
+
 static const builtin_option builtins[] = {
     {"testing.immutable_module", PSG_CONFIG_BOOL, 0, NULL, 0,
      "fail a pass that changes its input module (checked by structural hash)", "the pass runner (every pass call)",
@@ -85,6 +95,8 @@ static const builtin_option builtins[] = {
      "RemoveNoOpConfig: use_dataflow_analysis (true is unsupported: an error), max_simplification_steps (rewrites "
      "made at most; 0: no limit)",
      "tir.RemoveNoOp", false},
+    {"tir.Simplify", PSG_CONFIG_DICT, 0, simplify_fields, sizeof simplify_fields / sizeof *simplify_fields,
+     "arithmetic simplification switches (SimplifyConfig)", "tir.Simplify", false},
 };
 enum { NUM_BUILTINS = sizeof builtins / sizeof *builtins };
 _Static_assert(NUM_BUILTINS <= PSGI_MAX_BUILTIN_OPTIONS, "psgi_pass_state.builtin_defaults is too small");

@@ -1,0 +1,266 @@
+/* Passage — the analyzer object (include/passage/arith.h): the fact stacks
+ * (var bounds from loop ranges and let bindings, conditions from `if` and
+ * T.assume), scopes that pop them, and the cache the queries share. */
+#include "tir/arith/arith_internal.h"
+
+psg_status psg_arith_analyzer_create(psg_ctx *ctx, psg_arith_analyzer **out) {
+  *out = NULL;
+  psg_arith_analyzer *a = psgi_calloc(ctx, sizeof *a);
+  if (!a) return psgi_nomem(ctx);
+  a->ctx = ctx;
+  psgi_map_init(&a->cache, ctx);
+  *out = a;
+  return PSG_OK;
+}
+
+void psgi_arith_cache_clear(psg_arith_analyzer *a) {
+  if (!a->cached.len && !a->cache.len) return;
+  for (size_t i = 0; i < a->cached.len; i++) psg_tir_release(a->cached.data[i].node);
+  a->cached.len = 0;
+  psgi_map_fini(&a->cache);
+  psgi_map_init(&a->cache, a->ctx);
+}
+
+static void pop_facts(psg_arith_analyzer *a, size_t nfacts, size_t nknown) {
+  while (a->facts.len > nfacts) {
+    psgi_arith_fact *f = &a->facts.data[--a->facts.len];
+    psg_tir_release(f->var);
+    psg_tir_release(f->subst);
+    psg_tir_release(f->let_value);
+  }
+  while (a->known.len > nknown) psg_tir_release(a->known.data[--a->known.len]);
+}
+
+void psg_arith_analyzer_destroy(psg_arith_analyzer *a) {
+  if (!a) return;
+  psgi_arith_cache_clear(a);
+  pop_facts(a, 0, 0);
+  psgi_map_fini(&a->cache);
+  PSGI_VEC_FREE(a->ctx, &a->cached);
+  PSGI_VEC_FREE(a->ctx, &a->facts);
+  PSGI_VEC_FREE(a->ctx, &a->known);
+  psgi_free(a->ctx, a);
+}
+
+const psgi_arith_fact *psgi_arith_find_fact(const psg_arith_analyzer *a, const psg_tir_expr *var) {
+  for (size_t i = a->facts.len; i-- > 0;)
+    if (a->facts.data[i].var == var) return &a->facts.data[i];
+  return NULL;
+}
+
+/* Pushes a fact narrowing var to [lo, hi] (intersected with what is known). */
+static psg_status push_fact(psg_arith_analyzer *a, psg_tir_expr *var, int64_t lo, int64_t hi,
+                            psg_tir_expr *subst, psg_tir_expr *let_value) {
+  const psgi_arith_fact *old = psgi_arith_find_fact(a, var);
+  if (old) {
+    if (old->bound.min > lo) lo = old->bound.min;
+    if (old->bound.max < hi) hi = old->bound.max;
+    if (!subst) subst = old->subst;
+    if (!let_value) let_value = old->let_value;
+  }
+  psgi_arith_fact f = {var, {lo, hi}, subst, let_value};
+  if (!PSGI_VEC_PUSH(a->ctx, &a->facts, f)) return psgi_nomem(a->ctx);
+  psg_tir_retain(var);
+  psg_tir_retain(subst);
+  psg_tir_retain(let_value);
+  psgi_arith_cache_clear(a);
+  return PSG_OK;
+}
+
+static psg_status need_int_var(psg_arith_analyzer *a, psg_tir_expr *var) {
+  if (var && psgi_tir_is_var_kind(var->kind)) return PSG_OK;
+  return psgi_diag_add(a->ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0, NULL,
+                       "arith: bind needs a Var");
+}
+
+psg_status psg_arith_bind(psg_arith_analyzer *a, psg_tir_expr *var, psg_tir_expr *min,
+                          psg_tir_expr *extent) {
+  psg_status st = need_int_var(a, var);
+  if (st) return st;
+  if (!min || !extent || !psgi_tir_is_expr_kind(min->kind) || !psgi_tir_is_expr_kind(extent->kind))
+    return psgi_diag_add(a->ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0, NULL,
+                         "arith: bind needs a min and an extent");
+  if (!psgi_arith_is_index_dtype(var->dtype)) return PSG_OK; /* nothing to learn */
+  psgi_arith_info mi, ei;
+  if ((st = psgi_arith_info_of(a, min, &mi)) || (st = psgi_arith_info_of(a, extent, &ei))) return st;
+  int64_t lo = mi.bound.min, hi = PSG_ARITH_POS_INF;
+  /* var < min + extent, so var <= max(min) + max(extent) - 1. */
+  if (ei.bound.min >= 1) hi = psgi_arith_sat_add(psgi_arith_sat_add(mi.bound.max, ei.bound.max), -1);
+  psg_tir_expr *subst = NULL;
+  /* An extent of exactly 1: the var is min (TVM binds the var to min). */
+  if (ei.bound.min == 1 && ei.bound.max == 1) subst = min;
+  return push_fact(a, var, lo, hi, subst, NULL);
+}
+
+psg_status psg_arith_bind_value(psg_arith_analyzer *a, psg_tir_expr *var, psg_tir_expr *value) {
+  psg_status st = need_int_var(a, var);
+  if (st) return st;
+  if (!value || !psgi_tir_is_expr_kind(value->kind))
+    return psgi_diag_add(a->ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0, NULL,
+                         "arith: bind_value needs a value");
+  psgi_arith_info vi;
+  if ((st = psgi_arith_info_of(a, value, &vi))) return st;
+  /* A constant or another var is substituted (TVM's CanInlineLetStmt). */
+  psg_tir_expr *subst = value->kind == PSG_TIR_INT_IMM || value->kind == PSG_TIR_FLOAT_IMM ||
+                                psgi_tir_is_var_kind(value->kind)
+                            ? value
+                            : NULL;
+  psg_tir_expr *let_value = subst ? NULL : value;
+  if (!psgi_arith_is_index_dtype(var->dtype))
+    return push_fact(a, var, PSG_ARITH_NEG_INF, PSG_ARITH_POS_INF, subst, let_value);
+  return push_fact(a, var, vi.bound.min, vi.bound.max, subst, let_value);
+}
+
+/* Learns a bound of a var from one comparison `x OP e` known true. */
+static psg_status learn_compare(psg_arith_analyzer *a, int kind, psg_tir_expr *x, psg_tir_expr *y) {
+  /* Put the var on the left. */
+  if (!psgi_tir_is_var_kind(x->kind) && psgi_tir_is_var_kind(y->kind)) {
+    psg_tir_expr *t = x;
+    x = y;
+    y = t;
+    kind = kind == PSG_TIR_LT ? PSG_TIR_GT : kind == PSG_TIR_GT ? PSG_TIR_LT
+         : kind == PSG_TIR_LE ? PSG_TIR_GE : kind == PSG_TIR_GE ? PSG_TIR_LE : kind;
+  }
+  if (!psgi_tir_is_var_kind(x->kind) || !psgi_arith_is_index_dtype(x->dtype)) return PSG_OK;
+  psgi_arith_info yi;
+  psg_status st = psgi_arith_info_of(a, y, &yi);
+  if (st) return st;
+  int64_t lo = PSG_ARITH_NEG_INF, hi = PSG_ARITH_POS_INF;
+  switch (kind) {
+  case PSG_TIR_LT: hi = psgi_arith_sat_add(yi.bound.max, -1); break;
+  case PSG_TIR_LE: hi = yi.bound.max; break;
+  case PSG_TIR_GT: lo = psgi_arith_sat_add(yi.bound.min, 1); break;
+  case PSG_TIR_GE: lo = yi.bound.min; break;
+  case PSG_TIR_EQ: lo = yi.bound.min; hi = yi.bound.max; break;
+  default: return PSG_OK;
+  }
+  if (yi.bound.max == PSG_ARITH_POS_INF && kind == PSG_TIR_LT) hi = PSG_ARITH_POS_INF;
+  if (yi.bound.min == PSG_ARITH_NEG_INF && kind == PSG_TIR_GT) lo = PSG_ARITH_NEG_INF;
+  return push_fact(a, x, lo, hi, NULL, NULL);
+}
+
+psg_status psg_arith_enter_constraint(psg_arith_analyzer *a, psg_tir_expr *cond,
+                                      psg_arith_scope *scope) {
+  scope->nfacts = a->facts.len;
+  scope->nknown = a->known.len;
+  if (!cond || !psgi_tir_is_expr_kind(cond->kind))
+    return psgi_diag_add(a->ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0, NULL,
+                         "arith: a constraint must be an expression");
+  /* The conjuncts, by an explicit stack over nested And. */
+  PSGI_VEC(psg_tir_expr *) stack = {0};
+  psg_status st = PSG_OK;
+  if (!PSGI_VEC_PUSH(a->ctx, &stack, cond)) st = psgi_nomem(a->ctx);
+  while (!st && stack.len) {
+    psg_tir_expr *c = stack.data[--stack.len];
+    if (c->kind == PSG_TIR_AND) {
+      if (!PSGI_VEC_PUSH(a->ctx, &stack, c->kids[1]) || !PSGI_VEC_PUSH(a->ctx, &stack, c->kids[0]))
+        st = psgi_nomem(a->ctx);
+      continue;
+    }
+    if (c->kind == PSG_TIR_NOT && c->kids[0]->kind == PSG_TIR_OR) {
+      /* not (x or y): not x and not y; the new nodes are kept with the facts */
+      for (int i = 1; i >= 0 && !st; i--) {
+        psg_tir_expr *n;
+        if ((st = psgi_arith_mk(a->ctx, PSG_TIR_NOT, c->kids[0]->kids[i], NULL, &n))) break;
+        if (!PSGI_VEC_PUSH(a->ctx, &a->known, n)) {
+          psg_tir_release(n);
+          st = psgi_nomem(a->ctx);
+          break;
+        }
+        if (!PSGI_VEC_PUSH(a->ctx, &stack, n)) st = psgi_nomem(a->ctx);
+      }
+      continue;
+    }
+    if (!PSGI_VEC_PUSH(a->ctx, &a->known, c)) {
+      st = psgi_nomem(a->ctx);
+      break;
+    }
+    psg_tir_retain(c);
+    if (c->kind >= PSG_TIR_EQ && c->kind <= PSG_TIR_GE && psg_tir_dtype_lanes(c->dtype) == 1)
+      st = learn_compare(a, c->kind, c->kids[0], c->kids[1]);
+    else if (c->kind == PSG_TIR_NOT && c->kids[0]->kind >= PSG_TIR_LT && c->kids[0]->kind <= PSG_TIR_GE) {
+      static const int neg[] = {[PSG_TIR_LT] = PSG_TIR_GE, [PSG_TIR_LE] = PSG_TIR_GT,
+                                [PSG_TIR_GT] = PSG_TIR_LE, [PSG_TIR_GE] = PSG_TIR_LT};
+      psg_tir_expr *k = c->kids[0];
+      st = learn_compare(a, neg[k->kind], k->kids[0], k->kids[1]);
+    }
+  }
+  PSGI_VEC_FREE(a->ctx, &stack);
+  psgi_arith_cache_clear(a);
+  if (st) pop_facts(a, scope->nfacts, scope->nknown);
+  return st;
+}
+
+void psg_arith_exit_constraint(psg_arith_analyzer *a, const psg_arith_scope *scope) {
+  if (a->facts.len > scope->nfacts || a->known.len > scope->nknown) {
+    pop_facts(a, scope->nfacts, scope->nknown);
+    psgi_arith_cache_clear(a);
+  }
+}
+
+int psgi_arith_compare_relation(psg_arith_analyzer *a, const psg_tir_expr *k, const psg_tir_expr *c) {
+  if (k->kind < PSG_TIR_EQ || k->kind > PSG_TIR_GE || c->kind < PSG_TIR_EQ || c->kind > PSG_TIR_GE) return -1;
+  psg_tir_expr *ka = k->kids[0], *kb = k->kids[1], *ca = c->kids[0], *cb = c->kids[1];
+  bool same = psgi_arith_equal(a, ka, ca) && psgi_arith_equal(a, kb, cb);
+  bool swapped = psgi_arith_equal(a, ka, cb) && psgi_arith_equal(a, kb, ca);
+  int kk = k->kind, ck = c->kind;
+  if (kk == PSG_TIR_EQ || kk == PSG_TIR_NE) {
+    if (!(same || swapped)) return -1;
+    if (ck == kk) return 1;
+    if (ck == (kk == PSG_TIR_EQ ? PSG_TIR_NE : PSG_TIR_EQ)) return 0;
+    return -1;
+  }
+  /* k: ka < kb or ka <= kb (GT/GE read swapped). */
+  if (kk == PSG_TIR_GT || kk == PSG_TIR_GE) {
+    bool t = same;
+    same = swapped;
+    swapped = t;
+    kk = kk == PSG_TIR_GT ? PSG_TIR_LT : PSG_TIR_LE;
+  }
+  if (ck == PSG_TIR_GT || ck == PSG_TIR_GE) {
+    bool t = same;
+    same = swapped;
+    swapped = t;
+    ck = ck == PSG_TIR_GT ? PSG_TIR_LT : PSG_TIR_LE;
+  }
+  if (ck != PSG_TIR_LT && ck != PSG_TIR_LE) return -1;
+  if (same && ck == kk) return 1;
+  if (same && kk == PSG_TIR_LT && ck == PSG_TIR_LE) return 1; /* a < b gives a <= b */
+  if (swapped && ck != kk) return 0; /* a < b vs b <= a; a <= b vs b < a */
+  if (swapped && kk == PSG_TIR_LT && ck == PSG_TIR_LT) return 0;
+  return -1;
+}
+
+int psgi_arith_known(psg_arith_analyzer *a, psg_tir_expr *cond) {
+  for (size_t i = a->known.len; i-- > 0;) {
+    psg_tir_expr *k = a->known.data[i];
+    if (psgi_arith_equal(a, k, cond)) return 1;
+    if (cond->kind == PSG_TIR_NOT && psgi_arith_equal(a, k, cond->kids[0])) return 0;
+    if (k->kind == PSG_TIR_NOT && psgi_arith_equal(a, k->kids[0], cond)) return 0;
+    int r = psgi_arith_compare_relation(a, k, cond);
+    if (r >= 0) return r;
+    /* not (x == y) known: x != y is true, x == y false. */
+    if (k->kind == PSG_TIR_NOT && (r = psgi_arith_compare_relation(a, k->kids[0], cond)) >= 0) {
+      if (r == 1) return 0;
+      if (r == 0) return 1;
+    }
+  }
+  return -1;
+}
+
+psg_status psg_arith_const_int_bound(psg_arith_analyzer *a, psg_tir_expr *e, psg_arith_bound *out) {
+  psgi_arith_info i;
+  psgi_arith_cache_trim(a);
+  psg_status st = psgi_arith_info_of(a, e, &i);
+  *out = st ? psgi_arith_dtype_bound(0) : i.bound;
+  return st;
+}
+
+psg_status psg_arith_modular_set(psg_arith_analyzer *a, psg_tir_expr *e, psg_arith_modset *out) {
+  psgi_arith_info i;
+  psgi_arith_cache_trim(a);
+  psg_status st = psgi_arith_info_of(a, e, &i);
+  out->coeff = st ? 1 : i.mod.coeff;
+  out->base = st ? 0 : i.mod.base;
+  return st;
+}

@@ -1,0 +1,124 @@
+/* Passage — private state of the arithmetic analyzer (include/passage/arith.h):
+ * the fact stacks, the per-node cache of bounds, modular sets and structural
+ * hashes, saturating bound arithmetic and the node builders the rewrite
+ * rules share. */
+#ifndef PSG_ARITH_INTERNAL_H
+#define PSG_ARITH_INTERNAL_H
+
+#include "passage/arith.h"
+#include "tir/tir_internal.h"
+
+/* What the analyzer knows of one expression node. */
+typedef struct psgi_arith_info {
+  psg_arith_bound bound; /* ints (bool: [0, 1]); floats and handles: everything */
+  psg_arith_modset mod;
+  uint64_t hash; /* structural: agrees with psg_arith_expr_equal */
+} psgi_arith_info;
+
+/* A fact on one var, the intersection of every fact in scope (a lookup
+ * reads the newest). `subst` (retained, may be NULL) replaces the var when
+ * simplifying (an extent-1 loop, a LetStmt of a constant or a var);
+ * `let_value` replaces it only while use_let_values is set (proving an `if`
+ * condition with the lets in scope, as TVM does). */
+typedef struct psgi_arith_fact {
+  psg_tir_expr *var;
+  psg_arith_bound bound;
+  psg_tir_expr *subst;
+  psg_tir_expr *let_value; /* retained, may be NULL: a LetStmt value not substituted */
+} psgi_arith_fact;
+
+typedef struct psgi_arith_cached {
+  psg_tir_expr *node; /* retained, so that its address is not reused */
+  psgi_arith_info info;
+} psgi_arith_cached;
+
+struct psg_arith_analyzer {
+  psg_ctx *ctx;
+  PSGI_VEC(psgi_arith_fact) facts;
+  PSGI_VEC(psg_tir_expr *) known; /* conditions known true (retained) */
+  psgi_map cache;                 /* node -> index + 1 into cached */
+  PSGI_VEC(psgi_arith_cached) cached;
+  /* Options of tir.Simplify the rules read. */
+  bool use_let_values;   /* substitute let_value of facts (see psgi_arith_fact) */
+  bool transitive;       /* transitively_prove_inequalities */
+  bool boolean_branches; /* apply_constraints_to_boolean_branches */
+  int branch_depth;      /* nesting of those (bounded: BRANCH_DEPTH_LIMIT) */
+};
+
+/* The cache: cleared when facts change (bounds depend on them). */
+void psgi_arith_cache_clear(psg_arith_analyzer *a);
+/* Clears it when it has grown past its soft limit (info.c); called when a
+ * public query starts. */
+void psgi_arith_cache_trim(psg_arith_analyzer *a);
+/* The info of e (computed bottom up with an explicit stack, cached). */
+psg_status psgi_arith_info_of(psg_arith_analyzer *a, psg_tir_expr *e, psgi_arith_info *out);
+/* The newest fact on var, or NULL. */
+const psgi_arith_fact *psgi_arith_find_fact(const psg_arith_analyzer *a, const psg_tir_expr *var);
+/* Structural equality with the cached hashes as a first filter. */
+bool psgi_arith_equal(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y);
+/* Is `cond` (or its negation) one of the known conditions? 1 known true, 0
+ * known false, -1 unknown. */
+int psgi_arith_known(psg_arith_analyzer *a, psg_tir_expr *cond);
+
+/* Comparison c given comparison k: 1 implied (the same, or a <= b from
+ * a < b), 0 refuted (the negation: b <= a from a < b), -1 neither. Reads
+ * a == b as b == a and a > b as b < a. */
+int psgi_arith_compare_relation(psg_arith_analyzer *a, const psg_tir_expr *k, const psg_tir_expr *c);
+
+/* The representable range of an int/uint/bool dtype; everything otherwise. */
+psg_arith_bound psgi_arith_dtype_bound(psg_tir_dtype t);
+/* Saturating bound arithmetic: an infinite end stays infinite, an overflow
+ * becomes infinite. */
+int64_t psgi_arith_sat_add(int64_t x, int64_t y);
+int64_t psgi_arith_sat_mul(int64_t x, int64_t y);
+static inline int64_t psgi_arith_sat_neg(int64_t x) {
+  return x == PSG_ARITH_NEG_INF ? PSG_ARITH_POS_INF : x == PSG_ARITH_POS_INF ? PSG_ARITH_NEG_INF : -x;
+}
+/* Floor division and modulo of int64 (b != 0; INT64_MIN / -1 wraps). */
+int64_t psgi_arith_floordiv(int64_t x, int64_t y);
+int64_t psgi_arith_floormod(int64_t x, int64_t y);
+/* The value of v wrapped to an int dtype's width (sign-extended) or a uint's
+ * (masked). */
+int64_t psgi_arith_wrap(psg_tir_dtype t, int64_t v);
+
+/* Is e an IntImm (scalar)? Its value in *v. */
+static inline bool psgi_arith_is_int(const psg_tir_expr *e, int64_t *v) {
+  if (!e || e->kind != PSG_TIR_INT_IMM) return false;
+  if (v) *v = e->u.int_value;
+  return true;
+}
+static inline bool psgi_arith_is_int_value(const psg_tir_expr *e, int64_t v) {
+  return e && e->kind == PSG_TIR_INT_IMM && e->u.int_value == v;
+}
+static inline bool psgi_arith_is_index_dtype(psg_tir_dtype t) {
+  return psg_tir_dtype_lanes(t) == 1 && (psg_tir_dtype_is_int(t) || psg_tir_dtype_is_uint(t));
+}
+
+/* Builders: constant folding and trivial identities of the new node alone
+ * (rewrite.c), so that rules may build results freely. Each returns a new
+ * reference; NULL with the status set on failure. */
+psg_status psgi_arith_int(psg_ctx *ctx, psg_tir_dtype t, int64_t v, psg_tir_expr **out);
+psg_status psgi_arith_bool(psg_ctx *ctx, bool v, int lanes, psg_tir_expr **out);
+psg_status psgi_arith_mk(psg_ctx *ctx, int kind, psg_tir_expr *x, psg_tir_expr *y, psg_tir_expr **out);
+/* The operand kind(x, y) reduces to by an identity needing no facts
+ * (borrowed), or NULL; *zero when it is 0 (x % 1). */
+psg_tir_expr *psgi_arith_identity(int kind, psg_tir_expr *x, psg_tir_expr *y, bool *zero);
+
+/* e rebuilt with operands k (rebuild.c): k[i] replaces e->kids[i]. */
+psg_status psgi_arith_rebuild(psg_tir_expr *e, psg_tir_expr *const *k, psg_tir_expr **out);
+/* The bound of x - y read as one sum, so common terms cancel (canonical.c). */
+psg_status psgi_arith_diff_bound(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y,
+                                 psg_arith_bound *out);
+
+/* (x - y) - (p - q) when it is a constant (canonical.c). */
+bool psgi_arith_offset(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y, psg_tir_expr *p, psg_tir_expr *q,
+                       int64_t *delta);
+
+/* The rewrite simplifier's pass over e, canonical or not (rewrite.c). */
+psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical,
+                              psg_tir_expr **out);
+/* The canonical form of one node whose operands are simplified already
+ * (canonical.c): a new reference, or NULL in *out when it has none. */
+psg_status psgi_arith_canonical_node(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr **out);
+
+#endif

@@ -1,0 +1,269 @@
+/* Passage — the canonical form of integer index expressions (TVM's
+ * CanonicalSimplifier in spirit): a sum of atoms with constant coefficients
+ * plus a constant, read through Add, Sub and multiplication by constants.
+ * floordiv/floormod of a sum by a positive constant split the terms whose
+ * coefficient the constant divides; the rest is dropped from the quotient
+ * (and kept in the remainder) when its bound lies in [0, c). A sum longer
+ * than PSG_ARITH_MAX_TERMS terms, or reached through more nodes than a few
+ * times that, has no canonical form and stays as written. */
+#include "tir/arith/arith_internal.h"
+
+typedef struct term {
+  psg_tir_expr *atom; /* borrowed from the expression read */
+  int64_t coeff;
+} term;
+
+typedef struct lin {
+  term t[PSG_ARITH_MAX_TERMS];
+  size_t n;
+  int64_t c;
+} lin;
+
+enum { MAX_VISIT = 4 * PSG_ARITH_MAX_TERMS };
+
+static bool add_term(psg_arith_analyzer *a, lin *l, psg_tir_expr *atom, int64_t coeff) {
+  for (size_t i = 0; i < l->n; i++) {
+    if (psgi_arith_equal(a, l->t[i].atom, atom))
+      return !__builtin_add_overflow(l->t[i].coeff, coeff, &l->t[i].coeff);
+  }
+  if (l->n == PSG_ARITH_MAX_TERMS) return false;
+  l->t[l->n].atom = atom;
+  l->t[l->n++].coeff = coeff;
+  return true;
+}
+
+/* Adds sign * e to l; false when e has no linear form within the limits. */
+static bool read_lin(psg_arith_analyzer *a, psg_tir_expr *e, int64_t sign, lin *l) {
+  struct item {
+    psg_tir_expr *e;
+    int64_t k;
+  } st[MAX_VISIT];
+  size_t sp = 0, visits = 0;
+  st[sp].e = e;
+  st[sp++].k = sign;
+  while (sp) {
+    struct item it = st[--sp];
+    if (++visits > MAX_VISIT) return false;
+    psg_tir_expr *x = it.e;
+    int64_t v, k2;
+    if (x->kind == PSG_TIR_INT_IMM) {
+      if (__builtin_mul_overflow(x->u.int_value, it.k, &v) || __builtin_add_overflow(l->c, v, &l->c)) return false;
+      continue;
+    }
+    if ((x->kind == PSG_TIR_ADD || x->kind == PSG_TIR_SUB) && sp + 2 <= MAX_VISIT) {
+      if (x->kind == PSG_TIR_SUB && it.k == INT64_MIN) return false;
+      st[sp].e = x->kids[1];
+      st[sp++].k = x->kind == PSG_TIR_SUB ? -it.k : it.k;
+      st[sp].e = x->kids[0];
+      st[sp++].k = it.k;
+      continue;
+    }
+    if (x->kind == PSG_TIR_MUL && sp + 1 <= MAX_VISIT &&
+        (psgi_arith_is_int(x->kids[1], &v) || psgi_arith_is_int(x->kids[0], &v))) {
+      if (__builtin_mul_overflow(v, it.k, &k2)) return false;
+      st[sp].e = x->kids[1]->kind == PSG_TIR_INT_IMM ? x->kids[0] : x->kids[1];
+      st[sp++].k = k2;
+      continue;
+    }
+    if (x->kind == PSG_TIR_ADD || x->kind == PSG_TIR_SUB || x->kind == PSG_TIR_MUL) {
+      if (x->kind != PSG_TIR_MUL) return false; /* out of stack */
+    }
+    if (!add_term(a, l, x, it.k)) return false;
+  }
+  return true;
+}
+
+static void drop_zero_terms(lin *l) {
+  size_t j = 0;
+  for (size_t i = 0; i < l->n; i++)
+    if (l->t[i].coeff) l->t[j++] = l->t[i];
+  l->n = j;
+}
+
+/* The bound of the terms of l (without l->c). */
+static psg_status terms_bound(psg_arith_analyzer *a, const lin *l, psg_arith_bound *out) {
+  psg_arith_bound b = {0, 0};
+  for (size_t i = 0; i < l->n; i++) {
+    psgi_arith_info ai;
+    psg_status st = psgi_arith_info_of(a, l->t[i].atom, &ai);
+    if (st) return st;
+    int64_t k = l->t[i].coeff;
+    int64_t p = psgi_arith_sat_mul(ai.bound.min, k), q = psgi_arith_sat_mul(ai.bound.max, k);
+    int64_t lo = p < q ? p : q, hi = p < q ? q : p;
+    b.min = psgi_arith_sat_add(b.min, lo);
+    b.max = psgi_arith_sat_add(b.max, hi);
+    if (b.min == PSG_ARITH_POS_INF) b.min = PSG_ARITH_NEG_INF; /* inf - inf */
+    if (b.max == PSG_ARITH_NEG_INF) b.max = PSG_ARITH_POS_INF;
+  }
+  *out = b;
+  return PSG_OK;
+}
+
+/* The sum l as an expression of dtype t: terms in order, negative ones
+ * subtracted, the constant last (first when the first term is negative). */
+static psg_status build(psg_arith_analyzer *a, const lin *l, psg_tir_dtype t, psg_tir_expr **out) {
+  psg_ctx *ctx = a->ctx;
+  psg_tir_expr *acc = NULL, *x = NULL, *y = NULL;
+  psg_status st = PSG_OK;
+  /* 5 - x*2 rather than x*-2 + 5: a leading negative term follows the constant. */
+  bool const_first = l->n && l->t[0].coeff < 0 && l->c != 0;
+  if (const_first && (st = psgi_arith_int(ctx, t, l->c, &acc))) return st;
+  for (size_t i = 0; i < l->n && !st; i++) {
+    int64_t k = l->t[i].coeff;
+    bool sub = acc && k < 0 && k != INT64_MIN;
+    int64_t mag = sub ? -k : k;
+    if (mag == 1) {
+      x = l->t[i].atom;
+      psg_tir_retain(x);
+    } else {
+      if ((st = psgi_arith_int(ctx, t, mag, &y))) break;
+      st = psgi_arith_mk(ctx, PSG_TIR_MUL, l->t[i].atom, y, &x);
+      psg_tir_release(y);
+      if (st) break;
+    }
+    if (!acc) {
+      acc = x;
+    } else {
+      st = psgi_arith_mk(ctx, sub ? PSG_TIR_SUB : PSG_TIR_ADD, acc, x, &y);
+      psg_tir_release(acc);
+      psg_tir_release(x);
+      acc = y;
+    }
+    x = NULL;
+  }
+  if (!st && !const_first && (l->c || !acc)) {
+    bool sub = acc && l->c < 0 && l->c != INT64_MIN;
+    st = psgi_arith_int(ctx, t, sub ? -l->c : l->c, &x);
+    if (!st && !acc) {
+      acc = x;
+    } else if (!st) {
+      st = psgi_arith_mk(ctx, sub ? PSG_TIR_SUB : PSG_TIR_ADD, acc, x, &y);
+      psg_tir_release(acc);
+      psg_tir_release(x);
+      acc = y;
+    }
+  }
+  if (st) {
+    psg_tir_release(acc);
+    return st;
+  }
+  *out = acc;
+  return PSG_OK;
+}
+
+/* floordiv/floormod (or trunc div/mod of non-negative values) of the sum l
+ * by c > 0. */
+static psg_status split_div(psg_arith_analyzer *a, psg_tir_expr *e, lin *l, int64_t c, psg_tir_expr **out) {
+  *out = NULL;
+  bool is_div = e->kind == PSG_TIR_FLOOR_DIV || e->kind == PSG_TIR_DIV;
+  bool trunc = e->kind == PSG_TIR_DIV || e->kind == PSG_TIR_MOD;
+  lin q = {.n = 0, .c = psgi_arith_floordiv(l->c, c)}, r = {.n = 0, .c = psgi_arith_floormod(l->c, c)};
+  for (size_t i = 0; i < l->n; i++) {
+    if (l->t[i].coeff % c == 0) {
+      q.t[q.n].atom = l->t[i].atom;
+      q.t[q.n++].coeff = l->t[i].coeff / c;
+    } else {
+      r.t[r.n++] = l->t[i];
+    }
+  }
+  psg_arith_bound rb;
+  psg_status st = terms_bound(a, &r, &rb);
+  if (st) return st;
+  rb.min = psgi_arith_sat_add(rb.min, r.c);
+  rb.max = psgi_arith_sat_add(rb.max, r.c);
+  /* The remainder within one period [k*c, (k+1)*c): the quotient gains k. */
+  bool one_period = rb.min != PSG_ARITH_NEG_INF && rb.max != PSG_ARITH_POS_INF &&
+                    psgi_arith_floordiv(rb.min, c) == psgi_arith_floordiv(rb.max, c);
+  if (trunc) {
+    /* trunc and floor agree when the whole value and the remainder are >= 0. */
+    psgi_arith_info ei;
+    if ((st = psgi_arith_info_of(a, e->kids[0], &ei))) return st;
+    if (ei.bound.min < 0 || rb.min < 0) return PSG_OK;
+  }
+  if (one_period) {
+    int64_t k = psgi_arith_floordiv(rb.min, c);
+    if (k != 0) {
+      int64_t kc;
+      if (__builtin_mul_overflow(k, c, &kc) || __builtin_add_overflow(q.c, k, &q.c) ||
+          __builtin_sub_overflow(r.c, kc, &r.c))
+        return PSG_OK;
+    }
+    return build(a, is_div ? &q : &r, e->dtype, out);
+  }
+  if (!q.n && q.c == 0) return PSG_OK; /* nothing to take out */
+  if (trunc) return PSG_OK;
+  /* floordiv(c*Q + R, c) = Q + floordiv(R, c); floormod(c*Q + R, c) = floormod(R, c). */
+  psg_tir_expr *rx = NULL, *cx = NULL, *d = NULL, *qx = NULL;
+  if ((st = build(a, &r, e->dtype, &rx)) || (st = psgi_arith_int(a->ctx, e->dtype, c, &cx))) goto done;
+  if ((st = psgi_arith_mk(a->ctx, is_div ? PSG_TIR_FLOOR_DIV : PSG_TIR_FLOOR_MOD, rx, cx, &d))) goto done;
+  if (!is_div) {
+    *out = d;
+    d = NULL;
+    goto done;
+  }
+  if ((st = build(a, &q, e->dtype, &qx))) goto done;
+  st = psgi_arith_mk(a->ctx, PSG_TIR_ADD, qx, d, out);
+done:
+  psg_tir_release(rx);
+  psg_tir_release(cx);
+  psg_tir_release(d);
+  psg_tir_release(qx);
+  return st;
+}
+
+psg_status psgi_arith_canonical_node(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr **out) {
+  *out = NULL;
+  if (!psgi_arith_is_index_dtype(e->dtype)) return PSG_OK;
+  lin l = {.n = 0, .c = 0};
+  int64_t c;
+  switch (e->kind) {
+  case PSG_TIR_ADD:
+  case PSG_TIR_SUB:
+  case PSG_TIR_MUL:
+    if (!read_lin(a, e, 1, &l)) return PSG_OK;
+    drop_zero_terms(&l);
+    return build(a, &l, e->dtype, out);
+  case PSG_TIR_FLOOR_DIV:
+  case PSG_TIR_FLOOR_MOD:
+  case PSG_TIR_DIV:
+  case PSG_TIR_MOD:
+    if (!psgi_arith_is_int(e->kids[1], &c) || c <= 0) return PSG_OK;
+    if (!read_lin(a, e->kids[0], 1, &l)) return PSG_OK;
+    drop_zero_terms(&l);
+    return split_div(a, e, &l, c, out);
+  default: return PSG_OK;
+  }
+}
+
+/* The bound of x - y read as one sum (so that common terms cancel); the
+ * plain bound difference when either has no linear form. */
+psg_status psgi_arith_diff_bound(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y, psg_arith_bound *out) {
+  lin l = {.n = 0, .c = 0};
+  psg_status st;
+  if (psgi_arith_is_index_dtype(x->dtype) && read_lin(a, x, 1, &l) && read_lin(a, y, -1, &l)) {
+    drop_zero_terms(&l);
+    if ((st = terms_bound(a, &l, out))) return st;
+    out->min = psgi_arith_sat_add(out->min, l.c);
+    out->max = psgi_arith_sat_add(out->max, l.c);
+    return PSG_OK;
+  }
+  psgi_arith_info xi, yi;
+  if ((st = psgi_arith_info_of(a, x, &xi)) || (st = psgi_arith_info_of(a, y, &yi))) return st;
+  out->min = psgi_arith_sat_add(xi.bound.min, psgi_arith_sat_neg(yi.bound.max));
+  out->max = psgi_arith_sat_add(xi.bound.max, psgi_arith_sat_neg(yi.bound.min));
+  if (xi.bound.min == PSG_ARITH_NEG_INF || yi.bound.max == PSG_ARITH_POS_INF) out->min = PSG_ARITH_NEG_INF;
+  if (xi.bound.max == PSG_ARITH_POS_INF || yi.bound.min == PSG_ARITH_NEG_INF) out->max = PSG_ARITH_POS_INF;
+  return PSG_OK;
+}
+
+bool psgi_arith_offset(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y, psg_tir_expr *p, psg_tir_expr *q,
+                       int64_t *delta) {
+  lin l = {.n = 0, .c = 0};
+  if (!psgi_arith_is_index_dtype(x->dtype) || x->dtype != p->dtype) return false;
+  if (!read_lin(a, x, 1, &l) || !read_lin(a, y, -1, &l) || !read_lin(a, p, -1, &l) || !read_lin(a, q, 1, &l))
+    return false;
+  drop_zero_terms(&l);
+  if (l.n) return false;
+  *delta = l.c;
+  return true;
+}

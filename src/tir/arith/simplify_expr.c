@@ -1,0 +1,281 @@
+/* Passage — the simplifier's walk: post-order over the expression with an
+ * explicit stack (any depth), each node rebuilt from its simplified operands
+ * and then rewritten by the rules (rules.c) until none applies (at most
+ * MAX_STEPS times), in canonical mode also put in canonical form
+ * (canonical.c). Shared subexpressions are simplified once (a memo per
+ * walk). The public entry points of the simplifier and the provers. */
+#include "tir/arith/rules.h"
+
+enum { BRANCH_DEPTH_LIMIT = 1, BRANCH_MAX_NODES = 256 };
+
+/* Does e have at most `limit` nodes? (a bounded walk) */
+static bool small_expr(psg_ctx *ctx, psg_tir_expr *e, size_t limit) {
+  PSGI_VEC(psg_tir_node *) st = {0};
+  size_t seen = 0;
+  bool ok = PSGI_VEC_PUSH(ctx, &st, e);
+  while (ok && st.len) {
+    psg_tir_node *n = st.data[--st.len];
+    if (++seen > limit) ok = false;
+    for (uint32_t i = 0; ok && i < n->nkids; i++) ok = PSGI_VEC_PUSH(ctx, &st, n->kids[i]);
+  }
+  PSGI_VEC_FREE(ctx, &st);
+  return ok;
+}
+
+/* apply_constraints_to_boolean_branches: in `x and y`, y only matters when x
+ * holds, so y is simplified knowing x, and x knowing y; in `x or y`, knowing
+ * the other's negation. Operands are simplified again this way only when they
+ * have at most BRANCH_MAX_NODES nodes and outside another such
+ * simplification (BRANCH_DEPTH_LIMIT), so the work stays linear. */
+static psg_status boolean_branches(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical, psg_tir_expr **out) {
+  *out = NULL;
+  if (!a->boolean_branches || a->branch_depth >= BRANCH_DEPTH_LIMIT || psg_tir_dtype_lanes(e->dtype) != 1 ||
+      (e->kind != PSG_TIR_AND && e->kind != PSG_TIR_OR) || !small_expr(a->ctx, e, BRANCH_MAX_NODES))
+    return PSG_OK;
+  bool is_and = e->kind == PSG_TIR_AND;
+  psg_tir_expr *side[2] = {e->kids[0], e->kids[1]}, *res[2] = {NULL, NULL};
+  psg_status st = PSG_OK;
+  a->branch_depth++;
+  for (int i = 0; i < 2 && !st; i++) {
+    psg_tir_expr *ctx_cond = i == 0 ? side[1] : res[0], *neg = NULL;
+    if (!is_and && (st = psgi_arith_mk(a->ctx, PSG_TIR_NOT, ctx_cond, NULL, &neg))) break;
+    psg_arith_scope sc;
+    st = psg_arith_enter_constraint(a, is_and ? ctx_cond : neg, &sc);
+    psg_tir_release(neg);
+    if (st) break;
+    /* The side proved by the other is dropped by the rules: known true. */
+    st = psgi_arith_rewrite(a, side[i], canonical, &res[i]);
+    psg_arith_exit_constraint(a, &sc);
+  }
+  a->branch_depth--;
+  if (!st && (res[0] != side[0] || res[1] != side[1])) st = psgi_arith_mk(a->ctx, e->kind, res[0], res[1], out);
+  psg_tir_release(res[0]);
+  psg_tir_release(res[1]);
+  return st;
+}
+
+/* Rules at e, then (canonical mode) its canonical form and the rules
+ * again. A new reference in *out. */
+static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical, psg_tir_expr **out) {
+  psg_tir_expr *start = NULL, *cur = NULL, *c = NULL;
+  psg_status st = boolean_branches(a, e, canonical, &start);
+  if (st) return st;
+  st = psgi_arith_rules_fixpoint(a, start ? start : e, 0, &cur);
+  psg_tir_release(start);
+  if (st || !canonical) {
+    *out = cur;
+    return st;
+  }
+  if ((st = psgi_arith_canonical_node(a, cur, &c))) {
+    psg_tir_release(cur);
+    return st;
+  }
+  if (!c || psgi_arith_equal(a, c, cur)) {
+    psg_tir_release(c);
+    *out = cur;
+    return PSG_OK;
+  }
+  psg_tir_release(cur);
+  st = psgi_arith_rules_fixpoint(a, c, 0, out);
+  psg_tir_release(c);
+  return st;
+}
+
+/* Select and tir.if_then_else: the true operand is simplified knowing the
+ * condition, the false one knowing its negation (TVM). Nested at most
+ * BRANCH_SCOPES deep in one walk; deeper branches get the plain walk. */
+enum { BRANCH_SCOPES = 8 };
+static bool branching(const psg_tir_expr *n) {
+  if (psg_tir_dtype_lanes(n->dtype) != 1) return false;
+  if (n->kind == PSG_TIR_SELECT) return true;
+  return n->kind == PSG_TIR_CALL && strcmp(psgi_tir_ops[n->u.op].name, "tir.if_then_else") == 0;
+}
+
+/* Before operand i (1 or 2) of a branching node: cond[0] is the simplified
+ * condition. */
+static psg_status branch_scope(psg_arith_analyzer *a, uint32_t i, psg_tir_expr *const *cond, bool *scoped,
+                               psg_arith_scope *scope, int *scopes) {
+  if (*scoped) {
+    psg_arith_exit_constraint(a, scope);
+    *scoped = false;
+    (*scopes)--;
+  }
+  psg_tir_expr *c = cond[0];
+  if (i > 2 || c->kind == PSG_TIR_INT_IMM || psg_tir_dtype_lanes(c->dtype) != 1 || *scopes >= BRANCH_SCOPES)
+    return PSG_OK;
+  psg_tir_expr *neg = NULL;
+  psg_status st = i == 2 ? psgi_arith_mk(a->ctx, PSG_TIR_NOT, c, NULL, &neg) : PSG_OK;
+  if (!st) st = psg_arith_enter_constraint(a, i == 2 ? neg : c, scope);
+  psg_tir_release(neg);
+  if (st) return st;
+  *scoped = true;
+  (*scopes)++;
+  return PSG_OK;
+}
+
+/* Operand i of e is simplified (the bound var of a Let and a BufferLoad's
+ * buffer are not). */
+static bool walked(const psg_tir_node *e, uint32_t i) {
+  return psgi_tir_is_expr_kind(e->kids[i]->kind) && !(e->kind == PSG_TIR_LET && i == 0);
+}
+
+psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical, psg_tir_expr **out) {
+  psg_ctx *ctx = a->ctx;
+  *out = NULL;
+  typedef struct {
+    psg_tir_expr *n;
+    uint32_t next; /* next operand to push */
+    bool scoped;   /* a branch of it is being walked under its condition */
+    psg_arith_scope scope;
+  } frame;
+  psg_arith_scope start = {a->facts.len, a->known.len};
+  int scopes = 0; /* frames walking a branch under its condition: no memo then */
+  PSGI_VEC(frame) st = {0};
+  PSGI_VEC(psg_tir_expr *) vals = {0}; /* results of finished operands */
+  PSGI_VEC(psg_tir_expr *) kids = {0};
+  psgi_map memo;
+  psgi_map_init(&memo, ctx);
+  psg_status s = PSG_OK;
+  frame f0 = {e, 0, false, {0, 0}};
+  if (!PSGI_VEC_PUSH(ctx, &st, f0)) s = psgi_nomem(ctx);
+  while (!s && st.len) {
+    frame *f = &st.data[st.len - 1];
+    psg_tir_expr *n = f->n;
+    /* Only a node with several parents can be met twice. */
+    psgi_map_entry *hit = !scopes && n->refcount > 1 && n->nkids ? psgi_map_get_ptr(&memo, n) : NULL;
+    if (hit && f->next == 0) {
+      psg_tir_expr *r = hit->value;
+      psg_tir_retain(r);
+      st.len--;
+      if (!PSGI_VEC_PUSH(ctx, &vals, r)) {
+        psg_tir_release(r);
+        s = psgi_nomem(ctx);
+      }
+      continue;
+    }
+    if (f->next < n->nkids) {
+      uint32_t i = f->next++;
+      if (branching(n) && i >= 1 && (s = branch_scope(a, f->next - 1, vals.data + vals.len - i, &f->scoped,
+                                                       &f->scope, &scopes)))
+        break;
+      if (walked(n, i)) {
+        frame fk = {n->kids[i], 0, false, {0, 0}};
+        if (!PSGI_VEC_PUSH(ctx, &st, fk)) s = psgi_nomem(ctx);
+      }
+      continue;
+    }
+    if (f->scoped) {
+      psg_arith_exit_constraint(a, &f->scope);
+      scopes--;
+    }
+    st.len--;
+    /* Gather the operands: walked ones from vals (in order), others as they are. */
+    uint32_t nw = 0;
+    for (uint32_t i = 0; i < n->nkids; i++) nw += walked(n, i);
+    size_t base = vals.len - nw;
+    kids.len = 0;
+    bool changed = false;
+    if (!PSGI_VEC_RESERVE(ctx, &kids, n->nkids)) {
+      s = psgi_nomem(ctx);
+      break;
+    }
+    for (uint32_t i = 0, j = 0; i < n->nkids; i++) {
+      psg_tir_expr *k = walked(n, i) ? vals.data[base + j++] : n->kids[i];
+      changed |= k != n->kids[i];
+      kids.data[kids.len++] = k;
+    }
+    psg_tir_expr *node = NULL, *res = NULL;
+    if (changed) s = psgi_arith_rebuild(n, kids.data, &node);
+    else {
+      node = n;
+      psg_tir_retain(node);
+    }
+    for (size_t i = base; i < vals.len; i++) psg_tir_release(vals.data[i]);
+    vals.len = base;
+    if (!s) s = rewrite_node(a, node, canonical, &res);
+    psg_tir_release(node);
+    if (s) break;
+    bool is_new;
+    bool shared = !scopes && n->nkids && n->refcount > 1;
+    psgi_map_entry *en = shared ? psgi_map_put_ptr(&memo, n, &is_new) : NULL;
+    if (en) {
+      if (!is_new) psg_tir_release(en->value);
+      en->value = res;
+      psg_tir_retain(res);
+    } else if (shared) {
+      psg_tir_release(res);
+      s = psgi_nomem(ctx);
+      break;
+    }
+    if (!PSGI_VEC_PUSH(ctx, &vals, res)) {
+      psg_tir_release(res);
+      s = psgi_nomem(ctx);
+    }
+  }
+  if (!s) {
+    *out = vals.data[0];
+    vals.len = 0;
+  } else {
+    psg_arith_exit_constraint(a, &start); /* branch scopes left open */
+  }
+  for (size_t i = 0; i < vals.len; i++) psg_tir_release(vals.data[i]);
+  for (size_t i = 0; i < memo.len; i++) psg_tir_release(memo.entries[i].value);
+  psgi_map_fini(&memo);
+  PSGI_VEC_FREE(ctx, &st);
+  PSGI_VEC_FREE(ctx, &vals);
+  PSGI_VEC_FREE(ctx, &kids);
+  return s;
+}
+
+static psg_status need_expr(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr **out) {
+  *out = NULL;
+  psgi_arith_cache_trim(a);
+  if (e && psgi_tir_is_expr_kind(e->kind)) return PSG_OK;
+  return psgi_diag_add(a->ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0, NULL,
+                       "arith: simplify needs an expression");
+}
+
+psg_status psg_arith_rewrite_simplify(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr **out) {
+  psg_status st = need_expr(a, e, out);
+  return st ? st : psgi_arith_rewrite(a, e, false, out);
+}
+
+psg_status psg_arith_canonical_simplify(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr **out) {
+  psg_status st = need_expr(a, e, out);
+  return st ? st : psgi_arith_rewrite(a, e, true, out);
+}
+
+psg_status psg_arith_simplify(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr **out) {
+  psg_status st = need_expr(a, e, out);
+  if (st) return st;
+  psg_tir_expr *r1, *r2;
+  if ((st = psgi_arith_rewrite(a, e, false, &r1))) return st;
+  st = psgi_arith_rewrite(a, r1, true, &r2);
+  psg_tir_release(r1);
+  if (st) return st;
+  st = psgi_arith_rewrite(a, r2, false, out);
+  psg_tir_release(r2);
+  return st;
+}
+
+bool psg_arith_can_prove(psg_arith_analyzer *a, psg_tir_expr *cond) {
+  psg_tir_expr *r;
+  if (!cond || psg_arith_simplify(a, cond, &r)) return false;
+  bool yes = psgi_arith_is_int_value(r, 1) && psg_tir_dtype_is_bool(r->dtype);
+  psg_tir_release(r);
+  return yes;
+}
+
+bool psg_arith_can_prove_equal(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y) {
+  if (!x || !y) return false;
+  if (psgi_arith_equal(a, x, y)) return true;
+  if (!psgi_arith_is_index_dtype(x->dtype) || x->dtype != y->dtype) return false;
+  psg_tir_expr *d, *r;
+  if (psg_tir_binary_create(a->ctx, PSG_TIR_SUB, x, y, NULL, &d)) return false;
+  psg_status st = psg_arith_simplify(a, d, &r);
+  psg_tir_release(d);
+  if (st) return false;
+  bool yes = psgi_arith_is_int_value(r, 0);
+  psg_tir_release(r);
+  return yes;
+}
