@@ -223,6 +223,12 @@ static psg_tir_node *int_imm(parser *ps, const ttoken *t, psg_tir_dtype dt, int6
 
 static psg_tir_node *float_imm(parser *ps, const ttoken *t, psg_tir_dtype dt, double v) {
   psg_tir_node *out = NULL;
+  /* The shortest text of a float32 (3.4028235e+38) reads as a double a
+   * little off: round to float32 (without an out-of-range conversion). */
+  if (dt == psg_tir_dtype_float32() && isfinite(v)) {
+    if (fabs(v) > 3.4028234663852886e+38 && fabs(v) < 3.4028235677973366e+38) v = copysign(3.4028234663852886e+38, v);
+    else if (fabs(v) <= 3.4028234663852886e+38) v = (double)(float)v;
+  }
   BUILD(t, psg_tir_float_imm_create(ps->ctx, dt, v, NULL, &out));
   return out;
 }
@@ -704,7 +710,15 @@ static psg_tir_node *parse_primary(parser *ps) {
     char buf[64];
     snprintf(buf, sizeof buf, "%.*s", (int)(t.len > 63 ? 63 : t.len), t.text);
     advance(ps);
-    return float_imm(ps, &t, psg_tir_dtype_float32(), strtod(buf, NULL));
+    /* float32 like TVM's Python floats, float64 when float32 cannot hold it
+     * (T.float64(1e+300) reads its value from here) */
+    double v = strtod(buf, NULL);
+    bool f32 = v == 0 || (fabs(v) <= 3.4028234663852886e+38 && fabs(v) >= 1.1754943508222875e-38);
+    /* kept unrounded: T.float64(0.1) takes the value from here */
+    psg_tir_node *out = NULL;
+    BUILD(&t, psg_tir_float_imm_create(ps->ctx, f32 ? psg_tir_dtype_float32() : psg_tir_dtype_make(PSG_TIR_CODE_FLOAT, 64, 1),
+                                       v, NULL, &out));
+    return out;
   }
   if (t.kind == TT_STRING) return parse_string(ps);
   if (t.kind == TT_NAME && !tt_is(&t, "not") && !tt_is(&t, "and") && !tt_is(&t, "or")) return parse_name(ps);
@@ -1162,7 +1176,7 @@ static psg_tir_node *take_body(parser *ps, frame *f) {
   for (size_t i = 0; i < n; i++)
     if (!v[i]) ok = false;
   if (ok && n == 0) {
-    error_at(ps, &f->at, "expected a statement in this block");
+    error_at(ps, &f->at, f->kind == F_FUNC ? "the function body has no statement" : "expected a statement in this block");
     ok = false;
   }
   if (ok && n == 1) {
@@ -1226,6 +1240,7 @@ static psg_tir_node *close_frame(parser *ps) {
  * error the line is skipped and, if an indented block follows, it is
  * parsed into nothing. `ok` false: the header failed already. */
 static void open_block(parser *ps, frame f, bool ok) {
+  bool at_next_line = false;
   if (ok && !expect(ps, ":") && ps->tok.kind == TT_NEWLINE) {
     advance(ps);
     if (ps->tok.kind == TT_INDENT) {
@@ -1234,10 +1249,11 @@ static void open_block(parser *ps, frame f, bool ok) {
       return;
     }
     expected(ps, "an indented block");
+    at_next_line = true; /* the next statement is parsed as usual */
   } else if (ok) {
     if (!ps->errors || ps->tok.kind != TT_NEWLINE) expected(ps, "a new line after ':' (a block on its own lines)");
   }
-  skip_line(ps);
+  if (!at_next_line) skip_line(ps);
   free_frame_payload(ps, &f);
   undo_to(ps, f.mark);
   for (size_t i = f.lbase; i < ps->loops.len; i++) {
@@ -1345,7 +1361,8 @@ static void parse_for(parser *ps) {
     if (grid || args.len == 1) {
       ext = args.data[grid ? i : 0];
       psg_tir_retain(ext);
-      mn = int_imm(ps, &at, psg_tir_dtype_int32(), 0);
+      mn = int_imm(ps, &at, psg_tir_dtype_is_int(ext->dtype) || psg_tir_dtype_is_uint(ext->dtype) ? ext->dtype
+                                                                                                : psg_tir_dtype_int32(), 0);
     } else {
       mn = args.data[0];
       psg_tir_node *stop = args.data[1];
@@ -1557,7 +1574,7 @@ static void parse_assign(parser *ps) {
         }
         sym *s = is_name(&ps->tok) ? lookup(ps, ps->tok.text, ps->tok.len) : NULL;
         for (size_t i = 0; s && s->kind == SYM_VAR && i < ps->params.len; i++)
-          if (ps->params.data[i] == s->node) param = s->node;
+          if (ps->params.data[i] == s->node && psg_tir_dtype_is_handle(s->node->dtype)) param = s->node;
         if (!param) {
           expected(ps, "a T.handle parameter of this function");
           goto fail;

@@ -715,7 +715,7 @@ static void spush(printer *p, stask t) {
 
 static bool is_plain_loop(const psg_tir_node *s) {
   return s->kind == PSG_TIR_FOR && s->u.loop.kind == PSG_TIR_FOR_SERIAL && !psg_attrs_count(s->u.loop.annotations) &&
-         is_zero(s->kids[1]) && s->kids[1]->dtype == psg_tir_dtype_int32();
+         is_zero(s->kids[1]) && s->kids[1]->dtype == s->kids[2]->dtype;
 }
 
 /* Whether expression `e` mentions one of vars[0..n). */
@@ -750,7 +750,7 @@ static const char *loop_head(int kind) {
 /* "min, min + extent" or "extent" of a loop, folded when both are literals. */
 static void print_loop_range(printer *p, const psg_tir_node *s) {
   const psg_tir_node *mn = s->kids[1], *ext = s->kids[2];
-  if (is_zero(mn) && mn->dtype == ext->dtype && (mn->dtype == psg_tir_dtype_int32() || ext->kind != PSG_TIR_INT_IMM)) {
+  if (is_zero(mn) && mn->dtype == ext->dtype) {
     print_expr(p, ext, PREC_NONE);
     return;
   }
