@@ -60,7 +60,7 @@ typedef struct parser {
   ttoken tok, next;
   int depth, errors;
   size_t dmark;
-  bool gave_up;
+  bool gave_up, oom;
   psgi_map scope; /* name (interned) -> sym* */
   PSGI_VEC(undo_entry) undo;
   psgi_arena arena;
@@ -153,7 +153,10 @@ static bool is_name(const ttoken *t) { return t->kind == TT_NAME; }
 /* A constructor failed: its diagnostic (no location) gets the token's. */
 static psg_status located(parser *ps, const ttoken *t, size_t diag_mark, psg_status st) {
   if (!st) return st;
-  if (st == PSG_ERR_NOMEM) return st;
+  if (st == PSG_ERR_NOMEM) {
+    ps->oom = ps->gave_up = true;
+    return st;
+  }
   char line[200];
   size_t n = tlex_line_len(&ps->lx, t->line_start);
   if (n > sizeof line) n = sizeof line;
@@ -179,13 +182,16 @@ static sym *lookup(parser *ps, const char *s, size_t n) {
 
 /* Binds `name` to node (retained by the parser until the end) in the
  * current scope. */
+static void oom(parser *ps);
 static psg_status define(parser *ps, const ttoken *t, int kind, psg_tir_node *node) {
   const char *name = intern_tok(ps, t);
   sym *s = psgi_arena_alloc(&ps->arena, sizeof *s);
   psgi_map_entry *e = name && s ? psgi_map_put_str(&ps->scope, name, strlen(name), NULL) : NULL;
   if (!e || !PSGI_VEC_PUSH(ps->ctx, &ps->undo, ((undo_entry){name, e->value})) ||
-      (node && !PSGI_VEC_PUSH(ps->ctx, &ps->owned, node)))
-    return psgi_nomem(ps->ctx);
+      (node && !PSGI_VEC_PUSH(ps->ctx, &ps->owned, node))) {
+    oom(ps);
+    return PSG_ERR_NOMEM;
+  }
   if (node) psg_tir_retain(node);
   s->kind = kind;
   s->node = node;
@@ -297,6 +303,20 @@ static void release_all(psg_tir_node **v, size_t n) {
 
 typedef PSGI_VEC(psg_tir_node *) node_vec;
 
+/* Out of memory: recorded once; the parse stops and reports PSG_ERR_NOMEM. */
+static void oom(parser *ps) {
+  if (!ps->oom) psgi_nomem(ps->ctx);
+  ps->oom = ps->gave_up = true;
+}
+
+/* Appends e to v, or releases it (out of memory). */
+static bool push_node(parser *ps, node_vec *v, psg_tir_node *e) {
+  if (PSGI_VEC_PUSH(ps->ctx, v, e)) return true;
+  psg_tir_release(e);
+  oom(ps);
+  return false;
+}
+
 /* "(a, b, ...)" after the '(' was consumed, up to and including ')'. */
 static bool parse_args(parser *ps, node_vec *out) {
   while (!tt_is(&ps->tok, ")")) {
@@ -304,7 +324,7 @@ static bool parse_args(parser *ps, node_vec *out) {
     if (!e) return false;
     if (!PSGI_VEC_PUSH(ps->ctx, out, e)) {
       psg_tir_release(e);
-      psgi_nomem(ps->ctx);
+      oom(ps);
       return false;
     }
     if (!accept(ps, ",")) break;
@@ -589,7 +609,7 @@ static bool parse_indices(parser *ps, node_vec *out, const char *close) {
     if (!e) return false;
     if (!PSGI_VEC_PUSH(ps->ctx, out, e)) {
       psg_tir_release(e);
-      psgi_nomem(ps->ctx);
+      oom(ps);
       return false;
     }
     if (!accept(ps, ",")) break;
@@ -968,7 +988,7 @@ static bool parse_tuple(parser *ps, node_vec *out) {
   const char *close = tt_is(&ps->tok, "(") ? ")" : tt_is(&ps->tok, "[") ? "]" : NULL;
   if (!close) {
     psg_tir_node *e = parse_expr(ps);
-    return e && PSGI_VEC_PUSH(ps->ctx, out, e);
+    return e && push_node(ps, out, e);
   }
   advance(ps);
   while (!tt_is(&ps->tok, close)) {
@@ -1129,7 +1149,7 @@ static bool same_expr(parser *ps, const psg_tir_node *a, const psg_tir_node *b) 
 static void push_stmt(parser *ps, psg_tir_node *s) {
   if (!PSGI_VEC_PUSH(ps->ctx, &ps->stmts, s)) {
     psg_tir_release(s);
-    psgi_nomem(ps->ctx);
+    oom(ps);
     ps->gave_up = true;
   }
 }
@@ -1147,9 +1167,11 @@ static frame new_frame(parser *ps, int kind, const ttoken *at) {
   return f;
 }
 
+static void free_frame_payload(parser *ps, frame *f);
 static bool push_frame(parser *ps, frame f) {
   if (PSGI_VEC_PUSH(ps->ctx, &ps->frames, f)) return true;
-  psgi_nomem(ps->ctx);
+  free_frame_payload(ps, &f);
+  oom(ps);
   ps->gave_up = true;
   return false;
 }
@@ -1347,7 +1369,7 @@ static void parse_for(parser *ps) {
       if (ok) advance(ps);
     } else {
       psg_tir_node *e = parse_expr(ps);
-      ok = e && PSGI_VEC_PUSH(ps->ctx, &args, e);
+      ok = e && push_node(ps, &args, e);
     }
     if (!accept(ps, ",")) break;
   }
@@ -1598,7 +1620,7 @@ static void parse_assign(parser *ps) {
         while (ps->params.data[idx] != param) idx++;
         if (!PSGI_VEC_PUSH(ps->ctx, &ps->map_params, idx) || !PSGI_VEC_PUSH(ps->ctx, &ps->map_bufs, buf)) {
           psg_tir_release(buf);
-          psgi_nomem(ps->ctx);
+          oom(ps);
           ps->gave_up = true;
           return;
         }
@@ -1969,7 +1991,10 @@ static psg_status parse_func(parser *ps, psg_tir_script *script) {
     if (!rv) return PSG_ERR_PARSE;
     psg_tir_dtype rdt = rv->dtype;
     psg_tir_release(rv);
-    if (psg_tir_prim_type_create(ps->ctx, rdt, &ret)) return psgi_nomem(ps->ctx);
+    if (psg_tir_prim_type_create(ps->ctx, rdt, &ret)) {
+      oom(ps);
+      return PSG_ERR_NOMEM;
+    }
   }
   if (expect(ps, ":")) {
     psg_tir_release(ret);
@@ -2080,6 +2105,8 @@ psg_status psg_tir_script_parse(psg_ctx *ctx, const char *text, size_t len, cons
                                 psg_tir_script **out) {
   *out = NULL;
   if (!text && len) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "psg_tir_script_parse: NULL text");
+  size_t diag_start = psg_ctx_diag_count(ctx);
+  bool was_oom = psg_ctx_is_oom(ctx); /* the flag is sticky: only a new failure counts */
   parser ps;
   memset(&ps, 0, sizeof ps);
   ps.ctx = ctx;
@@ -2104,6 +2131,8 @@ psg_status psg_tir_script_parse(psg_ctx *ctx, const char *text, size_t len, cons
   psgi_map_fini(&ps.scope);
   psgi_arena_fini(&ps.arena);
   tlex_fini(&ps.lx);
-  if (st == PSG_ERR_NOMEM || (st && psg_ctx_diag_count(ctx) == 0)) return st ? st : PSG_ERR_PARSE;
+  /* a failure that left no error message ran out of memory somewhere */
+  if (st && (ps.oom || psg_ctx_diag_count(ctx) == diag_start || (!was_oom && psg_ctx_is_oom(ctx))))
+    return PSG_ERR_NOMEM;
   return st;
 }

@@ -1117,8 +1117,12 @@ static void print_func(printer *p, const psg_tir_node *f, const char *name, int 
     put(p, ": ");
     if (b) {
       put(p, "T.handle");
-      if (!PSGI_VEC_PUSH(p->ctx, &matched, v)) nomem(p);
-      if (!PSGI_VEC_PUSH(p->ctx, &matched, b)) nomem(p);
+      if (PSGI_VEC_RESERVE(p->ctx, &matched, matched.len + 2)) {
+        matched.data[matched.len++] = v;
+        matched.data[matched.len++] = b;
+      } else {
+        nomem(p);
+      }
     } else {
       print_type_annotation(p, v);
     }
@@ -1140,6 +1144,7 @@ static void print_func(printer *p, const psg_tir_node *f, const char *name, int 
     print_attrs_dict(p, attrs, "global_symbol", name, 0);
     put(p, ")\n");
   }
+  if (p->st) matched.len = 0;
   for (size_t i = 0; i < matched.len; i += 2) define_implicit_vars(p, matched.data[i + 1], ind);
   for (size_t i = 0; i < matched.len; i += 2) {
     const psg_tir_node *b = matched.data[i + 1];
