@@ -1193,7 +1193,7 @@ static void free_frame_payload(parser *ps, frame *f) {
  * popped. */
 static psg_tir_node *take_body(parser *ps, frame *f) {
   size_t n = ps->stmts.len - f->base;
-  psg_tir_node **v = ps->stmts.data + f->base, *out = NULL;
+  psg_tir_node **v = n ? ps->stmts.data + f->base : NULL, *out = NULL;
   bool ok = !f->bad;
   for (size_t i = 0; i < n; i++)
     if (!v[i]) ok = false;
