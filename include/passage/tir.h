@@ -20,6 +20,7 @@
 
 #include "passage/attrs.h"
 #include "passage/ir.h"
+#include "passage/module.h"
 
 PSG_BEGIN_DECLS
 
@@ -138,8 +139,7 @@ enum {
   PSG_TIR_FOR_SERIAL = 0,
   PSG_TIR_FOR_PARALLEL = 1,
   PSG_TIR_FOR_VECTORIZED = 2,
-  PSG_TIR_FOR_UNROLLED = 3,
-  PSG_TIR_FOR_THREAD_BINDING = 4
+  PSG_TIR_FOR_UNROLLED = 3
 };
 /* Buffer types (TVM's BufferType). */
 enum { PSG_TIR_BUFFER_DEFAULT = 1, PSG_TIR_BUFFER_AUTO_BROADCAST = 2 };
@@ -150,7 +150,7 @@ PSG_API void psg_tir_release(psg_tir_node *n); /* NULL-safe; iterative */
 PSG_API int psg_tir_kind(const psg_tir_node *n);
 /* "Var", "FloorDiv", "BufferStore", ... (TVM's node names); "?" if unknown. */
 PSG_API const char *psg_tir_kind_name(int kind);
-/* "serial", "parallel", "vectorized", "unrolled", "thread_binding". */
+/* "serial", "parallel", "vectorized", "unrolled"; "?" otherwise. */
 PSG_API const char *psg_tir_for_kind_name(int for_kind);
 PSG_API bool psg_tir_is_expr(const psg_tir_node *n);
 PSG_API bool psg_tir_is_stmt(const psg_tir_node *n);
@@ -426,6 +426,109 @@ PSG_API psg_tir_buffer *psg_tir_prim_func_get_param_buffer(const psg_tir_prim_fu
                                                            const psg_tir_expr *param);
 PSG_API psg_tir_type *psg_tir_prim_func_get_ret_type(const psg_tir_prim_func *f);
 PSG_API psg_attrs *psg_tir_prim_func_get_attrs(const psg_tir_prim_func *f); /* may be NULL */
+
+/* Visitor and mutator (STYLE rule 10, the shape of ir.h's) -------------------
+ * Children are reached in definition-first order: a PrimFunc's params and
+ * buffer-map buffers before its body, a Let/LetStmt/For var before the rest,
+ * a Buffer's data, shape and strides before its elem_offset, an AttrStmt's
+ * node before its value; otherwise in operand order. Var type annotations,
+ * a PrimFunc's return type and annotations are not visited. */
+typedef struct psg_tir_visitor psg_tir_visitor;
+struct psg_tir_visitor {
+  /* Optional: when a node is first reached; PSG_VISIT_CONTINUE,
+   * PSG_VISIT_SKIP_CHILDREN or PSG_VISIT_ABORT (ir.h). */
+  int (*pre)(psg_tir_visitor *v, const psg_tir_node *n);
+  /* Optional: after all its children; an error stops the walk. */
+  psg_status (*post)(psg_tir_visitor *v, const psg_tir_node *n);
+  void *user;
+};
+/* Post-order walk, each node once (a shared node is visited once). Returns
+ * PSG_OK (also when aborted), the status of a failing `post`, or
+ * PSG_ERR_NOMEM. */
+PSG_API psg_status psg_tir_visit(psg_ctx *ctx, psg_tir_visitor *v, const psg_tir_node *root);
+
+/* Mutator: memoized, post-order, functional update. For each node, once
+ * its children are rewritten, `visit[kind]` runs if set, else
+ * psg_tir_mutator_default, which rebuilds the node over the rewritten
+ * children through the checked constructors (so a rewrite that breaks
+ * dtypes fails with the constructor's error) and returns the very same node
+ * when no child changed.
+ *
+ *   psg_tir_mutator m; psg_tir_mutator_init(&m, ctx);
+ *   m.visit[PSG_TIR_ADD] = fold_add;
+ *   psg_status st = psg_tir_mutate(&m, func, &out);
+ *   psg_tir_mutator_fini(&m);
+ *
+ * Callbacks never recurse: they call psg_tir_mutator_default first, or read
+ * the rewritten children with psg_tir_mutator_get_result. */
+typedef struct psg_tir_mutator psg_tir_mutator;
+typedef psg_status (*psg_tir_mutate_fn)(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out);
+struct psg_tir_mutator {
+  psg_ctx *ctx;
+  psg_tir_mutate_fn visit[PSG_TIR_KIND_COUNT];
+  /* Optional: when a node is first reached; setting *replacement (a new
+   * reference) makes it the node's result and skips its children. */
+  psg_status (*pre)(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **replacement);
+  /* Optional: just before operand `slot` (psg_tir_get_operand index) of
+   * `parent` is rewritten (e.g. to enter the scope of a Let's var). */
+  psg_status (*before_child)(psg_tir_mutator *m, const psg_tir_node *parent, size_t slot);
+  void *user;
+  void *state_; /* private: the memo */
+};
+PSG_API void psg_tir_mutator_init(psg_tir_mutator *m, psg_ctx *ctx);
+PSG_API void psg_tir_mutator_fini(psg_tir_mutator *m);
+PSG_API psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out);
+PSG_API psg_status psg_tir_mutator_default(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out);
+/* The memoized rewrite of `n` (borrowed), or NULL if not reached yet. */
+PSG_API psg_tir_node *psg_tir_mutator_get_result(psg_tir_mutator *m, const psg_tir_node *n);
+/* Makes `result` (retained) the rewrite of `n` for the rest of the walk. */
+PSG_API psg_status psg_tir_mutator_set_result(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node *result);
+
+/* Structural equality and hashing (TVM's assert_structural_equal for
+ * PrimFuncs, spec/tir.md §2) ---------------------------------------------
+ * Vars and buffers match by where they are defined: PrimFunc params and
+ * buffer-map buffers, Let/LetStmt/For vars, Allocate's buffer var,
+ * DeclBuffer's buffer and the vars a Buffer's data, shape, strides or
+ * elem_offset introduce are definitions (a bijection is built as they are
+ * met); any other var must meet its bound partner, and a free var only
+ * itself. Buffers compare field-wise: dtype, data, shape, strides,
+ * elem_offset, axis_separators, data_alignment, buffer_type; name and
+ * offset_factor are ignored, scope is compared through the data var's
+ * PointerType. Var names, spans and object identity are ignored. Floats
+ * compare bitwise. Equal nodes hash equally. Both walks are iterative. */
+PSG_API bool psg_tir_structural_equal(const psg_tir_node *a, const psg_tir_node *b);
+/* Like psg_tir_structural_equal; on inequality, if `path` is not NULL, sets
+ * *path to the first difference in pre-order, e.g.
+ * "body.seq[1].value.b: IntImm values differ (1 vs 2)" (free with psg_free). */
+PSG_API bool psg_tir_structural_equal_explain(const psg_tir_node *a, const psg_tir_node *b, char **path);
+PSG_API uint64_t psg_tir_structural_hash(const psg_tir_node *n);
+
+/* tir.analysis.verify_well_formed: every var defined before use, within its
+ * scope, and defined once; buffer accesses with as many indices as the
+ * buffer's rank; a declared buffer used only in its scope; Allocate's dtype
+ * equal to its pointer's element (bool: int8); buffer-map params are handles;
+ * loop vars never bound again (TIR's only way to store to a var). PSG_OK, or
+ * PSG_ERR_TYPE with one diagnostic per problem ("verify_well_formed: in
+ * @main: BufferLoad of buffer 'A' has 1 index but the buffer has 2
+ * dimensions"), located at the node or its nearest located ancestor. */
+PSG_API psg_status psg_tir_verify_well_formed(const psg_tir_prim_func *f);
+
+/* PrimFuncs in an IRModule -------------------------------------------------
+ * A module entry is a Relay function or a PrimFunc, each under a GlobalVar
+ * (psg_module_get_function and psg_module_lookup return NULL for a
+ * PrimFunc entry; Relay passes skip such entries). Modules stay immutable:
+ * these return new modules. */
+/* `f` added last under `gv`; PSG_ERR_INVALID_ARGUMENT if the name is taken. */
+PSG_API psg_status psg_module_add_prim_func(const psg_module *m, psg_expr *gv, psg_tir_prim_func *f,
+                                            psg_module **out);
+/* Like add, but replaces the entry of an existing name in place (keeping
+ * its position and GlobalVar), whatever its kind. */
+PSG_API psg_status psg_module_update_prim_func(const psg_module *m, psg_expr *gv, psg_tir_prim_func *f,
+                                               psg_module **out);
+/* The PrimFunc of entry i (borrowed), or NULL if it is a Relay function. */
+PSG_API psg_tir_prim_func *psg_module_get_prim_func(const psg_module *m, size_t i);
+/* The PrimFunc named `name` (borrowed), or NULL. */
+PSG_API psg_tir_prim_func *psg_module_lookup_prim_func(const psg_module *m, const char *name);
 
 PSG_END_DECLS
 #endif

@@ -148,9 +148,25 @@ static inline bool psgi_ref_dec(uint32_t *rc) {
 }
 
 /* Modules -------------------------------------------------------------- */
+/* How the module reaches a PrimFunc without calling up into src/tir: the
+ * TIR layer fills this table and stores it in each PrimFunc entry. */
+typedef struct psgi_prim_func_ops {
+  void (*retain)(psg_tir_node *f);
+  void (*release)(psg_tir_node *f);
+  /* On inequality, if `path` is not NULL, *path gets a psg_free-able
+   * description of the first difference starting with `prefix`. */
+  bool (*equal)(const psg_tir_node *a, const psg_tir_node *b, const char *prefix, char **path);
+  uint64_t (*hash)(const psg_tir_node *f);
+} psgi_prim_func_ops;
+
+/* A module entry holds either a Relay function (`func`; `prim` NULL) or a
+ * PrimFunc (`prim` and `prim_ops`; `func` NULL). Relay code that walks the
+ * module's functions skips entries whose func is NULL. */
 typedef struct psgi_module_entry {
   psg_expr *gv;
   psg_expr *func;
+  psg_tir_node *prim;
+  const psgi_prim_func_ops *prim_ops;
 } psgi_module_entry;
 
 /* One registered-pass spec ("Name{options}", interned) known to hold for a
@@ -179,6 +195,11 @@ struct psg_module {
  * distinct. The parser uses it to avoid n intermediate modules. */
 psg_status psgi_module_from_entries(psg_ctx *ctx, const psgi_module_entry *entries, size_t n,
                                     psg_attrs *attrs, psg_module **out);
+
+/* A new module with `e` (retained) added last; with `replace`, an entry of
+ * the same name is replaced in place instead, keeping its GlobalVar. A taken
+ * name without `replace` is PSG_ERR_INVALID_ARGUMENT. The caller checked e. */
+psg_status psgi_module_put(const psg_module *m, const psgi_module_entry *e, bool replace, psg_module **out);
 
 /* Free variables of `e` (Vars used but not bound inside), in order of first
  * use, appended to *out (borrowed). */

@@ -38,6 +38,7 @@ psg_status psgi_module_from_entries(psg_ctx *ctx, const psgi_module_entry *entri
     m->entries[i] = entries[i];
     psg_expr_retain(entries[i].gv);
     psg_expr_retain(entries[i].func);
+    if (entries[i].prim) entries[i].prim_ops->retain(entries[i].prim);
     m->n = i + 1;
   }
   m->attrs = attrs;
@@ -60,6 +61,7 @@ void psg_module_release(psg_module *m) {
   for (size_t i = 0; i < m->n; i++) {
     psg_expr_release(m->entries[i].gv);
     psg_expr_release(m->entries[i].func);
+    if (m->entries[i].prim) m->entries[i].prim_ops->release(m->entries[i].prim);
   }
   psgi_free(ctx, m->entries);
   psgi_map_fini(&m->by_name);
@@ -121,7 +123,7 @@ psg_status psg_module_add(const psg_module *m, psg_expr *gv, psg_expr *func, psg
   if (st) return st;
   if (psg_module_find(m, gv->u.gvar.name) >= 0)
     return fail(m->ctx, PSG_ERR_INVALID_ARGUMENT, "a function named '@%s' already exists", gv->u.gvar.name);
-  psgi_module_entry e = {gv, func};
+  psgi_module_entry e = {gv, func, NULL, NULL};
   return derive(m, m->n, &e, false, m->attrs, out);
 }
 
@@ -132,8 +134,18 @@ psg_status psg_module_update(const psg_module *m, psg_expr *gv, psg_expr *func, 
   ptrdiff_t at = psg_module_find(m, gv->u.gvar.name);
   /* An existing name keeps its position and its GlobalVar, so calls that
    * reference the old GlobalVar stay valid. */
-  psgi_module_entry e = {at >= 0 ? m->entries[at].gv : gv, func};
+  psgi_module_entry e = {at >= 0 ? m->entries[at].gv : gv, func, NULL, NULL};
   return derive(m, at >= 0 ? (size_t)at : m->n, &e, false, m->attrs, out);
+}
+
+psg_status psgi_module_put(const psg_module *m, const psgi_module_entry *e, bool replace, psg_module **out) {
+  *out = NULL;
+  ptrdiff_t at = psg_module_find(m, e->gv->u.gvar.name);
+  if (at >= 0 && !replace)
+    return fail(m->ctx, PSG_ERR_INVALID_ARGUMENT, "a function named '@%s' already exists", e->gv->u.gvar.name);
+  psgi_module_entry en = *e;
+  if (at >= 0) en.gv = m->entries[at].gv;
+  return derive(m, at >= 0 ? (size_t)at : m->n, &en, false, m->attrs, out);
 }
 
 psg_status psg_module_remove(const psg_module *m, const char *name, psg_module **out) {

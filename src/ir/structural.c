@@ -232,7 +232,8 @@ uint64_t psg_module_structural_hash(const psg_module *m) {
   for (size_t i = 0; i < m->n; i++) {
     const char *name = m->entries[i].gv->u.gvar.name;
     v = psgi_hash_mix(v, psgi_hash_bytes(name, strlen(name)));
-    v = psgi_hash_mix(v, hash_root(&h, m->entries[i].func));
+    const psgi_module_entry *e = &m->entries[i];
+    v = psgi_hash_mix(v, e->prim ? e->prim_ops->hash(e->prim) : hash_root(&h, e->func));
   }
   v = psgi_hash_mix(v, attrs_hash(m->attrs, 0));
   hasher_fini(&h);
@@ -467,6 +468,21 @@ bool psg_module_structural_equal(const psg_module *a, const psg_module *b, char 
       }
       eq = false;
       break;
+    }
+    const psgi_module_entry *ea = &a->entries[i], *eb = &b->entries[i];
+    if (ea->prim || eb->prim) {
+      snprintf(buf, sizeof buf, "@%s", na);
+      if (!ea->prim || !eb->prim) {
+        if (path) {
+          snprintf(buf, sizeof buf, "@%s: a %s vs a %s", na, ea->prim ? "PrimFunc" : "Relay function",
+                   eb->prim ? "PrimFunc" : "Relay function");
+          *path = strdup(buf);
+        }
+        eq = false;
+      } else {
+        eq = ea->prim_ops->equal(ea->prim, eb->prim, buf, path);
+      }
+      continue;
     }
     q.trail.len = 0;
     q.where = -1;

@@ -206,7 +206,7 @@ psg_status psgi_map_functions(psg_module *mod, psgi_select_fn select, psgi_rewri
   bool changed = false;
   for (size_t i = 0; !st && i < n; i++) {
     psgi_module_entry e = mod->entries[i];
-    if (select(e.func)) {
+    if (e.func && select(e.func)) { /* PrimFunc entries (func NULL) are not Relay functions */
       psg_expr *nf = NULL;
       if ((st = fn(e.func, &e, user, &nf)) != PSG_OK) {
         psg_expr_release(nf);

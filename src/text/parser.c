@@ -1172,7 +1172,7 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
     scope_restore(&ps, mark);
     psg_span sp = span_of(&ps, &t);
     if (!s) s = psg_function_create(ctx, params.data, params.len, body, ret, attrs, &sp, &fn);
-    psgi_module_entry en = {gv, fn};
+    psgi_module_entry en = {gv, fn, NULL, NULL};
     if (!s && !PSGI_VEC_PUSH(ctx, &defs, en)) s = psgi_nomem(ctx);
     if (s) {
       psg_expr_release(fn);

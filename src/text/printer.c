@@ -547,6 +547,11 @@ psg_status psg_module_print(const psg_module *m, int flags, char **out, size_t *
     if (i) psgi_buf_putc(&b, '\n');
     put(&p, "def @");
     put(&p, m->entries[i].gv->u.gvar.name);
+    if (!fn) {
+      p.st = psg_ctx_fail(m->ctx, PSG_ERR_UNSUPPORTED, "@%s is a PrimFunc: the Relay text format has no syntax for it",
+                          m->entries[i].gv->u.gvar.name);
+      break;
+    }
     if (fn->kind != PSG_EXPR_FUNCTION) {
       p.st = psg_ctx_fail(m->ctx, PSG_ERR_UNSUPPORTED, "@%s is not a Relay function", m->entries[i].gv->u.gvar.name);
       break;

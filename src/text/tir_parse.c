@@ -459,6 +459,24 @@ static psg_tir_node *parse_t_call(parser *ps, const ttoken *nt) {
       error_at(ps, nt, "T.%s() declares a variable: write 'n = T.%s()' as a statement", name, name);
       return NULL;
     }
+    /* T.float64(0.1): the literal's own value, not a float32 rounding of it */
+    bool neg = tt_is(&ps->tok, "-");
+    if (psg_tir_dtype_is_float(dt) && psg_tir_dtype_lanes(dt) == 1) {
+      tlex_pos p0 = ps->lx.s;
+      ttoken t0 = ps->tok, n0 = ps->next;
+      if (neg) advance(ps);
+      if ((ps->tok.kind == TT_FLOAT || ps->tok.kind == TT_INT) && tt_is(&ps->next, ")")) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.*s", (int)(ps->tok.len > 63 ? 63 : ps->tok.len), ps->tok.text);
+        double v = strtod(buf, NULL);
+        advance(ps);
+        advance(ps);
+        return float_imm(ps, nt, dt, neg ? -v : v);
+      }
+      ps->lx.s = p0;
+      ps->tok = t0;
+      ps->next = n0;
+    }
     if (!parse_args(ps, &args)) goto done;
     if (args.len != 1) {
       error_at(ps, nt, "T.%s takes one value", name);
@@ -731,14 +749,10 @@ static psg_tir_node *parse_primary(parser *ps) {
     snprintf(buf, sizeof buf, "%.*s", (int)(t.len > 63 ? 63 : t.len), t.text);
     advance(ps);
     /* float32 like TVM's Python floats, float64 when float32 cannot hold it
-     * (T.float64(1e+300) reads its value from here) */
+     * (T.float64(0.1) reads its literal itself: parse_t_call) */
     double v = strtod(buf, NULL);
     bool f32 = v == 0 || (fabs(v) <= 3.4028234663852886e+38 && fabs(v) >= 1.1754943508222875e-38);
-    /* kept unrounded: T.float64(0.1) takes the value from here */
-    psg_tir_node *out = NULL;
-    BUILD(&t, psg_tir_float_imm_create(ps->ctx, f32 ? psg_tir_dtype_float32() : psg_tir_dtype_make(PSG_TIR_CODE_FLOAT, 64, 1),
-                                       v, NULL, &out));
-    return out;
+    return float_imm(ps, &t, f32 ? psg_tir_dtype_float32() : psg_tir_dtype_make(PSG_TIR_CODE_FLOAT, 64, 1), v);
   }
   if (t.kind == TT_STRING) return parse_string(ps);
   if (t.kind == TT_NAME && !tt_is(&t, "not") && !tt_is(&t, "and") && !tt_is(&t, "or")) return parse_name(ps);
@@ -1346,7 +1360,7 @@ static void parse_for(parser *ps) {
     it = ps->tok;
     static const struct { const char *name; int kind; } kinds[] = {
         {"serial", PSG_TIR_FOR_SERIAL}, {"parallel", PSG_TIR_FOR_PARALLEL}, {"vectorized", PSG_TIR_FOR_VECTORIZED},
-        {"unroll", PSG_TIR_FOR_UNROLLED}, {"thread_binding", PSG_TIR_FOR_THREAD_BINDING}, {"grid", -1}};
+        {"unroll", PSG_TIR_FOR_UNROLLED}, {"grid", -1}};
     size_t i;
     for (i = 0; i < sizeof kinds / sizeof *kinds; i++)
       if (tt_is(&ps->tok, kinds[i].name)) break;
@@ -2018,8 +2032,22 @@ static psg_status parse_func(parser *ps, psg_tir_script *script) {
   if (!st && !priv && !psg_attrs_get(attrs, "global_symbol")) {
     psg_attr *gs = NULL;
     psg_attrs *with = NULL;
-    st = psg_attr_string(ps->ctx, name, strlen(name), &gs);
-    if (!st) st = psg_attrs_with(ps->ctx, attrs, "global_symbol", gs, &with);
+    /* first, where function builders usually put it (attrs compare in order) */
+    size_t na = psg_attrs_count(attrs);
+    const char **keys = psgi_alloc(ps->ctx, (na + 1) * sizeof *keys);
+    psg_attr **vals = psgi_alloc(ps->ctx, (na + 1) * sizeof *vals);
+    st = keys && vals ? psg_attr_string(ps->ctx, name, strlen(name), &gs) : PSG_ERR_NOMEM;
+    if (!st) {
+      keys[0] = "global_symbol";
+      vals[0] = gs;
+      for (size_t i = 0; i < na; i++) {
+        keys[i + 1] = psg_attrs_key(attrs, i);
+        vals[i + 1] = psg_attrs_get_value(attrs, i);
+      }
+      st = psg_attrs_create(ps->ctx, keys, vals, na + 1, &with);
+    }
+    psgi_free(ps->ctx, keys);
+    psgi_free(ps->ctx, vals);
     psg_attr_release(gs);
     psg_attrs_release(attrs);
     attrs = with;

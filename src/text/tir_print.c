@@ -742,7 +742,6 @@ static const char *loop_head(int kind) {
   case PSG_TIR_FOR_PARALLEL: return "T.parallel(";
   case PSG_TIR_FOR_VECTORIZED: return "T.vectorized(";
   case PSG_TIR_FOR_UNROLLED: return "T.unroll(";
-  case PSG_TIR_FOR_THREAD_BINDING: return "T.thread_binding(";
   default: return "T.serial(";
   }
 }

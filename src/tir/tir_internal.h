@@ -118,4 +118,17 @@ static inline psg_tir_node *const *psgi_tir_indices(const psg_tir_node *n) {
   return n->kids + (n->kind == PSG_TIR_BUFFER_STORE ? 2 : 1);
 }
 
+/* Functional update: n's kind, payload and span over operands `kids` (one
+ * per slot), through the checked constructors (rebuild.c). */
+psg_status psgi_tir_rebuild(const psg_tir_node *n, psg_tir_node *const *kids, psg_tir_node **out);
+/* Structural equality with an optional path prefixed by `prefix` (structural.c). */
+bool psgi_tir_equal(const psg_tir_node *a, const psg_tir_node *b, const char *prefix, char **path);
+
+/* The operand slot an analysis visits k-th (k < nkids) in node n: the
+ * definitions a node makes come before what they scope over. *def tells
+ * whether the slot is a definition position (fields.c). */
+uint32_t psgi_tir_visit_slot(const psg_tir_node *n, uint32_t k, bool *def);
+/* TVM's name of operand `slot` of n ("body", "seq[3]", "indices[0]"). */
+void psgi_tir_field_label(const psg_tir_node *n, uint32_t slot, char *buf, size_t size);
+
 #endif

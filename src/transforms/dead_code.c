@@ -81,7 +81,7 @@ static psg_status compute_global_purity(dce *d) {
       const char *name = gv->u.gvar.name;
       psgi_map_entry *en = psgi_map_put_str(&d->impure_globals, name, strlen(name), NULL);
       if (!en) return psgi_nomem(d->ctx);
-      if (en->value || fn->kind != PSG_EXPR_FUNCTION) continue;
+      if (en->value || !fn || fn->kind != PSG_EXPR_FUNCTION) continue;
       psg_status st = compute_purity(d, fn);
       if (st) return st;
       if (is_impure(d, psgi_fn_body(fn))) {

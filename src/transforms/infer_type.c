@@ -167,6 +167,7 @@ static psg_status global_type(checker *c, const char *fn_name, const psg_expr *g
   ptrdiff_t i = psg_module_find(c->mod, gv->u.gvar.name);
   if (i < 0) return type_error(c, fn_name, gv, "no function named @%s in the module", gv->u.gvar.name);
   const psg_expr *f = c->mod->entries[i].func;
+  if (!f) return type_error(c, fn_name, gv, "@%s is a PrimFunc: a Relay call cannot use it directly", gv->u.gvar.name);
   if (c->fn_state[i] == 1) {
     /* Recursive: the signature must be written down. */
     if (!f->u.fn.ret_type) return type_error(c, fn_name, gv, "recursive function @%s needs a return type annotation", gv->u.gvar.name);
@@ -395,8 +396,8 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
 
 static psg_status check_function(checker *c, size_t index) {
   const psgi_module_entry *en = &c->mod->entries[index];
-  if (en->func->kind != PSG_EXPR_FUNCTION) {
-    c->fn_state[index] = 2; /* not a Relay function (PrimFuncs later) */
+  if (!en->func || en->func->kind != PSG_EXPR_FUNCTION) {
+    c->fn_state[index] = 2; /* not a Relay function: a PrimFunc has no Relay type */
     return PSG_OK;
   }
   c->fn_state[index] = 1;

@@ -87,8 +87,9 @@ static psg_status inline_round(psg_ctx *ctx, const psg_module *mod, const uint8_
     psg_mutator_init(&m, ctx);
     m.user = &in;
     m.visit[PSG_EXPR_CALL] = inline_call;
-    es[done].gv = mod->entries[done].gv;
-    st = psg_mutate(&m, mod->entries[done].func, &es[done].func);
+    es[done] = mod->entries[done];
+    es[done].func = NULL;
+    if (mod->entries[done].func) st = psg_mutate(&m, mod->entries[done].func, &es[done].func); /* else a PrimFunc */
     psg_mutator_fini(&m);
   }
   if (!st && in.changed) st = psgi_module_from_entries(ctx, es, mod->n, mod->attrs, out);
@@ -104,10 +105,11 @@ static psg_status drop_inlined(psg_ctx *ctx, psg_module *mod, psg_module **out) 
   psg_status st = refs && es ? PSG_OK : psgi_nomem(ctx);
   const void *user[2] = {mod, refs};
   psg_visitor v = {count_global, NULL, (void *)user};
-  for (size_t i = 0; !st && i < mod->n; i++) st = psg_visit(ctx, &v, mod->entries[i].func);
+  for (size_t i = 0; !st && i < mod->n; i++)
+    if (mod->entries[i].func) st = psg_visit(ctx, &v, mod->entries[i].func);
   size_t k = 0;
   for (size_t i = 0; !st && i < mod->n; i++)
-    if (refs[i] || !is_marked(mod->entries[i].func) || !strcmp(mod->entries[i].gv->u.gvar.name, "main"))
+    if (refs[i] || !mod->entries[i].func || !is_marked(mod->entries[i].func) || !strcmp(mod->entries[i].gv->u.gvar.name, "main"))
       es[k++] = mod->entries[i];
   if (!st && k == mod->n) {
     psg_module_retain(mod);
@@ -129,7 +131,7 @@ static psg_status run_inline(psg_module *mod, psg_pass_context *pc, void *user, 
   if (!inlinable) return psgi_nomem(ctx);
   for (size_t i = 0; i < mod->n; i++) {
     const psg_expr *fn = mod->entries[i].func;
-    inlinable[i] = is_marked(fn) && !has_binder(ctx, psgi_fn_body(fn));
+    inlinable[i] = fn && is_marked(fn) && !has_binder(ctx, psgi_fn_body(fn));
   }
   psg_module *cur = mod;
   psg_module_retain(cur);

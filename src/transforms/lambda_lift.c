@@ -92,7 +92,7 @@ static psg_status lift(psg_mutator *m, const psg_expr *e, psg_expr **out) {
     if (!st) st = psg_call_create(ctx, gv, (psg_expr *const *)fv.data, fv.len, NULL, &span, &replacement);
   }
   if (!st) {
-    psgi_module_entry en = {gv, global_fn};
+    psgi_module_entry en = {gv, global_fn, NULL, NULL};
     if (PSGI_VEC_PUSH(ctx, &l->lifted, en)) {
       gv = global_fn = NULL; /* owned by l->lifted now */
     } else {
@@ -125,6 +125,13 @@ static psg_status run_lambda_lift(psg_module *mod, psg_pass_context *pc, void *u
   bool changed = false;
   for (size_t i = 0; !st && i < mod->n; i++) {
     psg_expr *fn = mod->entries[i].func, *new_fn = fn;
+    if (!fn) { /* a PrimFunc: kept as it is (borrowed from mod, like its GlobalVar below) */
+      if (!PSGI_VEC_PUSH(ctx, &l.lifted, mod->entries[i]))
+        st = psgi_nomem(ctx);
+      else
+        psg_expr_retain(mod->entries[i].gv);
+      continue;
+    }
     if (fn->kind == PSG_EXPR_FUNCTION && !psgi_is_primitive_fn(fn) && !psg_attrs_get(fn->u.fn.attrs, "Compiler")) {
       psg_mutator m;
       psg_mutator_init(&m, ctx);
@@ -138,7 +145,7 @@ static psg_status run_lambda_lift(psg_module *mod, psg_pass_context *pc, void *u
     } else {
       psg_expr_retain(fn);
     }
-    psgi_module_entry en = {mod->entries[i].gv, new_fn};
+    psgi_module_entry en = {mod->entries[i].gv, new_fn, NULL, NULL};
     changed |= new_fn != fn;
     /* The rewritten module functions go first, then what was lifted. */
     if (!PSGI_VEC_PUSH(ctx, &l.lifted, en)) {

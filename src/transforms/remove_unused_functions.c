@@ -45,7 +45,10 @@ static psg_status remove_unused(psg_module *mod, psg_pass_context *pc, void *use
   psg_visitor v = {NULL, mark_global, &r};
   /* Every function an entry (a lone @main): all are live, nothing to walk. */
   if (r.todo.len == mod->n) r.todo.len = 0;
-  while (!st && r.todo.len) st = psg_visit(ctx, &v, mod->entries[r.todo.data[--r.todo.len]].func);
+  while (!st && r.todo.len) {
+    const psg_expr *fn = mod->entries[r.todo.data[--r.todo.len]].func;
+    if (fn) st = psg_visit(ctx, &v, fn); /* a PrimFunc calls no Relay global */
+  }
   size_t kept = 0;
   for (size_t i = 0; !st && i < mod->n; i++) kept += r.live[i];
   if (!st && kept == mod->n) {

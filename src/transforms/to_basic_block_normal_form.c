@@ -11,7 +11,7 @@
 static bool dataflow_only(const psg_module *mod) {
   for (size_t i = 0; i < mod->n; i++) {
     const psg_expr *fn = mod->entries[i].func;
-    if (fn->kind == PSG_EXPR_FUNCTION && (psgi_fn_body(fn)->flags & PSGI_EXPR_HAS_SCOPES)) return false;
+    if (fn && fn->kind == PSG_EXPR_FUNCTION && (psgi_fn_body(fn)->flags & PSGI_EXPR_HAS_SCOPES)) return false;
   }
   return true;
 }

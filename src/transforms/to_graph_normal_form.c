@@ -90,7 +90,7 @@ static psg_status compute_global_purity(gnf *g) {
       const char *name = g->mod->entries[i].gv->u.gvar.name;
       psgi_map_entry *en = psgi_map_put_str(&g->impure_globals, name, strlen(name), NULL);
       if (!en) return psgi_nomem(g->ctx);
-      if (en->value || fn->kind != PSG_EXPR_FUNCTION) continue;
+      if (en->value || !fn || fn->kind != PSG_EXPR_FUNCTION) continue;
       psg_status st = compute_purity(g, fn);
       if (st) return st;
       if (is_impure(g, psgi_fn_body(fn))) {

@@ -78,6 +78,11 @@ static void test_print_built(void) {
   /* The printed text parses back and prints the same. */
   psg_tir_script *s = NULL;
   CHECK_OK(psg_tir_script_parse(ctx, expected, strlen(expected), "t.py", &s));
+  char *path = NULL;
+  CHECK(psg_tir_structural_equal_explain(f, psg_tir_script_get(s, 0), &path));
+  if (path) fprintf(stderr, "differs at %s\n", path);
+  psg_free(path);
+  CHECK(psg_tir_structural_hash(f) == psg_tir_structural_hash(psg_tir_script_get(s, 0)));
   CHECK_OK(psg_tir_script_print(s, PSG_TIR_SCRIPT_DEFAULT, &out, &len));
   CHECK_STR(out, expected);
   psg_free(out);

@@ -1,0 +1,226 @@
+/* Passage — the TIR walkers (DESIGN.md "Visitors and mutators in C", STYLE
+ * rules 9 and 10): a post-order visitor and a memoizing mutator with
+ * functional update, over explicit stacks, in the shape of src/ir/walk.c.
+ * Children are reached in definition-first order (psgi_tir_visit_slot): a
+ * PrimFunc's params and buffers before its body, a Let's var before its
+ * value and body, so a callback sees a binding before its uses. */
+#include "tir/tir_internal.h"
+
+typedef struct frame {
+  const psg_tir_node *node;
+  uint32_t next;
+} frame;
+typedef PSGI_VEC(frame) frame_vec;
+
+static const psg_tir_node *child_at(const psg_tir_node *n, uint32_t k, uint32_t *slot) {
+  bool def;
+  *slot = psgi_tir_visit_slot(n, k, &def);
+  return n->kids[*slot];
+}
+
+psg_status psg_tir_visit(psg_ctx *ctx, psg_tir_visitor *v, const psg_tir_node *root) {
+  if (!root) return PSG_ERR_INVALID_ARGUMENT;
+  psgi_map seen;
+  psgi_map_init(&seen, ctx);
+  frame_vec stack = {0};
+  psg_status st = PSG_OK;
+  bool is_new;
+  if (!psgi_map_put_ptr(&seen, root, &is_new)) goto nomem;
+  int r = v->pre ? v->pre(v, root) : PSG_VISIT_CONTINUE;
+  if (r == PSG_VISIT_ABORT) goto done;
+  if (!PSGI_VEC_PUSH(ctx, &stack, ((frame){root, r == PSG_VISIT_SKIP_CHILDREN ? root->nkids : 0}))) goto nomem;
+  while (stack.len) {
+    frame *f = &stack.data[stack.len - 1];
+    if (f->next < f->node->nkids) {
+      uint32_t slot;
+      const psg_tir_node *child = child_at(f->node, f->next++, &slot);
+      if (!psgi_map_put_ptr(&seen, child, &is_new)) goto nomem;
+      if (!is_new) continue;
+      r = v->pre ? v->pre(v, child) : PSG_VISIT_CONTINUE;
+      if (r == PSG_VISIT_ABORT) goto done;
+      if (!PSGI_VEC_PUSH(ctx, &stack, ((frame){child, r == PSG_VISIT_SKIP_CHILDREN ? child->nkids : 0}))) goto nomem;
+      continue;
+    }
+    const psg_tir_node *node = f->node;
+    stack.len--;
+    if (v->post && (st = v->post(v, node)) != PSG_OK) goto done;
+  }
+  goto done;
+nomem:
+  st = psgi_nomem(ctx);
+done:
+  PSGI_VEC_FREE(ctx, &stack);
+  psgi_map_fini(&seen);
+  return st;
+}
+
+/* Mutator ---------------------------------------------------------------------- */
+
+typedef struct mstate {
+  psgi_map memo; /* node -> rewrite (a reference held by the memo); NULL while pending */
+} mstate;
+
+void psg_tir_mutator_init(psg_tir_mutator *m, psg_ctx *ctx) {
+  memset(m, 0, sizeof *m);
+  m->ctx = ctx;
+}
+
+static mstate *state(psg_tir_mutator *m) {
+  if (!m->state_) {
+    mstate *s = psgi_calloc(m->ctx, sizeof *s);
+    if (!s) return NULL;
+    psgi_map_init(&s->memo, m->ctx);
+    m->state_ = s;
+  }
+  return m->state_;
+}
+
+void psg_tir_mutator_fini(psg_tir_mutator *m) {
+  mstate *s = m->state_;
+  if (!s) return;
+  for (size_t i = 0; i < s->memo.len; i++) psg_tir_release(s->memo.entries[i].value);
+  psgi_map_fini(&s->memo);
+  psgi_free(m->ctx, s);
+  m->state_ = NULL;
+}
+
+psg_tir_node *psg_tir_mutator_get_result(psg_tir_mutator *m, const psg_tir_node *n) {
+  mstate *s = m->state_;
+  psgi_map_entry *e = s ? psgi_map_get_ptr(&s->memo, n) : NULL;
+  return e ? e->value : NULL;
+}
+
+/* Stores `result` (a reference the memo takes over) as the rewrite of n. */
+static psg_status memo_put(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node *result) {
+  mstate *s = state(m);
+  psgi_map_entry *e = s ? psgi_map_put_ptr(&s->memo, n, NULL) : NULL;
+  if (!e) {
+    psg_tir_release(result);
+    return psgi_nomem(m->ctx);
+  }
+  psg_tir_release(e->value);
+  e->value = result;
+  return PSG_OK;
+}
+
+psg_status psg_tir_mutator_set_result(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node *result) {
+  if (!n || !result) return PSG_ERR_INVALID_ARGUMENT;
+  psg_tir_retain(result);
+  return memo_put(m, n, result);
+}
+
+static psg_status rewrite(psg_tir_mutator *m, const psg_tir_node *n) {
+  psg_tir_mutate_fn fn = m->visit[n->kind];
+  psg_tir_node *out = NULL;
+  psg_status st = fn ? fn(m, n, &out) : psg_tir_mutator_default(m, n, &out);
+  if (!st && !out)
+    st = psg_ctx_fail(m->ctx, PSG_ERR_INTERNAL, "a TIR mutator callback for %s returned no node", psg_tir_kind_name(n->kind));
+  if (st) {
+    psg_tir_release(out);
+    return st;
+  }
+  return memo_put(m, n, out);
+}
+
+psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *root, psg_tir_node **out) {
+  *out = NULL;
+  if (!root) return PSG_ERR_INVALID_ARGUMENT;
+  psg_ctx *ctx = m->ctx;
+  mstate *s = state(m);
+  if (!s) return psgi_nomem(ctx);
+  frame_vec stack = {0};
+  psg_status st = PSG_OK;
+  /* A node's memo entry is reserved (value NULL) when it is first reached;
+   * a node reached again later is done already (a DAG has no cycles). */
+  psgi_map_entry *e0 = psgi_map_get_ptr(&s->memo, root);
+  if (e0 && e0->value) goto done; /* rewritten by an earlier call */
+  if (!psgi_map_put_ptr(&s->memo, root, NULL)) goto nomem;
+  if (m->pre) {
+    psg_tir_node *rep = NULL;
+    if ((st = m->pre(m, root, &rep)) != PSG_OK) {
+      psg_tir_release(rep);
+      goto done;
+    }
+    if (rep) {
+      st = memo_put(m, root, rep);
+      goto done;
+    }
+  }
+  if (!PSGI_VEC_PUSH(ctx, &stack, ((frame){root, 0}))) goto nomem;
+  while (stack.len) {
+    frame *f = &stack.data[stack.len - 1];
+    const psg_tir_node *node = f->node;
+    if (f->next < node->nkids) {
+      uint32_t slot;
+      const psg_tir_node *child = child_at(node, f->next++, &slot);
+      if (m->before_child && (st = m->before_child(m, node, slot)) != PSG_OK) goto done;
+      bool is_new;
+      psgi_map_entry *e = psgi_map_put_ptr(&s->memo, child, &is_new);
+      if (!e) goto nomem;
+      if (!is_new) continue; /* rewritten already (or an ancestor: a cycle cannot occur) */
+      if (m->pre) {
+        psg_tir_node *rep = NULL;
+        if ((st = m->pre(m, child, &rep)) != PSG_OK) {
+          psg_tir_release(rep);
+          goto done;
+        }
+        if (rep) {
+          if ((st = memo_put(m, child, rep)) != PSG_OK) goto done;
+          continue;
+        }
+      }
+      if (!PSGI_VEC_PUSH(ctx, &stack, ((frame){child, 0}))) goto nomem;
+      continue;
+    }
+    stack.len--;
+    if ((st = rewrite(m, node)) != PSG_OK) goto done;
+  }
+  goto done;
+nomem:
+  st = psgi_nomem(ctx);
+done:
+  PSGI_VEC_FREE(ctx, &stack);
+  if (!st) {
+    *out = psg_tir_mutator_get_result(m, root);
+    if (!*out) st = psg_ctx_fail(ctx, PSG_ERR_INTERNAL, "the TIR mutator left %s without a rewrite", psg_tir_kind_name(root->kind));
+    psg_tir_retain(*out);
+  }
+  return st;
+}
+
+psg_status psg_tir_mutator_default(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out) {
+  *out = NULL;
+  psg_ctx *ctx = m->ctx;
+  if (n->nkids == 0) {
+    psg_tir_retain((psg_tir_node *)n);
+    *out = (psg_tir_node *)n;
+    return PSG_OK;
+  }
+  enum { SMALL = 8 };
+  psg_tir_node *small[SMALL], **kids = small;
+  if (n->nkids > SMALL && !(kids = psgi_alloc(ctx, psgi_mul_size(n->nkids, sizeof *kids)))) return psgi_nomem(ctx);
+  psg_status st = PSG_OK;
+  bool changed = false;
+  for (uint32_t i = 0; i < n->nkids; i++) {
+    psg_tir_node *r = psg_tir_mutator_get_result(m, n->kids[i]);
+    if (!r) {
+      /* Called outside the engine's order: rewrite the child now (this
+       * nested walk is iterative too). */
+      psg_tir_node *tmp;
+      if ((st = psg_tir_mutate(m, n->kids[i], &tmp)) != PSG_OK) goto done;
+      psg_tir_release(tmp); /* the memo keeps it alive */
+      r = psg_tir_mutator_get_result(m, n->kids[i]);
+    }
+    kids[i] = r;
+    changed |= r != n->kids[i];
+  }
+  if (!changed) {
+    psg_tir_retain((psg_tir_node *)n);
+    *out = (psg_tir_node *)n;
+  } else {
+    st = psgi_tir_rebuild(n, kids, out);
+  }
+done:
+  if (kids != small) psgi_free(ctx, kids);
+  return st;
+}
