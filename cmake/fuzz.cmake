@@ -47,3 +47,5 @@ passage_add_clang_fuzzer(parser ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_parser.c
                          ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/parser)
 passage_add_clang_fuzzer(pipeline ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_pipeline.c
                          ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/pipeline)
+passage_add_clang_fuzzer(tvmscript ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_tvmscript.c
+                         ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/tvmscript)
