@@ -6,31 +6,15 @@
 #include "commands.h"
 #include "passage/tvmscript.h"
 
-/* The whole file in a malloc'd buffer, or NULL (errno set). */
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0, got;
-  char *buf = malloc(cap);
-  while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-    n += got;
-    if (n == cap) {
-      char *nb = realloc(buf, cap *= 2);
-      if (!nb) free(buf);
-      buf = nb;
-    }
-  }
-  fclose(f);
-  *len = n;
-  return buf;
-}
-
 int cli_print_tvmscript(psg_ctx *ctx, const char *in, const char *out) {
   if (!strcmp(in, "-")) return -1;
   size_t n = strlen(in), len = 0;
   bool by_name = n > 3 && !strcmp(in + n - 3, ".py");
-  char *text = read_file(in, &len);
-  if (!text) return -1; /* the Relay path reports the I/O error */
+  FILE *f = fopen(in, "rb");
+  if (!f) return -1; /* the Relay path reports the I/O error */
+  char *text = cli_read_all(f, &len);
+  fclose(f);
+  if (!text) return -1;
   if (!by_name && !psg_tir_script_detect(text, len)) {
     free(text);
     return -1;

@@ -45,6 +45,8 @@ typedef struct cli_load_opts {
 } cli_load_opts;
 bool cli_is_onnx_path(const char *path);
 psg_status cli_load_module(psg_ctx *ctx, const char *path, const cli_load_opts *opts, psg_module **out);
+/* All of `f` in a malloc'd buffer (NULL on OOM); *len its size. */
+char *cli_read_all(FILE *f, size_t *len);
 /* Writes atomically to `path` (NULL or "-": stdout). print_flags: PSG_PRINT_*. */
 psg_status cli_save_module(psg_ctx *ctx, const psg_module *m, const char *path, int print_flags);
 #endif
