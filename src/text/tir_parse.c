@@ -334,9 +334,15 @@ static bool parse_args(parser *ps, node_vec *out) {
 
 /* A string literal's bytes with the escapes the printer writes decoded into
  * buf (at most cap bytes); the length. */
-static size_t unescape(const ttoken *t, char *buf, size_t cap) {
+/* The text of string token `t` with its escapes resolved, into buf (cap
+ * bytes, NUL-terminated: at most cap - 1 characters). A string that does not
+ * fit, or that holds a NUL byte (raw or \x00) where a C string is wanted
+ * (names, scopes, attribute strings; a StringImm may hold one), is a located
+ * error rather than a silently cut
+ * name (fuzz_tvmscript found an attribute string cut at its NUL). */
+static bool unescape(parser *ps, const ttoken *t, char *buf, size_t cap, bool allow_nul, size_t *len) {
   size_t n = 0;
-  for (size_t i = 0; i < t->len && n < cap; i++) {
+  for (size_t i = 0; i < t->len; i++) {
     char c = t->text[i];
     if (c == '\\' && i + 1 < t->len) {
       char d = t->text[++i];
@@ -348,9 +354,19 @@ static size_t unescape(const ttoken *t, char *buf, size_t cap) {
         i += 2;
       } else c = d;
     }
+    if (c == 0 && !allow_nul) {
+      error_at(ps, t, "a string here may not hold a NUL byte");
+      return false;
+    }
+    if (n + 1 >= cap) {
+      error_at(ps, t, "string longer than %zu bytes", cap - 1);
+      return false;
+    }
     buf[n++] = c;
   }
-  return n;
+  buf[n] = 0;
+  *len = n;
+  return true;
 }
 
 /* A dtype given as a string token ("float32"). */
@@ -444,8 +460,8 @@ static psg_tir_node *parse_t_call(parser *ps, const ttoken *nt) {
     /* T.float32(1), T.int64(-3), T.bool(True), T.float32("inf"), T.int32(x) */
     if (ps->tok.kind == TT_STRING && psg_tir_dtype_is_float(dt)) {
       char s[16];
-      size_t n = unescape(&ps->tok, s, sizeof s - 1);
-      s[n] = 0;
+      size_t n;
+      if (!unescape(ps, &ps->tok, s, sizeof s, false, &n)) return NULL;
       double v = !strcmp(s, "inf") ? INFINITY : !strcmp(s, "-inf") ? -INFINITY : !strcmp(s, "nan") ? NAN : 0;
       if (v == 0) {
         expected(ps, "\"inf\", \"-inf\" or \"nan\"");
@@ -725,7 +741,8 @@ static psg_tir_node *parse_name(parser *ps) {
 static __attribute__((noinline)) psg_tir_node *parse_string(parser *ps) {
   ttoken t = ps->tok;
   char buf[1024];
-  size_t n = unescape(&t, buf, sizeof buf);
+  size_t n;
+  if (!unescape(ps, &t, buf, sizeof buf, true, &n)) return NULL;
   advance(ps);
   psg_tir_node *out = NULL;
   BUILD(&t, psg_tir_string_imm_create(ps->ctx, buf, n, NULL, &out));
@@ -914,7 +931,11 @@ static psg_attrs *parse_attr_dict(parser *ps, int depth) {
       break;
     }
     char buf[256];
-    size_t n = unescape(&ps->tok, buf, sizeof buf);
+    size_t n;
+    if (!unescape(ps, &ps->tok, buf, sizeof buf, false, &n)) {
+      ok = false;
+      break;
+    }
     const char *k = psgi_intern(ps->ctx, buf, n);
     advance(ps);
     psg_attr *v = NULL;
@@ -946,7 +967,8 @@ static psg_attr *parse_attr_value(parser *ps, int depth) {
   }
   if (t.kind == TT_STRING) {
     char buf[1024];
-    size_t n = unescape(&t, buf, sizeof buf);
+    size_t n;
+    if (!unescape(ps, &t, buf, sizeof buf, false, &n)) return NULL;
     advance(ps);
     psg_attr_string(ps->ctx, buf, n, &out);
     return out;
@@ -1045,8 +1067,8 @@ static psg_tir_node *parse_buffer_rest(parser *ps, const ttoken *at, const char 
     else if (kw(ps, "scope")) {
       if (ps->tok.kind != TT_STRING) ok = !expected(ps, "a scope string");
       else {
-        size_t n = unescape(&ps->tok, scope, sizeof scope - 1);
-        scope[n] = 0;
+        size_t n;
+        ok = unescape(ps, &ps->tok, scope, sizeof scope, false, &n);
         advance(ps);
       }
     } else if (kw(ps, "align")) {
@@ -1123,8 +1145,8 @@ static psg_tir_node *parse_var_annotation(parser *ps, const char *name) {
         expected(ps, "a scope string");
         return NULL;
       }
-      size_t n = unescape(&ps->tok, scope, sizeof scope - 1);
-      scope[n] = 0;
+      size_t n;
+      if (!unescape(ps, &ps->tok, scope, sizeof scope, false, &n)) return NULL;
       advance(ps);
     }
     if (expect(ps, ")")) return NULL;
@@ -1474,10 +1496,10 @@ static bool parse_with(parser *ps) {
     if (ok && ps->tok.kind != TT_STRING) ok = !expected(ps, "an attribute key string");
     if (ok) {
       char key[256];
-      size_t n = unescape(&ps->tok, key, sizeof key);
-      f.key = psgi_intern(ps->ctx, key, n);
+      size_t n;
+      ok = unescape(ps, &ps->tok, key, sizeof key, false, &n) && (f.key = psgi_intern(ps->ctx, key, n)) != NULL;
       advance(ps);
-      ok = !expect(ps, ",") && (f.a = parse_expr(ps)) != NULL && !expect(ps, ")");
+      ok = ok && !expect(ps, ",") && (f.a = parse_expr(ps)) != NULL && !expect(ps, ")");
     }
   } else if (tt_is(&what, "Assert")) {
     f.kind = F_ASSERT;
@@ -1545,8 +1567,8 @@ static bool parse_allocate_args(parser *ps, frame *f, const char *name, const tt
   char scope[64] = "global";
   bool ok = parse_tuple(ps, &ext) && !expect(ps, ",") && string_dtype(ps, &f->dtype);
   if (ok && accept(ps, ",") && ps->tok.kind == TT_STRING) {
-    size_t n = unescape(&ps->tok, scope, sizeof scope - 1);
-    scope[n] = 0;
+    size_t n;
+    ok = unescape(ps, &ps->tok, scope, sizeof scope, false, &n);
     advance(ps);
     accept(ps, ",");
   }
@@ -1554,8 +1576,8 @@ static bool parse_allocate_args(parser *ps, frame *f, const char *name, const tt
     if (kw(ps, "condition")) ok = (f->c = parse_expr(ps)) != NULL;
     else if (kw(ps, "annotations")) ok = (f->ann = parse_attr_dict(ps, 0)) != NULL;
     else if (kw(ps, "scope") && ps->tok.kind == TT_STRING) {
-      size_t n = unescape(&ps->tok, scope, sizeof scope - 1);
-      scope[n] = 0;
+      size_t n;
+      ok = unescape(ps, &ps->tok, scope, sizeof scope, false, &n);
       advance(ps);
     } else ok = !expected(ps, "condition= or annotations=");
     if (!accept(ps, ",")) break;
