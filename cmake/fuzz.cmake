@@ -44,3 +44,5 @@ endfunction()
 
 passage_add_clang_fuzzer(parser ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_parser.c
                          ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/parser)
+passage_add_clang_fuzzer(tvmscript ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_tvmscript.c
+                         ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/tvmscript)

@@ -17,5 +17,6 @@
 #include "passage/instrument.h"
 #include "passage/interp.h"
 #include "passage/tir.h"
+#include "passage/tvmscript.h"
 
 #endif

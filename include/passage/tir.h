@@ -139,8 +139,7 @@ enum {
   PSG_TIR_FOR_SERIAL = 0,
   PSG_TIR_FOR_PARALLEL = 1,
   PSG_TIR_FOR_VECTORIZED = 2,
-  PSG_TIR_FOR_UNROLLED = 3,
-  PSG_TIR_FOR_THREAD_BINDING = 4
+  PSG_TIR_FOR_UNROLLED = 3
 };
 /* Buffer types (TVM's BufferType). */
 enum { PSG_TIR_BUFFER_DEFAULT = 1, PSG_TIR_BUFFER_AUTO_BROADCAST = 2 };
@@ -151,7 +150,7 @@ PSG_API void psg_tir_release(psg_tir_node *n); /* NULL-safe; iterative */
 PSG_API int psg_tir_kind(const psg_tir_node *n);
 /* "Var", "FloorDiv", "BufferStore", ... (TVM's node names); "?" if unknown. */
 PSG_API const char *psg_tir_kind_name(int kind);
-/* "serial", "parallel", "vectorized", "unrolled", "thread_binding". */
+/* "serial", "parallel", "vectorized", "unrolled"; "?" otherwise. */
 PSG_API const char *psg_tir_for_kind_name(int for_kind);
 PSG_API bool psg_tir_is_expr(const psg_tir_node *n);
 PSG_API bool psg_tir_is_stmt(const psg_tir_node *n);

@@ -26,7 +26,7 @@ const char *psg_tir_kind_name(int kind) {
 }
 
 const char *psg_tir_for_kind_name(int k) {
-  static const char *const names[] = {"serial", "parallel", "vectorized", "unrolled", "thread_binding"};
+  static const char *const names[] = {"serial", "parallel", "vectorized", "unrolled"};
   return k >= 0 && k < (int)(sizeof names / sizeof *names) ? names[k] : "?";
 }
 

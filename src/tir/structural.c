@@ -16,6 +16,7 @@
  * stops at the first difference, so a pair reached twice (a shared subtree)
  * is skipped once recorded: either its first comparison succeeded or the
  * walk has ended. */
+#include <stdarg.h>
 #include <stdio.h>
 #include "tir/tir_internal.h"
 

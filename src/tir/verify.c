@@ -13,6 +13,7 @@
  * (buffer map, DeclBuffer) are defined there when not defined already, as
  * TVM's match_buffer does; an undeclared buffer (an alias such as
  * T.Buffer(..., data=X.data)) only uses its fields. */
+#include <stdarg.h>
 #include <stdio.h>
 #include "tir/tir_internal.h"
 

@@ -13,7 +13,8 @@ int cmd_print(int argc, char **argv) {
       no_meta = true;
     } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       printf("usage: passage print IN [-o OUT] [--no-metadata]\n"
-             "Parse and check a module in Relay text (IN may be - for stdin) and print it.\n");
+             "Parse and check a module in Relay text (IN may be - for stdin) and print it.\n"
+             "A *.py file, or one starting like TVMScript, is parsed and printed as TVMScript.\n");
       return 0;
     } else if (argv[i][0] == '-' && argv[i][1]) {
       if (cli_missing_value("print", argv[i], (const char *const[]){"-o", NULL})) return 2;
@@ -32,6 +33,11 @@ int cmd_print(int argc, char **argv) {
   }
   psg_ctx *ctx;
   if (psg_ctx_create(NULL, &ctx)) return fprintf(stderr, "passage: out of memory\n"), 1;
+  int tir_rc = cli_print_tvmscript(ctx, in, out);
+  if (tir_rc >= 0) {
+    psg_ctx_release(ctx);
+    return tir_rc;
+  }
   psg_module *m = NULL;
   psg_status st = cli_load_module(ctx, in, NULL, &m);
   if (!st) st = cli_save_module(ctx, m, out, no_meta ? PSG_PRINT_NO_METADATA : PSG_PRINT_DEFAULT);

@@ -1,0 +1,7 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(n: T.int32):
+    with T.Assert(n > 0, "need n > 0"):
+        T.evaluate(n)
+    T.evaluate(0)

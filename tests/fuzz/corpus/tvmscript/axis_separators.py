@@ -1,0 +1,6 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(a: T.handle):
+    A = T.match_buffer(a, (4, 4), axis_separators=[1])
+    A[0, 0] = T.float32(0.0)

@@ -1,0 +1,5 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), n: T.int32):
+    A[0] = n

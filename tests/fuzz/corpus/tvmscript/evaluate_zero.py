@@ -1,0 +1,5 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main():
+    T.evaluate(0)

@@ -1,0 +1,10 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    for i, j in T.grid(16, 16):
+        C_1 = T.Buffer((256,), data=C.data)
+        A_1 = T.Buffer((256,), data=A.data)
+        B_1 = T.Buffer((256,), data=B.data)
+        C_1[i * 16 + j] = A_1[i * 16 + j] + B_1[i * 16 + j]

@@ -1,0 +1,6 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((128, 128, 128), "float16")):
+    for i, j, k in T.grid(128, 128, 128):
+        A[i, j, k] = A[i, j, k] + T.float16(1.0)

@@ -1,0 +1,8 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(n: T.int32, m: T.int64, x: T.float32, flag: T.bool):
+    if flag:
+        T.evaluate(n)
+    T.evaluate(m)
+    T.evaluate(x)

@@ -1,0 +1,6 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(n: T.int32, A: T.Buffer((n,), "float32")):
+    for i in range(n):
+        A[i] = T.float32(0.0)

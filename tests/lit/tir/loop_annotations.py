@@ -1,0 +1,10 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((64,), "float32")):
+    for i in T.serial(64, annotations={"pragma_auto_unroll_max_step": 16, "pragma_unroll_explicit": T.bool(False)}):
+        A[i] = A[i] * T.float32(2.0)
+# RUN: grep -v '^# [A-Z]*:' %s > %t.py
+# RUN: passage print %t.py > %t.out
+# RUN: diff %t.py %t.out
+# RUN: passage print %t.out | diff %t.out -

@@ -1,0 +1,12 @@
+# from tvm.script import ir as I
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def foo():
+        T.evaluate(0)
+# RUN: grep -v '^# [A-Z]*:' %s > %t.py
+# RUN: passage print %t.py > %t.out
+# RUN: diff %t.py %t.out
+# RUN: passage print %t.out | diff %t.out -

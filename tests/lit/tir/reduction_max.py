@@ -1,0 +1,12 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((64, 32), "float32"), B: T.Buffer((64,), "float32")):
+    for i in range(64):
+        B[i] = T.float32("-inf")
+        for k in range(32):
+            B[i] = T.max(B[i], A[i, k])
+# RUN: grep -v '^# [A-Z]*:' %s > %t.py
+# RUN: passage print %t.py > %t.out
+# RUN: diff %t.py %t.out
+# RUN: passage print %t.out | diff %t.out -

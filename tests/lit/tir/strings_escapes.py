@@ -1,0 +1,10 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(n: T.int32):
+    assert n > 0, "a \"quoted\" message\twith tab"
+    T.evaluate(0)
+# RUN: grep -v '^# [A-Z]*:' %s > %t.py
+# RUN: passage print %t.py > %t.out
+# RUN: diff %t.py %t.out
+# RUN: passage print %t.out | diff %t.out -

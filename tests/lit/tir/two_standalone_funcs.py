@@ -1,0 +1,13 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def first(A: T.Buffer((4,), "int32")):
+    A[0] = 1
+
+@T.prim_func
+def second(A: T.Buffer((4,), "int32")):
+    A[1] = 2
+# RUN: grep -v '^# [A-Z]*:' %s > %t.py
+# RUN: passage print %t.py > %t.out
+# RUN: diff %t.py %t.out
+# RUN: passage print %t.out | diff %t.out -

@@ -1,0 +1,10 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((1,), "int32")):
+    while A[0] < 10:
+        A[0] = A[0] + 1
+# RUN: grep -v '^# [A-Z]*:' %s > %t.py
+# RUN: passage print %t.py > %t.out
+# RUN: diff %t.py %t.out
+# RUN: passage print %t.out | diff %t.out -
