@@ -11,51 +11,15 @@
  * mirrors it op for op (arith.addf, arith.mulf, arith.maximumf, a
  * minimumf/maximumf pair for clip, arith.constant for constants). Times are
  * the best of several runs, so small sizes are not lost in timer noise. */
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include "passage/passage.h"
+#include "bench_text.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void die(psg_ctx *ctx, const char *what) {
-  fprintf(stderr, "bench_parse_print: %s failed\n", what);
-  for (size_t i = 0; ctx && i < psg_ctx_diag_count(ctx); i++) fputs(psg_diag_rendered(psg_ctx_get_diag(ctx, i)), stderr);
-  exit(1);
-}
-
-typedef struct text {
-  char *s;
-  size_t len, cap;
-} text;
-
-static void putf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(text *t, const char *fmt, ...) {
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
-    va_end(ap);
-    if (n >= 0 && t->len + (size_t)n < t->cap) {
-      t->len += (size_t)n;
-      return;
-    }
-    t->cap = t->cap ? t->cap * 2 : 1 << 16;
-    if (!(t->s = realloc(t->s, t->cap))) die(NULL, "realloc");
-  }
-}
+static void die(psg_ctx *ctx, const char *what) { bench_die("bench_parse_print", ctx, what); }
 
 /* Relay text and MLIR text of the same n-node graph. */
-static void generate(long n, text *relay, text *mlir) {
+static void generate(long n, bench_text *relay, bench_text *mlir) {
   long nconst = 0;
-  putf(relay, "#[version = \"0.0.5\"]\ndef @main(%%x: Tensor[(2), float32]) -> Tensor[(2), float32] {\n");
-  putf(mlir, "func.func @main(%%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+  bench_putf(relay, "#[version = \"0.0.5\"]\ndef @main(%%x: Tensor[(2), float32]) -> Tensor[(2), float32] {\n");
+  bench_putf(mlir, "func.func @main(%%x: tensor<2xf32>) -> tensor<2xf32> {\n"
              "  %%two = arith.constant dense<2.0> : tensor<2xf32>\n"
              "  %%zero = arith.constant dense<0.0> : tensor<2xf32>\n"
              "  %%six = arith.constant dense<6.0> : tensor<2xf32>\n");
@@ -66,41 +30,41 @@ static void generate(long n, text *relay, text *mlir) {
     if (let) snprintf(cur, sizeof cur, "%%v%ld", i);
     else snprintf(cur, sizeof cur, "%%%ld", i - i / 8);
     snprintf(mcur, sizeof mcur, "%%%ld", i);
-    putf(relay, "  %s%s = ", let ? "let " : "", cur);
+    bench_putf(relay, "  %s%s = ", let ? "let " : "", cur);
     switch (i % 5) {
     case 0:
-      putf(relay, "add(%s, %%x);\n", prev);
-      putf(mlir, "  %s = arith.addf %s, %%x : tensor<2xf32>\n", mcur, mprev);
+      bench_putf(relay, "add(%s, %%x);\n", prev);
+      bench_putf(mlir, "  %s = arith.addf %s, %%x : tensor<2xf32>\n", mcur, mprev);
       break;
     case 1:
-      putf(relay, "multiply(%s, 2f);\n", prev);
-      putf(mlir, "  %s = arith.mulf %s, %%two : tensor<2xf32>\n", mcur, mprev);
+      bench_putf(relay, "multiply(%s, 2f);\n", prev);
+      bench_putf(mlir, "  %s = arith.mulf %s, %%two : tensor<2xf32>\n", mcur, mprev);
       break;
     case 2:
-      putf(relay, "nn.relu(%s);\n", prev);
-      putf(mlir, "  %s = arith.maximumf %s, %%zero : tensor<2xf32>\n", mcur, mprev);
+      bench_putf(relay, "nn.relu(%s);\n", prev);
+      bench_putf(mlir, "  %s = arith.maximumf %s, %%zero : tensor<2xf32>\n", mcur, mprev);
       break;
     case 3:
-      putf(relay, "clip(%s, a_min=0f, a_max=6f);\n", prev);
-      putf(mlir, "  %%t%ld = arith.minimumf %s, %%six : tensor<2xf32>\n", i, mprev);
-      putf(mlir, "  %s = arith.maximumf %%t%ld, %%zero : tensor<2xf32>\n", mcur, i);
+      bench_putf(relay, "clip(%s, a_min=0f, a_max=6f);\n", prev);
+      bench_putf(mlir, "  %%t%ld = arith.minimumf %s, %%six : tensor<2xf32>\n", i, mprev);
+      bench_putf(mlir, "  %s = arith.maximumf %%t%ld, %%zero : tensor<2xf32>\n", mcur, i);
       break;
     default:
-      putf(relay, "add(%s, meta[relay.Constant][%ld]);\n", prev, i % 16 == 4 ? nconst : nconst - 1);
+      bench_putf(relay, "add(%s, meta[relay.Constant][%ld]);\n", prev, i % 16 == 4 ? nconst : nconst - 1);
       if (i % 16 == 4) {
-        putf(mlir, "  %%c%ld = arith.constant dense<[%ld.5, -1.25]> : tensor<2xf32>\n", nconst, nconst);
+        bench_putf(mlir, "  %%c%ld = arith.constant dense<[%ld.5, -1.25]> : tensor<2xf32>\n", nconst, nconst);
         nconst++;
       }
-      putf(mlir, "  %s = arith.addf %s, %%c%ld : tensor<2xf32>\n", mcur, mprev, nconst - 1);
+      bench_putf(mlir, "  %s = arith.addf %s, %%c%ld : tensor<2xf32>\n", mcur, mprev, nconst - 1);
       break;
     }
     memcpy(prev, cur, sizeof prev);
     memcpy(mprev, mcur, sizeof mprev);
   }
-  putf(relay, "  %s\n}\n", prev);
-  putf(mlir, "  return %s : tensor<2xf32>\n}\n", mprev);
+  bench_putf(relay, "  %s\n}\n", prev);
+  bench_putf(mlir, "  return %s : tensor<2xf32>\n}\n", mprev);
   /* The metadata section: one float32[2] tensor per constant, base64. */
-  putf(relay, "\n#[metadata]\n{\n  \"relay.Constant\": [\n");
+  bench_putf(relay, "\n#[metadata]\n{\n  \"relay.Constant\": [\n");
   static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   for (long c = 0; c < nconst; c++) {
     float v[2] = {(float)c + 0.5f, -1.25f};
@@ -115,20 +79,17 @@ static void generate(long n, text *relay, text *mlir) {
       enc[o++] = k + 2 < 8 ? b64[w & 63] : '=';
     }
     enc[12] = 0;
-    putf(relay, "    {\"dtype\": \"float32\", \"shape\": [2], \"data\": \"%s\"}%s\n", enc, c + 1 < nconst ? "," : "");
+    bench_putf(relay, "    {\"dtype\": \"float32\", \"shape\": [2], \"data\": \"%s\"}%s\n", enc, c + 1 < nconst ? "," : "");
   }
-  putf(relay, "  ]\n}\n");
+  bench_putf(relay, "  ]\n}\n");
 }
 
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 1000;
   const char *mlir_path = argc > 2 ? argv[2] : NULL;
-  text relay = {0}, mlir = {0};
+  bench_text relay = {0}, mlir = {0};
   generate(n, &relay, &mlir);
-  if (mlir_path) {
-    FILE *f = fopen(mlir_path, "w");
-    if (!f || fwrite(mlir.s, 1, mlir.len, f) != mlir.len || fclose(f)) die(NULL, "writing the MLIR file");
-  }
+  bench_write(&mlir, mlir_path);
   psg_ctx *ctx;
   if (psg_ctx_create(NULL, &ctx)) die(NULL, "context");
   double best_parse = 1e30, best_print = 1e30, spent = 0;
@@ -136,11 +97,11 @@ int main(int argc, char **argv) {
   for (int run = 0; run < 20 && (run < 3 || spent < 1.0); run++) {
     psg_module *m = NULL;
     char *out = NULL;
-    double t0 = now();
+    double t0 = bench_now();
     if (psg_module_parse(ctx, relay.s, relay.len, "bench.relay", &m)) die(ctx, "parse");
-    double t1 = now();
+    double t1 = bench_now();
     if (psg_module_print(m, PSG_PRINT_DEFAULT, &out, &printed_len)) die(ctx, "print");
-    double t2 = now();
+    double t2 = bench_now();
     /* The generated text is canonical: a mismatch means the benchmark
      * measures something else than a round trip. */
     if (printed_len != relay.len || memcmp(out, relay.s, relay.len)) die(ctx, "round trip (text differs)");

@@ -2,13 +2,18 @@
 # Text-format benchmark (issue 2): parse and print of generated Relay modules
 # of 1e3..1e6 nodes (MB/s, nodes/s) against `mlir-opt-19` parsing and printing
 # the same graph in MLIR's textual form, in the same run (--quick: 1e3, 1e4).
+# With --tir (issue 15), the same for a TVMScript PrimFunc of 1e3..1e6
+# statements against its func/memref/arith twin (bench/tir_parse_print.c);
+# the size column then counts statements.
 # mlir-opt's process start-up is measured on an empty module and subtracted.
-# Usage: bench/run_parse_print.sh [--quick] [BUILD_DIR]
+# Usage: bench/run_parse_print.sh [--tir] [--quick] [BUILD_DIR]
 set -euo pipefail
 quick=0
+name=bench_parse_print unit=nodes
+[ "${1:-}" = "--tir" ] && { name=bench_tir_parse_print unit=stmts; shift; }
 [ "${1:-}" = "--quick" ] && { quick=1; shift; }
 build=${1:-build/release}
-bin="$build/bench_parse_print"
+bin="$build/$name"
 [ -x "$bin" ] || { echo "run_parse_print.sh: $bin not built" >&2; exit 1; }
 sizes="1000 10000 100000 1000000"
 [ $quick = 1 ] && sizes="1000 10000"
@@ -37,7 +42,7 @@ else
 fi
 
 printf '%-8s %9s %11s %13s %11s %13s %13s %13s %7s\n' \
-  nodes text_MB parse_MB/s parse_nodes/s print_MB/s print_nodes/s ours_nodes/s mlir_nodes/s ratio
+  $unit text_MB parse_MB/s parse_$unit/s print_MB/s print_$unit/s ours_$unit/s mlir_$unit/s ratio
 for n in $sizes; do
   read -r _ bytes parse print < <("$bin" "$n" "$tmp/g.mlir")
   mlir="-"; ratio="-"

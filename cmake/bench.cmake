@@ -2,10 +2,15 @@
 # ctest; the standard passes (issue 7). FoldConstant's is built in CMakeLists.txt.
 add_executable(bench_parse_print ${PROJECT_SOURCE_DIR}/bench/parse_print.c)
 target_link_libraries(bench_parse_print PRIVATE passage)
+add_executable(bench_tir_parse_print ${PROJECT_SOURCE_DIR}/bench/tir_parse_print.c)
+target_link_libraries(bench_tir_parse_print PRIVATE passage)
 if(PASSAGE_TESTS)
   add_test(NAME bench.parse_print.quick
            COMMAND ${PROJECT_SOURCE_DIR}/bench/run_parse_print.sh --quick ${PROJECT_BINARY_DIR})
   set_tests_properties(bench.parse_print.quick PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
+  add_test(NAME bench.tir_parse_print.quick
+           COMMAND ${PROJECT_SOURCE_DIR}/bench/run_parse_print.sh --tir --quick ${PROJECT_BINARY_DIR})
+  set_tests_properties(bench.tir_parse_print.quick PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
 endif()
 
 # The standard passes and -O levels on generated models (issue 7).

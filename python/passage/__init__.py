@@ -21,6 +21,7 @@ from . import transform
 from . import instrument
 from . import relay
 from . import nd
+from . import tir
 import sys as _sys
 
 # TVM spells these tvm.ir.transform and tvm.ir.instrument as well.
@@ -29,11 +30,15 @@ ir.instrument = instrument
 _sys.modules[__name__ + ".ir.transform"] = transform
 _sys.modules[__name__ + ".ir.instrument"] = instrument
 
+# TVM keeps the TIR types in tvm.ir.
+ir.PrimType = tir.PrimType
+ir.PointerType = tir.PointerType
+
 __version__ = _ffi.s(_ffi.lib.psg_version())
 library_path = _ffi.library_path
 live_objects = _ffi.live_objects
 
-__all__ = ["IRModule", "parse", "relay", "transform", "instrument", "ir", "nd", "PassError",
+__all__ = ["IRModule", "parse", "relay", "tir", "transform", "instrument", "ir", "nd", "PassError",
            "ParseError", "PassTypeError", "structural_equal", "structural_hash",
            "assert_structural_equal", "live_objects"]
 

@@ -811,6 +811,9 @@ class IRModule(_Owned):
     @staticmethod
     def from_expr(expr, functions=None):
         mod = IRModule(functions)
+        if _is_prim_func(expr):
+            mod["main"] = expr
+            return mod
         if not isinstance(expr, Function):
             from .relay.analysis import free_vars
             expr = Function(free_vars(expr), expr)
@@ -829,9 +832,13 @@ class IRModule(_Owned):
             var = existing if existing is not None else GlobalVar(var)
         if not isinstance(var, GlobalVar):
             raise TypeError("IRModule keys are GlobalVars or names, got %r" % type(var).__name__)
-        if not isinstance(func, Function):
-            raise TypeError("IRModule values are Functions, got %r" % type(func).__name__)
-        fn = lib.psg_module_update if update else lib.psg_module_add
+        if _is_prim_func(func):
+            fn = lib.psg_module_update_prim_func if update else lib.psg_module_add_prim_func
+        elif isinstance(func, Function):
+            fn = lib.psg_module_update if update else lib.psg_module_add
+        else:
+            raise TypeError("IRModule values are Functions or PrimFuncs, got %r"
+                            % type(func).__name__)
         self._replace(lambda o: fn(self._ptr, var._ptr, func._ptr, o))
 
     def __setitem__(self, var, func):
@@ -862,10 +869,18 @@ class IRModule(_Owned):
 
     def __getitem__(self, var):
         name = var if isinstance(var, str) else var.name_hint
-        ptr = lib.psg_module_lookup(self._ptr, enc(name))
-        if not ptr:
+        i = lib.psg_module_find(self._ptr, enc(name))
+        if i < 0:
             raise KeyError("no function named %r in the module" % name)
-        return _wrap_expr(ptr, False)
+        return self._function_at(i)
+
+    def _function_at(self, i):
+        """Entry i: a Relay Function or a tir.PrimFunc."""
+        ptr = lib.psg_module_get_function(self._ptr, i)
+        if ptr:
+            return _wrap_expr(ptr, False)
+        from .tir import _api as tir_api
+        return tir_api.borrowed(lib.psg_module_get_prim_func(self._ptr, i))
 
     def __contains__(self, var):
         name = var if isinstance(var, str) else var.name_hint
@@ -888,8 +903,7 @@ class IRModule(_Owned):
     def functions(self):
         """A dict GlobalVar -> function, in module order."""
         return {_wrap_expr(lib.psg_module_get_global_var(self._ptr, i), False):
-                _wrap_expr(lib.psg_module_get_function(self._ptr, i), False)
-                for i in range(len(self))}
+                self._function_at(i) for i in range(len(self))}
 
     @property
     def attrs(self):
@@ -922,6 +936,14 @@ class IRModule(_Owned):
         return IRModule._borrow(self._ptr)
 
 
+def _is_prim_func(obj):
+    return type(obj).__name__ == "PrimFunc" and type(obj).__module__.startswith(__package__ + ".tir")
+
+
+def _is_tir(obj):
+    return type(obj).__module__.startswith(__package__ + ".tir") and hasattr(obj, "_ptr")
+
+
 # Structural equality ------------------------------------------------------------------
 
 def structural_equal(lhs, rhs, map_free_vars=False):
@@ -932,6 +954,8 @@ def structural_equal(lhs, rhs, map_free_vars=False):
         return bool(lib.psg_module_structural_equal(lhs._ptr, rhs._ptr, None))
     if isinstance(lhs, Expr) and isinstance(rhs, Expr):
         return bool(lib.psg_expr_structural_equal(lhs._ptr, rhs._ptr))
+    if _is_tir(lhs) and _is_tir(rhs):
+        return bool(lib.psg_tir_structural_equal(lhs._ptr, rhs._ptr))
     if isinstance(lhs, Type) or isinstance(rhs, Type):
         return lhs == rhs
     return False
@@ -942,6 +966,8 @@ def structural_hash(node, map_free_vars=False):
         return lib.psg_module_structural_hash(node._ptr)
     if isinstance(node, Expr):
         return lib.psg_expr_structural_hash(node._ptr)
+    if _is_tir(node):
+        return lib.psg_tir_structural_hash(node._ptr)
     if isinstance(node, Type):
         return hash(node)
     raise TypeError("structural_hash of %r" % type(node).__name__)
@@ -954,6 +980,8 @@ def assert_structural_equal(lhs, rhs, map_free_vars=False):
         eq = lib.psg_module_structural_equal(lhs._ptr, rhs._ptr, ctypes.byref(path))
     elif isinstance(lhs, Expr) and isinstance(rhs, Expr):
         eq = lib.psg_expr_structural_equal_explain(lhs._ptr, rhs._ptr, ctypes.byref(path))
+    elif _is_tir(lhs) and _is_tir(rhs):
+        eq = lib.psg_tir_structural_equal_explain(lhs._ptr, rhs._ptr, ctypes.byref(path))
     else:
         eq = structural_equal(lhs, rhs)
     where = take_string(path.value)
