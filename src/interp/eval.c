@@ -79,6 +79,71 @@ static psg_status fail(interp *in, const psg_expr *e, psg_status st, const char 
                        "%s", buf);
 }
 
+/* Whether a value of type `have` fits the annotation `want`: the same
+ * structure, dtypes and ranks, equal dims where both are known. A closure
+ * (no type) or a function annotation is not checked here. Types nest only as
+ * deep as the program wrote them; past a generous depth they fit. */
+static bool fits(const psg_type *want, const psg_type *have, int depth) {
+  if (!want || !have || want == have || want->kind == PSG_TYPE_FUNC || depth > 64) return true;
+  if (want->kind != have->kind || want->n != have->n) return false;
+  if (want->kind == PSG_TYPE_TENSOR) {
+    if (want->dtype != have->dtype) return false;
+    for (int i = 0; i < want->n; i++)
+      if (want->dims[i] >= 0 && have->dims[i] >= 0 && want->dims[i] != have->dims[i]) return false;
+    return true;
+  }
+  for (int i = 0; i < want->n; i++)
+    if (!fits(want->fields[i], have->fields[i], depth + 1)) return false;
+  return true;
+}
+
+/* "Tensor[(2, 3), float32]", "float32", "(T1, T2)": as InferType writes types. */
+static void format_type(psgi_buf *b, const psg_type *t, int depth) {
+  if (!t || depth > 64) {
+    psgi_buf_puts(b, "?");
+  } else if (t->kind == PSG_TYPE_TENSOR && t->n == 0) {
+    psgi_buf_puts(b, psg_dtype_name(t->dtype));
+  } else if (t->kind == PSG_TYPE_TENSOR) {
+    psgi_buf_puts(b, "Tensor[(");
+    for (int i = 0; i < t->n; i++) {
+      if (t->dims[i] < 0) psgi_buf_printf(b, "%s?", i ? ", " : "");
+      else psgi_buf_printf(b, "%s%lld", i ? ", " : "", (long long)t->dims[i]);
+    }
+    psgi_buf_printf(b, "), %s]", psg_dtype_name(t->dtype));
+  } else if (t->kind == PSG_TYPE_TUPLE) {
+    psgi_buf_putc(b, '(');
+    for (int i = 0; i < t->n; i++) {
+      if (i) psgi_buf_puts(b, ", ");
+      format_type(b, t->fields[i], depth + 1);
+    }
+    psgi_buf_puts(b, t->n == 1 ? ",)" : ")");
+  } else {
+    psgi_buf_puts(b, "fn(...)");
+  }
+}
+
+/* The interpreter trusts the types (psg_eval may be given a module that
+ * never went through InferType): a function whose result contradicts its
+ * return annotation is InferType's located error, not a wrongly shaped
+ * output. `global` names the function (for a local one, its enclosing
+ * global). */
+static psg_status check_result(interp *in, const psg_expr *fn, const char *global, const psgi_value *v) {
+  const psg_type *want = fn->u.fn.ret_type;
+  if (!want || v->kind == PSGI_VALUE_CLOSURE) return PSG_OK;
+  const psg_type *have = psgi_value_type(in->ctx, v);
+  if (!have) return PSG_OK; /* a tuple holding a closure */
+  if (fits(want, have, 0)) return PSG_OK;
+  psgi_buf b;
+  psgi_buf_init(&b, in->ctx);
+  format_type(&b, have, 0);
+  psgi_buf_puts(&b, " but the function is annotated ");
+  format_type(&b, want, 0);
+  psg_status st = fail(in, fn, PSG_ERR_TYPE, "in @%s, Function: the body has type %s", global,
+                       b.data ? b.data : "?");
+  psgi_buf_fini(&b);
+  return st;
+}
+
 /* A closure for a Function literal: captures the values of its free
  * variables from the current activation. */
 static psg_status make_closure(interp *in, uint32_t act, const psg_expr *fn, psgi_value **out) {
@@ -128,6 +193,21 @@ static psg_status enter_closure(interp *in, const psg_expr *call, psgi_value *ca
     return fail(in, call, PSG_ERR_TYPE, "the function takes %zu arguments, the call passes %zu", nparams, nargs);
   const psg_expr *target = call->kids[0];
   const char *caller = in->acts.data[in->acts.len - 1].global;
+  /* Arguments against the parameters' annotations, as InferType checks them. */
+  for (size_t i = 0; i < nargs; i++) {
+    const psg_type *want = fn->kids[i]->u.var.type;
+    const psg_type *have = want && args[i]->kind != PSGI_VALUE_CLOSURE ? psgi_value_type(in->ctx, args[i]) : NULL;
+    if (fits(want, have, 0)) continue;
+    psgi_buf b;
+    psgi_buf_init(&b, in->ctx);
+    format_type(&b, have, 0);
+    psgi_buf_puts(&b, " where the function expects ");
+    format_type(&b, want, 0);
+    psg_status st = fail(in, call, PSG_ERR_TYPE, "in @%s, Call: argument %zu has type %s", caller, i,
+                         b.data ? b.data : "?");
+    psgi_buf_fini(&b);
+    return st;
+  }
   if (in->acts.len >= in->max_depth) {
     if (target->kind == PSG_EXPR_GLOBAL_VAR)
       return fail(in, call, PSG_ERR_UNSUPPORTED, "recursion limit %zu exceeded in @%s (relay.interp.max_call_depth)",
@@ -241,6 +321,10 @@ static psg_status step(interp *in) {
       uint32_t callee_act = (uint32_t)in->acts.len - 1;
       const psg_expr *body = psgi_fn_body(lookup(in, act, callee)->u.closure.fn);
       v = lookup(in, callee_act, body);
+      if ((st = check_result(in, lookup(in, act, callee)->u.closure.fn, in->acts.data[callee_act].global, v))) {
+        if (args != small) psgi_free(ctx, args);
+        return st;
+      }
       psgi_value_retain(v);
       pop_activation(in);
       f = &in->stack.data[in->stack.len - 1];
@@ -376,6 +460,7 @@ psg_status psgi_eval_limited(psg_ctx *ctx, const psg_module *mod, const char *na
   if (!st && !PSGI_VEC_PUSH(ctx, &in.stack, f0)) st = psgi_nomem(ctx);
   while (!st && in.stack.len) st = step(&in);
   tensor_vec outs = {0};
+  if (!st) st = check_result(&in, fn, name, lookup(&in, act, psgi_fn_body(fn)));
   if (!st) st = flatten(ctx, lookup(&in, act, psgi_fn_body(fn)), &outs, 0);
   while (in.acts.len) pop_activation(&in);
   PSGI_VEC_FREE(ctx, &in.acts);

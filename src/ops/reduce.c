@@ -152,8 +152,8 @@ static psg_status reduce_kernel(psgi_op_call *call, psgi_value *const *args, siz
     int64_t ibest = 0;
     if (kind == R_SUM || kind == R_MEAN) facc = 0;
     /* An empty max/min gives TVM's init value, the dtype's extreme. */
-    if (kind == R_MAX) facc = psgi_dtype_lowest(in->dtype), ibest = int_extreme(in->dtype, false);
-    if (kind == R_MIN) facc = psgi_dtype_highest(in->dtype), ibest = int_extreme(in->dtype, true);
+    if (kind == R_MAX) facc = psgi_dtype_lowest(in->dtype), ibest = fl ? 0 : int_extreme(in->dtype, false);
+    if (kind == R_MIN) facc = psgi_dtype_highest(in->dtype), ibest = fl ? 0 : int_extreme(in->dtype, true);
     if (w.rcount) do {
       if (fl) {
         double v = psgi_load_f(in->dtype, d, (size_t)off);
