@@ -53,6 +53,14 @@ static void put(sbuf *b, const char *fmt, ...) {
   }
 }
 
+/* What a value depends on, for the comparison after -O3: a float made
+ * discrete (a comparison, cast, floor...: a rounding change by an algebraic
+ * rewrite can flip it), or a normalisation op (batch/layer/instance/group
+ * norm, l2_normalize: the reference kernel accumulates in double, the
+ * decomposition SimplifyInference makes is float32 throughout, as in TVM,
+ * so values near the float32 range differ). */
+enum { FZ_DISCRETE = 1, FZ_NORM = 2 };
+
 /* A value in scope: a tensor, or a tuple of tensors (from split, topk,
  * batch_norm, or a tuple literal). */
 typedef struct val {
@@ -60,7 +68,7 @@ typedef struct val {
   bool tuple;
   int nf;
   gen_type t[4]; /* t[0] for a tensor; the fields for a tuple */
-  bool fz;       /* depends on a float made discrete */
+  unsigned fz;   /* FZ_DISCRETE | FZ_NORM: what the value depends on */
 } val;
 
 typedef struct fn_sig {
@@ -69,6 +77,7 @@ typedef struct fn_sig {
   gen_type p[GEN_MAX_PARAMS];
   gen_type ret;
   bool recursive; /* first parameter is the int32 counter */
+  unsigned fz;    /* what its result may depend on (every value of its body) */
 } fn_sig;
 
 enum { MAX_POOL = 48, MAX_FNS = 5, EXPR_CAP = 2048 };
@@ -205,7 +214,7 @@ typedef struct ex {
   bool tuple;
   int nf;
   gen_type t[4];
-  bool fz;
+  unsigned fz;
 } ex;
 
 static const char *vn(gen *g, int i) { return g->pool[i].name; }
@@ -229,7 +238,7 @@ static bool op_unary(gen *g, ex *e) {
     op = fops[pick(g, 22)];
     if (!strcmp(op, "floor") || !strcmp(op, "ceil") || !strcmp(op, "round") || !strcmp(op, "trunc") ||
         !strcmp(op, "sign"))
-      e->fz = true;
+      e->fz |= FZ_DISCRETE;
     if (!strcmp(op, "isnan")) t.dt = DT_BOOL;
   } else {
     op = nops[pick(g, 7)];
@@ -291,10 +300,10 @@ static bool op_binary(gen *g, ex *e) {
   } else if (k == 0) {
     op = cmp[pick(g, 6)];
     o.dt = DT_BOOL;
-    if (is_float(&ta)) e->fz = true;
+    if (is_float(&ta)) e->fz |= FZ_DISCRETE;
   } else {
     op = arith[pick(g, 12)];
-    if (is_float(&ta) && (!strcmp(op, "floor_divide") || !strcmp(op, "floor_mod"))) e->fz = true;
+    if (is_float(&ta) && (!strcmp(op, "floor_divide") || !strcmp(op, "floor_mod"))) e->fz |= FZ_DISCRETE;
   }
   if (swap) put(&e->b, "%s(%s, %s)", op, rhs.s ? rhs.s : "", vn(g, a));
   else put(&e->b, "%s(%s, %s)", op, vn(g, a), rhs.s ? rhs.s : "");
@@ -323,7 +332,7 @@ static bool op_where(gen *g, ex *e) {
   }
   put(&e->b, "where(%s, %s, %s)", vn(g, c), vn(g, x), ys.s ? ys.s : "");
   free(ys.s);
-  e->fz |= g->pool[c].fz || g->pool[x].fz;
+  e->fz |= g->pool[c].fz | g->pool[x].fz;
   e->t[0] = o;
   return true;
 }
@@ -333,7 +342,7 @@ static bool op_cast(gen *g, ex *e) {
   if (v < 0) return false;
   gen_type t = g->pool[v].t[0];
   int to = (int)pick(g, (unsigned)gen_num_dtypes);
-  e->fz = g->pool[v].fz || (is_float(&t) && gen_dtypes[to].cls != GEN_FLOAT);
+  e->fz = g->pool[v].fz | (is_float(&t) && gen_dtypes[to].cls != GEN_FLOAT ? FZ_DISCRETE : 0);
   if (pick(g, 4) == 0) {
     put(&e->b, "clip(%s, a_min=%s, a_max=%s)", vn(g, v), pick(g, 2) ? "-1f" : "0f", pick(g, 2) ? "1f" : "6f");
     if (!is_float(&t)) e->fz = g->pool[v].fz;
@@ -409,7 +418,7 @@ static bool op_reduce(gen *g, ex *e) {
     if (!r) o.d[o.nd++] = t.d[i];
     else if (keep) o.d[o.nd++] = 1;
   }
-  e->fz = g->pool[v].fz || (arg && is_float(&t));
+  e->fz = g->pool[v].fz | (arg && is_float(&t) ? FZ_DISCRETE : 0);
   e->t[0] = o;
   return true;
 }
@@ -514,7 +523,7 @@ static bool op_layout(gen *g, ex *e) {
     break;
   }
   case 5: { /* tile */
-    int64_t reps[GEN_MAX_RANK];
+    int64_t reps[GEN_MAX_RANK] = {0};
     int nr = 1 + (int)pick(g, (unsigned)t.nd);
     for (int i = 0; i < nr; i++) reps[i] = 1 + pick(g, 2);
     put(&e->b, "tile(%s, reps=", vn(g, v));
@@ -569,7 +578,7 @@ static bool op_join(gen *g, ex *e) {
   gen_type t = g->pool[a].t[0], o = t;
   int b = pick_val(g, ok_same, &t);
   if (b < 0) b = a;
-  e->fz = g->pool[a].fz || g->pool[b].fz;
+  e->fz = g->pool[a].fz | g->pool[b].fz;
   int ax = (int)pick(g, (unsigned)t.nd);
   unsigned k = pick(g, 4);
   if (k == 0) {
@@ -609,7 +618,7 @@ static bool op_join(gen *g, ex *e) {
     o.d[ax] = kk;
     gen_type oi = o;
     oi.dt = DT_I32;
-    e->fz |= is_float(&t); /* ties after a rounding change pick other indices */
+    e->fz |= is_float(&t) ? FZ_DISCRETE : 0; /* ties after a rounding change pick other indices */
     if (rt == 0) {
       e->tuple = true;
       e->nf = 2;
@@ -659,19 +668,19 @@ static bool op_index(gen *g, ex *e) {
     o.dt = e->b.s && strstr(e->b.s, "int64") ? DT_I64 : DT_I32;
     o.nd = 1;
     o.d[0] = t.nd;
-    e->fz = false;
+    e->fz = 0;
   } else if (k == 2) {
     put(&e->b, "ndarray_size(%s, dtype=\"int64\")", vn(g, v));
     memset(&o, 0, sizeof o);
     o.dt = DT_I64;
-    e->fz = false;
+    e->fz = 0;
   } else {
     if (!is_num(&t)) return false;
     int ax = (int)pick(g, (unsigned)t.nd);
     put(&e->b, "argsort(%s, axis=%d, is_ascend=%s, dtype=\"int32\")", vn(g, v), ax, pick(g, 2) ? "True" : "False");
     o = t;
     o.dt = DT_I32;
-    e->fz |= is_float(&t);
+    e->fz |= is_float(&t) ? FZ_DISCRETE : 0;
   }
   e->t[0] = o;
   return true;
@@ -680,6 +689,8 @@ static bool op_index(gen *g, ex *e) {
 /* A constant weight of shape w: ones, full, or a folded arange/reshape. */
 static void weight(gen *g, sbuf *b, const gen_type *w) {
   unsigned k = pick(g, 3);
+  /* arange needs a numeric dtype whose range holds the element count */
+  if (k == 2 && (cls(w) == GEN_BOOL || (gen_dtypes[w->dt].bytes == 1 && numel(w) > 127))) k = 0;
   if (k == 0) {
     put(b, "ones(shape=");
     shape_attr(b, w);
@@ -723,7 +734,7 @@ static bool op_nn(gen *g, ex *e) {
     put(&e->b, ")");
     o.d[o.nd - 1] = w.d[0];
     e->t[0] = o;
-    e->fz = g->pool[v].fz || (wv >= 0 && g->pool[wv].fz);
+    e->fz = g->pool[v].fz | (wv >= 0 ? g->pool[wv].fz : 0);
     return true;
   }
   if (k == 3) { /* batch_matmul */
@@ -799,6 +810,7 @@ static bool op_nn(gen *g, ex *e) {
       o.d[3] = t.d[1];
     } else {
       gen_type c = {t.dt, 1, {t.d[1]}};
+      e->fz |= FZ_NORM;
       put(&e->b, "nn.batch_norm(%s, ", vn(g, v));
       weight(g, &e->b, &c);
       put(&e->b, ", ");
@@ -818,6 +830,162 @@ static bool op_nn(gen *g, ex *e) {
   return true;
 }
 
+/* Normalisation, padding, resizing and rearranging ops (mostly 4-D NCHW). */
+static bool op_nn2(gen *g, ex *e) {
+  unsigned k = pick(g, 14);
+  int two = 2, four = 4;
+  if (k == 0) { /* nn.pad on any rank >= 1, constant / edge / reflect */
+    int v = pick_val(g, ok_known_num_ranked, NULL);
+    if (v < 0) return false;
+    gen_type t = g->pool[v].t[0], o = t;
+    unsigned mode = pick(g, 3);
+    put(&e->b, "nn.pad(%s, ", vn(g, v));
+    literal(g, &e->b, t.dt);
+    put(&e->b, ", pad_width=[");
+    for (int i = 0; i < t.nd; i++) {
+      int64_t a = pick(g, 3), b = pick(g, 3);
+      if (mode == 2 && a >= t.d[i]) a = 0; /* reflect needs pad < extent */
+      if (mode == 2 && b >= t.d[i]) b = 0;
+      put(&e->b, "%s[%lld, %lld]", i ? ", " : "", (long long)a, (long long)b);
+      o.d[i] += a + b;
+    }
+    put(&e->b, "], pad_mode=\"%s\")", mode == 0 ? "constant" : mode == 1 ? "edge" : "reflect");
+    e->t[0] = o;
+    e->fz = g->pool[v].fz;
+    return true;
+  }
+  if (k == 1) { /* nn.matmul 2-D */
+    int v = pick_val(g, ok_f_rank, &two);
+    if (v < 0) return false;
+    gen_type t = g->pool[v].t[0], w = {t.dt, 2, {t.d[1], 1 + pick(g, 3)}}, o = t;
+    put(&e->b, "nn.matmul(%s, ", vn(g, v));
+    weight(g, &e->b, &w);
+    put(&e->b, ")");
+    o.d[1] = w.d[1];
+    e->t[0] = o;
+    e->fz = g->pool[v].fz;
+    return true;
+  }
+  if (k == 2) { /* gather_nd with constant indices in range */
+    int v = pick_val(g, ok_known_ranked, NULL);
+    if (v < 0) return false;
+    gen_type t = g->pool[v].t[0], o = t;
+    int m = 1 + (int)pick(g, (unsigned)t.nd), cols = 1 + (int)pick(g, 3);
+    int64_t lo = t.d[0];
+    for (int i = 1; i < m; i++) lo = t.d[i] < lo ? t.d[i] : lo;
+    put(&e->b, "gather_nd(%s, full(%lld, shape=[%d, %d], dtype=\"int32\"))", vn(g, v), (long long)pick(g, (unsigned)lo), m, cols);
+    o.nd = 0;
+    o.d[o.nd++] = cols;
+    for (int i = m; i < t.nd; i++) o.d[o.nd++] = t.d[i];
+    if (o.nd > GEN_MAX_RANK) return false;
+    e->t[0] = o;
+    e->fz = g->pool[v].fz;
+    return true;
+  }
+  if (k == 3) {
+    int v = pick_val(g, ok_any, NULL);
+    if (v < 0) return false;
+    put(&e->b, "annotation.stop_fusion(%s)", vn(g, v));
+    e->t[0] = g->pool[v].t[0];
+    e->fz = g->pool[v].fz;
+    return true;
+  }
+  int v = pick_val(g, ok_f_rank, &four);
+  if (v < 0) return false;
+  gen_type t = g->pool[v].t[0], o = t, c = {t.dt, 1, {t.d[1]}};
+  e->fz = g->pool[v].fz;
+  const char *n = vn(g, v);
+  switch (k) {
+  case 4: {
+    e->fz |= FZ_NORM;
+    int ax = (int)pick(g, 4);
+    gen_type cc = {t.dt, 1, {t.d[ax]}};
+    put(&e->b, "nn.layer_norm(%s, ", n);
+    weight(g, &e->b, &cc);
+    put(&e->b, ", ");
+    weight(g, &e->b, &cc);
+    put(&e->b, ", axis=%d, epsilon=1e-05f%s)", ax, pick(g, 2) ? ", center=False" : "");
+    break;
+  }
+  case 5:
+    e->fz |= FZ_NORM;
+    put(&e->b, "nn.instance_norm(%s, ", n);
+    weight(g, &e->b, &c);
+    put(&e->b, ", ");
+    weight(g, &e->b, &c);
+    put(&e->b, ")");
+    break;
+  case 6: {
+    e->fz |= FZ_NORM;
+    int groups = t.d[1] % 2 == 0 && pick(g, 2) ? 2 : 1;
+    put(&e->b, "nn.group_norm(%s, ", n);
+    weight(g, &e->b, &c);
+    put(&e->b, ", ");
+    weight(g, &e->b, &c);
+    put(&e->b, ", num_groups=%d)", groups);
+    break;
+  }
+  case 7:
+    e->fz |= FZ_NORM;
+    put(&e->b, "nn.l2_normalize(%s, eps=1e-05f, axis=[%d])", n, (int)pick(g, 4)); break;
+  case 8: put(&e->b, "nn.lrn(%s, size=%d, axis=1, bias=2f, alpha=0.0001f, beta=0.75f)", n, 1 + 2 * (int)pick(g, 2)); break;
+  case 9:
+    put(&e->b, "nn.prelu(%s, ", n);
+    weight(g, &e->b, &c);
+    put(&e->b, ", axis=1)");
+    break;
+  case 10: {
+    int oh = 1 + (int)pick(g, 4), ow = 1 + (int)pick(g, 4);
+    if (pick(g, 2)) {
+      put(&e->b, "nn.adaptive_avg_pool2d(%s, output_size=[%d, %d])", n, oh, ow);
+    } else {
+      static const char *const modes[] = {"half_pixel", "align_corners", "asymmetric"};
+      put(&e->b, "image.resize2d(%s, size=[%d, %d], method=\"%s\", coordinate_transformation_mode=\"%s\")", n, oh, ow,
+          pick(g, 2) ? "linear" : "nearest_neighbor", modes[pick(g, 3)]);
+    }
+    o.d[2] = oh;
+    o.d[3] = ow;
+    break;
+  }
+  case 11:
+    put(&e->b, "nn.upsampling(%s, scale_h=2f, scale_w=%s)", n, pick(g, 2) ? "2f" : "1f");
+    o.d[2] *= 2;
+    if (strstr(e->b.s, "scale_w=2f")) o.d[3] *= 2;
+    break;
+  case 12:
+    if (t.d[1] % 4 == 0) {
+      put(&e->b, "nn.depth_to_space(%s, block_size=2%s)", n, pick(g, 2) ? ", mode=\"CRD\"" : "");
+      o.d[1] /= 4;
+      o.d[2] *= 2;
+      o.d[3] *= 2;
+    } else if (t.d[2] % 2 == 0 && t.d[3] % 2 == 0) {
+      put(&e->b, "nn.space_to_depth(%s, block_size=2)", n);
+      o.d[1] *= 4;
+      o.d[2] /= 2;
+      o.d[3] /= 2;
+    } else {
+      return false;
+    }
+    break;
+  default: { /* conv2d_transpose, weight (IC, OC, kh, kw) */
+    int oc = 1 + (int)pick(g, 3), kk = 1 + (int)pick(g, 3), st = 1 + (int)pick(g, 2), pad = (int)pick(g, 2);
+    if (pad >= kk) pad = 0;
+    gen_type w = {t.dt, 4, {t.d[1], oc, kk, kk}};
+    put(&e->b, "nn.conv2d_transpose(%s, ", n);
+    weight(g, &e->b, &w);
+    put(&e->b, ", channels=%d, kernel_size=[%d, %d], strides=[%d, %d], padding=[%d, %d, %d, %d])", oc, kk, kk, st, st,
+        pad, pad, pad, pad);
+    o.d[1] = oc;
+    o.d[2] = (t.d[2] - 1) * st - 2 * pad + kk;
+    o.d[3] = (t.d[3] - 1) * st - 2 * pad + kk;
+    if (o.d[2] < 1 || o.d[3] < 1) return false;
+    break;
+  }
+  }
+  e->t[0] = o;
+  return true;
+}
+
 static bool op_tuple(gen *g, ex *e) {
   /* a projection of a tuple in scope */
   int c[MAX_POOL], n = 0;
@@ -833,7 +1001,7 @@ static bool op_tuple(gen *g, ex *e) {
 }
 
 /* An argument of type want: a pool value of that type, or a constant. */
-static void arg_of(gen *g, sbuf *b, const gen_type *want, bool *fz) {
+static void arg_of(gen *g, sbuf *b, const gen_type *want, unsigned *fz) {
   int v = pick_val(g, ok_same, want);
   if (v >= 0 && pick(g, 4)) {
     put(b, "%s", vn(g, v));
@@ -864,6 +1032,7 @@ static bool op_call(gen *g, ex *e) {
   }
   put(&e->b, ")");
   e->t[0] = f->ret;
+  e->fz |= f->fz;
   return true;
 }
 
@@ -891,7 +1060,7 @@ static bool op_if(gen *g, ex *e) {
   }
   put(&e->b, "\n  }");
   e->t[0] = t;
-  e->fz = g->pool[a].fz || g->pool[c].fz || is_float(&tc) || (b >= 0 && g->pool[b].fz);
+  e->fz = g->pool[a].fz | g->pool[c].fz | (is_float(&tc) ? FZ_DISCRETE : 0) | (b >= 0 ? g->pool[b].fz : 0);
   return true;
 }
 
@@ -914,7 +1083,7 @@ static bool op_closure(gen *g, ex *e) {
 typedef bool (*op_fn)(gen *g, ex *e);
 static const op_fn ops[] = {op_unary, op_binary, op_binary, op_where, op_cast,  op_create, op_reduce,
                             op_reshape, op_layout, op_layout, op_join, op_index, op_nn,     op_nn,
-                            op_tuple, op_call,   op_if,     op_closure};
+                            op_nn2,   op_tuple,  op_call,   op_if,     op_closure};
 
 /* One binding: `%vN = expr;` or `let %vN = expr;`. Returns false when no
  * op fits (tried a few times). */
@@ -985,6 +1154,7 @@ static void helper(gen *g) {
     int same = pick_val(g, ok_same, &f->p[1]);
     put(&g->out, "    @%s(subtract(%%p0, 1), %s(%s))\n  } else {\n    %%p1\n  }\n}\n\n", f->name, op,
         same >= 0 ? vn(g, same) : "%p1");
+    for (int i = 0; i < g->npool; i++) f->fz |= g->pool[i].fz;
     return;
   }
   f->np = 1 + (int)pick(g, 2);
@@ -998,6 +1168,7 @@ static void helper(gen *g) {
   int r = pick_val(g, ok_known, NULL);
   if (r < 0) r = 0;
   f->ret = g->pool[r].t[0];
+  for (int i = 0; i < g->npool; i++) f->fz |= g->pool[i].fz;
   put(&g->out, "  %s\n}\n\n", vn(g, r));
   /* the return annotation, now that the result is known */
   sbuf ann = {0};
@@ -1020,7 +1191,8 @@ static void helper(gen *g) {
   g->nfns++;
 }
 
-char *gen_program(const uint8_t *data, size_t size, gen_type *main_params, int *num_params, uint32_t *compare_mask) {
+char *gen_program(const uint8_t *data, size_t size, gen_type *main_params, int *num_params, uint32_t *compare_mask,
+                  uint32_t *norm_mask) {
   gen g;
   memset(&g, 0, sizeof g);
   g.p = data;
@@ -1040,11 +1212,12 @@ char *gen_program(const uint8_t *data, size_t size, gen_type *main_params, int *
   for (int i = 0; i < nb; i++) bind_one(&g);
   /* the result: a tuple of 1 to 3 tensors, latest values first */
   int nout = 1 + (int)pick(&g, 3), outs = 0;
-  *compare_mask = 0;
+  *compare_mask = *norm_mask = 0;
   put(&g.out, "  (");
   for (int i = g.npool - 1; i >= 0 && outs < nout; i--) {
     if (g.pool[i].tuple) continue;
-    if (!g.pool[i].fz) *compare_mask |= 1u << outs;
+    if (!(g.pool[i].fz & FZ_DISCRETE)) *compare_mask |= 1u << outs;
+    if (g.pool[i].fz & FZ_NORM) *norm_mask |= 1u << outs;
     put(&g.out, "%s%s", outs ? ", " : "", g.pool[i].name);
     outs++;
   }

@@ -37,8 +37,11 @@ extern const int gen_num_dtypes;
  * bit-for-bit (ints) or with a tolerance (floats) before and after
  * optimisation: clear for outputs that depend on a float turned discrete
  * (a comparison, cast, floor...), where a rounding difference an algebraic
- * rewrite may make can flip the value. Returns NULL on OOM. */
+ * rewrite may make can flip the value. *norm_mask bit i is set when output
+ * i depends on a normalisation op, whose reference kernel accumulates in
+ * double while -O3 decomposes it into float32 ops (as TVM does): it is
+ * compared only when the inputs hold no extreme values. Returns NULL on OOM. */
 char *gen_program(const uint8_t *data, size_t size, gen_type *main_params, int *num_params,
-                  uint32_t *compare_mask);
+                  uint32_t *compare_mask, uint32_t *norm_mask);
 
 #endif
