@@ -305,7 +305,14 @@ static psg_status step(interp *in) {
     if (callee->kind == PSG_EXPR_OP) {
       st = psgi_eval_op_within(ctx, callee->u.op, e->u.attrs, args, NULL, nargs, &in->budget, &v, in->msg,
                                sizeof in->msg);
-      if (st && st != PSG_ERR_NOMEM) st = fail(in, e, st, "%s: %s", psgi_op_table[callee->u.op].name, in->msg);
+      if (st && st != PSG_ERR_NOMEM) {
+        /* "divide: integer division by zero": the op named once, whether or
+         * not the kernel's message starts with its name. */
+        const char *op = psgi_op_table[callee->u.op].name;
+        size_t n = strlen(op);
+        bool named = !strncmp(in->msg, op, n) && in->msg[n] == ':';
+        st = fail(in, e, st, "%s%s%s", named ? "" : op, named ? "" : ": ", in->msg);
+      }
     } else if (!f->called) {
       psgi_value *fv = lookup(in, act, callee);
       if (fv->kind != PSGI_VALUE_CLOSURE) {

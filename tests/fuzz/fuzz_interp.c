@@ -7,7 +7,8 @@
  *  - the program parses and type-checks (the generator writes only typed
  *    programs, so a failure is a relation or parser bug);
  *  - an evaluation succeeds, or fails with a status and a diagnostic;
- *  - `passage opt -O3`'s pipeline succeeds, and its result prints and parses;
+ *  - `passage opt -O3`'s pipeline succeeds (or fails with a located error
+ *    where the evaluation failed too), and its result prints and parses;
  *  - when @main evaluated before, the optimised @main evaluates to the same
  *    outputs: ints and bools bit for bit, floats within a tolerance, NaN
  *    where NaN. The optimised module runs with a larger call depth (fused
@@ -187,10 +188,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (psg_pass_context_enter(pc)) fail(ctx, text, "cannot enter the pass context", NULL);
   psg_status ost = psg_pass_run(o3, typed, pc, &opt);
   psg_pass_context_exit(pc);
-  if (ost) fail(ctx, text, "-O3 fails on a well-typed program", psg_status_str(ost));
+  /* -O3 may fail only where the evaluation failed: a program whose types
+   * hold unknown dims (arange) type-checks, but once FoldConstant makes its
+   * shapes static a contradiction is InferType's located error, the one the
+   * evaluation met (TVM's arange relation sees the constant bounds, so TVM
+   * refuses such a program at the first InferType). */
+  if (ost && !st) fail(ctx, text, "-O3 fails on a program that evaluates", psg_status_str(ost));
+  if (ost && (ost == PSG_ERR_INTERNAL || psg_ctx_diag_count(ctx) == 0))
+    fail(ctx, text, "-O3 failed without a located error", psg_status_str(ost));
   size_t plen = 0;
-  if (psg_module_print(opt, PSG_PRINT_DEFAULT, &printed, &plen)) fail(ctx, text, "the optimised module does not print", NULL);
-  if (psg_module_parse(ctx, printed, plen, "opt.relay", &reparsed)) {
+  if (!ost && psg_module_print(opt, PSG_PRINT_DEFAULT, &printed, &plen))
+    fail(ctx, text, "the optimised module does not print", NULL);
+  if (!ost && psg_module_parse(ctx, printed, plen, "opt.relay", &reparsed)) {
     fprintf(stderr, "--- optimised\n%s", printed);
     fail(ctx, text, "the printed optimised module does not parse", NULL);
   }
