@@ -58,8 +58,12 @@ static void put(sbuf *b, const char *fmt, ...) {
  * rewrite can flip it), or a normalisation op (batch/layer/instance/group
  * norm, l2_normalize: the reference kernel accumulates in double, the
  * decomposition SimplifyInference makes is float32 throughout, as in TVM,
- * so values near the float32 range differ). */
-enum { FZ_DISCRETE = 1, FZ_NORM = 2 };
+ * so values near the float32 range differ, and a value near zero differs by
+ * a rounding error of the input's magnitude, which a later divide or scale
+ * can amplify without bound: only a norm op's own result, or a projection
+ * of it, keeps FZ_NORM; any other op on it makes it FZ_DISCRETE, not
+ * compared). FZ_NORM_NEW marks the binding that made it. */
+enum { FZ_DISCRETE = 1, FZ_NORM = 2, FZ_NORM_NEW = 4 };
 
 /* A value in scope: a tensor, or a tuple of tensors (from split, topk,
  * batch_norm, or a tuple literal). */
@@ -810,7 +814,7 @@ static bool op_nn(gen *g, ex *e) {
       o.d[3] = t.d[1];
     } else {
       gen_type c = {t.dt, 1, {t.d[1]}};
-      e->fz |= FZ_NORM;
+      e->fz |= FZ_NORM | FZ_NORM_NEW;
       put(&e->b, "nn.batch_norm(%s, ", vn(g, v));
       weight(g, &e->b, &c);
       put(&e->b, ", ");
@@ -897,7 +901,7 @@ static bool op_nn2(gen *g, ex *e) {
   const char *n = vn(g, v);
   switch (k) {
   case 4: {
-    e->fz |= FZ_NORM;
+    e->fz |= FZ_NORM | FZ_NORM_NEW;
     int ax = (int)pick(g, 4);
     gen_type cc = {t.dt, 1, {t.d[ax]}};
     put(&e->b, "nn.layer_norm(%s, ", n);
@@ -908,7 +912,7 @@ static bool op_nn2(gen *g, ex *e) {
     break;
   }
   case 5:
-    e->fz |= FZ_NORM;
+    e->fz |= FZ_NORM | FZ_NORM_NEW;
     put(&e->b, "nn.instance_norm(%s, ", n);
     weight(g, &e->b, &c);
     put(&e->b, ", ");
@@ -916,7 +920,7 @@ static bool op_nn2(gen *g, ex *e) {
     put(&e->b, ")");
     break;
   case 6: {
-    e->fz |= FZ_NORM;
+    e->fz |= FZ_NORM | FZ_NORM_NEW;
     int groups = t.d[1] % 2 == 0 && pick(g, 2) ? 2 : 1;
     put(&e->b, "nn.group_norm(%s, ", n);
     weight(g, &e->b, &c);
@@ -926,7 +930,7 @@ static bool op_nn2(gen *g, ex *e) {
     break;
   }
   case 7:
-    e->fz |= FZ_NORM;
+    e->fz |= FZ_NORM | FZ_NORM_NEW;
     put(&e->b, "nn.l2_normalize(%s, eps=1e-05f, axis=[%d])", n, (int)pick(g, 4)); break;
   case 8: put(&e->b, "nn.lrn(%s, size=%d, axis=1, bias=2f, alpha=0.0001f, beta=0.75f)", n, 1 + 2 * (int)pick(g, 2)); break;
   case 9:
@@ -996,7 +1000,7 @@ static bool op_tuple(gen *g, ex *e) {
   int f = (int)pick(g, (unsigned)g->pool[v].nf);
   put(&e->b, "%s.%d", vn(g, v), f);
   e->t[0] = g->pool[v].t[f];
-  e->fz = g->pool[v].fz;
+  e->fz = g->pool[v].fz | FZ_NORM_NEW; /* a projection changes no value */
   return true;
 }
 
@@ -1099,6 +1103,8 @@ static bool bind_one(gen *g) {
       free(e.b.s);
       continue;
     }
+    if ((e.fz & FZ_NORM) && !(e.fz & FZ_NORM_NEW)) e.fz |= FZ_DISCRETE;
+    e.fz &= ~(unsigned)FZ_NORM_NEW;
     val *v = &g->pool[g->npool++];
     memset(v, 0, sizeof *v);
     snprintf(v->name, sizeof v->name, "%%v%d", g->next_id++);
