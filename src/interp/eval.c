@@ -13,9 +13,14 @@
 #include <stdlib.h>
 #include "interp/interp_internal.h"
 
+/* No parent activation. */
+enum { NO_PARENT = UINT32_MAX };
+
 typedef struct activation {
   psgi_map memo;      /* expr -> psgi_value* (a reference held here) */
   const char *global; /* the global function running (a local one's: its caller's) */
+  uint64_t serial;    /* unique in the evaluation: tells a live home activation from a reused index */
+  uint32_t parent;    /* a local closure's home activation, when alive (below this one), or NO_PARENT */
 } activation;
 
 typedef struct frame {
@@ -31,13 +36,26 @@ typedef struct interp {
   PSGI_VEC(activation) acts;
   PSGI_VEC(frame) stack;
   size_t max_depth;         /* relay.interp.max_call_depth: activations at most */
+  uint64_t serials;         /* activations made so far */
+  psgi_map homes;           /* closure value -> serial of the activation that made it */
   psgi_eval_budget budget;  /* passage.interp.max_bytes */
   char msg[512];
 } interp;
 
+/* The value of e in activation act, or in the activations its closure was
+ * made in: a node of a local function's body that does not use the
+ * function's parameters or its own lets (which are never bound there) has
+ * the same value as where the closure was made, since the closure captured
+ * the values of the variables it shares. Without this, a chain of closures
+ * each using the one before recomputes the chain in every activation
+ * (exponential in the program's length). */
 static psgi_value *lookup(interp *in, uint32_t act, const psg_expr *e) {
-  psgi_map_entry *en = psgi_map_get_ptr(&in->acts.data[act].memo, e);
-  return en ? en->value : NULL;
+  for (;;) {
+    psgi_map_entry *en = psgi_map_get_ptr(&in->acts.data[act].memo, e);
+    if (en) return en->value;
+    if (in->acts.data[act].parent == NO_PARENT) return NULL;
+    act = in->acts.data[act].parent;
+  }
 }
 
 /* Stores v (reference taken over) as the value of e in act. */
@@ -52,10 +70,12 @@ static psg_status bind(interp *in, uint32_t act, const psg_expr *e, psgi_value *
   return PSG_OK;
 }
 
-static psg_status push_activation(interp *in, const char *global, uint32_t *index) {
+static psg_status push_activation(interp *in, const char *global, uint32_t parent, uint32_t *index) {
   activation a;
   psgi_map_init(&a.memo, in->ctx);
   a.global = global;
+  a.serial = ++in->serials;
+  a.parent = parent;
   if (!PSGI_VEC_PUSH(in->ctx, &in->acts, a)) return psgi_nomem(in->ctx);
   *index = (uint32_t)(in->acts.len - 1);
   return PSG_OK;
@@ -158,6 +178,7 @@ static psg_status make_closure(interp *in, uint32_t act, const psg_expr *fn, psg
     v->ctx = ctx;
     v->u.closure.fn = (psg_expr *)fn;
     psg_expr_retain(v->u.closure.fn);
+
     size_t n = fv.len;
     v->u.closure.vars = psgi_calloc(ctx, (n ? n : 1) * sizeof(psg_expr *));
     v->u.closure.values = psgi_calloc(ctx, (n ? n : 1) * sizeof(psgi_value *));
@@ -175,12 +196,31 @@ static psg_status make_closure(interp *in, uint32_t act, const psg_expr *fn, psg
     }
   }
   PSGI_VEC_FREE(ctx, &fv);
+  psgi_map_entry *en = st ? NULL : psgi_map_put_ptr(&in->homes, v, NULL);
+  if (!st && !en) st = psgi_nomem(ctx);
   if (st) {
     psgi_value_release(v);
     return st;
   }
+  en->value = (void *)(uintptr_t)in->acts.data[act].serial;
   *out = v;
   return PSG_OK;
+}
+
+/* The activation that made `closure` when it is still alive (serials grow
+ * along the stack of activations: a binary search), else NO_PARENT. A
+ * global function's closure is made in a scratch activation, gone at once. */
+static uint32_t home_of(interp *in, const psgi_value *closure) {
+  psgi_map_entry *en = psgi_map_get_ptr(&in->homes, closure);
+  uint64_t serial = en ? (uint64_t)(uintptr_t)en->value : 0;
+  size_t lo = 0, hi = in->acts.len;
+  while (serial && lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (in->acts.data[mid].serial == serial) return (uint32_t)mid;
+    if (in->acts.data[mid].serial < serial) lo = mid + 1;
+    else hi = mid;
+  }
+  return NO_PARENT;
 }
 
 /* Starts a call of closure `callee` on `args`: a new activation with the
@@ -217,7 +257,8 @@ static psg_status enter_closure(interp *in, const psg_expr *call, psgi_value *ca
                 caller);
   }
   uint32_t act = 0;
-  psg_status st = push_activation(in, target->kind == PSG_EXPR_GLOBAL_VAR ? target->u.gvar.name : caller, &act);
+  psg_status st = push_activation(in, target->kind == PSG_EXPR_GLOBAL_VAR ? target->u.gvar.name : caller,
+                                  home_of(in, callee), &act);
   for (size_t i = 0; !st && i < callee->u.closure.n; i++) {
     psgi_value_retain(callee->u.closure.values[i]);
     st = bind(in, act, callee->u.closure.vars[i], callee->u.closure.values[i]);
@@ -236,7 +277,7 @@ static psg_status global_closure(interp *in, const psg_expr *gv, psgi_value **ou
   if (!f) return fail(in, gv, PSG_ERR_NOT_FOUND, "no function named @%s", gv->u.gvar.name);
   /* A global function has no free variables: a closure without captures. */
   uint32_t tmp = 0;
-  psg_status st = push_activation(in, gv->u.gvar.name, &tmp);
+  psg_status st = push_activation(in, gv->u.gvar.name, NO_PARENT, &tmp);
   if (!st) st = make_closure(in, tmp, f, out);
   pop_activation(in);
   return st;
@@ -456,8 +497,9 @@ psg_status psgi_eval_limited(psg_ctx *ctx, const psg_module *mod, const char *na
   in.mod = mod;
   in.max_depth = limits->max_depth ? limits->max_depth : 1;
   in.budget = (psgi_eval_budget){limits->max_bytes, 0, "passage.interp.max_bytes"};
+  psgi_map_init(&in.homes, ctx);
   uint32_t act = 0;
-  psg_status st = push_activation(&in, name, &act);
+  psg_status st = push_activation(&in, name, NO_PARENT, &act);
   for (size_t i = 0; !st && i < nparams; i++) {
     psgi_value *v;
     st = psgi_value_tensor(ctx, inputs[i], &v);
@@ -472,6 +514,7 @@ psg_status psgi_eval_limited(psg_ctx *ctx, const psg_module *mod, const char *na
   while (in.acts.len) pop_activation(&in);
   PSGI_VEC_FREE(ctx, &in.acts);
   PSGI_VEC_FREE(ctx, &in.stack);
+  psgi_map_fini(&in.homes);
   if (!st) {
     /* Results leave through psg_free (libc). */
     psg_tensor **arr = malloc((outs.len ? outs.len : 1) * sizeof *arr);
