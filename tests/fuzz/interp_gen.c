@@ -96,6 +96,7 @@ typedef struct gen {
   fn_sig fns[MAX_FNS];
   int nfns;
   const char *self; /* the function being written */
+  bool value_sized; /* a value with an unknown dim was made */
 } gen;
 
 static unsigned byte(gen *g) { return g->i < g->n ? g->p[g->i++] : 0; }
@@ -386,6 +387,7 @@ static bool op_create(gen *g, ex *e) {
     put(&e->b, "arange(0%s, %s%s, %s%s, dtype=\"%s\")", d->suffix, stop, d->suffix, step, d->suffix, d->name);
     t.nd = 1;
     t.d[0] = -1;
+    g->value_sized = true;
     e->t[0] = t;
     return true;
   }
@@ -1198,7 +1200,7 @@ static void helper(gen *g) {
 }
 
 char *gen_program(const uint8_t *data, size_t size, gen_type *main_params, int *num_params, uint32_t *compare_mask,
-                  uint32_t *norm_mask) {
+                  uint32_t *norm_mask, bool *value_sized) {
   gen g;
   memset(&g, 0, sizeof g);
   g.p = data;
@@ -1228,6 +1230,7 @@ char *gen_program(const uint8_t *data, size_t size, gen_type *main_params, int *
     outs++;
   }
   put(&g.out, "%s)\n}\n", outs == 1 ? "," : "");
+  *value_sized = g.value_sized;
   if (g.out.oom) {
     free(g.out.s);
     return NULL;

@@ -40,8 +40,10 @@ extern const int gen_num_dtypes;
  * rewrite may make can flip the value. *norm_mask bit i is set when output
  * i depends on a normalisation op, whose reference kernel accumulates in
  * double while -O3 decomposes it into float32 ops (as TVM does): it is
- * compared only when the inputs hold no extreme values. Returns NULL on OOM. */
+ * compared only when the inputs hold no extreme values. *value_sized is
+ * set when the program makes a value whose type has an unknown dim (arange).
+ * Returns NULL on OOM. */
 char *gen_program(const uint8_t *data, size_t size, gen_type *main_params, int *num_params,
-                  uint32_t *compare_mask, uint32_t *norm_mask);
+                  uint32_t *compare_mask, uint32_t *norm_mask, bool *value_sized);
 
 #endif
