@@ -178,7 +178,6 @@ static psg_status make_closure(interp *in, uint32_t act, const psg_expr *fn, psg
     v->ctx = ctx;
     v->u.closure.fn = (psg_expr *)fn;
     psg_expr_retain(v->u.closure.fn);
-
     size_t n = fv.len;
     v->u.closure.vars = psgi_calloc(ctx, (n ? n : 1) * sizeof(psg_expr *));
     v->u.closure.values = psgi_calloc(ctx, (n ? n : 1) * sizeof(psgi_value *));
