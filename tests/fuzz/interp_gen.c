@@ -696,7 +696,7 @@ static bool op_index(gen *g, ex *e) {
 static void weight(gen *g, sbuf *b, const gen_type *w) {
   unsigned k = pick(g, 3);
   /* arange needs a numeric dtype whose range holds the element count */
-  if (k == 2 && (cls(w) == GEN_BOOL || (gen_dtypes[w->dt].bytes == 1 && numel(w) > 127))) k = 0;
+  if (k == 2 && (cls(w) == GEN_BOOL || (gen_dtypes[w->dt].bytes == 1 && numel(w) > 126))) k = 0;
   if (k == 0) {
     put(b, "ones(shape=");
     shape_attr(b, w);
@@ -709,7 +709,9 @@ static void weight(gen *g, sbuf *b, const gen_type *w) {
     put(b, ", dtype=\"%s\")", gen_dtypes[w->dt].name);
   } else {
     const char *sfx = gen_dtypes[w->dt].suffix;
-    put(b, "reshape(divide(arange(0%s, %lld%s, 1%s, dtype=\"%s\"), 8%s), newshape=", sfx, (long long)numel(w), sfx,
+    /* from 1: a zero scale lets FoldScaleAxis turn -0 into +0 (conv(x, w * 0)
+     * vs conv(x, w) * 0), which a later rsqrt or divide makes -inf vs inf */
+    put(b, "reshape(divide(arange(1%s, %lld%s, 1%s, dtype=\"%s\"), 8%s), newshape=", sfx, (long long)numel(w) + 1, sfx,
         sfx, gen_dtypes[w->dt].name, sfx);
     shape_attr(b, w);
     put(b, ")");
