@@ -19,8 +19,8 @@ if(NOT PASSAGE_CLANG14)
   return()
 endif()
 
-# passage_add_clang_fuzzer(NAME SRC CORPUS_DIR): builds fuzz/fuzz_NAME and
-# registers ctest fuzz.NAME.
+# passage_add_clang_fuzzer(NAME SRC CORPUS_DIR [HELPER_SRC...]): builds
+# fuzz/fuzz_NAME (from SRC and the helper sources) and registers ctest fuzz.NAME.
 function(passage_add_clang_fuzzer name src corpus)
   set(exe ${PROJECT_BINARY_DIR}/fuzz/fuzz_${name})
   add_custom_command(
@@ -30,8 +30,8 @@ function(passage_add_clang_fuzzer name src corpus)
             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
             -D_DEFAULT_SOURCE -DPSG_BUILDING_LIBRARY -w
             -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src
-            ${src} ${PASSAGE_SOURCES} -o ${exe} -lm -lpthread
-    DEPENDS ${src} ${PASSAGE_SOURCES}
+            ${src} ${ARGN} ${PASSAGE_SOURCES} -o ${exe} -lm -lpthread
+    DEPENDS ${src} ${ARGN} ${PASSAGE_SOURCES}
     COMMENT "Building libFuzzer target fuzz_${name} with clang-14"
     VERBATIM)
   add_custom_target(passage_fuzz_${name} ALL DEPENDS ${exe})
@@ -49,3 +49,6 @@ passage_add_clang_fuzzer(pipeline ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_pipeline
                          ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/pipeline)
 passage_add_clang_fuzzer(tvmscript ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_tvmscript.c
                          ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/tvmscript)
+passage_add_clang_fuzzer(interp ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_interp.c
+                         ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/interp
+                         ${PROJECT_SOURCE_DIR}/tests/fuzz/interp_gen.c)

@@ -13,9 +13,14 @@
 #include <stdlib.h>
 #include "interp/interp_internal.h"
 
+/* No parent activation. */
+enum { NO_PARENT = UINT32_MAX };
+
 typedef struct activation {
   psgi_map memo;      /* expr -> psgi_value* (a reference held here) */
   const char *global; /* the global function running (a local one's: its caller's) */
+  uint64_t serial;    /* unique in the evaluation: tells a live home activation from a reused index */
+  uint32_t parent;    /* a local closure's home activation, when alive (below this one), or NO_PARENT */
 } activation;
 
 typedef struct frame {
@@ -31,13 +36,26 @@ typedef struct interp {
   PSGI_VEC(activation) acts;
   PSGI_VEC(frame) stack;
   size_t max_depth;         /* relay.interp.max_call_depth: activations at most */
+  uint64_t serials;         /* activations made so far */
+  psgi_map homes;           /* closure value -> serial of the activation that made it */
   psgi_eval_budget budget;  /* passage.interp.max_bytes */
   char msg[512];
 } interp;
 
+/* The value of e in activation act, or in the activations its closure was
+ * made in: a node of a local function's body that does not use the
+ * function's parameters or its own lets (which are never bound there) has
+ * the same value as where the closure was made, since the closure captured
+ * the values of the variables it shares. Without this, a chain of closures
+ * each using the one before recomputes the chain in every activation
+ * (exponential in the program's length). */
 static psgi_value *lookup(interp *in, uint32_t act, const psg_expr *e) {
-  psgi_map_entry *en = psgi_map_get_ptr(&in->acts.data[act].memo, e);
-  return en ? en->value : NULL;
+  for (;;) {
+    psgi_map_entry *en = psgi_map_get_ptr(&in->acts.data[act].memo, e);
+    if (en) return en->value;
+    if (in->acts.data[act].parent == NO_PARENT) return NULL;
+    act = in->acts.data[act].parent;
+  }
 }
 
 /* Stores v (reference taken over) as the value of e in act. */
@@ -52,10 +70,12 @@ static psg_status bind(interp *in, uint32_t act, const psg_expr *e, psgi_value *
   return PSG_OK;
 }
 
-static psg_status push_activation(interp *in, const char *global, uint32_t *index) {
+static psg_status push_activation(interp *in, const char *global, uint32_t parent, uint32_t *index) {
   activation a;
   psgi_map_init(&a.memo, in->ctx);
   a.global = global;
+  a.serial = ++in->serials;
+  a.parent = parent;
   if (!PSGI_VEC_PUSH(in->ctx, &in->acts, a)) return psgi_nomem(in->ctx);
   *index = (uint32_t)(in->acts.len - 1);
   return PSG_OK;
@@ -77,6 +97,71 @@ static psg_status fail(interp *in, const psg_expr *e, psg_status st, const char 
   va_end(ap);
   return psgi_diag_add(in->ctx, PSG_SEVERITY_ERROR, st, psgi_span_where(&e->span), e->span.line, e->span.col, NULL, 0, NULL,
                        "%s", buf);
+}
+
+/* Whether a value of type `have` fits the annotation `want`: the same
+ * structure, dtypes and ranks, equal dims where both are known. A closure
+ * (no type) or a function annotation is not checked here. Types nest only as
+ * deep as the program wrote them; past a generous depth they fit. */
+static bool fits(const psg_type *want, const psg_type *have, int depth) {
+  if (!want || !have || want == have || want->kind == PSG_TYPE_FUNC || depth > 64) return true;
+  if (want->kind != have->kind || want->n != have->n) return false;
+  if (want->kind == PSG_TYPE_TENSOR) {
+    if (want->dtype != have->dtype) return false;
+    for (int i = 0; i < want->n; i++)
+      if (want->dims[i] >= 0 && have->dims[i] >= 0 && want->dims[i] != have->dims[i]) return false;
+    return true;
+  }
+  for (int i = 0; i < want->n; i++)
+    if (!fits(want->fields[i], have->fields[i], depth + 1)) return false;
+  return true;
+}
+
+/* "Tensor[(2, 3), float32]", "float32", "(T1, T2)": as InferType writes types. */
+static void format_type(psgi_buf *b, const psg_type *t, int depth) {
+  if (!t || depth > 64) {
+    psgi_buf_puts(b, "?");
+  } else if (t->kind == PSG_TYPE_TENSOR && t->n == 0) {
+    psgi_buf_puts(b, psg_dtype_name(t->dtype));
+  } else if (t->kind == PSG_TYPE_TENSOR) {
+    psgi_buf_puts(b, "Tensor[(");
+    for (int i = 0; i < t->n; i++) {
+      if (t->dims[i] < 0) psgi_buf_printf(b, "%s?", i ? ", " : "");
+      else psgi_buf_printf(b, "%s%lld", i ? ", " : "", (long long)t->dims[i]);
+    }
+    psgi_buf_printf(b, "), %s]", psg_dtype_name(t->dtype));
+  } else if (t->kind == PSG_TYPE_TUPLE) {
+    psgi_buf_putc(b, '(');
+    for (int i = 0; i < t->n; i++) {
+      if (i) psgi_buf_puts(b, ", ");
+      format_type(b, t->fields[i], depth + 1);
+    }
+    psgi_buf_puts(b, t->n == 1 ? ",)" : ")");
+  } else {
+    psgi_buf_puts(b, "fn(...)");
+  }
+}
+
+/* The interpreter trusts the types (psg_eval may be given a module that
+ * never went through InferType): a function whose result contradicts its
+ * return annotation is InferType's located error, not a wrongly shaped
+ * output. `global` names the function (for a local one, its enclosing
+ * global). */
+static psg_status check_result(interp *in, const psg_expr *fn, const char *global, const psgi_value *v) {
+  const psg_type *want = fn->u.fn.ret_type;
+  if (!want || v->kind == PSGI_VALUE_CLOSURE) return PSG_OK;
+  const psg_type *have = psgi_value_type(in->ctx, v);
+  if (!have) return PSG_OK; /* a tuple holding a closure */
+  if (fits(want, have, 0)) return PSG_OK;
+  psgi_buf b;
+  psgi_buf_init(&b, in->ctx);
+  format_type(&b, have, 0);
+  psgi_buf_puts(&b, " but the function is annotated ");
+  format_type(&b, want, 0);
+  psg_status st = fail(in, fn, PSG_ERR_TYPE, "in @%s, Function: the body has type %s", global,
+                       b.data ? b.data : "?");
+  psgi_buf_fini(&b);
+  return st;
 }
 
 /* A closure for a Function literal: captures the values of its free
@@ -110,12 +195,31 @@ static psg_status make_closure(interp *in, uint32_t act, const psg_expr *fn, psg
     }
   }
   PSGI_VEC_FREE(ctx, &fv);
+  psgi_map_entry *en = st ? NULL : psgi_map_put_ptr(&in->homes, v, NULL);
+  if (!st && !en) st = psgi_nomem(ctx);
   if (st) {
     psgi_value_release(v);
     return st;
   }
+  en->value = (void *)(uintptr_t)in->acts.data[act].serial;
   *out = v;
   return PSG_OK;
+}
+
+/* The activation that made `closure` when it is still alive (serials grow
+ * along the stack of activations: a binary search), else NO_PARENT. A
+ * global function's closure is made in a scratch activation, gone at once. */
+static uint32_t home_of(interp *in, const psgi_value *closure) {
+  psgi_map_entry *en = psgi_map_get_ptr(&in->homes, closure);
+  uint64_t serial = en ? (uint64_t)(uintptr_t)en->value : 0;
+  size_t lo = 0, hi = in->acts.len;
+  while (serial && lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (in->acts.data[mid].serial == serial) return (uint32_t)mid;
+    if (in->acts.data[mid].serial < serial) lo = mid + 1;
+    else hi = mid;
+  }
+  return NO_PARENT;
 }
 
 /* Starts a call of closure `callee` on `args`: a new activation with the
@@ -128,6 +232,21 @@ static psg_status enter_closure(interp *in, const psg_expr *call, psgi_value *ca
     return fail(in, call, PSG_ERR_TYPE, "the function takes %zu arguments, the call passes %zu", nparams, nargs);
   const psg_expr *target = call->kids[0];
   const char *caller = in->acts.data[in->acts.len - 1].global;
+  /* Arguments against the parameters' annotations, as InferType checks them. */
+  for (size_t i = 0; i < nargs; i++) {
+    const psg_type *want = fn->kids[i]->u.var.type;
+    const psg_type *have = want && args[i]->kind != PSGI_VALUE_CLOSURE ? psgi_value_type(in->ctx, args[i]) : NULL;
+    if (fits(want, have, 0)) continue;
+    psgi_buf b;
+    psgi_buf_init(&b, in->ctx);
+    format_type(&b, have, 0);
+    psgi_buf_puts(&b, " where the function expects ");
+    format_type(&b, want, 0);
+    psg_status st = fail(in, call, PSG_ERR_TYPE, "in @%s, Call: argument %zu has type %s", caller, i,
+                         b.data ? b.data : "?");
+    psgi_buf_fini(&b);
+    return st;
+  }
   if (in->acts.len >= in->max_depth) {
     if (target->kind == PSG_EXPR_GLOBAL_VAR)
       return fail(in, call, PSG_ERR_UNSUPPORTED, "recursion limit %zu exceeded in @%s (relay.interp.max_call_depth)",
@@ -137,7 +256,8 @@ static psg_status enter_closure(interp *in, const psg_expr *call, psgi_value *ca
                 caller);
   }
   uint32_t act = 0;
-  psg_status st = push_activation(in, target->kind == PSG_EXPR_GLOBAL_VAR ? target->u.gvar.name : caller, &act);
+  psg_status st = push_activation(in, target->kind == PSG_EXPR_GLOBAL_VAR ? target->u.gvar.name : caller,
+                                  home_of(in, callee), &act);
   for (size_t i = 0; !st && i < callee->u.closure.n; i++) {
     psgi_value_retain(callee->u.closure.values[i]);
     st = bind(in, act, callee->u.closure.vars[i], callee->u.closure.values[i]);
@@ -156,7 +276,7 @@ static psg_status global_closure(interp *in, const psg_expr *gv, psgi_value **ou
   if (!f) return fail(in, gv, PSG_ERR_NOT_FOUND, "no function named @%s", gv->u.gvar.name);
   /* A global function has no free variables: a closure without captures. */
   uint32_t tmp = 0;
-  psg_status st = push_activation(in, gv->u.gvar.name, &tmp);
+  psg_status st = push_activation(in, gv->u.gvar.name, NO_PARENT, &tmp);
   if (!st) st = make_closure(in, tmp, f, out);
   pop_activation(in);
   return st;
@@ -225,7 +345,14 @@ static psg_status step(interp *in) {
     if (callee->kind == PSG_EXPR_OP) {
       st = psgi_eval_op_within(ctx, callee->u.op, e->u.attrs, args, NULL, nargs, &in->budget, &v, in->msg,
                                sizeof in->msg);
-      if (st && st != PSG_ERR_NOMEM) st = fail(in, e, st, "%s: %s", psgi_op_table[callee->u.op].name, in->msg);
+      if (st && st != PSG_ERR_NOMEM) {
+        /* "divide: integer division by zero": the op named once, whether or
+         * not the kernel's message starts with its name. */
+        const char *op = psgi_op_table[callee->u.op].name;
+        size_t n = strlen(op);
+        bool named = !strncmp(in->msg, op, n) && in->msg[n] == ':';
+        st = fail(in, e, st, "%s%s%s", named ? "" : op, named ? "" : ": ", in->msg);
+      }
     } else if (!f->called) {
       psgi_value *fv = lookup(in, act, callee);
       if (fv->kind != PSGI_VALUE_CLOSURE) {
@@ -241,6 +368,10 @@ static psg_status step(interp *in) {
       uint32_t callee_act = (uint32_t)in->acts.len - 1;
       const psg_expr *body = psgi_fn_body(lookup(in, act, callee)->u.closure.fn);
       v = lookup(in, callee_act, body);
+      if ((st = check_result(in, lookup(in, act, callee)->u.closure.fn, in->acts.data[callee_act].global, v))) {
+        if (args != small) psgi_free(ctx, args);
+        return st;
+      }
       psgi_value_retain(v);
       pop_activation(in);
       f = &in->stack.data[in->stack.len - 1];
@@ -365,8 +496,9 @@ psg_status psgi_eval_limited(psg_ctx *ctx, const psg_module *mod, const char *na
   in.mod = mod;
   in.max_depth = limits->max_depth ? limits->max_depth : 1;
   in.budget = (psgi_eval_budget){limits->max_bytes, 0, "passage.interp.max_bytes"};
+  psgi_map_init(&in.homes, ctx);
   uint32_t act = 0;
-  psg_status st = push_activation(&in, name, &act);
+  psg_status st = push_activation(&in, name, NO_PARENT, &act);
   for (size_t i = 0; !st && i < nparams; i++) {
     psgi_value *v;
     st = psgi_value_tensor(ctx, inputs[i], &v);
@@ -376,10 +508,12 @@ psg_status psgi_eval_limited(psg_ctx *ctx, const psg_module *mod, const char *na
   if (!st && !PSGI_VEC_PUSH(ctx, &in.stack, f0)) st = psgi_nomem(ctx);
   while (!st && in.stack.len) st = step(&in);
   tensor_vec outs = {0};
+  if (!st) st = check_result(&in, fn, name, lookup(&in, act, psgi_fn_body(fn)));
   if (!st) st = flatten(ctx, lookup(&in, act, psgi_fn_body(fn)), &outs, 0);
   while (in.acts.len) pop_activation(&in);
   PSGI_VEC_FREE(ctx, &in.acts);
   PSGI_VEC_FREE(ctx, &in.stack);
+  psgi_map_fini(&in.homes);
   if (!st) {
     /* Results leave through psg_free (libc). */
     psg_tensor **arr = malloc((outs.len ? outs.len : 1) * sizeof *arr);

@@ -29,6 +29,8 @@ static void op_call_init(psgi_op_call *call, psg_ctx *ctx, size_t op, const psg_
   call->op = op;
   call->attrs = attrs;
   call->msg[0] = 0;
+  call->limit_key = NULL;
+  call->max_result_bytes = 0;
 }
 
 /* Tuple types nest as deep as the program wrote them; past this the size
@@ -166,7 +168,7 @@ psg_status psgi_eval_op_within(psg_ctx *ctx, size_t op, const psg_attrs *attrs, 
   if (types != small) psgi_free(ctx, types);
   if (st) return st;
   if (budget && !psgi_eval_budget_take(budget, out_type, msg, msglen)) return PSG_ERR_UNSUPPORTED;
-  st = psgi_eval_op_kernel(ctx, op, attrs, args, nargs, out_type, out, msg, msglen);
+  st = psgi_eval_op_kernel_within(ctx, op, attrs, args, nargs, out_type, budget, out, msg, msglen);
   if (!st && budget && !psgi_eval_budget_take_value(ctx, budget, out_type, *out, msg, msglen)) {
     psgi_value_release(*out);
     *out = NULL;
@@ -178,12 +180,23 @@ psg_status psgi_eval_op_within(psg_ctx *ctx, size_t op, const psg_attrs *attrs, 
 psg_status psgi_eval_op_kernel(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
                                size_t nargs, const psg_type *out_type, psgi_value **out, char *msg,
                                size_t msglen) {
+  return psgi_eval_op_kernel_within(ctx, op, attrs, args, nargs, out_type, NULL, out, msg, msglen);
+}
+
+psg_status psgi_eval_op_kernel_within(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
+                                      size_t nargs, const psg_type *out_type, const psgi_eval_budget *budget,
+                                      psgi_value **out, char *msg, size_t msglen) {
   *out = NULL;
   const psgi_op_impl *impl = evaluable(op, msg, msglen);
   if (!impl) return PSG_ERR_UNSUPPORTED;
   const char *name = psgi_op_table[op].name;
   psgi_op_call call;
   op_call_init(&call, ctx, op, attrs);
+  uint64_t need = 0;
+  if (budget && type_size(out_type, 0, &need) == SIZE_DYNAMIC) {
+    call.limit_key = budget->key;
+    call.max_result_bytes = budget->limit - budget->used;
+  }
   psg_status st = impl->kernel(&call, args, nargs, out_type, out);
   if (st) {
     snprintf(msg, msglen, "%s", call.msg[0] ? call.msg : psg_status_str(st));

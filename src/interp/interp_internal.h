@@ -28,8 +28,9 @@ typedef struct psgi_eval_budget {
 /* Takes the bytes of a value of type t from b: false, with the reason in
  * msg (the type, its size and what is left), when they do not fit. A type
  * with an unknown dim (a result sized by the values, e.g. arange) takes
- * nothing: psgi_eval_budget_take_value then takes the bytes of the value
- * the kernel made (the check comes after that allocation). */
+ * nothing here: the kernel refuses a result larger than what is left
+ * before allocating it (psgi_eval_op_kernel_within), and
+ * psgi_eval_budget_take_value then takes the bytes of the value it made. */
 bool psgi_eval_budget_take(psgi_eval_budget *b, const psg_type *t, char *msg, size_t msglen);
 bool psgi_eval_budget_take_value(psg_ctx *ctx, psgi_eval_budget *b, const psg_type *t, const psgi_value *v,
                                   char *msg, size_t msglen);
@@ -68,6 +69,15 @@ psg_status psgi_eval_limited(psg_ctx *ctx, const psg_module *mod, const char *na
 psg_status psgi_eval_op_kernel(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
                                size_t nargs, const psg_type *out_type, psgi_value **out, char *msg,
                                size_t msglen);
+
+/* psgi_eval_op_kernel whose result allocation must fit in what is left of
+ * `budget` (NULL: no limit). A static out_type is the caller's to take from
+ * the budget; a result sized by the values (an unknown dim in out_type, e.g.
+ * arange) is refused in the kernel, before it allocates (PSG_ERR_UNSUPPORTED,
+ * msg gives the size and the option). The budget is not changed. */
+psg_status psgi_eval_op_kernel_within(psg_ctx *ctx, size_t op, const psg_attrs *attrs, psgi_value *const *args,
+                                      size_t nargs, const psg_type *out_type, const psgi_eval_budget *budget,
+                                      psgi_value **out, char *msg, size_t msglen);
 
 /* A value for a Constant, or for a Tuple of constants (nested); NULL expr
  * kinds give PSG_ERR_INVALID_ARGUMENT. */

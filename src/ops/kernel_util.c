@@ -255,12 +255,32 @@ psg_tensor *psgi_value_as_tensor(const psgi_value *v) {
   return v && v->kind == PSGI_VALUE_TENSOR ? v->u.tensor : NULL;
 }
 
+/* The result limit of the call (psgi_op_call.limit_key) against a static
+ * tensor type t: PSG_OK, or PSG_ERR_UNSUPPORTED with the sizes in the message. */
+static psg_status within_limit(psgi_op_call *call, const psg_type *t) {
+  if (!call->limit_key) return PSG_OK;
+  int64_t n = (int64_t)psg_dtype_size(t->dtype);
+  bool fits = true;
+  for (int i = 0; i < t->n && fits; i++) fits = psgi_checked_mul(n, t->dims[i], &n);
+  if (fits && (uint64_t)n <= call->max_result_bytes) return PSG_OK;
+  char shape[PSG_MAX_RANK * 22 + 3];
+  psgi_dims_str(t->dims, t->n, shape, sizeof shape);
+  if (!fits)
+    return psgi_op_fail(call, PSG_ERR_UNSUPPORTED, "the result, %s of shape %s, has more than 2^63 bytes, over the %llu bytes left of %s",
+                        psg_dtype_name(t->dtype), shape, (unsigned long long)call->max_result_bytes, call->limit_key);
+  return psgi_op_fail(call, PSG_ERR_UNSUPPORTED, "the result, %s of shape %s, needs %lld bytes, over the %llu bytes left of %s",
+                      psg_dtype_name(t->dtype), shape, (long long)n, (unsigned long long)call->max_result_bytes,
+                      call->limit_key);
+}
+
 psg_status psgi_kernel_alloc(psgi_op_call *call, const psg_type *t, psg_tensor **out, void **data) {
   *out = NULL;
   *data = NULL;
   if (!t || t->kind != PSG_TYPE_TENSOR || !psg_type_is_static(t))
     return psgi_op_fail(call, PSG_ERR_UNSUPPORTED, "'%s' cannot be evaluated on a tensor of unknown shape",
                         psgi_op_table[call->op].name);
+  psg_status lim = within_limit(call, t);
+  if (lim) return lim;
   psg_status st = psg_tensor_create(call->ctx, t->dtype, t->dims, t->n, NULL, out);
   if (st) return st == PSG_ERR_NOMEM ? st : psgi_op_fail(call, st, "cannot allocate the result of '%s'",
                                                          psgi_op_table[call->op].name);
@@ -274,6 +294,8 @@ psg_status psgi_kernel_alloc_raw(psgi_op_call *call, const psg_type *t, psg_tens
   if (!t || t->kind != PSG_TYPE_TENSOR || !psg_type_is_static(t))
     return psgi_op_fail(call, PSG_ERR_UNSUPPORTED, "'%s' cannot be evaluated on a tensor of unknown shape",
                         psgi_op_table[call->op].name);
+  psg_status lim = within_limit(call, t);
+  if (lim) return lim;
   psg_status st = psgi_tensor_alloc(call->ctx, t->dtype, t->dims, t->n, out);
   if (st) return st == PSG_ERR_NOMEM ? st : psgi_op_fail(call, st, "cannot allocate the result of '%s'",
                                                          psgi_op_table[call->op].name);

@@ -61,6 +61,12 @@ typedef struct psgi_op_call {
   size_t op;              /* index in psgi_op_table */
   const psg_attrs *attrs; /* may be NULL: every attr then has TVM's default */
   char msg[512];
+  /* A kernel's result allocation (psgi_kernel_alloc*) may take at most
+   * max_result_bytes when limit_key (the config option that set the limit,
+   * for the message) is not NULL: a result whose size depends on the values
+   * (arange) is refused before it is allocated (issue 14). */
+  const char *limit_key;
+  uint64_t max_result_bytes;
 } psgi_op_call;
 
 /* Type relation: the output type from the argument types. Return PSG_ERR_TYPE

@@ -839,6 +839,9 @@ static psg_status parse_primary(parser *ps, psg_expr **out) {
       return parse_call(ps, o, op, &t, out);
     }
   case TOK_PUNCT:
+    /* A block as a value, as TVM's parser accepts it: the printer writes a
+     * let chain bound to a temp this way ("%3 = { let %x = ...; %x };"). */
+    if (tok_is(&t, "{")) return parse_block(ps, out);
     if (tok_is(&t, "(")) {
       advance(ps);
       expr_vec items = {0};

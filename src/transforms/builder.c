@@ -70,7 +70,7 @@ static psg_expr *type_call(psgi_built *b, const char *op, psg_expr *call, psg_at
   }
   const psgi_op_impl *impl = psgi_op_impl_get(call->kids[0]->u.op);
   if ((strict ? typed : final) && impl && impl->type_rel) {
-    psgi_op_call oc = {b->ctx, call->kids[0]->u.op, attrs, {0}};
+    psgi_op_call oc = {.ctx = b->ctx, .op = call->kids[0]->u.op, .attrs = attrs};
     const psg_type *t = NULL;
     psg_status st = impl->type_rel(&oc, types, n, &t);
     if (st == PSG_ERR_NOMEM || (st && strict)) {

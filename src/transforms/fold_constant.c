@@ -179,7 +179,7 @@ static psg_status evaluate(folder *fo, const psg_expr *call, psg_expr *const *ki
   if (!st && known && !psgi_eval_budget_take(&limit, known, msg, sizeof msg))
     st = PSG_ERR_UNSUPPORTED;
   else if (!st && known)
-    st = psgi_eval_op_kernel(ctx, op, call->u.attrs, args, nargs, known, &v, msg, sizeof msg);
+    st = psgi_eval_op_kernel_within(ctx, op, call->u.attrs, args, nargs, known, &limit, &v, msg, sizeof msg);
   else if (!st)
     st = psgi_eval_op_within(ctx, op, call->u.attrs, args, types, nargs, &limit, &v, msg, sizeof msg);
   if (!st && known && !psgi_eval_budget_take_value(ctx, &limit, known, v, msg, sizeof msg))

@@ -239,7 +239,7 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
       if (!impl || !impl->type_rel) {
         st = type_error(c, fn_name, e, "operator '%s' has no type relation", psgi_op_table[callee->u.op].name);
       } else {
-        psgi_op_call call = {ctx, callee->u.op, e->u.attrs, {0}};
+        psgi_op_call call = {.ctx = ctx, .op = callee->u.op, .attrs = e->u.attrs};
         st = impl->type_rel(&call, args, nargs, out);
         if (st == PSG_ERR_TYPE || (st && call.msg[0])) st = type_error(c, fn_name, e, "%s", call.msg[0] ? call.msg : "type error");
       }

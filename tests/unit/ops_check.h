@@ -111,7 +111,7 @@ static inline psg_status rel(psg_ctx *ctx, const char *op, const psg_attrs *attr
     fprintf(stderr, "op %s has no type relation\n", op);
     return PSG_ERR_UNSUPPORTED;
   }
-  psgi_op_call call = {ctx, id, attrs, {0}};
+  psgi_op_call call = {.ctx = ctx, .op = id, .attrs = attrs};
   psg_status st = impl->type_rel(&call, args, n, out);
   snprintf(msg, 512, "%s", call.msg);
   return st;

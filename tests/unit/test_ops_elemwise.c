@@ -35,7 +35,7 @@ static psg_status rel(const char *op, psg_attrs *attrs, const psg_type *const *a
   size_t i = op_index(op);
   const psgi_op_impl *impl = psgi_op_impl_get(i);
   if (!impl || !impl->type_rel) return PSG_ERR_UNSUPPORTED;
-  psgi_op_call call = {ctx, i, attrs, {0}};
+  psgi_op_call call = {.ctx = ctx, .op = i, .attrs = attrs};
   *out = NULL;
   psg_status st = impl->type_rel(&call, args, n, out);
   if (msg) snprintf(msg, 512, "%s", call.msg);
@@ -947,7 +947,7 @@ static void test_oom(void) {
       if (ready) {
         size_t op = op_index(ops[k]);
         const psgi_op_impl *impl = psgi_op_impl_get(op);
-        psgi_op_call call = {c, op, k == 0 ? NULL : a, {0}};
+        psgi_op_call call = {.ctx = c, .op = op, .attrs = k == 0 ? NULL : a};
         const psg_type *targs[3] = {k == 0 ? ty[1] : ty[0], ty[2], ty[2]}, *out_type = NULL;
         psgi_value *vargs[3] = {k == 0 ? v[1] : v[0], v[2], v[2]};
         psg_status st = impl->type_rel(&call, targs, k == 0 ? 2 : 3, &out_type);

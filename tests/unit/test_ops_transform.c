@@ -142,7 +142,7 @@ static psg_status rel(const char *op, psg_attrs *attrs, const psg_type **out, in
   msg[0] = 0;
   psg_status st = PSG_ERR_UNSUPPORTED;
   if (impl && impl->type_rel) {
-    psgi_op_call call = {ctx, op_id(op), attrs, {0}};
+    psgi_op_call call = {.ctx = ctx, .op = op_id(op), .attrs = attrs};
     st = impl->type_rel(&call, args, (size_t)nargs, out);
     memcpy(msg, call.msg, sizeof msg);
   }
