@@ -9,6 +9,7 @@
 #ifndef PASSAGE_TVMSCRIPT_H
 #define PASSAGE_TVMSCRIPT_H
 
+#include "passage/module.h"
 #include "passage/tir.h"
 
 PSG_BEGIN_DECLS
@@ -25,6 +26,13 @@ PSG_API bool psg_tir_script_is_module(const psg_tir_script *s);
 PSG_API size_t psg_tir_script_count(const psg_tir_script *s);
 PSG_API const char *psg_tir_script_name(const psg_tir_script *s, size_t i);
 PSG_API psg_tir_prim_func *psg_tir_script_get(const psg_tir_script *s, size_t i); /* borrowed */
+
+/* The functions as an IRModule of PrimFunc entries (one GlobalVar per
+ * name, in order), and back: a module whose entries are all PrimFuncs
+ * becomes an @I.ir_module script; a Relay entry is PSG_ERR_UNSUPPORTED (a
+ * text holding both kinds is not defined yet). */
+PSG_API psg_status psg_tir_script_to_module(const psg_tir_script *s, psg_module **out);
+PSG_API psg_status psg_tir_script_from_module(const psg_module *m, psg_tir_script **out);
 
 /* Printing options (bit flags). */
 enum { PSG_TIR_SCRIPT_DEFAULT = 0, PSG_TIR_SCRIPT_NO_HEADER = 1 /* no "# from tvm.script" lines */ };

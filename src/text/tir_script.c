@@ -82,3 +82,50 @@ psg_tir_dtype psgi_tir_script_call_dtype(const char *op, psg_tir_node *const *ar
   if (!strcmp(op, "tir.ret") && n) return args[0]->dtype;
   return 0;
 }
+
+psg_status psg_tir_script_to_module(const psg_tir_script *s, psg_module **out) {
+  *out = NULL;
+  psg_module *m = NULL;
+  psg_status st = psg_module_create(s->ctx, &m);
+  for (size_t i = 0; !st && i < s->funcs.len; i++) {
+    psg_expr *gv = NULL;
+    psg_module *next = NULL;
+    st = psg_global_var_create(s->ctx, s->names.data[i], NULL, &gv);
+    if (!st) st = psg_module_add_prim_func(m, gv, s->funcs.data[i], &next);
+    psg_expr_release(gv);
+    if (!st) {
+      psg_module_release(m);
+      m = next;
+    }
+  }
+  if (st) {
+    psg_module_release(m);
+    return st;
+  }
+  *out = m;
+  return PSG_OK;
+}
+
+psg_status psg_tir_script_from_module(const psg_module *m, psg_tir_script **out) {
+  *out = NULL;
+  psg_ctx *ctx = psg_module_get_ctx(m);
+  psg_tir_script *s = NULL;
+  psg_status st = psg_tir_script_create(ctx, true, &s);
+  for (size_t i = 0; !st && i < psg_module_num_functions(m); i++) {
+    psg_tir_prim_func *f = psg_module_get_prim_func(m, i);
+    const char *name = psg_global_var_name(psg_module_get_global_var(m, i));
+    if (!f) {
+      st = psg_ctx_fail(ctx, PSG_ERR_UNSUPPORTED,
+                        "@%s is a Relay function: TVMScript holds PrimFuncs only (a mixed text format is not defined yet)",
+                        name);
+      break;
+    }
+    st = psg_tir_script_add(s, name, f);
+  }
+  if (st) {
+    psg_tir_script_release(s);
+    return st;
+  }
+  *out = s;
+  return PSG_OK;
+}

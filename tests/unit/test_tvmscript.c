@@ -136,6 +136,42 @@ static void test_module(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* A script as an IRModule of PrimFuncs and back; a Relay entry has no
+ * TVMScript form. */
+static void test_module_bridge(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_tir_script *s = NULL, *back = NULL;
+  psg_module *m = NULL;
+  CHECK_OK(psg_tir_script_parse(ctx, module_text, strlen(module_text), "m.py", &s));
+  CHECK_OK(psg_tir_script_to_module(s, &m));
+  CHECK_EQ_INT(psg_module_num_functions(m), 2);
+  CHECK(psg_module_lookup_prim_func(m, "main") == psg_tir_script_get(s, 1));
+  CHECK_OK(psg_tir_script_from_module(m, &back));
+  char *out = NULL;
+  CHECK_OK(psg_tir_script_print(back, PSG_TIR_SCRIPT_DEFAULT, &out, NULL));
+  CHECK_STR(out, module_text);
+  psg_free(out);
+  /* add a Relay function: no TVMScript for it */
+  psg_expr *x, *fn, *gv;
+  psg_module *mixed = NULL;
+  psg_tir_script *none = NULL;
+  CHECK_OK(psg_var_create(ctx, "x", NULL, NULL, &x));
+  CHECK_OK(psg_function_create(ctx, &x, 1, x, NULL, NULL, NULL, &fn));
+  CHECK_OK(psg_global_var_create(ctx, "relay_fn", NULL, &gv));
+  CHECK_OK(psg_module_add(m, gv, fn, &mixed));
+  CHECK_EQ_INT(psg_tir_script_from_module(mixed, &none), PSG_ERR_UNSUPPORTED);
+  CHECK(none == NULL);
+  psg_ctx_clear_diags(ctx);
+  psg_expr_release(x);
+  psg_expr_release(fn);
+  psg_expr_release(gv);
+  psg_module_release(mixed);
+  psg_module_release(m);
+  psg_tir_script_release(s);
+  psg_tir_script_release(back);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 static void test_container(void) {
   psg_ctx *ctx = check_ctx();
   psg_tir_script *s = NULL;
@@ -220,6 +256,7 @@ int main(void) {
   F32 = psg_tir_dtype_float32();
   RUN_TEST(test_print_built);
   RUN_TEST(test_module);
+  RUN_TEST(test_module_bridge);
   RUN_TEST(test_container);
   RUN_TEST(test_errors);
   RUN_TEST(test_oom);
