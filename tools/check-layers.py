@@ -27,7 +27,8 @@ import sys
 # Bottom up; folders on one row are peers (may include each other, but not in
 # a cycle). A folder not listed sits above all of these (e.g. a top folder
 # that registers the built-in passes).
-LAYERS = [["support"], ["ir"], ["tir"], ["text", "ops"], ["interp"], ["pass"], ["transforms"], ["builtin"], ["onnx"]]
+LAYERS = [["support"], ["ir"], ["tir"], ["text", "ops"], ["interp"], ["pass"], ["transforms"], ["tir/transforms"],
+          ["builtin"], ["onnx"]]
 RANK = {folder: row for row, folders in enumerate(LAYERS) for folder in folders}
 TOP = len(LAYERS)
 
@@ -40,8 +41,14 @@ def rank(folder):
 
 
 def folder_of(rel):
-    """The top folder under src/ of a path relative to src/ ('ir/expr.c' -> 'ir')."""
-    return rel.split("/", 1)[0] if "/" in rel else "."
+    """The layer folder of a path relative to src/: the longest listed folder
+    holding it ('tir/transforms/x.c' -> 'tir/transforms'), else its top folder
+    ('ir/expr.c' -> 'ir')."""
+    parts = rel.split("/")
+    for k in range(len(parts) - 1, 1, -1):
+        if "/".join(parts[:k]) in RANK:
+            return "/".join(parts[:k])
+    return parts[0] if len(parts) > 1 else "."
 
 
 def read_includes(src):

@@ -11,6 +11,7 @@
 #define PASSAGE_PASS_H
 
 #include "passage/module.h"
+#include "passage/tir.h"
 
 PSG_BEGIN_DECLS
 
@@ -53,9 +54,12 @@ typedef psg_status (*psg_module_pass_fn)(psg_module *mod, psg_pass_context *pctx
  * module before the pass. */
 typedef psg_status (*psg_function_pass_fn)(psg_expr *func, psg_module *mod,
                                            psg_pass_context *pctx, void *user, psg_expr **out);
-/* A prim-func pass: called once per PrimFunc; *out NULL removes the function. */
-typedef psg_status (*psg_prim_func_pass_fn)(psg_expr *func, psg_module *mod,
-                                            psg_pass_context *pctx, void *user, psg_expr **out);
+/* A prim-func pass: called once per PrimFunc of the module (Relay functions
+ * are left alone), in module order; *out is the new PrimFunc (a new
+ * reference; `func` itself, retained, for no change), or NULL to remove the
+ * function. `mod` is the module before the pass. */
+typedef psg_status (*psg_prim_func_pass_fn)(psg_tir_prim_func *func, psg_module *mod,
+                                            psg_pass_context *pctx, void *user, psg_tir_prim_func **out);
 
 /* Creation helpers. `user` is passed to `fn`; `free_user` (may be NULL) is
  * called on it when the pass is destroyed, so other languages can supply

@@ -37,6 +37,12 @@ static const field unroll_loop_fields[] = {
     {"unroll_local_access", PSG_CONFIG_BOOL, 0},
 };
 
+/* tir.RemoveNoOp's RemoveNoOpConfig with TVM's defaults. */
+static const field remove_no_op_fields[] = {
+    {"use_dataflow_analysis", PSG_CONFIG_BOOL, 0},
+    {"max_simplification_steps", PSG_CONFIG_INT, 0},
+};
+
 static const builtin_option builtins[] = {
     {"testing.immutable_module", PSG_CONFIG_BOOL, 0, NULL, 0,
      "fail a pass that changes its input module (checked by structural hash)", "the pass runner (every pass call)"},
@@ -48,7 +54,12 @@ static const builtin_option builtins[] = {
      "maximum depth of function calls in one evaluation (a deeper call is a located error)",
      "the interpreter (psg_eval)"},
     {"passage.interp.max_bytes", PSG_CONFIG_INT, (int64_t)4 << 30, NULL, 0,
-     "total bytes of tensors the operators of one evaluation may produce", "the interpreter (psg_eval)"},
+     "total bytes of tensors the operators of one evaluation may produce (the TIR interpreter: bytes of "
+     "Allocate memory live at once)",
+     "the interpreter (psg_eval), the TIR interpreter (psg_tir_eval)"},
+    {"passage.interp.max_steps", PSG_CONFIG_INT, (int64_t)1 << 30, NULL, 0,
+     "loop iterations (For and While) one TIR evaluation may run (a While that never ends is a located error)",
+     "the TIR interpreter (psg_tir_eval)"},
     {"passage.max_constant_bytes", PSG_CONFIG_INT, (int64_t)256 << 20, NULL, 0,
      "largest constant folding or the ONNX importer may materialize (a larger result stays a call: "
      "a warning from FoldConstant, a lazy call or a located error at import)",
@@ -66,6 +77,10 @@ static const builtin_option builtins[] = {
     {"tir.noalias", PSG_CONFIG_BOOL, 1, NULL, 0, "assume buffers do not alias", NULL},
     {"tir.UnrollLoop", PSG_CONFIG_DICT, 0, unroll_loop_fields, sizeof unroll_loop_fields / sizeof *unroll_loop_fields,
      "loop unrolling limits (UnrollLoopConfig)", NULL},
+    {"tir.RemoveNoOp", PSG_CONFIG_DICT, 0, remove_no_op_fields, sizeof remove_no_op_fields / sizeof *remove_no_op_fields,
+     "RemoveNoOpConfig: use_dataflow_analysis (true is unsupported: an error), max_simplification_steps (rewrites "
+     "made at most; 0: no limit)",
+     "tir.RemoveNoOp"},
 };
 enum { NUM_BUILTINS = sizeof builtins / sizeof *builtins };
 _Static_assert(NUM_BUILTINS <= PSGI_MAX_BUILTIN_OPTIONS, "psgi_pass_state.builtin_defaults is too small");

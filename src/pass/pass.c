@@ -163,13 +163,6 @@ static bool is_optimizable(const psg_expr *f) {
   return true;
 }
 
-/* PrimFuncs are not part of the IR yet (they arrive with TIR); until then no
- * module entry is one and a prim-func pass leaves every module unchanged. */
-static bool is_prim_func(const psg_expr *f) {
-  (void)f;
-  return false;
-}
-
 /* A pass the registry made from Passage's own registration cannot make free
  * variables unless Passage has a bug: checked in debug and sanitizer builds
  * only (PASSAGE_CHECK_BUILTIN_PASSES; the check walks the whole function
@@ -261,8 +254,6 @@ typedef struct per_function {
 static psg_status call_function_pass(psg_expr *func, const psgi_module_entry *e, void *user, psg_expr **out) {
   per_function *pf = user;
   psg_pass *p = pf->p;
-  if (p->kind == PSG_PASS_PRIM_FUNC) /* a NULL result removes the PrimFunc */
-    return p->fn.prim_func(func, pf->mod, pf->pc, p->user, out);
   psg_status st = p->fn.function(func, pf->mod, pf->pc, p->user, out);
   if (st) return st;
   psg_expr *nf = *out;
@@ -279,9 +270,9 @@ static psg_status call_function_pass(psg_expr *func, const psgi_module_entry *e,
 }
 
 psg_status psgi_per_function_body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
+  if (p->kind == PSG_PASS_PRIM_FUNC) return psgi_prim_func_body(p, mod, pc, out);
   per_function pf = {p, mod, pc};
-  bool prim = p->kind == PSG_PASS_PRIM_FUNC;
-  return psgi_map_functions(mod, prim ? is_prim_func : is_optimizable, call_function_pass, &pf, prim, out);
+  return psgi_map_functions(mod, is_optimizable, call_function_pass, &pf, false, out);
 }
 
 psg_status psg_pass_run(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {

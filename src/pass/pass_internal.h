@@ -145,6 +145,10 @@ psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, ps
 /* Pass bodies by kind (pass.c, sequential.c). */
 psg_status psgi_module_body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);
 psg_status psgi_per_function_body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);
+/* A PrimFuncPass's body: its callback on every PrimFunc entry in module
+ * order, Relay entries kept as they are; a NULL result removes the entry
+ * (prim_func_pass.c). */
+psg_status psgi_prim_func_body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);
 psg_status psgi_sequential_body(psg_pass *seq, psg_module *mod, psg_pass_context *pc, psg_module **out);
 
 /* The shared per-function adaptor: `fn` on every entry `select` accepts,

@@ -28,5 +28,7 @@ def test_fold_respects_max_constant_bytes():
 def test_limits_are_listed_with_their_readers():
     configs = PassContext.list_configs()
     assert configs["relay.interp.max_call_depth"]["read_by"] == "the interpreter (psg_eval)"
-    assert configs["passage.interp.max_bytes"]["read_by"] == "the interpreter (psg_eval)"
+    assert configs["passage.interp.max_bytes"]["read_by"] == (
+        "the interpreter (psg_eval), the TIR interpreter (psg_tir_eval)")
+    assert configs["passage.interp.max_steps"]["read_by"] == "the TIR interpreter (psg_tir_eval)"
     assert configs["passage.max_constant_bytes"]["read_by"] == "FoldConstant, the ONNX importer"

@@ -189,6 +189,70 @@ static void test_many(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* One function with every statement kind, well formed; it verifies, equals
+ * an independent copy (vars remapped through every binder) and differs from
+ * a copy whose AttrStmt var is used inconsistently. */
+static psg_tir_prim_func *all_kinds(psg_ctx *ctx, bool break_it) {
+  psg_tir_expr *a, *n, *tx, *i, *y, *p, *zero = fx_i32(ctx, 0), *two = fx_i32(ctx, 2), *four = fx_i32(ctx, 4), *msg, *foo;
+  CHECK_OK(psg_tir_var_create(ctx, "a", psg_tir_dtype_handle(), NULL, NULL, &a));
+  CHECK_OK(psg_tir_var_create(ctx, "n", I32, NULL, NULL, &n));
+  CHECK_OK(psg_tir_var_create(ctx, "threadIdx.x", I32, NULL, NULL, &tx));
+  CHECK_OK(psg_tir_var_create(ctx, "i", I32, NULL, NULL, &i));
+  CHECK_OK(psg_tir_var_create(ctx, "y", I32, NULL, NULL, &y));
+  CHECK_OK(psg_tir_pointer_var_create(ctx, "p", F32, "local", NULL, &p));
+  CHECK_OK(psg_tir_string_imm_create(ctx, "n must be positive", 18, NULL, &msg));
+  CHECK_OK(psg_tir_string_imm_create(ctx, "foo", 3, NULL, &foo));
+  psg_tir_buffer *A, *P;
+  CHECK_OK(psg_tir_buffer_decl(ctx, "A", F32, &n, 1, NULL, NULL, &A));
+  psg_tir_buffer_desc d = {.name = "P", .data = p, .dtype = F32, .shape = &four, .ndim = 1};
+  CHECK_OK(psg_tir_buffer_create(ctx, &d, NULL, &P));
+  psg_tir_expr *i_lt_n = fx_bin(ctx, PSG_TIR_LT, i, n), *i_lt_2 = fx_bin(ctx, PSG_TIR_LT, i, two);
+  psg_tir_expr *n_gt_0 = fx_bin(ctx, PSG_TIR_GT, n, zero), *ipt = fx_bin(ctx, PSG_TIR_ADD, i, break_it ? i : tx);
+  psg_tir_expr *cy, *let, *p0, *ex, *sel, *ext;
+  CHECK_OK(psg_tir_cast_create(ctx, F32, y, NULL, &cy));
+  CHECK_OK(psg_tir_let_create(ctx, y, ipt, cy, NULL, &let));
+  CHECK_OK(psg_tir_buffer_load_create(ctx, P, &zero, 1, NULL, NULL, &p0));
+  CHECK_OK(psg_tir_call_create(ctx, F32, "tir.exp", &p0, 1, NULL, &ex));
+  CHECK_OK(psg_tir_select_create(ctx, i_lt_2, let, ex, NULL, &sel));
+  CHECK_OK(psg_tir_call_create(ctx, I32, "tir.call_extern", (psg_tir_expr *[]){foo, i}, 2, NULL, &ext));
+  psg_tir_stmt *store, *call, *ite, *loop, *ev0, *wh, *seq, *decl, *alloc, *as, *attr;
+  CHECK_OK(psg_tir_buffer_store_create(ctx, A, sel, &i, 1, NULL, NULL, &store));
+  CHECK_OK(psg_tir_evaluate_create(ctx, ext, NULL, &call));
+  CHECK_OK(psg_tir_if_then_else_create(ctx, i_lt_n, store, call, NULL, &ite));
+  CHECK_OK(psg_tir_for_create(ctx, i, zero, n, PSG_TIR_FOR_PARALLEL, ite, NULL, NULL, &loop));
+  CHECK_OK(psg_tir_evaluate_create(ctx, zero, NULL, &ev0));
+  CHECK_OK(psg_tir_while_create(ctx, n_gt_0, ev0, NULL, &wh));
+  CHECK_OK(psg_tir_seq_stmt_create(ctx, (psg_tir_stmt *[]){loop, wh}, 2, NULL, &seq));
+  CHECK_OK(psg_tir_decl_buffer_create(ctx, P, seq, NULL, &decl));
+  CHECK_OK(psg_tir_allocate_create(ctx, p, F32, &four, 1, NULL, decl, NULL, NULL, &alloc));
+  CHECK_OK(psg_tir_assert_stmt_create(ctx, n_gt_0, msg, alloc, NULL, &as));
+  CHECK_OK(psg_tir_attr_stmt_create(ctx, tx, "thread_extent", four, as, NULL, &attr));
+  psg_tir_prim_func *f = NULL;
+  CHECK_OK(psg_tir_prim_func_create(ctx, (psg_tir_expr *[]){a, n}, 2, attr, NULL, (size_t[]){0}, &A, 1, NULL, NULL, &f));
+  psg_tir_node *objs[] = {a, n, tx, i, y, p, zero, two, four, msg, foo, A, P, i_lt_n, i_lt_2, n_gt_0, ipt, cy, let,
+                          p0, ex, sel, ext, store, call, ite, loop, ev0, wh, seq, decl, alloc, as, attr};
+  for (size_t k = 0; k < sizeof objs / sizeof *objs; k++) psg_tir_release(objs[k]);
+  return f;
+}
+
+static void test_all_kinds(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_tir_prim_func *f = all_kinds(ctx, false), *g = all_kinds(ctx, false), *h = all_kinds(ctx, true);
+  expect(ctx, f, NULL);
+  expect(ctx, h, NULL);
+  CHECK(psg_tir_structural_equal(f, g));
+  CHECK_EQ_INT(psg_tir_structural_hash(f), psg_tir_structural_hash(g));
+  char *path = NULL;
+  CHECK(!psg_tir_structural_equal_explain(f, h, &path));
+  CHECK_STR(path, "body.body.body.body.body.seq[0].body.then_case.value.true_value.value.b: "
+                  "var 'threadIdx.x' is bound to another var than 'i'");
+  psg_free(path);
+  psg_tir_release(f);
+  psg_tir_release(g);
+  psg_tir_release(h);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 int main(void) {
   I32 = psg_tir_dtype_int32();
   F32 = psg_tir_dtype_float32();
@@ -196,5 +260,6 @@ int main(void) {
   RUN_TEST(test_vars);
   RUN_TEST(test_buffers);
   RUN_TEST(test_many);
+  RUN_TEST(test_all_kinds);
   return check_finish();
 }
