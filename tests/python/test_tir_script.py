@@ -196,7 +196,12 @@ def test_errors_point_at_the_python_line():
     err = info.value
     assert err.file == __file__
     assert err.line == _line_of("nowhere_defined  # the error line")
+    with open(__file__) as f:
+        file_line = f.read().splitlines()[err.line - 1]
+    assert err.col == file_line.index("nowhere_defined") + 1  # the file's column, not the dedented one
     assert "undefined name 'nowhere_defined'" in str(err)
+    assert "\n  %s\n" % file_line in str(err)  # the quoted line as in the file, caret under the name
+    assert str(err).endswith("\n  " + " " * (err.col - 1) + "^")
 
 
 def test_t_names_outside_a_parse():

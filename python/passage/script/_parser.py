@@ -180,6 +180,31 @@ def source_of(obj, private=False):
     return "\n" * (start - 1) + "".join(lines), filename
 
 
+def _indent_of(obj):
+    """The indentation dedent removed from obj's source (its first line's)."""
+    first = inspect.getsourcelines(obj)[0][0]
+    return len(first) - len(first.lstrip(" \t"))
+
+
+def _shift_columns(err, filename, indent):
+    """A ParseError located in the dedented text, moved to the file's
+    columns: the column grows by `indent`, and so do the quoted source line
+    and its caret."""
+    d = getattr(err, "diagnostic", None)
+    if not indent or d is None or d.file != filename or not err.args:
+        return
+    old = "%s:%d:%d:" % (d.file, d.line, d.col)
+    new = "%s:%d:%d:" % (d.file, d.line, d.col + indent)
+    text = str(err.args[0])
+    if old not in text:
+        return
+    head, _, rest = text.partition(old)
+    lines = rest.split("\n")
+    lines[1:3] = [ln[:2] + " " * indent + ln[2:] if ln.startswith("  ") else ln for ln in lines[1:3]]
+    err.args = (head + new + "\n".join(lines),) + tuple(err.args[1:])
+    d.col += indent
+
+
 def _functions_of(obj):
     if inspect.isclass(obj):
         return [v for v in vars(obj).values() if inspect.isfunction(v)]
@@ -226,5 +251,10 @@ def captured_values(obj, caller_locals=None):
 
 
 def parse_object(obj, private=False, check_well_formed=True, caller_locals=None):
+    from ..error import ParseError
     text, filename = source_of(obj, private)
-    return parse_text(text, filename, captured_values(obj, caller_locals), check_well_formed)
+    try:
+        return parse_text(text, filename, captured_values(obj, caller_locals), check_well_formed)
+    except ParseError as err:
+        _shift_columns(err, filename, _indent_of(obj))
+        raise
