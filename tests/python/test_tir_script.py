@@ -267,3 +267,15 @@ def test_registered_tir_passes_by_name():
         assert callable(getattr(tir.transform, name))
     with pytest.raises(AttributeError):
         tir.transform.NoSuchPass
+
+
+class TestPrimFuncInAPlainClass:
+    """A @T.prim_func in a class that is no @I.ir_module is parsed at once
+    (as TVM's tests write `before` / `expected` members)."""
+
+    @T.prim_func
+    def before(A: T.Buffer((2,), "int32")):
+        A[0] = 1
+
+    def test_parsed(self):
+        assert isinstance(self.before, tir.PrimFunc)

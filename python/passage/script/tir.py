@@ -13,6 +13,7 @@ Outside a parsed body T.* names are light objects: `T.int32` is a DType
 dtype)` declares a Buffer, any other T.name is an alias object that a
 closure may hand to the parser (`op = T.Add`, then `op(a, b)` inside)."""
 
+import linecache
 import sys
 
 from . import _parser
@@ -25,10 +26,13 @@ def prim_func(func=None, private=False, check_well_formed=True):
     the PrimFunc of the decorated function's source. Inside an
     @I.ir_module class the function is returned as is (the module parses
     the whole class)."""
-    caller = sys._getframe(1).f_locals
+    frame = sys._getframe(1)
+    caller = frame.f_locals
+    in_module = _in_ir_module_class(frame)
+    del frame
 
     def decorate(fn):
-        if _in_class_body(fn):
+        if in_module:
             fn._passage_prim_func = dict(private=private)
             return fn
         return _parser.parse_object(fn, private=private, check_well_formed=check_well_formed,
@@ -39,11 +43,20 @@ def prim_func(func=None, private=False, check_well_formed=True):
     return decorate(func)
 
 
-def _in_class_body(fn):
-    """A function defined directly in a class body (its qualified name's
-    last scope is a class, not a function's <locals>)."""
-    parts = fn.__qualname__.split(".")
-    return len(parts) >= 2 and parts[-2] != "<locals>"
+def _in_ir_module_class(frame):
+    """True when `frame` runs the body of a class decorated @I.ir_module
+    (read from the lines between the class's first decorator and its
+    `class` line). A class body's frame has __module__ and __qualname__."""
+    if "__qualname__" not in frame.f_locals or "__module__" not in frame.f_locals:
+        return False
+    code = frame.f_code
+    for n in range(code.co_firstlineno, code.co_firstlineno + 50):
+        line = linecache.getline(code.co_filename, n).strip()
+        if line.startswith("class ") or not line:
+            return False
+        if line.startswith("@") and "ir_module" in line:
+            return True
+    return False
 
 
 class DType:
