@@ -207,8 +207,12 @@ ttoken psgi_tir_script_env_next(psg_tir_script_env *env, tlexer *lx, const ttoke
     /* `name=` inside brackets is a keyword: peek (no indentation changes
      * inside brackets, so the lexer state can be put back) */
     tlex_pos save = lx->s;
+    bool failed = lx->failed;
+    const char *error = lx->error;
     ttoken nx = tlex_next(lx);
     lx->s = save;
+    lx->failed = failed; /* a bad token after the name is reported when really read */
+    lx->error = error;
     if (tt_is(&nx, "=")) return t;
   }
   bool neg = e->len > 1 && e->text[0] == '-' && (e->kind == ENV_INT || e->kind == ENV_FLOAT);

@@ -107,6 +107,15 @@ static void test_nodes(void) {
   s = NULL;
   /* 'i' is a literal name of the environment, so `for i in` reads `for 99 in`: an error */
   CHECK_EQ_INT(psg_tir_script_parse_env(ctx, shadow, strlen(shadow), "s.py", env, &s), PSG_ERR_PARSE);
+  /* the peek for `name=` inside brackets leaves a bad token after the name
+   * to be reported when it is read */
+  const char *bad = "@T.prim_func\ndef main():\n    T.evaluate(i \"oops\n";
+  s = NULL;
+  CHECK_EQ_INT(psg_tir_script_parse_env(ctx, bad, strlen(bad), "b.py", env, &s), PSG_ERR_PARSE);
+  bool unterminated = false;
+  for (size_t k = 0; k < psg_ctx_diag_count(ctx); k++)
+    if (strstr(psg_diag_message(psg_ctx_get_diag(ctx, k)), "unterminated string")) unterminated = true;
+  CHECK(unterminated);
   psg_tir_script_env_release(env);
   psg_tir_release(w);
   psg_tir_release(four);
