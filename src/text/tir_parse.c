@@ -2067,6 +2067,17 @@ static psg_status parse_func(parser *ps, psg_tir_script *script) {
     psg_attrs_release(attrs);
     attrs = with;
   }
+  /* The buffer map in parameter order, however the text introduced the
+   * buffers (signature T.Buffer or T.match_buffer in the body). */
+  for (size_t i = 1; i < ps->map_params.len; i++)
+    for (size_t j = i; j > 0 && ps->map_params.data[j - 1] > ps->map_params.data[j]; j--) {
+      size_t tp = ps->map_params.data[j];
+      psg_tir_node *tb = ps->map_bufs.data[j];
+      ps->map_params.data[j] = ps->map_params.data[j - 1];
+      ps->map_bufs.data[j] = ps->map_bufs.data[j - 1];
+      ps->map_params.data[j - 1] = tp;
+      ps->map_bufs.data[j - 1] = tb;
+    }
   psg_tir_node *f = NULL;
   if (!st) {
     st = BUILD(&fname, psg_tir_prim_func_create(ps->ctx, ps->params.data, ps->params.len, body, ret,
