@@ -930,6 +930,11 @@ static psg_attrs *parse_attr_dict(parser *ps, int depth) {
     }
     char buf[256];
     size_t n = unescape(&ps->tok, buf, sizeof buf);
+    if (memchr(buf, 0, n)) { /* attrs hold C strings: a NUL would cut the text printed back */
+      error_at(ps, &ps->tok, "an attribute key cannot hold a NUL byte");
+      ok = false;
+      break;
+    }
     const char *k = psgi_intern(ps->ctx, buf, n);
     advance(ps);
     psg_attr *v = NULL;
@@ -963,6 +968,10 @@ static psg_attr *parse_attr_value(parser *ps, int depth) {
     char buf[1024];
     size_t n = unescape(&t, buf, sizeof buf);
     advance(ps);
+    if (memchr(buf, 0, n)) { /* attrs hold C strings: a NUL would cut the text printed back */
+      error_at(ps, &t, "an attribute string cannot hold a NUL byte");
+      return NULL;
+    }
     psg_attr_string(ps->ctx, buf, n, &out);
     return out;
   }
