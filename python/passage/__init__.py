@@ -22,6 +22,7 @@ from . import instrument
 from . import relay
 from . import nd
 from . import tir
+from . import script
 import sys as _sys
 
 # TVM spells these tvm.ir.transform and tvm.ir.instrument as well.

@@ -932,6 +932,14 @@ class IRModule(_Owned):
     def __repr__(self):
         return self.astext()
 
+    def script(self, *, show_header=True, **_options):
+        """TVMScript of a module of PrimFuncs (passage.tir._printing); a
+        module holding Relay functions prints as Relay text."""
+        if len(self) and all(_is_prim_func(self[g]) for g in self.get_global_vars()):
+            from .tir import _printing
+            return _printing.script_module(self, show_header)
+        return self.astext()
+
     def copy(self):
         return IRModule._borrow(self._ptr)
 

@@ -254,13 +254,15 @@ def _prim_func_tramp(func, mod, pctx, user, out):
     try:
         body = _ffi.handle_obj(user)
         with _ffi.Call():
-            res = body.fn(_wrap_expr(func, False), IRModule._borrow(mod), PassContext._borrow(pctx))
+            from .tir import _api as tir_api, PrimFunc  # the callback sees TIR PrimFuncs
+            res = body.fn(tir_api.borrowed(func), IRModule._borrow(mod), PassContext._borrow(pctx))
             if res is None:
                 out[0] = None  # removes the function
-            elif not isinstance(res, Expr):
-                raise TypeError("prim-func pass %r returned %r" % (body.name, type(res).__name__))
+            elif not isinstance(res, PrimFunc):
+                raise TypeError("prim-func pass %r returned %r, not a tir.PrimFunc"
+                                % (body.name, type(res).__name__))
             else:
-                lib.psg_expr_retain(res._ptr)
+                lib.psg_tir_retain(res._ptr)
                 out[0] = res._ptr
         return 0
     except BaseException as e:

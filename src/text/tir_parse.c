@@ -15,6 +15,7 @@
 #include "text/text_internal.h"
 #include "text/tir_lex.h"
 #include "text/tir_script_internal.h"
+#include "text/tir_script_env.h"
 
 enum { MAX_DEPTH = 200, MAX_ERRORS = 20 };
 
@@ -73,13 +74,14 @@ typedef struct parser {
   PSGI_VEC(psg_tir_node *) map_bufs;
   psg_attrs *func_attrs;
   PSGI_VEC(psg_tir_node *) owned; /* nodes the symbols hold */
+  psg_tir_script_env *env; /* names from outside the text, or NULL (tir_script_env.c) */
 } parser;
 
 /* Tokens and errors --------------------------------------------------------- */
 
 static void advance(parser *ps) {
   ps->tok = ps->next;
-  ps->next = tlex_next(&ps->lx);
+  ps->next = ps->env ? psgi_tir_script_env_next(ps->env, &ps->lx, &ps->tok) : tlex_next(&ps->lx);
 }
 
 static psg_status verror_at(parser *ps, const ttoken *t, const char *fmt, va_list ap) {
@@ -175,8 +177,16 @@ static psg_status located(parser *ps, const ttoken *t, size_t diag_mark, psg_sta
 
 static const char *intern_tok(parser *ps, const ttoken *t) { return psgi_intern(ps->ctx, t->text, t->len); }
 
+static psg_status define(parser *ps, const ttoken *t, int kind, psg_tir_node *node);
 static sym *lookup(parser *ps, const char *s, size_t n) {
   psgi_map_entry *e = psgi_map_get_str(&ps->scope, s, n);
+  if ((e && e->value) || !ps->env) return e ? e->value : NULL;
+  /* a name of the environment becomes a symbol of the current scope */
+  bool buf = false;
+  psg_tir_node *v = psgi_tir_script_env_node(ps->env, s, n, &buf);
+  ttoken t = {.kind = TT_NAME, .text = s, .len = n};
+  if (!v || define(ps, &t, buf ? SYM_BUFFER : SYM_VAR, v)) return NULL;
+  e = psgi_map_get_str(&ps->scope, s, n);
   return e ? e->value : NULL;
 }
 
@@ -547,7 +557,12 @@ static psg_tir_node *parse_t_call(parser *ps, const ttoken *nt) {
   size_t n = args.len;
   static const struct { const char *name; int kind; } bins[] = {
       {"min", PSG_TIR_MIN}, {"max", PSG_TIR_MAX}, {"truncdiv", PSG_TIR_DIV}, {"truncmod", PSG_TIR_MOD},
-      {"floordiv", PSG_TIR_FLOOR_DIV}, {"floormod", PSG_TIR_FLOOR_MOD}};
+      {"floordiv", PSG_TIR_FLOOR_DIV}, {"floormod", PSG_TIR_FLOOR_MOD},
+      /* the node classes, as `op = T.Add` aliases call them */
+      {"Add", PSG_TIR_ADD}, {"Sub", PSG_TIR_SUB}, {"Mul", PSG_TIR_MUL}, {"Div", PSG_TIR_DIV}, {"Mod", PSG_TIR_MOD},
+      {"FloorDiv", PSG_TIR_FLOOR_DIV}, {"FloorMod", PSG_TIR_FLOOR_MOD}, {"Min", PSG_TIR_MIN}, {"Max", PSG_TIR_MAX},
+      {"EQ", PSG_TIR_EQ}, {"NE", PSG_TIR_NE}, {"LT", PSG_TIR_LT}, {"LE", PSG_TIR_LE}, {"GT", PSG_TIR_GT},
+      {"GE", PSG_TIR_GE}, {"And", PSG_TIR_AND}, {"Or", PSG_TIR_OR}};
   for (size_t i = 0; i < sizeof bins / sizeof *bins; i++)
     if (!strcmp(name, bins[i].name)) {
       if (n != 2) {
@@ -2164,6 +2179,11 @@ done:
 
 psg_status psg_tir_script_parse(psg_ctx *ctx, const char *text, size_t len, const char *filename,
                                 psg_tir_script **out) {
+  return psg_tir_script_parse_env(ctx, text, len, filename, NULL, out);
+}
+
+psg_status psg_tir_script_parse_env(psg_ctx *ctx, const char *text, size_t len, const char *filename,
+                                    psg_tir_script_env *env, psg_tir_script **out) {
   *out = NULL;
   if (!text && len) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "psg_tir_script_parse: NULL text");
   size_t diag_start = psg_ctx_diag_count(ctx);
@@ -2176,8 +2196,9 @@ psg_status psg_tir_script_parse(psg_ctx *ctx, const char *text, size_t len, cons
   tlex_init(&ps.lx, ctx, text ? text : "", len);
   psgi_map_init(&ps.scope, ctx);
   psgi_arena_init(&ps.arena, ctx);
-  ps.tok = tlex_next(&ps.lx);
-  ps.next = tlex_next(&ps.lx);
+  ps.env = env;
+  ps.next = ps.env ? psgi_tir_script_env_next(ps.env, &ps.lx, NULL) : tlex_next(&ps.lx);
+  advance(&ps);
   psg_status st = parse_script(&ps, out);
   reset_func(&ps);
   release_all(ps.owned.data, ps.owned.len);

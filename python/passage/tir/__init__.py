@@ -27,6 +27,7 @@ from .op import (Op, floordiv, floormod, truncdiv, truncmod, indexdiv, indexmod,
                  exp, exp2, exp10, log, log2, log10, sqrt, rsqrt, tanh, sigmoid, erf, fabs, floor,
                  ceil, round, trunc, sin, cos, isnan, pow, power, abs, address_of, reinterpret)
 from . import analysis
+from . import transform
 
 
 class Any:

@@ -79,6 +79,15 @@ class PrimFunc(Node):
                 lib.psg_attr_release(v)
         return f
 
+    def script(self, *, name=None, show_header=True, **_options):
+        """TVMScript text (TVM's PrimFunc.script(); printer options other
+        than the header are accepted and ignored)."""
+        from . import _printing
+        return _printing.script_func(self, name, show_header)
+
+    def show(self, **options):
+        print(self.script(**options))
+
     def without_attr(self, key):
         items = dict(self.attrs.items()) if self.attrs else {}
         items.pop(key, None)

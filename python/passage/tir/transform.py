@@ -1,0 +1,32 @@
+"""Passage — tvm.tir.transform: `prim_func_pass` (a decorator on a
+function `f(func, mod, ctx) -> PrimFunc or None` or on a class with
+`transform_function(self, func, mod, ctx)`; None removes the function) and
+the registered TIR passes by TVM's names:
+
+    mod = tir.transform.Simplify()(mod)
+
+Every registered pass whose name starts with "tir." is reachable here
+without its prefix (tir.transform.RemoveNoOp() is the pass "tir.RemoveNoOp")."""
+
+from ..transform import prim_func_pass, PrimFuncPass, get_pass, registered_name
+
+__all__ = ["prim_func_pass", "PrimFuncPass", "Simplify", "RemoveNoOp", "ConvertSSA"]
+
+
+def _tir_pass(name):
+    def ctor(**options):
+        return get_pass("tir." + name, **options)
+    ctor.__name__ = ctor.__qualname__ = name
+    ctor.__doc__ = "The registered pass tir.%s (options as keyword arguments)." % name
+    return ctor
+
+
+Simplify = _tir_pass("Simplify")
+RemoveNoOp = _tir_pass("RemoveNoOp")
+ConvertSSA = _tir_pass("ConvertSSA")
+
+
+def __getattr__(attr):
+    if not attr.startswith("_") and registered_name("tir." + attr):
+        return _tir_pass(attr)
+    raise AttributeError("module 'passage.tir.transform' has no attribute %r" % attr)
