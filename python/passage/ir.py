@@ -927,10 +927,11 @@ class IRModule(_Owned):
         return take_string(out.value)
 
     def __str__(self):
-        return self.astext()
+        # As TVM: a module of PrimFuncs only prints as TVMScript.
+        return self.script()
 
     def __repr__(self):
-        return self.astext()
+        return self.script()
 
     def script(self, *, show_header=True, **_options):
         """TVMScript of a module of PrimFuncs (passage.tir._printing); a

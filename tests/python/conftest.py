@@ -21,12 +21,17 @@ def _settle():
 
 
 @pytest.fixture(autouse=True)
-def no_leaks():
+def no_leaks(request):
     """Every test must give back every object it made: the thread's default
     PassContext keeps no instruments, and the live count returns to where it
     was."""
     before = _settle()
     yield
+    # pytest keeps the test's fixture values in item.funcargs until after the
+    # last teardown; the test is over, so they are dropped before counting.
+    for name in list(getattr(request.node, "funcargs", {})):
+        if name != "no_leaks":
+            request.node.funcargs[name] = None
     cur = passage.transform.PassContext.current()
     stray = cur.instruments
     if stray:
