@@ -1061,6 +1061,14 @@ static bool kw(parser *ps, const char *name) {
   return true;
 }
 
+/* A keyword given twice is an error, as in Python (the first value would
+ * otherwise be dropped, and leaked; found by fuzz_tvmscript). `already`
+ * says whether the keyword's value is set; the position is the value's. */
+static bool repeated(parser *ps, bool already, const char *name) {
+  if (already) error_at(ps, &ps->tok, "keyword argument repeated: %s", name);
+  return already;
+}
+
 /* The arguments of T.Buffer / T.match_buffer / T.decl_buffer after the
  * shape's opening: shape, ["dtype"], keywords, ')'. `name` names the buffer
  * (and its data var when data= is absent). */
@@ -1076,9 +1084,10 @@ static psg_tir_node *parse_buffer_rest(parser *ps, const ttoken *at, const char 
   while (ok && !tt_is(&ps->tok, ")")) {
     int64_t v;
     if (kw(ps, "dtype")) ok = string_dtype(ps, &dt);
-    else if (kw(ps, "data")) ok = (data = parse_expr(ps)) != NULL;
-    else if (kw(ps, "strides")) ok = parse_tuple(ps, &strides);
-    else if (kw(ps, "elem_offset")) ok = (elem_offset = parse_expr(ps)) != NULL;
+    else if (kw(ps, "data")) ok = !repeated(ps, data, "data") && (data = parse_expr(ps)) != NULL;
+    else if (kw(ps, "strides")) ok = !repeated(ps, strides.len, "strides") && parse_tuple(ps, &strides);
+    else if (kw(ps, "elem_offset"))
+      ok = !repeated(ps, elem_offset, "elem_offset") && (elem_offset = parse_expr(ps)) != NULL;
     else if (kw(ps, "scope")) {
       if (ps->tok.kind != TT_STRING) ok = !expected(ps, "a scope string");
       else {
@@ -1099,7 +1108,7 @@ static psg_tir_node *parse_buffer_rest(parser *ps, const ttoken *at, const char 
       else ok = !expected(ps, "\"auto\" or \"default\"");
       if (ok) advance(ps);
     } else if (kw(ps, "axis_separators")) {
-      ok = !expect(ps, "[");
+      ok = !repeated(ps, axis.len, "axis_separators") && !expect(ps, "[");
       while (ok && !tt_is(&ps->tok, "]")) {
         ok = int_literal(ps, &v) && PSGI_VEC_PUSH(ps->ctx, &axis, v);
         if (!accept(ps, ",")) break;
@@ -1414,7 +1423,7 @@ static void parse_for(parser *ps) {
   ok = ok && !expect(ps, "(");
   while (ok && !tt_is(&ps->tok, ")")) {
     if (!grid && kw(ps, "annotations")) {
-      ok = (ann = parse_attr_dict(ps, 0)) != NULL;
+      ok = !repeated(ps, ann, "annotations") && (ann = parse_attr_dict(ps, 0)) != NULL;
     } else if (!grid && kw(ps, "thread")) {
       ok = ps->tok.kind == TT_STRING || !expected(ps, "a thread name string");
       if (ok) advance(ps);
@@ -1588,8 +1597,9 @@ static bool parse_allocate_args(parser *ps, frame *f, const char *name, const tt
     accept(ps, ",");
   }
   while (ok && !tt_is(&ps->tok, ")")) {
-    if (kw(ps, "condition")) ok = (f->c = parse_expr(ps)) != NULL;
-    else if (kw(ps, "annotations")) ok = (f->ann = parse_attr_dict(ps, 0)) != NULL;
+    if (kw(ps, "condition")) ok = !repeated(ps, f->c, "condition") && (f->c = parse_expr(ps)) != NULL;
+    else if (kw(ps, "annotations"))
+      ok = !repeated(ps, f->ann, "annotations") && (f->ann = parse_attr_dict(ps, 0)) != NULL;
     else if (kw(ps, "scope") && ps->tok.kind == TT_STRING) {
       size_t n;
       ok = unescape(ps, &ps->tok, scope, sizeof scope, false, &n);
