@@ -225,6 +225,7 @@ static psg_status parse_spec(pparser *pp, psg_pass **out) {
     psg_status st = PSG_OK;
     if (*pp->p == '[') {
       pp->p++;
+      ws(pp); /* the name starts after any blank (read_name skips it too) */
       const char *sn = pp->p;
       size_t snl = read_name(pp);
       ws(pp);

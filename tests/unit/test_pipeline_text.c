@@ -39,6 +39,8 @@ static void test_round_trips(void) {
   round_trip(ctx, " Fold , Fuse ", "sequential(Fold,Fuse)");
   round_trip(ctx, "sequential(InferType,Fold,Fuse{fuse_opt_level=2})",
              "sequential(InferType,Fold,Fuse{fuse_opt_level=2})");
+  /* Blanks before the name are not part of it (found by fuzz_pipeline). */
+  round_trip(ctx, "sequential[\tIn, 4](Fold)", "sequential[In,4](Fold)");
   round_trip(ctx, "sequential[Outer,3](Fold, sequential(), sequential[In,1](Fuse{name=\"a \\\"q\\\" \\\\b\"}))",
              "sequential[Outer,3](Fold,sequential(),sequential[In,1](Fuse{name=\"a \\\"q\\\" \\\\b\"}))");
   round_trip(ctx, "Fuse{ratio=0.25, flag=false, levels=[1, -2, [3]], none=None}",
