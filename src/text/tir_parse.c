@@ -239,9 +239,12 @@ static psg_tir_node *int_imm(parser *ps, const ttoken *t, psg_tir_dtype dt, int6
 
 static psg_tir_node *float_imm(parser *ps, const ttoken *t, psg_tir_dtype dt, double v) {
   psg_tir_node *out = NULL;
-  /* The shortest text of a float32 (3.4028235e+38) reads as a double a
-   * little off: round to float32 (without an out-of-range conversion). */
-  if (dt == psg_tir_dtype_float32() && isfinite(v)) {
+  /* The printer writes the shortest float32 text of a float of 32 bits or
+   * fewer (float32, float16, bfloat16), which reads as a double a little
+   * off (3.4028235e+38): round to float32 (without an out-of-range
+   * conversion) so that parse(print(x)) is x (fuzz_tvmscript found a
+   * float16 -1.6 that did not come back). */
+  if (psg_tir_dtype_is_float(dt) && psg_tir_dtype_bits(dt) <= 32 && isfinite(v)) {
     if (fabs(v) > 3.4028234663852886e+38 && fabs(v) < 3.4028235677973366e+38) v = copysign(3.4028234663852886e+38, v);
     else if (fabs(v) <= 3.4028234663852886e+38) v = (double)(float)v;
   }
