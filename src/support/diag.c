@@ -13,6 +13,10 @@ struct psg_diag {
   int line, col;
   char *pass;
   char *rendered;
+  /* The thread that recorded it: the context's list is shared by threads,
+   * and only the recording thread may add notes to or relocate a record
+   * (another thread may be reading its own records meanwhile). */
+  pthread_t thread;
 };
 
 struct psgi_diag_list {
@@ -20,8 +24,8 @@ struct psgi_diag_list {
 };
 
 /* Used when memory is exhausted: no allocation needed to report it. */
-static psg_diag nomem_diag = {PSG_SEVERITY_ERROR, PSG_ERR_NOMEM, "out of memory", NULL, 0, 0,
-                              NULL, "error: out of memory\n"};
+static psg_diag nomem_diag = {.severity = PSG_SEVERITY_ERROR, .code = PSG_ERR_NOMEM,
+                              .message = "out of memory", .rendered = "error: out of memory\n"};
 
 static const char *severity_word(int s) {
   switch (s) {
@@ -30,6 +34,8 @@ static const char *severity_word(int s) {
   default: return "error";
   }
 }
+
+static bool own(const psg_diag *d) { return pthread_equal(d->thread, pthread_self()); }
 
 static void diag_free(psg_ctx *ctx, psg_diag *d) {
   if (!d || d == &nomem_diag) return;
@@ -96,6 +102,7 @@ psg_status psgi_diag_vadd(psg_ctx *ctx, int severity, psg_status code, const cha
   psgi_buf_vprintf(&mb, fmt, ap);
   d->severity = severity;
   d->code = code;
+  d->thread = pthread_self();
   d->message = mb.failed ? NULL : (mb.data ? mb.data : psgi_strndup(ctx, "", 0));
   d->file = file ? psgi_strndup(ctx, file, strlen(file)) : NULL;
   d->pass = pass ? psgi_strndup(ctx, pass, strlen(pass)) : NULL;
@@ -139,8 +146,11 @@ psg_status psgi_diag_add(psg_ctx *ctx, int severity, psg_status code, const char
 
 void psgi_diag_note(psg_ctx *ctx, const char *fmt, ...) {
   pthread_mutex_lock(&ctx->lock);
-  psg_diag *d = ctx->diags && ctx->diags->items.len ? ctx->diags->items.data[ctx->diags->items.len - 1] : NULL;
-  if (d && d != &nomem_diag) {
+  /* This thread's newest record: the newest of all may be another thread's. */
+  psg_diag *d = NULL;
+  for (size_t i = ctx->diags ? ctx->diags->items.len : 0; i-- > 0 && !d;)
+    if (ctx->diags->items.data[i] != &nomem_diag && own(ctx->diags->items.data[i])) d = ctx->diags->items.data[i];
+  if (d) {
     psgi_buf b;
     psgi_buf_init(&b, ctx);
     psgi_buf_puts(&b, d->rendered);
@@ -236,7 +246,7 @@ void psgi_diag_locate_since(psg_ctx *ctx, size_t from, const char *file, int lin
   pthread_mutex_lock(&ctx->lock);
   for (size_t i = from; ctx->diags && i < ctx->diags->items.len; i++) {
     psg_diag *d = ctx->diags->items.data[i];
-    if (d->file || d->severity != PSG_SEVERITY_ERROR) continue;
+    if (d == &nomem_diag || !own(d) || d->file || d->severity != PSG_SEVERITY_ERROR) continue;
     char *old = d->rendered;
     if (!(d->file = psgi_strndup(ctx, file, strlen(file)))) continue;
     d->line = line;
@@ -266,7 +276,7 @@ void psgi_diag_reword(psg_ctx *ctx, size_t i, const char *fmt, ...) {
   va_end(ap);
   pthread_mutex_lock(&ctx->lock);
   psg_diag *d = ctx->diags && i < ctx->diags->items.len ? ctx->diags->items.data[i] : NULL;
-  if (d && !mb.failed && mb.data) {
+  if (d && d != &nomem_diag && own(d) && !mb.failed && mb.data) {
     psg_diag old = *d;
     d->message = mb.data;
     d->file = NULL;
