@@ -501,6 +501,12 @@ PSG_API bool psg_tir_structural_equal(const psg_tir_node *a, const psg_tir_node 
  * *path to the first difference in pre-order, e.g.
  * "body.seq[1].value.b: IntImm values differ (1 vs 2)" (free with psg_free). */
 PSG_API bool psg_tir_structural_equal_explain(const psg_tir_node *a, const psg_tir_node *b, char **path);
+/* TVM's structural_equal(a, b, map_free_vars): with map_free_vars a free var
+ * of `a` may pair with one free var of `b` (a bijection, like definitions),
+ * as when comparing a function with its printed and re-parsed copy; `path`
+ * as in psg_tir_structural_equal_explain (NULL: not wanted). */
+PSG_API bool psg_tir_structural_equal_ex(const psg_tir_node *a, const psg_tir_node *b, bool map_free_vars,
+                                         char **path);
 PSG_API uint64_t psg_tir_structural_hash(const psg_tir_node *n);
 
 /* tir.analysis.verify_well_formed: every var defined before use, within its

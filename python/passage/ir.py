@@ -955,16 +955,23 @@ def _is_tir(obj):
 
 # Structural equality ------------------------------------------------------------------
 
+def _no_free_var_mapping(map_free_vars):
+    if map_free_vars:
+        raise NotImplementedError("map_free_vars=True is implemented for TIR nodes only; "
+                                  "Relay free variables equal only themselves")
+
+
 def structural_equal(lhs, rhs, map_free_vars=False):
-    """TVM's StructuralEqual: alpha-equivalence on bound variables, free
-    variables equal only to themselves (map_free_vars is accepted for
-    compatibility and must be False)."""
+    """TVM's StructuralEqual: alpha-equivalence on bound variables; free
+    variables equal only themselves, or, with map_free_vars (TIR nodes only),
+    pair one to one with the other side's free variables."""
+    if _is_tir(lhs) and _is_tir(rhs):
+        return bool(lib.psg_tir_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
+    _no_free_var_mapping(map_free_vars)
     if isinstance(lhs, IRModule) and isinstance(rhs, IRModule):
         return bool(lib.psg_module_structural_equal(lhs._ptr, rhs._ptr, None))
     if isinstance(lhs, Expr) and isinstance(rhs, Expr):
         return bool(lib.psg_expr_structural_equal(lhs._ptr, rhs._ptr))
-    if _is_tir(lhs) and _is_tir(rhs):
-        return bool(lib.psg_tir_structural_equal(lhs._ptr, rhs._ptr))
     if isinstance(lhs, Type) or isinstance(rhs, Type):
         return lhs == rhs
     return False
@@ -985,14 +992,16 @@ def structural_hash(node, map_free_vars=False):
 def assert_structural_equal(lhs, rhs, map_free_vars=False):
     """Raises ValueError naming the first difference."""
     path = ctypes.c_void_p()
-    if isinstance(lhs, IRModule) and isinstance(rhs, IRModule):
+    if _is_tir(lhs) and _is_tir(rhs):
+        eq = lib.psg_tir_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), ctypes.byref(path))
+    elif isinstance(lhs, IRModule) and isinstance(rhs, IRModule):
+        _no_free_var_mapping(map_free_vars)
         eq = lib.psg_module_structural_equal(lhs._ptr, rhs._ptr, ctypes.byref(path))
     elif isinstance(lhs, Expr) and isinstance(rhs, Expr):
+        _no_free_var_mapping(map_free_vars)
         eq = lib.psg_expr_structural_equal_explain(lhs._ptr, rhs._ptr, ctypes.byref(path))
-    elif _is_tir(lhs) and _is_tir(rhs):
-        eq = lib.psg_tir_structural_equal_explain(lhs._ptr, rhs._ptr, ctypes.byref(path))
     else:
-        eq = structural_equal(lhs, rhs)
+        eq = structural_equal(lhs, rhs, map_free_vars)
     where = take_string(path.value)
     if not eq:
         raise ValueError("StructuralEqual check failed%s:\n%s\n---\n%s"

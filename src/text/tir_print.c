@@ -583,6 +583,7 @@ typedef struct pre_item {
 } pre_item;
 
 typedef struct prepass {
+  psgi_map bound;    /* vars some definition slot binds (collect_bound) */
   psgi_map declared; /* buffers with a buffer_map entry or a DeclBuffer */
   psgi_map index;    /* undeclared buffer -> position + 1 in alias_buf */
   PSGI_VEC(int) lca;
@@ -613,12 +614,47 @@ static void use_buffer(printer *p, prepass *pp, const psg_tir_node *buf, int sco
   pp->lca.data[i] = scope_lca(p, pp->lca.data[i], scope);
 }
 
+/* Vars that no definition slot of `f` binds (psgi_tir_visit_slot: params,
+ * buffer-map buffers and every buffer field, Let/LetStmt/For vars,
+ * Allocate's var, AttrStmt nodes) are free: TVM's printer defines each as
+ * `n = T.int32()` in the lowest frame holding all its uses (FindLowestVarDef),
+ * which the prepass places like an alias. Marks every var in a definition
+ * position in pp->bound; each node is walked at most once per mode. */
+static void collect_bound(printer *p, prepass *pp, const psg_tir_node *f) {
+  psgi_map seen;
+  psgi_map_init(&seen, p->ctx);
+  PSGI_VEC(uintptr_t) st = {0}; /* node | under-a-definition bit */
+  if (!PSGI_VEC_PUSH(p->ctx, &st, (uintptr_t)f)) nomem(p);
+  while (st.len && !p->st) {
+    uintptr_t top = st.data[--st.len];
+    const psg_tir_node *n = (const psg_tir_node *)(top & ~(uintptr_t)1);
+    bool under_def = top & 1;
+    bool is_new;
+    psgi_map_entry *e = psgi_map_put_ptr(&seen, n, &is_new);
+    if (!e) { nomem(p); break; }
+    uintptr_t modes = is_new ? 0 : (uintptr_t)e->value, bit = under_def ? 2 : 1;
+    if (modes & bit) continue;
+    e->value = (void *)(modes | bit);
+    if (under_def && psgi_tir_is_var_kind(n->kind) && !psgi_map_put_ptr(&pp->bound, n, NULL)) nomem(p);
+    for (uint32_t k = 0; k < n->nkids; k++) {
+      bool def;
+      uint32_t slot = psgi_tir_visit_slot(n, k, &def);
+      const psg_tir_node *c = n->kids[slot];
+      if (c && !PSGI_VEC_PUSH(p->ctx, &st, (uintptr_t)c | (under_def || def))) nomem(p);
+    }
+  }
+  PSGI_VEC_FREE(p->ctx, &st);
+  psgi_map_fini(&seen);
+}
+
 static void scan_expr(printer *p, prepass *pp, const psg_tir_node *root, int scope) {
   pp->ex.len = 0;
   if (!PSGI_VEC_PUSH(p->ctx, &pp->ex, root)) { nomem(p); return; }
   while (pp->ex.len && !p->st) {
     const psg_tir_node *e = pp->ex.data[--pp->ex.len];
     if (e->kind == PSG_TIR_BUFFER_LOAD) use_buffer(p, pp, e->kids[0], scope);
+    /* A free var goes where an undeclared buffer goes (use_buffer's lists). */
+    if (psgi_tir_is_var_kind(e->kind) && !psgi_map_get_ptr(&pp->bound, e)) use_buffer(p, pp, e, scope);
     for (uint32_t i = e->nkids; i-- > 0;) /* reversed: the first operand is met first */
       if (psgi_tir_is_expr_kind(e->kids[i]->kind) && !PSGI_VEC_PUSH(p->ctx, &pp->ex, e->kids[i])) nomem(p);
   }
@@ -637,8 +673,10 @@ static int new_scope(printer *p, int parent) {
 static void prepass_run(printer *p, const psg_tir_node *f) {
   prepass pp;
   memset(&pp, 0, sizeof pp);
+  psgi_map_init(&pp.bound, p->ctx);
   psgi_map_init(&pp.declared, p->ctx);
   psgi_map_init(&pp.index, p->ctx);
+  collect_bound(p, &pp, f);
   PSGI_VEC(pre_item) stk = {0};
   for (uint32_t i = 0; i < f->u.func.nmap; i++)
     if (!psgi_map_put_ptr(&pp.declared, f->kids[1 + f->u.func.nparams + i], NULL)) nomem(p);
@@ -682,16 +720,44 @@ static void prepass_run(printer *p, const psg_tir_node *f) {
   PSGI_VEC_FREE(p->ctx, &stk);
   PSGI_VEC_FREE(p->ctx, &pp.lca);
   PSGI_VEC_FREE(p->ctx, &pp.ex);
+  psgi_map_fini(&pp.bound);
   psgi_map_fini(&pp.declared);
   psgi_map_fini(&pp.index);
 }
 
-/* Enters the next scope: prints its aliases at `ind`. */
+/* `n = T.int32()`, `p = T.handle("float32", "shared")`, with
+ * is_size_var=True for a SizeVar: TVM's PrintVarCreation. */
+static void define_free_var(printer *p, const psg_tir_node *v, int ind) {
+  indent(p, ind);
+  put(p, define(p, v, v->u.var.name));
+  const psg_tir_node *t = v->u.var.type;
+  bool size = v->kind == PSG_TIR_SIZE_VAR;
+  if (t && t->kind == PSG_TIR_POINTER_TYPE) {
+    put(p, " = T.handle(\"");
+    put_dtype(p, t->kids[0]->dtype);
+    put(p, "\"");
+    if (strcmp(t->u.scope, "global")) {
+      put(p, ", ");
+      put_string(p, t->u.scope, strlen(t->u.scope));
+    }
+    put(p, size ? ", is_size_var=True)\n" : ")\n");
+    return;
+  }
+  put(p, " = T.");
+  put_dtype(p, v->dtype);
+  put(p, size ? "(is_size_var=True)\n" : "()\n");
+}
+
+/* Enters the next scope: prints its free vars and aliases at `ind`. */
 static void enter_scope(printer *p, int ind) {
   int sc = p->next_scope++;
   if (p->st || sc >= (int)p->alias_head.len) return;
   for (int i = p->alias_head.data[sc]; i >= 0; i = p->alias_next.data[i]) {
     const psg_tir_node *b = p->alias_buf.data[i];
+    if (psgi_tir_is_var_kind(b->kind)) {
+      define_free_var(p, b, ind);
+      continue;
+    }
     bool data_named = obj_name(p, b->kids[0]) != NULL;
     const char *name = define(p, b, b->u.buf.name);
     indent(p, ind);

@@ -36,6 +36,7 @@ typedef struct equaler {
   PSGI_VEC(eq_task) stack;
   PSGI_VEC(eq_task) log; /* popped tasks, only when a path is wanted */
   bool want_path, oom;
+  bool map_free_vars; /* a free var may pair with another free var, once */
   char why[160];
   size_t fail_at; /* index in log of the failing pair */
 } equaler;
@@ -61,7 +62,8 @@ static bool match_var(equaler *q, const psg_tir_node *a, const psg_tir_node *b, 
     if (fa && fa->value == b) return true;
     return differ(q, "var '%s' is bound to another var than '%s'", a->u.var.name, b->u.var.name);
   }
-  if (!bind && a != b) return differ(q, "free vars '%s' and '%s' differ", a->u.var.name, b->u.var.name);
+  if (!bind && !q->map_free_vars && a != b)
+    return differ(q, "free vars '%s' and '%s' differ", a->u.var.name, b->u.var.name);
   psgi_map_entry *e1 = psgi_map_put_ptr(&q->fwd, a, NULL), *e2 = e1 ? psgi_map_put_ptr(&q->rev, b, NULL) : NULL;
   if (!e2) {
     q->oom = true;
@@ -200,13 +202,15 @@ static char *describe(equaler *q, const char *prefix) {
   return s;
 }
 
-bool psgi_tir_equal(const psg_tir_node *a, const psg_tir_node *b, const char *prefix, char **path) {
+static bool equal(const psg_tir_node *a, const psg_tir_node *b, bool map_free_vars, const char *prefix,
+                  char **path) {
   if (path) *path = NULL;
   if (!a || !b) return a == b;
   equaler q;
   memset(&q, 0, sizeof q);
   q.ctx = a->ctx;
   q.want_path = path != NULL;
+  q.map_free_vars = map_free_vars;
   psgi_map_init(&q.fwd, q.ctx);
   psgi_map_init(&q.rev, q.ctx);
   psgi_map_init(&q.pairs, q.ctx);
@@ -225,10 +229,18 @@ bool psgi_tir_equal(const psg_tir_node *a, const psg_tir_node *b, const char *pr
   return eq;
 }
 
-bool psg_tir_structural_equal(const psg_tir_node *a, const psg_tir_node *b) { return psgi_tir_equal(a, b, NULL, NULL); }
+bool psgi_tir_equal(const psg_tir_node *a, const psg_tir_node *b, const char *prefix, char **path) {
+  return equal(a, b, false, prefix, path);
+}
+
+bool psg_tir_structural_equal(const psg_tir_node *a, const psg_tir_node *b) { return equal(a, b, false, NULL, NULL); }
 
 bool psg_tir_structural_equal_explain(const psg_tir_node *a, const psg_tir_node *b, char **path) {
-  return psgi_tir_equal(a, b, NULL, path);
+  return equal(a, b, false, NULL, path);
+}
+
+bool psg_tir_structural_equal_ex(const psg_tir_node *a, const psg_tir_node *b, bool map_free_vars, char **path) {
+  return equal(a, b, map_free_vars, NULL, path);
 }
 
 /* Hashing --------------------------------------------------------------------- *

@@ -279,3 +279,25 @@ class TestPrimFuncInAPlainClass:
 
     def test_parsed(self):
         assert isinstance(self.before, tir.PrimFunc)
+
+
+def test_free_vars_print_and_map_on_reparse():
+    src = ("@T.prim_func\n"
+           "def main(A: T.Buffer((4,), \"int32\")):\n"
+           "    n = T.int32()\n"
+           "    for i in range(4):\n"
+           "        A[i] = n\n")
+    # Not well formed (n is never bound), as in TVM: parse without the check.
+    f = passage.script.from_source(src, check_well_formed=False)
+    text = f.script()
+    assert "    n = T.int32()\n" in text
+    g = passage.script.from_source(text, check_well_formed=False)
+    # A re-parsed copy has its own free var n: equal only when free vars map.
+    assert not passage.ir.structural_equal(f, g)
+    assert passage.ir.structural_equal(f, g, map_free_vars=True)
+    passage.ir.assert_structural_equal(f, g, map_free_vars=True)
+    with pytest.raises(ValueError, match="free vars 'n' and 'n' differ"):
+        passage.ir.assert_structural_equal(f, g)
+    x = passage.relay.var("x", shape=(2,))
+    with pytest.raises(NotImplementedError, match="TIR nodes only"):
+        passage.ir.structural_equal(x, x, map_free_vars=True)

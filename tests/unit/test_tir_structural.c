@@ -62,7 +62,20 @@ static void test_free_vars_and_names(void) {
   psg_tir_expr *lx1;
   CHECK_OK(psg_tir_let_create(ctx, x, one, one, NULL, &lx1));
   check_differ(lx1, lz, "var: var dtypes differ (int32 vs int64)");
-  psg_tir_node *objs[] = {x, y, y2, one, ex, ey, ex2, lx, ly, lyx, z64, one64, lz, lx1};
+  /* map_free_vars (TVM's structural_equal(a, b, True)): free vars pair one
+   * to one, like definitions; x + y against y + y is still unequal. */
+  psg_tir_expr *exy = fx_bin(ctx, PSG_TIR_ADD, x, y), *eyx = fx_bin(ctx, PSG_TIR_ADD, y, x);
+  psg_tir_expr *eyy = fx_bin(ctx, PSG_TIR_ADD, y, y);
+  CHECK(psg_tir_structural_equal_ex(ex, ey, true, NULL));
+  CHECK(!psg_tir_structural_equal_ex(ex, ey, false, NULL));
+  CHECK(psg_tir_structural_equal_ex(exy, eyx, true, NULL));
+  CHECK(!psg_tir_structural_equal_ex(exy, eyy, true, NULL));
+  char *why = NULL;
+  CHECK(!psg_tir_structural_equal_ex(exy, eyy, true, &why));
+  CHECK(why && strstr(why, "b: var 'y' is bound to another var"));
+  psg_free(why);
+  CHECK(!psg_tir_structural_equal_ex(x, z64, true, NULL)); /* dtypes still differ */
+  psg_tir_node *objs[] = {x, y, y2, one, ex, ey, ex2, lx, ly, lyx, z64, one64, lz, lx1, exy, eyx, eyy};
   for (size_t i = 0; i < sizeof objs / sizeof *objs; i++) psg_tir_release(objs[i]);
   CHECK_CTX_CLEAN(ctx);
 }

@@ -102,6 +102,7 @@ _PROTOS = {
     "psg_tir_prim_func_get_ret_type": (P, [P]), "psg_tir_prim_func_get_attrs": (P, [P]),
     "psg_tir_structural_equal": (B, [P, P]),
     "psg_tir_structural_equal_explain": (B, [P, P, ctypes.POINTER(P)]),
+    "psg_tir_structural_equal_ex": (B, [P, P, B, ctypes.POINTER(P)]),
     "psg_tir_structural_hash": (U64, [P]),
     "psg_tir_verify_well_formed": (I, [P]),
     # include/passage/tir_op.h
