@@ -28,6 +28,7 @@ from .op import (Op, floordiv, floormod, truncdiv, truncmod, indexdiv, indexmod,
                  ceil, round, trunc, sin, cos, isnan, pow, power, abs, address_of, reinterpret)
 from . import analysis
 from . import transform
+from . import ir_builder
 
 
 class Any:
