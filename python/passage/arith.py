@@ -19,7 +19,7 @@ import enum
 from ._ffi import lib, CTX, call, P, I, B, PP
 from .arith_range import Range
 from .tir import _api
-from .tir.expr import And, PrimExpr, Var, convert
+from .tir.expr import And, IntImm, PrimExpr, Var, convert
 
 __all__ = ["Analyzer", "ConstIntBound", "ModularSet", "ProofStrength", "Extension", "Range"]
 
@@ -46,7 +46,7 @@ for _name, (_res, _args) in {
     "psg_arith_const_int_bound": (I, [P, P, ctypes.POINTER(_Bound)]),
     "psg_arith_modular_set": (I, [P, P, ctypes.POINTER(_Modset)]),
     "psg_arith_rewrite_simplify": (I, [P, P, PP]), "psg_arith_canonical_simplify": (I, [P, P, PP]),
-    "psg_arith_simplify": (I, [P, P, PP]), "psg_arith_can_prove": (B, [P, P]),
+    "psg_arith_can_prove": (B, [P, P]),
     "psg_arith_can_prove_equal": (B, [P, P, P]),
     "psg_arith_update_bound": (I, [P, P, _Bound]), "psg_arith_set_extensions": (I, [P, ctypes.c_uint]),
 }.items():
@@ -167,12 +167,13 @@ class Analyzer:
         return ModularSet(m.coeff, m.base)
 
     def simplify(self, expr, steps=2):
-        """Rewrite, canonical, rewrite (TVM's default of two steps); `steps`
-        other than 2 repeats the pair that many times."""
-        if steps == 2:
-            return self._rewrite(lib.psg_arith_simplify, expr, "simplify")
-        e = _expr(expr)
+        """TVM's Analyzer.simplify: canonical_simplify, then `steps` passes
+        alternating rewrite_simplify and canonical_simplify, stopping at an
+        integer constant."""
+        e = self.canonical_simplify(expr)
         for i in range(steps):
+            if isinstance(e, IntImm):
+                break
             e = (self.rewrite_simplify if i % 2 == 0 else self.canonical_simplify)(e)
         return e
 
