@@ -63,6 +63,16 @@ PSG_API psg_status psg_arith_enter_constraint(psg_arith_analyzer *a, psg_tir_exp
 /* Pops the facts pushed since `scope` was taken (binds included). */
 PSG_API void psg_arith_exit_constraint(psg_arith_analyzer *a, const psg_arith_scope *scope);
 
+/* Sets var's bound to exactly `bound` (either end may be infinite) for the
+ * rest of the enclosing scope, replacing what was known (TVM's
+ * ConstIntBound Update with override; src/tir/arith/analyzer_ext.c). */
+PSG_API psg_status psg_arith_update_bound(psg_arith_analyzer *a, psg_tir_expr *var, psg_arith_bound bound);
+/* TVM's optional proof extensions (its arith.Extension bits): transitive
+ * inequalities and constraints applied to boolean branches, the
+ * tir.Simplify options of the same names. Other bits: PSG_ERR_UNSUPPORTED. */
+enum { PSG_ARITH_EXT_TRANSITIVE = 1, PSG_ARITH_EXT_BOOLEAN_BRANCHES = 4 };
+PSG_API psg_status psg_arith_set_extensions(psg_arith_analyzer *a, unsigned flags);
+
 /* Queries. */
 PSG_API psg_status psg_arith_const_int_bound(psg_arith_analyzer *a, psg_tir_expr *e,
                                              psg_arith_bound *out);

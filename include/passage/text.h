@@ -1,6 +1,7 @@
 /* Passage — TVM's Relay text format (version 0.0.5): parser and printer.
  * Tensor constants are printed as meta[relay.Constant][N] and stored in a
- * trailing #[metadata] section (format: docs/text-format.md). */
+ * trailing #[metadata] section; a PrimFunc of the module is a TVMScript
+ * `@T.prim_func` block at top level (format: docs/text-format.md). */
 #ifndef PASSAGE_TEXT_H
 #define PASSAGE_TEXT_H
 

@@ -30,7 +30,7 @@ PSG_API psg_tir_prim_func *psg_tir_script_get(const psg_tir_script *s, size_t i)
 /* The functions as an IRModule of PrimFunc entries (one GlobalVar per
  * name, in order), and back: a module whose entries are all PrimFuncs
  * becomes an @I.ir_module script; a Relay entry is PSG_ERR_UNSUPPORTED (a
- * text holding both kinds is not defined yet). */
+ * module holding both kinds prints as Relay text, psg_module_print). */
 PSG_API psg_status psg_tir_script_to_module(const psg_tir_script *s, psg_module **out);
 PSG_API psg_status psg_tir_script_from_module(const psg_module *m, psg_tir_script **out);
 

@@ -23,6 +23,8 @@ from . import relay
 from . import nd
 from . import tir
 from . import script
+from . import arith
+from . import te
 import sys as _sys
 
 # TVM spells these tvm.ir.transform and tvm.ir.instrument as well.
@@ -34,6 +36,7 @@ _sys.modules[__name__ + ".ir.instrument"] = instrument
 # TVM keeps the TIR types in tvm.ir.
 ir.PrimType = tir.PrimType
 ir.PointerType = tir.PointerType
+ir.Range = arith.Range
 
 __version__ = _ffi.s(_ffi.lib.psg_version())
 library_path = _ffi.library_path

@@ -6,7 +6,7 @@ that was running and the rendered text with notes. An exception raised by
 Python code inside a pass or instrument is re-raised as itself instead, with
 the pass name added (see `passage.transform`)."""
 
-__all__ = ["PassageError", "PassError", "ParseError", "PassTypeError", "InvalidArgumentError",
+__all__ = ["PassageError", "TVMError", "PassError", "ParseError", "PassTypeError", "InvalidArgumentError",
            "NotFoundError", "UnsupportedError", "InternalError", "ConfigError", "Diagnostic"]
 
 
@@ -55,6 +55,7 @@ class PassError(Exception):
 
 
 PassageError = PassError
+TVMError = PassError  # TVM's tvm.error.TVMError, base of every error
 
 
 class ParseError(PassError):

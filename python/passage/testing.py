@@ -31,8 +31,9 @@ def parameter(*values, ids=None, by_dict=None):
     if by_dict is not None:
         ids, values = list(by_dict.keys()), list(by_dict.values())
 
+    # *_self: defined as a class attribute, the fixture is bound as a method
     @pytest.fixture(params=list(values), ids=ids)
-    def as_fixture(request):
+    def as_fixture(*_self, request):
         return request.param
 
     return as_fixture

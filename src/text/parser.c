@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "ir/op_table.h"
+#include "passage/tvmscript.h"
 #include "text/lexer.h"
 #include "text/text_internal.h"
+#include "tir/tir_internal.h"
 
 enum { MAX_DEPTH = 256, MAX_ERRORS = 20 };
 
@@ -28,6 +30,15 @@ typedef struct undo {
   size_t slot; /* index into scope.entries */
   binding *prev;
 } undo;
+
+/* A PrimFunc of a mixed text: a TVMScript block the Relay lexer skips. */
+typedef struct prim_block {
+  const char *start, *end; /* its "@T.prim_func" line .. the end of its last line */
+  size_t def_index;        /* its entry in the module's defs */
+  token at;                /* the decorator, for errors */
+} prim_block;
+
+typedef PSGI_VEC(psgi_module_entry) entry_vec;
 
 typedef struct parser {
   psg_ctx *ctx;
@@ -46,6 +57,7 @@ typedef struct parser {
   psgi_map globals; /* name -> GlobalVar (one node per name, shared) */
   PSGI_VEC(token) global_uses;
   psgi_tensor_vec meta;
+  PSGI_VEC(prim_block) prims;
 } parser;
 
 /* Tokens ------------------------------------------------------------------- */
@@ -127,6 +139,23 @@ static bool expect(parser *ps, const char *what, const char *context) {
 static psg_span span_of(parser *ps, const token *t) {
   psg_span s = {ps->file, t->line, t->col, t->line, t->col + (int)t->len, NULL};
   return s;
+}
+
+/* "@T.prim_func" in column 1: a TVMScript block starts (the lexer reads "@T"). */
+static bool is_prim_start(const parser *ps, const token *t) {
+  static const char rest[] = ".prim_func";
+  const size_t n = sizeof rest - 1;
+  if (t->kind != TOK_GLOBAL || t->col != 1 || t->len != 1 || t->text[0] != 'T') return false;
+  const char *p = t->text + 1, *end = ps->lx.end;
+  if ((size_t)(end - p) < n || memcmp(p, rest, n)) return false;
+  p += n;
+  return p == end || !(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'));
+}
+
+/* Where a global definition may start: 'def' or "@T.prim_func" in column 1
+ * (recovery after an error stops there). */
+static bool at_global_start(const parser *ps) {
+  return (tok_is(&ps->tok, "def") && ps->tok.col == 1) || is_prim_start(ps, &ps->tok);
 }
 
 /* Scopes ---------------------------------------------------------------------- */
@@ -931,7 +960,7 @@ static void resync(parser *ps, int nest) {
       return;
     }
     if (ps->nest <= nest && tok_is(&ps->tok, "}")) return;
-    if (tok_is(&ps->tok, "def") && ps->tok.col == 1) return;
+    if (at_global_start(ps)) return;
     advance(ps);
   }
 }
@@ -1052,6 +1081,150 @@ static psg_status parse_block(parser *ps, psg_expr **out) {
   return PSG_OK;
 }
 
+/* PrimFuncs in a Relay text ------------------------------------------------------
+ * (docs/text-format.md, "Relay and TIR in one file"). A "@T.prim_func" in
+ * column 1 where a def may start opens a TVMScript block. Its extent follows
+ * Python's layout alone: the decorator lines, the def line, then every line
+ * that is blank, indented, a '#' comment or inside brackets left open; it ends
+ * before the next other line in column 1. The Relay lexer skips the block;
+ * after the Relay parse, all blocks go to the TVMScript parser as one text that
+ * keeps their lines and columns (the rest of the file reduced to its newlines),
+ * so its diagnostics carry this file's real positions. */
+
+static const char *line_end(const char *p, const char *end) {
+  while (p < end && *p != '\n') p++;
+  return p;
+}
+
+static bool blank_line(const char *p, const char *le) {
+  while (p < le && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+  return p == le;
+}
+
+/* Bracket depth after the line [p, le), skipping strings and a comment. */
+static int bracket_depth(const char *p, const char *le, int depth) {
+  for (; p < le; p++) {
+    char c = *p;
+    if (c == '#') break;
+    if (c == '"' || c == '\'') {
+      for (p++; p < le && *p != c; p++)
+        if (*p == '\\' && p + 1 < le) p++;
+      if (p == le) break;
+    } else if (c == '(' || c == '[' || c == '{') depth++;
+    else if ((c == ')' || c == ']' || c == '}') && depth > 0) depth--;
+  }
+  return depth;
+}
+
+/* The end of the block starting at `start` (the end of its last non-blank
+ * line); *def_line is its def line (NULL if the decorators are followed by
+ * no def line). */
+static const char *prim_block_end(const char *start, const char *end, const char **def_line) {
+  *def_line = NULL;
+  const char *p = start, *last = start;
+  int depth = 0;
+  while (p < end) {
+    const char *le = line_end(p, end);
+    bool blank = blank_line(p, le), take = depth > 0 || blank || *p == ' ' || *p == '\t' || *p == '#';
+    if (!take && !*def_line && *p == '@') take = true;
+    if (!take && !*def_line && le - p > 4 && !memcmp(p, "def", 3) && (p[3] == ' ' || p[3] == '\t')) {
+      /* "def name(": a Relay "def @f" after a stray decorator is not the block's */
+      const char *q = p + 3;
+      while (q < le && (*q == ' ' || *q == '\t')) q++;
+      take = q < le && (*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z'));
+      if (take) *def_line = p;
+    }
+    if (!take) break;
+    depth = bracket_depth(p, le, depth);
+    if (!blank) last = le;
+    p = le < end ? le + 1 : le;
+  }
+  return last;
+}
+
+/* At "@T.prim_func": records the block, adds its def to `defs` (the PrimFunc
+ * comes later) and moves the lexer past it. */
+static psg_status skip_prim_block(parser *ps, entry_vec *defs) {
+  token at = ps->tok;
+  const char *start = at.text - 1, *def_line = NULL;
+  const char *end = prim_block_end(start, ps->lx.end, &def_line);
+  /* The lexer restarts at `end`, on the block's last line. */
+  int line = at.line;
+  const char *line_start = start;
+  for (const char *q = start; q < end; q++)
+    if (*q == '\n') {
+      line++;
+      line_start = q + 1;
+    }
+  ps->lx.p = end;
+  ps->lx.line = line;
+  ps->lx.line_start = line_start;
+  ps->next = lexer_next(&ps->lx);
+  advance(ps);
+  if (!def_line) return error_at(ps, &at, "expected a line 'def NAME(...):' after @T.prim_func");
+  /* The function's name: the word after "def" (prim_block_end saw it start). */
+  const char *n = def_line + 3;
+  while (n < end && (*n == ' ' || *n == '\t')) n++;
+  const char *ne = n;
+  while (ne < end && (*ne == '_' || (*ne >= 'a' && *ne <= 'z') || (*ne >= 'A' && *ne <= 'Z') ||
+                      (ne > n && *ne >= '0' && *ne <= '9')))
+    ne++;
+  int def_lineno = at.line;
+  for (const char *q = start; q < def_line; q++) def_lineno += *q == '\n';
+  token name = {TOK_GLOBAL, n, (size_t)(ne - n), def_lineno, (int)(n - def_line) + 1, def_line};
+  psg_expr *gv = NULL;
+  psg_status st = global_ref(ps, &name, &gv);
+  for (size_t i = 0; !st && i < defs->len; i++)
+    if (defs->data[i].gv == gv) st = error_at(ps, &name, "@%.*s is defined twice", (int)name.len, name.text);
+  psgi_module_entry en = {gv, NULL, NULL, NULL};
+  prim_block b = {start, end, defs->len, at};
+  if (!st && !(PSGI_VEC_PUSH(ps->ctx, defs, en) && PSGI_VEC_PUSH(ps->ctx, &ps->prims, b))) st = psgi_nomem(ps->ctx);
+  if (st) psg_expr_release(gv);
+  return st;
+}
+
+/* Parses every block as TVMScript and puts each PrimFunc in its def. */
+static psg_status parse_prim_blocks(parser *ps, psgi_module_entry *defs, const char *text_end) {
+  size_t cap = (size_t)(text_end - ps->src);
+  char *buf = psgi_alloc(ps->ctx, cap ? cap : 1), *o = buf;
+  if (!buf) return psgi_nomem(ps->ctx);
+  const char *p = ps->src;
+  for (size_t i = 0; i < ps->prims.len; i++) {
+    const prim_block *b = &ps->prims.data[i];
+    for (; p < b->start; p++)
+      if (*p == '\n') *o++ = '\n';
+    memcpy(o, b->start, (size_t)(b->end - b->start));
+    o += b->end - b->start;
+    p = b->end;
+  }
+  psg_tir_script *script = NULL;
+  psg_status st = psg_tir_script_parse(ps->ctx, buf, (size_t)(o - buf), ps->file, &script);
+  psgi_free(ps->ctx, buf);
+  if (st == PSG_ERR_PARSE) {
+    ps->errors++;
+    return PSG_OK; /* its diagnostics are recorded; the module fails with the others */
+  }
+  if (st) return st;
+  if (psg_tir_script_count(script) != ps->prims.len) {
+    error_at(ps, &ps->prims.data[0].at, "the @T.prim_func blocks hold %zu functions, expected %zu",
+             psg_tir_script_count(script), ps->prims.len);
+  } else {
+    for (size_t i = 0; i < ps->prims.len; i++) {
+      psgi_module_entry *e = &defs[ps->prims.data[i].def_index];
+      if (strcmp(psg_tir_script_name(script, i), e->gv->u.gvar.name)) {
+        error_at(ps, &ps->prims.data[i].at, "this block defines '%s', expected '%s'", psg_tir_script_name(script, i),
+                 e->gv->u.gvar.name);
+        break;
+      }
+      e->prim = psg_tir_script_get(script, i);
+      e->prim_ops = psgi_tir_prim_func_ops();
+      e->prim_ops->retain(e->prim);
+    }
+  }
+  psg_tir_script_release(script);
+  return PSG_OK;
+}
+
 /* Module ------------------------------------------------------------------------ */
 
 /* #[version = "0.0.5"] */
@@ -1099,6 +1272,7 @@ static void parser_fini(parser *ps) {
   PSGI_VEC_FREE(ps->ctx, &ps->global_uses);
   for (size_t i = 0; i < ps->meta.len; i++) psg_tensor_release(ps->meta.data[i]);
   PSGI_VEC_FREE(ps->ctx, &ps->meta);
+  PSGI_VEC_FREE(ps->ctx, &ps->prims);
 }
 
 psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const char *filename, psg_module **out) {
@@ -1120,7 +1294,7 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
   lexer_init(&ps.lx, ps.src, (size_t)(meta_at - ps.src));
   ps.next = lexer_next(&ps.lx);
   advance(&ps);
-  PSGI_VEC(psgi_module_entry) defs = {0};
+  entry_vec defs = {0};
   psg_attrs *mod_attrs = NULL;
   if (!st && !parse_version(&ps)) st = PSG_ERR_PARSE;
   /* Optional module attributes: #[attrs = {k=v, ...}] */
@@ -1139,12 +1313,16 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
   while (!st && ps.tok.kind != TOK_EOF && !ps.gave_up) {
     token t = ps.tok;
     int errors_before = ps.errors;
+    if (is_prim_start(&ps, &t)) {
+      if (skip_prim_block(&ps, &defs) == PSG_ERR_NOMEM) st = PSG_ERR_NOMEM;
+      continue;
+    }
     if (!tok_is(&t, "def")) {
       char buf[80];
       error_at(&ps, &t, "expected 'def' to start a global function, found %s", tok_desc(&t, buf, sizeof buf));
       if (t.kind == TOK_ERROR) break;
       do advance(&ps);
-      while (ps.tok.kind != TOK_EOF && ps.tok.kind != TOK_ERROR && !(tok_is(&ps.tok, "def") && ps.tok.col == 1));
+      while (ps.tok.kind != TOK_EOF && ps.tok.kind != TOK_ERROR && !at_global_start(&ps));
       continue;
     }
     advance(&ps);
@@ -1153,7 +1331,7 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
       char buf[80];
       error_at(&ps, &name, "expected a global name (@name) after def, found %s", tok_desc(&name, buf, sizeof buf));
       do advance(&ps);
-      while (ps.tok.kind != TOK_EOF && ps.tok.kind != TOK_ERROR && !(tok_is(&ps.tok, "def") && ps.tok.col == 1));
+      while (ps.tok.kind != TOK_EOF && ps.tok.kind != TOK_ERROR && !at_global_start(&ps));
       continue;
     }
     advance(&ps);
@@ -1184,7 +1362,7 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
       /* A failure no parse error explains (a constructor's) must still fail the parse. */
       else if (ps.errors == errors_before) error_at(&ps, &t, "cannot build this function: %s", psg_status_str(s));
       if (s != PSG_ERR_NOMEM && !tok_is(&ps.tok, "def"))
-        while (ps.tok.kind != TOK_EOF && ps.tok.kind != TOK_ERROR && !(tok_is(&ps.tok, "def") && ps.tok.col == 1)) advance(&ps);
+        while (ps.tok.kind != TOK_EOF && ps.tok.kind != TOK_ERROR && !at_global_start(&ps)) advance(&ps);
     }
     psg_expr_release(body);
     psg_attrs_release(attrs);
@@ -1196,6 +1374,7 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
       break;
     }
   }
+  if (!st && ps.prims.len && !ps.gave_up) st = parse_prim_blocks(&ps, defs.data, meta_at);
   /* Every @name used must be defined. */
   for (size_t i = 0; !st && i < ps.global_uses.len; i++) {
     token *u = &ps.global_uses.data[i];
@@ -1211,6 +1390,7 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
   for (size_t i = 0; i < defs.len; i++) {
     psg_expr_release(defs.data[i].gv);
     psg_expr_release(defs.data[i].func);
+    if (defs.data[i].prim) defs.data[i].prim_ops->release(defs.data[i].prim);
   }
   PSGI_VEC_FREE(ctx, &defs);
   psg_attrs_release(mod_attrs);

@@ -5,6 +5,7 @@
  * nested blocks (if branches, fn literals) recurse, capped at MAX_NESTING. */
 #include <stdio.h>
 #include "ir/op_table.h"
+#include "passage/tvmscript.h"
 #include "text/text_internal.h"
 
 enum { MAX_NESTING = 256 };
@@ -553,14 +554,29 @@ psg_status psg_module_print(const psg_module *m, int flags, char **out, size_t *
     const psg_expr *fn = m->entries[i].func;
     printer_reset_def(&p);
     if (i) psgi_buf_putc(&b, '\n');
+    if (m->entries[i].prim) {
+      /* A PrimFunc is a TVMScript block (docs/text-format.md, "Relay and TIR in one file"),
+       * named by `def NAME`: the name must read back as a Python identifier. */
+      const char *name = m->entries[i].gv->u.gvar.name;
+      bool ident = (name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z') || name[0] == '_';
+      for (const char *c = name; ident && *c; c++)
+        ident = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
+      if (!ident) {
+        p.st = psg_ctx_fail(m->ctx, PSG_ERR_UNSUPPORTED,
+                            "@%s is a PrimFunc: its TVMScript block needs a name that is a Python identifier", name);
+        break;
+      }
+      char *script = NULL;
+      size_t n = 0;
+      p.st = psg_tir_script_print_func(m->entries[i].prim, m->entries[i].gv->u.gvar.name, PSG_TIR_SCRIPT_NO_HEADER,
+                                       &script, &n);
+      if (!p.st) psgi_buf_append(&b, script, n);
+      psg_free(script);
+      continue;
+    }
     put(&p, "def @");
     put(&p, m->entries[i].gv->u.gvar.name);
-    if (!fn) {
-      p.st = psg_ctx_fail(m->ctx, PSG_ERR_UNSUPPORTED, "@%s is a PrimFunc: the Relay text format has no syntax for it",
-                          m->entries[i].gv->u.gvar.name);
-      break;
-    }
-    if (fn->kind != PSG_EXPR_FUNCTION) {
+    if (!fn || fn->kind != PSG_EXPR_FUNCTION) {
       p.st = psg_ctx_fail(m->ctx, PSG_ERR_UNSUPPORTED, "@%s is not a Relay function", m->entries[i].gv->u.gvar.name);
       break;
     }

@@ -116,7 +116,7 @@ psg_status psg_tir_script_from_module(const psg_module *m, psg_tir_script **out)
     const char *name = psg_global_var_name(psg_module_get_global_var(m, i));
     if (!f) {
       st = psg_ctx_fail(ctx, PSG_ERR_UNSUPPORTED,
-                        "@%s is a Relay function: TVMScript holds PrimFuncs only (a mixed text format is not defined yet)",
+                        "@%s is a Relay function: TVMScript holds PrimFuncs only (print a mixed module as Relay text)",
                         name);
       break;
     }

@@ -9,6 +9,8 @@ static bool prim_equal(const psg_tir_node *a, const psg_tir_node *b, const char 
 
 static const psgi_prim_func_ops prim_ops = {psg_tir_retain, psg_tir_release, prim_equal, psg_tir_structural_hash};
 
+const psgi_prim_func_ops *psgi_tir_prim_func_ops(void) { return &prim_ops; }
+
 static psg_status put(const psg_module *m, psg_expr *gv, psg_tir_prim_func *f, bool replace, psg_module **out) {
   *out = NULL;
   psg_ctx *ctx = m->ctx;

@@ -131,4 +131,8 @@ uint32_t psgi_tir_visit_slot(const psg_tir_node *n, uint32_t k, bool *def);
 /* TVM's name of operand `slot` of n ("body", "seq[3]", "indices[0]"). */
 void psgi_tir_field_label(const psg_tir_node *n, uint32_t slot, char *buf, size_t size);
 
+/* The table a module entry holding a PrimFunc carries (module_prim.c), for
+ * readers that build a module's entries at once (the mixed Relay text). */
+const psgi_prim_func_ops *psgi_tir_prim_func_ops(void);
+
 #endif

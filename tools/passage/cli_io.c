@@ -2,10 +2,12 @@
  * `.onnx` is ONNX (the ONNX frontend's branch lives here too); `.py`, or a
  * text that starts like TVMScript (psg_tir_script_detect), is TVMScript,
  * loaded as a module of PrimFuncs; anything else (`.relay`, `-` for
- * stdin/stdout) is Relay text. One place, so `print`, `opt`, `run` and
- * `import` accept the same inputs. A module of PrimFuncs only is saved as
- * TVMScript: one PrimFunc as a bare `@T.prim_func`, several as an
- * `@I.ir_module`. */
+ * stdin/stdout) is Relay text, which may hold PrimFuncs as `@T.prim_func`
+ * blocks (docs/text-format.md, "Relay and TIR in one file"). One place, so
+ * `print`, `opt`, `run` and `import` accept the same inputs. A module of
+ * PrimFuncs only is saved as TVMScript: one PrimFunc as a bare
+ * `@T.prim_func`, several as an `@I.ir_module`; a module holding a Relay
+ * function is saved as Relay text, its PrimFuncs as blocks. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
-/* passage run: evaluate @main of a module with the reference interpreter.
+/* passage run: evaluate @main of a module with the reference interpreter
+ * (a PrimFunc with the TIR interpreter: cmd_run_tir.c).
  *   passage run IN [--input NAME=FILE.npy]... [--random-inputs SEED] [-o OUT.npy]
  * Inputs are matched to @main's parameters by name; --random-inputs fills the
  * others from a seeded generator (uniform in [-1, 1) for floats, [0, 10) for
@@ -20,14 +21,9 @@ static uint64_t next_random(uint64_t *s) {
   return *s * 2685821657736338717ull;
 }
 
-static psg_status random_tensor(psg_ctx *ctx, const psg_type *t, uint64_t *seed, psg_tensor **out) {
-  int nd = psg_type_ndim(t), dtype = psg_type_dtype(t);
-  int64_t shape[PSG_MAX_RANK], n = 1;
-  for (int i = 0; i < nd; i++) {
-    shape[i] = psg_type_dim(t, i);
-    if (shape[i] < 0) return PSG_ERR_INVALID_ARGUMENT; /* the caller says which input and what to do */
-    n *= shape[i];
-  }
+psg_status cli_random_tensor(psg_ctx *ctx, int dtype, const int64_t *shape, int nd, uint64_t *seed, psg_tensor **out) {
+  int64_t n = 1;
+  for (int i = 0; i < nd; i++) n *= shape[i];
   psg_status st = psg_tensor_create(ctx, dtype, shape, nd, NULL, out);
   if (st) return st;
   void *d = (void *)psg_tensor_data(*out);
@@ -50,6 +46,16 @@ static psg_status random_tensor(psg_ctx *ctx, const psg_type *t, uint64_t *seed,
   return PSG_OK;
 }
 
+static psg_status random_tensor(psg_ctx *ctx, const psg_type *t, uint64_t *seed, psg_tensor **out) {
+  int nd = psg_type_ndim(t);
+  int64_t shape[PSG_MAX_RANK];
+  for (int i = 0; i < nd; i++) {
+    shape[i] = psg_type_dim(t, i);
+    if (shape[i] < 0) return PSG_ERR_INVALID_ARGUMENT; /* the caller says which input and what to do */
+  }
+  return cli_random_tensor(ctx, psg_type_dtype(t), shape, nd, seed, out);
+}
+
 static void summarize(FILE *f, size_t index, const psg_tensor *t) {
   fprintf(f, "output %zu: %s (", index, psg_dtype_name(psg_tensor_dtype(t)));
   for (int i = 0; i < psg_tensor_ndim(t); i++) fprintf(f, "%s%lld", i ? ", " : "", (long long)psg_tensor_dim(t, i));
@@ -64,6 +70,25 @@ static void summarize(FILE *f, size_t index, const psg_tensor *t) {
     fprintf(f, "%s]", n > 5 ? ", ..." : "");
   }
   fprintf(f, "\n");
+}
+
+int cli_write_outputs(psg_ctx *ctx, psg_tensor *const *outs, size_t nouts, const char *out_path, psg_status *lib_st) {
+  for (size_t i = 0; i < nouts; i++) {
+    if (!out_path) {
+      summarize(stdout, i, outs[i]);
+      continue;
+    }
+    char path[4096];
+    if (nouts == 1) {
+      snprintf(path, sizeof path, "%s", out_path);
+    } else {
+      const char *dot = strrchr(out_path, '.');
+      int stem = dot && !strcmp(dot, ".npy") ? (int)(dot - out_path) : (int)strlen(out_path);
+      snprintf(path, sizeof path, "%.*s_%zu.npy", stem, out_path, i);
+    }
+    if ((*lib_st = psg_tensor_write_npy(ctx, outs[i], path)) != PSG_OK) return 1;
+  }
+  return 0;
 }
 
 /* "(1, 3, ?)": a shape as the messages show it. */
@@ -175,6 +200,7 @@ static int check_array(const run_input *in, const psg_type *t) {
 
 int cmd_run(int argc, char **argv) {
   const char *in_path = NULL, *out_path = NULL, *fn_name = "main";
+  bool fn_given = false;
   const char *inputs[256];
   int ninputs = 0;
   const char *shapes[256];
@@ -203,10 +229,13 @@ int cmd_run(int argc, char **argv) {
     } else if (!strcmp(a, "--config") && i + 1 < argc) {
       if (nconfigs == 256) return fprintf(stderr, "passage run: too many --config\n"), 2;
       configs[nconfigs++] = argv[++i];
-    } else if (!strcmp(a, "--function") && i + 1 < argc) {
+    } else if ((!strcmp(a, "--function") || !strcmp(a, "--func")) && i + 1 < argc) {
       fn_name = argv[++i];
+      fn_given = true;
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       printf("usage: passage run IN [--input NAME=FILE.npy]... [--random-inputs SEED] [--function NAME] [-o OUT.npy]\n"
+             "       (a PrimFunc runs on the TIR interpreter: --input names a buffer or parameter, the outputs\n"
+             "       are the buffers it writes; those left out are zeros; --func is --function)\n"
              "       [--input-shape NAME=D0,D1,...]... (ONNX input: bind dynamic dims; by default an\n"
              "       --input array binds its input's dims)\n"
              "       [--config KEY=VALUE]... (a PassContext option, e.g. the interpreter's limits\n"
@@ -214,7 +243,7 @@ int cmd_run(int argc, char **argv) {
       return 0;
     } else if (a[0] == '-' && a[1]) {
       static const char *const value_flags[] = {"-o", "--output", "--input", "--random-inputs", "--input-shape",
-                                                "--function", NULL};
+                                                "--function", "--func", NULL};
       if (cli_missing_value("run", a, value_flags)) return 2;
       fprintf(stderr, "passage run: unknown option '%s'\n", a);
       return 2;
@@ -270,6 +299,24 @@ int cmd_run(int argc, char **argv) {
   cli_load_opts lo = {bindings, nbindings, origins};
   if ((lib_st = cli_load_module(ctx, in_path, &lo, &mod)) != PSG_OK) goto done;
   psg_expr *fn = psg_module_lookup(mod, fn_name);
+  /* A PrimFunc runs on the TIR interpreter (cmd_run_tir.c); without
+   * --function, a module of one PrimFunc runs that one. */
+  psg_tir_prim_func *prim = psg_module_lookup_prim_func(mod, fn_name);
+  if (!fn && !prim && !fn_given && psg_module_num_functions(mod) == 1 && psg_module_get_prim_func(mod, 0)) {
+    prim = psg_module_get_prim_func(mod, 0);
+    fn_name = psg_global_var_name(psg_module_get_global_var(mod, 0));
+  }
+  if (prim) {
+    const char *in_args[256];
+    psg_tensor *arrays[256];
+    for (int k = 0; k < ninputs; k++) {
+      in_args[k] = ins[k].arg;
+      arrays[k] = ins[k].array;
+    }
+    rc = cli_run_prim_func(ctx, in_path, prim, fn_name, in_args, arrays, ninputs, random, &seed, out_path, &lib_st);
+    for (int k = 0; k < ninputs; k++) ins[k].array = arrays[k]; /* those not taken are released below */
+    goto done;
+  }
   if (!fn || psg_expr_kind(fn) != PSG_EXPR_FUNCTION) {
     fprintf(stderr, "passage run: %s has no function @%s\n", in_path, fn_name);
     goto done;
@@ -317,22 +364,7 @@ int cmd_run(int argc, char **argv) {
     if (st) goto done;
   }
   if ((lib_st = psg_eval(ctx, mod, fn_name, args, nparams, &outs, &nouts)) != PSG_OK) goto done;
-  rc = 0;
-  for (size_t i = 0; i < nouts && rc == 0; i++) {
-    if (!out_path) {
-      summarize(stdout, i, outs[i]);
-      continue;
-    }
-    char path[4096];
-    if (nouts == 1) {
-      snprintf(path, sizeof path, "%s", out_path);
-    } else {
-      const char *dot = strrchr(out_path, '.');
-      int stem = dot && !strcmp(dot, ".npy") ? (int)(dot - out_path) : (int)strlen(out_path);
-      snprintf(path, sizeof path, "%.*s_%zu.npy", stem, out_path, i);
-    }
-    if ((lib_st = psg_tensor_write_npy(ctx, outs[i], path)) != PSG_OK) rc = 1;
-  }
+  rc = cli_write_outputs(ctx, outs, nouts, out_path, &lib_st);
 done:
   /* The CLI's own messages above are printed where they arise. */
   if (rc == 1 && lib_st) cli_report_failure(ctx, "run", lib_st, false);

@@ -33,6 +33,21 @@ int cli_missing_value(const char *cmd, const char *arg, const char *const *value
  * diagnostic on ctx naming the file and the reason. */
 psg_status cli_write_file_atomic(psg_ctx *ctx, const char *path, const char *data, size_t len);
 
+/* passage run's parts (cmd_run.c): a tensor of uniform values ([-1, 1) for
+ * floats, [0, 10) for integers) from the xorshift generator `seed`; writing
+ * outputs to OUT.npy (OUT_0.npy, OUT_1.npy, ... for several) or, without
+ * out_path, a summary line each on stdout (1 after a failed write, whose
+ * status goes to *lib_st). */
+psg_status cli_random_tensor(psg_ctx *ctx, int dtype, const int64_t *shape, int nd, uint64_t *seed, psg_tensor **out);
+int cli_write_outputs(psg_ctx *ctx, psg_tensor *const *outs, size_t nouts, const char *out_path, psg_status *lib_st);
+/* passage run of PrimFunc `f` read from `path` (cmd_run_tir.c): inputs[k] is
+ * "NAME=FILE.npy" with its array arrays[k] (taken: set to NULL). Returns the
+ * exit status; a library failure's status goes to *lib_st for the caller to
+ * report. */
+int cli_run_prim_func(psg_ctx *ctx, const char *path, const psg_tir_prim_func *f, const char *fn_name,
+                      const char *const *inputs, psg_tensor **arrays, int ninputs, bool random, uint64_t *seed,
+                      const char *out_path, psg_status *lib_st);
+
 /* Loading and saving modules by extension (cli_io.c): `.onnx` is ONNX,
  * anything else Relay text; `-` is stdin/stdout. Diagnostics stay on the
  * context for the caller to print. */

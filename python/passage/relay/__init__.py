@@ -161,3 +161,15 @@ _install_ops()
 from . import transform  # noqa: E402
 from . import analysis  # noqa: E402
 from .expr_functor import ExprVisitor, ExprMutator  # noqa: E402
+
+
+def parse(source, source_name="from_string"):
+    """tvm.relay.parse: Relay text (it may hold @T.prim_func blocks,
+    docs/text-format.md) as an IRModule."""
+    from .. import parse as _parse
+    return _parse(source, source_name)
+
+
+def fromtext(source, source_name="from_string"):
+    """tvm.relay.fromtext: the same as parse."""
+    return parse(source, source_name)

@@ -23,11 +23,12 @@ from .stmt import (Stmt, ForKind, For, BufferStore, IfThenElse, Evaluate, LetStm
                    Allocate, DeclBuffer, AttrStmt, AssertStmt, While, stmt_seq)
 from .function import PrimFunc
 from .op import (Op, floordiv, floormod, truncdiv, truncmod, indexdiv, indexmod, div, min, max,
-                 all, any, if_then_else, likely, assume, call_extern, cast, min_value, max_value,
+                 all, any, if_then_else, likely, assume, call_extern, call_intrin, cast, min_value, max_value,
                  exp, exp2, exp10, log, log2, log10, sqrt, rsqrt, tanh, sigmoid, erf, fabs, floor,
                  ceil, round, trunc, sin, cos, isnan, pow, power, abs, address_of, reinterpret)
 from . import analysis
 from . import transform
+from . import ir_builder
 
 
 class Any:

@@ -67,6 +67,18 @@ class ExprOp:
     def __mod__(self, o): return _binop(_api.FLOOR_MOD, self, o)
     def __rmod__(self, o): return _binop(_api.FLOOR_MOD, o, self)
 
+    def __lshift__(self, o): return _bitop("tir.shift_left", self, o)
+    def __rlshift__(self, o): return _bitop("tir.shift_left", o, self)
+    def __rshift__(self, o): return _bitop("tir.shift_right", self, o)
+    def __rrshift__(self, o): return _bitop("tir.shift_right", o, self)
+    def __and__(self, o): return _bitop("tir.bitwise_and", self, o)
+    def __rand__(self, o): return _bitop("tir.bitwise_and", o, self)
+    def __or__(self, o): return _bitop("tir.bitwise_or", self, o)
+    def __ror__(self, o): return _bitop("tir.bitwise_or", o, self)
+    def __xor__(self, o): return _bitop("tir.bitwise_xor", self, o)
+    def __rxor__(self, o): return _bitop("tir.bitwise_xor", o, self)
+    def __invert__(self): return Call(self.dtype, "tir.bitwise_not", [self])
+
     def __neg__(self):
         # TVM: self * const(-1, dtype).
         return _binop(_api.MUL, self, const(-1, self.dtype))
@@ -171,6 +183,16 @@ def _binop(kind, a, b):
     a, b = convert(a), convert(b)
     return new(lib.psg_tir_op_binary, kind, a._ptr, b._ptr, None,
                what=lib.psg_tir_kind_name(kind).decode())
+
+
+def _bitop(name, a, b):
+    """TVM's bit operators on PrimExprs: a call of the tir op, a Python int
+    taking the other operand's dtype."""
+    if not isinstance(a, ExprOp):
+        a = const(a, b.dtype) if isinstance(a, int) and not isinstance(a, bool) else convert(a)
+    if not isinstance(b, ExprOp):
+        b = const(b, a.dtype) if isinstance(b, int) and not isinstance(b, bool) else convert(b)
+    return Call(a.dtype, name, [a, b])
 
 
 def _cast(dtype, value):
@@ -405,8 +427,10 @@ class Ramp(PrimExpr):
     __slots__ = ()
 
     def __new__(cls, base, stride, lanes, span=None):
-        return new(lib.psg_tir_ramp_create, _expr(base), _expr(stride), int(lanes), None,
-                   what="Ramp")
+        base, stride = _expr(base), _expr(stride)
+        if stride.dtype != base.dtype:  # as TVM's constructor: the stride takes base's dtype
+            stride = _cast(base.dtype, stride)
+        return new(lib.psg_tir_ramp_create, base, stride, int(lanes), None, what="Ramp")
 
     def __init__(self, *a, **k):
         pass

@@ -12,14 +12,31 @@ from .expr import Node
 __all__ = ["PrimFunc"]
 
 
+def _buffer_params(params, buffer_map):
+    """As TVM's PrimFunc: a Buffer given as a parameter (or an ir_builder
+    BufferVar, through asobject()) becomes a handle Var mapped to it."""
+    from .buffer import Buffer
+    from .expr import Var
+    out = []
+    for p in params:
+        if not isinstance(p, Node) and hasattr(p, "asobject"):
+            p = p.asobject()
+        if isinstance(p, Buffer):
+            v = Var(p.name, "handle")
+            buffer_map[v] = p
+            p = v
+        out.append(p)
+    return out
+
+
 @register(_api.PRIM_FUNC)
 class PrimFunc(Node):
     """PrimFunc(params, body, ret_type=None, buffer_map=None, attrs=None)."""
     __slots__ = ()
 
     def __new__(cls, params, body, ret_type=None, buffer_map=None, attrs=None, span=None):
-        params = list(params)
         buffer_map = dict(buffer_map or {})
+        params = _buffer_params(params, buffer_map)
         index = {}
         for i, p in enumerate(params):
             index[p._ptr] = i

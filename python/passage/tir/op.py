@@ -140,6 +140,11 @@ def call_extern(dtype, func_name, *args, span=None):
     return Call(dtype, "tir.call_extern", [StringImm(func_name)] + list(args))
 
 
+def call_intrin(dtype, func_name, *args, span=None):
+    """A call of the builtin op `func_name` ("tir.exp") with result dtype."""
+    return Call(dtype, func_name, list(args))
+
+
 def address_of(buffer_load, span=None):
     return Call("handle", "tir.address_of", [buffer_load])
 

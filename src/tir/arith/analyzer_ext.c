@@ -1,0 +1,31 @@
+/* Passage — two analyzer entry points that TVM's Python API needs and the
+ * passes do not (passage.arith): setting a var's bound outright (TVM's
+ * ConstIntBound Update) and the optional proof extensions. */
+#include "tir/arith/arith_internal.h"
+
+psg_status psg_arith_update_bound(psg_arith_analyzer *a, psg_tir_expr *var, psg_arith_bound bound) {
+  if (!var || !psgi_tir_is_var_kind(var->kind) || bound.min > bound.max)
+    return psgi_diag_add(a->ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0, NULL,
+                         "arith: update_bound needs a Var and min <= max");
+  /* The newest fact is the one read: this one replaces the bound, not
+   * intersects it; a substitution or let value already known stays. */
+  const psgi_arith_fact *old = psgi_arith_find_fact(a, var);
+  psgi_arith_fact f = {var, bound, old ? old->subst : NULL, old ? old->let_value : NULL};
+  if (!PSGI_VEC_PUSH(a->ctx, &a->facts, f)) return psgi_nomem(a->ctx);
+  psg_tir_retain(f.var);
+  psg_tir_retain(f.subst);
+  psg_tir_retain(f.let_value);
+  psgi_arith_cache_clear(a);
+  return PSG_OK;
+}
+
+psg_status psg_arith_set_extensions(psg_arith_analyzer *a, unsigned flags) {
+  unsigned known = PSG_ARITH_EXT_TRANSITIVE | PSG_ARITH_EXT_BOOLEAN_BRANCHES;
+  if (flags & ~known)
+    return psgi_diag_add(a->ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, NULL, 0, 0, NULL, 0, NULL,
+                         "arith: analyzer extension bits 0x%x are not implemented", flags & ~known);
+  a->transitive = flags & PSG_ARITH_EXT_TRANSITIVE;
+  a->boolean_branches = flags & PSG_ARITH_EXT_BOOLEAN_BRANCHES;
+  psgi_arith_cache_clear(a);
+  return PSG_OK;
+}
