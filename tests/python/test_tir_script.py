@@ -319,3 +319,17 @@ def test_arithmetic_folds_as_tvm_operators():
     assert v[1].same_as(folds.params[2])
     assert isinstance(v[2], tir.Add) and isinstance(v[2].b, tir.Cast) and v[2].b.dtype == "int64"
     assert isinstance(v[3], tir.Mul) and v[3].b.value == -1
+
+
+def test_captured_equality_is_a_node():
+    # `i == k` of PrimExprs is an EqualOp (bool() is identity); captured, it
+    # reads as the EQ node, as in TVM.
+    i, k = tir.Var("i", "int32"), tir.Var("k", "int32")
+    cond, ne = i == k, i != k
+
+    @T.prim_func(check_well_formed=False)
+    def func(A: T.Buffer(2, "bool")):
+        A[0] = cond
+        A[1] = ne
+
+    assert isinstance(func.body.seq[0].value, tir.EQ) and isinstance(func.body.seq[1].value, tir.NE)
