@@ -34,11 +34,14 @@ psg_tir_node *psgi_tirp_parse_buffer_rest(tparser *ps, const ttoken *at, const c
   char scope[64] = "global";
   int align = 0, offset_factor = 0, buffer_type = 0;
   PSGI_VEC(int64_t) axis = {0};
-  bool ok = psgi_tirp_parse_tuple(ps, &shape);
-  if (ok && psgi_tirp_accept(ps, ",") && ps->tok.kind == TT_STRING) ok = psgi_tirp_string_dtype(ps, &dt) && (psgi_tirp_accept(ps, ",") || true);
+  bool ok = true, has_shape = !(is_name(&ps->tok) && tt_is(&ps->next, "="));
+  if (has_shape) ok = psgi_tirp_parse_tuple(ps, &shape);
+  if (has_shape && ok && psgi_tirp_accept(ps, ",") && ps->tok.kind == TT_STRING)
+    ok = psgi_tirp_string_dtype(ps, &dt) && (psgi_tirp_accept(ps, ",") || true);
   while (ok && !tt_is(&ps->tok, ")")) {
     int64_t v;
-    if (psgi_tirp_kw(ps, "dtype")) ok = psgi_tirp_string_dtype(ps, &dt);
+    if (psgi_tirp_kw(ps, "shape")) ok = !psgi_tirp_repeated(ps, has_shape, "shape") && (has_shape = psgi_tirp_parse_tuple(ps, &shape));
+    else if (psgi_tirp_kw(ps, "dtype")) ok = psgi_tirp_string_dtype(ps, &dt);
     else if (psgi_tirp_kw(ps, "data")) ok = !psgi_tirp_repeated(ps, data, "data") && (data = psgi_tirp_parse_expr(ps)) != NULL;
     else if (psgi_tirp_kw(ps, "strides")) ok = !psgi_tirp_repeated(ps, strides.len, "strides") && psgi_tirp_parse_tuple(ps, &strides);
     else if (psgi_tirp_kw(ps, "elem_offset"))
@@ -70,11 +73,12 @@ psg_tir_node *psgi_tirp_parse_buffer_rest(tparser *ps, const ttoken *at, const c
       }
       ok = ok && !psgi_tirp_expect(ps, "]");
     } else {
-      ok = !psgi_tirp_expected(ps, "a buffer keyword (data, strides, elem_offset, scope, align, offset_factor, buffer_type, axis_separators)");
+      ok = !psgi_tirp_expected(ps, "a buffer keyword (shape, dtype, data, strides, elem_offset, scope, align, offset_factor, buffer_type, axis_separators)");
     }
     if (ok && !psgi_tirp_accept(ps, ",")) break;
   }
   ok = ok && !psgi_tirp_expect(ps, ")");
+  if (ok && !has_shape) ok = !psgi_tirp_error_at(ps, at, "a buffer needs a shape");
   if (ok && !data) BUILD(at, psg_tir_pointer_var_create(ps->ctx, name, dt, scope, NULL, &data));
   if (ok && data) {
     psg_tir_buffer_desc d = {0};

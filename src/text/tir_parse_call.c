@@ -63,11 +63,107 @@ static psg_tir_node *parse_let_expr(tparser *ps, const ttoken *t) {
   return out;
 }
 
+/* The arguments of T.<name>(...) after its '(': positional ones into out,
+ * and dtype="..." into *kw_dtype (0 when absent), the one keyword TVM's
+ * wrappers take on every op (an op wrapper drops it, a dtype-forwarding one
+ * makes it the first argument: ir_builder/tir/ir.py). */
+static bool parse_call_args(tparser *ps, tnode_vec *out, psg_tir_dtype *kw_dtype) {
+  *kw_dtype = 0;
+  while (!tt_is(&ps->tok, ")")) {
+    if (psgi_tirp_kw(ps, "dtype")) {
+      if (psgi_tirp_repeated(ps, *kw_dtype != 0, "dtype") || !psgi_tirp_string_dtype(ps, kw_dtype)) return false;
+    } else if (is_name(&ps->tok) && tt_is(&ps->next, "=")) {
+      psgi_tirp_error_at(ps, &ps->tok, "unexpected keyword argument '%.*s'", (int)(ps->tok.len > 40 ? 40 : ps->tok.len),
+                         ps->tok.text);
+      return false;
+    } else {
+      psg_tir_node *e = psgi_tirp_parse_expr(ps);
+      if (!e || !psgi_tirp_push_node(ps, out, e)) return false;
+    }
+    if (!psgi_tirp_accept(ps, ",")) break;
+  }
+  return !psgi_tirp_expect(ps, ")");
+}
+
+/* Takes the first positional argument, a string, off args: into buf. */
+static bool take_string(tparser *ps, const ttoken *nt, tnode_vec *args, const char *what, char *buf, size_t cap) {
+  if (!args->len || args->data[0]->kind != PSG_TIR_STRING_IMM || args->data[0]->u.str.len >= cap) {
+    psgi_tirp_error_at(ps, nt, "T.%.*s: expected %s", (int)(nt->len > 40 ? 40 : nt->len), nt->text, what);
+    return false;
+  }
+  snprintf(buf, cap, "%.*s", (int)args->data[0]->u.str.len, args->data[0]->u.str.s);
+  psg_tir_release(args->data[0]);
+  memmove(args->data, args->data + 1, (args->len - 1) * sizeof *args->data);
+  args->len--;
+  return true;
+}
+
+/* The dtype a dtype-forwarding T.<name> is given: dtype= or a first
+ * positional string (taken off args). */
+static psg_tir_dtype forwarded_dtype(tparser *ps, const ttoken *nt, tnode_vec *args, psg_tir_dtype kw_dtype) {
+  if (kw_dtype) return kw_dtype;
+  char s[32];
+  if (!take_string(ps, nt, args, "a dtype string such as \"float32\" first, or dtype=", s, sizeof s)) return 0;
+  psg_tir_dtype dt = psgi_tir_script_dtype_word(s, strlen(s));
+  if (!dt) psgi_tirp_error_at(ps, nt, "unknown dtype \"%s\"", s);
+  return dt;
+}
+
+/* T.if_then_else(c, t, f) as TVM's op builds it: t and f matched, folded
+ * when c is a literal. */
+static psg_tir_node *if_then_else(tparser *ps, const ttoken *nt, tnode_vec *args) {
+  psgi_tirp_match_types(ps, nt, &args->data[1], &args->data[2]);
+  psg_tir_node *c = args->data[0], *out = NULL;
+  if (c->kind == PSG_TIR_INT_IMM) {
+    out = args->data[c->u.int_value ? 1 : 2];
+    if (out->dtype != args->data[c->u.int_value ? 2 : 1]->dtype) {
+      psgi_tirp_error_at(ps, nt, "T.if_then_else: the two values have different dtypes");
+      return NULL;
+    }
+    psg_tir_retain(out);
+    return out;
+  }
+  return call_op(ps, nt, args->data[1]->dtype, "tir.if_then_else", args);
+}
+
+/* The bit operators as TVM's ops build them: operands matched, two integer
+ * literals folded (a shift only by 0 .. bits - 1, as TVM checks). */
+static psg_tir_node *bit_op(tparser *ps, const ttoken *nt, const char *op, tnode_vec *args) {
+  bool unary = !strcmp(op, "tir.bitwise_not");
+  if (args->len != (unary ? 1u : 2u)) {
+    psgi_tirp_error_at(ps, nt, "%s takes %d argument%s, got %zu", op, unary ? 1 : 2, unary ? "" : "s", args->len);
+    return NULL;
+  }
+  psg_tir_node *a = args->data[0], *b = unary ? NULL : args->data[1], *out = NULL;
+  if (!unary) {
+    psgi_tirp_match_types(ps, nt, &args->data[0], &args->data[1]);
+    a = args->data[0];
+    b = args->data[1];
+  }
+  if (a->kind == PSG_TIR_INT_IMM && (unary || b->kind == PSG_TIR_INT_IMM) && psg_tir_dtype_lanes(a->dtype) == 1 &&
+      !psg_tir_dtype_is_bool(a->dtype)) {
+    uint64_t x = (uint64_t)a->u.int_value, y = unary ? 0 : (uint64_t)b->u.int_value;
+    int bits = psg_tir_dtype_bits(a->dtype);
+    bool shift = strstr(op, "shift") != NULL, ok = !shift || (b->u.int_value >= 0 && b->u.int_value < bits);
+    if (ok) {
+      uint64_t r = unary ? ~x : !strcmp(op, "tir.bitwise_and") ? x & y : !strcmp(op, "tir.bitwise_or") ? x | y
+                 : !strcmp(op, "tir.bitwise_xor") ? x ^ y : !strcmp(op, "tir.shift_left") ? x << y
+                 : (uint64_t)(psg_tir_dtype_is_uint(a->dtype) ? (int64_t)(x >> y) : a->u.int_value >> y);
+      BUILD(nt, psg_tir_make_const_int(ps->ctx, a->dtype, (int64_t)r, NULL, &out));
+      return out;
+    }
+  }
+  return call_op(ps, nt, a->dtype, op, args);
+}
+
 /* T.<name>(...) in an expression; the '(' is the current token. */
 psg_tir_node *psgi_tirp_parse_t_call(tparser *ps, const ttoken *nt) {
   char name[64];
   snprintf(name, sizeof name, "%.*s", (int)(nt->len > 60 ? 60 : nt->len), nt->text);
   if (psgi_tirp_expect(ps, "(")) return NULL;
+  /* TVM's lower-case aliases of the node classes (ir_builder/tir/ir.py) */
+  if (!strcmp(name, "ramp")) name[0] = 'R';
+  if (!strcmp(name, "broadcast")) name[0] = 'B';
   if (!strcmp(name, "Let")) return parse_let_expr(ps, nt);
   psg_tir_dtype dt = psgi_tir_script_dtype_word(nt->text, nt->len);
   tnode_vec args = {0};
@@ -130,26 +226,26 @@ psg_tir_node *psgi_tirp_parse_t_call(tparser *ps, const ttoken *nt) {
     }
     goto done;
   }
+  psg_tir_dtype kw_dtype;
+  if (!parse_call_args(ps, &args, &kw_dtype)) goto done;
+  size_t n = args.len;
   if (!strcmp(name, "Cast") || !strcmp(name, "reinterpret") || !strcmp(name, "call_extern") ||
       !strcmp(name, "call_pure_extern") || !strcmp(name, "call_intrin")) {
-    /* dtype first */
-    if (!psgi_tirp_string_dtype(ps, &dt)) return NULL;
+    /* dtype first, or dtype= */
+    if (!(dt = forwarded_dtype(ps, nt, &args, kw_dtype))) goto done;
     char op[80];
     if (!strcmp(name, "call_intrin")) {
-      if (!psgi_tirp_accept(ps, ",") || ps->tok.kind != TT_STRING) {
-        psgi_tirp_expected(ps, "an op name string");
-        return NULL;
-      }
-      snprintf(op, sizeof op, "%.*s", (int)(ps->tok.len > 70 ? 70 : ps->tok.len), ps->tok.text);
-      psgi_tirp_advance(ps);
+      char s[70];
+      if (!take_string(ps, nt, &args, "an op name string after the dtype", s, sizeof s)) goto done;
+      snprintf(op, sizeof op, "%s", s);
     } else {
       snprintf(op, sizeof op, "tir.%s", name);
     }
-    if (psgi_tirp_accept(ps, ",") && !psgi_tirp_parse_args(ps, &args)) goto done;
-    if (args.len == 0 && psgi_tirp_expect(ps, ")")) goto done;
-    if (!strcmp(name, "Cast")) {
-      if (args.len != 1) psgi_tirp_error_at(ps, nt, "T.Cast takes a dtype and one value");
-      else BUILD(nt, psg_tir_cast_create(ps->ctx, dt, args.data[0], NULL, &out));
+    if (!strcmp(name, "Cast") || !strcmp(name, "reinterpret")) {
+      if (args.len != 1) psgi_tirp_error_at(ps, nt, "T.%s takes a dtype and one value", name);
+      else if (name[0] == 'C') BUILD(nt, psg_tir_cast_create(ps->ctx, dt, args.data[0], NULL, &out));
+      else if (args.data[0]->dtype == dt) psg_tir_retain(out = args.data[0]); /* TVM's reinterpret: as is */
+      else out = call_op(ps, nt, dt, op, &args);
       goto done;
     }
     if (psg_tir_op_find(op) < 0) {
@@ -159,12 +255,36 @@ psg_tir_node *psgi_tirp_parse_t_call(tparser *ps, const ttoken *nt) {
     out = call_op(ps, nt, dt, op, &args);
     goto done;
   }
-  if (!psgi_tirp_parse_args(ps, &args)) goto done;
-  size_t n = args.len;
-  static const struct { const char *name; int kind; } bins[] = {
+  if (!strcmp(name, "cast")) {
+    /* tvm.tir.cast(value, dtype): TVM's cast, which folds a literal */
+    if (!kw_dtype && n == 2 && args.data[1]->kind == PSG_TIR_STRING_IMM) {
+      const psg_tir_node *s = args.data[1];
+      if (!(kw_dtype = psgi_tir_script_dtype_word(s->u.str.s, s->u.str.len))) {
+        psgi_tirp_error_at(ps, nt, "unknown dtype \"%.*s\"", (int)(s->u.str.len > 40 ? 40 : s->u.str.len), s->u.str.s);
+        goto done;
+      }
+      n = 1;
+    }
+    if (n != 1 || !kw_dtype) psgi_tirp_error_at(ps, nt, "T.cast takes a value and a dtype string");
+    else BUILD(nt, psg_tir_op_cast(ps->ctx, kw_dtype, args.data[0], NULL, &out));
+    goto done;
+  }
+  /* TVM's ops (tir/op.h): operands matched and literals folded */
+  static const struct { const char *name; int kind; } ops[] = {
       {"min", PSG_TIR_MIN}, {"max", PSG_TIR_MAX}, {"truncdiv", PSG_TIR_DIV}, {"truncmod", PSG_TIR_MOD},
-      {"floordiv", PSG_TIR_FLOOR_DIV}, {"floormod", PSG_TIR_FLOOR_MOD},
-      /* the node classes, as `op = T.Add` aliases call them */
+      {"floordiv", PSG_TIR_FLOOR_DIV}, {"floormod", PSG_TIR_FLOOR_MOD}};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (!strcmp(name, ops[i].name)) {
+      if (n != 2) {
+        psgi_tirp_error_at(ps, nt, "T.%s takes 2 arguments, got %zu", name, n);
+        goto done;
+      }
+      out = psgi_tirp_fold(ps, nt, ops[i].kind, args.data[0], args.data[1]);
+      args.len = 0;
+      goto done;
+    }
+  /* the node classes, as `op = T.Add` aliases call them: built as written */
+  static const struct { const char *name; int kind; } bins[] = {
       {"Add", PSG_TIR_ADD}, {"Sub", PSG_TIR_SUB}, {"Mul", PSG_TIR_MUL}, {"Div", PSG_TIR_DIV}, {"Mod", PSG_TIR_MOD},
       {"FloorDiv", PSG_TIR_FLOOR_DIV}, {"FloorMod", PSG_TIR_FLOOR_MOD}, {"Min", PSG_TIR_MIN}, {"Max", PSG_TIR_MAX},
       {"EQ", PSG_TIR_EQ}, {"NE", PSG_TIR_NE}, {"LT", PSG_TIR_LT}, {"LE", PSG_TIR_LE}, {"GT", PSG_TIR_GT},
@@ -179,18 +299,17 @@ psg_tir_node *psgi_tirp_parse_t_call(tparser *ps, const ttoken *nt) {
       args.len = 0;
       goto done;
     }
-  if (!strcmp(name, "cast")) {
-    psgi_tirp_error_at(ps, nt, "write T.Cast(\"dtype\", value)");
-    goto done;
-  }
   if (!strcmp(name, "Select") || !strcmp(name, "if_then_else")) {
     if (n != 3) {
       psgi_tirp_error_at(ps, nt, "T.%s takes 3 arguments, got %zu", name, n);
       goto done;
     }
+    if (name[0] == 'i') {
+      out = if_then_else(ps, nt, &args);
+      goto done;
+    }
     psgi_tirp_match_types(ps, nt, &args.data[1], &args.data[2]);
-    if (!strcmp(name, "Select")) BUILD(nt, psg_tir_select_create(ps->ctx, args.data[0], args.data[1], args.data[2], NULL, &out));
-    else out = call_op(ps, nt, args.data[1]->dtype, "tir.if_then_else", &args);
+    BUILD(nt, psg_tir_select_create(ps->ctx, args.data[0], args.data[1], args.data[2], NULL, &out));
     goto done;
   }
   if (!strcmp(name, "Ramp") || !strcmp(name, "Broadcast")) {
@@ -215,7 +334,14 @@ psg_tir_node *psgi_tirp_parse_t_call(tparser *ps, const ttoken *nt) {
     psgi_tirp_error_at(ps, nt, "unknown TVMScript function 'T.%s'", name);
     goto done;
   }
+  if (!strncmp(name, "bitwise_", 8) || !strcmp(name, "shift_left") || !strcmp(name, "shift_right")) {
+    out = bit_op(ps, nt, op, &args);
+    goto done;
+  }
+  /* an op wrapper drops dtype= (TVM's _op_wrapper); it only stands in
+   * for the dtype of an op whose result dtype its arguments do not say */
   dt = psgi_tir_script_call_dtype(op, args.data, n);
+  if (!dt) dt = kw_dtype;
   if (!dt) {
     psgi_tirp_error_at(ps, nt, "T.%s needs its result dtype: write T.call_intrin(\"dtype\", \"%s\", ...)", name, op);
     goto done;

@@ -88,6 +88,20 @@ psg_tir_node *psgi_tirp_binary(tparser *ps, const ttoken *t, int kind, psg_tir_n
   psg_tir_release(b);
   return out;
 }
+
+psg_tir_node *psgi_tirp_fold(tparser *ps, const ttoken *t, int kind, psg_tir_node *a, psg_tir_node *b) {
+  if (!a || !b) {
+    psg_tir_release(a);
+    psg_tir_release(b);
+    return NULL;
+  }
+  psgi_tirp_match_types(ps, t, &a, &b);
+  psg_tir_node *out = NULL;
+  BUILD(t, psg_tir_op_binary(ps->ctx, kind, a, b, NULL, &out));
+  psg_tir_release(a);
+  psg_tir_release(b);
+  return out;
+}
 /* "(a, b, ...)" after the '(' was consumed, up to and including ')'. */
 bool psgi_tirp_parse_args(tparser *ps, tnode_vec *out) {
   while (!tt_is(&ps->tok, ")")) {
@@ -134,6 +148,12 @@ done:
 
 /* "i, j]" after '[' or "[i, j]" of vload/vstore, into out. */
 static bool parse_indices(tparser *ps, tnode_vec *out, const char *close) {
+  /* A[()]: no index (a zero-dimensional buffer), as in Python */
+  if (tt_is(&ps->tok, "(") && tt_is(&ps->next, ")")) {
+    psgi_tirp_advance(ps);
+    psgi_tirp_advance(ps);
+    return !psgi_tirp_expect(ps, close);
+  }
   while (!tt_is(&ps->tok, close)) {
     psg_tir_node *e = parse_index(ps);
     if (!e) return false;
@@ -299,9 +319,12 @@ static psg_tir_node *parse_unary(tparser *ps) {
   } else if (e->kind == PSG_TIR_FLOAT_IMM) {
     out = psgi_tirp_float_imm(ps, &t, e->dtype, -e->u.float_value);
   } else {
+    /* TVM's PrimExpr.__neg__: x * -1 */
     psg_tir_dtype sd = psg_tir_dtype_with_lanes(e->dtype, 1);
-    psg_tir_node *zero = psg_tir_dtype_is_float(sd) ? psgi_tirp_float_imm(ps, &t, sd, 0) : psgi_tirp_int_imm(ps, &t, sd, 0);
-    return psgi_tirp_binary(ps, &t, PSG_TIR_SUB, zero, e);
+    psg_tir_node *m1 = NULL;
+    if (psg_tir_dtype_is_float(sd)) BUILD(&t, psg_tir_make_const_float(ps->ctx, sd, -1, NULL, &m1));
+    else BUILD(&t, psg_tir_make_const_int(ps->ctx, sd, -1, NULL, &m1));
+    return psgi_tirp_fold(ps, &t, PSG_TIR_MUL, e, m1);
   }
   psg_tir_release(e);
   return out;
@@ -336,7 +359,7 @@ static psg_tir_node *parse_term(tparser *ps) {
   while (e && (k = mul_op(&ps->tok)) >= 0) {
     ttoken t = ps->tok;
     psgi_tirp_advance(ps);
-    e = psgi_tirp_binary(ps, &t, k, e, parse_unary(ps));
+    e = psgi_tirp_fold(ps, &t, k, e, parse_unary(ps));
   }
   return e;
 }
@@ -347,7 +370,7 @@ static psg_tir_node *parse_arith(tparser *ps) {
   while (e && (k = add_op(&ps->tok)) >= 0) {
     ttoken t = ps->tok;
     psgi_tirp_advance(ps);
-    e = psgi_tirp_binary(ps, &t, k, e, parse_term(ps));
+    e = psgi_tirp_fold(ps, &t, k, e, parse_term(ps));
   }
   return e;
 }

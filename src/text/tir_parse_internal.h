@@ -5,6 +5,7 @@
 #ifndef PSG_TIR_PARSE_INTERNAL_H
 #define PSG_TIR_PARSE_INTERNAL_H
 
+#include "passage/tir_op.h"
 #include "text/text_internal.h"
 #include "text/tir_lex.h"
 #include "text/tir_script_internal.h"
@@ -119,8 +120,14 @@ psg_tir_node *psgi_tirp_float_imm(tparser *ps, const ttoken *t, psg_tir_dtype dt
 /* A literal retyped to dt, or NULL. */
 psg_tir_node *psgi_tirp_retype_literal(tparser *ps, const ttoken *t, psg_tir_node *e, psg_tir_dtype dt);
 void psgi_tirp_match_types(tparser *ps, const ttoken *t, psg_tir_node **a, psg_tir_node **b);
-/* A binary node of a and b (released). */
+/* A binary node of a and b (released), built as written: the node
+ * classes (T.Add(a, b)), comparisons, `and`, `or`. */
 psg_tir_node *psgi_tirp_binary(tparser *ps, const ttoken *t, int kind, psg_tir_node *a, psg_tir_node *b);
+/* TVM's operator of a and b (released): `a + b` of TVMScript, which TVM
+ * evaluates with PrimExpr's Python operators, and T.min, T.floordiv, ...:
+ * literals typed as in match_types, then psg_tir_op_binary (dtypes matched,
+ * constants folded: T.int32(1) + 2 is 3, x + 0 is x). */
+psg_tir_node *psgi_tirp_fold(tparser *ps, const ttoken *t, int kind, psg_tir_node *a, psg_tir_node *b);
 /* "a, b, ...)" after a '(' */
 bool psgi_tirp_parse_args(tparser *ps, tnode_vec *out);
 bool psgi_tirp_parse_vaccess(tparser *ps, tnode_vec *ix, psg_tir_node **value, psg_tir_node **pred);

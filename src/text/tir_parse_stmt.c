@@ -520,6 +520,17 @@ void psgi_tirp_parse_statement(tparser *ps) {
       psgi_tirp_skip_line(ps);
       psgi_tirp_push_stmt(ps, NULL);
     }
+  } else if (tt_is(&t, "return")) {
+    /* return e: T.evaluate(T.ret(e)), as TVM's parser reads it */
+    psgi_tirp_advance(ps);
+    psg_tir_node *e = psgi_tirp_parse_expr(ps), *call = NULL, *out = NULL;
+    if (e) BUILD(&t, psg_tir_call_create(ps->ctx, e->dtype, "tir.ret", &e, 1, NULL, &call));
+    if (call) BUILD(&t, psg_tir_evaluate_create(ps->ctx, call, NULL, &out));
+    psg_tir_release(e);
+    psg_tir_release(call);
+    if (!out) psgi_tirp_skip_line(ps);
+    else psgi_tirp_end_line(ps);
+    psgi_tirp_push_stmt(ps, out);
   } else if (tt_is(&t, "pass")) {
     psgi_tirp_advance(ps);
     psgi_tirp_end_line(ps);

@@ -301,3 +301,57 @@ def test_free_vars_print_and_map_on_reparse():
     x = passage.relay.var("x", shape=(2,))
     with pytest.raises(NotImplementedError, match="TIR nodes only"):
         passage.ir.structural_equal(x, x, map_free_vars=True)
+
+
+def test_tvm_call_forms_and_zero_dim_buffer():
+    # TVM's spellings: dtype= dropped by op wrappers, forwarded by
+    # call_extern/reinterpret, T.cast(value, dtype), shape=, A[()], -> None;
+    # a closure dtype string works wherever a dtype string does.
+    @T.prim_func
+    def forms(a: T.handle, B: T.Buffer(4, "int32"), x: T.int32) -> None:
+        A = T.match_buffer(a, shape=(), dtype="float32")
+        A[()] = T.if_then_else(x < 2, 1.0, 2.0, dtype=DTYPE)
+        B[0] = T.call_extern("f", x, dtype="int32")
+        B[1] = T.cast(A[()], "int32")
+        B[2] = T.cast(T.float32(2.5), dtype="int32")
+
+    A = forms.buffer_map[forms.params[0]]
+    assert list(A.shape) == [] and A.dtype == "float32"
+    store = forms.body.seq[0]
+    assert isinstance(store, tir.BufferStore) and list(store.indices) == []
+    assert store.value.dtype == "float32" and store.value.op.name == "tir.if_then_else"
+    ext = forms.body.seq[1].value
+    assert ext.dtype == "int32" and ext.op.name == "tir.call_extern" and ext.args[0].value == "f"
+    assert isinstance(forms.body.seq[2].value, tir.Cast)
+    folded = forms.body.seq[3].value
+    assert isinstance(folded, tir.IntImm) and folded.value == 2
+    assert type(forms.ret_type).__name__ == "VoidType"  # as without an annotation
+
+
+def test_arithmetic_folds_as_tvm_operators():
+    @T.prim_func
+    def folds(B: T.Buffer(4, "int64"), x: T.int32, n: T.int64):
+        B[0] = T.int64(1) + 2
+        B[1] = n + 0
+        B[2] = n + x
+        B[3] = -n
+
+    v = [s.value for s in folds.body.seq]
+    assert isinstance(v[0], tir.IntImm) and v[0].value == 3 and v[0].dtype == "int64"
+    assert v[1].same_as(folds.params[2])
+    assert isinstance(v[2], tir.Add) and isinstance(v[2].b, tir.Cast) and v[2].b.dtype == "int64"
+    assert isinstance(v[3], tir.Mul) and v[3].b.value == -1
+
+
+def test_captured_equality_is_a_node():
+    # `i == k` of PrimExprs is an EqualOp (bool() is identity); captured, it
+    # reads as the EQ node, as in TVM.
+    i, k = tir.Var("i", "int32"), tir.Var("k", "int32")
+    cond, ne = i == k, i != k
+
+    @T.prim_func(check_well_formed=False)
+    def func(A: T.Buffer(2, "bool")):
+        A[0] = cond
+        A[1] = ne
+
+    assert isinstance(func.body.seq[0].value, tir.EQ) and isinstance(func.body.seq[1].value, tir.NE)

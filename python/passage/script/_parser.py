@@ -57,9 +57,11 @@ class _Env:
 
     def _add(self, name, value):
         from ..tir.buffer import Buffer
-        from ..tir.expr import PrimExpr
+        from ..tir.expr import PrimExpr, EqualOp
         from . import tir as T
         n = enc(name)
+        if isinstance(value, EqualOp):  # `a == b` of PrimExprs: the EQ/NE node, as TVM reads it
+            value = value.asobject()
         if isinstance(value, bool):
             call(lib.psg_tir_script_env_add_bool, self.ptr, n, value)
         elif isinstance(value, numbers.Integral):
