@@ -4,6 +4,8 @@ add_executable(bench_parse_print ${PROJECT_SOURCE_DIR}/bench/parse_print.c)
 target_link_libraries(bench_parse_print PRIVATE passage)
 add_executable(bench_tir_parse_print ${PROJECT_SOURCE_DIR}/bench/tir_parse_print.c)
 target_link_libraries(bench_tir_parse_print PRIVATE passage)
+add_executable(bench_tir_simplify ${PROJECT_SOURCE_DIR}/bench/tir_simplify.c)
+target_link_libraries(bench_tir_simplify PRIVATE passage)
 if(PASSAGE_TESTS)
   add_test(NAME bench.parse_print.quick
            COMMAND ${PROJECT_SOURCE_DIR}/bench/run_parse_print.sh --quick ${PROJECT_BINARY_DIR})
@@ -11,6 +13,9 @@ if(PASSAGE_TESTS)
   add_test(NAME bench.tir_parse_print.quick
            COMMAND ${PROJECT_SOURCE_DIR}/bench/run_parse_print.sh --tir --quick ${PROJECT_BINARY_DIR})
   set_tests_properties(bench.tir_parse_print.quick PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
+  add_test(NAME bench.tir_simplify.quick
+           COMMAND ${PROJECT_SOURCE_DIR}/bench/run_tir_simplify.sh --quick ${PROJECT_BINARY_DIR})
+  set_tests_properties(bench.tir_simplify.quick PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
 endif()
 
 # The standard passes and -O levels on generated models (issue 7).

@@ -5,7 +5,7 @@
  * are replaced in the token stream, so they work wherever the text may hold
  * a literal (a dtype string, a loop extent, a slice bound). Nodes (PrimExprs,
  * Buffers) become symbols of the parser when a name is not defined by the
- * text itself (tir_parse.c, lookup). */
+ * text itself (tir_parse_base.c, psgi_tirp_lookup). */
 #include <math.h>
 #include <stdio.h>
 #include "text/tir_script_env.h"
