@@ -58,6 +58,7 @@ class _Env:
     def _add(self, name, value):
         from ..tir.buffer import Buffer
         from ..tir.expr import PrimExpr
+        from ..tir.iter_var import IterVar
         from . import tir as T
         n = enc(name)
         if isinstance(value, bool):
@@ -78,7 +79,7 @@ class _Env:
         elif isinstance(value, Buffer):
             self.keep.append(value)
             call(lib.psg_tir_script_env_add_buffer, self.ptr, n, value._ptr)
-        elif isinstance(value, PrimExpr):
+        elif isinstance(value, (PrimExpr, IterVar)):
             self.keep.append(value)
             call(lib.psg_tir_script_env_add_expr, self.ptr, n, value._ptr)
         else:
