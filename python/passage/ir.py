@@ -4,6 +4,7 @@ Python object dies; the C side keeps whatever else it needs alive, so any
 finalization order is safe). Mirrors tvm.ir / tvm.relay's node classes."""
 
 import ctypes
+import sys
 import struct
 
 from . import _ffi
@@ -1025,3 +1026,7 @@ class Range:
 
     def __repr__(self):
         return "I.Range(%r, %r)" % (self.min, self.min + self.extent)
+
+
+# tvm.ir.module.IRModule: the class lives here; the submodule path names this module.
+module = sys.modules[__name__]

@@ -113,7 +113,7 @@ static psg_status parse_func(tparser *ps, psg_tir_script *script) {
   }
   if (psgi_tirp_expect(ps, ")")) return PSG_ERR_PARSE;
   psg_tir_node *ret = NULL;
-  if (psgi_tirp_accept(ps, "->")) {
+  if (psgi_tirp_accept(ps, "->") && !psgi_tirp_accept(ps, "None")) { /* -> None: void, the default */
     psg_tir_node *rv = psgi_tirp_parse_var_annotation(ps, "ret");
     if (!rv) return PSG_ERR_PARSE;
     psg_tir_dtype rdt = rv->dtype;

@@ -173,13 +173,17 @@ static void test_kept(void) {
 }
 
 /* Without dataflow: stores of the element they load, seen with the facts of
- * their scope; an unused let. */
+ * their scope; loops that never run for any value in scope; an unused let. */
 static void test_self_store_in_scope(void) {
   check_case(HEAD2 "    for a, b in T.grid(2, 8):\n        k: T.int32 = a * 8 + b\n        P[b + 8 * a] = P[k]\n",
              HEAD2 "    T.evaluate(0)\n", false, 2);
   check_case(HEAD2 "    for k in range(16):\n        if k == 3:\n            P[3] = P[k]\n        else:\n"
                    "            P[k] = Q[k]\n",
              HEAD2 "    for k in range(16):\n        if not (k == 3):\n            P[k] = Q[k]\n", false, 2);
+  /* A loop of extent <= 0 for every k in range. */
+  check_case(HEAD2 "    for k in range(16):\n        for j in range(k - 20):\n            P[k] = j\n        Q[k] = 2\n",
+             HEAD2 "    for k in range(16):\n        Q[k] = 2\n", false, 2);
+  check_case(HEAD2 "    for k in range(16):\n        for j in range(k - 14):\n            P[k] = j\n", NULL, false, 2);
   check_case(HEAD2 "    n: T.int32 = 7\n    for k in range(16):\n        P[k] = 1\n",
              HEAD2 "    for k in range(16):\n        P[k] = 1\n", false, 2);
 }

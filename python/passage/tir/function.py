@@ -12,14 +12,26 @@ from .expr import Node
 __all__ = ["PrimFunc"]
 
 
+def _buffer_param(p, buffer_map):
+    """A Buffer given as a parameter is passed through a handle param of its
+    name, as in TVM."""
+    from .buffer import Buffer
+    from .expr import Var
+    if not isinstance(p, Buffer):
+        return p
+    v = Var(p.name, "handle")
+    buffer_map[v] = p
+    return v
+
+
 @register(_api.PRIM_FUNC)
 class PrimFunc(Node):
     """PrimFunc(params, body, ret_type=None, buffer_map=None, attrs=None)."""
     __slots__ = ()
 
     def __new__(cls, params, body, ret_type=None, buffer_map=None, attrs=None, span=None):
-        params = list(params)
         buffer_map = dict(buffer_map or {})
+        params = [_buffer_param(p, buffer_map) for p in params]
         index = {}
         for i, p in enumerate(params):
             index[p._ptr] = i

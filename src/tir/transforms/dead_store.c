@@ -3,7 +3,9 @@
  * `if` conditions, thread extents) by the arithmetic analyzer.
  *
  * Always: a store of the element it loads (A[4*io+ii] = A[i] with
- * i = 4*io+ii; A[i] = A[0] where i == 0 is known).
+ * i = 4*io+ii; A[i] = A[0] where i == 0 is known), and a loop whose extent
+ * is <= 0 for every value of the vars in scope (range(i - 20) under
+ * i < 16) becomes Evaluate(0).
  *
  * With dataflow (use_dataflow_analysis, TVM's control-flow-graph removals),
  * decided between the statements of one SeqStmt, in order:
@@ -652,6 +654,23 @@ static psg_status finish(walker *w, frame *f, psg_tir_stmt **out) {
   psg_tir_stmt **r = w->res.data + f->base;
   size_t nr = w->res.len - f->base;
   psg_status st = PSG_OK;
+  psg_tir_expr *zero = NULL;
+  if (s->kind == PSG_TIR_FOR && psgi_arith_is_index_dtype(psg_tir_for_get_extent(s)->dtype)) {
+    /* A loop whose extent is <= 0 for every value of the vars in scope
+     * never runs (TVM: the extent's upper bound over the loop ranges). */
+    psg_tir_expr *ext = psg_tir_for_get_extent(s);
+    if ((st = psgi_arith_int(w->ctx, ext->dtype, 0, &zero))) return st;
+    bool never = ext->kind != PSG_TIR_INT_IMM && prove_kind(w->a, PSG_TIR_LE, ext, zero);
+    psg_tir_release(zero);
+    if (never) {
+      for (size_t i = 0; i < nr; i++) psg_tir_release(r[i]);
+      w->res.len = f->base;
+      if ((st = psgi_arith_int(w->ctx, psg_tir_dtype_int32(), 0, &zero))) return st;
+      st = psg_tir_evaluate_create(w->ctx, zero, &s->span, out);
+      psg_tir_release(zero);
+      return st;
+    }
+  }
   if (s->kind == PSG_TIR_SEQ_STMT && w->dataflow) {
     /* Facts of the block's scope only. */
     for (size_t m = 0; !st && m < nr; m++) {
