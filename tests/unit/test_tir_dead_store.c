@@ -114,6 +114,11 @@ static void test_overwritten_in_body(void) {
   check_case(HEAD2 "    for k in range(16):\n        P[k] = T.call_extern(\"int32\", \"ext\")\n        P[k] = 1\n",
              HEAD2 "    for k in range(16):\n        T.evaluate(T.call_extern(\"int32\", \"ext\"))\n        P[k] = 1\n",
              true, 0);
+  /* Two dead stores under one loop and branch (the second is decided after
+   * the first rebuilt their loop). */
+  check_case(HEAD2 "    for k in range(16):\n        if k < 8:\n            P[k] = 1\n            Q[k] = 2\n"
+                   "    for k in range(16):\n        P[k] = 3\n        Q[k] = 4\n",
+             HEAD2 "    for k in range(16):\n        P[k] = 3\n        Q[k] = 4\n", true, 2);
   /* Off: nothing happens. */
   check_case(HEAD2 "    for k in range(16):\n        P[k] = Q[k] * 2\n        P[k] = k + 3\n", NULL, false, 2);
 }

@@ -445,6 +445,8 @@ static bool covered_by(psg_arith_analyzer *a, psg_tir_stmt *y, const site *z) {
 static psg_status drop_overwritten(psg_arith_analyzer *a, psg_tir_stmt **r, size_t m, size_t n) {
   psg_ctx *ctx = a->ctx;
   site_vec sites = {0};
+  psg_tir_stmt *orig = r[m]; /* the sites' paths point into it: kept alive while r[m] is rebuilt */
+  psg_tir_retain(orig);
   psg_status st = find_sites(ctx, r[m], &sites);
   for (size_t i = 0; !st && i < sites.len; i++) {
     site *z = &sites.data[i];
@@ -472,6 +474,7 @@ static psg_status drop_overwritten(psg_arith_analyzer *a, psg_tir_stmt **r, size
     r[m] = next;
   }
   PSGI_VEC_FREE(ctx, &sites);
+  psg_tir_release(orig);
   return st;
 }
 
