@@ -124,7 +124,8 @@ enum {
   PSG_TIR_PRIM_TYPE = 43,
   PSG_TIR_POINTER_TYPE = 44,
   PSG_TIR_TUPLE_TYPE = 45, /* only the empty tuple: TVM's VoidType */
-  PSG_TIR_KIND_COUNT = 46
+  PSG_TIR_ITER_VAR = 46,   /* TVM's IterVar: a var, its range, kind, thread tag */
+  PSG_TIR_KIND_COUNT = 47
 };
 /* Ranges of kinds. */
 enum {
@@ -348,6 +349,33 @@ PSG_API psg_status psg_tir_prim_func_create(psg_ctx *ctx, psg_tir_expr *const *p
 /* A copy of `f` with attribute `key` set to `value` (TVM's with_attr). */
 PSG_API psg_status psg_tir_prim_func_with_attr(const psg_tir_prim_func *f, const char *key,
                                                psg_attr *value, psg_tir_prim_func **out);
+
+/* IterVar (TVM's tir.IterVar): a var, its range (min and extent, both
+ * NULL: none, TVM's `dom=None`), its kind and a thread tag ("" for none).
+ * The node of a "thread_extent"/"virtual_thread" AttrStmt (T.launch_thread)
+ * or of a pragma AttrStmt; the var is its dtype. */
+enum {
+  PSG_TIR_ITER_DATA_PAR = 0,
+  PSG_TIR_ITER_THREAD_INDEX = 1,
+  PSG_TIR_ITER_COMM_REDUCE = 2,
+  PSG_TIR_ITER_ORDERED = 3,
+  PSG_TIR_ITER_OPAQUE = 4,
+  PSG_TIR_ITER_UNROLLED = 5,
+  PSG_TIR_ITER_VECTORIZED = 6,
+  PSG_TIR_ITER_PARALLELIZED = 7,
+  PSG_TIR_ITER_TENSORIZED = 8
+};
+PSG_API psg_status psg_tir_iter_var_create(psg_ctx *ctx, psg_tir_expr *var, psg_tir_expr *min, psg_tir_expr *extent,
+                                           int iter_type, const char *thread_tag, const psg_span *span,
+                                           psg_tir_node **out);
+PSG_API psg_tir_expr *psg_tir_iter_var_get_var(const psg_tir_node *iv);
+PSG_API psg_tir_expr *psg_tir_iter_var_get_min(const psg_tir_node *iv);    /* or NULL */
+PSG_API psg_tir_expr *psg_tir_iter_var_get_extent(const psg_tir_node *iv); /* or NULL */
+PSG_API int psg_tir_iter_var_type(const psg_tir_node *iv);                 /* -1 if not an IterVar */
+PSG_API const char *psg_tir_iter_var_thread_tag(const psg_tir_node *iv);   /* "" if none */
+/* "DataPar", "ThreadIndex", "CommReduce", "Ordered", "DimInfo"... (TVM's
+ * names, as T.iter_var takes them); NULL if out of range. */
+PSG_API const char *psg_tir_iter_type_name(int iter_type);
 
 /* Accessors (borrowed results) ---------------------------------------------- */
 PSG_API const char *psg_tir_var_name(const psg_tir_expr *v);          /* Var, SizeVar */

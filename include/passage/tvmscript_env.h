@@ -26,7 +26,8 @@ PSG_API psg_status psg_tir_script_env_add_float(psg_tir_script_env *env, const c
 PSG_API psg_status psg_tir_script_env_add_bool(psg_tir_script_env *env, const char *name, bool value);
 PSG_API psg_status psg_tir_script_env_add_string(psg_tir_script_env *env, const char *name, const char *value);
 /* A PrimExpr (retained): uses of the name are that very node, so a captured
- * Var is the same Var in the parsed function. */
+ * Var is the same Var in the parsed function. An IterVar is taken too: the
+ * name is then its var, and the IterVar itself as T.attr's node. */
 PSG_API psg_status psg_tir_script_env_add_expr(psg_tir_script_env *env, const char *name, psg_tir_node *expr);
 /* A Buffer (retained): `name[i]`, `name.data` as for a buffer of the text. */
 PSG_API psg_status psg_tir_script_env_add_buffer(psg_tir_script_env *env, const char *name, psg_tir_node *buffer);

@@ -4,6 +4,7 @@ Python object dies; the C side keeps whatever else it needs alive, so any
 finalization order is safe). Mirrors tvm.ir / tvm.relay's node classes."""
 
 import ctypes
+import sys
 import struct
 
 from . import _ffi
@@ -1006,3 +1007,35 @@ def assert_structural_equal(lhs, rhs, map_free_vars=False):
     if not eq:
         raise ValueError("StructuralEqual check failed%s:\n%s\n---\n%s"
                          % (" at " + where if where else "", lhs, rhs))
+
+
+class Range:
+    """tvm.ir.Range(begin, end=None): the integers [begin, end) as min and
+    extent PrimExprs ([0, begin) when end is None); the dom of a tir.IterVar."""
+    __slots__ = ("min", "extent")
+
+    def __init__(self, begin, end=None, span=None):
+        from .tir import expr as _e
+        if end is None:
+            begin, end = 0, begin
+        begin, end = _e.convert(begin), _e.convert(end)
+        if begin.dtype != end.dtype and isinstance(begin, _e.IntImm):
+            begin = _e.const(begin.value, end.dtype)
+        self.min = begin
+        self.extent = end - begin
+
+    @staticmethod
+    def from_min_extent(min_value, extent, span=None):
+        """The range [min_value, min_value + extent)."""
+        from .tir import expr as _e
+        r = object.__new__(Range)
+        r.min = _e.convert(min_value)
+        r.extent = _e.convert(extent)
+        return r
+
+    def __repr__(self):
+        return "I.Range(%r, %r)" % (self.min, self.min + self.extent)
+
+
+# tvm.ir.module.IRModule: the class lives here; the submodule path names this module.
+module = sys.modules[__name__]

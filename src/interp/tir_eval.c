@@ -239,13 +239,27 @@ static psg_status eval_cond(psgi_tir_interp *in, const psg_tir_node *e, bool *ou
   return PSG_OK;
 }
 
+/* The thread index an AttrStmt launches ("thread_extent" or
+ * "virtual_thread" over an IterVar or a Var), or NULL. */
+static const psg_tir_node *launched_thread(const psg_tir_node *n) {
+  const psg_tir_node *node = n->nkids == 3 ? n->kids[2] : NULL;
+  if (!node || (strcmp(n->u.attr_key, "thread_extent") && strcmp(n->u.attr_key, "virtual_thread"))) return NULL;
+  if (node->kind == PSG_TIR_ITER_VAR) node = node->kids[0];
+  return psgi_tir_is_var_kind(node->kind) ? node : NULL;
+}
+
+/* A For, or a thread launch run as a serial loop of its index over
+ * [0, value) (docs/tir.md: the interpreter has one thread). */
 static psg_status exec_for(psgi_tir_interp *in, sframe_vec *s) {
   sframe *f = &s->data[s->len - 1];
-  const psg_tir_node *n = f->n, *var = n->kids[0];
+  const psg_tir_node *n = f->n;
+  bool loop = n->kind == PSG_TIR_FOR;
+  const psg_tir_node *var = loop ? n->kids[0] : launched_thread(n), *body = n->kids[loop ? 3 : 1];
   psg_status st;
   if (f->state == 0) {
-    int64_t min, extent;
-    if ((st = psgi_tir_eval_int(in, n->kids[1], &min)) || (st = psgi_tir_eval_int(in, n->kids[2], &extent)))
+    int64_t min = 0, extent;
+    if ((loop && (st = psgi_tir_eval_int(in, n->kids[1], &min))) ||
+        (st = psgi_tir_eval_int(in, n->kids[loop ? 2 : 0], &extent)))
       return st;
     if (extent <= 0) {
       s->len--;
@@ -266,7 +280,7 @@ static psg_status exec_for(psgi_tir_interp *in, sframe_vec *s) {
     return PSG_OK;
   }
   if ((st = take_step(in, n))) return st;
-  return push_stmt(in, s, n->kids[3]);
+  return push_stmt(in, s, body);
 }
 
 static psg_status exec_allocate(psgi_tir_interp *in, sframe_vec *s) {
@@ -364,8 +378,10 @@ static psg_status exec_step(psgi_tir_interp *in, sframe_vec *s) {
         return PSG_OK;
       }
       return push_stmt(in, s, n->kids[f->aux++]);
+    case PSG_TIR_ATTR_STMT: /* value, body: a hint, or a thread launch */
+      if (launched_thread(n)) return exec_for(in, s);
+      /* fall through */
     case PSG_TIR_DECL_BUFFER: /* buffer, body */
-    case PSG_TIR_ATTR_STMT:   /* value, body: the attribute is only a hint */
       s->len--;
       return push_stmt(in, s, n->kids[1]);
     case PSG_TIR_ASSERT_STMT:

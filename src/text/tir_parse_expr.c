@@ -214,9 +214,10 @@ static psg_tir_node *parse_name(tparser *ps) {
     ps->errors++;
     return NULL;
   }
-  if (s->kind == SYM_VAR) {
-    psg_tir_retain(s->node);
-    return s->node;
+  if (s->kind == SYM_VAR) { /* a T.env_thread symbol holds an IterVar: its var */
+    psg_tir_node *v = s->node->kind == PSG_TIR_ITER_VAR ? s->node->kids[0] : s->node;
+    psg_tir_retain(v);
+    return v;
   }
   /* a buffer: A[...], A.data, A.vload(...) */
   if (psgi_tirp_accept(ps, "[")) {

@@ -153,4 +153,12 @@ void psgi_tirp_open_concise(tparser *ps, tframe f);
 /* A function body up to its DEDENT (the F_FUNC frame is pushed). */
 psg_tir_node *psgi_tirp_parse_body(tparser *ps);
 
+/* tir_parse_thread.c: T.attr's arguments (after its '('), T.launch_thread's
+ * (after its '('; `name` defines the thread var of a tag string, or NULL),
+ * `with T.launch_thread(...) [as v]`, `v = T.env_thread("tag")` (after its '('). */
+bool psgi_tirp_parse_attr_args(tparser *ps, tframe *f);
+bool psgi_tirp_parse_launch_args(tparser *ps, tframe *f, const ttoken *at, const ttoken *name);
+bool psgi_tirp_parse_with_launch(tparser *ps, tframe *f, const ttoken *at);
+bool psgi_tirp_parse_env_thread(tparser *ps, const ttoken *name);
+
 #endif

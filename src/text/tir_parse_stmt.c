@@ -156,28 +156,11 @@ static bool parse_with(tparser *ps) {
   tframe f = psgi_tirp_new_frame(ps, F_LET, &at);
   bool ok = true, needs_as = true;
   if (tt_is(&what, "attr")) {
-    f.kind = F_ATTR;
     needs_as = false;
-    if (psgi_tirp_accept(ps, "None")) {
-    } else if (is_name(&ps->tok) && psgi_tirp_lookup(ps, ps->tok.text, ps->tok.len) &&
-               psgi_tirp_lookup(ps, ps->tok.text, ps->tok.len)->kind == SYM_BUFFER && !tt_is(&ps->next, "[") &&
-               !tt_is(&ps->next, ".")) {
-      f.c = psgi_tirp_lookup(ps, ps->tok.text, ps->tok.len)->node;
-      if (f.c) psg_tir_retain(f.c);
-      ok = f.c != NULL;
-      psgi_tirp_advance(ps);
-    } else {
-      ok = (f.c = psgi_tirp_parse_expr(ps)) != NULL;
-    }
-    ok = ok && !psgi_tirp_expect(ps, ",");
-    if (ok && ps->tok.kind != TT_STRING) ok = !psgi_tirp_expected(ps, "an attribute key string");
-    if (ok) {
-      char key[256];
-      size_t n;
-      ok = psgi_tirp_unescape(ps, &ps->tok, key, sizeof key, false, &n) && (f.key = psgi_intern(ps->ctx, key, n)) != NULL;
-      psgi_tirp_advance(ps);
-      ok = ok && !psgi_tirp_expect(ps, ",") && (f.a = psgi_tirp_parse_expr(ps)) != NULL && !psgi_tirp_expect(ps, ")");
-    }
+    ok = psgi_tirp_parse_attr_args(ps, &f);
+  } else if (tt_is(&what, "launch_thread")) {
+    needs_as = false;
+    ok = psgi_tirp_parse_with_launch(ps, &f, &what);
   } else if (tt_is(&what, "Assert")) {
     f.kind = F_ASSERT;
     needs_as = false;
@@ -190,7 +173,7 @@ static bool parse_with(tparser *ps) {
   } else if (tt_is(&what, "decl_buffer")) {
     f.kind = F_DECL;
   } else {
-    psgi_tirp_error_at(ps, &what, "unknown scope 'T.%.*s' (expected T.allocate, T.decl_buffer, T.LetStmt, T.attr or T.Assert)",
+    psgi_tirp_error_at(ps, &what, "unknown scope 'T.%.*s' (expected T.allocate, T.decl_buffer, T.LetStmt, T.attr, T.launch_thread or T.Assert)",
              (int)(what.len > 40 ? 40 : what.len), what.text);
     ok = false;
   }
@@ -349,6 +332,17 @@ static void parse_assign(tparser *ps) {
       psg_tir_release(buf);
       return;
     }
+    if (is_call && (tt_is(&what, "env_thread") || tt_is(&what, "launch_thread"))) {
+      psgi_tirp_advance(ps);
+      psgi_tirp_advance(ps);
+      if (tt_is(&what, "env_thread")) {
+        if (!psgi_tirp_parse_env_thread(ps, &nt)) goto fail;
+        return;
+      }
+      if (!psgi_tirp_parse_launch_args(ps, &f, &what, &nt) || !psgi_tirp_end_line(ps)) goto fail;
+      psgi_tirp_open_concise(ps, f);
+      return;
+    }
     if (is_call && tt_is(&what, "allocate")) {
       psgi_tirp_advance(ps);
       psgi_tirp_advance(ps);
@@ -420,6 +414,21 @@ static void parse_expr_stmt(tparser *ps) {
       if (!out) psgi_tirp_skip_line(ps);
       else psgi_tirp_end_line(ps);
       psgi_tirp_push_stmt(ps, out);
+      return;
+    }
+    if ((tt_is(&ps->tok, "attr") || tt_is(&ps->tok, "launch_thread")) && tt_is(&ps->next, "(")) {
+      /* T.attr(...) / T.launch_thread(v, n) over the rest of the block */
+      ttoken what = ps->tok;
+      psgi_tirp_advance(ps);
+      psgi_tirp_advance(ps);
+      tframe f = psgi_tirp_new_frame(ps, F_ATTR, &at);
+      bool ok = tt_is(&what, "attr") ? psgi_tirp_parse_attr_args(ps, &f) : psgi_tirp_parse_launch_args(ps, &f, &what, NULL);
+      if (!ok) psgi_tirp_skip_line(ps);
+      if (!ok || !psgi_tirp_end_line(ps)) {
+        psgi_tirp_free_frame_payload(ps, &f);
+        return;
+      }
+      psgi_tirp_open_concise(ps, f);
       return;
     }
     if (tt_is(&ps->tok, "func_attr") && tt_is(&ps->next, "(")) {

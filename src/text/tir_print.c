@@ -911,6 +911,63 @@ static void rhs_allocate(printer *p, const psg_tir_node *s) {
   put(p, ")");
 }
 
+/* An AttrStmt over an IterVar (iter_var.c). A thread launch whose IterVar
+ * is what T.launch_thread makes (ThreadIndex, range [0, value)) prints as
+ * TVM's `with T.launch_thread(v, n):`, its var declared first by
+ * `v = T.env_thread("tag")` when nothing defined it yet; any other as
+ * `with T.attr(T.iter_var(v, T.Range(a, b) or None, "Kind", "tag"), key, value):`
+ * with an undeclared var declared by `v = T.int32()`. Returns false when the
+ * generic form prints it. */
+static bool print_iter_var_attr(printer *p, const psg_tir_node *s, const psg_tir_node *iv, int ind) {
+  const psg_tir_node *var = iv->kids[0];
+  const char *key = s->u.attr_key;
+  bool launch = !strcmp(key, "thread_extent") && iv->u.iter.type == PSG_TIR_ITER_THREAD_INDEX && iv->nkids == 3 && is_zero(iv->kids[1]) &&
+                psg_tir_structural_equal(iv->kids[2], s->kids[0]);
+  if (!obj_name(p, var)) {
+    indent(p, ind);
+    put(p, define(p, var, var->u.var.name));
+    if (launch) {
+      put(p, " = T.env_thread(");
+      put_string(p, iv->u.iter.tag, strlen(iv->u.iter.tag));
+      put(p, ")\n");
+    } else {
+      put(p, " = T.");
+      put_dtype(p, var->dtype);
+      put(p, "()\n");
+    }
+  }
+  indent(p, ind);
+  if (launch) {
+    put(p, "with T.launch_thread(");
+    put(p, use_name(p, var));
+  } else {
+    put(p, "with T.attr(T.iter_var(");
+    put(p, use_name(p, var));
+    put(p, ", ");
+    if (iv->nkids == 3) {
+      put(p, "T.Range(");
+      print_expr(p, iv->kids[1], PREC_NONE);
+      put(p, ", ");
+      print_expr(p, iv->kids[2], PREC_NONE);
+      put(p, ")");
+    } else {
+      put(p, "None");
+    }
+    put(p, ", ");
+    const char *tn = psg_tir_iter_type_name(iv->u.iter.type);
+    put_string(p, tn, strlen(tn));
+    put(p, ", ");
+    put_string(p, iv->u.iter.tag, strlen(iv->u.iter.tag));
+    put(p, "), ");
+    put_string(p, key, strlen(key));
+  }
+  put(p, ", ");
+  print_expr(p, s->kids[0], PREC_NONE);
+  put(p, "):\n");
+  print_scope_body(p, s->kids[1], ind + 1, p->undo.len);
+  return true;
+}
+
 static void print_stmt(printer *p, const psg_tir_node *s, int ind, bool concise) {
   switch (s->kind) {
   case PSG_TIR_FOR: print_for(p, s, ind); return;
@@ -1021,9 +1078,10 @@ static void print_stmt(printer *p, const psg_tir_node *s, int ind, bool concise)
     return;
   }
   case PSG_TIR_ATTR_STMT: {
+    const psg_tir_node *node = (s->flags & PSGI_TIR_HAS_NODE) ? s->kids[2] : NULL;
+    if (node && node->kind == PSG_TIR_ITER_VAR && print_iter_var_attr(p, s, node, ind)) return;
     indent(p, ind);
     put(p, "with T.attr(");
-    const psg_tir_node *node = (s->flags & PSGI_TIR_HAS_NODE) ? s->kids[2] : NULL;
     if (!node) put(p, "None");
     else if (node->kind == PSG_TIR_BUFFER) put(p, use_name(p, node));
     else if (psgi_tir_is_expr_kind(node->kind)) print_expr(p, node, PREC_NONE);

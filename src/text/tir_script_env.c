@@ -150,10 +150,11 @@ psg_status psg_tir_script_env_add_alias(psg_tir_script_env *env, const char *nam
 
 static psg_status add_node(psg_tir_script_env *env, const char *name, psg_tir_node *node, int kind) {
   if (!env) return PSG_ERR_INVALID_ARGUMENT;
-  bool ok = node && (kind == ENV_BUFFER ? node->kind == PSG_TIR_BUFFER : psg_tir_is_expr(node));
+  bool ok = node && (kind == ENV_BUFFER ? node->kind == PSG_TIR_BUFFER
+                                        : psg_tir_is_expr(node) || node->kind == PSG_TIR_ITER_VAR);
   if (!ok)
     return psg_ctx_fail(env->ctx, PSG_ERR_INVALID_ARGUMENT, "TVMScript environment: '%.60s' must be a %s",
-                        name ? name : "", kind == ENV_BUFFER ? "Buffer" : "PrimExpr");
+                        name ? name : "", kind == ENV_BUFFER ? "Buffer" : "PrimExpr or IterVar");
   if (!PSGI_VEC_PUSH(env->ctx, &env->nodes, node)) return psgi_nomem(env->ctx);
   env_entry *e = bind(env, name);
   if (!e) {

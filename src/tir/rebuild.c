@@ -82,6 +82,9 @@ psg_status psgi_tir_rebuild(const psg_tir_node *n, psg_tir_node *const *k, psg_t
     return st;
   }
   case PSG_TIR_POINTER_TYPE: return psg_tir_pointer_type_create(ctx, k[0], n->u.scope, out);
+  case PSG_TIR_ITER_VAR:
+    return psg_tir_iter_var_create(ctx, k[0], nk == 3 ? k[1] : NULL, nk == 3 ? k[2] : NULL, n->u.iter.type,
+                                   n->u.iter.tag, sp, out);
   }
   return psgi_tir_fail(ctx, PSG_ERR_INTERNAL, sp, n->kind, "cannot rebuild this node kind");
 }

@@ -117,6 +117,11 @@ static bool shallow_equal(equaler *q, const psg_tir_node *a, const psg_tir_node 
   case PSG_TIR_POINTER_TYPE:
     if (a->u.scope != b->u.scope) return differ(q, "storage scopes differ (%s vs %s)", a->u.scope, b->u.scope);
     return true;
+  case PSG_TIR_ITER_VAR:
+    if (a->u.iter.type != b->u.iter.type) return differ(q, "IterVar kinds differ");
+    if (a->u.iter.tag != b->u.iter.tag)
+      return differ(q, "thread tags differ (\"%s\" vs \"%s\")", a->u.iter.tag, b->u.iter.tag);
+    return true;
   case PSG_TIR_BUFFER:
     if (a->u.buf.ndim != b->u.buf.ndim || a->u.buf.nstrides != b->u.buf.nstrides)
       return differ(q, "buffer ranks or strides differ");
@@ -290,6 +295,7 @@ static uint64_t shallow_hash(const psg_tir_node *n) {
   case PSG_TIR_ALLOCATE: return psgi_hash_mix(h, attrs_hash(n->u.annotations));
   case PSG_TIR_ATTR_STMT: return psgi_hash_mix(h, hash_str(n->u.attr_key));
   case PSG_TIR_POINTER_TYPE: return psgi_hash_mix(h, hash_str(n->u.scope));
+  case PSG_TIR_ITER_VAR: return psgi_hash_mix(psgi_hash_mix(h, (uint64_t)n->u.iter.type), hash_str(n->u.iter.tag));
   case PSG_TIR_BUFFER:
     h = psgi_hash_mix(h, (uint64_t)n->u.buf.ndim << 32 | n->u.buf.nstrides);
     h = psgi_hash_mix(h, (uint64_t)(uint32_t)n->u.buf.data_alignment << 8 | (uint32_t)n->u.buf.buffer_type);

@@ -54,6 +54,7 @@ struct psg_tir_node {
     struct { int kind; psg_attrs *annotations; } loop; /* For */
     psg_attrs *annotations;                       /* Allocate */
     const char *attr_key;                         /* AttrStmt (interned) */
+    struct { int type; const char *tag; } iter;   /* IterVar: kind, thread tag (interned) */
     const char *scope;                            /* PointerType (interned) */
     struct {
       const char *name; /* interned */

@@ -58,6 +58,7 @@ class _Env:
     def _add(self, name, value):
         from ..tir.buffer import Buffer
         from ..tir.expr import PrimExpr, EqualOp
+        from ..tir.iter_var import IterVar
         from . import tir as T
         n = enc(name)
         if isinstance(value, EqualOp):  # `a == b` of PrimExprs: the EQ/NE node, as TVM reads it
@@ -80,7 +81,7 @@ class _Env:
         elif isinstance(value, Buffer):
             self.keep.append(value)
             call(lib.psg_tir_script_env_add_buffer, self.ptr, n, value._ptr)
-        elif isinstance(value, PrimExpr):
+        elif isinstance(value, (PrimExpr, IterVar)):
             self.keep.append(value)
             call(lib.psg_tir_script_env_add_expr, self.ptr, n, value._ptr)
         else:

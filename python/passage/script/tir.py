@@ -133,6 +133,18 @@ for _d in _DTYPES:
 _names = {}
 
 
+def iter_var(var, dom, iter_type, thread_tag):
+    """T.iter_var(v, T.Range(0, n), "ThreadIndex", "threadIdx.x") outside a parsed body."""
+    from ..tir.iter_var import iter_var as _iter_var
+    return _iter_var(var, dom, iter_type, thread_tag)
+
+
+def Range(begin, end=None):  # noqa: N802 (TVM's name)
+    """T.Range outside a parsed body: an ir.Range."""
+    from ..ir import Range as _Range
+    return _Range(begin, end)
+
+
 def __getattr__(name):
     """T.<anything else>: one _Name per name (so `op = T.Add` is the same
     object each time and the parser can tell which T.name it is)."""

@@ -22,6 +22,7 @@ from .buffer import Buffer, decl_buffer
 from .stmt import (Stmt, ForKind, For, BufferStore, IfThenElse, Evaluate, LetStmt, SeqStmt,
                    Allocate, DeclBuffer, AttrStmt, AssertStmt, While, stmt_seq)
 from .function import PrimFunc
+from .iter_var import IterVar
 from .op import (Op, floordiv, floormod, truncdiv, truncmod, indexdiv, indexmod, div, min, max,
                  all, any, if_then_else, likely, assume, call_extern, call_intrin, cast, min_value, max_value,
                  exp, exp2, exp10, log, log2, log10, sqrt, rsqrt, tanh, sigmoid, erf, fabs, floor,

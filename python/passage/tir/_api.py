@@ -100,6 +100,10 @@ _PROTOS = {
     "psg_tir_prim_func_buffer_map_key": (P, [P, Z]),
     "psg_tir_prim_func_buffer_map_value": (P, [P, Z]),
     "psg_tir_prim_func_get_ret_type": (P, [P]), "psg_tir_prim_func_get_attrs": (P, [P]),
+    "psg_tir_iter_var_create": (I, [P, P, P, P, I, S, SPAN, PP]),
+    "psg_tir_iter_var_get_var": (P, [P]), "psg_tir_iter_var_get_min": (P, [P]),
+    "psg_tir_iter_var_get_extent": (P, [P]), "psg_tir_iter_var_type": (I, [P]),
+    "psg_tir_iter_var_thread_tag": (S, [P]), "psg_tir_iter_type_name": (S, [I]),
     "psg_tir_structural_equal": (B, [P, P]),
     "psg_tir_structural_equal_explain": (B, [P, P, ctypes.POINTER(P)]),
     "psg_tir_structural_equal_ex": (B, [P, P, B, ctypes.POINTER(P)]),
@@ -125,7 +129,7 @@ for _name, (_res, _args) in _PROTOS.items():
  FLOOR_MOD, MIN, MAX, EQ, NE, LT, LE, GT, GE, AND, OR, NOT, SELECT, RAMP, BROADCAST, LET,
  BUFFER_LOAD, CALL, FOR, BUFFER_STORE, IF_THEN_ELSE, EVALUATE, LET_STMT, SEQ_STMT, ALLOCATE,
  DECL_BUFFER, ATTR_STMT, ASSERT_STMT, WHILE, BUFFER, PRIM_FUNC, PRIM_TYPE, POINTER_TYPE,
- TUPLE_TYPE) = range(46)
+ TUPLE_TYPE, ITER_VAR) = range(47)
 
 CLASSES = {}  # kind -> Python class, filled by the defining modules
 

@@ -4,8 +4,18 @@
  * var or an Allocate's buffer var met before, in this function or an
  * earlier one) is replaced at that definition by a fresh var of the same
  * name and type, and its uses within that definition's scope follow; buffers
- * over a renamed data var are rebuilt. The walk is iterative and not
- * memoized: a node shared by two scopes is rewritten in each. */
+ * over a renamed var are rebuilt, once per function (a buffer stays one
+ * object). As in TVM:
+ *  - the vars a buffer-map buffer introduces (its data var, and the vars of
+ *    its shape, strides and elem_offset that are not params) are defined by
+ *    the function, and renamed when an earlier function defined them;
+ *  - the var of an AttrStmt's IterVar (a thread index: T.launch_thread) is
+ *    defined at function scope: every AttrStmt of the function over it
+ *    shares one definition, renamed when an earlier function defined it; a
+ *    var that nothing defined yet (a pragma naming the loop var of the For
+ *    it annotates) counts as defined only after that AttrStmt.
+ * The walk is iterative and not memoized: a node shared by two scopes is
+ * rewritten in each. */
 #include "tir/transforms/tir_transforms.h"
 
 typedef struct mapping {
@@ -24,12 +34,15 @@ typedef struct frame {
   uint32_t k;          /* next child in visit order */
   size_t results_base; /* its children's results start here */
   size_t maps_base;    /* the mappings its definitions pushed start here */
+  const psg_tir_node *delayed; /* AttrStmt: an IterVar var defined once it is done */
 } frame;
 
 typedef struct ssa {
   psg_ctx *ctx;
   psgi_map defined; /* every var defined so far in the module */
   psgi_map current; /* var -> index + 1 in maps (0: not renamed here) */
+  psgi_map fscope;  /* var -> the var its uses take in this function (owned), after `current` */
+  psgi_map bufs;    /* buffer -> its rewrite in this function (owned) */
   PSGI_VEC(mapping) maps;
   PSGI_VEC(result) results;
   PSGI_VEC(frame) stack;
@@ -48,7 +61,63 @@ static void pop_mappings(ssa *s, size_t base) {
 static psg_tir_node *use_of(ssa *s, const psg_tir_node *v) {
   psgi_map_entry *e = psgi_map_get_ptr(&s->current, v);
   uintptr_t i = e ? (uintptr_t)e->value : 0;
-  return i ? s->maps.data[i - 1].to : (psg_tir_node *)v;
+  if (i) return s->maps.data[i - 1].to;
+  psgi_map_entry *f = psgi_map_get_ptr(&s->fscope, v);
+  return f ? f->value : (psg_tir_node *)v;
+}
+
+static void clear_function_scope(ssa *s) {
+  for (size_t i = 0; i < s->fscope.len; i++) psg_tir_release(s->fscope.entries[i].value);
+  for (size_t i = 0; i < s->bufs.len; i++) psg_tir_release(s->bufs.entries[i].value);
+  psgi_map_fini(&s->fscope);
+  psgi_map_fini(&s->bufs);
+  psgi_map_init(&s->fscope, s->ctx);
+  psgi_map_init(&s->bufs, s->ctx);
+}
+
+/* fscope[v] = to (retained). */
+static psg_status set_function_scope(ssa *s, const psg_tir_node *v, psg_tir_node *to) {
+  psgi_map_entry *e = psgi_map_put_ptr(&s->fscope, v, NULL);
+  if (!e) return psgi_nomem(s->ctx);
+  psg_tir_retain(to);
+  psg_tir_release(e->value);
+  e->value = to;
+  return PSG_OK;
+}
+
+/* The var of an AttrStmt's IterVar, met before the AttrStmt's other
+ * operands: its function-scope definition (see the file comment). Sets
+ * *delayed when it is to be defined after the AttrStmt. */
+static psg_status define_iter_var(ssa *s, const psg_tir_node *v, const psg_tir_node **delayed) {
+  *delayed = NULL;
+  if (psgi_map_get_ptr(&s->fscope, v)) return PSG_OK;
+  if (!psgi_map_get_ptr(&s->defined, v)) {
+    *delayed = v;
+    return PSG_OK;
+  }
+  psg_span sp;
+  psg_tir_span(v, &sp);
+  psg_tir_node *fresh = NULL;
+  psg_status st = v->kind == PSG_TIR_SIZE_VAR
+                      ? psg_tir_size_var_create(s->ctx, v->u.var.name, v->dtype, &sp, &fresh)
+                      : psg_tir_var_create(s->ctx, v->u.var.name, v->dtype, v->u.var.type, &sp, &fresh);
+  if (st) return st;
+  psgi_map_entry *d = psgi_map_put_ptr(&s->defined, fresh, NULL);
+  if (!d) st = psgi_nomem(s->ctx);
+  else d->value = (void *)1;
+  if (!st) st = set_function_scope(s, v, fresh);
+  psg_tir_release(fresh);
+  return st;
+}
+
+/* After an AttrStmt whose IterVar var nothing had defined. */
+static psg_status define_delayed(ssa *s, const psg_tir_node *v) {
+  bool is_new;
+  psgi_map_entry *e = psgi_map_put_ptr(&s->defined, v, &is_new);
+  if (!e) return psgi_nomem(s->ctx);
+  if (!is_new) return PSG_OK;
+  e->value = (void *)1;
+  return set_function_scope(s, v, (psg_tir_node *)v);
 }
 
 /* A definition of v: itself the first time, else a fresh var that its
@@ -122,8 +191,17 @@ static psg_status finish(ssa *s, psg_tir_node **out) {
   bool changed = false;
   for (size_t i = 0; i < nr; i++) changed |= rs[i].node != n->kids[rs[i].slot];
   psg_status st = PSG_OK;
+  psgi_map_entry *cached = changed && n->kind == PSG_TIR_BUFFER ? psgi_map_get_ptr(&s->bufs, n) : NULL;
+  if (cached) { /* the same rewrite as before in this function: the same buffer */
+    const psg_tir_node *b = cached->value;
+    bool same = true;
+    for (size_t i = 0; i < nr; i++) same &= b->kids[rs[i].slot] == rs[i].node;
+    if (!same) cached = NULL;
+  }
   if (!changed) {
     psg_tir_retain(*out = (psg_tir_node *)n);
+  } else if (cached) {
+    psg_tir_retain(*out = cached->value);
   } else {
     psg_tir_node **kids = psgi_alloc(s->ctx, (n->nkids ? n->nkids : 1) * sizeof *kids);
     if (!kids) {
@@ -132,6 +210,11 @@ static psg_status finish(ssa *s, psg_tir_node **out) {
       for (size_t i = 0; i < nr; i++) kids[rs[i].slot] = rs[i].node;
       st = psgi_tir_rebuild(n, kids, out);
       psgi_free(s->ctx, kids);
+      psgi_map_entry *e = !st && n->kind == PSG_TIR_BUFFER ? psgi_map_put_ptr(&s->bufs, n, NULL) : NULL;
+      if (e) {
+        psg_tir_release(e->value);
+        psg_tir_retain(e->value = *out);
+      }
     }
   }
   for (size_t i = 0; i < nr; i++) psg_tir_release(rs[i].node);
@@ -141,12 +224,43 @@ static psg_status finish(ssa *s, psg_tir_node **out) {
 }
 
 static psg_status push_frame(ssa *s, const psg_tir_node *n) {
-  frame f = {n, 0, s->results.len, s->maps.len};
+  frame f = {n, 0, s->results.len, s->maps.len, NULL};
   return PSGI_VEC_PUSH(s->ctx, &s->stack, f) ? PSG_OK : psgi_nomem(s->ctx);
+}
+
+/* The vars a buffer-map buffer b of func introduces: its data var and the
+ * vars of its shape, strides and elem_offset that are not params, defined
+ * (or renamed) for the whole function. */
+static psg_status define_buffer_vars(ssa *s, const psg_tir_node *func, const psg_tir_node *b) {
+  for (uint32_t i = 0; i < b->nkids; i++) {
+    const psg_tir_node *v = b->kids[i];
+    if (!psgi_tir_is_var_kind(v->kind)) continue;
+    bool param = false;
+    for (uint32_t p = 0; p < func->u.func.nparams && !param; p++) param = func->kids[1 + p] == v;
+    psgi_map_entry *c = psgi_map_get_ptr(&s->current, v);
+    /* A param, or introduced by an earlier buffer of this function's map. */
+    if (param || (c && c->value) || psgi_map_get_ptr(&s->fscope, v)) continue;
+    bool is_new;
+    psgi_map_entry *e = psgi_map_get_ptr(&s->defined, v);
+    if (!e) { /* first definition: itself, for the whole function */
+      e = psgi_map_put_ptr(&s->defined, v, &is_new);
+      if (!e) return psgi_nomem(s->ctx);
+      e->value = (void *)1;
+      psg_status st = set_function_scope(s, v, (psg_tir_node *)v);
+      if (st) return st;
+      continue;
+    }
+    psg_tir_node *fresh = NULL;
+    psg_status st = define(s, v, &fresh);
+    psg_tir_release(fresh);
+    if (st) return st;
+  }
+  return PSG_OK;
 }
 
 /* Rewrites one PrimFunc (the defined set carries over between calls). */
 static psg_status convert(ssa *s, const psg_tir_node *func, psg_tir_node **out) {
+  clear_function_scope(s);
   psg_status st = push_frame(s, func);
   while (!st) {
     frame *f = &s->stack.data[s->stack.len - 1];
@@ -160,7 +274,12 @@ static psg_status convert(ssa *s, const psg_tir_node *func, psg_tir_node **out) 
         bool def;
         slot = visit_slot(parent->n, parent->k - 1, &def);
       }
+      const psg_tir_node *delayed = s->stack.data[s->stack.len - 1].delayed;
       if ((st = finish(s, &r))) break;
+      if (delayed && (st = define_delayed(s, delayed))) {
+        psg_tir_release(r);
+        break;
+      }
       if (root) {
         *out = r;
         return PSG_OK;
@@ -175,6 +294,12 @@ static psg_status convert(ssa *s, const psg_tir_node *func, psg_tir_node **out) 
     bool def;
     uint32_t slot = visit_slot(n, f->k++, &def);
     const psg_tir_node *child = n->kids[slot];
+    if (n->kind == PSG_TIR_ATTR_STMT && child->kind == PSG_TIR_ITER_VAR &&
+        (st = define_iter_var(s, child->kids[0], &f->delayed)))
+      break;
+    if (n->kind == PSG_TIR_PRIM_FUNC && slot > n->u.func.nparams && child->kind == PSG_TIR_BUFFER &&
+        (st = define_buffer_vars(s, n, child)))
+      break;
     if (psgi_tir_is_var_kind(child->kind)) {
       result res = {slot, NULL};
       if (def) {
@@ -205,6 +330,8 @@ static psg_status convert_ssa(psg_module *mod, psg_pass_context *pc, void *user,
   s.ctx = psg_pass_context_get_ctx(pc);
   psgi_map_init(&s.defined, s.ctx);
   psgi_map_init(&s.current, s.ctx);
+  psgi_map_init(&s.fscope, s.ctx);
+  psgi_map_init(&s.bufs, s.ctx);
   psg_module *cur = mod;
   psg_module_retain(cur);
   psg_status st = PSG_OK;
@@ -223,6 +350,9 @@ static psg_status convert_ssa(psg_module *mod, psg_pass_context *pc, void *user,
     }
     psg_tir_release(nf);
   }
+  clear_function_scope(&s);
+  psgi_map_fini(&s.fscope);
+  psgi_map_fini(&s.bufs);
   psgi_map_fini(&s.defined);
   psgi_map_fini(&s.current);
   PSGI_VEC_FREE(s.ctx, &s.maps);

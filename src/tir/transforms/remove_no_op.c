@@ -4,10 +4,12 @@
  * body, lets/attrs/allocations/buffer declarations around nothing, ifs with
  * two empty branches (an empty then-branch flips the condition), ifs on a
  * constant, a store of a buffer element to itself, and SeqStmts of what is
- * left (flattened, one statement unwrapped). What an emptied statement
- * evaluated with side effects stays as Evaluate. use_dataflow_analysis=true
- * (TVM's removal of stores overwritten before any read) is
- * PSG_ERR_UNSUPPORTED; max_simplification_steps bounds the rewrites made. */
+ * left (flattened, one statement unwrapped), lets whose var the body does
+ * not use. What an emptied statement evaluated with side effects stays as
+ * Evaluate. Stores that do nothing are found first, in their scope, by
+ * dead_store.c (with use_dataflow_analysis=true also the stores overwritten
+ * before any read and the stores of values already there);
+ * max_simplification_steps bounds the rewrites made here. */
 #include "tir/transforms/tir_transforms.h"
 
 typedef struct rno {
@@ -58,6 +60,36 @@ static psg_status make_evaluate(rno *r, const psg_tir_node *at, psg_tir_node *co
       st = psg_tir_seq_stmt_create(r->ctx, keep, k, NULL, out);
   }
   for (size_t i = 0; i < k; i++) psg_tir_release(keep[i]);
+  return st;
+}
+
+static int find_var(psg_tir_visitor *v, const psg_tir_node *n) {
+  if (n != v->user) return PSG_VISIT_CONTINUE;
+  v->user = NULL;
+  return PSG_VISIT_ABORT;
+}
+
+/* Whether s mentions var (on no memory: yes, which keeps the let). */
+static bool uses_var(psg_ctx *ctx, const psg_tir_node *s, const psg_tir_node *var) {
+  psg_tir_visitor v = {find_var, NULL, (void *)var};
+  return psg_tir_visit(ctx, &v, s) != PSG_OK || v.user == NULL;
+}
+
+/* A LetStmt whose body does not use its var: the body, after the value's
+ * side effects. */
+static psg_status drop_unused_let(rno *r, psg_tir_node *post, psg_tir_node **out) {
+  psg_tir_node *body = post->kids[2];
+  bool effect = false;
+  psg_status st = psgi_tir_has_side_effect(r->ctx, post->kids[1], &effect);
+  if (st) return st;
+  if (!effect) {
+    psg_tir_retain(*out = body);
+    return PSG_OK;
+  }
+  psg_tir_node *seq[2] = {NULL, body};
+  if ((st = psg_tir_evaluate_create(r->ctx, post->kids[1], NULL, &seq[0]))) return st;
+  st = psg_tir_seq_stmt_create(r->ctx, seq, 2, NULL, out);
+  psg_tir_release(seq[0]);
   return st;
 }
 
@@ -172,6 +204,12 @@ static psg_status visit(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node 
         st = make_evaluate(r, post, post->kids + 1, 2, out);
       break;
     case PSG_TIR_LET_STMT: /* var, value, body */
+      if (!is_no_op(post->kids[2]) && !uses_var(r->ctx, post->kids[2], post->kids[0])) {
+        if (!take(r)) return PSG_OK;
+        st = drop_unused_let(r, post, out);
+        break;
+      }
+      /* fall through */
     case PSG_TIR_ATTR_STMT: /* value, body */
       body = post->kids[post->kind == PSG_TIR_LET_STMT ? 2 : 1];
       if (!is_no_op(body) || !take(r)) return PSG_OK;
@@ -196,8 +234,30 @@ static psg_status visit(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node 
   return st;
 }
 
-psg_status psgi_tir_remove_no_op(psg_ctx *ctx, const psg_tir_prim_func *f, int64_t max_steps,
+/* f over another body (a new reference). */
+static psg_status with_body(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_stmt *body,
+                            psg_tir_prim_func **out) {
+  psg_tir_node *old = psg_tir_get_body(f);
+  psg_tir_node **kids = psgi_alloc(ctx, f->nkids * sizeof *kids);
+  if (!kids) return psgi_nomem(ctx);
+  for (uint32_t i = 0; i < f->nkids; i++) kids[i] = f->kids[i] == old ? body : f->kids[i];
+  psg_status st = psgi_tir_rebuild(f, kids, out);
+  psgi_free(ctx, kids);
+  return st;
+}
+
+psg_status psgi_tir_remove_no_op(psg_ctx *ctx, const psg_tir_prim_func *f, int64_t max_steps, bool dataflow,
                                  psg_tir_prim_func **out) {
+  psg_tir_stmt *body = NULL;
+  psg_tir_prim_func *g = NULL;
+  psg_status st = psgi_tir_drop_dead_stores(ctx, psg_tir_get_body(f), dataflow, &body);
+  if (st) return st;
+  if (body == psg_tir_get_body(f))
+    psg_tir_retain(g = (psg_tir_prim_func *)f);
+  else
+    st = with_body(ctx, f, body, &g);
+  psg_tir_release(body);
+  if (st) return st;
   rno r = {ctx, max_steps > 0 ? max_steps : -1};
   psg_tir_mutator m;
   psg_tir_mutator_init(&m, ctx);
@@ -206,8 +266,9 @@ psg_status psgi_tir_remove_no_op(psg_ctx *ctx, const psg_tir_prim_func *f, int64
                               PSG_TIR_LET_STMT,  PSG_TIR_ATTR_STMT,    PSG_TIR_ALLOCATE,     PSG_TIR_DECL_BUFFER,
                               PSG_TIR_BUFFER_STORE};
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) m.visit[kinds[i]] = visit;
-  psg_status st = psg_tir_mutate(&m, f, out);
+  st = psg_tir_mutate(&m, g, out);
   psg_tir_mutator_fini(&m);
+  psg_tir_release(g);
   return st;
 }
 
@@ -221,17 +282,14 @@ static psg_status remove_no_op(psg_tir_prim_func *f, psg_module *mod, psg_pass_c
   psg_attrs *d = cfg ? psg_attr_get_dict(cfg) : NULL;
   psg_attr *dataflow = psg_attrs_get(d, "use_dataflow_analysis");
   psg_attr *steps = psg_attrs_get(d, "max_simplification_steps");
-  if (dataflow && psg_attr_get_bool(dataflow))
-    return psg_ctx_fail(ctx, PSG_ERR_UNSUPPORTED,
-                        "tir.RemoveNoOp: use_dataflow_analysis=true is not supported (only the removals that need "
-                        "no dataflow analysis are implemented; see docs/writing-a-pass.md)");
-  return psgi_tir_remove_no_op(ctx, f, steps ? psg_attr_get_int(steps) : 0, out);
+  return psgi_tir_remove_no_op(ctx, f, steps ? psg_attr_get_int(steps) : 0,
+                               dataflow && psg_attr_get_bool(dataflow), out);
 }
 
 const psg_pass_decl psgi_pass_tir_remove_no_op = {
     .name = "tir.RemoveNoOp",
     .kind = PSG_PASS_PRIM_FUNC,
     .opt_level = 0,
-    .help = "remove statements that do nothing (no dataflow analysis; config tir.RemoveNoOp)",
+    .help = "remove statements that do nothing (config tir.RemoveNoOp; use_dataflow_analysis finds dead stores)",
     .prim_func = remove_no_op,
 };

@@ -17,8 +17,15 @@ extern const psg_pass_decl psgi_pass_tir_convert_ssa;
 psg_status psgi_tir_has_side_effect(psg_ctx *ctx, const psg_tir_node *e, bool *out);
 
 /* RemoveNoOp of one PrimFunc with at most max_steps rewrites (<= 0: no
- * limit); *out is f itself (retained) when nothing changed. */
-psg_status psgi_tir_remove_no_op(psg_ctx *ctx, const psg_tir_prim_func *f, int64_t max_steps,
+ * limit), with the dataflow removals when `dataflow`; *out is f itself
+ * (retained) when nothing changed. */
+psg_status psgi_tir_remove_no_op(psg_ctx *ctx, const psg_tir_prim_func *f, int64_t max_steps, bool dataflow,
                                  psg_tir_prim_func **out);
+
+/* The stores of body that provably do nothing replaced by the Evaluates of
+ * their side effects (dead_store.c): stores of the element they load, and
+ * with `dataflow` stores overwritten before any read and stores of values
+ * the buffer already holds. *out is a new reference. */
+psg_status psgi_tir_drop_dead_stores(psg_ctx *ctx, psg_tir_stmt *body, bool dataflow, psg_tir_stmt **out);
 
 #endif
