@@ -30,6 +30,9 @@ psg_status psgi_tir_remove_no_op(psg_ctx *ctx, const psg_tir_prim_func *f, int64
 bool psgi_tir_is_legacy_te(const psg_tir_prim_func *f);
 /* tir.FlattenBuffer of one PrimFunc (*out is f, retained, for a legacy one). */
 psg_status psgi_tir_flatten_buffer(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
+/* tir.StorageFlatten of one PrimFunc (*out is f, retained, unless it is legacy TE). */
+psg_status psgi_tir_storage_flatten(psg_ctx *ctx, const psg_tir_prim_func *f, int64_t cache_line_size,
+                                    bool create_bound_attributes, psg_tir_prim_func **out);
 
 /* Buffer flattening (buffer_flatten.c), shared by FlattenBuffer and
  * StorageFlatten. The flat form of b (TVM's GetFlattenedBuffer): one axis per
