@@ -33,6 +33,9 @@ psg_status psgi_tir_flatten_buffer(psg_ctx *ctx, const psg_tir_prim_func *f, psg
 /* tir.StorageFlatten of one PrimFunc (*out is f, retained, unless it is legacy TE). */
 psg_status psgi_tir_storage_flatten(psg_ctx *ctx, const psg_tir_prim_func *f, int64_t cache_line_size,
                                     bool create_bound_attributes, psg_tir_prim_func **out);
+/* tir.NarrowDataType of one PrimFunc; target_bits is 8, 16, 32 or 64. */
+psg_status psgi_tir_narrow_data_type(psg_ctx *ctx, const psg_tir_prim_func *f, int target_bits,
+                                     psg_tir_prim_func **out);
 
 /* Buffer flattening (buffer_flatten.c), shared by FlattenBuffer and
  * StorageFlatten. The flat form of b (TVM's GetFlattenedBuffer): one axis per
