@@ -10,7 +10,8 @@ without its prefix (tir.transform.RemoveNoOp() is the pass "tir.RemoveNoOp")."""
 
 from ..transform import prim_func_pass, PrimFuncPass, get_pass, registered_name
 
-__all__ = ["prim_func_pass", "PrimFuncPass", "Simplify", "RemoveNoOp", "ConvertSSA"]
+__all__ = ["prim_func_pass", "PrimFuncPass", "Simplify", "RemoveNoOp", "ConvertSSA", "FlattenBuffer",
+           "StorageFlatten", "NarrowDataType"]
 
 
 def _tir_pass(name):
@@ -24,6 +25,18 @@ def _tir_pass(name):
 Simplify = _tir_pass("Simplify")
 RemoveNoOp = _tir_pass("RemoveNoOp")
 ConvertSSA = _tir_pass("ConvertSSA")
+FlattenBuffer = _tir_pass("FlattenBuffer")
+
+
+def StorageFlatten(cache_line_size, create_bound_attributes=False):
+    """The registered pass tir.StorageFlatten (TVM's positional signature)."""
+    return get_pass("tir.StorageFlatten", cache_line_size=cache_line_size,
+                    create_bound_attributes=create_bound_attributes)
+
+
+def NarrowDataType(target_bits):
+    """The registered pass tir.NarrowDataType (TVM's positional signature)."""
+    return get_pass("tir.NarrowDataType", target_bits=target_bits)
 
 
 def __getattr__(attr):

@@ -7,9 +7,13 @@
 
 #include "pass/pass_internal.h"
 #include "tir/tir_internal.h"
+#include "passage/arith.h"
 
 extern const psg_pass_decl psgi_pass_tir_remove_no_op;
 extern const psg_pass_decl psgi_pass_tir_convert_ssa;
+extern const psg_pass_decl psgi_pass_tir_flatten_buffer;
+extern const psg_pass_decl psgi_pass_tir_storage_flatten;
+extern const psg_pass_decl psgi_pass_tir_narrow_data_type;
 
 /* Whether e may have a side effect beyond reading memory (TVM's
  * SideEffect(e) > kReadState): a call of an op that is not pure
@@ -27,5 +31,51 @@ psg_status psgi_tir_remove_no_op(psg_ctx *ctx, const psg_tir_prim_func *f, int64
  * with `dataflow` stores overwritten before any read and stores of values
  * the buffer already holds. *out is a new reference. */
 psg_status psgi_tir_drop_dead_stores(psg_ctx *ctx, psg_tir_stmt *body, bool dataflow, psg_tir_stmt **out);
+/* Whether f carries from_legacy_te_schedule=true (TVM's IsFromLegacyTESchedule):
+ * StorageFlatten's input, which FlattenBuffer leaves alone. */
+bool psgi_tir_is_legacy_te(const psg_tir_prim_func *f);
+/* tir.FlattenBuffer of one PrimFunc (*out is f, retained, for a legacy one). */
+psg_status psgi_tir_flatten_buffer(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
+/* tir.StorageFlatten of one PrimFunc (*out is f, retained, unless it is legacy TE). */
+psg_status psgi_tir_storage_flatten(psg_ctx *ctx, const psg_tir_prim_func *f, int64_t cache_line_size,
+                                    bool create_bound_attributes, psg_tir_prim_func **out);
+/* tir.NarrowDataType of one PrimFunc; target_bits is 8, 16, 32 or 64. */
+psg_status psgi_tir_narrow_data_type(psg_ctx *ctx, const psg_tir_prim_func *f, int target_bits,
+                                     psg_tir_prim_func **out);
+
+/* Buffer flattening (buffer_flatten.c), shared by FlattenBuffer and
+ * StorageFlatten. The flat form of b (TVM's GetFlattenedBuffer): one axis per
+ * axis-separator group, compact, elem_offset 0, bool stored as int8; b
+ * itself (retained) when that changes nothing. With an analyzer `a` (may be
+ * NULL) the new extents are canonically simplified. */
+psg_status psgi_tir_flattened_buffer(psg_ctx *ctx, psg_arith_analyzer *a, const psg_tir_buffer *b,
+                                     psg_tir_buffer **out);
+/* The flat indices of b[idx...] (TVM's ElemOffset), elem_offset included,
+ * into out[0 .. axis_separators]: simplified with `a` when not NULL. */
+psg_status psgi_tir_flat_indices(psg_ctx *ctx, psg_arith_analyzer *a, const psg_tir_buffer *b,
+                                 psg_tir_expr *const *idx, size_t n, const psg_span *span, psg_tir_expr **out);
+
+/* The mutator both passes build on: For ranges and int LetStmt values bound
+ * in `a` as the walk reaches them (pre), loads and stores over the flat
+ * buffers (cached per original buffer in `flat`). */
+typedef struct psgi_tir_flattener {
+  psg_ctx *ctx;
+  psg_arith_analyzer *a;     /* the facts of the walk */
+  psg_arith_analyzer *fresh; /* no facts: TVM's ElemOffset simplification */
+  psgi_map flat;             /* buffer -> its flat form (owned) */
+  psgi_map defined;          /* handle vars defined by params, Allocate or LetStmt */
+  bool canonical_shapes;     /* FlattenBuffer: flat extents canonically simplified */
+  bool context_indices;      /* FlattenBuffer: indices simplified with the walk's facts */
+  bool reject_predicates;    /* StorageFlatten: predicated accesses are an error */
+  const char *pass_name;
+} psgi_tir_flattener;
+psg_status psgi_tir_flattener_init(psgi_tir_flattener *f, psg_ctx *ctx);
+void psgi_tir_flattener_fini(psgi_tir_flattener *f);
+/* The flat form of b (borrowed from the cache). */
+psg_status psgi_tir_flattener_get(psgi_tir_flattener *f, const psg_tir_buffer *b, psg_tir_buffer **out);
+/* Mutator callbacks; m->user is the flattener. */
+psg_status psgi_tir_flattener_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **replacement);
+psg_status psgi_tir_flattener_load(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out);
+psg_status psgi_tir_flattener_store(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out);
 
 #endif
