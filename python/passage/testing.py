@@ -31,8 +31,10 @@ def parameter(*values, ids=None, by_dict=None):
     if by_dict is not None:
         ids, values = list(by_dict.keys()), list(by_dict.values())
 
+    # *_owner: a parameter set as a class attribute is bound to the test's
+    # instance, which pytest hands in before `request`.
     @pytest.fixture(params=list(values), ids=ids)
-    def as_fixture(request):
+    def as_fixture(*_owner, request):
         return request.param
 
     return as_fixture
@@ -44,7 +46,7 @@ def parameters(*value_sets, ids=None):
 
     def make(i):
         @pytest.fixture(params=[s[i] for s in sets], ids=ids)
-        def one(request):
+        def one(*_owner, request):
             return request.param
         return one
 
