@@ -173,9 +173,29 @@ static void test_compare(void) {
   for (size_t i = 0; i < sizeof compare_cases / sizeof *compare_cases; i++) run_case(&compare_cases[i]);
 }
 
+/* LetStmt: an int value that reads no memory is substituted; a value that
+ * reads memory is neither substituted nor used to prove a condition (the
+ * memory may change between the let and the condition). */
+static const scase let_cases[] = {
+    {"inline_int", "", true,
+     FN("A: T.Buffer((8,), \"int32\"), x: T.int32",
+        "    m = x % 8\n    if m < 8:\n        A[m] = m * 2\n    k = x * 3 + 1\n    A[k % 8] = k\n")},
+    {"load_let_kept", "", false,
+     FN("A: T.Buffer((2,), \"int32\")",
+        "    v = A[0]\n    A[0] = v + 1\n    if v + 1 == A[0]:\n        A[1] = 7\n")},
+    {"float_let_kept", "", false,
+     FN("A: T.Buffer((2,), \"float32\"), x: T.int32",
+        "    v = T.Cast(\"float32\", x) * T.float32(0.5)\n    A[0] = v\n    A[1] = v + v\n")},
+};
+
+static void test_lets(void) {
+  for (size_t i = 0; i < sizeof let_cases / sizeof *let_cases; i++) run_case(&let_cases[i]);
+}
+
 int main(void) {
   if (psg_ctx_create(NULL, &ctx)) return 2;
   RUN_TEST(test_compare);
+  RUN_TEST(test_lets);
   psg_ctx_release(ctx);
   return check_finish();
 }
