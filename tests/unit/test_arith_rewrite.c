@@ -24,6 +24,26 @@ static void test_add_rules(void) {
   CHECK_STR(RS(ADD(f, FC("float32", 0))), "f");
   CHECK_STR(RS(MUL(f, FC("float32", 1))), "f");
   CHECK_STR(RS(ADD(f, f)), "(f + f)");
+  /* TVM's TryConstFold on a float constant operand: 0.0 + x, x - 0.0,
+   * 1.0 * x, x / 1.0 are x; 0.0 * x, x * 0.0, 0.0 / x, 0.0 // x are 0.0 (even
+   * though x may be NaN); 0.0 - x, x / 0.0 and float modulo stay. */
+  psg_tir_expr *z0 = FC("float32", 0), *one = FC("float32", 1);
+  CHECK_STR(RS(ADD(z0, f)), "f");
+  CHECK_STR(RS(SUB(f, z0)), "f");
+  CHECK_STR(RS(MUL(one, f)), "f");
+  CHECK_STR(RS(TDIV(f, one)), "f");
+  CHECK_STR(RS(FDIV(f, one)), "f");
+  CHECK_STR(RS(MUL(z0, f)), "0");
+  CHECK_STR(RS(MUL(f, z0)), "0");
+  CHECK_STR(RS(TDIV(z0, f)), "0");
+  CHECK_STR(RS(FDIV(z0, f)), "0");
+  CHECK_STR(RS(SUB(z0, f)), "(0 - f)");
+  CHECK_STR(RS(TDIV(f, z0)), "T.Div(f, 0)");
+  CHECK_STR(RS(FMOD(f, one)), "(f % 1)");
+  /* ints: 0 / x, 0 // x, 0 % x are 0; x % 1 is 0 */
+  CHECK_STR(RS(TDIV(IC(0), x)), "0");
+  CHECK_STR(RS(FMOD(IC(0), x)), "0");
+  CHECK_STR(RS(TMOD(x, IC(1))), "0");
 }
 
 static void test_sub_rules(void) {

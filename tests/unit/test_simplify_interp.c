@@ -192,10 +192,25 @@ static void test_lets(void) {
   for (size_t i = 0; i < sizeof let_cases / sizeof *let_cases; i++) run_case(&let_cases[i]);
 }
 
+/* Float identities of TVM's constant folder, on finite values (0.0 * x is
+ * 0.0 only when x is finite: TVM folds it regardless, see docs/tir-arith.md). */
+static const scase float_cases[] = {
+    {"float_identities", "", true,
+     FN("A: T.Buffer((3,), \"float32\"), B: T.Buffer((3,), \"float32\")",
+        "    A[0] = B[0] * T.float32(0) + T.float32(1) * B[1] / T.float32(1)\n"
+        "    A[1] = T.float32(0) / (B[2] * B[2] + T.float32(1)) + (B[0] - T.float32(0))\n"
+        "    A[2] = T.float32(0) - B[1] + T.float32(0) * T.float32(3)\n")},
+};
+
+static void test_floats(void) {
+  for (size_t i = 0; i < sizeof float_cases / sizeof *float_cases; i++) run_case(&float_cases[i]);
+}
+
 int main(void) {
   if (psg_ctx_create(NULL, &ctx)) return 2;
   RUN_TEST(test_compare);
   RUN_TEST(test_lets);
+  RUN_TEST(test_floats);
   psg_ctx_release(ctx);
   return check_finish();
 }
