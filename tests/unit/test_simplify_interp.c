@@ -202,6 +202,25 @@ static const scase float_cases[] = {
         "    A[2] = T.float32(0) - B[1] + T.float32(0) * T.float32(3)\n")},
 };
 
+/* Bounds of shifts and of int(ceil(log2(x))) decide conditions; a shift of
+ * a possibly negative value decides nothing. */
+static const scase intrinsic_cases[] = {
+    {"shift_bounds", "", true,
+     FN("A: T.Buffer((16,), \"int32\")",
+        "    for i in range(16):\n        if T.shift_left(3, i) >= 3:\n            A[i] = 1\n"
+        "        if -64 <= T.shift_left(0 - i, 4):\n            A[i] = A[i] + 2\n"
+        "        x = T.Cast(\"int32\", T.ceil(T.log2(T.Cast(\"float64\", i + 1000))))\n"
+        "        if x == 10:\n            A[i] = A[i] + x\n")},
+    {"ceil_log2_const", "", true,
+     FN("A: T.Buffer((2,), \"int32\")",
+        "    A[0] = T.Cast(\"int32\", T.ceil(T.log2(T.Cast(\"float64\", 33))))\n"
+        "    A[1] = T.shift_left(5, 3) + T.shift_right(40, 2)\n")},
+};
+
+static void test_intrinsics(void) {
+  for (size_t i = 0; i < sizeof intrinsic_cases / sizeof *intrinsic_cases; i++) run_case(&intrinsic_cases[i]);
+}
+
 static void test_floats(void) {
   for (size_t i = 0; i < sizeof float_cases / sizeof *float_cases; i++) run_case(&float_cases[i]);
 }
@@ -211,6 +230,7 @@ int main(void) {
   RUN_TEST(test_compare);
   RUN_TEST(test_lets);
   RUN_TEST(test_floats);
+  RUN_TEST(test_intrinsics);
   psg_ctx_release(ctx);
   return check_finish();
 }

@@ -3,6 +3,7 @@
  * down; the builders fold what they make, so a rule's result needs no
  * further walk. Integer rules apply to scalar int/uint only; floats get
  * folding and the rules that hold for IEEE values (no x - x, no x * 0). */
+#include <math.h>
 #include "tir/arith/arith_internal.h"
 #include "tir/arith/rules.h"
 
@@ -463,6 +464,30 @@ static bool call_rules(rw *w, psg_tir_expr *e) {
     int k = K(e->kids[0], &v) ? v != 0 : psgi_arith_known(w->a, e->kids[0]);
     if (k >= 0) return done(w, e->kids[k ? 1 : 2]);
     if (EQ(w, e->kids[1], e->kids[2])) return done(w, e->kids[1]);
+  }
+  /* TVM: shifts of two constants fold; ceil of a constant is that constant
+   * (as the call's dtype), ceil(log2(c)) of a float constant folds. */
+  int64_t c1, c2;
+  if ((e->u.op == PSGI_TIR_OP_shift_left || e->u.op == PSGI_TIR_OP_shift_right) && e->nkids == 2 &&
+      K(e->kids[0], &c1) && K(e->kids[1], &c2) && psgi_arith_is_index_dtype(e->dtype) && c2 >= 0 &&
+      c2 < psg_tir_dtype_bits(e->dtype)) {
+    uint64_t u = (uint64_t)c1;
+    int64_t r = e->u.op == PSGI_TIR_OP_shift_left ? (int64_t)(u << c2) : c1 >> c2;
+    return done(w, I(w, e->dtype, r));
+  }
+  if (e->u.op == PSGI_TIR_OP_ceil && e->nkids == 1 && psg_tir_dtype_lanes(e->dtype) == 1) {
+    psg_tir_expr *arg = e->kids[0], *r = NULL;
+    double v;
+    bool folded = true;
+    if (arg->kind == PSG_TIR_FLOAT_IMM) v = ceil(arg->u.float_value);
+    else if (arg->kind == PSG_TIR_CALL && arg->u.op == PSGI_TIR_OP_log2 && arg->nkids == 1 &&
+             arg->kids[0]->kind == PSG_TIR_FLOAT_IMM)
+      v = ceil(log2(arg->kids[0]->u.float_value));
+    else folded = false;
+    if (folded && psg_tir_dtype_is_float(e->dtype)) {
+      if (!w->st && !(w->st = psg_tir_float_imm_create(w->a->ctx, e->dtype, v, NULL, &r))) keep(w, r);
+      return done(w, r);
+    }
   }
   if (strcmp(op, "tir.likely") == 0) {
     if (K(e->kids[0], NULL)) return done(w, e->kids[0]);
