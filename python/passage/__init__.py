@@ -22,6 +22,7 @@ from . import instrument
 from . import relay
 from . import nd
 from . import tir
+from . import arith
 from . import script
 from . import arith
 from . import te
@@ -42,7 +43,7 @@ __version__ = _ffi.s(_ffi.lib.psg_version())
 library_path = _ffi.library_path
 live_objects = _ffi.live_objects
 
-__all__ = ["IRModule", "parse", "relay", "tir", "transform", "instrument", "ir", "nd", "PassError",
+__all__ = ["IRModule", "parse", "relay", "tir", "arith", "transform", "instrument", "ir", "nd", "PassError",
            "ParseError", "PassTypeError", "structural_equal", "structural_hash",
            "assert_structural_equal", "live_objects"]
 

@@ -45,7 +45,7 @@ def parameters(*value_sets, ids=None):
 
     def make(i):
         @pytest.fixture(params=[s[i] for s in sets], ids=ids)
-        def one(request):
+        def one(*_owner, request):
             return request.param
         return one
 

@@ -69,6 +69,14 @@ def test_parameter(extent):
     assert extent in (1, 4)
 
 
+class TestParameterInClass:
+    # a class attribute: pytest hands the fixture the test's instance first
+    width = passage.testing.parameter(2, 8)
+
+    def test_param(self, width):
+        assert width in (2, 8)
+
+
 def test_mismatch_is_reported():
     class Bad(passage.testing.CompareBeforeAfter):
         transform = tir.transform.RemoveNoOp()

@@ -110,6 +110,25 @@ static void test_modular_set(void) {
   CHECK_MOD(MUL(MUL(l, ICD("int64", INT64_MAX)), ICD("int64", 4)), 1, 0);
 }
 
+/* TVM's ConstIntBound of shifts, bitwise and, and int(ceil(log2(x))). */
+static void test_intrinsic_bounds(void) {
+  psg_tir_expr *i = VAR("i"), *r = NULL;
+  CHECK_OK(psg_arith_bind(an, i, IC(0), IC(16)));
+  psg_tir_expr *sl[2] = {IC(3), i}, *neg[2] = {SUB(IC(0), i), IC(4)}, *band[2] = {VAR("q"), IC(12)};
+  CHECK_OK(psg_tir_call_create(actx, DT("int32"), "tir.shift_left", sl, 2, NULL, &r));
+  CHECK_BOUND(pooled(r), 3, 3 << 15);
+  /* a possibly negative operand: nothing is claimed */
+  CHECK_OK(psg_tir_call_create(actx, DT("int32"), "tir.shift_left", neg, 2, NULL, &r));
+  CHECK_BOUND(pooled(r), INT32_MIN, INT32_MAX);
+  CHECK_OK(psg_tir_call_create(actx, DT("int32"), "tir.bitwise_and", band, 2, NULL, &r));
+  CHECK_BOUND(pooled(r), 0, 12);
+  /* int(ceil(log2(float64(i + 1000)))) for i in [0, 16) is 10 */
+  psg_tir_expr *arg = CAST("float64", ADD(i, IC(1000))), *lg = NULL, *cl = NULL;
+  CHECK_OK(psg_tir_call_create(actx, DT("float64"), "tir.log2", &arg, 1, NULL, &lg));
+  CHECK_OK(psg_tir_call_create(actx, DT("float64"), "tir.ceil", (psg_tir_expr *[]){pooled(lg)}, 1, NULL, &cl));
+  CHECK_BOUND(CAST("int32", pooled(cl)), 10, 10);
+}
+
 int main(void) {
   arith_begin();
   RUN_TEST(test_dtype_ranges);
@@ -117,6 +136,7 @@ int main(void) {
   RUN_TEST(test_infinite_ends);
   RUN_TEST(test_bind_and_scopes);
   RUN_TEST(test_modular_set);
+  RUN_TEST(test_intrinsic_bounds);
   arith_end();
   return check_finish();
 }

@@ -11,6 +11,12 @@ static void test_sums(void) {
   CHECK_STR(CS(SUB(ADD(x, y), ADD(y, x))), "0");
   CHECK_STR(CS(ADD(MUL(ADD(x, IC(2)), IC(3)), SUB(y, MUL(x, IC(3))))), "(y + 6)");
   CHECK_STR(CS(SUB(IC(5), MUL(x, IC(2)))), "(5 - (x * 2))");
+  /* TVM's normal form: positive terms, a positive constant, then what is
+   * subtracted; negative terms alone are subtracted from 0 */
+  CHECK_STR(CS(ADD(SUB(IC(3), y), x)), "((x + 3) - y)");
+  CHECK_STR(CS(SUB(ADD(SUB(IC(0), y), x), IC(4))), "((x - y) - 4)");
+  CHECK_STR(CS(SUB(IC(0), x)), "(0 - x)");
+  CHECK_STR(CS(MUL(x, IC(-3))), "(0 - (x * 3))");
   CHECK_STR(CS(ADD(SUB(z, x), SUB(x, z))), "0");
   CHECK_STR(CS(ADD(MUL(x, y), MUL(x, y))), "((x * y) * 2)");
 }

@@ -62,8 +62,14 @@ static void test_float(void) {
   pooled(r);
   CHECK_STR(FOLD(MUL(FC("float32", 2.5), FC("float32", 4))), "10");
   CHECK_STR(FOLD(MUL(FC("float32", 3e38), FC("float32", 10))), "inf");
-  /* float16 is left alone. */
+  /* float16 arithmetic is left alone; its min, max and comparisons fold
+   * (TVM: the result is an operand). */
   CHECK_STR(FOLD(ADD(FC("float16", 1), FC("float16", 2))), "(1 + 2)");
+  CHECK_STR(FOLD(MAX(FC("float16", 1), FC("float16", 2))), "2");
+  CHECK_STR(FOLD(LT(FC("float16", 1), FC("float16", 2))), "True");
+  /* floor division of floats rounds down; by zero it stays */
+  CHECK_STR(FOLD(FDIV(FC("float32", 7), FC("float32", -2))), "-4");
+  CHECK_STR(FOLD(FDIV(FC("float64", 7), FC("float64", 0))), "(7 // 0)");
 }
 
 static void test_cast(void) {

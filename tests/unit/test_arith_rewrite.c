@@ -24,6 +24,26 @@ static void test_add_rules(void) {
   CHECK_STR(RS(ADD(f, FC("float32", 0))), "f");
   CHECK_STR(RS(MUL(f, FC("float32", 1))), "f");
   CHECK_STR(RS(ADD(f, f)), "(f + f)");
+  /* TVM's TryConstFold on a float constant operand: 0.0 + x, x - 0.0,
+   * 1.0 * x, x / 1.0 are x; 0.0 * x, x * 0.0, 0.0 / x, 0.0 // x are 0.0 (even
+   * though x may be NaN); 0.0 - x, x / 0.0 and float modulo stay. */
+  psg_tir_expr *z0 = FC("float32", 0), *one = FC("float32", 1);
+  CHECK_STR(RS(ADD(z0, f)), "f");
+  CHECK_STR(RS(SUB(f, z0)), "f");
+  CHECK_STR(RS(MUL(one, f)), "f");
+  CHECK_STR(RS(TDIV(f, one)), "f");
+  CHECK_STR(RS(FDIV(f, one)), "f");
+  CHECK_STR(RS(MUL(z0, f)), "0");
+  CHECK_STR(RS(MUL(f, z0)), "0");
+  CHECK_STR(RS(TDIV(z0, f)), "0");
+  CHECK_STR(RS(FDIV(z0, f)), "0");
+  CHECK_STR(RS(SUB(z0, f)), "(0 - f)");
+  CHECK_STR(RS(TDIV(f, z0)), "T.Div(f, 0)");
+  CHECK_STR(RS(FMOD(f, one)), "(f % 1)");
+  /* ints: 0 / x, 0 // x, 0 % x are 0; x % 1 is 0 */
+  CHECK_STR(RS(TDIV(IC(0), x)), "0");
+  CHECK_STR(RS(FMOD(IC(0), x)), "0");
+  CHECK_STR(RS(TMOD(x, IC(1))), "0");
 }
 
 static void test_sub_rules(void) {
@@ -81,7 +101,7 @@ static void test_div_mod_rules(void) {
 
 static void test_min_max_rules(void) {
   CHECK_STR(RS(MIN(x, x)), "x");
-  CHECK_STR(RS(MAX(IC(3), x)), "T.max(x, 3)");
+  CHECK_STR(RS(MAX(IC(3), x)), "T.max(3, x)"); /* TVM keeps a constant where it is written */
   CHECK_STR(RS(MIN(ADD(x, IC(1)), ADD(x, IC(4)))), "(x + 1)");
   CHECK_STR(RS(MAX(ADD(x, IC(1)), ADD(x, IC(4)))), "(x + 4)");
   CHECK_STR(RS(MIN(MIN(x, IC(4)), IC(2))), "T.min(x, 2)");
@@ -185,7 +205,7 @@ static void test_known_offsets_and_branches(void) {
   psg_tir_expr *r = NULL;
   CHECK_OK(psg_arith_rewrite_simplify(an, pooled(outer), &r));
   pooled(r);
-  CHECK_STR(show(psg_tir_call_get_arg(r, 2)), "T.max(q, 0)");
+  CHECK_STR(show(psg_tir_call_get_arg(r, 2)), "T.max(0, q)");
   /* a known condition decides if_then_else and likely */
   CHECK_OK(psg_arith_enter_constraint(an, LT(p, IC(12)), &sc));
   psg_tir_expr *a3[3] = {LT(p, IC(12)), IC(1), IC(2)}, *ite = NULL;
@@ -211,6 +231,31 @@ static void test_vectors(void) {
   CHECK_STR(show(psg_tir_ramp_get_base(r)), "(x + 2)");
 }
 
+/* A comparison the facts do not decide becomes the narrowest one they allow
+ * (TVM's most restrictive conditional). */
+static void test_narrowed_comparisons(void) {
+  psg_arith_scope sc;
+  CHECK_OK(psg_arith_enter_constraint(an, LE(y, IC(7)), &sc));
+  CHECK_STR(RS(LE(IC(7), y)), "(y == 7)");  /* y <= 7 and 7 <= y */
+  CHECK_STR(RS(NE(y, IC(7))), "(y < 7)");
+  CHECK_STR(RS(GE(y, IC(7))), "(y == 7)");
+  psg_arith_exit_constraint(an, &sc);
+  CHECK_STR(RS(LE(IC(7), y)), "(7 <= y)");  /* nothing known: kept */
+  CHECK_OK(psg_arith_enter_constraint(an, NE(y, z), &sc));
+  CHECK_STR(RS(LE(z, y)), "(z < y)");
+  CHECK_STR(RS(EQ(z, y)), "False");
+  psg_arith_exit_constraint(an, &sc);
+  CHECK_OK(psg_arith_enter_constraint(an, LE(z, y), &sc));
+  CHECK_STR(RS(LE(y, z)), "(y == z)");
+  CHECK_STR(RS(NE(y, z)), "(z < y)");
+  psg_arith_exit_constraint(an, &sc);
+  /* not (y < z + 4) known: y < z + 2 is false; x < y or x == y is x <= y */
+  CHECK_OK(psg_arith_enter_constraint(an, NOT(LT(y, ADD(z, IC(4)))), &sc));
+  CHECK_STR(RS(OR(LT(y, ADD(z, IC(2))), LT(x, y))), "(x < y)");
+  psg_arith_exit_constraint(an, &sc);
+  CHECK_STR(RS(OR(LT(x, y), EQ(x, y))), "(x <= y)");
+}
+
 static void test_errors(void) {
   psg_tir_expr *r = NULL;
   CHECK_EQ_INT(psg_arith_rewrite_simplify(an, NULL, &r), PSG_ERR_INVALID_ARGUMENT);
@@ -231,6 +276,7 @@ int main(void) {
   RUN_TEST(test_constraint_scopes);
   RUN_TEST(test_known_offsets_and_branches);
   RUN_TEST(test_vectors);
+  RUN_TEST(test_narrowed_comparisons);
   RUN_TEST(test_errors);
   arith_end();
   return check_finish();

@@ -92,7 +92,7 @@ psg_status psg_arith_bind(psg_arith_analyzer *a, psg_tir_expr *var, psg_tir_expr
   return push_fact(a, var, lo, hi, subst, NULL);
 }
 
-psg_status psg_arith_bind_value(psg_arith_analyzer *a, psg_tir_expr *var, psg_tir_expr *value) {
+psg_status psgi_arith_bind_let(psg_arith_analyzer *a, psg_tir_expr *var, psg_tir_expr *value, int how) {
   psg_status st = need_int_var(a, var);
   if (st) return st;
   if (!value || !psgi_tir_is_expr_kind(value->kind))
@@ -100,15 +100,68 @@ psg_status psg_arith_bind_value(psg_arith_analyzer *a, psg_tir_expr *var, psg_ti
                          "arith: bind_value needs a value");
   psgi_arith_info vi;
   if ((st = psgi_arith_info_of(a, value, &vi))) return st;
-  /* A constant or another var is substituted (TVM's CanInlineLetStmt). */
-  psg_tir_expr *subst = value->kind == PSG_TIR_INT_IMM || value->kind == PSG_TIR_FLOAT_IMM ||
-                                psgi_tir_is_var_kind(value->kind)
-                            ? value
-                            : NULL;
-  psg_tir_expr *let_value = subst ? NULL : value;
+  psg_tir_expr *subst = how == PSGI_ARITH_LET_INLINE ? value : NULL;
+  psg_tir_expr *let_value = how == PSGI_ARITH_LET_PROVE ? value : NULL;
   if (!psgi_arith_is_index_dtype(var->dtype))
     return push_fact(a, var, PSG_ARITH_NEG_INF, PSG_ARITH_POS_INF, subst, let_value);
   return push_fact(a, var, vi.bound.min, vi.bound.max, subst, let_value);
+}
+
+psg_status psg_arith_bind_value(psg_arith_analyzer *a, psg_tir_expr *var, psg_tir_expr *value) {
+  /* A constant or another var is substituted; any other value is kept for
+   * proofs (the caller knows it reads no memory that may change). */
+  bool trivial = value && (value->kind == PSG_TIR_INT_IMM || value->kind == PSG_TIR_FLOAT_IMM ||
+                           psgi_tir_is_var_kind(value->kind));
+  return psgi_arith_bind_let(a, var, value, trivial ? PSGI_ARITH_LET_INLINE : PSGI_ARITH_LET_PROVE);
+}
+
+psg_status psgi_arith_mark_non_negative(psg_arith_analyzer *a, psg_tir_expr *value) {
+  /* value = sign * (c * ... * var * ...) + offset, read through Add/Sub;
+   * TVM then bounds var below by -offset. */
+  int64_t offset = 0;
+  psg_tir_expr *sym = NULL;
+  int nsym = 0;
+  PSGI_VEC(psg_tir_expr *) stack = {0};
+  PSGI_VEC(int) signs = {0};
+  psg_status st = PSG_OK;
+  if (!PSGI_VEC_PUSH(a->ctx, &stack, value) || !PSGI_VEC_PUSH(a->ctx, &signs, 1)) st = psgi_nomem(a->ctx);
+  while (!st && stack.len) {
+    psg_tir_expr *e = stack.data[--stack.len];
+    int sg = signs.data[--signs.len];
+    if (e->kind == PSG_TIR_ADD || e->kind == PSG_TIR_SUB) {
+      if (!PSGI_VEC_PUSH(a->ctx, &stack, e->kids[1]) || !PSGI_VEC_PUSH(a->ctx, &signs, e->kind == PSG_TIR_SUB ? -sg : sg) ||
+          !PSGI_VEC_PUSH(a->ctx, &stack, e->kids[0]) || !PSGI_VEC_PUSH(a->ctx, &signs, sg))
+        st = psgi_nomem(a->ctx);
+    } else if (e->kind == PSG_TIR_INT_IMM) {
+      offset = psgi_arith_sat_add(offset, sg > 0 ? e->u.int_value : psgi_arith_sat_neg(e->u.int_value));
+    } else {
+      nsym++;
+      sym = sg > 0 ? e : NULL; /* a subtracted term is not a product */
+    }
+  }
+  PSGI_VEC_FREE(a->ctx, &stack);
+  PSGI_VEC_FREE(a->ctx, &signs);
+  if (st || nsym != 1 || !sym) return st;
+  /* The product: constants multiply the scale, one var. */
+  int64_t scale = 1;
+  psg_tir_expr *var = NULL;
+  int nvar = 0;
+  while (sym->kind == PSG_TIR_MUL) {
+    psg_tir_expr *l = sym->kids[0], *r = sym->kids[1];
+    if (r->kind == PSG_TIR_INT_IMM) {
+      scale = psgi_arith_sat_mul(scale, r->u.int_value);
+      sym = l;
+    } else if (l->kind == PSG_TIR_INT_IMM) {
+      scale = psgi_arith_sat_mul(scale, l->u.int_value);
+      sym = r;
+    } else {
+      return PSG_OK; /* a product of two symbols */
+    }
+  }
+  if (psgi_tir_is_var_kind(sym->kind)) var = sym, nvar = 1;
+  if (nvar != 1 || scale <= 0 || !psgi_arith_is_index_dtype(var->dtype)) return PSG_OK;
+  if (offset == PSG_ARITH_POS_INF || offset == PSG_ARITH_NEG_INF) return PSG_OK;
+  return push_fact(a, var, -offset, PSG_ARITH_POS_INF, NULL, NULL);
 }
 
 /* Learns a bound of a var from one comparison `x OP e` known true. */

@@ -45,6 +45,16 @@ struct psg_arith_analyzer {
   int branch_depth;      /* nesting of those (bounded: BRANCH_DEPTH_LIMIT) */
 };
 
+/* Binds a LetStmt var to value: PSGI_ARITH_LET_INLINE substitutes value for
+ * the var (TVM's Bind of an inlinable let), PSGI_ARITH_LET_PROVE keeps it
+ * for proving conditions (TVM's non-inlined bindings), PSGI_ARITH_LET_BOUND
+ * only bounds the var by the value's bound. */
+enum { PSGI_ARITH_LET_BOUND, PSGI_ARITH_LET_PROVE, PSGI_ARITH_LET_INLINE };
+psg_status psgi_arith_bind_let(psg_arith_analyzer *a, psg_tir_expr *var, psg_tir_expr *value, int how);
+/* TVM's MarkGlobalNonNegValue: a buffer shape `c * v + k` (c > 0) bounds
+ * the var v below by -k (for the rest of the analyzer's outermost scope). */
+psg_status psgi_arith_mark_non_negative(psg_arith_analyzer *a, psg_tir_expr *value);
+
 /* The cache: cleared when facts change (bounds depend on them). */
 void psgi_arith_cache_clear(psg_arith_analyzer *a);
 /* Clears it when it has grown past its soft limit (info.c); called when a

@@ -99,50 +99,66 @@ static psg_status terms_bound(psg_arith_analyzer *a, const lin *l, psg_arith_bou
   return PSG_OK;
 }
 
-/* The sum l as an expression of dtype t: terms in order, negative ones
- * subtracted, the constant last (first when the first term is negative). */
-static psg_status build(psg_arith_analyzer *a, const lin *l, psg_tir_dtype t, psg_tir_expr **out) {
-  psg_ctx *ctx = a->ctx;
-  psg_tir_expr *acc = NULL, *x = NULL, *y = NULL;
+/* acc op x into acc (acc NULL: nothing yet; `0 - x` when subtracting from
+ * nothing, as TVM writes it). Takes x. */
+static psg_status append(psg_arith_analyzer *a, psg_tir_dtype t, psg_tir_expr **acc, int kind, psg_tir_expr *x) {
   psg_status st = PSG_OK;
-  /* 5 - x*2 rather than x*-2 + 5: a leading negative term follows the constant. */
-  bool const_first = l->n && l->t[0].coeff < 0 && l->c != 0;
-  if (const_first && (st = psgi_arith_int(ctx, t, l->c, &acc))) return st;
+  psg_tir_expr *y;
+  if (!*acc && kind == PSG_TIR_ADD) {
+    *acc = x;
+    return PSG_OK;
+  }
+  if (!*acc && (st = psgi_arith_int(a->ctx, t, 0, acc))) {
+    psg_tir_release(x);
+    return st;
+  }
+  st = psgi_arith_mk(a->ctx, kind, *acc, x, &y);
+  psg_tir_release(*acc);
+  psg_tir_release(x);
+  *acc = st ? NULL : y;
+  return st;
+}
+
+/* |coeff| * atom. */
+static psg_status scaled_atom(psg_arith_analyzer *a, psg_tir_dtype t, psg_tir_expr *atom, int64_t mag, psg_tir_expr **out) {
+  if (mag == 1) {
+    psg_tir_retain(atom);
+    *out = atom;
+    return PSG_OK;
+  }
+  psg_tir_expr *y;
+  psg_status st = psgi_arith_int(a->ctx, t, mag, &y);
+  if (st) return st;
+  st = psgi_arith_mk(a->ctx, PSG_TIR_MUL, atom, y, out);
+  psg_tir_release(y);
+  return st;
+}
+
+/* The sum l as an expression of dtype t, in TVM's normal form: the terms
+ * with a positive coefficient in order, a positive constant, then the
+ * negative terms and a negative constant subtracted (`x + 3 - y * 2`; a sum
+ * of negative terms alone is `0 - y`). */
+static psg_status build(psg_arith_analyzer *a, const lin *l, psg_tir_dtype t, psg_tir_expr **out) {
+  psg_tir_expr *acc = NULL, *x;
+  psg_status st = PSG_OK;
+  /* the most negative value of the dtype is added, not subtracted */
+  bool min_value = l->c == psgi_arith_dtype_bound(t).min;
+  for (size_t i = 0; i < l->n && !st; i++)
+    if (l->t[i].coeff > 0 && !(st = scaled_atom(a, t, l->t[i].atom, l->t[i].coeff, &x))) st = append(a, t, &acc, PSG_TIR_ADD, x);
+  if (!st && (l->c > 0 || (l->c && min_value)) && !(st = psgi_arith_int(a->ctx, t, l->c, &x)))
+    st = append(a, t, &acc, PSG_TIR_ADD, x);
   for (size_t i = 0; i < l->n && !st; i++) {
     int64_t k = l->t[i].coeff;
-    bool sub = acc && k < 0 && k != INT64_MIN;
-    int64_t mag = sub ? -k : k;
-    if (mag == 1) {
-      x = l->t[i].atom;
-      psg_tir_retain(x);
-    } else {
-      if ((st = psgi_arith_int(ctx, t, mag, &y))) break;
-      st = psgi_arith_mk(ctx, PSG_TIR_MUL, l->t[i].atom, y, &x);
-      psg_tir_release(y);
-      if (st) break;
-    }
-    if (!acc) {
-      acc = x;
-    } else {
-      st = psgi_arith_mk(ctx, sub ? PSG_TIR_SUB : PSG_TIR_ADD, acc, x, &y);
-      psg_tir_release(acc);
-      psg_tir_release(x);
-      acc = y;
-    }
-    x = NULL;
-  }
-  if (!st && !const_first && (l->c || !acc)) {
-    bool sub = acc && l->c < 0 && l->c != INT64_MIN;
-    st = psgi_arith_int(ctx, t, sub ? -l->c : l->c, &x);
-    if (!st && !acc) {
-      acc = x;
-    } else if (!st) {
-      st = psgi_arith_mk(ctx, sub ? PSG_TIR_SUB : PSG_TIR_ADD, acc, x, &y);
-      psg_tir_release(acc);
-      psg_tir_release(x);
-      acc = y;
+    if (k >= 0) continue;
+    if (k == INT64_MIN) { /* no positive magnitude: added as it is */
+      if (!(st = scaled_atom(a, t, l->t[i].atom, k, &x))) st = append(a, t, &acc, PSG_TIR_ADD, x);
+    } else if (!(st = scaled_atom(a, t, l->t[i].atom, -k, &x))) {
+      st = append(a, t, &acc, PSG_TIR_SUB, x);
     }
   }
+  if (!st && l->c < 0 && !min_value && !(st = psgi_arith_int(a->ctx, t, -l->c, &x)))
+    st = append(a, t, &acc, PSG_TIR_SUB, x);
+  if (!st && !acc) st = psgi_arith_int(a->ctx, t, 0, &acc);
   if (st) {
     psg_tir_release(acc);
     return st;

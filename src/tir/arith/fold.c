@@ -74,14 +74,24 @@ static bool fold_int(int kind, psg_tir_dtype t, int64_t x, int64_t y, int64_t *r
   return true;
 }
 
-static bool fold_float(int kind, double x, double y, double *r) {
+/* Two float constants (TVM's TryConstFold): arithmetic for float32 (on the
+ * operands rounded to float: computing in double and rounding once gives
+ * float's result for + - * /) and float64; min, max and comparisons for
+ * every float width (their result is an operand, exact). FloorDiv as
+ * floor(x / y); a division by zero stays. */
+static bool fold_float(int kind, psg_tir_dtype t, double x, double y, double *r) {
+  bool arith = foldable_float(t);
+  if (arith && psg_tir_dtype_bits(t) == 32) x = (float)x, y = (float)y;
   switch (kind) {
-  case PSG_TIR_ADD: *r = x + y; return true;
-  case PSG_TIR_SUB: *r = x - y; return true;
-  case PSG_TIR_MUL: *r = x * y; return true;
+  case PSG_TIR_ADD: *r = x + y; return arith;
+  case PSG_TIR_SUB: *r = x - y; return arith;
+  case PSG_TIR_MUL: *r = x * y; return arith;
   case PSG_TIR_DIV:
-    if (y == 0) return false;
+  case PSG_TIR_FLOOR_DIV:
+    if (y == 0 || !arith) return false;
     *r = x / y;
+    if (psg_tir_dtype_bits(t) == 32) *r = (float)*r;
+    if (kind == PSG_TIR_FLOOR_DIV) *r = floor(*r);
     return true;
   case PSG_TIR_MIN: *r = x < y ? x : y; return true;
   case PSG_TIR_MAX: *r = x > y ? x : y; return true;
@@ -137,9 +147,9 @@ static psg_status fold_node(psg_ctx *ctx, psg_tir_expr *e, psg_tir_expr **out) {
     if (!fold_int(k, x->dtype, x->u.int_value, y->u.int_value, &r)) return PSG_OK;
     return psgi_arith_int(ctx, e->dtype, r, out);
   }
-  if (x->kind == PSG_TIR_FLOAT_IMM && y->kind == PSG_TIR_FLOAT_IMM && foldable_float(x->dtype)) {
+  if (x->kind == PSG_TIR_FLOAT_IMM && y->kind == PSG_TIR_FLOAT_IMM) {
     double r;
-    if (!fold_float(k, x->u.float_value, y->u.float_value, &r)) return PSG_OK;
+    if (!fold_float(k, x->dtype, x->u.float_value, y->u.float_value, &r)) return PSG_OK;
     if (psg_tir_dtype_is_bool(e->dtype)) return psgi_arith_bool(ctx, r != 0, 1, out);
     return make_float(ctx, e->dtype, r, out);
   }
@@ -159,37 +169,42 @@ psg_status psg_arith_const_fold(psg_ctx *ctx, psg_tir_expr *e, psg_tir_expr **ou
   return st;
 }
 
-/* The operand kind(x, y) equals by an identity that needs no facts (x + 0,
- * x - 0, x * 1 for ints and floats; x * 0, x // 1 for ints; true and x, ...),
- * borrowed, or NULL. *zero is set when the result is 0 (x % 1). */
+/* The operand kind(x, y) equals by an identity that needs no facts, as
+ * TVM's TryConstFold has them, borrowed, or NULL. *zero is set when the
+ * result is a new 0 (x % 1, x mod 1). For an int constant c (scalar):
+ * x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1, x // 1 are x; 0 * x, x * 0,
+ * 0 / x, 0 // x, 0 % x, floormod(0, x) are the 0. For a float constant, the
+ * same for + - * / // (TVM folds 0.0 * x to 0.0 and 0.0 / x to 0.0 although
+ * x may be NaN or infinite); not 0.0 - x, and no float % at all. */
 psg_tir_expr *psgi_arith_identity(int kind, psg_tir_expr *x, psg_tir_expr *y, bool *zero) {
   *zero = false;
   if (kind == PSG_TIR_NOT || !y) return NULL;
-  bool ints = psgi_arith_is_index_dtype(x->dtype);
-  int64_t c;
-  if (ints && psgi_arith_is_int(y, &c)) {
-    if (c == 0 && (kind == PSG_TIR_ADD || kind == PSG_TIR_SUB)) return x;
-    if (c == 1 && (kind == PSG_TIR_MUL || kind == PSG_TIR_DIV || kind == PSG_TIR_FLOOR_DIV)) return x;
-    if (c == 0 && kind == PSG_TIR_MUL) return y;
-    if (c == 1 && (kind == PSG_TIR_MOD || kind == PSG_TIR_FLOOR_MOD)) *zero = true;
-    if (*zero) return NULL;
-  }
-  if (ints && psgi_arith_is_int(x, &c)) {
-    if (c == 0 && kind == PSG_TIR_ADD) return y;
-    if (c == 1 && kind == PSG_TIR_MUL) return y;
-    if (c == 0 && kind == PSG_TIR_MUL) return x;
-  }
-  /* Floats: x + 0.0, x - 0.0 and x * 1.0 are x (TVM; -0.0 + 0.0 aside). */
-  if (y->kind == PSG_TIR_FLOAT_IMM && psg_tir_dtype_lanes(x->dtype) == 1) {
-    double f = y->u.float_value;
-    if ((f == 0 && (kind == PSG_TIR_ADD || kind == PSG_TIR_SUB)) || (f == 1 && kind == PSG_TIR_MUL)) return x;
-  }
-  if (kind == PSG_TIR_ADD && x->kind == PSG_TIR_FLOAT_IMM && x->u.float_value == 0) return y;
   if ((kind == PSG_TIR_AND || kind == PSG_TIR_OR) && psg_tir_dtype_lanes(x->dtype) == 1) {
+    int64_t c;
     bool is_and = kind == PSG_TIR_AND;
     if (psgi_arith_is_int(x, &c)) return (c != 0) == is_and ? y : x;
     if (psgi_arith_is_int(y, &c)) return (c != 0) == is_and ? x : y;
+    return NULL;
   }
+  bool ints = psgi_arith_is_index_dtype(x->dtype);
+  bool floats = psg_tir_dtype_is_float(x->dtype) && psg_tir_dtype_lanes(x->dtype) == 1;
+  if (!ints && !floats) return NULL;
+  bool is_div = kind == PSG_TIR_DIV || kind == PSG_TIR_FLOOR_DIV;
+  bool is_mod = kind == PSG_TIR_MOD || kind == PSG_TIR_FLOOR_MOD;
+  if (floats && is_mod) return NULL;
+  /* The value of a constant operand (int or float, by the dtype). */
+  double cx = 0, cy = 0;
+  bool kx = ints ? x->kind == PSG_TIR_INT_IMM : x->kind == PSG_TIR_FLOAT_IMM;
+  bool ky = ints ? y->kind == PSG_TIR_INT_IMM : y->kind == PSG_TIR_FLOAT_IMM;
+  if (kx) cx = ints ? (double)x->u.int_value : x->u.float_value;
+  if (ky) cy = ints ? (double)y->u.int_value : y->u.float_value;
+  if (kx && cx == 0 && kind == PSG_TIR_ADD) return y;
+  if (kx && cx == 1 && kind == PSG_TIR_MUL) return y;
+  if (kx && cx == 0 && (kind == PSG_TIR_MUL || is_div || is_mod)) return x;
+  if (ky && cy == 0 && (kind == PSG_TIR_ADD || kind == PSG_TIR_SUB)) return x;
+  if (ky && cy == 1 && (kind == PSG_TIR_MUL || is_div)) return x;
+  if (ky && cy == 0 && kind == PSG_TIR_MUL) return y;
+  if (ky && cy == 1 && is_mod) *zero = true;
   return NULL;
 }
 

@@ -165,6 +165,65 @@ static uint64_t leaf_hash(const psg_tir_node *n) {
 }
 
 /* Info of one node from its operands' ------------------------------------------ */
+static psgi_arith_info *cached(psg_arith_analyzer *a, const psg_tir_node *n);
+
+/* x << y for x, y >= 0, +inf past int64 (TVM's InfAwareLeftShift). */
+static int64_t shl_end(int64_t x, int64_t y) {
+  if (x == PSG_ARITH_POS_INF || y == PSG_ARITH_POS_INF) return x == 0 ? 0 : PSG_ARITH_POS_INF;
+  if (x == 0) return 0;
+  if (y >= 63 || x > (INT64_MAX >> y)) return PSG_ARITH_POS_INF;
+  return x << y;
+}
+
+/* The bound of int(ceil(log2(arg))) (topi's ceil_log2; TVM bounds it by the
+ * bound of arg), when e has that form and arg is a float constant or a
+ * float cast of an int expression with a bound >= 1. */
+static bool ceil_log2_bound(psg_arith_analyzer *a, const psg_tir_expr *e, psg_arith_bound *out) {
+  if (!psg_tir_dtype_is_int(e->dtype)) return false;
+  psg_tir_expr *c = e->kids[0];
+  if (c->kind != PSG_TIR_CALL || c->u.op != PSGI_TIR_OP_ceil) return false;
+  psg_tir_expr *l = c->kids[0];
+  if (l->kind != PSG_TIR_CALL || l->u.op != PSGI_TIR_OP_log2) return false;
+  psg_tir_expr *arg = l->kids[0];
+  double lo, hi;
+  if (arg->kind == PSG_TIR_FLOAT_IMM) {
+    lo = hi = arg->u.float_value;
+  } else if (arg->kind == PSG_TIR_CAST && psgi_arith_is_index_dtype(arg->kids[0]->dtype)) {
+    const psgi_arith_info *ai = cached(a, arg->kids[0]);
+    if (!ai || ai->bound.max == PSG_ARITH_POS_INF) return false;
+    lo = (double)ai->bound.min;
+    hi = (double)ai->bound.max;
+  } else {
+    return false;
+  }
+  if (!(lo >= 1) || !(hi >= lo) || hi > 9e15) return false;
+  out->min = (int64_t)ceil(log2(lo));
+  out->max = (int64_t)ceil(log2(hi));
+  return true;
+}
+
+/* Bounds of the integer intrinsics TVM's ConstIntBound knows. */
+static psg_arith_bound call_bound(const psg_tir_expr *e, const psgi_arith_info *k, psg_arith_bound any) {
+  if (e->nkids != 2) return any;
+  psg_arith_bound x = k[0].bound, y = k[1].bound;
+  switch (e->u.op) {
+  case PSGI_TIR_OP_shift_left:
+    /* a negative operand may be undefined behaviour on a target: nothing */
+    if (x.min < 0 || y.min < 0) return any;
+    return bnd(shl_end(x.min, y.min), shl_end(x.max, y.max));
+  case PSGI_TIR_OP_shift_right:
+    if (x.min < 0 || y.min < 0) return any;
+    return bnd(y.max >= 63 || x.min == PSG_ARITH_POS_INF ? 0 : x.min >> y.max,
+               x.max == PSG_ARITH_POS_INF ? PSG_ARITH_POS_INF : y.min >= 63 ? 0 : x.max >> y.min);
+  case PSGI_TIR_OP_bitwise_and:
+    if (x.min >= 0 && y.min >= 0) return bnd(0, x.max < y.max ? x.max : y.max);
+    if (y.min >= 0) return bnd(0, y.max);
+    if (x.min >= 0) return bnd(0, x.max);
+    return any;
+  default: return any;
+  }
+}
+
 static void var_info(psg_arith_analyzer *a, psg_tir_expr *e, psgi_arith_info *o) {
   o->bound = psgi_arith_dtype_bound(e->dtype);
   if (e->kind == PSG_TIR_SIZE_VAR && o->bound.min < 0) o->bound.min = 0;
@@ -209,9 +268,13 @@ static void node_info(psg_arith_analyzer *a, psg_tir_expr *e, const psgi_arith_i
     o->bound = bnd(k[1].bound.min < k[2].bound.min ? k[1].bound.min : k[2].bound.min,
                    k[1].bound.max > k[2].bound.max ? k[1].bound.max : k[2].bound.max);
     break;
+  case PSG_TIR_CALL: o->bound = call_bound(e, k, any); break;
   case PSG_TIR_CAST: {
     psg_tir_dtype from = e->kids[0]->dtype;
-    if (psgi_arith_is_index_dtype(from) || psg_tir_dtype_is_bool(from)) {
+    psg_arith_bound cl;
+    if (ceil_log2_bound(a, e, &cl)) {
+      o->bound = cl;
+    } else if (psgi_arith_is_index_dtype(from) || psg_tir_dtype_is_bool(from)) {
       psg_arith_bound src = k[0].bound;
       /* A value that fits the target dtype keeps its bound. */
       if (src.min >= any.min && src.max <= any.max) o->bound = src;

@@ -3,6 +3,7 @@
  * down; the builders fold what they make, so a rule's result needs no
  * further walk. Integer rules apply to scalar int/uint only; floats get
  * folding and the rules that hold for IEEE values (no x - x, no x * 0). */
+#include <math.h>
 #include "tir/arith/arith_internal.h"
 #include "tir/arith/rules.h"
 
@@ -197,7 +198,7 @@ static bool minmax_rules(rw *w, int kind, psg_tir_expr *x, psg_tir_expr *y, psg_
   int64_t c1, c2;
   bool is_min = kind == PSG_TIR_MIN;
   if (EQ(w, x, y)) return done(w, x);
-  if (K(x, NULL) && !K(y, NULL)) return done(w, B(w, kind, y, x));
+  /* A constant operand stays where it is written (TVM: max(0, x) is kept). */
   psg_arith_bound d = diff(w, x, y);
   if (w->st) return true;
   if (d.max <= 0) return done(w, is_min ? x : y);
@@ -220,23 +221,40 @@ static int swap_cmp(int k) {
   }
 }
 
-/* Decides x OP y from the bound of x - y: 1 true, 0 false, -1 unknown. */
-static int decide(int kind, psg_arith_bound d) {
-  switch (kind) {
-  case PSG_TIR_LT: return d.max < 0 ? 1 : d.min >= 0 ? 0 : -1;
-  case PSG_TIR_LE: return d.max <= 0 ? 1 : d.min > 0 ? 0 : -1;
-  case PSG_TIR_GT: return d.min > 0 ? 1 : d.max <= 0 ? 0 : -1;
-  case PSG_TIR_GE: return d.min >= 0 ? 1 : d.max < 0 ? 0 : -1;
-  case PSG_TIR_EQ: return d.min == 0 && d.max == 0 ? 1 : (d.min > 0 || d.max < 0) ? 0 : -1;
-  case PSG_TIR_NE: return d.min == 0 && d.max == 0 ? 0 : (d.min > 0 || d.max < 0) ? 1 : -1;
-  default: return -1;
-  }
+/* What x - y may be, as a set of relations (TVM's CompareResult): each
+ * source of facts removes the relations it rules out, and a comparison is
+ * decided, or narrowed (x <= y known x != y is x < y), by what is left. */
+enum { REL_LT = 1, REL_EQ = 2, REL_GT = 4, REL_ANY = 7 };
+
+static int rel_of_bound(psg_arith_bound d) {
+  int r = 0;
+  if (d.min < 0) r |= REL_LT;
+  if (d.min <= 0 && d.max >= 0) r |= REL_EQ;
+  if (d.max > 0) r |= REL_GT;
+  return r;
 }
 
-/* transitively_prove_inequalities: the known comparisons are edges p - q <=
- * gap (x < y is x - y <= -1, x == y both ways); an upper bound of x - y is
- * the least over paths of at most two edges, the pieces between them bounded
- * by the analyzer: (x - p1) + gap1 + (q1 - p2) + gap2 + (q2 - y). */
+/* Decides x OP y from the relations left: 1 true, 0 false, -1 unknown. */
+static int decide(int kind, int r) {
+  if (!r) return -1; /* facts that contradict: claim nothing */
+  int yes;
+  switch (kind) {
+  case PSG_TIR_LT: yes = REL_LT; break;
+  case PSG_TIR_LE: yes = REL_LT | REL_EQ; break;
+  case PSG_TIR_GT: yes = REL_GT; break;
+  case PSG_TIR_GE: yes = REL_GT | REL_EQ; break;
+  case PSG_TIR_EQ: yes = REL_EQ; break;
+  case PSG_TIR_NE: yes = REL_LT | REL_GT; break;
+  default: return -1;
+  }
+  if (!(r & ~yes)) return 1;
+  if (!(r & yes)) return 0;
+  return -1;
+}
+
+/* The known comparisons are edges p - q <= gap (x < y is x - y <= -1,
+ * x == y both ways; `not (x < y)` is y <= x); `x != y` known is a separate
+ * list. */
 typedef struct edge {
   psg_tir_expr *p, *q;
   int64_t gap;
@@ -245,6 +263,9 @@ enum { MAX_EDGES = 32 };
 
 static int64_t up(rw *w, psg_tir_expr *x, psg_tir_expr *y) { return diff(w, x, y).max; }
 
+/* transitively_prove_inequalities: an upper bound of x - y is the least over
+ * paths of at most two edges, the pieces between them bounded by the
+ * analyzer: (x - p1) + gap1 + (q1 - p2) + gap2 + (q2 - y). */
 static int64_t path_bound(rw *w, const edge *e, size_t n, psg_tir_expr *x, psg_tir_expr *y) {
   int64_t best = up(w, x, y);
   for (size_t i = 0; i < n && !w->st; i++) {
@@ -264,40 +285,50 @@ static int64_t path_bound(rw *w, const edge *e, size_t n, psg_tir_expr *x, psg_t
   return best;
 }
 
-static size_t known_edges(rw *w, psg_tir_expr *x, edge *e) {
+/* The known comparisons of x's dtype: edges in e, `p != q` pairs in ne. */
+static size_t known_edges(rw *w, psg_tir_expr *x, edge *e, edge *ne, size_t *nne) {
   psg_arith_analyzer *a = w->a;
   size_t n = 0;
+  *nne = 0;
   for (size_t i = 0; i < a->known.len && n + 2 <= MAX_EDGES; i++) {
     psg_tir_expr *k = a->known.data[i];
-    if (k->kind < PSG_TIR_EQ || k->kind > PSG_TIR_GE || k->kind == PSG_TIR_NE) continue;
+    int kind = k->kind;
+    if (kind == PSG_TIR_NOT) { /* not (l OP r) is l NEG(OP) r */
+      static const int neg[] = {[PSG_TIR_EQ] = PSG_TIR_NE, [PSG_TIR_NE] = PSG_TIR_EQ, [PSG_TIR_LT] = PSG_TIR_GE,
+                                [PSG_TIR_LE] = PSG_TIR_GT, [PSG_TIR_GT] = PSG_TIR_LE, [PSG_TIR_GE] = PSG_TIR_LT};
+      k = k->kids[0];
+      if (k->kind < PSG_TIR_EQ || k->kind > PSG_TIR_GE) continue;
+      kind = neg[k->kind];
+    }
+    if (kind < PSG_TIR_EQ || kind > PSG_TIR_GE) continue;
     psg_tir_expr *l = k->kids[0], *r = k->kids[1];
     if (l->dtype != x->dtype) continue;
-    switch (k->kind) {
+    switch (kind) {
     case PSG_TIR_LT: e[n++] = (edge){l, r, -1}; break;
     case PSG_TIR_LE: e[n++] = (edge){l, r, 0}; break;
     case PSG_TIR_GT: e[n++] = (edge){r, l, -1}; break;
     case PSG_TIR_GE: e[n++] = (edge){r, l, 0}; break;
+    case PSG_TIR_NE:
+      if (*nne < MAX_EDGES) ne[(*nne)++] = (edge){l, r, 0};
+      break;
     default: e[n++] = (edge){l, r, 0}; e[n++] = (edge){r, l, 0}; break;
     }
   }
   return n;
 }
 
-static int transitive(rw *w, int kind, psg_tir_expr *x, psg_tir_expr *y) {
-  edge e[MAX_EDGES];
-  size_t n = known_edges(w, x, e);
-  if (!n) return -1;
-  int64_t hi = path_bound(w, e, n, x, y), lo_neg = path_bound(w, e, n, y, x);
-  if (w->st) return -1;
-  psg_arith_bound d = {psgi_arith_sat_neg(lo_neg), hi};
-  return decide(kind, d);
+/* Is x - y proved to be exactly 0 through the edges (x == p1 == y)? */
+static bool path_zero(rw *w, const edge *e, size_t n, psg_tir_expr *x, psg_tir_expr *y) {
+  return path_bound(w, e, n, x, y) == 0 && path_bound(w, e, n, y, x) == 0;
 }
 
-/* A known comparison of the same terms up to a constant: from i < j,
- * i < j + 1 (x - y = (p - q) + delta, and p - q <= gap). */
-static int known_offset(rw *w, int kind, psg_tir_expr *x, psg_tir_expr *y) {
-  edge e[MAX_EDGES];
-  size_t n = known_edges(w, x, e);
+/* The relations the known facts leave for x - y: a known comparison of
+ * the same terms up to a constant (from i < j, i < j + 1: x - y = (p - q) +
+ * delta, and p - q <= gap), a known x != y; with `transitive`, chains of two
+ * known comparisons, and x != y from p != q with x == p, q == y. */
+static int known_rel(rw *w, psg_tir_expr *x, psg_tir_expr *y, bool transitive) {
+  edge e[MAX_EDGES], ne[MAX_EDGES];
+  size_t nne, n = known_edges(w, x, e, ne, &nne);
   psg_arith_bound d = {PSG_ARITH_NEG_INF, PSG_ARITH_POS_INF};
   for (size_t i = 0; i < n; i++) {
     int64_t delta, v;
@@ -308,7 +339,37 @@ static int known_offset(rw *w, int kind, psg_tir_expr *x, psg_tir_expr *y) {
         v != INT64_MIN && -v > d.min)
       d.min = -v; /* y - x <= gap + delta */
   }
-  return decide(kind, d);
+  int r = rel_of_bound(d);
+  for (size_t i = 0; i < nne; i++) {
+    int64_t delta;
+    if ((psgi_arith_offset(w->a, x, y, ne[i].p, ne[i].q, &delta) && delta == 0) ||
+        (psgi_arith_offset(w->a, y, x, ne[i].p, ne[i].q, &delta) && delta == 0))
+      r &= ~REL_EQ;
+  }
+  if (transitive && n && !w->st) {
+    int64_t hi = path_bound(w, e, n, x, y), lo_neg = path_bound(w, e, n, y, x);
+    psg_arith_bound t = {psgi_arith_sat_neg(lo_neg), hi};
+    r &= rel_of_bound(t);
+    for (size_t i = 0; i < nne && (r & REL_EQ) && !w->st; i++)
+      if ((path_zero(w, e, n, x, ne[i].p) && path_zero(w, e, n, ne[i].q, y)) ||
+          (path_zero(w, e, n, x, ne[i].q) && path_zero(w, e, n, ne[i].p, y)))
+        r &= ~REL_EQ;
+  }
+  return r;
+}
+
+/* TVM's TryCompare: the bound of x - y (common terms cancel), its modular
+ * set, then the known comparisons. */
+static int compare(rw *w, psg_tir_expr *x, psg_tir_expr *y) {
+  int r = rel_of_bound(diff(w, x, y));
+  if (w->st || r == REL_LT || r == REL_EQ || r == REL_GT) return r;
+  if (r & REL_EQ) { /* x - y never 0 by its modular set: 2*i == 1 */
+    psg_tir_expr *d = B(w, PSG_TIR_SUB, x, y);
+    psgi_arith_info di;
+    if (d && !(w->st = psgi_arith_info_of(w->a, d, &di)) && di.mod.coeff > 0 && di.mod.base != 0) r &= ~REL_EQ;
+  }
+  if (w->a->known.len && !w->st) r &= known_rel(w, x, y, w->a->transitive);
+  return r;
 }
 
 static bool cmp_rules(rw *w, psg_tir_expr *e, int kind, psg_tir_expr *x, psg_tir_expr *y) {
@@ -321,18 +382,16 @@ static bool cmp_rules(rw *w, psg_tir_expr *e, int kind, psg_tir_expr *x, psg_tir
   if (!psgi_arith_is_index_dtype(t)) return false;
   /* TVM's canonical direction: x > y is y < x, x >= y is y <= x. */
   if (kind == PSG_TIR_GT || kind == PSG_TIR_GE) return done(w, B(w, swap_cmp(kind), y, x));
-  int r = decide(kind, diff(w, x, y));
+  int r = compare(w, x, y);
   if (w->st) return true;
-  if (r < 0 && (kind == PSG_TIR_EQ || kind == PSG_TIR_NE)) {
-    /* x - y never 0 by its modular set: 2*i == 1. */
-    psg_tir_expr *d = B(w, PSG_TIR_SUB, x, y);
-    psgi_arith_info di;
-    if (d && !(w->st = psgi_arith_info_of(w->a, d, &di)) && di.mod.coeff > 0 && di.mod.base != 0)
-      r = kind == PSG_TIR_NE;
-  }
-  if (r < 0 && w->a->known.len) r = known_offset(w, kind, x, y);
-  if (r < 0 && w->a->transitive) r = transitive(w, kind, x, y);
-  if (r >= 0) return done(w, BOOL(w, r, 1));
+  int dec = decide(kind, r);
+  if (dec >= 0) return done(w, BOOL(w, dec, 1));
+  /* The most restrictive form the facts allow (TVM): x != y known x <= y is
+   * x < y; x <= y known x != y is x < y, known x >= y is x == y. */
+  if (kind == PSG_TIR_NE && r == (REL_LT | REL_EQ)) return done(w, B(w, PSG_TIR_LT, x, y));
+  if (kind == PSG_TIR_NE && r == (REL_GT | REL_EQ)) return done(w, B(w, PSG_TIR_LT, y, x));
+  if (kind == PSG_TIR_LE && r == (REL_LT | REL_GT)) return done(w, B(w, PSG_TIR_LT, x, y));
+  if (kind == PSG_TIR_LE && r == (REL_GT | REL_EQ)) return done(w, B(w, PSG_TIR_EQ, x, y));
   if (K(x, NULL) && !K(y, NULL) && (kind == PSG_TIR_EQ || kind == PSG_TIR_NE)) return done(w, B(w, kind, y, x));
   /* z + c1 OP c2 -> z OP c2 - c1 (and z - c1). */
   if (K(y, &c2) && (is(x, PSG_TIR_ADD) || is(x, PSG_TIR_SUB)) && K(x->kids[1], &c1))
@@ -374,6 +433,10 @@ static bool logic_rules(rw *w, psg_tir_expr *e, int kind, psg_tir_expr *x, psg_t
   int kx = psgi_arith_known(w->a, x), ky = psgi_arith_known(w->a, y);
   if (kx >= 0) return done(w, kx == is_and ? y : BOOL(w, kx, 1));
   if (ky >= 0) return done(w, ky == is_and ? x : BOOL(w, ky, 1));
+  /* x < y or x == y is x <= y (simplified again: it may be decided). */
+  if (!is_and && is(x, PSG_TIR_LT) && is(y, PSG_TIR_EQ) && EQ(w, x->kids[0], y->kids[0]) &&
+      EQ(w, x->kids[1], y->kids[1]))
+    return done(w, B(w, PSG_TIR_LE, x->kids[0], x->kids[1]));
   /* i < c1 && c2 <= i with no integer between: false; the or of complements: true. */
   int64_t c1, c2;
   if (is(x, PSG_TIR_LT) && is(y, PSG_TIR_LE) && K(x->kids[1], &c1) && K(y->kids[0], &c2) &&
@@ -401,6 +464,30 @@ static bool call_rules(rw *w, psg_tir_expr *e) {
     int k = K(e->kids[0], &v) ? v != 0 : psgi_arith_known(w->a, e->kids[0]);
     if (k >= 0) return done(w, e->kids[k ? 1 : 2]);
     if (EQ(w, e->kids[1], e->kids[2])) return done(w, e->kids[1]);
+  }
+  /* TVM: shifts of two constants fold; ceil of a constant is that constant
+   * (as the call's dtype), ceil(log2(c)) of a float constant folds. */
+  int64_t c1, c2;
+  if ((e->u.op == PSGI_TIR_OP_shift_left || e->u.op == PSGI_TIR_OP_shift_right) && e->nkids == 2 &&
+      K(e->kids[0], &c1) && K(e->kids[1], &c2) && psgi_arith_is_index_dtype(e->dtype) && c2 >= 0 &&
+      c2 < psg_tir_dtype_bits(e->dtype)) {
+    uint64_t u = (uint64_t)c1;
+    int64_t r = e->u.op == PSGI_TIR_OP_shift_left ? (int64_t)(u << c2) : c1 >> c2;
+    return done(w, I(w, e->dtype, r));
+  }
+  if (e->u.op == PSGI_TIR_OP_ceil && e->nkids == 1 && psg_tir_dtype_lanes(e->dtype) == 1) {
+    psg_tir_expr *arg = e->kids[0], *r = NULL;
+    double v;
+    bool folded = true;
+    if (arg->kind == PSG_TIR_FLOAT_IMM) v = ceil(arg->u.float_value);
+    else if (arg->kind == PSG_TIR_CALL && arg->u.op == PSGI_TIR_OP_log2 && arg->nkids == 1 &&
+             arg->kids[0]->kind == PSG_TIR_FLOAT_IMM)
+      v = ceil(log2(arg->kids[0]->u.float_value));
+    else folded = false;
+    if (folded && psg_tir_dtype_is_float(e->dtype)) {
+      if (!w->st && !(w->st = psg_tir_float_imm_create(w->a->ctx, e->dtype, v, NULL, &r))) keep(w, r);
+      return done(w, r);
+    }
   }
   if (strcmp(op, "tir.likely") == 0) {
     if (K(e->kids[0], NULL)) return done(w, e->kids[0]);

@@ -37,3 +37,17 @@ psg_status psgi_tir_has_side_effect(psg_ctx *ctx, const psg_tir_node *e, bool *o
   psg_tir_visitor v = {stop_at_effect, NULL, out};
   return psg_tir_visit(ctx, &v, e);
 }
+
+static int stop_at_read(psg_tir_visitor *v, const psg_tir_node *n) {
+  if ((n->kind == PSG_TIR_CALL && !is_pure_op(n->u.op)) || n->kind == PSG_TIR_BUFFER_LOAD) {
+    *(bool *)v->user = false;
+    return PSG_VISIT_ABORT;
+  }
+  return PSG_VISIT_CONTINUE;
+}
+
+psg_status psgi_tir_is_pure(psg_ctx *ctx, const psg_tir_node *e, bool *out) {
+  *out = true;
+  psg_tir_visitor v = {stop_at_read, NULL, out};
+  return psg_tir_visit(ctx, &v, e);
+}

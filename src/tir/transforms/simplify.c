@@ -21,6 +21,7 @@
  *                                          when true. */
 #include "passage/pass.h"
 #include "tir/arith/arith_internal.h"
+#include "tir/transforms/tir_transforms.h"
 
 typedef struct opts {
   bool transitive, knowns_cond, knowns_expr, and_of_ors, bool_branches;
@@ -55,6 +56,7 @@ typedef struct frame {
   psg_arith_scope scope;
   psg_tir_expr *ex[3];  /* simplified expression operands (owned) */
   int branch;           /* If: 1 cond proved true, 0 false, -1 unknown */
+  bool inlined;         /* LetStmt: its var is replaced by its value */
 } frame;
 
 typedef struct walker {
@@ -63,6 +65,8 @@ typedef struct walker {
   opts o;
   PSGI_VEC(frame) st;
   PSGI_VEC(psg_tir_stmt *) res; /* finished children; NULL: no statement */
+  psgi_map buffer_vars;          /* vars in the definition of a buffer the body uses */
+  psg_status visit_st;
 } walker;
 
 static psg_status simp(walker *w, psg_tir_expr *e, psg_tir_expr **out) {
@@ -199,9 +203,19 @@ static psg_status enter(walker *w, frame *f) {
     if (f->branch < 0) return psg_arith_enter_constraint(a, f->ex[0], &f->scope);
     return PSG_OK;
   }
-  case PSG_TIR_LET_STMT:
+  case PSG_TIR_LET_STMT: {
+    /* TVM's CanInlineLetStmt: a constant, a var, or an int value that reads
+     * no memory is substituted in the body; another value that reads no
+     * memory still helps to prove conditions. */
     if ((st = simp(w, s->kids[1], &f->ex[0]))) return st;
-    return psg_arith_bind_value(a, s->kids[0], f->ex[0]);
+    psg_tir_expr *v = f->ex[0];
+    bool pure;
+    if ((st = psgi_tir_is_pure(w->ctx, v, &pure))) return st;
+    f->inlined = v->kind == PSG_TIR_INT_IMM || v->kind == PSG_TIR_FLOAT_IMM || psgi_tir_is_var_kind(v->kind) ||
+                 (pure && psg_tir_dtype_is_int(v->dtype) && psg_tir_dtype_lanes(v->dtype) == 1);
+    return psgi_arith_bind_let(a, s->kids[0], v,
+                               f->inlined ? PSGI_ARITH_LET_INLINE : pure ? PSGI_ARITH_LET_PROVE : PSGI_ARITH_LET_BOUND);
+  }
   case PSG_TIR_ATTR_STMT:
     if ((st = simp(w, psg_tir_attr_stmt_get_value(s), &f->ex[0]))) return st;
     {
@@ -304,8 +318,9 @@ static psg_status finish(walker *w, frame *f, psg_tir_stmt **out) {
     break;
   case PSG_TIR_LET_STMT: {
     psg_tir_expr *v = f->ex[0];
-    bool inlined = v->kind == PSG_TIR_INT_IMM || v->kind == PSG_TIR_FLOAT_IMM || psgi_tir_is_var_kind(v->kind);
-    if (inlined) { /* substituted in the body */
+    /* A var a buffer's definition uses keeps its LetStmt (the buffer is not
+     * rewritten). */
+    if (f->inlined && !psgi_map_get_ptr(&w->buffer_vars, s->kids[0])) { /* substituted in the body */
       *out = body;
       if (nr) r[0] = NULL;
       break;
@@ -418,6 +433,42 @@ fail:
   return st;
 }
 
+static int collect_var(psg_tir_visitor *v, const psg_tir_node *n) {
+  walker *w = v->user;
+  bool is_new;
+  if (psgi_tir_is_var_kind(n->kind) && !psgi_map_put_ptr(&w->buffer_vars, n, &is_new)) {
+    w->visit_st = psgi_nomem(w->ctx);
+    return PSG_VISIT_ABORT;
+  }
+  return PSG_VISIT_CONTINUE;
+}
+
+/* Every buffer the body reaches: the vars of its data, shape, strides and
+ * elem_offset (TVM collects those of loaded and stored buffers; a buffer
+ * only declared counts here too). */
+static int collect_buffer(psg_tir_visitor *v, const psg_tir_node *n) {
+  walker *w = v->user;
+  if (n->kind != PSG_TIR_BUFFER) return PSG_VISIT_CONTINUE;
+  psg_tir_visitor inner = {collect_var, NULL, w};
+  psg_status st = psg_tir_visit(w->ctx, &inner, n);
+  if (st && !w->visit_st) w->visit_st = st;
+  return w->visit_st ? PSG_VISIT_ABORT : PSG_VISIT_SKIP_CHILDREN;
+}
+
+/* Before the walk: the vars buffer definitions use, and the shapes of the
+ * parameter buffers known >= 0 (TVM's MarkBufferMapShapes). */
+static psg_status prepare(walker *w, const psg_tir_prim_func *f) {
+  psg_tir_visitor v = {collect_buffer, NULL, w};
+  psg_status st = psg_tir_visit(w->ctx, &v, psg_tir_get_body(f));
+  if (st || (st = w->visit_st)) return st;
+  for (size_t i = 0; i < psg_tir_prim_func_buffer_map_size(f); i++) {
+    psg_tir_buffer *b = psg_tir_prim_func_buffer_map_value(f, i);
+    for (size_t d = 0; d < psg_tir_buffer_ndim(b); d++)
+      if ((st = psgi_arith_mark_non_negative(w->a, psg_tir_buffer_get_shape(b, d)))) return st;
+  }
+  return PSG_OK;
+}
+
 psg_status psg_tir_simplify_prim_func(const psg_tir_prim_func *f, psg_attrs *config, psg_tir_prim_func **out) {
   *out = NULL;
   if (!f || f->kind != PSG_TIR_PRIM_FUNC) return PSG_ERR_INVALID_ARGUMENT;
@@ -428,10 +479,11 @@ psg_status psg_tir_simplify_prim_func(const psg_tir_prim_func *f, psg_attrs *con
   if ((st = psg_arith_analyzer_create(ctx, &w.a))) return st;
   w.a->transitive = w.o.transitive;
   w.a->boolean_branches = w.o.bool_branches;
-  /* Buffer shapes of the parameters are >= 0 (TVM's BufferShapeConstraint
-   * needs the control-flow graph: not here). */
+  psgi_map_init(&w.buffer_vars, ctx);
   psg_tir_stmt *body = NULL;
-  st = walk(&w, psg_tir_get_body(f), &body);
+  st = prepare(&w, f);
+  if (!st) st = walk(&w, psg_tir_get_body(f), &body);
+  psgi_map_fini(&w.buffer_vars);
   for (size_t i = 0; i < w.res.len; i++) psg_tir_release(w.res.data[i]);
   PSGI_VEC_FREE(ctx, &w.res);
   PSGI_VEC_FREE(ctx, &w.st);

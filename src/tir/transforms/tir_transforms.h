@@ -19,6 +19,9 @@ extern const psg_pass_decl psgi_pass_tir_narrow_data_type;
  * SideEffect(e) > kReadState): a call of an op that is not pure
  * (tir.call_extern, tir.assume, tir.ret, ...). Iterative. */
 psg_status psgi_tir_has_side_effect(psg_ctx *ctx, const psg_tir_node *e, bool *out);
+/* Whether e only computes a value: no memory read, no call that is not pure
+ * (TVM's SideEffect(e) <= kPure). Iterative. */
+psg_status psgi_tir_is_pure(psg_ctx *ctx, const psg_tir_node *e, bool *out);
 
 /* RemoveNoOp of one PrimFunc with at most max_steps rewrites (<= 0: no
  * limit), with the dataflow removals when `dataflow`; *out is f itself
