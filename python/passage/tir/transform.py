@@ -10,7 +10,7 @@ without its prefix (tir.transform.RemoveNoOp() is the pass "tir.RemoveNoOp")."""
 
 from ..transform import prim_func_pass, PrimFuncPass, get_pass, registered_name
 
-__all__ = ["prim_func_pass", "PrimFuncPass", "Simplify", "RemoveNoOp", "ConvertSSA"]
+__all__ = ["prim_func_pass", "PrimFuncPass", "Simplify", "RemoveNoOp", "ConvertSSA", "UnrollLoop", "VectorizeLoop"]
 
 
 def _tir_pass(name):
@@ -24,6 +24,13 @@ def _tir_pass(name):
 Simplify = _tir_pass("Simplify")
 RemoveNoOp = _tir_pass("RemoveNoOp")
 ConvertSSA = _tir_pass("ConvertSSA")
+UnrollLoop = _tir_pass("UnrollLoop")
+
+
+def VectorizeLoop(enable_vectorize=True):
+    """The registered pass tir.VectorizeLoop; enable_vectorize=False (or the
+    config tir.disable_vectorize) makes vectorized loops serial."""
+    return get_pass("tir.VectorizeLoop", enable_vectorize=bool(enable_vectorize))
 
 
 def __getattr__(attr):
