@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <string.h>
 #include "passage/arith.h"
+#include "passage/tir_op.h"
 #include "tir/transforms/tir_transforms.h"
 
 typedef psgi_tir_unroll_cfg cfg;
@@ -144,23 +145,13 @@ static psg_status get_extent(unroller *u, const psg_tir_node *loop, int64_t *out
   return PSG_OK;
 }
 
-/* min + i as TVM's operator+ makes it: folded when min is a constant, min
- * itself for i == 0. */
+/* min + i as TVM's operator+ makes it (tir_op.h: folded when min is a
+ * constant, min itself for i == 0). */
 static psg_status iteration_value(unroller *u, psg_tir_node *min, int64_t i, psg_tir_node **out) {
-  if (i == 0) {
-    psg_tir_retain(min);
-    *out = min;
-    return PSG_OK;
-  }
-  psg_tir_node *c = NULL, *sum = NULL;
+  psg_tir_node *c = NULL;
   psg_status st = psg_tir_int_imm_create(u->ctx, min->dtype, i, NULL, &c);
-  if (!st) st = psg_tir_binary_create(u->ctx, PSG_TIR_ADD, min, c, NULL, &sum);
-  if (!st && min->kind == PSG_TIR_INT_IMM)
-    st = psg_arith_const_fold(u->ctx, sum, out);
-  else if (!st)
-    psg_tir_retain(*out = sum);
+  if (!st) st = psg_tir_op_binary(u->ctx, PSG_TIR_ADD, min, c, NULL, out);
   psg_tir_release(c);
-  psg_tir_release(sum);
   return st;
 }
 

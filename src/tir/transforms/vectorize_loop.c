@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "passage/arith.h"
+#include "passage/tir_op.h"
 #include "tir/transforms/tir_transforms.h"
 
 typedef struct eframe {
@@ -84,32 +85,10 @@ static psg_status broadcast_to(vz *z, psg_tir_node *e, int lanes, psg_tir_node *
 static bool is_zero(const psg_tir_node *e) {
   return (e->kind == PSG_TIR_INT_IMM && e->u.int_value == 0) || (e->kind == PSG_TIR_FLOAT_IMM && e->u.float_value == 0);
 }
-static bool is_one(const psg_tir_node *e) {
-  return (e->kind == PSG_TIR_INT_IMM && e->u.int_value == 1) || (e->kind == PSG_TIR_FLOAT_IMM && e->u.float_value == 1);
-}
-static bool is_imm(const psg_tir_node *e) { return e->kind == PSG_TIR_INT_IMM || e->kind == PSG_TIR_FLOAT_IMM; }
 
-/* a + b, a - b, a * b as TVM's operators make them (TryConstFold): two
- * constants folded, + 0, - 0, * 1 and * 0 simplified. */
+/* a + b, a - b, a * b as TVM's operators make them (tir_op.h: folded). */
 static psg_status arith(vz *z, int kind, psg_tir_node *a, psg_tir_node *b, psg_tir_node **out) {
-  psg_tir_node *keep = NULL;
-  if (kind == PSG_TIR_ADD) keep = is_zero(a) ? b : is_zero(b) ? a : NULL;
-  if (kind == PSG_TIR_SUB) keep = is_zero(b) ? a : NULL;
-  if (kind == PSG_TIR_MUL) keep = is_one(a) ? b : is_one(b) ? a : is_zero(a) ? a : is_zero(b) ? b : NULL;
-  if (keep && !(is_imm(a) && is_imm(b))) {
-    psg_tir_retain(*out = keep);
-    return PSG_OK;
-  }
-  psg_tir_node *raw = NULL;
-  psg_status st = psg_tir_binary_create(z->ctx, kind, a, b, NULL, &raw);
-  if (st) return st;
-  if (is_imm(a) && is_imm(b)) {
-    st = psg_arith_const_fold(z->ctx, raw, out);
-    psg_tir_release(raw);
-    return st;
-  }
-  *out = raw;
-  return PSG_OK;
+  return psg_tir_op_binary(z->ctx, kind, a, b, NULL, out);
 }
 
 /* kind(BroadcastTo(a, L), BroadcastTo(b, L)) with L the larger lanes. */
@@ -247,7 +226,7 @@ static psg_status combine(vz *z, const psg_tir_node *n, psg_tir_node **r, psg_ti
   case PSG_TIR_ADD:
   case PSG_TIR_SUB: return add_sub(z, kind, r[0], r[1], out);
   case PSG_TIR_MUL: return mul(z, r[0], r[1], out);
-  case PSG_TIR_NOT: return psg_tir_not_create(z->ctx, r[0], NULL, out);
+  case PSG_TIR_NOT: return psg_tir_op_not(z->ctx, r[0], NULL, out);
   case PSG_TIR_BROADCAST:
     /* TVM rebuilds over the original value: a changed scalar value keeps n */
     if (lanes_of(r[0]) > 1) return scalarize_marker(z, n, out);
