@@ -34,14 +34,14 @@ static void test_deep_nest(void) {
   psg_tir_prim_func *f = deep_nest(A), *g = NULL;
   int loops = -1;
 
-  CHECK_OK(psgi_tir_vectorize_loop(TB.ctx, f, true, &g));
+  CHECK_OK(psgi_tir_vectorize_loop(TB.ctx, f, true, false, &g));
   const psg_tir_node *in = g ? innermost(psg_tir_get_body(g), &loops) : NULL;
   CHECK_EQ_INT(loops, DEPTH);
   CHECK(in && psg_tir_dtype_lanes(psg_tir_dtype_of(psg_tir_buffer_store_get_value(in))) == 4);
   CHECK_OK(psg_tir_verify_well_formed(g));
   psg_tir_release(g);
 
-  CHECK_OK(psgi_tir_vectorize_loop(TB.ctx, f, false, &g));
+  CHECK_OK(psgi_tir_vectorize_loop(TB.ctx, f, false, false, &g));
   CHECK(g && psg_tir_for_kind(psg_tir_get_body(g)) == PSG_TIR_FOR_SERIAL);
   psg_tir_release(g);
 
@@ -67,7 +67,7 @@ static void test_deep_expression(void) {
   for (int k = 0; k < N; k++) e = tb_add(e, one);
   psg_tir_prim_func *f =
       tb_func(&A, 1, NULL, 0, tb_for_kind(j, tb_i32(0), tb_i32(4), PSG_TIR_FOR_VECTORIZED, TB_STORE(A, e, j))), *g = NULL;
-  CHECK_OK(psgi_tir_vectorize_loop(TB.ctx, f, true, &g));
+  CHECK_OK(psgi_tir_vectorize_loop(TB.ctx, f, true, false, &g));
   CHECK(g && psg_tir_kind(psg_tir_get_body(g)) == PSG_TIR_BUFFER_STORE);
   CHECK(g && psg_tir_dtype_lanes(psg_tir_dtype_of(psg_tir_buffer_store_get_value(psg_tir_get_body(g)))) == 4);
   psg_tir_release(g);

@@ -10,7 +10,7 @@
 #include "tir_loop_check.h"
 
 typedef struct census {
-  int loops, vectorized, ramps, broadcasts, vector_stores;
+  int loops, vectorized, ramps, broadcasts, vector_stores, predicated;
 } census;
 static int census_pre(psg_tir_visitor *v, const psg_tir_node *n) {
   census *c = v->user;
@@ -21,7 +21,11 @@ static int census_pre(psg_tir_visitor *v, const psg_tir_node *n) {
     break;
   case PSG_TIR_RAMP: c->ramps++; break;
   case PSG_TIR_BROADCAST: c->broadcasts++; break;
-  case PSG_TIR_BUFFER_STORE: c->vector_stores += psg_tir_dtype_lanes(psg_tir_dtype_of(psg_tir_buffer_store_get_value(n))) > 1; break;
+  case PSG_TIR_BUFFER_STORE:
+    c->vector_stores += psg_tir_dtype_lanes(psg_tir_dtype_of(psg_tir_buffer_store_get_value(n))) > 1;
+    c->predicated += psg_tir_get_predicate(n) != NULL;
+    break;
+  case PSG_TIR_BUFFER_LOAD: c->predicated += psg_tir_get_predicate(n) != NULL; break;
   default: break;
   }
   return PSG_VISIT_CONTINUE;
@@ -33,13 +37,17 @@ static census count(const psg_tir_node *f) {
   return c;
 }
 
-static psg_tir_prim_func *vectorize_text(const char *text, bool enable, const char *label) {
+static psg_tir_prim_func *vectorize_pred(const char *text, bool enable, bool predicate, const char *label) {
   psg_tir_prim_func *f = lc_parse(text), *g = NULL;
   if (!f) return NULL;
-  CHECK_OK(psgi_tir_vectorize_loop(TB.ctx, f, enable, &g));
+  CHECK_OK(psgi_tir_vectorize_loop(TB.ctx, f, enable, predicate, &g));
   lc_same(f, g, label);
   psg_tir_release(f);
   return g;
+}
+
+static psg_tir_prim_func *vectorize_text(const char *text, bool enable, const char *label) {
+  return vectorize_pred(text, enable, false, label);
 }
 
 /* `expected` parsed equals the rewrite of `before`. */
@@ -147,11 +155,11 @@ static void test_errors_and_disable(void) {
   psg_tir_prim_func *f = lc_parse("@T.prim_func\ndef main(A: T.Buffer((25,), \"int32\"), n: T.int32):\n"
                                   "    for j in T.vectorized(n):\n        A[j] = 3\n"),
                     *g = NULL;
-  CHECK_EQ_INT(psgi_tir_vectorize_loop(TB.ctx, f, true, &g), PSG_ERR_INVALID_ARGUMENT);
+  CHECK_EQ_INT(psgi_tir_vectorize_loop(TB.ctx, f, true, false, &g), PSG_ERR_INVALID_ARGUMENT);
   CHECK(tb_error_has("Failed to vectorize loop with extent n for target (nullptr)"));
   psg_ctx_clear_diags(TB.ctx);
   CHECK(g == NULL);
-  CHECK_OK(psgi_tir_vectorize_loop(TB.ctx, f, false, &g)); /* off: a serial loop */
+  CHECK_OK(psgi_tir_vectorize_loop(TB.ctx, f, false, false, &g)); /* off: a serial loop */
   CHECK(g && psg_tir_for_kind(psg_tir_get_body(g)) == PSG_TIR_FOR_SERIAL);
   lc_same(f, g, "disabled");
   psg_tir_release(g);
@@ -159,7 +167,7 @@ static void test_errors_and_disable(void) {
   f = lc_parse("@T.prim_func\ndef main(A: T.Buffer((25,), \"int32\"), n: T.int32):\n"
                "    for j in T.vectorized(4):\n        while A[j] < n:\n            A[j] = A[j] + 1\n");
   g = NULL;
-  CHECK_EQ_INT(psgi_tir_vectorize_loop(TB.ctx, f, true, &g), PSG_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(psgi_tir_vectorize_loop(TB.ctx, f, true, false, &g), PSG_ERR_UNSUPPORTED);
   CHECK(tb_error_has("A while loop inside a vectorized loop not supported"));
   psg_ctx_clear_diags(TB.ctx);
   psg_tir_release(f);
@@ -207,6 +215,46 @@ static void test_errors_and_disable(void) {
   CHECK_CTX_CLEAN(TB.ctx);
 }
 
+/* tir.enable_buffer_level_predication: `if base + i < limit` in a
+ * vectorized loop predicates the accesses when every one of them starts at
+ * base, else the if is scalarized as without it. */
+static void test_buffer_level_predication(void) {
+  tb_init(check_ctx());
+#define PRED_HEAD "@T.prim_func\ndef main(A: T.Buffer((16,), \"float32\"), B: T.Buffer((16,), \"float32\")):\n" \
+                  "    for i_0 in range(4):\n        for i_1 in T.vectorized(4):\n"
+  static const char ALL[] = PRED_HEAD "            if i_0 * 4 + i_1 < 14:\n"
+                                      "                B[i_0 * 4 + i_1] = A[i_0 * 4 + i_1] + T.float32(1)\n"
+                                      "                A[i_0 * 4 + i_1] = T.float32(2)\n";
+  static const char SOME[] = PRED_HEAD "            if i_0 * 4 + i_1 < 14:\n"
+                                       "                B[i_0 * 4 + i_1] = A[i_0] + T.float32(1)\n";
+  static const char GREATER[] = PRED_HEAD "            if i_0 * 4 + i_1 > 14:\n"
+                                          "                B[i_0 * 4 + i_1] = T.float32(1)\n";
+  psg_tir_prim_func *g = vectorize_pred(ALL, true, true, "all predicated");
+  census c = count(g);
+  CHECK_EQ_INT(c.loops, 1);
+  CHECK_EQ_INT(c.predicated, 3);
+  CHECK_EQ_INT(c.vector_stores, 2);
+  psg_tir_release(g);
+  g = vectorize_pred(ALL, true, false, "predication off");
+  c = count(g);
+  CHECK_EQ_INT(c.loops, 2); /* scalarized */
+  CHECK_EQ_INT(c.predicated, 0);
+  psg_tir_release(g);
+  g = vectorize_pred(SOME, true, true, "some predicated");
+  c = count(g);
+  CHECK_EQ_INT(c.loops, 2);
+  CHECK_EQ_INT(c.predicated, 0);
+  psg_tir_release(g);
+  g = vectorize_pred(GREATER, true, true, "not a < condition");
+  c = count(g);
+  CHECK_EQ_INT(c.loops, 2);
+  CHECK_EQ_INT(c.predicated, 0);
+  psg_tir_release(g);
+#undef PRED_HEAD
+  tb_fini();
+  CHECK_CTX_CLEAN(TB.ctx);
+}
+
 static void test_random_nests(void) {
   tb_init(check_ctx());
   static const char *const kinds[] = {"range", "T.vectorized", "T.vectorized", "T.unroll"};
@@ -216,7 +264,7 @@ static void test_random_nests(void) {
     psg_tir_prim_func *f = lc_parse(text);
     for (int enable = 0; f && enable < 2; enable++) {
       psg_tir_prim_func *g = NULL;
-      psg_status st = psgi_tir_vectorize_loop(TB.ctx, f, enable, &g);
+      psg_status st = psgi_tir_vectorize_loop(TB.ctx, f, enable, false, &g);
       CHECK_OK(st);
       if (st) {
         fprintf(stderr, "  seed %llu: %s\n%s\n", (unsigned long long)seed,
@@ -243,6 +291,7 @@ int main(void) {
   RUN_TEST(test_scalarize);
   RUN_TEST(test_allocate_per_lane);
   RUN_TEST(test_errors_and_disable);
+  RUN_TEST(test_buffer_level_predication);
   RUN_TEST(test_random_nests);
   return check_finish();
 }

@@ -33,8 +33,10 @@ psg_status psgi_tir_unroll_loop(psg_ctx *ctx, const psg_tir_prim_func *f, const 
                                 psg_tir_prim_func **out);
 
 /* tir.VectorizeLoop of one PrimFunc; enable false makes vectorized loops
- * serial. *out is f itself (retained) when nothing changed. */
-psg_status psgi_tir_vectorize_loop(psg_ctx *ctx, const psg_tir_prim_func *f, bool enable, psg_tir_prim_func **out);
+ * serial; predicate: tir.enable_buffer_level_predication. *out is f itself
+ * (retained) when nothing changed. */
+psg_status psgi_tir_vectorize_loop(psg_ctx *ctx, const psg_tir_prim_func *f, bool enable, bool predicate,
+                                   psg_tir_prim_func **out);
 
 /* ConvertSSA of one PrimFunc on its own (TVM's ConvertSSA(Stmt), which the
  * loop passes call after copying a body): *out is f itself (retained) when

@@ -36,6 +36,7 @@ typedef struct sframe {
   psg_tir_node *body;     /* Allocate: the body with per-lane accesses (owned) */
   psg_tir_node *new_var;  /* LetStmt: the vector var it binds instead (owned) */
   bool rebound;           /* LetStmt: pushed an entry on vz.rebound */
+  bool try_predicate;     /* IfThenElse: a vector condition, predicated or scalarized at the end */
 } sframe;
 
 /* A LetStmt whose var became a vector var: scalarized statements below it
@@ -51,6 +52,7 @@ typedef struct vz {
   int lanes;
   psg_tir_node *ramp; /* Ramp(0, 1, lanes) */
   bool need_scalarize;
+  bool predicate; /* tir.enable_buffer_level_predication */
   psgi_map let_binding; /* var -> what its uses become (a reference) */
   PSGI_VEC(rebound) rebound;
   PSGI_VEC(eframe) eframes;
@@ -660,7 +662,12 @@ static psg_status enter(vz *z, const psg_tir_node *n, psg_tir_node **out) {
                           psg_tir_var_name(n->kids[0]));
     st = hold(z, n, 2, &vec);
     break;
-  case PSG_TIR_IF_THEN_ELSE: st = hold(z, n, 0, &vec); break;
+  case PSG_TIR_IF_THEN_ELSE:
+    st = hold(z, n, 0, &vec);
+    /* TVM's TryPredicateBufferAccesses needs the vectorized then-branch */
+    f.try_predicate = !st && vec && !z->need_scalarize && z->predicate && n->nkids == 2;
+    if (f.try_predicate) vec = false;
+    break;
   case PSG_TIR_ATTR_STMT: st = hold(z, n, 0, NULL); break;
   case PSG_TIR_ASSERT_STMT:
     st = hold(z, n, 0, &vec);
@@ -717,12 +724,75 @@ static psg_status enter(vz *z, const psg_tir_node *n, psg_tir_node **out) {
   return PSG_OK;
 }
 
+/* TVM's TryPredicateBufferAccesses: under `if Ramp(b, s) < Broadcast(l)`,
+ * every load and store whose first index is a Ramp from b gets the
+ * predicate get_active_lane_mask(b, l); it succeeds when all of them do. */
+typedef struct predicator {
+  vz *z;
+  psg_tir_node *base, *limit;
+  size_t analyzed, rewritten;
+} predicator;
+
+static psg_status predicate_access(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out) {
+  predicator *p = m->user;
+  psg_tir_node *post = NULL;
+  psg_status st = psg_tir_mutator_default(m, n, &post);
+  if (st) return st;
+  *out = post;
+  p->analyzed++;
+  size_t ni = psgi_tir_num_indices(post);
+  psg_tir_node *const *idx = psgi_tir_indices(post), *mask = NULL;
+  /* (only a last index is a vector here: a Ramp first index is the only one) */
+  if (ni != 1 || idx[0]->kind != PSG_TIR_RAMP || !psg_arith_expr_equal(idx[0]->kids[0], p->base) ||
+      psg_tir_dtype_lanes(post->kids[0]->dtype) != 1)
+    return PSG_OK;
+  psg_tir_node *args[2] = {p->base, p->limit};
+  st = psg_tir_call_create(m->ctx, psg_tir_dtype_with_lanes(psg_tir_dtype_bool(), lanes_of(idx[0])),
+                           "tir.get_active_lane_mask", args, 2, NULL, &mask);
+  psg_tir_node *r = NULL;
+  if (!st && post->kind == PSG_TIR_BUFFER_LOAD)
+    st = psg_tir_buffer_load_create(m->ctx, post->kids[0], idx, ni, mask, &post->span, &r);
+  else if (!st)
+    st = psg_tir_buffer_store_create(m->ctx, post->kids[0], post->kids[1], idx, ni, mask, &post->span, &r);
+  psg_tir_release(mask);
+  if (st) return st;
+  psg_tir_release(post);
+  *out = r;
+  p->rewritten++;
+  return PSG_OK;
+}
+
+/* The predicated then-branch, or NULL when not every access could be. */
+static psg_status try_predicate(vz *z, psg_tir_node *cond, psg_tir_node *then_case, psg_tir_node **out) {
+  *out = NULL;
+  if (cond->kind != PSG_TIR_LT || cond->kids[0]->kind != PSG_TIR_RAMP || cond->kids[1]->kind != PSG_TIR_BROADCAST)
+    return PSG_OK;
+  predicator p = {z, cond->kids[0]->kids[0], cond->kids[1]->kids[0], 0, 0};
+  psg_tir_mutator m;
+  psg_tir_mutator_init(&m, z->ctx);
+  m.user = &p;
+  m.visit[PSG_TIR_BUFFER_LOAD] = predicate_access;
+  m.visit[PSG_TIR_BUFFER_STORE] = predicate_access;
+  psg_tir_node *r = NULL;
+  psg_status st = psg_tir_mutate(&m, then_case, &r);
+  psg_tir_mutator_fini(&m);
+  if (!st && p.analyzed > 0 && p.analyzed == p.rewritten)
+    *out = r;
+  else
+    psg_tir_release(r);
+  return st;
+}
+
 /* Frame f's children are done: its rewrite. */
 static psg_status finish(vz *z, sframe *f, psg_tir_node **out) {
   const psg_tir_node *n = f->n;
   psg_tir_node **held = z->held.data + f->held_base, **res = z->results.data + f->res_base;
   size_t nres = z->results.len - f->res_base;
   if (f->rebound) z->rebound.len--;
+  if (f->try_predicate) {
+    psg_status st = try_predicate(z, held[0], res[0], out);
+    return st || *out ? st : scalarize(z, n, out);
+  }
   psg_tir_node *small[8], **kids = small;
   if (n->nkids > 8 && !(kids = psgi_alloc(z->ctx, n->nkids * sizeof *kids))) return psgi_nomem(z->ctx);
   memcpy(kids, n->kids, n->nkids * sizeof *kids);
@@ -800,7 +870,7 @@ static psg_status vec_stmt(vz *z, const psg_tir_node *root, psg_tir_node **out) 
 }
 
 /* One vectorized loop: its body over `extent` lanes. */
-static psg_status vectorize(psg_ctx *ctx, const psg_tir_node *loop, psg_tir_node **out) {
+static psg_status vectorize(psg_ctx *ctx, const psg_tir_node *loop, bool predicate, psg_tir_node **out) {
   const psg_tir_node *ext = loop->kids[2];
   if (ext->kind != PSG_TIR_INT_IMM || ext->u.int_value < 1 || ext->u.int_value > PSG_TIR_MAX_LANES) {
     char what[160];
@@ -815,7 +885,7 @@ static psg_status vectorize(psg_ctx *ctx, const psg_tir_node *loop, psg_tir_node
   if (!is_zero(loop->kids[1]))
     return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "tir.VectorizeLoop: vectorized loop '%s' must start at 0",
                         psg_tir_var_name(loop->kids[0]));
-  vz z = {.ctx = ctx, .var = loop->kids[0], .lanes = (int)ext->u.int_value};
+  vz z = {.ctx = ctx, .var = loop->kids[0], .lanes = (int)ext->u.int_value, .predicate = predicate};
   psgi_map_init(&z.let_binding, ctx);
   psg_tir_node *zero = NULL, *one = NULL;
   psg_status st = psg_arith_analyzer_create(ctx, &z.an);
@@ -844,7 +914,7 @@ static psg_status vectorize(psg_ctx *ctx, const psg_tir_node *loop, psg_tir_node
 
 static psg_status vectorize_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **replacement) {
   if (n->kind != PSG_TIR_FOR || n->u.loop.kind != PSG_TIR_FOR_VECTORIZED) return PSG_OK;
-  return vectorize(m->ctx, n, replacement);
+  return vectorize(m->ctx, n, *(bool *)m->user, replacement);
 }
 
 /* TVM's VectorizeSkipper: vectorized loops become serial (annotations dropped). */
@@ -861,9 +931,11 @@ static psg_status skip_post(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_n
   return st;
 }
 
-psg_status psgi_tir_vectorize_loop(psg_ctx *ctx, const psg_tir_prim_func *f, bool enable, psg_tir_prim_func **out) {
+psg_status psgi_tir_vectorize_loop(psg_ctx *ctx, const psg_tir_prim_func *f, bool enable, bool predicate,
+                                   psg_tir_prim_func **out) {
   psg_tir_mutator m;
   psg_tir_mutator_init(&m, ctx);
+  m.user = &predicate;
   if (enable)
     m.pre = vectorize_pre;
   else
@@ -878,7 +950,8 @@ static psg_status vectorize_loop_pass(psg_tir_prim_func *f, psg_module *mod, psg
   (void)mod;
   bool enable = psg_attr_get_bool(psg_attrs_get(user, "enable_vectorize")) &&
                 !psg_pass_context_config_bool(pc, "tir.disable_vectorize");
-  return psgi_tir_vectorize_loop(psg_pass_context_get_ctx(pc), f, enable, out);
+  bool predicate = psg_pass_context_config_bool(pc, "tir.enable_buffer_level_predication");
+  return psgi_tir_vectorize_loop(psg_pass_context_get_ctx(pc), f, enable, predicate, out);
 }
 
 static const psg_pass_option options[] = {{"enable_vectorize", PSG_CONFIG_BOOL, "true"}, {NULL, 0, NULL}};
