@@ -235,6 +235,14 @@ static psg_status compute_call(psgi_tir_interp *in, const psg_tir_node *n) {
       memset(r, 0, sizeof *r * (size_t)psg_tir_dtype_lanes(n->dtype));
       return replace_with_tmp(in, 1, n->dtype);
     }
+    case PSGI_TIR_OP_get_active_lane_mask: { /* lane k: base + k < limit */
+      psgi_tir_lane *r = tmp_lanes(in, n->dtype);
+      if (!r) return psgi_nomem(in->ctx);
+      int64_t base = lane_at(in, &v[0], 0).i, limit = lane_at(in, &v[1], 0).i;
+      for (size_t i = 0, L = (size_t)psg_tir_dtype_lanes(n->dtype); i < L; i++)
+        r[i].u = base < limit && (uint64_t)limit - (uint64_t)base > i;
+      return replace_with_tmp(in, nargs, n->dtype);
+    }
     case PSGI_TIR_OP_reinterpret: {
       psg_tir_dtype from = v[0].dtype;
       if (psg_tir_dtype_bits(from) != psg_tir_dtype_bits(n->dtype) ||

@@ -87,10 +87,15 @@ static const builtin_option builtins[] = {
     {"relay.ToMixedPrecision.keep_orig_output_dtype", PSG_CONFIG_BOOL, 0, NULL, 0,
      "keep the original output dtype in mixed precision", NULL, false},
     {"relay.frontend.fill_span", PSG_CONFIG_BOOL, 1, NULL, 0, "frontends attach source spans to nodes", NULL, false},
-    {"tir.disable_vectorize", PSG_CONFIG_BOOL, 0, NULL, 0, "disable loop vectorization", NULL, false},
+    {"tir.disable_vectorize", PSG_CONFIG_BOOL, 0, NULL, 0, "disable loop vectorization (vectorized loops stay serial)",
+     "tir.VectorizeLoop", false},
+    {"tir.enable_buffer_level_predication", PSG_CONFIG_BOOL, 0, NULL, 0,
+     "predicate the accesses under `if base + i < limit` in a vectorized loop instead of scalarizing (TVM: on "
+     "for SVE targets; Passage has no targets, so off unless set)",
+     "tir.VectorizeLoop", false},
     {"tir.noalias", PSG_CONFIG_BOOL, 1, NULL, 0, "assume buffers do not alias", NULL, false},
     {"tir.UnrollLoop", PSG_CONFIG_DICT, 0, unroll_loop_fields, sizeof unroll_loop_fields / sizeof *unroll_loop_fields,
-     "loop unrolling limits (UnrollLoopConfig)", NULL, false},
+     "loop unrolling limits (UnrollLoopConfig)", "tir.UnrollLoop", false},
     {"tir.RemoveNoOp", PSG_CONFIG_DICT, 0, remove_no_op_fields, sizeof remove_no_op_fields / sizeof *remove_no_op_fields,
      "RemoveNoOpConfig: use_dataflow_analysis (true is unsupported: an error), max_simplification_steps (rewrites "
      "made at most; 0: no limit)",

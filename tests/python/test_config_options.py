@@ -50,10 +50,10 @@ def test_type_keys_come_from_the_library():
 
 def test_setting_a_reserved_option_is_still_validated():
     # TVM users set these; the values are checked though nothing reads them yet.
-    ctx = PassContext(config={"tir.disable_vectorize": True})
-    assert ctx.config == {"tir.disable_vectorize": True}
+    ctx = PassContext(config={"relay.backend.use_auto_scheduler": True})
+    assert ctx.config == {"relay.backend.use_auto_scheduler": True}
     try:
-        PassContext(config={"tir.disable_vectorize": "yes"})
+        PassContext(config={"relay.backend.use_auto_scheduler": "yes"})
     except AttributeError as e:
         assert "expects type Bool" in str(e)
     else:

@@ -11,7 +11,8 @@ without its prefix (tir.transform.RemoveNoOp() is the pass "tir.RemoveNoOp")."""
 from ..transform import prim_func_pass, PrimFuncPass, get_pass, registered_name
 
 __all__ = ["prim_func_pass", "PrimFuncPass", "Simplify", "RemoveNoOp", "ConvertSSA", "FlattenBuffer",
-           "StorageFlatten", "NarrowDataType"]
+           "StorageFlatten", "NarrowDataType",
+           "UnrollLoop", "VectorizeLoop"]
 
 
 def _tir_pass(name):
@@ -37,6 +38,15 @@ def StorageFlatten(cache_line_size, create_bound_attributes=False):
 def NarrowDataType(target_bits):
     """The registered pass tir.NarrowDataType (TVM's positional signature)."""
     return get_pass("tir.NarrowDataType", target_bits=target_bits)
+
+
+UnrollLoop = _tir_pass("UnrollLoop")
+
+
+def VectorizeLoop(enable_vectorize=True):
+    """The registered pass tir.VectorizeLoop; enable_vectorize=False (or the
+    config tir.disable_vectorize) makes vectorized loops serial."""
+    return get_pass("tir.VectorizeLoop", enable_vectorize=bool(enable_vectorize))
 
 
 def __getattr__(attr):

@@ -366,6 +366,21 @@ static psg_status convert_ssa(psg_module *mod, psg_pass_context *pc, void *user,
   return PSG_OK;
 }
 
+psg_status psgi_tir_convert_ssa_func(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out) {
+  ssa s = {0};
+  s.ctx = ctx;
+  psgi_map_init(&s.defined, ctx);
+  psgi_map_init(&s.current, ctx);
+  *out = NULL;
+  psg_status st = convert(&s, f, out);
+  psgi_map_fini(&s.defined);
+  psgi_map_fini(&s.current);
+  PSGI_VEC_FREE(ctx, &s.maps);
+  PSGI_VEC_FREE(ctx, &s.results);
+  PSGI_VEC_FREE(ctx, &s.stack);
+  return st;
+}
+
 const psg_pass_decl psgi_pass_tir_convert_ssa = {
     .name = "tir.ConvertSSA",
     .kind = PSG_PASS_MODULE,

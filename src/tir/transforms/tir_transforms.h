@@ -14,6 +14,8 @@ extern const psg_pass_decl psgi_pass_tir_convert_ssa;
 extern const psg_pass_decl psgi_pass_tir_flatten_buffer;
 extern const psg_pass_decl psgi_pass_tir_storage_flatten;
 extern const psg_pass_decl psgi_pass_tir_narrow_data_type;
+extern const psg_pass_decl psgi_pass_tir_unroll_loop;
+extern const psg_pass_decl psgi_pass_tir_vectorize_loop;
 
 /* Whether e may have a side effect beyond reading memory (TVM's
  * SideEffect(e) > kReadState): a call of an op that is not pure
@@ -80,5 +82,33 @@ psg_status psgi_tir_flattener_get(psgi_tir_flattener *f, const psg_tir_buffer *b
 psg_status psgi_tir_flattener_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **replacement);
 psg_status psgi_tir_flattener_load(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out);
 psg_status psgi_tir_flattener_store(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out);
+
+/* tir.UnrollLoop's config (TVM's UnrollLoopConfig) and the rewrite of one
+ * PrimFunc under it; *out is f itself (retained) when nothing changed. */
+typedef struct psgi_tir_unroll_cfg {
+  int64_t auto_max_step, auto_max_depth, auto_max_extent;
+  bool explicit_unroll, unroll_local_access;
+} psgi_tir_unroll_cfg;
+psg_status psgi_tir_unroll_loop(psg_ctx *ctx, const psg_tir_prim_func *f, const psgi_tir_unroll_cfg *cfg,
+                                psg_tir_prim_func **out);
+
+/* tir.VectorizeLoop of one PrimFunc; enable false makes vectorized loops
+ * serial; predicate: tir.enable_buffer_level_predication. *out is f itself
+ * (retained) when nothing changed. */
+psg_status psgi_tir_vectorize_loop(psg_ctx *ctx, const psg_tir_prim_func *f, bool enable, bool predicate,
+                                   psg_tir_prim_func **out);
+
+/* ConvertSSA of one PrimFunc on its own (TVM's ConvertSSA(Stmt), which the
+ * loop passes call after copying a body): *out is f itself (retained) when
+ * every var is defined once already (convert_ssa.c). */
+psg_status psgi_tir_convert_ssa_func(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
+
+/* n with every use of `var` replaced by `value` (TVM's Substitute); n
+ * itself (retained) when var does not occur. Iterative (substitute.c). */
+psg_status psgi_tir_substitute(psg_ctx *ctx, const psg_tir_node *n, const psg_tir_node *var,
+                               psg_tir_node *value, psg_tir_node **out);
+/* The same for `count` vars at once (vars[i] by values[i]). */
+psg_status psgi_tir_substitute_n(psg_ctx *ctx, const psg_tir_node *n, psg_tir_node *const *vars,
+                                 psg_tir_node *const *values, size_t count, psg_tir_node **out);
 
 #endif
