@@ -193,13 +193,14 @@ static void test_lets(void) {
 }
 
 /* Float identities of TVM's constant folder, on finite values (0.0 * x is
- * 0.0 only when x is finite: TVM folds it regardless, see docs/tir-arith.md). */
+ * 0.0 only when x is finite: TVM folds it regardless, see docs/tir-arith.md).
+ * Written with node constructors: the parser's operators would fold first. */
 static const scase float_cases[] = {
     {"float_identities", "", true,
      FN("A: T.Buffer((3,), \"float32\"), B: T.Buffer((3,), \"float32\")",
-        "    A[0] = B[0] * T.float32(0) + T.float32(1) * B[1] / T.float32(1)\n"
-        "    A[1] = T.float32(0) / (B[2] * B[2] + T.float32(1)) + (B[0] - T.float32(0))\n"
-        "    A[2] = T.float32(0) - B[1] + T.float32(0) * T.float32(3)\n")},
+        "    A[0] = T.Add(T.Mul(B[0], T.float32(0)), T.Div(T.Mul(T.float32(1), B[1]), T.float32(1)))\n"
+        "    A[1] = T.Add(T.Div(T.float32(0), B[2] * B[2] + T.float32(1)), T.Sub(B[0], T.float32(0)))\n"
+        "    A[2] = T.Add(T.float32(0) - B[1], T.Mul(T.float32(0), T.float32(3)))\n")},
 };
 
 /* Bounds of shifts and of int(ceil(log2(x))) decide conditions; a shift of

@@ -371,8 +371,13 @@ psg_status psgi_tir_convert_ssa_func(psg_ctx *ctx, const psg_tir_prim_func *f, p
   s.ctx = ctx;
   psgi_map_init(&s.defined, ctx);
   psgi_map_init(&s.current, ctx);
+  psgi_map_init(&s.fscope, ctx);
+  psgi_map_init(&s.bufs, ctx);
   *out = NULL;
   psg_status st = convert(&s, f, out);
+  clear_function_scope(&s);
+  psgi_map_fini(&s.fscope);
+  psgi_map_fini(&s.bufs);
   psgi_map_fini(&s.defined);
   psgi_map_fini(&s.current);
   PSGI_VEC_FREE(ctx, &s.maps);
