@@ -252,10 +252,15 @@ static void push_index(printer *p, const psg_tir_node *ix) {
   epush(p, ET_EXPR, ix, PREC_NONE);
 }
 
-/* "[i, j]" of a BufferLoad/Store. */
+/* "[i, j]" of a BufferLoad/Store; "[()]" without indices (a 0-d buffer), as
+ * TVM prints it ("A[]" is not Python). */
 static void push_indices(printer *p, const psg_tir_node *n) {
   size_t k = psgi_tir_num_indices(n);
   psg_tir_node *const *ix = psgi_tir_indices(n);
+  if (!k) {
+    ESTR("[()]");
+    return;
+  }
   ESTR("]");
   for (size_t i = k; i-- > 0;) {
     push_index(p, ix[i]);
