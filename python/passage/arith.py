@@ -8,8 +8,8 @@ analyzer of include/passage/arith.h (docs/tir-arith.md says what it proves).
     with ana.constraint_scope(n > 4):
         assert ana.can_prove(n >= 5)
 
-Not here: int_set (the C analyzer has no interval sets), the extensions
-ConvertBooleanToAndOfOrs and ComparisonOfProductAndSum, and a separate
+Not here: int_set (the C analyzer has no interval sets), the extension
+ComparisonOfProductAndSum, and a separate
 ProofStrength.SYMBOLIC_BOUND search (the C analyzer has one proof strength:
 can_prove accepts the argument and proves what it proves)."""
 
@@ -96,7 +96,7 @@ class ProofStrength(enum.IntEnum):
 
 class Extension(enum.Flag):
     """TVM's optional analyzer extensions (Analyzer.enabled_extensions); the
-    C analyzer has the first and the third."""
+    C analyzer has the first three."""
     NoExtensions = 0
     TransitivelyProveInequalities = 1 << 0
     ConvertBooleanToAndOfOrs = 1 << 1
@@ -230,8 +230,9 @@ class Analyzer:
 
     @enabled_extensions.setter
     def enabled_extensions(self, flags):
-        """TransitivelyProveInequalities and ApplyConstraintsToBooleanBranches;
-        the others raise UnsupportedError."""
+        """TransitivelyProveInequalities, ConvertBooleanToAndOfOrs and
+        ApplyConstraintsToBooleanBranches; ComparisonOfProductAndSum raises
+        UnsupportedError."""
         flags = Extension(flags)
         call(lib.psg_arith_set_extensions, self._ptr, flags.value, what="enabled_extensions")
         self._extensions = flags

@@ -1,7 +1,7 @@
 /* Passage — psg_arith_update_bound (a var's bound set outright, infinite
  * ends included, replacing what binds and constraints knew, undone by the
- * enclosing scope's exit) and psg_arith_set_extensions (the two extensions
- * the analyzer has; the others are refused). */
+ * enclosing scope's exit) and psg_arith_set_extensions (the three extensions
+ * the analyzer has; the other is refused). */
 #include "arith_check.h"
 
 #define INF PSG_ARITH_POS_INF
@@ -51,6 +51,16 @@ static void test_extensions(void) {
   CHECK_OK(psg_arith_set_extensions(an, 0));
   psg_arith_exit_constraint(an, &s2);
   psg_arith_exit_constraint(an, &s1);
+  /* and of ors: an OR over an AND is distributed only with the extension;
+   * two groups differing in one term merge */
+  psg_tir_expr *or_and = OR(EQ(a, IC(1)), AND(EQ(b2, IC(2)), EQ(c, IC(3))));
+  psg_tir_expr *merge = AND(OR(EQ(a, IC(0)), EQ(c, IC(20))), OR(EQ(a, IC(0)), NE(c, IC(30))));
+  CHECK_STR(RS(or_and), "((a == 1) or ((b == 2) and (c == 3)))");
+  CHECK_OK(psg_arith_set_extensions(an, PSG_ARITH_EXT_AND_OF_ORS));
+  CHECK_STR(RS(or_and), "(((a == 1) or (b == 2)) and ((a == 1) or (c == 3)))");
+  CHECK_STR(RS(merge), "((a == 0) or (c == 20))");
+  CHECK_OK(psg_arith_set_extensions(an, 0));
+  CHECK_STR(RS(merge), "(((a == 0) or (c == 20)) and ((a == 0) or (c != 30)))");
 }
 
 int main(void) {

@@ -218,6 +218,30 @@ static const scase intrinsic_cases[] = {
         "    A[1] = T.shift_left(5, 3) + T.shift_right(40, 2)\n")},
 };
 
+/* convert_boolean_to_and_of_ors: conditions distributed into an AND of ORs
+ * and simplified within and between the groups, in stores, ifs, selects,
+ * if_then_else and asserts; buffer reads as terms too. */
+static const scase and_of_ors_cases[] = {
+    {"and_of_ors", "convert_boolean_to_and_of_ors", true,
+     FN("F: T.Buffer((6,), \"bool\"), B: T.Buffer((4,), \"int32\"), p: T.int32, q: T.int32, r: T.int32",
+        "    F[0] = (p == 1 or q == 4 or r == 2) and (q == 4 or r != 9 or p == 1)\n"
+        "    F[1] = r == 3 and ((p == 0 or q == 2) and r != 5)\n"
+        "    F[2] = p == 7 or q < 3 or p != 11\n"
+        "    F[3] = B[0] > 0 or (B[1] > 0 and B[2] > 0 and p < q)\n"
+        "    if (p < 4 or q == 2) and (p < 4 or q != 2):\n"
+        "        F[4] = T.Select(q == 5 or (r == 1 and p == 2), p < 6 or q < 6, r == p)\n"
+        "    F[5] = T.if_then_else(p == 3 and (q == 1 or r == 1), r == 1 or (p == 3 and q == 1), q > r)\n")},
+    {"and_of_ors_assert", "convert_boolean_to_and_of_ors,apply_constraints_to_boolean_branches", true,
+     FN("A: T.Buffer((2,), \"int32\"), p: T.int32, q: T.int32",
+        "    if (p == 2 or q != 3) and (p == 2 or q != 5):\n"
+        "        A[0] = T.Select(p < 10 and q == 3 or p == 2, 1, 0)\n"
+        "    A[1] = T.Select((p != 1 or q != 1) and (p != 1 or q == 2), p, q)\n")},
+};
+
+static void test_and_of_ors(void) {
+  for (size_t i = 0; i < sizeof and_of_ors_cases / sizeof *and_of_ors_cases; i++) run_case(&and_of_ors_cases[i]);
+}
+
 static void test_intrinsics(void) {
   for (size_t i = 0; i < sizeof intrinsic_cases / sizeof *intrinsic_cases; i++) run_case(&intrinsic_cases[i]);
 }
@@ -232,6 +256,7 @@ int main(void) {
   RUN_TEST(test_lets);
   RUN_TEST(test_floats);
   RUN_TEST(test_intrinsics);
+  RUN_TEST(test_and_of_ors);
   psg_ctx_release(ctx);
   return check_finish();
 }

@@ -20,11 +20,12 @@ psg_status psg_arith_update_bound(psg_arith_analyzer *a, psg_tir_expr *var, psg_
 }
 
 psg_status psg_arith_set_extensions(psg_arith_analyzer *a, unsigned flags) {
-  unsigned known = PSG_ARITH_EXT_TRANSITIVE | PSG_ARITH_EXT_BOOLEAN_BRANCHES;
+  unsigned known = PSG_ARITH_EXT_TRANSITIVE | PSG_ARITH_EXT_AND_OF_ORS | PSG_ARITH_EXT_BOOLEAN_BRANCHES;
   if (flags & ~known)
     return psgi_diag_add(a->ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, NULL, 0, 0, NULL, 0, NULL,
                          "arith: analyzer extension bits 0x%x are not implemented", flags & ~known);
   a->transitive = flags & PSG_ARITH_EXT_TRANSITIVE;
+  a->and_of_ors = flags & PSG_ARITH_EXT_AND_OF_ORS;
   a->boolean_branches = flags & PSG_ARITH_EXT_BOOLEAN_BRANCHES;
   psgi_arith_cache_clear(a);
   return PSG_OK;

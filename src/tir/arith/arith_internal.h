@@ -42,6 +42,8 @@ struct psg_arith_analyzer {
   bool use_let_values;   /* substitute let_value of facts (see psgi_arith_fact) */
   bool transitive;       /* transitively_prove_inequalities */
   bool boolean_branches; /* apply_constraints_to_boolean_branches */
+  bool and_of_ors;       /* convert_boolean_to_and_of_ors (and_of_ors.c) */
+  bool and_of_ors_busy;  /* inside that conversion: not again */
   int branch_depth;      /* nesting of those (bounded: BRANCH_DEPTH_LIMIT) */
 };
 
@@ -127,6 +129,9 @@ bool psgi_arith_offset(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y, 
 /* The rewrite simplifier's pass over e, canonical or not (rewrite.c). */
 psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical,
                               psg_tir_expr **out);
+/* TVM's SimplifyAsAndOfOrs of a boolean e (and_of_ors.c): a new reference,
+ * or NULL in *out when e is past the caps there (simplify it as usual). */
+psg_status psgi_arith_and_of_ors(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr **out);
 /* The canonical form of one node whose operands are simplified already
  * (canonical.c): a new reference, or NULL in *out when it has none. */
 psg_status psgi_arith_canonical_node(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr **out);

@@ -437,8 +437,17 @@ static bool logic_rules(rw *w, psg_tir_expr *e, int kind, psg_tir_expr *x, psg_t
   if (!is_and && is(x, PSG_TIR_LT) && is(y, PSG_TIR_EQ) && EQ(w, x->kids[0], y->kids[0]) &&
       EQ(w, x->kids[1], y->kids[1]))
     return done(w, B(w, PSG_TIR_LE, x->kids[0], x->kids[1]));
-  /* i < c1 && c2 <= i with no integer between: false; the or of complements: true. */
+  /* Equalities and inequalities of one operand to two different constants:
+   * x == c1 && x != c2 is x == c1, x == c1 && x == c2 false; x != c1 || x
+   * == c2 is x != c1, x != c1 || x != c2 true. */
   int64_t c1, c2;
+  if ((is(x, PSG_TIR_EQ) || is(x, PSG_TIR_NE)) && (is(y, PSG_TIR_EQ) || is(y, PSG_TIR_NE)) &&
+      K(x->kids[1], &c1) && K(y->kids[1], &c2) && c1 != c2 && EQ(w, x->kids[0], y->kids[0])) {
+    bool xe = is(x, PSG_TIR_EQ), ye = is(y, PSG_TIR_EQ);
+    if (is_and && (xe || ye)) return done(w, xe && ye ? BOOL(w, false, 1) : xe ? x : y);
+    if (!is_and && (!xe || !ye)) return done(w, !xe && !ye ? BOOL(w, true, 1) : xe ? y : x);
+  }
+  /* i < c1 && c2 <= i with no integer between: false; the or of complements: true. */
   if (is(x, PSG_TIR_LT) && is(y, PSG_TIR_LE) && K(x->kids[1], &c1) && K(y->kids[0], &c2) &&
       EQ(w, x->kids[0], y->kids[1]) && psgi_arith_is_index_dtype(x->kids[0]->dtype)) {
     if (is_and && c1 <= c2) return done(w, BOOL(w, false, 1));

@@ -54,12 +54,31 @@ static psg_status boolean_branches(psg_arith_analyzer *a, psg_tir_expr *e, bool 
   return st;
 }
 
+/* convert_boolean_to_and_of_ors: TVM converts an AND or OR met by the
+ * rewrite simplifier (not the canonical one) once constant folding and the
+ * known conditions have nothing to say of it; the rules then do not run on
+ * it. *out NULL: not converted. */
+static psg_status and_of_ors(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical, psg_tir_expr **out) {
+  *out = NULL;
+  bool zero;
+  if (!a->and_of_ors || a->and_of_ors_busy || canonical || (e->kind != PSG_TIR_AND && e->kind != PSG_TIR_OR) ||
+      psg_tir_dtype_lanes(e->dtype) != 1 || psgi_arith_identity(e->kind, e->kids[0], e->kids[1], &zero) ||
+      psgi_arith_known(a, e) >= 0)
+    return PSG_OK;
+  return psgi_arith_and_of_ors(a, e, out);
+}
+
 /* Rules at e, then (canonical mode) its canonical form and the rules
  * again. A new reference in *out. */
 static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical, psg_tir_expr **out) {
   psg_tir_expr *start = NULL, *cur = NULL, *c = NULL;
   psg_status st = boolean_branches(a, e, canonical, &start);
   if (st) return st;
+  if ((st = and_of_ors(a, start ? start : e, canonical, &cur)) || cur) {
+    psg_tir_release(start);
+    *out = cur;
+    return st;
+  }
   st = psgi_arith_rules_fixpoint(a, start ? start : e, 0, &cur);
   psg_tir_release(start);
   if (st || !canonical) {

@@ -16,7 +16,10 @@
  *                                          rest of its block; buffer values
  *                                          are not tracked (TVM's control-flow
  *                                          graph is not built).
- *   propagate_knowns_to_simplify_expressions, convert_boolean_to_and_of_ors
+ *   convert_boolean_to_and_of_ors          every AND/OR the rewrite simplifier
+ *                                          meets becomes an AND of ORs, each
+ *                                          part simplified (and_of_ors.c).
+ *   propagate_knowns_to_simplify_expressions
  *                                          not built: PSG_ERR_UNSUPPORTED
  *                                          when true. */
 #include "passage/pass.h"
@@ -41,10 +44,9 @@ static psg_status read_opts(psg_ctx *ctx, psg_attrs *cfg, opts *o) {
   o->knowns_expr = v[2];
   o->and_of_ors = v[3];
   o->bool_branches = v[4];
-  for (int i = 2; i <= 3; i++)
-    if (v[i])
-      return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, NULL, 0, 0, NULL, 0, "tir.Simplify",
-                           "tir.Simplify: config %s=true is not supported yet", names[i]);
+  if (v[2])
+    return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, NULL, 0, 0, NULL, 0, "tir.Simplify",
+                         "tir.Simplify: config %s=true is not supported yet", names[2]);
   return PSG_OK;
 }
 
@@ -479,6 +481,7 @@ psg_status psg_tir_simplify_prim_func(const psg_tir_prim_func *f, psg_attrs *con
   if ((st = psg_arith_analyzer_create(ctx, &w.a))) return st;
   w.a->transitive = w.o.transitive;
   w.a->boolean_branches = w.o.bool_branches;
+  w.a->and_of_ors = w.o.and_of_ors;
   psgi_map_init(&w.buffer_vars, ctx);
   psg_tir_stmt *body = NULL;
   st = prepare(&w, f);
