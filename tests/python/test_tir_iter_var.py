@@ -69,3 +69,15 @@ def test_captured_iter_var_and_convert_ssa():
     assert w1.same_as(tx) and not w2.same_as(tx)
     passage.ir.assert_structural_equal(out["k1"].with_attr("global_symbol", "k"),
                                        out["k2"].with_attr("global_symbol", "k"))
+
+
+def test_iter_var_is_its_var_in_arithmetic():
+    # TVM's IterVar is an ExprOp: in an expression it stands for its var.
+    tx = passage.te.thread_axis("threadIdx.x")
+    ty = passage.te.thread_axis("threadIdx.y")
+    e = tx * 32 + ty
+    assert isinstance(e, tir.Add)
+    assert e.a.a.same_as(tx.var) and e.b.same_as(ty.var)
+    assert (tx < 4).a.same_as(tx.var)
+    assert tx.dtype == "int32"
+    assert len({tx, ty, tx}) == 2

@@ -166,6 +166,8 @@ def convert(value):
         return value
     if isinstance(value, EqualOp):
         return value.asobject()
+    if hasattr(value, "_as_prim_expr"):  # an IterVar is its var in expressions, as in TVM
+        return value._as_prim_expr()
     if isinstance(value, bool):
         return IntImm("bool", int(value))
     if isinstance(value, int):

@@ -9,16 +9,17 @@ AttrStmts.
 from .._ffi import lib, enc, s
 from . import _api
 from ._api import register, new, borrowed
-from .expr import Node, Var, convert
+from .expr import Node, Var, ExprOp, convert
 
 __all__ = ["IterVar"]
 
 
 @register(_api.ITER_VAR)
-class IterVar(Node):
+class IterVar(ExprOp, Node):
     """IterVar(dom, var, iter_type, thread_tag=""): dom a Range, a (begin,
     end) pair or None; var a Var or a name (an int32 Var, or of the range's
-    dtype)."""
+    dtype). In arithmetic it stands for its var, as TVM's IterVar converts
+    to a PrimExpr (`tx * 4 + ty`)."""
     __slots__ = ()
 
     DataPar = 0
@@ -55,6 +56,16 @@ class IterVar(Node):
     @property
     def var(self):
         return borrowed(lib.psg_tir_iter_var_get_var(self._ptr))
+
+    def _as_prim_expr(self):
+        return self.var
+
+    @property
+    def dtype(self):
+        return self.var.dtype
+
+    # As TVM's IterVar(Object, ExprOp): == builds an EqualOp; hashed as an object.
+    __hash__ = Node.__hash__
 
     @property
     def dom(self):
