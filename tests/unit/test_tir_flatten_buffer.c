@@ -216,18 +216,7 @@ static void test_random_nests(void) {
 enum { NEST = 10000 };
 static void *deep_nest(void *arg) {
   (void)arg;
-  /* for v0 in range(1): ... for v9999 in range(1): A[v9999, v0 + 1] = A[v0, v9999] */
-  psg_tir_buffer *A = TB_BUF("A", TB_F32, 2, 2);
-  psg_tir_expr **vars = malloc(NEST * sizeof *vars);
-  char name[16];
-  for (int k = 0; k < NEST; k++) {
-    snprintf(name, sizeof name, "v%d", k);
-    vars[k] = tb_var(name, TB_I32);
-  }
-  psg_tir_expr *src[2] = {vars[0], vars[NEST - 1]}, *dst[2] = {vars[NEST - 1], tb_add(vars[0], tb_i32(1))};
-  psg_tir_stmt *s = tb_storep(A, tb_loadp(A, src, 2, NULL), dst, 2, NULL);
-  for (int k = NEST; k-- > 0;) s = tb_for(vars[k], 1, s);
-  psg_tir_prim_func *f = tb_func(&A, 1, NULL, 0, s);
+  psg_tir_prim_func *f = eq_deep_nest_func(NEST);
   psg_tir_prim_func *g = flatten(f);
   eq_check_same(f, g, 1, 1, 17);
   const psg_tir_node *r = g ? psg_tir_get_body(g) : NULL;
@@ -238,7 +227,6 @@ static void *deep_nest(void *arg) {
   }
   CHECK_EQ_INT(depth, NEST);
   CHECK(r && psg_tir_kind(r) == PSG_TIR_BUFFER_STORE && psg_tir_num_indices(r) == 1);
-  free(vars);
   return NULL;
 }
 

@@ -314,6 +314,26 @@ static inline psg_tir_prim_func *eq_random_func(uint64_t *seed, bool i64) {
   return tb_func(bufs, 3, NULL, 0, body);
 }
 
+/* A loop nest `depth` deep over a 2x2 float32 buffer A, for the deep tests:
+ * for v0 in range(1): ... for v{depth-1} in range(1):
+ *     A[v{depth-1}, v0 + 1] = A[v0, v{depth-1}] */
+static inline psg_tir_prim_func *eq_deep_nest_func(int depth) {
+  psg_tir_buffer *A = TB_BUF("A", TB_F32, 2, 2);
+  psg_tir_expr **vars = malloc((size_t)depth * sizeof *vars);
+  CHECK(vars != NULL);
+  if (!vars) return NULL;
+  char name[16];
+  for (int k = 0; k < depth; k++) {
+    snprintf(name, sizeof name, "v%d", k);
+    vars[k] = tb_var(name, TB_I32);
+  }
+  psg_tir_expr *src[2] = {vars[0], vars[depth - 1]}, *dst[2] = {vars[depth - 1], tb_add(vars[0], tb_i32(1))};
+  psg_tir_stmt *s = tb_storep(A, tb_loadp(A, src, 2, NULL), dst, 2, NULL);
+  for (int k = depth; k-- > 0;) s = tb_for(vars[k], 1, s);
+  free(vars);
+  return tb_func(&A, 1, NULL, 0, s);
+}
+
 /* Runs fn in a thread with a 1 MiB stack (STYLE rule 9). */
 static inline void eq_small_stack(void *(*fn)(void *)) {
   pthread_attr_t attr;
