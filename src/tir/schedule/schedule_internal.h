@@ -1,0 +1,106 @@
+/* Passage — what the schedule primitives share (src/tir/schedule/): the
+ * schedule object, paths from a function body down to a statement (the IR
+ * is immutable, so a rewrite rebuilds the path above what it replaces),
+ * stages (the stores to one buffer) and loops found by their var. */
+#ifndef PSG_TIR_SCHEDULE_INTERNAL_H
+#define PSG_TIR_SCHEDULE_INTERNAL_H
+
+#include "passage/tir_schedule.h"
+#include "tir/transforms/tir_transforms.h"
+
+struct psg_tir_schedule {
+  psg_ctx *ctx;
+  psg_tir_prim_func *func; /* owned */
+};
+
+/* A located-nowhere error of primitive `prim`: "split: ..." (returns code). */
+psg_status psgi_sch_error(psg_ctx *ctx, psg_status code, const char *prim, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A path from a root statement down: node[0] is the root, node[k + 1] is
+ * node[k]->kids[slot[k]]; the last node is the target. Borrowed nodes. */
+typedef struct psgi_sch_path {
+  PSGI_VEC(psg_tir_node *) node;
+  PSGI_VEC(uint32_t) slot;
+} psgi_sch_path;
+void psgi_sch_path_fini(psg_ctx *ctx, psgi_sch_path *p);
+static inline size_t psgi_sch_path_len(const psgi_sch_path *p) { return p->node.len; }
+static inline psg_tir_node *psgi_sch_path_last(const psgi_sch_path *p) { return p->node.data[p->node.len - 1]; }
+
+/* Pre-order walk of the statements under root in program order; `visit`
+ * sees the path to each statement (the walk's own stack) and returns
+ * PSG_VISIT_CONTINUE, PSG_VISIT_SKIP_CHILDREN or PSG_VISIT_ABORT (which
+ * stops the walk leaving the path as it is, for the caller to copy). */
+typedef int (*psgi_sch_visit_fn)(const psgi_sch_path *path, void *user);
+psg_status psgi_sch_walk(psg_ctx *ctx, psg_tir_node *root, psgi_sch_visit_fn visit, void *user,
+                         psgi_sch_path *path);
+
+/* The root with path->node[depth] replaced by `with` (rebuilding the nodes
+ * above it); *out is a new reference. */
+psg_status psgi_sch_replace(psg_ctx *ctx, const psgi_sch_path *path, size_t depth, psg_tir_node *with,
+                            psg_tir_node **out);
+/* Like psgi_sch_replace, but node[depth] is taken out: dropped from its
+ * SeqStmt (a SeqStmt left with one statement becomes that statement), or
+ * replaced by T.evaluate(0) elsewhere. */
+psg_status psgi_sch_remove(psg_ctx *ctx, const psgi_sch_path *path, size_t depth, psg_tir_node **out);
+/* SeqStmt(a, b), flattening a and b when they are SeqStmts themselves. */
+psg_status psgi_sch_seq2(psg_ctx *ctx, psg_tir_node *a, psg_tir_node *b, psg_tir_node **out);
+
+/* The path from body to the For over `var`; PSG_ERR_NOT_FOUND (with an error
+ * of `prim`) when no loop of the function binds it. */
+psg_status psgi_sch_find_loop(psg_ctx *ctx, psg_tir_node *body, const psg_tir_node *var, const char *prim,
+                              psgi_sch_path *path);
+/* The path from body to node `target` (a statement); false if absent. */
+psg_status psgi_sch_find_node(psg_ctx *ctx, psg_tir_node *body, const psg_tir_node *target, psgi_sch_path *path,
+                              bool *found);
+
+/* A stage: every store to the buffers of one name (one data var). */
+typedef struct psgi_sch_stage {
+  const char *name;             /* interned */
+  psg_tir_node *data;           /* the buffers' data var */
+  psg_tir_node *buffer;         /* the buffer of the last store */
+  PSGI_VEC(psg_tir_node *) stores; /* program order, borrowed */
+  psgi_sch_path last;           /* body .. last store */
+  size_t root;                  /* depth in `last` of the nest holding all the stage's stores and no other */
+} psgi_sch_stage;
+psg_status psgi_sch_stage_find(psg_ctx *ctx, psg_tir_node *body, const char *name, const char *prim,
+                               psgi_sch_stage *st);
+void psgi_sch_stage_fini(psg_ctx *ctx, psgi_sch_stage *st);
+/* Whether buffer b (by its data var) is a parameter buffer of f. */
+bool psgi_sch_is_param_data(const psg_tir_prim_func *f, const psg_tir_node *data);
+
+/* Counts in the subtree n: stores (all; and to data var `data`), loads of
+ * `data`. Iterative. */
+typedef struct psgi_sch_counts {
+  size_t stores, stores_to, loads_of;
+} psgi_sch_counts;
+psg_status psgi_sch_count(psg_ctx *ctx, const psg_tir_node *n, const psg_tir_node *data, psgi_sch_counts *out);
+/* Whether var occurs in n. */
+psg_status psgi_sch_uses_var(psg_ctx *ctx, const psg_tir_node *n, const psg_tir_node *var, bool *out);
+
+/* The data vars n loads (other than `skip`), each with the first buffer
+ * seen over it. */
+typedef struct psgi_sch_reads {
+  PSGI_VEC(psg_tir_node *) datas;
+  PSGI_VEC(psg_tir_node *) bufs;
+} psgi_sch_reads;
+psg_status psgi_sch_reads_of(psg_ctx *ctx, const psg_tir_node *n, const psg_tir_node *skip, psgi_sch_reads *out);
+void psgi_sch_reads_fini(psg_ctx *ctx, psgi_sch_reads *r);
+/* *bad: the first store to one of `datas` in program order after the
+ * statement `after` (outside it), or NULL. */
+psg_status psgi_sch_written_after(psg_ctx *ctx, psg_tir_node *body, const psg_tir_node *after,
+                                  psg_tir_node *const *datas, size_t n, const psg_tir_node **bad);
+
+/* Makes `body` the schedule's function body (after verify_well_formed); the
+ * function is unchanged on failure. Takes no reference of body. */
+psg_status psgi_sch_commit(psg_tir_schedule *s, psg_tir_node *body, const char *prim);
+
+/* A new int var of `dtype` named after `base` with `suffix`. */
+psg_status psgi_sch_new_var(psg_ctx *ctx, const char *base, const char *suffix, psg_tir_dtype dtype,
+                            psg_tir_node **out);
+/* An IntImm of dtype (checked). */
+psg_status psgi_sch_int(psg_ctx *ctx, psg_tir_dtype dtype, int64_t v, psg_tir_node **out);
+/* a OP b through the checked constructor, then constant folding of the top. */
+psg_status psgi_sch_bin(psg_ctx *ctx, int kind, psg_tir_node *a, psg_tir_node *b, psg_tir_node **out);
+
+#endif
