@@ -80,8 +80,11 @@ PSG_API psg_status psg_tir_schedule_reverse_compute_inline(psg_tir_schedule *s, 
 /* compute_at: the nest of the stage `block` moves to the start of `loop`'s
  * body, computing only the region of the buffer that the statements under
  * `loop` read (bounds by interval arithmetic over the inner loops, simplified
- * by the arith analyzer). Every read of the buffer must be under `loop`. */
-PSG_API psg_status psg_tir_schedule_compute_at(psg_tir_schedule *s, const char *block, psg_tir_expr *loop);
+ * by the arith analyzer). Every read of the buffer must be under `loop`.
+ * Its loops keep their vars; one left with extent 1 goes unless
+ * preserve_unit_loops (TVM's option, default false). */
+PSG_API psg_status psg_tir_schedule_compute_at(psg_tir_schedule *s, const char *block, psg_tir_expr *loop,
+                                               bool preserve_unit_loops);
 /* cache_write: the stage `block` computes into a new buffer "<name>_<scope>"
  * allocated in `scope`, copied to the original buffer by a nest right after;
  * index (the stage's written buffer) must be 0. *out (may be NULL) is the

@@ -243,7 +243,7 @@ static void test_compute_at(void) {
   psg_tir_schedule *s = sched(CONV1D, &f);
   if (!s) return;
   psg_tir_expr *i = loop_of(s, "O", 0);
-  CHECK_OK(psg_tir_schedule_compute_at(s, "P_1", i));
+  CHECK_OK(psg_tir_schedule_compute_at(s, "P_1", i, false));
   const char *want[] = {"for p in range(3):\n            P_1[p + i] = T.if_then_else(1 <= p + i and p + i < 11, A[p + i - 1]"};
   expect_text(s, want, 1);
   CHECK_EQ_INT(num_loops(s, "P_1"), 2);
@@ -254,12 +254,12 @@ static void test_compute_at(void) {
   psg_tir_expr *cj = loop_of(s, "C", 1), *parts[2];
   int64_t fac[2] = {0, 4};
   CHECK_OK(psg_tir_schedule_split(s, cj, fac, 2, parts));
-  CHECK_OK(psg_tir_schedule_compute_at(s, "B_1", parts[0]));
-  const char *want2[] = {"for i_1, j_1 in T.grid(8, 4):", "B_1[i_1, j_1 + j_0 * 4]"};
-  (void)want2;
+  CHECK_OK(psg_tir_schedule_compute_at(s, "B_1", parts[0], true));
+  const char *want2[] = {"for i_1, j in T.grid(1, 4):", "B_1[i_1 + i, j + j_0 * 4] = A[i_1 + i, j + j_0 * 4]"};
+  expect_text(s, want2, 2);
   CHECK_EQ_INT(num_loops(s, "B_1"), 4);
   psg_tir_prim_func *now = psg_tir_schedule_get_func(s);
-  expect_refused(s, psg_tir_schedule_compute_at(s, "C", parts[1]), PSG_ERR_INVALID_ARGUMENT, "function parameter",
+  expect_refused(s, psg_tir_schedule_compute_at(s, "C", parts[1], false), PSG_ERR_INVALID_ARGUMENT, "function parameter",
                  now);
   for (int k = 0; k < 2; k++) psg_tir_release(parts[k]);
   finish(s, f, 10);
@@ -267,7 +267,7 @@ static void test_compute_at(void) {
   s = sched(ELEM, &f);
   if (!s) return;
   psg_tir_expr *bi = loop_of(s, "B_1", 0);
-  expect_refused(s, psg_tir_schedule_compute_at(s, "B_1", bi), PSG_ERR_INVALID_ARGUMENT, "inside block", f);
+  expect_refused(s, psg_tir_schedule_compute_at(s, "B_1", bi, false), PSG_ERR_INVALID_ARGUMENT, "inside block", f);
   finish(s, f, 11);
 }
 
@@ -283,9 +283,9 @@ static void test_cache_write(void) {
   expect_text(s, want, 3);
   /* the copy keeps the name: computing the cache at the copy's loop */
   psg_tir_expr *ax0 = loop_of(s, "C", 0);
-  CHECK_OK(psg_tir_schedule_compute_at(s, "C_local", ax0));
+  CHECK_OK(psg_tir_schedule_compute_at(s, "C_local", ax0, false));
   const char *want2[] = {"for ax0 in range(8):",
-                         "for i, j in T.grid(1, 10):\n            C_local_1[i + ax0, j] = T.float32(0.0)"};
+                         "for j in range(10):\n            C_local_1[ax0, j] = T.float32(0.0)"};
   expect_text(s, want2, 2);
   psg_tir_prim_func *now = psg_tir_schedule_get_func(s);
   expect_refused(s, psg_tir_schedule_cache_write(s, "C", 1, "local", NULL), PSG_ERR_INVALID_ARGUMENT,
@@ -347,6 +347,47 @@ static void test_tiled_matmul(void) {
   finish(s, f, 16);
 }
 
+/* Random nests (tests/unit/tir_equiv.h): every loop of stage O split by a
+ * random factor (one in three inferred), then its two outer loops fused
+ * when they nest perfectly (refused, unchanged, otherwise). */
+static void test_random_nests(void) {
+  uint64_t seed = 0x5eed5c4edull;
+  for (int round = 0; round < 120; round++) {
+    psg_tir_prim_func *f = eq_random_func(&seed, round % 4 == 3);
+    if (!f) return;
+    psg_tir_retain(f);
+    psg_tir_schedule *s = NULL;
+    CHECK_OK(psg_tir_schedule_create(f, &s));
+    psg_tir_expr **loops = NULL;
+    size_t n = 0;
+    CHECK_OK(psg_tir_schedule_get_loops(s, "O", &loops, &n));
+    for (size_t k = 0; k < n; k++) {
+      int64_t fac[2] = {0, 1 + (int64_t)(eq_rand(&seed) % 4)};
+      if (eq_rand(&seed) % 3 == 0) fac[0] = fac[1], fac[1] = 0;
+      psg_tir_expr *parts[2] = {0};
+      CHECK_OK(psg_tir_schedule_split(s, loops[k], fac, 2, parts));
+      psg_tir_release(parts[0]);
+      psg_tir_release(parts[1]);
+    }
+    for (size_t k = 0; k < n; k++) psg_tir_release(loops[k]);
+    psg_free(loops);
+    CHECK_OK(psg_tir_schedule_get_loops(s, "O", &loops, &n));
+    if (n >= 2) {
+      psg_tir_prim_func *before = psg_tir_schedule_get_func(s);
+      psg_status st = psg_tir_schedule_fuse(s, loops, 2, NULL);
+      if (st) {
+        CHECK(psg_tir_schedule_get_func(s) == before);
+        psg_ctx_clear_diags(TB.ctx);
+      }
+    }
+    for (size_t k = 0; k < n; k++) psg_tir_release(loops[k]);
+    psg_free(loops);
+    eq_check_same(f, psg_tir_schedule_get_func(s), 4, 2, seed);
+    psg_tir_schedule_release(s);
+    psg_tir_release(f);
+  }
+}
+
 int main(void) {
   psg_ctx *ctx = check_ctx();
   tb_init(ctx);
@@ -360,6 +401,7 @@ int main(void) {
   RUN_TEST(test_cache_write);
   RUN_TEST(test_decompose_reduction);
   RUN_TEST(test_tiled_matmul);
+  RUN_TEST(test_random_nests);
   tb_fini();
   CHECK_CTX_CLEAN(ctx);
   return check_finish();

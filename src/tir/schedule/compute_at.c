@@ -256,6 +256,7 @@ typedef struct mover {
   psg_tir_node *const *vars; /* the spatial loop vars, by dim */
   psg_tir_node **shifted;    /* var + lo */
   psg_tir_node **extents;
+  const bool *drop; /* unit loops that go */
   size_t n;
 } mover;
 
@@ -276,6 +277,11 @@ static psg_status move_for(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_no
   psg_tir_node *zero = NULL;
   for (size_t k = 0; k < mv->n; k++)
     if (n->kids[0] == mv->vars[k]) {
+      if (mv->drop[k]) {
+        psg_tir_retain(body);
+        *out = body;
+        return PSG_OK;
+      }
       psg_status st = psgi_sch_int(m->ctx, psg_tir_dtype_of(n->kids[0]), 0, &zero);
       if (!st) st = psg_tir_for_create(m->ctx, n->kids[0], zero, mv->extents[k], n->u.loop.kind, body,
                                        n->u.loop.annotations, &n->span, out);
@@ -300,7 +306,8 @@ static int order_visit(const psgi_sch_path *path, void *user) {
   return PSG_VISIT_CONTINUE;
 }
 
-psg_status psg_tir_schedule_compute_at(psg_tir_schedule *s, const char *block, psg_tir_expr *loop) {
+psg_status psg_tir_schedule_compute_at(psg_tir_schedule *s, const char *block, psg_tir_expr *loop,
+                                       bool preserve_unit_loops) {
   if (!s) return PSG_ERR_INVALID_ARGUMENT;
   psg_ctx *ctx = s->ctx;
   const char *prim = "compute_at";
@@ -311,6 +318,7 @@ psg_status psg_tir_schedule_compute_at(psg_tir_schedule *s, const char *block, p
   d.r.ctx = ctx;
   psgi_map_init(&d.r.iv, ctx);
   psg_tir_node *body = s->func->kids[0], *vars[8] = {0}, *shifted[8] = {0}, *extents[8] = {0};
+  bool drop[8] = {0};
   psg_tir_node *nest = NULL, *b1 = NULL, *inner = NULL, *nl = NULL, *b2 = NULL;
   psg_arith_analyzer *a = NULL;
   psg_status rc = psgi_sch_stage_find(ctx, body, block, prim, &p);
@@ -423,8 +431,13 @@ psg_status psg_tir_schedule_compute_at(psg_tir_schedule *s, const char *block, p
     if (!rc) rc = psgi_sch_int(ctx, psg_tir_dtype_of(span), 1, &one);
     if (!rc) rc = psgi_sch_bin(ctx, PSG_TIR_ADD, span, one, &ext);
     if (!rc) rc = psg_arith_simplify(a, ext, &extents[k]);
-    if (!rc) rc = psgi_sch_bin(ctx, PSG_TIR_ADD, vars[k], lo, &add);
-    if (!rc) rc = psg_arith_simplify(a, add, &shifted[k]);
+    drop[k] = !rc && !preserve_unit_loops && extents[k]->kind == PSG_TIR_INT_IMM && extents[k]->u.int_value == 1;
+    if (!rc && drop[k]) {
+      shifted[k] = lo;
+      lo = NULL;
+    }
+    if (!rc && !drop[k]) rc = psgi_sch_bin(ctx, PSG_TIR_ADD, vars[k], lo, &add);
+    if (!rc && !drop[k]) rc = psg_arith_simplify(a, add, &shifted[k]);
     psg_tir_release(lo);
     psg_tir_release(span);
     psg_tir_release(one);
@@ -432,7 +445,7 @@ psg_status psg_tir_schedule_compute_at(psg_tir_schedule *s, const char *block, p
     psg_tir_release(add);
   }
   if (rc) goto done;
-  mover mv = {vars, shifted, extents, ndim};
+  mover mv = {vars, shifted, extents, drop, ndim};
   psg_tir_mutator m;
   psg_tir_mutator_init(&m, ctx);
   m.user = &mv;
