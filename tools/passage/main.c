@@ -23,6 +23,7 @@ static const command commands[] = {
     {"configs", "list the PassContext config options", cmd_configs},
     {"import", "convert an ONNX model to Relay text", cmd_import},
     {"ops", "list the registered operators with their attributes", cmd_ops},
+    {"schedule", "apply tir.Schedule primitives to a TVMScript PrimFunc", cmd_schedule},
 };
 enum { NUM_COMMANDS = sizeof commands / sizeof commands[0] };
 

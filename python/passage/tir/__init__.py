@@ -27,6 +27,7 @@ from .op import (Op, floordiv, floormod, truncdiv, truncmod, indexdiv, indexmod,
                  all, any, if_then_else, likely, assume, call_extern, call_intrin, cast, min_value, max_value,
                  exp, exp2, exp10, log, log2, log10, sqrt, rsqrt, tanh, sigmoid, erf, fabs, floor,
                  ceil, round, trunc, sin, cos, isnan, pow, power, abs, address_of, reinterpret)
+from .schedule import Schedule, BlockRV, LoopRV, ScheduleError
 from . import analysis
 from . import transform
 from . import ir_builder
