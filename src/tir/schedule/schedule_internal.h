@@ -91,6 +91,15 @@ void psgi_sch_reads_fini(psg_ctx *ctx, psgi_sch_reads *r);
 psg_status psgi_sch_written_after(psg_ctx *ctx, psg_tir_node *body, const psg_tir_node *after,
                                   psg_tir_node *const *datas, size_t n, const psg_tir_node **bad);
 
+/* The region of buffer `data` that the statements under `under` read (or,
+ * with `writes`, store), the loops inside `under` relaxed to their ranges:
+ * per dimension lo[k] and ext[k] (new references), simplified with the For
+ * nodes among outer[0 .. nouter) bound. An index that cannot be bounded is
+ * an error of `prim` naming `what` (region.c). */
+psg_status psgi_sch_region(psg_ctx *ctx, psg_tir_node *under, const psg_tir_node *data, size_t ndim, bool writes,
+                           psg_tir_node *const *outer, size_t nouter, const char *prim, const char *what,
+                           psg_tir_node **lo, psg_tir_node **ext);
+
 /* Makes `body` the schedule's function body (after verify_well_formed); the
  * function is unchanged on failure. Takes no reference of body. */
 psg_status psgi_sch_commit(psg_tir_schedule *s, psg_tir_node *body, const char *prim);
