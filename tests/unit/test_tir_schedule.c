@@ -388,6 +388,35 @@ static void test_random_nests(void) {
   }
 }
 
+/* A 10,000-deep nest on a 1 MiB stack (STYLE rule 9): loops found, split,
+ * reordered and fused, the result checked by the interpreter. */
+static void *deep_body(void *arg) {
+  (void)arg;
+  psg_tir_prim_func *f = eq_deep_nest_func(10000);
+  if (!f) return NULL;
+  psg_tir_schedule *s = NULL;
+  CHECK_OK(psg_tir_schedule_create(f, &s));
+  if (!s) return NULL;
+  psg_tir_expr **loops = NULL;
+  size_t n = 0;
+  CHECK_OK(psg_tir_schedule_get_loops(s, "A", &loops, &n));
+  CHECK_EQ_INT(n, 10000);
+  if (n == 10000) {
+    int64_t fac[2] = {0, 1};
+    psg_tir_expr *swap[2] = {loops[5001], loops[5000]};
+    CHECK_OK(psg_tir_schedule_split(s, loops[9999], fac, 2, NULL));
+    CHECK_OK(psg_tir_schedule_reorder(s, swap, 2));
+    CHECK_OK(psg_tir_schedule_fuse(s, loops, 2, NULL));
+  }
+  for (size_t i = 0; i < n; i++) psg_tir_release(loops[i]);
+  psg_free(loops);
+  eq_check_same(f, psg_tir_schedule_get_func(s), 4, 1, 17);
+  psg_tir_schedule_release(s);
+  return NULL;
+}
+
+static void test_deep_nest(void) { eq_small_stack(deep_body); }
+
 int main(void) {
   psg_ctx *ctx = check_ctx();
   tb_init(ctx);
@@ -402,6 +431,7 @@ int main(void) {
   RUN_TEST(test_decompose_reduction);
   RUN_TEST(test_tiled_matmul);
   RUN_TEST(test_random_nests);
+  RUN_TEST(test_deep_nest);
   tb_fini();
   CHECK_CTX_CLEAN(ctx);
   return check_finish();

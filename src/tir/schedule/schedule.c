@@ -160,6 +160,28 @@ nomem:
   return PSG_VISIT_ABORT;
 }
 
+/* Over every store: the length of its path's common prefix with the last
+ * store's; the smallest among the stage's stores, the largest among others. */
+typedef struct root_walk {
+  const psgi_sch_stage *st;
+  size_t min_mine, max_other;
+} root_walk;
+
+static int root_visit(const psgi_sch_path *path, void *user) {
+  root_walk *rw = user;
+  psg_tir_node *n = psgi_sch_path_last(path);
+  if (n->kind != PSG_TIR_BUFFER_STORE) return PSG_VISIT_CONTINUE;
+  const psgi_sch_path *last = &rw->st->last;
+  size_t common = 0, m = path->node.len < last->node.len ? path->node.len : last->node.len;
+  while (common < m && path->node.data[common] == last->node.data[common]) common++;
+  if (n->kids[0]->kids[0] == rw->st->data) {
+    if (common < rw->min_mine) rw->min_mine = common;
+  } else if (common > rw->max_other) {
+    rw->max_other = common;
+  }
+  return PSG_VISIT_CONTINUE;
+}
+
 void psgi_sch_stage_fini(psg_ctx *ctx, psgi_sch_stage *st) {
   PSGI_VEC_FREE(ctx, &st->stores);
   psgi_sch_path_fini(ctx, &st->last);
@@ -176,7 +198,6 @@ psg_status psgi_sch_stage_find(psg_ctx *ctx, psg_tir_node *body, const char *nam
     w.by_data = true;
     rc = psgi_sch_walk(ctx, body, stage_visit, &w, &path);
   }
-  psgi_sch_path_fini(ctx, &path);
   if (!rc && w.nomem) rc = PSG_ERR_NOMEM;
   if (!rc && !st->stores.len) {
     char list[256] = "";
@@ -191,24 +212,24 @@ psg_status psgi_sch_stage_find(psg_ctx *ctx, psg_tir_node *body, const char *nam
                         "share that name", name);
   PSGI_VEC_FREE(ctx, &w.names);
   if (rc) {
+    psgi_sch_path_fini(ctx, &path);
     psgi_sch_stage_fini(ctx, st);
     return rc;
   }
   st->name = st->buffer->u.buf.name;
-  /* The nest root: the highest statement on the path holding all the
-   * stage's stores and no other. */
-  st->root = st->last.node.len - 1;
-  for (size_t d = 0; d < st->last.node.len; d++) {
-    psgi_sch_counts c;
-    rc = psgi_sch_count(ctx, st->last.node.data[d], st->data, &c);
-    if (rc) break;
-    if (c.stores == c.stores_to && c.stores_to == st->stores.len) {
-      st->root = d;
-      break;
-    }
+  /* The nest root: the highest statement on the path to the last store that
+   * holds all the stage's stores and no other (one walk: each store's common
+   * prefix with that path tells which of its statements hold the store). */
+  root_walk rw = {st, st->last.node.len, 0};
+  rc = psgi_sch_walk(ctx, body, root_visit, &rw, &path);
+  psgi_sch_path_fini(ctx, &path);
+  if (rc) {
+    psgi_sch_stage_fini(ctx, st);
+    return rc;
   }
-  if (rc) psgi_sch_stage_fini(ctx, st);
-  return rc;
+  st->root = rw.min_mine > 0 && rw.max_other <= rw.min_mine - 1 ? rw.max_other : st->last.node.len - 1;
+  if (st->root > st->last.node.len - 1) st->root = st->last.node.len - 1;
+  return PSG_OK;
 }
 
 psg_status psg_tir_schedule_get_block(psg_tir_schedule *s, const char *name, const char **out) {
