@@ -155,6 +155,16 @@ def test_errors_keep_the_function(apply, message):
     assert sch.func.same_as(before)
 
 
+def test_copy_goes_its_own_way():
+    sch = tir.Schedule(_func(MATMUL))
+    i, j, k = sch.get_loops("C")
+    other = sch.copy()
+    other.unroll(k)
+    assert "T.unroll" in other.func.script() and "T.unroll" not in sch.func.script()
+    sch.vectorize(j)
+    assert "T.vectorized" not in other.func.script()
+
+
 def test_split_of_a_replaced_loop_is_an_error():
     sch = tir.Schedule(_func(MATMUL))
     i = sch.get_loops("C")[0]

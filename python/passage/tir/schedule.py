@@ -142,6 +142,13 @@ class Schedule:
         if ptr:
             lib.psg_tir_schedule_release(ptr)
 
+    def copy(self):
+        """A schedule of the current function that goes its own way (TVM's
+        Schedule.copy); loop and block handles are valid in both."""
+        out = Schedule(self.func)
+        out._name = self._name
+        return out
+
     def _call(self, fn, *args, what):
         try:
             _ffi.call(fn, self._ptr, *args, what="Schedule." + what)
