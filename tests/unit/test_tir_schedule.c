@@ -315,6 +315,29 @@ static void test_decompose_reduction(void) {
   expect_refused(s, psg_tir_schedule_decompose_reduction(s, "C", ii, NULL), PSG_ERR_INVALID_ARGUMENT,
                  "reduction loop 'k' is outside", now);
   finish(s, f, 14);
+  /* after a split of the reduction loop: the guard k_0 * 2 + k_1 == 0 */
+  s = sched(MATMUL_GUARDED, &f);
+  if (!s) return;
+  psg_tir_expr *kk = loop_of(s, "C", 2), *kp[2];
+  int64_t kf[2] = {3, 2};
+  CHECK_OK(psg_tir_schedule_split(s, kk, kf, 2, kp));
+  CHECK_OK(psg_tir_schedule_decompose_reduction(s, "C", kp[0], NULL));
+  const char *want3[] = {"for i, j in T.grid(8, 10):\n        C[i, j] = T.float32(0.0)\n        for k_0, k_1 in T.grid(3, 2):"};
+  expect_text(s, want3, 1);
+  psg_tir_release(kp[0]);
+  psg_tir_release(kp[1]);
+  finish(s, f, 17);
+  /* a guard true at two iterations is no init guard */
+  static const char *twice = "# from tvm.script import tir as T\n\n@T.prim_func\n"
+                             "def main(A: T.Buffer((6,), \"float32\"), C: T.Buffer((1,), \"float32\")):\n"
+                             "    for k in range(6):\n        if k // 2 == 0:\n            C[0] = T.float32(0)\n"
+                             "        C[0] = C[0] + A[k]\n";
+  s = sched(twice, &f);
+  if (!s) return;
+  psg_tir_expr *k6 = loop_of(s, "C", 0);
+  expect_refused(s, psg_tir_schedule_decompose_reduction(s, "C", k6, NULL), PSG_ERR_INVALID_ARGUMENT,
+                 "no init-guarded", f);
+  finish(s, f, 18);
   /* the legacy form is decomposed already */
   s = sched(MATMUL_TE, &f);
   if (!s) return;

@@ -1,13 +1,65 @@
 /* Passage — decompose_reduction: a reduction stage in the init-guarded form
- * (`if k == 0: C[i] = init` next to the update, under the reduction loops)
+ * (`if k == 0: C[i] = init` next to the update, under the reduction loops;
+ * after a split of k, `if k_0 * 4 + k_1 == 0`)
  * gets its init as a nest of its own, placed just before a given loop; the
  * guard goes. The legacy TE form (`for i: {C[i] = init; for k: ...}`) is
  * decomposed already. */
 #include "tir/schedule/schedule_internal.h"
 
-/* Whether cond is `v == min` (or a conjunction of such) over loops on the
- * path; the reduction vars go to vars[*n]. */
-static bool is_init_guard(const psgi_sch_path *p, const psg_tir_node *cond, psg_tir_node **vars, size_t *n) {
+/* The For binding var on the path, or NULL. */
+static const psg_tir_node *loop_of(const psgi_sch_path *p, const psg_tir_node *var) {
+  for (size_t d = 0; d < p->node.len; d++)
+    if (p->node.data[d]->kind == PSG_TIR_FOR && p->node.data[d]->kids[0] == var) return p->node.data[d];
+  return NULL;
+}
+
+static bool add_var(psg_tir_node **vars, size_t *n, psg_tir_node *v) {
+  for (size_t i = 0; i < *n; i++)
+    if (vars[i] == v) return true;
+  if (*n >= 8) return false;
+  vars[(*n)++] = v;
+  return true;
+}
+
+/* Whether a - b is, canonically, a sum of loop vars (loops from 0) with
+ * positive coefficients: then a == b holds exactly at the first iteration
+ * of those loops (`k_0 * 2 + k_1 == 0` after a split of k). */
+static bool is_first_iteration(psg_ctx *ctx, const psgi_sch_path *p, psg_tir_node *a, psg_tir_node *b,
+                               psg_tir_node **vars, size_t *n) {
+  psg_tir_node *diff = NULL, *canon = NULL;
+  psg_arith_analyzer *an = NULL;
+  bool ok = !psg_tir_binary_create(ctx, PSG_TIR_SUB, a, b, NULL, &diff) && !psg_arith_analyzer_create(ctx, &an) &&
+            !psg_arith_canonical_simplify(an, diff, &canon);
+  const psg_tir_node *stack[32];
+  size_t top = 0;
+  if (ok) stack[top++] = canon;
+  while (ok && top) {
+    const psg_tir_node *t = stack[--top], *v = t;
+    if (t->kind == PSG_TIR_ADD) {
+      if (top + 2 > 32) ok = false;
+      else stack[top++] = t->kids[0], stack[top++] = t->kids[1];
+      continue;
+    }
+    if (t->kind == PSG_TIR_MUL) {
+      const psg_tir_node *c = t->kids[1]->kind == PSG_TIR_INT_IMM ? t->kids[1] : t->kids[0];
+      v = c == t->kids[1] ? t->kids[0] : t->kids[1];
+      ok = c->kind == PSG_TIR_INT_IMM && c->u.int_value > 0;
+    }
+    const psg_tir_node *f = ok && psgi_tir_is_var_kind(v->kind) ? loop_of(p, v) : NULL;
+    ok = f && f->kids[1]->kind == PSG_TIR_INT_IMM && f->kids[1]->u.int_value == 0 &&
+         add_var(vars, n, (psg_tir_node *)v);
+  }
+  psg_arith_analyzer_destroy(an);
+  psg_tir_release(diff);
+  psg_tir_release(canon);
+  return ok;
+}
+
+/* Whether cond is `v == min` or, more generally, true exactly at the first
+ * iteration of some loops on the path (a conjunction of such); those loops'
+ * vars, the reduction vars, go to vars[*n]. */
+static bool is_init_guard(psg_ctx *ctx, const psgi_sch_path *p, const psg_tir_node *cond, psg_tir_node **vars,
+                          size_t *n) {
   const psg_tir_node *stack[16];
   size_t top = 0;
   stack[top++] = cond;
@@ -19,14 +71,15 @@ static bool is_init_guard(const psgi_sch_path *p, const psg_tir_node *cond, psg_
       stack[top++] = c->kids[0];
       continue;
     }
-    if (c->kind != PSG_TIR_EQ || !psgi_tir_is_var_kind(c->kids[0]->kind) || *n >= 8) return false;
-    const psg_tir_node *f = NULL;
-    for (size_t d = 0; d < p->node.len; d++)
-      if (p->node.data[d]->kind == PSG_TIR_FOR && p->node.data[d]->kids[0] == c->kids[0]) f = p->node.data[d];
-    if (!f || !psg_arith_expr_equal(f->kids[1], c->kids[1])) return false;
-    vars[(*n)++] = c->kids[0];
+    if (c->kind != PSG_TIR_EQ) return false;
+    const psg_tir_node *f = psgi_tir_is_var_kind(c->kids[0]->kind) ? loop_of(p, c->kids[0]) : NULL;
+    if (f && psg_arith_expr_equal(f->kids[1], c->kids[1])) {
+      if (!add_var(vars, n, c->kids[0])) return false;
+    } else if (!is_first_iteration(ctx, p, c->kids[0], c->kids[1], vars, n)) {
+      return false;
+    }
   }
-  return true;
+  return *n > 0;
 }
 
 psg_status psg_tir_schedule_decompose_reduction(psg_tir_schedule *s, const char *block, psg_tir_expr *loop,
@@ -50,7 +103,7 @@ psg_status psg_tir_schedule_decompose_reduction(psg_tir_schedule *s, const char 
     if (!found || len < 2) continue;
     psg_tir_node *g = path.node.data[len - 2];
     nred = 0;
-    if (g->kind == PSG_TIR_IF_THEN_ELSE && g->nkids == 2 && is_init_guard(&path, g->kids[0], red, &nred))
+    if (g->kind == PSG_TIR_IF_THEN_ELSE && g->nkids == 2 && is_init_guard(ctx, &path, g->kids[0], red, &nred))
       ifd = len - 2;
     else path.node.len = 0;
   }
