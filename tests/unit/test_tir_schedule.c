@@ -147,6 +147,21 @@ static void test_split(void) {
   for (int k = 0; k < 3; k++) psg_tir_release(parts[k]);
   const char *want3[] = {"i_0 * 4 + i_1 * 2 + i_2"};
   expect_text(s, want3, 1);
+  /* a symbolic extent: the inferred factor is a ceiling division, always guarded */
+  static const char *sym = "# from tvm.script import tir as T\n\n@T.prim_func\n"
+                           "def main(A: T.Buffer((16,), \"int32\"), n: T.int32):\n"
+                           "    for i in range(n):\n        A[i % 16] = A[i % 16] + i\n";
+  psg_tir_prim_func *g;
+  psg_tir_schedule *t = sched(sym, &g);
+  if (t) {
+    int64_t f4b[2] = {0, 4};
+    CHECK_OK(psg_tir_schedule_split(t, loop_of(t, "A", 0), f4b, 2, NULL));
+    const char *wsym[] = {"for i_0, i_1 in T.grid((n + 3) // 4, 4):", "if T.likely(i_0 * 4 + i_1 < n):"};
+    expect_text(t, wsym, 2);
+    for (int64_t n = 0; n < 11; n += 5) eq_check_same(g, psg_tir_schedule_get_func(t), n, 1, 40 + (uint64_t)n);
+    psg_tir_schedule_release(t);
+    psg_tir_release(g);
+  }
   /* errors: the old loop is gone; a product too small; two Nones */
   psg_tir_prim_func *now = psg_tir_schedule_get_func(s);
   expect_refused(s, psg_tir_schedule_split(s, j, factors, 2, NULL), PSG_ERR_NOT_FOUND, "no loop over 'j'", now);
