@@ -51,6 +51,8 @@ static const char *CONV1D =
     "        for r in range(3):\n"
     "            O[i] = O[i] + P_1[i + r] * W[r]\n";
 
+/* A schedule of the function of `text`; *orig is that function (pooled:
+ * released by tb_fini). */
 static psg_tir_schedule *sched(const char *text, psg_tir_prim_func **orig) {
   *orig = eq_parse(text);
   psg_tir_schedule *s = NULL;
@@ -96,7 +98,6 @@ static void expect_text(psg_tir_schedule *s, const char *const *frags, size_t n)
 static void finish(psg_tir_schedule *s, psg_tir_prim_func *orig, uint64_t seed) {
   eq_check_same(orig, psg_tir_schedule_get_func(s), 4, 3, seed);
   psg_tir_schedule_release(s);
-  psg_tir_release(orig);
 }
 
 /* The primitive failed with `code` and a message holding `frag`, and the
@@ -160,7 +161,6 @@ static void test_split(void) {
     expect_text(t, wsym, 2);
     for (int64_t n = 0; n < 11; n += 5) eq_check_same(g, psg_tir_schedule_get_func(t), n, 1, 40 + (uint64_t)n);
     psg_tir_schedule_release(t);
-    psg_tir_release(g);
   }
   /* errors: the old loop is gone; a product too small; two Nones */
   psg_tir_prim_func *now = psg_tir_schedule_get_func(s);
