@@ -13,15 +13,18 @@
  *   apply_constraints_to_boolean_branches  in `a and b` / `a or b`, b is
  *                                          simplified knowing a / not a.
  *   propagate_knowns_to_prove_conditional  T.assume(c) makes c known for the
- *                                          rest of its block; buffer values
- *                                          are not tracked (TVM's control-flow
- *                                          graph is not built).
+ *                                          rest of its block; an `if` is
+ *                                          decided with the known buffer
+ *                                          values (known_values.c).
  *   convert_boolean_to_and_of_ors          every AND/OR the rewrite simplifier
  *                                          meets becomes an AND of ORs, each
  *                                          part simplified (and_of_ors.c).
  *   propagate_knowns_to_simplify_expressions
- *                                          not built: PSG_ERR_UNSUPPORTED
- *                                          when true. */
+ *                                          every expression reads the known
+ *                                          buffer values (A[0] = 5;
+ *                                          A[0] = A[0] + 7 stores 12).
+ * Conditions that read memory are never analyzer constraints (a store may
+ * change what they read); they only become known buffer values. */
 #include "passage/pass.h"
 #include "tir/arith/arith_internal.h"
 #include "tir/transforms/known_values.h"
