@@ -365,9 +365,9 @@ static psg_status enter(walker *w, frame *f) {
   case PSG_TIR_ASSERT_STMT:
     if ((st = simp(w, s->kids[0], &f->ex[0])) || (st = simp(w, s->kids[1], &f->ex[1]))) return st;
     return enter_pure(w, f->ex[0], &f->scope);
-  case PSG_TIR_WHILE:
-    if ((st = simp(w, s->kids[0], &f->ex[0]))) return st;
-    return w->kv ? psgi_kv_loop_enter(w->kv, psg_tir_get_body(s), NULL, NULL, NULL, &f->km) : PSG_OK;
+  case PSG_TIR_WHILE: /* its condition is read before every iteration: with the body's facts */
+    if (w->kv && (st = psgi_kv_loop_enter(w->kv, psg_tir_get_body(s), NULL, NULL, NULL, &f->km))) return st;
+    return simp(w, s->kids[0], &f->ex[0]);
   case PSG_TIR_ALLOCATE: return simp(w, psg_tir_allocate_get_condition(s), &f->ex[0]);
   default: return PSG_OK;
   }
