@@ -165,9 +165,13 @@ static psg_status track_leaf(walker *w, psg_tir_stmt *s, psg_tir_stmt *out) {
   if (!out) return PSG_OK; /* A[i] = A[i]: nothing changes */
   psg_tir_expr *known, *value;
   if ((st = psgi_kv_substitute(w->kv, out->kids[1], &known))) return st;
-  st = psg_arith_simplify(w->a, known, &value);
-  psg_tir_release(known);
-  if (st) return st;
+  if (known == out->kids[1]) { /* nothing known in it: simplified already */
+    value = known;
+  } else {
+    st = psg_arith_simplify(w->a, known, &value);
+    psg_tir_release(known);
+    if (st) return st;
+  }
   st = psgi_kv_store(w->kv, (psg_tir_buffer *)out->kids[0], psgi_tir_indices(out), psgi_tir_num_indices(out), value,
                      (out->flags & PSGI_TIR_HAS_PRED) != 0);
   psg_tir_release(value);
