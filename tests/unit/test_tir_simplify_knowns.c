@@ -172,11 +172,25 @@ static void test_hand_cases(void) {
   hand_case("    A[T.ramp(0, 1, 4)] = T.ramp(5, 2, 4)\n    if A[3] == 11:\n        B[0] = 1\n", true, false, true);
 }
 
+/* A 10,000-deep loop nest with both switches, under a 1 MiB stack: the
+ * dataflow is iterative too. */
+enum { NEST = 10000 };
+static void *deep_nest(void *arg) {
+  (void)arg;
+  psg_tir_prim_func *f = eq_deep_nest_func(NEST);
+  psg_tir_prim_func *g = simplify(f, true, true);
+  eq_check_same(f, g, 1, 1, 19);
+  return NULL;
+}
+
+static void test_deep_loop_nest(void) { eq_small_stack(deep_nest); }
+
 int main(void) {
   psg_ctx *ctx = check_ctx();
   tb_init(ctx);
   RUN_TEST(test_hand_cases);
   RUN_TEST(test_random_sequences);
+  RUN_TEST(test_deep_loop_nest);
   tb_fini();
   CHECK_CTX_CLEAN(ctx);
   return check_finish();
