@@ -342,6 +342,9 @@ static psg_status enter(walker *w, frame *f) {
      * memory still helps to prove conditions. */
     if ((st = simp(w, s->kids[1], &f->ex[0]))) return st;
     psg_tir_expr *v = f->ex[0];
+    /* A pointer bound to a new name may be the data of another buffer: the
+     * known values cannot follow stores through it. */
+    if (w->kv && psg_tir_dtype_is_handle(s->kids[0]->dtype)) psgi_kv_clobber(w->kv);
     bool pure;
     if ((st = psgi_tir_is_pure(w->ctx, v, &pure))) return st;
     f->inlined = v->kind == PSG_TIR_INT_IMM || v->kind == PSG_TIR_FLOAT_IMM || psgi_tir_is_var_kind(v->kind) ||
