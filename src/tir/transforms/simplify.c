@@ -13,17 +13,21 @@
  *   apply_constraints_to_boolean_branches  in `a and b` / `a or b`, b is
  *                                          simplified knowing a / not a.
  *   propagate_knowns_to_prove_conditional  T.assume(c) makes c known for the
- *                                          rest of its block; buffer values
- *                                          are not tracked (TVM's control-flow
- *                                          graph is not built).
+ *                                          rest of its block; an `if` is
+ *                                          decided with the known buffer
+ *                                          values (known_values.c).
  *   convert_boolean_to_and_of_ors          every AND/OR the rewrite simplifier
  *                                          meets becomes an AND of ORs, each
  *                                          part simplified (and_of_ors.c).
  *   propagate_knowns_to_simplify_expressions
- *                                          not built: PSG_ERR_UNSUPPORTED
- *                                          when true. */
+ *                                          every expression reads the known
+ *                                          buffer values (A[0] = 5;
+ *                                          A[0] = A[0] + 7 stores 12).
+ * Conditions that read memory are never analyzer constraints (a store may
+ * change what they read); they only become known buffer values. */
 #include "passage/pass.h"
 #include "tir/arith/arith_internal.h"
+#include "tir/transforms/known_values.h"
 #include "tir/transforms/tir_transforms.h"
 
 typedef struct opts {
@@ -44,9 +48,7 @@ static psg_status read_opts(psg_ctx *ctx, psg_attrs *cfg, opts *o) {
   o->knowns_expr = v[2];
   o->and_of_ors = v[3];
   o->bool_branches = v[4];
-  if (v[2])
-    return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, NULL, 0, 0, NULL, 0, "tir.Simplify",
-                         "tir.Simplify: config %s=true is not supported yet", names[2]);
+  (void)ctx;
   return PSG_OK;
 }
 
@@ -59,6 +61,7 @@ typedef struct frame {
   psg_tir_expr *ex[3];  /* simplified expression operands (owned) */
   int branch;           /* If: 1 cond proved true, 0 false, -1 unknown */
   bool inlined;         /* LetStmt: its var is replaced by its value */
+  psgi_kv_mark km;      /* known buffer values: the state of this scope */
 } frame;
 
 typedef struct walker {
@@ -68,6 +71,7 @@ typedef struct walker {
   PSGI_VEC(frame) st;
   PSGI_VEC(psg_tir_stmt *) res; /* finished children; NULL: no statement */
   psgi_map buffer_vars;          /* vars in the definition of a buffer the body uses */
+  psgi_kv *kv;                   /* known buffer values (NULL: neither propagate_knowns_* switch) */
   psg_status visit_st;
 } walker;
 
@@ -76,7 +80,102 @@ static psg_status simp(walker *w, psg_tir_expr *e, psg_tir_expr **out) {
     *out = NULL;
     return PSG_OK;
   }
-  return psg_arith_simplify(w->a, e, out);
+  if (!w->kv || !w->o.knowns_expr) return psg_arith_simplify(w->a, e, out);
+  /* propagate_knowns_to_simplify_expressions: loads of known values read
+   * as those values. */
+  psg_tir_expr *k;
+  psg_status st = psgi_kv_substitute(w->kv, e, &k);
+  if (st) return st;
+  st = psg_arith_simplify(w->a, k, out);
+  psg_tir_release(k);
+  return st;
+}
+
+/* The condition under a likely() hint (TVM's ExtractRealCondition). */
+static psg_tir_expr *real_condition(psg_tir_expr *c) {
+  while (c->kind == PSG_TIR_CALL && c->nkids >= 1 && strcmp(psg_tir_call_op(c), "tir.likely") == 0) c = c->kids[0];
+  return c;
+}
+
+/* The part of a condition the analyzer may take as known: its conjuncts
+ * that read no memory (TVM's literal constraints need SideEffect <= kPure,
+ * since a store may change what a load reads). A new reference, or NULL. */
+static psg_status pure_part(walker *w, psg_tir_expr *cond, psg_tir_expr **out) {
+  bool pure;
+  psg_status st = psgi_tir_is_pure(w->ctx, cond, &pure);
+  *out = NULL;
+  if (st) return st;
+  if (pure) {
+    psg_tir_retain(*out = cond);
+    return PSG_OK;
+  }
+  PSGI_VEC(psg_tir_expr *) todo = {0};
+  if (!PSGI_VEC_PUSH(w->ctx, &todo, cond)) return psgi_nomem(w->ctx);
+  while (todo.len && !st) {
+    psg_tir_expr *e = todo.data[--todo.len];
+    if (e->kind == PSG_TIR_AND) {
+      if (!PSGI_VEC_PUSH(w->ctx, &todo, e->kids[1]) || !PSGI_VEC_PUSH(w->ctx, &todo, e->kids[0]))
+        st = psgi_nomem(w->ctx);
+      continue;
+    }
+    if ((st = psgi_tir_is_pure(w->ctx, e, &pure)) || !pure) continue;
+    if (!*out) {
+      psg_tir_retain(*out = e);
+      continue;
+    }
+    psg_tir_expr *both;
+    if (!(st = psgi_arith_mk(w->ctx, PSG_TIR_AND, *out, e, &both))) {
+      psg_tir_release(*out);
+      *out = both;
+    }
+  }
+  PSGI_VEC_FREE(w->ctx, &todo);
+  return st;
+}
+
+/* Enters the pure part of cond as a constraint (scope: see
+ * psg_arith_enter_constraint). */
+static psg_status enter_pure(walker *w, psg_tir_expr *cond, psg_arith_scope *scope) {
+  psg_tir_expr *p;
+  psg_status st = pure_part(w, real_condition(cond), &p);
+  if (st || !p) return st;
+  st = psg_arith_enter_constraint(w->a, p, scope);
+  psg_tir_release(p);
+  return st;
+}
+
+/* Leaves report what they do to the known buffer values: a T.assume adds
+ * facts, a call with a side effect forgets all, a store replaces what it
+ * overwrites (recorded with the known values substituted, so that
+ * `A[0] = A[0] + 1` after `A[0] = 0` records 1). */
+static psg_status track_leaf(walker *w, psg_tir_stmt *s, psg_tir_stmt *out) {
+  psg_status st;
+  bool effect = false;
+  if (s->kind == PSG_TIR_EVALUATE) {
+    psg_tir_expr *v = out ? out->kids[0] : s->kids[0];
+    if (v->kind == PSG_TIR_CALL && strcmp(psg_tir_call_op(v), "tir.assume") == 0 && v->nkids >= 1)
+      return psgi_kv_assume(w->kv, v->kids[0]);
+    if ((st = psgi_tir_has_side_effect(w->ctx, v, &effect))) return st;
+    if (effect) psgi_kv_clobber(w->kv);
+    return PSG_OK;
+  }
+  if (s->kind != PSG_TIR_BUFFER_STORE) return PSG_OK;
+  if ((st = psgi_tir_has_side_effect(w->ctx, s, &effect))) return st;
+  if (effect) psgi_kv_clobber(w->kv);
+  if (!out) return PSG_OK; /* A[i] = A[i]: nothing changes */
+  psg_tir_expr *known, *value;
+  if ((st = psgi_kv_substitute(w->kv, out->kids[1], &known))) return st;
+  if (known == out->kids[1]) { /* nothing known in it: simplified already */
+    value = known;
+  } else {
+    st = psg_arith_simplify(w->a, known, &value);
+    psg_tir_release(known);
+    if (st) return st;
+  }
+  st = psgi_kv_store(w->kv, (psg_tir_buffer *)out->kids[0], psgi_tir_indices(out), psgi_tir_num_indices(out), value,
+                     (out->flags & PSGI_TIR_HAS_PRED) != 0);
+  psg_tir_release(value);
+  return st;
 }
 
 static bool is_assume(const psg_tir_stmt *s) {
@@ -127,7 +226,7 @@ static bool self_store(walker *w, psg_tir_stmt *s, psg_tir_expr *value, psg_tir_
 }
 
 /* Leaves: BufferStore and Evaluate. */
-static psg_status leaf(walker *w, psg_tir_stmt *s, psg_tir_stmt **out) {
+static psg_status leaf_rewrite(walker *w, psg_tir_stmt *s, psg_tir_stmt **out) {
   psg_status st = PSG_OK;
   *out = NULL;
   if (s->kind == PSG_TIR_EVALUATE) {
@@ -174,6 +273,15 @@ static psg_status leaf(walker *w, psg_tir_stmt *s, psg_tir_stmt **out) {
   return st;
 }
 
+static psg_status leaf(walker *w, psg_tir_stmt *s, psg_tir_stmt **out) {
+  psg_status st = leaf_rewrite(w, s, out);
+  if (!st && w->kv && (st = track_leaf(w, s, *out))) {
+    psg_tir_release(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
 /* Entering a statement with children: its expressions, its scope. */
 static psg_status enter(walker *w, frame *f) {
   psg_tir_stmt *s = f->s;
@@ -186,12 +294,22 @@ static psg_status enter(walker *w, frame *f) {
   case PSG_TIR_FOR:
     if ((st = simp(w, psg_tir_for_get_min(s), &f->ex[0])) || (st = simp(w, psg_tir_for_get_extent(s), &f->ex[1])))
       return st;
-    return psg_arith_bind(a, s->kids[0], f->ex[0], f->ex[1]);
+    if ((st = psg_arith_bind(a, s->kids[0], f->ex[0], f->ex[1]))) return st;
+    if (w->kv) st = psgi_kv_loop_enter(w->kv, psg_tir_get_body(s), s->kids[0], f->ex[0], f->ex[1], &f->km);
+    return st;
   case PSG_TIR_IF_THEN_ELSE: {
     if ((st = simp(w, s->kids[0], &f->ex[0]))) return st;
     int64_t v;
     if (psgi_arith_is_int(f->ex[0], &v)) f->branch = v != 0;
-    else if (a->facts.len) {
+    else if (f->ex[0] != real_condition(f->ex[0])) {
+      /* likely(c) with c known (TVM's rewrite of likely matches its
+       * argument against the constraints in scope) */
+      psg_tir_expr *seen = NULL;
+      if ((st = psg_arith_simplify(a, real_condition(f->ex[0]), &seen))) return st;
+      if (psgi_arith_is_int(seen, &v)) f->branch = v != 0;
+      psg_tir_release(seen);
+    }
+    if (f->branch < 0 && a->facts.len) {
       /* Try again seeing through the lets in scope (`c = i < 3; if c or 3 <= i`);
        * only a decided condition is taken, the written one is kept otherwise. */
       psg_tir_expr *seen = NULL;
@@ -202,8 +320,21 @@ static psg_status enter(walker *w, frame *f) {
       if (psgi_arith_is_int(seen, &v)) f->branch = v != 0;
       psg_tir_release(seen);
     }
-    if (f->branch < 0) return psg_arith_enter_constraint(a, f->ex[0], &f->scope);
-    return PSG_OK;
+    if (f->branch < 0 && w->kv && w->o.knowns_cond) {
+      /* TVM's ProveCondition with the known buffer values. */
+      psg_tir_expr *known, *seen;
+      if ((st = psgi_kv_substitute(w->kv, f->ex[0], &known))) return st;
+      st = known == f->ex[0] ? PSG_OK : psg_arith_simplify(a, known, &seen);
+      if (!st && known != f->ex[0]) {
+        if (psgi_arith_is_int(seen, &v)) f->branch = v != 0;
+        psg_tir_release(seen);
+      }
+      psg_tir_release(known);
+      if (st) return st;
+    }
+    if (f->branch >= 0) return PSG_OK;
+    if (w->kv && (st = psgi_kv_if_enter(w->kv, f->ex[0], &f->km))) return st;
+    return enter_pure(w, f->ex[0], &f->scope);
   }
   case PSG_TIR_LET_STMT: {
     /* TVM's CanInlineLetStmt: a constant, a var, or an int value that reads
@@ -211,6 +342,9 @@ static psg_status enter(walker *w, frame *f) {
      * memory still helps to prove conditions. */
     if ((st = simp(w, s->kids[1], &f->ex[0]))) return st;
     psg_tir_expr *v = f->ex[0];
+    /* A pointer bound to a new name may be the data of another buffer: the
+     * known values cannot follow stores through it. */
+    if (w->kv && psg_tir_dtype_is_handle(s->kids[0]->dtype)) psgi_kv_clobber(w->kv);
     bool pure;
     if ((st = psgi_tir_is_pure(w->ctx, v, &pure))) return st;
     f->inlined = v->kind == PSG_TIR_INT_IMM || v->kind == PSG_TIR_FLOAT_IMM || psgi_tir_is_var_kind(v->kind) ||
@@ -223,7 +357,9 @@ static psg_status enter(walker *w, frame *f) {
     {
       psg_tir_node *node = psg_tir_attr_stmt_get_node(s);
       const char *key = psg_tir_attr_stmt_key(s);
-      /* A thread index runs over [0, extent). */
+      /* A thread index runs over [0, extent); TVM's AttrStmt holds the
+       * IterVar of the thread (te.thread_axis), whose var is bound. */
+      if (node && node->kind == PSG_TIR_ITER_VAR) node = psg_tir_iter_var_get_var(node);
       if (node && psgi_tir_is_var_kind(node->kind) && psgi_arith_is_index_dtype(node->dtype) &&
           node->dtype == f->ex[0]->dtype && (strcmp(key, "thread_extent") == 0 || strcmp(key, "virtual_thread") == 0)) {
         psg_tir_expr *zero;
@@ -235,8 +371,10 @@ static psg_status enter(walker *w, frame *f) {
     return st;
   case PSG_TIR_ASSERT_STMT:
     if ((st = simp(w, s->kids[0], &f->ex[0])) || (st = simp(w, s->kids[1], &f->ex[1]))) return st;
-    return psg_arith_enter_constraint(a, f->ex[0], &f->scope);
-  case PSG_TIR_WHILE: return simp(w, s->kids[0], &f->ex[0]);
+    return enter_pure(w, f->ex[0], &f->scope);
+  case PSG_TIR_WHILE: /* its condition is read before every iteration: with the body's facts */
+    if (w->kv && (st = psgi_kv_loop_enter(w->kv, psg_tir_get_body(s), NULL, NULL, NULL, &f->km))) return st;
+    return simp(w, s->kids[0], &f->ex[0]);
   case PSG_TIR_ALLOCATE: return simp(w, psg_tir_allocate_get_condition(s), &f->ex[0]);
   default: return PSG_OK;
   }
@@ -248,9 +386,17 @@ static psg_status between(walker *w, frame *f, uint32_t done_child) {
   psg_tir_stmt *s = f->s;
   if (s->kind == PSG_TIR_IF_THEN_ELSE && done_child == 0 && f->branch < 0) {
     psg_arith_exit_constraint(w->a, &f->scope);
-    psg_tir_expr *neg;
-    psg_status st = psgi_arith_mk(w->ctx, PSG_TIR_NOT, f->ex[0], NULL, &neg);
+    bool pure;
+    psg_status st = psgi_tir_is_pure(w->ctx, f->ex[0], &pure);
     if (st) return st;
+    if (!pure) return w->kv ? psgi_kv_if_else(w->kv, &f->km) : PSG_OK; /* nothing known in the else */
+    psg_tir_expr *neg;
+    st = psgi_arith_mk(w->ctx, PSG_TIR_NOT, f->ex[0], NULL, &neg);
+    if (st) return st;
+    if (w->kv && (st = psgi_kv_if_else(w->kv, &f->km))) {
+      psg_tir_release(neg);
+      return st;
+    }
     psg_arith_scope ignored;
     st = psg_arith_enter_constraint(w->a, neg, &ignored);
     psg_tir_release(neg);
@@ -258,7 +404,7 @@ static psg_status between(walker *w, frame *f, uint32_t done_child) {
   }
   if (s->kind == PSG_TIR_SEQ_STMT && w->o.knowns_cond && is_assume(s->kids[done_child])) {
     psg_arith_scope ignored; /* popped with the block's own scope */
-    return psg_arith_enter_constraint(w->a, s->kids[done_child]->kids[0]->kids[0], &ignored);
+    return enter_pure(w, s->kids[done_child]->kids[0]->kids[0], &ignored);
   }
   return PSG_OK;
 }
@@ -370,7 +516,22 @@ static psg_status finish(walker *w, frame *f, psg_tir_stmt **out) {
   return st;
 }
 
+/* Leaving a scope: the known buffer values after it. */
+static psg_status leave(walker *w, frame *f) {
+  psg_tir_stmt *s = f->s;
+  if (!w->kv) return PSG_OK;
+  switch (s->kind) {
+  case PSG_TIR_IF_THEN_ELSE: return f->branch < 0 ? psgi_kv_if_exit(w->kv, &f->km) : PSG_OK;
+  case PSG_TIR_FOR:
+  case PSG_TIR_WHILE: return psgi_kv_loop_exit(w->kv, &f->km);
+  case PSG_TIR_LET_STMT:
+  case PSG_TIR_ALLOCATE: return psgi_kv_forget(w->kv, s->kids[0]);
+  default: return PSG_OK;
+  }
+}
+
 static void drop_frame(walker *w, frame *f) {
+  psgi_kv_mark_free(w->kv, &f->km);
   psg_arith_exit_constraint(w->a, &f->scope);
   for (int i = 0; i < 3; i++) psg_tir_release(f->ex[i]);
 }
@@ -417,8 +578,9 @@ static psg_status walk(walker *w, psg_tir_stmt *root, psg_tir_stmt **out) {
       continue;
     }
     f->next = nc + 1; /* no more `between` */
-    psg_tir_stmt *r;
-    st = finish(w, f, &r);
+    psg_tir_stmt *r = NULL;
+    st = leave(w, f);
+    if (!st) st = finish(w, f, &r);
     drop_frame(w, f);
     w->st.len--;
     if (st) goto fail;
@@ -484,9 +646,11 @@ psg_status psg_tir_simplify_prim_func(const psg_tir_prim_func *f, psg_attrs *con
   w.a->and_of_ors = w.o.and_of_ors;
   psgi_map_init(&w.buffer_vars, ctx);
   psg_tir_stmt *body = NULL;
-  st = prepare(&w, f);
+  if (w.o.knowns_cond || w.o.knowns_expr) st = psgi_kv_create(ctx, w.a, &w.kv);
+  if (!st) st = prepare(&w, f);
   if (!st) st = walk(&w, psg_tir_get_body(f), &body);
   psgi_map_fini(&w.buffer_vars);
+  psgi_kv_destroy(w.kv);
   for (size_t i = 0; i < w.res.len; i++) psg_tir_release(w.res.data[i]);
   PSGI_VEC_FREE(ctx, &w.res);
   PSGI_VEC_FREE(ctx, &w.st);
