@@ -156,3 +156,64 @@ PSGI_TE_COMPUTE(dense) {
   }
   return matmul(c, ta, tb, name);
 }
+
+/* nn.conv2d_transpose: out[n, o, y, x] = sum over (rc, ky, kx) of
+ * data[n, g*icpg + rc, (y + pt - ky*dh) / sh, ...] * w[g*icpg + rc, o % ocpg,
+ * ky, kx], where the division is exact and in range (a guarded read; TOPI
+ * dilates and pads the input instead, which reads the same elements). */
+PSGI_TE_COMPUTE(conv2d_transpose) {
+  psgi_te_builder *b = c->b;
+  const psg_attrs *a = c->attrs;
+  const char *dl = psgi_attr_str(a, "data_layout", "NCHW"), *kl = psgi_attr_str(a, "kernel_layout", "IOHW");
+  const char *ol = psgi_attr_str(a, "out_layout", "");
+  if (!ol[0]) ol = dl;
+  int dp[4], kp[4], op[4];
+  if (!layout_pos(dl, "NCHW", dp) || !layout_pos(kl, "OIHW", kp) || !layout_pos(ol, "NCHW", op))
+    return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: nn.conv2d_transpose layouts %s/%s/%s", dl, kl, ol);
+  psgi_te_tensor *data = c->args[0], *kernel = c->args[1];
+  int64_t dims[PSG_MAX_RANK], s[2], d[2], pad[4];
+  int dtype, nd = psgi_te_out_dims(c, dims, &dtype);
+  int64_t groups = psgi_attr_int(a, "groups", 1);
+  pair(a, "strides", 1, s);
+  pair(a, "dilation", 1, d);
+  padding4(a, pad);
+  /* The kernel's "I" axis holds the input channels, "O" the outputs per group. */
+  int64_t C = data->shape[dp[1]], ocpg = kernel->shape[kp[0]], KH = kernel->shape[kp[2]], KW = kernel->shape[kp[3]];
+  if (groups < 1 || C % groups) return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: nn.conv2d_transpose groups");
+  int64_t icpg = C / groups, H = data->shape[dp[2]], W = data->shape[dp[3]];
+  psg_tir_expr *ax[PSG_MAX_RANK];
+  psgi_te_axes(b, nd, ax);
+  psgi_te_reduce r = {.combiner = PSGI_TE_SUM};
+  psg_tir_expr *rc = psgi_te_reduce_axis(b, &r, "rc", icpg), *ry = psgi_te_reduce_axis(b, &r, "ry", KH),
+               *rx = psgi_te_reduce_axis(b, &r, "rx", KW);
+  psg_tir_expr *f = ax[op[1]];
+  psg_tir_expr *ci = groups == 1 ? rc
+                                 : psgi_te_bin(b, PSG_TIR_ADD,
+                                               psgi_te_bin(b, PSG_TIR_MUL, psgi_te_bin(b, PSG_TIR_FLOOR_DIV, f, psgi_te_int(b, ocpg)),
+                                                           psgi_te_int(b, icpg)),
+                                               rc);
+  psg_tir_expr *ty = psgi_te_bin(b, PSG_TIR_SUB, psgi_te_bin(b, PSG_TIR_ADD, ax[op[2]], psgi_te_int(b, pad[0])),
+                                 psgi_te_bin(b, PSG_TIR_MUL, ry, psgi_te_int(b, d[0])));
+  psg_tir_expr *tx = psgi_te_bin(b, PSG_TIR_SUB, psgi_te_bin(b, PSG_TIR_ADD, ax[op[3]], psgi_te_int(b, pad[1])),
+                                 psgi_te_bin(b, PSG_TIR_MUL, rx, psgi_te_int(b, d[1])));
+  psg_tir_expr *iy = psgi_te_bin(b, PSG_TIR_FLOOR_DIV, ty, psgi_te_int(b, s[0]));
+  psg_tir_expr *ix = psgi_te_bin(b, PSG_TIR_FLOOR_DIV, tx, psgi_te_int(b, s[1]));
+  psg_tir_expr *zero = psgi_te_int(b, 0);
+  psg_tir_expr *ok = psgi_te_bin(
+      b, PSG_TIR_AND,
+      psgi_te_bin(b, PSG_TIR_AND,
+                  psgi_te_bin(b, PSG_TIR_EQ, psgi_te_bin(b, PSG_TIR_FLOOR_MOD, ty, psgi_te_int(b, s[0])), zero),
+                  psgi_te_bin(b, PSG_TIR_EQ, psgi_te_bin(b, PSG_TIR_FLOOR_MOD, tx, psgi_te_int(b, s[1])), zero)),
+      psgi_te_bin(b, PSG_TIR_AND,
+                  psgi_te_bin(b, PSG_TIR_AND, psgi_te_bin(b, PSG_TIR_GE, ty, zero), psgi_te_bin(b, PSG_TIR_LT, iy, psgi_te_int(b, H))),
+                  psgi_te_bin(b, PSG_TIR_AND, psgi_te_bin(b, PSG_TIR_GE, tx, zero), psgi_te_bin(b, PSG_TIR_LT, ix, psgi_te_int(b, W)))));
+  psg_tir_expr *di[4], *ki[4];
+  di[dp[0]] = ax[op[0]], di[dp[1]] = ci, di[dp[2]] = iy, di[dp[3]] = ix;
+  ki[kp[1]] = ci, ki[kp[0]] = groups == 1 ? f : psgi_te_bin(b, PSG_TIR_FLOOR_MOD, f, psgi_te_int(b, ocpg));
+  ki[kp[2]] = ry, ki[kp[3]] = rx;
+  psg_tir_expr *prod = psgi_te_bin(b, PSG_TIR_MUL, psgi_te_cast(b, dtype, psgi_te_load(b, data, di)),
+                                   psgi_te_cast(b, dtype, psgi_te_load(b, kernel, ki)));
+  psg_tir_expr *v = psgi_te_if(b, ok, prod, psgi_te_const(b, dtype, 0));
+  c->outs[c->nouts++] = psgi_te_compute(b, "compute", dtype, nd, dims, ax, v, &r);
+  return psgi_te_status(b);
+}

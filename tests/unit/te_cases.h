@@ -131,3 +131,13 @@
 {"%a: " F(1, 2, 7, 7), "nn.avg_pool2d(%a, pool_size=[2, 2], strides=[2, 2], dilation=[2, 2], ceil_mode=True)", 0, 0},
 {"%a: " F(2, 3, 4, 5), "nn.global_avg_pool2d(%a)", 0, 0},
 {"%a: " F(2, 4, 5, 3), "nn.global_max_pool2d(%a, layout=\"NHWC\")", 0, 0},
+/* Transposed convolution and resize. */
+{"%x: " F(1, 3, 4, 4) ", %w: " F(3, 2, 2, 2), "nn.conv2d_transpose(%x, %w, channels=2, kernel_size=[2, 2], strides=[2, 2], kernel_layout=\"IOHW\")", 0, 0},
+{"%x: " F(1, 2, 5, 4) ", %w: " F(2, 3, 3, 3), "nn.conv2d_transpose(%x, %w, channels=3, kernel_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 1], kernel_layout=\"IOHW\")", 0, 0},
+{"%x: " F(1, 4, 3, 3) ", %w: " F(4, 1, 3, 3), "nn.conv2d_transpose(%x, %w, channels=2, kernel_size=[3, 3], groups=2, dilation=[2, 2], kernel_layout=\"IOHW\")", 0, 0},
+{"%x: " F(1, 2, 4, 5), "image.resize2d(%x, size=[8, 10], method=\"nearest_neighbor\", coordinate_transformation_mode=\"asymmetric\", rounding_method=\"floor\")", 0, 0},
+{"%x: " F(1, 2, 4, 5), "image.resize2d(%x, size=[7, 3], method=\"nearest_neighbor\", coordinate_transformation_mode=\"half_pixel\", rounding_method=\"round_prefer_ceil\")", 0, 0},
+{"%x: " F(1, 2, 4, 5), "image.resize2d(%x, size=[7, 9], method=\"nearest_neighbor\", coordinate_transformation_mode=\"align_corners\")", 0, 0},
+{"%x: " F(1, 2, 4, 5), "image.resize2d(%x, size=[7, 9], method=\"linear\", coordinate_transformation_mode=\"half_pixel\")", 0, 0},
+{"%x: " F(1, 4, 5, 2), "image.resize2d(%x, size=[3, 8], layout=\"NHWC\", method=\"linear\", coordinate_transformation_mode=\"pytorch_half_pixel\")", 0, 0},
+{"%x: " F(1, 2, 4, 5), "image.resize2d(%x, size=[8, 9], method=\"linear\", coordinate_transformation_mode=\"align_corners\")", 0, 0},
