@@ -142,10 +142,11 @@ psgi_te_compute_fn psgi_te_find_compute(const char *name);
 const char *psgi_te_stage_name(psgi_te_call *c, char *buf, size_t size);
 /* The output tensor type's dims and dtype (c->out_type must be a tensor). */
 int psgi_te_out_dims(const psgi_te_call *c, int64_t *dims, int *dtype);
-/* Reads `t` at output indices `idx` of rank `ondim` with NumPy broadcasting
- * (t aligned to the right; an extent-1 axis reads index 0). */
+/* Reads `t` at output indices `idx` (of an output of dims odims[ondim])
+ * with NumPy broadcasting: t aligned to the right, an extent-1 axis of t
+ * against a longer output axis reads index 0 (TOPI's broadcast). */
 psg_tir_expr *psgi_te_load_bcast(psgi_te_builder *b, const psgi_te_tensor *t, psg_tir_expr *const *idx,
-                                 int ondim);
+                                 const int64_t *odims, int ondim);
 
 #define PSGI_TE_COMPUTE(fn) psg_status psgi_te_##fn(psgi_te_call *c)
 #define TE(op, fn) PSGI_TE_COMPUTE(fn);

@@ -465,10 +465,10 @@ int psgi_te_out_dims(const psgi_te_call *c, int64_t *dims, int *dtype) {
 }
 
 psg_tir_expr *psgi_te_load_bcast(psgi_te_builder *b, const psgi_te_tensor *t, psg_tir_expr *const *idx,
-                                 int ondim) {
+                                 const int64_t *odims, int ondim) {
   if (!t) return NULL;
   psg_tir_expr *in[PSG_MAX_RANK];
   int off = ondim - t->ndim;
-  for (int i = 0; i < t->ndim; i++) in[i] = t->shape[i] == 1 ? psgi_te_int(b, 0) : idx[off + i];
+  for (int i = 0; i < t->ndim; i++) in[i] = t->shape[i] == 1 && odims[off + i] != 1 ? psgi_te_int(b, 0) : idx[off + i];
   return psgi_te_load(b, t, in);
 }

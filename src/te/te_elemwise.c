@@ -43,7 +43,7 @@ PSGI_TE_COMPUTE(binary) {
   int dtype, nd = psgi_te_out_dims(c, dims, &dtype);
   psg_tir_expr *ax[PSG_MAX_RANK];
   psgi_te_axes(b, nd, ax);
-  psg_tir_expr *x = psgi_te_load_bcast(b, c->args[0], ax, nd), *y = psgi_te_load_bcast(b, c->args[1], ax, nd);
+  psg_tir_expr *x = psgi_te_load_bcast(b, c->args[0], ax, dims, nd), *y = psgi_te_load_bcast(b, c->args[1], ax, dims, nd);
   char name[64];
   psg_tir_expr *v = binary_value(c, c->args[0]->dtype, x, y);
   c->outs[c->nouts++] = psgi_te_compute(b, psgi_te_stage_name(c, name, sizeof name), dtype, nd, dims, ax, v, NULL);
@@ -128,10 +128,10 @@ PSGI_TE_COMPUTE(where) {
   int dtype, nd = psgi_te_out_dims(c, dims, &dtype);
   psg_tir_expr *ax[PSG_MAX_RANK];
   psgi_te_axes(b, nd, ax);
-  psg_tir_expr *cond = psgi_te_load_bcast(b, c->args[0], ax, nd);
+  psg_tir_expr *cond = psgi_te_load_bcast(b, c->args[0], ax, dims, nd);
   if (c->args[0]->dtype != PSG_DTYPE_BOOL) cond = psgi_te_bin(b, PSG_TIR_NE, cond, psgi_te_const(b, c->args[0]->dtype, 0));
-  psg_tir_expr *v = psgi_te_select(b, cond, psgi_te_load_bcast(b, c->args[1], ax, nd),
-                                   psgi_te_load_bcast(b, c->args[2], ax, nd));
+  psg_tir_expr *v = psgi_te_select(b, cond, psgi_te_load_bcast(b, c->args[1], ax, dims, nd),
+                                   psgi_te_load_bcast(b, c->args[2], ax, dims, nd));
   c->outs[c->nouts++] = psgi_te_compute(b, "T_where", dtype, nd, dims, ax, v, NULL);
   return psgi_te_status(b);
 }

@@ -301,7 +301,44 @@ static void test_oom(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
-int main(void) {
+/* `test_te --print FILE NAME`: lowers @main of Relay file FILE (as a
+ * Primitive function) and prints the PrimFunc as TVMScript, for the lit
+ * tests of tests/lit/te. */
+static int print_lowered(const char *path, const char *name) {
+  psg_ctx *ctx = check_ctx();
+  psg_module *m = NULL, *typed = NULL;
+  int rc = 1;
+  if (!psg_module_parse_file(ctx, path, &m) && (typed = run(ctx, "InferType", NULL, m))) {
+    psg_expr *f = psg_module_lookup(typed, "main"), *prim = NULL;
+    psg_attr *one = NULL;
+    psg_attrs *attrs = NULL;
+    const char *key = "Primitive";
+    psg_expr *ps[16];
+    size_t n = psg_function_num_params(f);
+    for (size_t i = 0; i < n && i < 16; i++) ps[i] = psg_function_get_param(f, i);
+    psg_tir_prim_func *pf = NULL;
+    char *text = NULL;
+    if (!psg_attr_int(ctx, 1, &one) && !psg_attrs_create(ctx, &key, &one, 1, &attrs) &&
+        !psg_function_create(ctx, ps, n, psg_function_get_body(f), psg_function_ret_type(f), attrs, NULL, &prim) &&
+        !psg_te_lower_primitive(ctx, prim, name, &pf) && !psg_tir_script_print_func(pf, name, 0, &text, NULL)) {
+      fputs(text, stdout);
+      rc = 0;
+    }
+    psg_free(text);
+    psg_tir_release((psg_tir_node *)pf);
+    psg_expr_release(prim);
+    psg_attrs_release(attrs);
+    psg_attr_release(one);
+  }
+  for (size_t i = 0; rc && i < psg_ctx_diag_count(ctx); i++) fprintf(stderr, "%s\n", psg_diag_message(psg_ctx_get_diag(ctx, i)));
+  psg_module_release(typed);
+  psg_module_release(m);
+  psg_ctx_release(ctx);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 4 && !strcmp(argv[1], "--print")) return print_lowered(argv[2], argv[3]);
   RUN_TEST(test_cases_match_relay);
   RUN_TEST(test_every_compute_has_a_case);
   RUN_TEST(test_form);
