@@ -260,3 +260,66 @@ PSGI_TE_COMPUTE(pad) {
   c->outs[c->nouts++] = psgi_te_compute(b, "T_pad", dtype, nd, dims, ax, v, NULL);
   return psgi_te_status(b);
 }
+
+/* broadcast_to, tile, repeat: each output index reads one input index. */
+PSGI_TE_COMPUTE(broadcast) {
+  psgi_te_builder *b = c->b;
+  psgi_te_tensor *x = c->args[0];
+  int64_t dims[PSG_MAX_RANK];
+  int dtype, nd = psgi_te_out_dims(c, dims, &dtype);
+  psg_tir_expr *ax[PSG_MAX_RANK], *in[PSG_MAX_RANK], *v;
+  psgi_te_axes(b, nd, ax);
+  int off = nd - x->ndim;
+  if (!strcmp(c->op, "broadcast_to")) {
+    v = psgi_te_load_bcast(b, x, ax, dims, nd);
+  } else if (!strcmp(c->op, "tile")) {
+    for (int i = 0; i < x->ndim; i++)
+      in[i] = x->shape[i] == dims[off + i] ? ax[off + i] : psgi_te_bin(b, PSG_TIR_FLOOR_MOD, ax[off + i], psgi_te_int(b, x->shape[i]));
+    v = psgi_te_load(b, x, in);
+  } else { /* repeat */
+    int64_t axis = psgi_attr_int(c->attrs, "axis", 0), reps = psgi_attr_int(c->attrs, "repeats", 1);
+    if (axis < 0) axis += nd;
+    if (axis < 0 || axis >= nd || reps < 1) return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: repeat axis");
+    memcpy(in, ax, sizeof in);
+    in[axis] = psgi_te_bin(b, PSG_TIR_FLOOR_DIV, ax[axis], psgi_te_int(b, reps));
+    v = psgi_te_load(b, x, in);
+  }
+  char name[64];
+  c->outs[c->nouts++] = psgi_te_compute(b, psgi_te_stage_name(c, name, sizeof name), dtype, nd, dims, ax, v, NULL);
+  return psgi_te_status(b);
+}
+
+/* stack: a chain of guarded reads along the new axis. */
+PSGI_TE_COMPUTE(stack) {
+  psgi_te_builder *b = c->b;
+  int64_t dims[PSG_MAX_RANK];
+  int dtype, nd = psgi_te_out_dims(c, dims, &dtype);
+  int64_t axis = psgi_attr_int(c->attrs, "axis", 0);
+  if (axis < 0) axis += nd;
+  if (axis < 0 || axis >= nd || !c->nargs) return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: stack axis");
+  psg_tir_expr *ax[PSG_MAX_RANK], *in[PSG_MAX_RANK], *v = NULL;
+  psgi_te_axes(b, nd, ax);
+  for (int i = 0, k = 0; i < nd; i++)
+    if (i != axis) in[k++] = ax[i];
+  for (size_t k = c->nargs; k-- > 0;) {
+    psg_tir_expr *ld = psgi_te_load(b, c->args[k], in);
+    v = !v ? ld : psgi_te_if(b, psgi_te_bin(b, PSG_TIR_EQ, ax[axis], psgi_te_int(b, (int64_t)k)), ld, v);
+  }
+  c->outs[c->nouts++] = psgi_te_compute(b, "T_stack", dtype, nd, dims, ax, v, NULL);
+  return psgi_te_status(b);
+}
+
+/* zeros, ones, full: a constant (full: its 0-d fill value) of the shape. */
+PSGI_TE_COMPUTE(full) {
+  psgi_te_builder *b = c->b;
+  int64_t dims[PSG_MAX_RANK];
+  int dtype, nd = psgi_te_out_dims(c, dims, &dtype);
+  psg_tir_expr *ax[PSG_MAX_RANK];
+  psgi_te_axes(b, nd, ax);
+  psg_tir_expr *v = !strcmp(c->op, "zeros")  ? psgi_te_const(b, dtype, 0)
+                    : !strcmp(c->op, "ones") ? psgi_te_const(b, dtype, 1)
+                                             : psgi_te_cast(b, dtype, psgi_te_load(b, c->args[0], NULL));
+  char name[64];
+  c->outs[c->nouts++] = psgi_te_compute(b, psgi_te_stage_name(c, name, sizeof name), dtype, nd, dims, ax, v, NULL);
+  return psgi_te_status(b);
+}

@@ -141,3 +141,11 @@
 {"%x: " F(1, 2, 4, 5), "image.resize2d(%x, size=[7, 9], method=\"linear\", coordinate_transformation_mode=\"half_pixel\")", 0, 0},
 {"%x: " F(1, 4, 5, 2), "image.resize2d(%x, size=[3, 8], layout=\"NHWC\", method=\"linear\", coordinate_transformation_mode=\"pytorch_half_pixel\")", 0, 0},
 {"%x: " F(1, 2, 4, 5), "image.resize2d(%x, size=[8, 9], method=\"linear\", coordinate_transformation_mode=\"align_corners\")", 0, 0},
+/* More data movement and creation. */
+{"%a: " F(3, 1), "broadcast_to(%a, shape=[2, 3, 4])", 0, 0},
+{"%a: " F(2, 3), "tile(%a, reps=[2, 1, 2])", 0, 0},
+{"%a: " F(2, 3), "repeat(%a, repeats=2, axis=1)", 0, 0},
+{"%a: " F(2, 3) ", %b: " F(2, 3), "stack((%a, %b, %a), axis=1)", 0, 0},
+{"%a: " F(2, 3), "add(%a, zeros(shape=[2, 3], dtype=\"float32\"))", 0, 0},
+{"%a: " I(2, 3), "add(%a, ones(shape=[3], dtype=\"int32\"))", -5, 5},
+{"%v: " F(), "full(%v, shape=[2, 2], dtype=\"float32\")", 0, 0},
