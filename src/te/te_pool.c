@@ -122,3 +122,52 @@ PSGI_TE_COMPUTE(global_pool2d) {
   c->outs[c->nouts++] = out;
   return psgi_te_status(b);
 }
+
+/* nn.adaptive_avg_pool2d: window i of n over an extent `in` is
+ * [floor(i * in / n), ceil((i + 1) * in / n)); a reduction over the
+ * largest window with guarded reads, then the division by the window's
+ * size ("adaptive_pool_sum", "adaptive_pool_avg"). */
+PSGI_TE_COMPUTE(adaptive_pool2d) {
+  psgi_te_builder *b = c->b;
+  psgi_te_tensor *x = c->args[0];
+  int64_t dims[PSG_MAX_RANK];
+  int dtype, nd = psgi_te_out_dims(c, dims, &dtype), h, w;
+  if (!hw_pos(c, nd, &h, &w)) return psgi_te_status(b);
+  int64_t H = x->shape[h], W = x->shape[w], OH = dims[h], OW = dims[w], KH = 0, KW = 0;
+  for (int64_t i = 0; i < OH; i++) {
+    int64_t e = ((i + 1) * H + OH - 1) / OH - i * H / OH;
+    KH = e > KH ? e : KH;
+  }
+  for (int64_t i = 0; i < OW; i++) {
+    int64_t e = ((i + 1) * W + OW - 1) / OW - i * W / OW;
+    KW = e > KW ? e : KW;
+  }
+  psg_tir_expr *ax[PSG_MAX_RANK], *in[PSG_MAX_RANK];
+  psgi_te_axes(b, nd, ax);
+  psgi_te_reduce r = {.combiner = PSGI_TE_SUM};
+  psg_tir_expr *rv0 = psgi_te_reduce_axis(b, &r, "rv0", KH), *rv1 = psgi_te_reduce_axis(b, &r, "rv1", KW);
+  /* start(i) = i * in // n, end(i) = ((i + 1) * in + n - 1) // n. */
+#define START(i, in, n) psgi_te_bin(b, PSG_TIR_FLOOR_DIV, psgi_te_bin(b, PSG_TIR_MUL, (i), psgi_te_int(b, in)), psgi_te_int(b, n))
+#define END(i, in, n)                                                                                               \
+  psgi_te_bin(b, PSG_TIR_FLOOR_DIV,                                                                               \
+              psgi_te_bin(b, PSG_TIR_ADD, psgi_te_bin(b, PSG_TIR_MUL, psgi_te_bin(b, PSG_TIR_ADD, (i), psgi_te_int(b, 1)), \
+                                                      psgi_te_int(b, in)),                                         \
+                          psgi_te_int(b, (n) - 1)),                                                                \
+              psgi_te_int(b, n))
+  memcpy(in, ax, sizeof in);
+  in[h] = psgi_te_bin(b, PSG_TIR_ADD, START(ax[h], H, OH), rv0);
+  in[w] = psgi_te_bin(b, PSG_TIR_ADD, START(ax[w], W, OW), rv1);
+  psg_tir_expr *ok = psgi_te_bin(b, PSG_TIR_AND, psgi_te_bin(b, PSG_TIR_LT, in[h], END(ax[h], H, OH)),
+                                 psgi_te_bin(b, PSG_TIR_LT, in[w], END(ax[w], W, OW)));
+  psgi_te_tensor *sum = psgi_te_compute(b, "adaptive_pool_sum", dtype, nd, dims, ax,
+                                        psgi_te_if(b, ok, psgi_te_load(b, x, in), psgi_te_const(b, dtype, 0)), &r);
+  psg_tir_expr *o[PSG_MAX_RANK];
+  psgi_te_axes(b, nd, o);
+  psg_tir_expr *cnt = psgi_te_bin(b, PSG_TIR_MUL, psgi_te_bin(b, PSG_TIR_SUB, END(o[h], H, OH), START(o[h], H, OH)),
+                                  psgi_te_bin(b, PSG_TIR_SUB, END(o[w], W, OW), START(o[w], W, OW)));
+#undef START
+#undef END
+  c->outs[c->nouts++] = psgi_te_compute(b, "adaptive_pool_avg", dtype, nd, dims, o,
+                                        psgi_te_bin(b, PSG_TIR_DIV, psgi_te_load(b, sum, o), psgi_te_cast(b, dtype, cnt)), NULL);
+  return psgi_te_status(b);
+}

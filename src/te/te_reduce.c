@@ -178,3 +178,34 @@ PSGI_TE_COMPUTE(layer_norm) {
   c->outs[c->nouts++] = psgi_te_compute(b, "T_layer_norm", dt, nd, x->shape, ax, v, NULL);
   return psgi_te_status(b);
 }
+
+/* nn.l2_normalize: x / sqrt(max(sum(x * x over axis), eps)), the sum kept
+ * with unit axes (axis None: every axis). */
+PSGI_TE_COMPUTE(l2_normalize) {
+  psgi_te_builder *b = c->b;
+  psgi_te_tensor *x = c->args[0];
+  int nd = x->ndim, dt = x->dtype;
+  if (!psg_dtype_is_float(dt)) return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: %s of %s", c->op, psg_dtype_name(dt));
+  bool red[PSG_MAX_RANK];
+  if (reduced_axes(c, nd, red)) return psgi_te_status(b);
+  int64_t dims[PSG_MAX_RANK];
+  for (int i = 0; i < nd; i++) dims[i] = red[i] ? 1 : x->shape[i];
+  psg_tir_expr *ax[PSG_MAX_RANK], *in[PSG_MAX_RANK], *o[PSG_MAX_RANK];
+  psgi_te_axes(b, nd, ax);
+  psgi_te_reduce r = {.combiner = PSGI_TE_SUM};
+  char rn[16];
+  for (int i = 0; i < nd; i++) {
+    snprintf(rn, sizeof rn, "k%d", i);
+    in[i] = red[i] ? psgi_te_reduce_axis(b, &r, rn, x->shape[i]) : ax[i];
+  }
+  psg_tir_expr *xv = psgi_te_load(b, x, in);
+  psgi_te_tensor *ss = psgi_te_compute(b, "T_l2_normalize_sum", dt, nd, dims, ax, psgi_te_bin(b, PSG_TIR_MUL, xv, xv),
+                                       r.naxes ? &r : NULL);
+  psgi_te_axes(b, nd, o);
+  for (int i = 0; i < nd; i++) in[i] = red[i] ? psgi_te_int(b, 0) : o[i];
+  double eps = psgi_attr_float(c->attrs, "eps", 0);
+  psg_tir_expr *den = psgi_te_math(b, "tir.sqrt", psgi_te_bin(b, PSG_TIR_MAX, psgi_te_load(b, ss, in), psgi_te_const(b, dt, eps)), NULL);
+  c->outs[c->nouts++] = psgi_te_compute(b, "T_l2_normalize", dt, nd, x->shape, o,
+                                        psgi_te_bin(b, PSG_TIR_DIV, psgi_te_load(b, x, o), den), NULL);
+  return psgi_te_status(b);
+}

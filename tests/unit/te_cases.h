@@ -149,3 +149,7 @@
 {"%a: " F(2, 3), "add(%a, zeros(shape=[2, 3], dtype=\"float32\"))", 0, 0},
 {"%a: " I(2, 3), "add(%a, ones(shape=[3], dtype=\"int32\"))", -5, 5},
 {"%v: " F(), "full(%v, shape=[2, 2], dtype=\"float32\")", 0, 0},
+{"%a: " F(2, 3, 4), "nn.l2_normalize(%a, eps=0.001f, axis=[1])", 0, 0},
+{"%a: " F(2, 3, 4), "nn.l2_normalize(%a, eps=0.001f)", 0, 0},
+{"%a: " F(1, 2, 7, 5), "nn.adaptive_avg_pool2d(%a, output_size=[3, 2])", 0, 0},
+{"%a: " F(1, 6, 4, 2), "nn.adaptive_avg_pool2d(%a, output_size=[4, 3], layout=\"NHWC\")", 0, 0},
