@@ -27,7 +27,7 @@ import sys
 # Bottom up; folders on one row are peers (may include each other, but not in
 # a cycle). A folder not listed sits above all of these (e.g. a top folder
 # that registers the built-in passes).
-LAYERS = [["support"], ["ir"], ["tir"], ["tir/arith"], ["text", "ops"], ["interp"], ["pass"], ["transforms"],
+LAYERS = [["support"], ["ir"], ["tir"], ["tir/arith"], ["text", "ops"], ["te"], ["interp"], ["pass"], ["transforms"],
           ["tir/transforms"], ["tir/schedule"], ["builtin"], ["onnx"]]
 RANK = {folder: row for row, folders in enumerate(LAYERS) for folder in folders}
 TOP = len(LAYERS)
