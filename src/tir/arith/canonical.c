@@ -167,6 +167,22 @@ static psg_status build(psg_arith_analyzer *a, const lin *l, psg_tir_dtype t, ps
   return PSG_OK;
 }
 
+/* floormod(k * x, c) with k dividing c: floormod(x, c / k) * k, the
+ * divisor negative when k is (TVM's SplitModConst: floormod(0 - i, 2) is
+ * floormod(i, -2) * -1, whose sign convention ModularSet reads back). */
+static psg_status mod_of_scaled(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr *x, int64_t k, int64_t c,
+                                psg_tir_expr **out) {
+  psg_tir_expr *d = NULL, *m = NULL, *kx = NULL;
+  psg_status st = psgi_arith_int(a->ctx, e->dtype, c / k, &d);
+  if (!st) st = psgi_arith_mk(a->ctx, PSG_TIR_FLOOR_MOD, x, d, &m);
+  if (!st) st = psgi_arith_int(a->ctx, e->dtype, k, &kx);
+  if (!st) st = psgi_arith_mk(a->ctx, PSG_TIR_MUL, m, kx, out);
+  psg_tir_release(d);
+  psg_tir_release(m);
+  psg_tir_release(kx);
+  return st;
+}
+
 /* floordiv/floormod (or trunc div/mod of non-negative values) of the sum l
  * by c > 0. */
 static psg_status split_div(psg_arith_analyzer *a, psg_tir_expr *e, lin *l, int64_t c, psg_tir_expr **out) {
@@ -206,6 +222,8 @@ static psg_status split_div(psg_arith_analyzer *a, psg_tir_expr *e, lin *l, int6
     }
     return build(a, is_div ? &q : &r, e->dtype, out);
   }
+  if (!trunc && !is_div && r.n == 1 && r.c == 0 && r.t[0].coeff != 1 && c % r.t[0].coeff == 0)
+    return mod_of_scaled(a, e, r.t[0].atom, r.t[0].coeff, c, out);
   if (!q.n && q.c == 0) return PSG_OK; /* nothing to take out */
   if (trunc) return PSG_OK;
   /* floordiv(c*Q + R, c) = Q + floordiv(R, c); floormod(c*Q + R, c) = floormod(R, c). */
@@ -227,15 +245,52 @@ done:
   return st;
 }
 
+/* e = atom * k1 * k2 ... (constants on either side, atom not a sum): TVM's
+ * canonical form of it is a single scaled term, which normalizes to
+ * `atom * k` whatever k's sign (`i * -1` stays; `0 - i` is how a sum
+ * with one negative term prints). *single false: e is no such product. */
+static psg_status scaled_single(psg_arith_analyzer *a, psg_tir_expr *e, bool *single, psg_tir_expr **out) {
+  int64_t k = 1, c;
+  psg_tir_expr *x = e;
+  *single = false;
+  for (int i = 0; x->kind == PSG_TIR_MUL && i < MAX_VISIT; i++) {
+    if (psgi_arith_is_int(x->kids[1], &c)) x = x->kids[0];
+    else if (psgi_arith_is_int(x->kids[0], &c)) x = x->kids[1];
+    else break;
+    if (__builtin_mul_overflow(k, c, &k)) return PSG_OK;
+  }
+  if (x == e || x->kind == PSG_TIR_ADD || x->kind == PSG_TIR_SUB || x->kind == PSG_TIR_INT_IMM ||
+      (x->kind == PSG_TIR_MUL && (psgi_arith_is_int(x->kids[0], &c) || psgi_arith_is_int(x->kids[1], &c))))
+    return PSG_OK;
+  *single = true;
+  if (k == 0) return psgi_arith_int(a->ctx, e->dtype, 0, out);
+  if (k == 1) {
+    psg_tir_retain(x);
+    *out = x;
+    return PSG_OK;
+  }
+  psg_tir_expr *kx;
+  psg_status st = psgi_arith_int(a->ctx, e->dtype, k, &kx);
+  if (st) return st;
+  st = psgi_arith_mk(a->ctx, PSG_TIR_MUL, x, kx, out);
+  psg_tir_release(kx);
+  return st;
+}
+
 psg_status psgi_arith_canonical_node(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr **out) {
   *out = NULL;
   if (!psgi_arith_is_index_dtype(e->dtype)) return PSG_OK;
   lin l = {.n = 0, .c = 0};
   int64_t c;
   switch (e->kind) {
+  case PSG_TIR_MUL: {
+    bool single = false;
+    psg_status st = scaled_single(a, e, &single, out);
+    if (st || single) return st;
+  }
+    /* fall through */
   case PSG_TIR_ADD:
   case PSG_TIR_SUB:
-  case PSG_TIR_MUL:
     if (!read_lin(a, e, 1, &l)) return PSG_OK;
     drop_zero_terms(&l);
     return build(a, &l, e->dtype, out);
