@@ -127,6 +127,7 @@ def test_comparison_of_product_and_sum():
     proved only with the extension on (TVM's TestComparisonOfProductAndSum,
     our own values)."""
     a, b = te.var("a"), te.var("b")
+    assert isinstance(a * b, ir.PrimExpr)  # tvm.ir.PrimExpr, as TVM's tests check preconditions
     ana = arith.Analyzer()
     facts = tir.all(a > 0, b > 0, a < 100, b < 100)
     with ana.constraint_scope(facts):
