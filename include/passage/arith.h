@@ -69,10 +69,16 @@ PSG_API void psg_arith_exit_constraint(psg_arith_analyzer *a, const psg_arith_sc
 PSG_API psg_status psg_arith_update_bound(psg_arith_analyzer *a, psg_tir_expr *var, psg_arith_bound bound);
 /* TVM's optional proof extensions (its arith.Extension bits): transitive
  * inequalities, booleans rewritten as an AND of ORs (bounded: see
- * src/tir/arith/and_of_ors.c) and constraints applied to boolean branches,
- * the tir.Simplify options of the same names. Other bits:
- * PSG_ERR_UNSUPPORTED. */
-enum { PSG_ARITH_EXT_TRANSITIVE = 1, PSG_ARITH_EXT_AND_OF_ORS = 2, PSG_ARITH_EXT_BOOLEAN_BRANCHES = 4 };
+ * src/tir/arith/and_of_ors.c), constraints applied to boolean branches (the
+ * tir.Simplify options of the same names) and comparisons of a product with
+ * a sum, (A + B) * C vs (A * B) * D (src/tir/arith/product_sum.c). Other
+ * bits: PSG_ERR_UNSUPPORTED. */
+enum {
+  PSG_ARITH_EXT_TRANSITIVE = 1,
+  PSG_ARITH_EXT_AND_OF_ORS = 2,
+  PSG_ARITH_EXT_BOOLEAN_BRANCHES = 4,
+  PSG_ARITH_EXT_PRODUCT_SUM = 8
+};
 PSG_API psg_status psg_arith_set_extensions(psg_arith_analyzer *a, unsigned flags);
 
 /* Queries. */

@@ -8,8 +8,7 @@ analyzer of include/passage/arith.h (docs/tir-arith.md says what it proves).
     with ana.constraint_scope(n > 4):
         assert ana.can_prove(n >= 5)
 
-Not here: int_set (the C analyzer has no interval sets), the extension
-ComparisonOfProductAndSum, and a separate
+Not here: int_set (the C analyzer has no interval sets) and a separate
 ProofStrength.SYMBOLIC_BOUND search (the C analyzer has one proof strength:
 can_prove accepts the argument and proves what it proves)."""
 
@@ -95,8 +94,8 @@ class ProofStrength(enum.IntEnum):
 
 
 class Extension(enum.Flag):
-    """TVM's optional analyzer extensions (Analyzer.enabled_extensions); the
-    C analyzer has the first three."""
+    """TVM's optional analyzer extensions (Analyzer.enabled_extensions), all
+    four in the C analyzer."""
     NoExtensions = 0
     TransitivelyProveInequalities = 1 << 0
     ConvertBooleanToAndOfOrs = 1 << 1
@@ -230,9 +229,8 @@ class Analyzer:
 
     @enabled_extensions.setter
     def enabled_extensions(self, flags):
-        """TransitivelyProveInequalities, ConvertBooleanToAndOfOrs and
-        ApplyConstraintsToBooleanBranches; ComparisonOfProductAndSum raises
-        UnsupportedError."""
+        """TransitivelyProveInequalities, ConvertBooleanToAndOfOrs,
+        ApplyConstraintsToBooleanBranches and ComparisonOfProductAndSum."""
         flags = Extension(flags)
         call(lib.psg_arith_set_extensions, self._ptr, flags.value, what="enabled_extensions")
         self._extensions = flags

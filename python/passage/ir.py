@@ -1039,3 +1039,12 @@ class Range:
 
 # tvm.ir.module.IRModule: the class lives here; the submodule path names this module.
 module = sys.modules[__name__]
+
+
+def __getattr__(name):
+    """tvm.ir.PrimExpr: the base class of TIR expressions (passage.tir.PrimExpr),
+    looked up lazily (passage.tir imports this module)."""
+    if name == "PrimExpr":
+        from .tir.expr import PrimExpr
+        return PrimExpr
+    raise AttributeError("module 'passage.ir' has no attribute %r" % (name,))

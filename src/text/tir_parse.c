@@ -51,9 +51,9 @@ static bool parse_param(tparser *ps) {
       ttoken bt = ps->tok;
       psgi_tirp_advance(ps);
       if (psgi_tirp_expect(ps, "(")) return false;
-      psg_tir_node *buf = psgi_tirp_parse_buffer_rest(ps, &bt, name);
+      psg_tir_node *buf = psgi_tirp_parse_buffer_rest(ps, &bt, &nt, name);
       if (!buf) return false;
-      bool ok = !BUILD(&nt, psg_tir_var_create(ps->ctx, name, psg_tir_dtype_handle(), NULL, NULL, &v)) &&
+      bool ok = !BUILD(&nt, psg_tir_var_create(ps->ctx, name, psg_tir_dtype_handle(), NULL, SP(&nt), &v)) &&
                 PSGI_VEC_PUSH(ps->ctx, &ps->params, v) && PSGI_VEC_PUSH(ps->ctx, &ps->map_params, ps->params.len - 1) &&
                 PSGI_VEC_PUSH(ps->ctx, &ps->map_bufs, buf);
       if (!ok) {
@@ -181,7 +181,7 @@ static psg_status parse_func(tparser *ps, psg_tir_script *script) {
   if (!st) {
     st = BUILD(&fname, psg_tir_prim_func_create(ps->ctx, ps->params.data, ps->params.len, body, ret,
                                                ps->map_params.data, ps->map_bufs.data, ps->map_bufs.len, attrs,
-                                               NULL, &f));
+                                               SP(&fname), &f));
   }
   if (!st) {
     for (size_t i = 0; i < script->names.len; i++)

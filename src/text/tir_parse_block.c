@@ -62,7 +62,7 @@ static psg_tir_node *take_body(tparser *ps, tframe *f) {
     out = v[0];
     psg_tir_retain(out);
   } else if (ok) {
-    BUILD(&f->at, psg_tir_seq_stmt_create(ps->ctx, v, n, NULL, &out));
+    BUILD(&f->at, psg_tir_seq_stmt_create(ps->ctx, v, n, SP(&f->at), &out));
   }
   psgi_tirp_release_all(v, n);
   ps->stmts.len = f->base;
@@ -86,20 +86,31 @@ static psg_tir_node *close_frame(tparser *ps) {
         tloop_info *l = &ps->loops.data[i];
         psg_tir_node *inner = out;
         out = NULL;
-        BUILD(t, psg_tir_for_create(ps->ctx, l->var, l->min, l->extent, l->kind, inner, l->ann, NULL, &out));
+        BUILD(t, psg_tir_for_create(ps->ctx, l->var, l->min, l->extent, l->kind, inner, l->ann, SP(t), &out));
         psg_tir_release(inner);
       }
       break;
-    case F_IF: BUILD(t, psg_tir_if_then_else_create(ps->ctx, f.a, body, NULL, NULL, &out)); break;
-    case F_ELSE: BUILD(t, psg_tir_if_then_else_create(ps->ctx, f.a, f.b, body, NULL, &out)); break;
-    case F_WHILE: BUILD(t, psg_tir_while_create(ps->ctx, f.a, body, NULL, &out)); break;
-    case F_LET: BUILD(t, psg_tir_let_stmt_create(ps->ctx, f.a, f.b, body, NULL, &out)); break;
+    case F_IF: BUILD(t, psg_tir_if_then_else_create(ps->ctx, f.a, body, NULL, SP(t), &out)); break;
+    case F_ELSE: BUILD(t, psg_tir_if_then_else_create(ps->ctx, f.a, f.b, body, SP(t), &out)); break;
+    case F_WHILE: BUILD(t, psg_tir_while_create(ps->ctx, f.a, body, SP(t), &out)); break;
+    case F_LET: BUILD(t, psg_tir_let_stmt_create(ps->ctx, f.a, f.b, body, SP(t), &out)); break;
     case F_ALLOC:
-      BUILD(t, psg_tir_allocate_create(ps->ctx, f.a, f.dtype, f.extents, f.nextents, f.c, body, f.ann, NULL, &out));
+      BUILD(t, psg_tir_allocate_create(ps->ctx, f.a, f.dtype, f.extents, f.nextents, f.c, body, f.ann, SP(t), &out));
       break;
-    case F_DECL: BUILD(t, psg_tir_decl_buffer_create(ps->ctx, f.a, body, NULL, &out)); break;
-    case F_ATTR: BUILD(t, psg_tir_attr_stmt_create(ps->ctx, f.c, f.key, f.a, body, NULL, &out)); break;
-    case F_ASSERT: BUILD(t, psg_tir_assert_stmt_create(ps->ctx, f.a, f.b, body, NULL, &out)); break;
+    case F_DECL:
+      BUILD(t, psg_tir_decl_buffer_create(ps->ctx, f.a, body, SP(t), &out));
+      if (out && f.alloc) {
+        /* TVM's DeclBufferFrame: a buffer declared without data= owns its
+         * memory, an Allocate of its data var over the DeclBuffer */
+        psg_tir_node *decl = out, *b = f.a;
+        out = NULL;
+        BUILD(t, psg_tir_allocate_create(ps->ctx, b->kids[0], b->dtype, b->kids + 2, b->u.buf.ndim, NULL, decl, NULL,
+                                         SP(t), &out));
+        psg_tir_release(decl);
+      }
+      break;
+    case F_ATTR: BUILD(t, psg_tir_attr_stmt_create(ps->ctx, f.c, f.key, f.a, body, SP(t), &out)); break;
+    case F_ASSERT: BUILD(t, psg_tir_assert_stmt_create(ps->ctx, f.a, f.b, body, SP(t), &out)); break;
     }
   }
   psg_tir_release(body);

@@ -27,7 +27,7 @@ bool psgi_tirp_parse_tuple(tparser *ps, tnode_vec *out) {
 /* The arguments of T.Buffer / T.match_buffer / T.decl_buffer after the
  * shape's opening: shape, ["dtype"], keywords, ')'. `name` names the buffer
  * (and its data var when data= is absent). */
-psg_tir_node *psgi_tirp_parse_buffer_rest(tparser *ps, const ttoken *at, const char *name) {
+psg_tir_node *psgi_tirp_parse_buffer_rest(tparser *ps, const ttoken *at, const ttoken *name_tok, const char *name) {
   tnode_vec shape = {0}, strides = {0};
   psg_tir_node *data = NULL, *elem_offset = NULL, *out = NULL;
   psg_tir_dtype dt = psg_tir_dtype_float32();
@@ -79,7 +79,8 @@ psg_tir_node *psgi_tirp_parse_buffer_rest(tparser *ps, const ttoken *at, const c
   }
   ok = ok && !psgi_tirp_expect(ps, ")");
   if (ok && !has_shape) ok = !psgi_tirp_error_at(ps, at, "a buffer needs a shape");
-  if (ok && !data) BUILD(at, psg_tir_pointer_var_create(ps->ctx, name, dt, scope, NULL, &data));
+  ps->buf_data_given = data != NULL;
+  if (ok && !data) BUILD(at, psg_tir_pointer_var_create(ps->ctx, name, dt, scope, SP(name_tok ? name_tok : at), &data));
   if (ok && data) {
     psg_tir_buffer_desc d = {0};
     d.name = name;
@@ -95,7 +96,7 @@ psg_tir_node *psgi_tirp_parse_buffer_rest(tparser *ps, const ttoken *at, const c
     d.data_alignment = align;
     d.offset_factor = offset_factor;
     d.buffer_type = buffer_type;
-    BUILD(at, psg_tir_buffer_create(ps->ctx, &d, NULL, &out));
+    BUILD(at, psg_tir_buffer_create(ps->ctx, &d, SP(name_tok ? name_tok : at), &out));
   }
   psgi_tirp_release_all(shape.data, shape.len);
   psgi_tirp_release_all(strides.data, strides.len);
@@ -133,9 +134,9 @@ psg_tir_node *psgi_tirp_parse_var_annotation(tparser *ps, const char *name) {
       psgi_tirp_advance(ps);
     }
     if (psgi_tirp_expect(ps, ")")) return NULL;
-    BUILD(&t, psg_tir_pointer_var_create(ps->ctx, name, el, scope, NULL, &out));
+    BUILD(&t, psg_tir_pointer_var_create(ps->ctx, name, el, scope, SP(&t), &out));
     return out;
   }
-  BUILD(&t, psg_tir_var_create(ps->ctx, name, dt, NULL, NULL, &out));
+  BUILD(&t, psg_tir_var_create(ps->ctx, name, dt, NULL, SP(&t), &out));
   return out;
 }

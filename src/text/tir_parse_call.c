@@ -8,7 +8,7 @@
 
 static psg_tir_node *call_op(tparser *ps, const ttoken *t, psg_tir_dtype dt, const char *op, tnode_vec *args) {
   psg_tir_node *out = NULL;
-  BUILD(t, psg_tir_call_create(ps->ctx, dt, op, args->data, args->len, NULL, &out));
+  BUILD(t, psg_tir_call_create(ps->ctx, dt, op, args->data, args->len, SP(t), &out));
   return out;
 }
 
@@ -45,13 +45,13 @@ static psg_tir_node *parse_let_expr(tparser *ps, const ttoken *t) {
   snprintf(name, sizeof name, "%.*s", (int)(vt.len > 255 ? 255 : vt.len), vt.text);
   psg_tir_node *var = NULL, *body = NULL, *out = NULL;
   size_t mark = ps->undo.len;
-  if (!BUILD(&vt, psg_tir_var_create(ps->ctx, name, value->dtype, NULL, NULL, &var)) &&
+  if (!BUILD(&vt, psg_tir_var_create(ps->ctx, name, value->dtype, NULL, SP(&vt), &var)) &&
       !psgi_tirp_define(ps, &vt, SYM_VAR, var)) {
     ps->lx.s = body_pos;
     ps->tok = body_tok;
     ps->next = body_next;
     body = psgi_tirp_parse_expr(ps);
-    if (body) BUILD(t, psg_tir_let_create(ps->ctx, var, value, body, NULL, &out));
+    if (body) BUILD(t, psg_tir_let_create(ps->ctx, var, value, body, SP(t), &out));
     ps->lx.s = end_pos;
     ps->tok = end_tok;
     ps->next = end_next;
@@ -149,7 +149,7 @@ static psg_tir_node *bit_op(tparser *ps, const ttoken *nt, const char *op, tnode
       uint64_t r = unary ? ~x : !strcmp(op, "tir.bitwise_and") ? x & y : !strcmp(op, "tir.bitwise_or") ? x | y
                  : !strcmp(op, "tir.bitwise_xor") ? x ^ y : !strcmp(op, "tir.shift_left") ? x << y
                  : (uint64_t)(psg_tir_dtype_is_uint(a->dtype) ? (int64_t)(x >> y) : a->u.int_value >> y);
-      BUILD(nt, psg_tir_make_const_int(ps->ctx, a->dtype, (int64_t)r, NULL, &out));
+      BUILD(nt, psg_tir_make_const_int(ps->ctx, a->dtype, (int64_t)r, SP(nt), &out));
       return out;
     }
   }
@@ -217,12 +217,12 @@ psg_tir_node *psgi_tirp_parse_t_call(tparser *ps, const ttoken *nt) {
       else if (v->kind == PSG_TIR_INT_IMM)
         out = psgi_tirp_int_imm(ps, nt, dt, v->u.int_value);
       else
-        BUILD(nt, psg_tir_cast_create(ps->ctx, dt, v, NULL, &out));
+        BUILD(nt, psg_tir_cast_create(ps->ctx, dt, v, SP(nt), &out));
     } else if (v->dtype == dt) {
       out = v;
       psg_tir_retain(out);
     } else {
-      BUILD(nt, psg_tir_cast_create(ps->ctx, dt, v, NULL, &out));
+      BUILD(nt, psg_tir_cast_create(ps->ctx, dt, v, SP(nt), &out));
     }
     goto done;
   }
@@ -243,7 +243,7 @@ psg_tir_node *psgi_tirp_parse_t_call(tparser *ps, const ttoken *nt) {
     }
     if (!strcmp(name, "Cast") || !strcmp(name, "reinterpret")) {
       if (args.len != 1) psgi_tirp_error_at(ps, nt, "T.%s takes a dtype and one value", name);
-      else if (name[0] == 'C') BUILD(nt, psg_tir_cast_create(ps->ctx, dt, args.data[0], NULL, &out));
+      else if (name[0] == 'C') BUILD(nt, psg_tir_cast_create(ps->ctx, dt, args.data[0], SP(nt), &out));
       else if (args.data[0]->dtype == dt) psg_tir_retain(out = args.data[0]); /* TVM's reinterpret: as is */
       else out = call_op(ps, nt, dt, op, &args);
       goto done;
@@ -266,7 +266,35 @@ psg_tir_node *psgi_tirp_parse_t_call(tparser *ps, const ttoken *nt) {
       n = 1;
     }
     if (n != 1 || !kw_dtype) psgi_tirp_error_at(ps, nt, "T.cast takes a value and a dtype string");
-    else BUILD(nt, psg_tir_op_cast(ps->ctx, kw_dtype, args.data[0], NULL, &out));
+    else BUILD(nt, psg_tir_op_cast(ps->ctx, kw_dtype, args.data[0], SP(nt), &out));
+    goto done;
+  }
+  if (!strcmp(name, "ceildiv") || !strcmp(name, "meta_var")) {
+    bool cd = name[0] == 'c';
+    if (n != (cd ? 2u : 1u)) {
+      psgi_tirp_error_at(ps, nt, "T.%s takes %d argument%s, got %zu", name, cd ? 2 : 1, cd ? "s" : "", n);
+      goto done;
+    }
+    args.len = 0;
+    if (!cd) {
+      /* T.meta_var(e) is e itself: a name bound to it is substituted */
+      out = args.data[0];
+      goto done;
+    }
+    /* TVM's ceildiv: floordiv(a + b - 1, b), each step folded as its
+     * operators fold (an integer pair becomes one literal) */
+    psg_tir_node *a = args.data[0], *b = args.data[1];
+    if (!(psg_tir_dtype_is_int(a->dtype) || psg_tir_dtype_is_uint(a->dtype)) ||
+        !(psg_tir_dtype_is_int(b->dtype) || psg_tir_dtype_is_uint(b->dtype))) {
+      psgi_tirp_error_at(ps, nt, "T.ceildiv takes integer operands");
+      psg_tir_release(a);
+      psg_tir_release(b);
+      goto done;
+    }
+    psg_tir_retain(b);
+    psg_tir_node *num = psgi_tirp_fold(ps, nt, PSG_TIR_ADD, a, b);
+    if (num) num = psgi_tirp_fold(ps, nt, PSG_TIR_SUB, num, psgi_tirp_int_imm(ps, nt, num->dtype, 1));
+    out = psgi_tirp_fold(ps, nt, PSG_TIR_FLOOR_DIV, num, b);
     goto done;
   }
   /* TVM's ops (tir/op.h): operands matched and literals folded */
@@ -309,7 +337,7 @@ psg_tir_node *psgi_tirp_parse_t_call(tparser *ps, const ttoken *nt) {
       goto done;
     }
     psgi_tirp_match_types(ps, nt, &args.data[1], &args.data[2]);
-    BUILD(nt, psg_tir_select_create(ps->ctx, args.data[0], args.data[1], args.data[2], NULL, &out));
+    BUILD(nt, psg_tir_select_create(ps->ctx, args.data[0], args.data[1], args.data[2], SP(nt), &out));
     goto done;
   }
   if (!strcmp(name, "Ramp") || !strcmp(name, "Broadcast")) {
@@ -322,9 +350,9 @@ psg_tir_node *psgi_tirp_parse_t_call(tparser *ps, const ttoken *nt) {
     int lanes = (int)(args.data[n - 1]->u.int_value > 65535 ? 0 : args.data[n - 1]->u.int_value);
     if (ramp) {
       psgi_tirp_match_types(ps, nt, &args.data[0], &args.data[1]);
-      BUILD(nt, psg_tir_ramp_create(ps->ctx, args.data[0], args.data[1], lanes, NULL, &out));
+      BUILD(nt, psg_tir_ramp_create(ps->ctx, args.data[0], args.data[1], lanes, SP(nt), &out));
     } else {
-      BUILD(nt, psg_tir_broadcast_create(ps->ctx, args.data[0], lanes, NULL, &out));
+      BUILD(nt, psg_tir_broadcast_create(ps->ctx, args.data[0], lanes, SP(nt), &out));
     }
     goto done;
   }

@@ -12,7 +12,7 @@
 psg_tir_node *psgi_tirp_parse_expr(tparser *ps);
 psg_tir_node *psgi_tirp_int_imm(tparser *ps, const ttoken *t, psg_tir_dtype dt, int64_t v) {
   psg_tir_node *out = NULL;
-  BUILD(t, psg_tir_int_imm_create(ps->ctx, dt, v, NULL, &out));
+  BUILD(t, psg_tir_int_imm_create(ps->ctx, dt, v, SP(t), &out));
   return out;
 }
 
@@ -27,7 +27,7 @@ psg_tir_node *psgi_tirp_float_imm(tparser *ps, const ttoken *t, psg_tir_dtype dt
     if (fabs(v) > 3.4028234663852886e+38 && fabs(v) < 3.4028235677973366e+38) v = copysign(3.4028234663852886e+38, v);
     else if (fabs(v) <= 3.4028234663852886e+38) v = (double)(float)v;
   }
-  BUILD(t, psg_tir_float_imm_create(ps->ctx, dt, v, NULL, &out));
+  BUILD(t, psg_tir_float_imm_create(ps->ctx, dt, v, SP(t), &out));
   return out;
 }
 
@@ -83,7 +83,7 @@ psg_tir_node *psgi_tirp_binary(tparser *ps, const ttoken *t, int kind, psg_tir_n
   }
   psgi_tirp_match_types(ps, t, &a, &b);
   psg_tir_node *out = NULL;
-  BUILD(t, psg_tir_binary_create(ps->ctx, kind, a, b, NULL, &out));
+  BUILD(t, psg_tir_binary_create(ps->ctx, kind, a, b, SP(t), &out));
   psg_tir_release(a);
   psg_tir_release(b);
   return out;
@@ -97,7 +97,7 @@ psg_tir_node *psgi_tirp_fold(tparser *ps, const ttoken *t, int kind, psg_tir_nod
   }
   psgi_tirp_match_types(ps, t, &a, &b);
   psg_tir_node *out = NULL;
-  BUILD(t, psg_tir_op_binary(ps->ctx, kind, a, b, NULL, &out));
+  BUILD(t, psg_tir_op_binary(ps->ctx, kind, a, b, SP(t), &out));
   psg_tir_release(a);
   psg_tir_release(b);
   return out;
@@ -138,7 +138,7 @@ static psg_tir_node *parse_index(tparser *ps) {
     goto done;
   }
   psg_tir_node *st = psgi_tirp_int_imm(ps, &t, a->dtype, stride);
-  if (st) BUILD(&t, psg_tir_ramp_create(ps->ctx, a, st, (int)(span / stride), NULL, &out));
+  if (st) BUILD(&t, psg_tir_ramp_create(ps->ctx, a, st, (int)(span / stride), SP(&t), &out));
   psg_tir_release(st);
 done:
   psg_tir_release(a);
@@ -169,7 +169,7 @@ static bool parse_indices(tparser *ps, tnode_vec *out, const char *close) {
 
 static psg_tir_node *buffer_load(tparser *ps, const ttoken *t, psg_tir_node *buf, tnode_vec *ix, psg_tir_node *pred) {
   psg_tir_node *out = NULL;
-  BUILD(t, psg_tir_buffer_load_create(ps->ctx, buf, ix->data, ix->len, pred, NULL, &out));
+  BUILD(t, psg_tir_buffer_load_create(ps->ctx, buf, ix->data, ix->len, pred, SP(t), &out));
   psgi_tirp_release_all(ix->data, ix->len);
   PSGI_VEC_FREE(ps->ctx, ix);
   psg_tir_release(pred);
@@ -262,7 +262,7 @@ static __attribute__((noinline)) psg_tir_node *parse_string(tparser *ps) {
   if (!psgi_tirp_unescape(ps, &t, buf, sizeof buf, true, &n)) return NULL;
   psgi_tirp_advance(ps);
   psg_tir_node *out = NULL;
-  BUILD(&t, psg_tir_string_imm_create(ps->ctx, buf, n, NULL, &out));
+  BUILD(&t, psg_tir_string_imm_create(ps->ctx, buf, n, SP(&t), &out));
   return out;
 }
 
@@ -323,8 +323,8 @@ static psg_tir_node *parse_unary(tparser *ps) {
     /* TVM's PrimExpr.__neg__: x * -1 */
     psg_tir_dtype sd = psg_tir_dtype_with_lanes(e->dtype, 1);
     psg_tir_node *m1 = NULL;
-    if (psg_tir_dtype_is_float(sd)) BUILD(&t, psg_tir_make_const_float(ps->ctx, sd, -1, NULL, &m1));
-    else BUILD(&t, psg_tir_make_const_int(ps->ctx, sd, -1, NULL, &m1));
+    if (psg_tir_dtype_is_float(sd)) BUILD(&t, psg_tir_make_const_float(ps->ctx, sd, -1, SP(&t), &m1));
+    else BUILD(&t, psg_tir_make_const_int(ps->ctx, sd, -1, SP(&t), &m1));
     return psgi_tirp_fold(ps, &t, PSG_TIR_MUL, e, m1);
   }
   psg_tir_release(e);
@@ -403,7 +403,7 @@ static psg_tir_node *parse_not(tparser *ps) {
   }
   psg_tir_node *e = parse_not(ps), *out = NULL;
   ps->depth--;
-  if (e) BUILD(&t, psg_tir_not_create(ps->ctx, e, NULL, &out));
+  if (e) BUILD(&t, psg_tir_not_create(ps->ctx, e, SP(&t), &out));
   psg_tir_release(e);
   return out;
 }

@@ -31,6 +31,7 @@ typedef struct tframe {
   int kind;
   bool concise;   /* closed with the enclosing indented block */
   bool bad;       /* its header failed: the body is parsed, nothing built */
+  bool alloc;     /* F_DECL without data=: an Allocate of its data var wraps it */
   size_t mark;    /* scope undo mark */
   size_t base;    /* its statements: ps->stmts[base..] */
   size_t lbase;   /* F_FOR: its loops: ps->loops[lbase..] */
@@ -68,6 +69,8 @@ typedef struct tparser {
   PSGI_VEC(psg_tir_node *) map_bufs;
   psg_attrs *func_attrs;
   PSGI_VEC(psg_tir_node *) owned; /* nodes the symbols hold */
+  bool buf_data_given; /* the last buffer read had data= */
+  psg_span sp;         /* scratch: the span SP() hands a constructor */
   psg_tir_script_env *env; /* names from outside the text, or NULL (tir_script_env.c) */
 } tparser;
 
@@ -85,6 +88,15 @@ static inline bool is_name(const ttoken *t) { return t->kind == TT_NAME; }
 psg_status psgi_tirp_located(tparser *ps, const ttoken *t, size_t diag_mark, psg_status st);
 /* (the mark is taken before the call runs: a comma sequences them) */
 #define BUILD(t, call) (ps->dmark = psg_ctx_diag_count(ps->ctx), psgi_tirp_located(ps, (t), ps->dmark, (call)))
+/* The span of token t (file:line:col of the text) for the node a
+ * constructor builds: every parsed statement and expression carries one, so
+ * interpreter and verifier errors point into the source. Spans take no part
+ * in structural equality or hashing. Valid until the next SP(). */
+static inline const psg_span *psgi_tirp_span(tparser *ps, const ttoken *t) {
+  ps->sp = (psg_span){ps->file, t->line, t->col, t->line, t->col + (int32_t)t->len, NULL};
+  return &ps->sp;
+}
+#define SP(t) psgi_tirp_span(ps, (t))
 /* Out of memory: recorded once; the parse stops and reports PSG_ERR_NOMEM. */
 void psgi_tirp_oom(tparser *ps);
 /* Skips to the end of the current line (error recovery). */
@@ -137,7 +149,9 @@ psg_tir_node *psgi_tirp_parse_t_call(tparser *ps, const ttoken *nt);
 /* Attributes, buffers, annotations (tir_parse_attr.c, tir_parse_buffer.c) -- */
 psg_attrs *psgi_tirp_parse_attr_dict(tparser *ps, int depth);
 bool psgi_tirp_parse_tuple(tparser *ps, tnode_vec *out);
-psg_tir_node *psgi_tirp_parse_buffer_rest(tparser *ps, const ttoken *at, const char *name);
+/* `at` locates its errors; the buffer's span is `name_tok` (its name where
+ * the text gives one, as `A` of `A = T.match_buffer(...)`), else `at`. */
+psg_tir_node *psgi_tirp_parse_buffer_rest(tparser *ps, const ttoken *at, const ttoken *name_tok, const char *name);
 psg_tir_node *psgi_tirp_parse_var_annotation(tparser *ps, const char *name);
 
 /* Statements and frames (tir_parse_stmt.c, tir_parse_block.c) ---------------- */

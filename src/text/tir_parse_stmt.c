@@ -2,6 +2,7 @@
  * while, with, assert, assignments, buffer stores and evaluated calls. A
  * block statement pushes a frame (tir_parse_block.c) rather than recursing. */
 #include <stdio.h>
+#include "passage/arith.h"
 #include "text/tir_parse_internal.h"
 
 /* Statements ------------------------------------------------------------------ */
@@ -28,6 +29,22 @@ static bool same_expr(tparser *ps, const psg_tir_node *a, const psg_tir_node *b)
   PSGI_VEC_FREE(ps->ctx, &st);
   return same;
 }
+/* The extent of range(start, stop) / T.serial(start, stop): TVM's ir_builder
+ * takes Analyzer().Simplify(stop - start), so range(0, n) is range(n) and
+ * range(2, n + 2) has extent n. */
+static psg_tir_node *loop_extent(tparser *ps, const ttoken *t, psg_tir_node *stop, psg_tir_node *start) {
+  psg_tir_retain(stop);
+  psg_tir_retain(start);
+  psg_tir_node *d = psgi_tirp_fold(ps, t, PSG_TIR_SUB, stop, start);
+  if (!d) return NULL;
+  psg_arith_analyzer *a = NULL;
+  psg_tir_node *out = NULL;
+  if (BUILD(t, psg_arith_analyzer_create(ps->ctx, &a)) == PSG_OK) BUILD(t, psg_arith_simplify(a, d, &out));
+  psg_arith_analyzer_destroy(a);
+  psg_tir_release(d);
+  return out;
+}
+
 /* for TARGETS in ITER: */
 static void parse_for(tparser *ps) {
   ttoken at = ps->tok;
@@ -108,16 +125,14 @@ static void parse_for(tparser *ps) {
         ext = stop->kids[1];
         psg_tir_retain(ext);
       } else {
-        psg_tir_retain(stop);
-        psg_tir_retain(mn);
-        ext = psgi_tirp_binary(ps, &it, PSG_TIR_SUB, stop, mn);
+        ext = loop_extent(ps, &it, stop, mn);
       }
     }
     if (mn && ext) psgi_tirp_match_types(ps, &it, &mn, &ext);
     psg_tir_node *var = NULL;
     char name[128];
     psgi_tirp_name_of(&targets[i], name, sizeof name);
-    if (mn && ext) BUILD(&targets[i], psg_tir_var_create(ps->ctx, name, ext->dtype, NULL, NULL, &var));
+    if (mn && ext) BUILD(&targets[i], psg_tir_var_create(ps->ctx, name, ext->dtype, NULL, SP(&targets[i]), &var));
     if (!var || !PSGI_VEC_PUSH(ps->ctx, &ps->loops, ((tloop_info){var, mn, ext, kind, ann}))) {
       psg_tir_release(var);
       psg_tir_release(mn);
@@ -189,13 +204,15 @@ static bool parse_with(tparser *ps) {
       psgi_tirp_advance(ps);
     }
     char name[128] = "v";
-    if (tt_is(&ps->tok, "as") && is_name(&ps->next)) psgi_tirp_name_of(&ps->next, name, sizeof name);
+    ttoken as_name = ps->next;
+    bool named = tt_is(&ps->tok, "as") && is_name(&ps->next);
+    if (named) psgi_tirp_name_of(&ps->next, name, sizeof name);
     tlex_pos p1 = ps->lx.s;
     ttoken t1 = ps->tok, n1 = ps->next;
     ps->lx.s = p0;
     ps->tok = t0;
     ps->next = n0;
-    if (f.kind == F_DECL) ok = (f.a = psgi_tirp_parse_buffer_rest(ps, &what, name)) != NULL;
+    if (f.kind == F_DECL) ok = (f.a = psgi_tirp_parse_buffer_rest(ps, &what, named ? &as_name : NULL, name)) != NULL, f.alloc = !ps->buf_data_given;
     else ok = parse_allocate_args(ps, &f, name, &what);
     if (ok && (ps->tok.text != t1.text)) ok = !psgi_tirp_expected(ps, "')'");
     ps->lx.s = p1;
@@ -211,7 +228,7 @@ static bool parse_with(tparser *ps) {
       if (f.kind == F_LET) {
         char name[128];
         psgi_tirp_name_of(&nt, name, sizeof name);
-        ok = !BUILD(&nt, psg_tir_var_create(ps->ctx, name, f.b->dtype, NULL, NULL, &f.a));
+        ok = !BUILD(&nt, psg_tir_var_create(ps->ctx, name, f.b->dtype, NULL, SP(&nt), &f.a));
       }
       if (ok) ok = !psgi_tirp_define(ps, &nt, f.kind == F_DECL ? SYM_BUFFER : SYM_VAR, f.a);
     }
@@ -244,7 +261,7 @@ static bool parse_allocate_args(tparser *ps, tframe *f, const char *name, const 
     if (!psgi_tirp_accept(ps, ",")) break;
   }
   ok = ok && !psgi_tirp_expect(ps, ")");
-  if (ok) ok = !BUILD(nt, psg_tir_pointer_var_create(ps->ctx, name, f->dtype, scope, NULL, &f->a));
+  if (ok) ok = !BUILD(nt, psg_tir_pointer_var_create(ps->ctx, name, f->dtype, scope, SP(nt), &f->a));
   f->extents = ext.data;
   f->nextents = ext.len;
   return ok;
@@ -306,7 +323,7 @@ static void parse_assign(tparser *ps) {
         psgi_tirp_advance(ps);
         if (psgi_tirp_expect(ps, ",")) goto fail;
       }
-      psg_tir_node *buf = psgi_tirp_parse_buffer_rest(ps, &what, name);
+      psg_tir_node *buf = psgi_tirp_parse_buffer_rest(ps, &what, &nt, name);
       if (!buf) goto fail;
       if (!psgi_tirp_end_line(ps) || psgi_tirp_define(ps, &nt, SYM_BUFFER, buf)) {
         psg_tir_release(buf);
@@ -326,6 +343,7 @@ static void parse_assign(tparser *ps) {
       if (tt_is(&what, "decl_buffer")) {
         f.kind = F_DECL;
         f.a = buf;
+        f.alloc = !ps->buf_data_given;
         psgi_tirp_open_concise(ps, f);
         return;
       }
@@ -352,10 +370,42 @@ static void parse_assign(tparser *ps) {
       psgi_tirp_open_concise(ps, f);
       return;
     }
+    if (is_call && tt_is(&what, "meta_var")) {
+      /* x = T.meta_var(e): x names e itself, no LetStmt (TVM's parser
+       * returns a meta_var's value unbound) */
+      psgi_tirp_advance(ps);
+      psgi_tirp_advance(ps);
+      psg_tir_node *e = psgi_tirp_parse_expr(ps);
+      if (!e) goto fail;
+      psgi_tirp_accept(ps, ",");
+      if (psgi_tirp_expect(ps, ")")) {
+        psg_tir_release(e);
+        goto fail;
+      }
+      if (psgi_tirp_end_line(ps)) psgi_tirp_define(ps, &nt, SYM_VAR, e);
+      psg_tir_release(e);
+      return;
+    }
     if (is_call && dt) {
       /* n = T.int32() declares a var (T.int32(5) is a typed literal) */
       psgi_tirp_advance(ps);
       psgi_tirp_advance(ps);
+      if (psg_tir_dtype_is_handle(dt) && ps->tok.kind == TT_STRING) {
+        /* x = T.handle("float32"[, "scope"]) declares a pointer var as
+         * T.handle() declares a plain one (TVM binds a fresh Var by name) */
+        ps->lx.s = p0;
+        ps->tok = t0;
+        ps->next = n0;
+        psg_tir_node *v = psgi_tirp_parse_var_annotation(ps, name);
+        if (!v) goto fail;
+        if (psgi_tirp_end_line(ps)) psgi_tirp_define(ps, &nt, SYM_VAR, v);
+        psg_tir_release(v);
+        return;
+      }
+      if (psg_tir_dtype_is_handle(dt) && !tt_is(&ps->tok, ")")) {
+        psgi_tirp_expected(ps, "')' or a dtype string (T.handle(\"float32\"[, \"scope\"]))");
+        goto fail;
+      }
       bool size_var = false, decl = false;
       if (tt_is(&ps->tok, "is_size_var") && tt_is(&ps->next, "=")) {
         psgi_tirp_kw(ps, "is_size_var");
@@ -368,8 +418,8 @@ static void parse_assign(tparser *ps) {
       }
       if (decl) {
         psg_tir_node *v = NULL;
-        if (size_var) BUILD(&nt, psg_tir_size_var_create(ps->ctx, name, dt, NULL, &v));
-        else BUILD(&nt, psg_tir_var_create(ps->ctx, name, dt, NULL, NULL, &v));
+        if (size_var) BUILD(&nt, psg_tir_size_var_create(ps->ctx, name, dt, SP(&nt), &v));
+        else BUILD(&nt, psg_tir_var_create(ps->ctx, name, dt, NULL, SP(&nt), &v));
         if (!v) goto fail;
         if (psgi_tirp_end_line(ps)) psgi_tirp_define(ps, &nt, SYM_VAR, v);
         psg_tir_release(v);
@@ -383,7 +433,7 @@ static void parse_assign(tparser *ps) {
   f.b = psgi_tirp_parse_expr(ps);
   if (!f.b) goto fail;
   psg_tir_node *var = NULL;
-  if (BUILD(&nt, psg_tir_var_create(ps->ctx, name, f.b->dtype, NULL, NULL, &var))) goto fail;
+  if (BUILD(&nt, psg_tir_var_create(ps->ctx, name, f.b->dtype, NULL, SP(&nt), &var))) goto fail;
   f.a = var;
   if (!psgi_tirp_end_line(ps) || psgi_tirp_define(ps, &nt, SYM_VAR, f.a)) goto fail_noskip;
   psgi_tirp_open_concise(ps, f);
@@ -394,6 +444,21 @@ fail_noskip:
   psgi_tirp_free_frame_payload(ps, &f);
   /* later uses of the name stay silent */
   psgi_tirp_define(ps, &nt, SYM_VAR, NULL);
+}
+
+/* TVM's BufferStore: a value of the store's lanes but another dtype is
+ * cast to it with tvm::cast, which folds a literal and casts a Broadcast's
+ * value rather than the vector. A new reference or NULL (an error). */
+static psg_tir_node *store_cast(tparser *ps, const ttoken *t, psg_tir_dtype want, psg_tir_node *v) {
+  psg_tir_node *r = NULL, *s = NULL;
+  if (v->kind == PSG_TIR_BROADCAST) {
+    if (!BUILD(t, psg_tir_op_cast(ps->ctx, psg_tir_dtype_with_lanes(want, 1), v->kids[0], SP(t), &s)))
+      BUILD(t, psg_tir_broadcast_create(ps->ctx, s, psg_tir_dtype_lanes(want), SP(t), &r));
+    psg_tir_release(s);
+    return r;
+  }
+  BUILD(t, psg_tir_op_cast(ps->ctx, want, v, SP(t), &r));
+  return r;
 }
 
 /* A statement starting with an expression: A[i] = v, T.evaluate(e), a call. */
@@ -409,7 +474,7 @@ static void parse_expr_stmt(tparser *ps) {
       psgi_tirp_advance(ps);
       psgi_tirp_advance(ps);
       psg_tir_node *e = psgi_tirp_parse_expr(ps);
-      if (e && !psgi_tirp_expect(ps, ")")) BUILD(&at, psg_tir_evaluate_create(ps->ctx, e, NULL, &out));
+      if (e && !psgi_tirp_expect(ps, ")")) BUILD(&at, psg_tir_evaluate_create(ps->ctx, e, SP(&at), &out));
       psg_tir_release(e);
       if (!out) psgi_tirp_skip_line(ps);
       else psgi_tirp_end_line(ps);
@@ -461,7 +526,7 @@ static void parse_expr_stmt(tparser *ps) {
         tnode_vec ix = {0};
         psg_tir_node *value = NULL, *pred = NULL;
         if (!psgi_tirp_expect(ps, "(") && psgi_tirp_parse_vaccess(ps, &ix, &value, &pred) && s->node)
-          BUILD(&at, psg_tir_buffer_store_create(ps->ctx, s->node, value, ix.data, ix.len, pred, NULL, &out));
+          BUILD(&at, psg_tir_buffer_store_create(ps->ctx, s->node, value, ix.data, ix.len, pred, SP(&at), &out));
         psgi_tirp_release_all(ix.data, ix.len);
         PSGI_VEC_FREE(ps->ctx, &ix);
         psg_tir_release(value);
@@ -490,21 +555,30 @@ static void parse_expr_stmt(tparser *ps) {
           psg_tir_node *r = psgi_tirp_retype_literal(ps, &eq, v, want);
           if (!r && psg_tir_dtype_lanes(want) > 1 && psg_tir_dtype_lanes(v->dtype) == 1) {
             psg_tir_node *sv = psgi_tirp_retype_literal(ps, &eq, v, psg_tir_dtype_with_lanes(want, 1));
-            psg_tir_broadcast_create(ps->ctx, sv ? sv : v, psg_tir_dtype_lanes(want), NULL, &r);
+            BUILD(&eq, psg_tir_broadcast_create(ps->ctx, sv ? sv : v, psg_tir_dtype_lanes(want), SP(&eq), &r));
             psg_tir_release(sv);
           }
+          if (!r && psg_tir_dtype_lanes(want) == psg_tir_dtype_lanes(v->dtype))
+            r = store_cast(ps, &eq, want, v);
+          else if (!r && psg_tir_dtype_lanes(want) != psg_tir_dtype_lanes(v->dtype))
+            psgi_tirp_error_at(ps, &eq, "incompatible types in a buffer store: the element is %d lanes, the value %d",
+                               psg_tir_dtype_lanes(want), psg_tir_dtype_lanes(v->dtype));
           if (r) {
             psg_tir_release(v);
             v = r;
+          } else {
+            psg_tir_release(v);
+            v = NULL;
           }
         }
-        BUILD(&at, psg_tir_buffer_store_create(ps->ctx, e->kids[0], v, psgi_tir_indices(e), psgi_tir_num_indices(e),
-                                               NULL, NULL, &out));
+        if (v)
+          BUILD(&at, psg_tir_buffer_store_create(ps->ctx, e->kids[0], v, psgi_tir_indices(e), psgi_tir_num_indices(e),
+                                                 NULL, SP(&at), &out));
       }
       psg_tir_release(v);
     }
   } else if (e) {
-    BUILD(&at, psg_tir_evaluate_create(ps->ctx, e, NULL, &out));
+    BUILD(&at, psg_tir_evaluate_create(ps->ctx, e, SP(&at), &out));
   }
   psg_tir_release(e);
   if (!out) psgi_tirp_skip_line(ps);
@@ -533,8 +607,8 @@ void psgi_tirp_parse_statement(tparser *ps) {
     /* return e: T.evaluate(T.ret(e)), as TVM's parser reads it */
     psgi_tirp_advance(ps);
     psg_tir_node *e = psgi_tirp_parse_expr(ps), *call = NULL, *out = NULL;
-    if (e) BUILD(&t, psg_tir_call_create(ps->ctx, e->dtype, "tir.ret", &e, 1, NULL, &call));
-    if (call) BUILD(&t, psg_tir_evaluate_create(ps->ctx, call, NULL, &out));
+    if (e) BUILD(&t, psg_tir_call_create(ps->ctx, e->dtype, "tir.ret", &e, 1, SP(&t), &call));
+    if (call) BUILD(&t, psg_tir_evaluate_create(ps->ctx, call, SP(&t), &out));
     psg_tir_release(e);
     psg_tir_release(call);
     if (!out) psgi_tirp_skip_line(ps);

@@ -49,7 +49,7 @@ static psg_tir_node *iter_var_symbol(tparser *ps) {
 
 static psg_tir_node *new_var(tparser *ps, const ttoken *at, const char *name, psg_tir_dtype dt) {
   psg_tir_node *v = NULL;
-  BUILD(at, psg_tir_var_create(ps->ctx, name, dt, NULL, NULL, &v));
+  BUILD(at, psg_tir_var_create(ps->ctx, name, dt, NULL, SP(at), &v));
   return v;
 }
 
@@ -92,7 +92,7 @@ static psg_tir_node *parse_iter_var_rest(tparser *ps, const ttoken *at) {
     if (!strcmp(kind, psg_tir_iter_type_name(t))) type = t;
   if (ok && !strcmp(kind, "DimInfo")) type = PSG_TIR_ITER_ORDERED;
   if (ok && type < 0) ok = !psgi_tirp_error_at(ps, at, "unknown IterVar kind \"%s\"", kind);
-  if (ok) BUILD(at, psg_tir_iter_var_create(ps->ctx, var, lo, ext, type, tag, NULL, &iv));
+  if (ok) BUILD(at, psg_tir_iter_var_create(ps->ctx, var, lo, ext, type, tag, SP(at), &iv));
   psg_tir_release(var);
   psg_tir_release(lo);
   psg_tir_release(hi);
@@ -142,7 +142,7 @@ static bool make_launch(tparser *ps, const ttoken *at, tframe *f, psg_tir_node *
                        strncmp(tag, "vthread", 7) ? 13 : 14);
   psg_tir_node *zero = psgi_tirp_int_imm(ps, at, ext->dtype, 0);
   if (zero && var->dtype == ext->dtype)
-    BUILD(at, psg_tir_iter_var_create(ps->ctx, var, zero, ext, PSG_TIR_ITER_THREAD_INDEX, tag, NULL, &f->c));
+    BUILD(at, psg_tir_iter_var_create(ps->ctx, var, zero, ext, PSG_TIR_ITER_THREAD_INDEX, tag, SP(at), &f->c));
   else if (zero)
     psgi_tirp_error_at(ps, at, "the thread count and the thread var '%s' differ in dtype", var->u.var.name);
   psg_tir_release(zero);
@@ -212,7 +212,7 @@ bool psgi_tirp_parse_env_thread(tparser *ps, const ttoken *name) {
   psgi_tirp_name_of(name, vname, sizeof vname);
   bool ok = string_arg(ps, tag, sizeof tag) && !psgi_tirp_expect(ps, ")") && psgi_tirp_end_line(ps);
   if (ok) ok = (var = new_var(ps, name, vname, psg_tir_dtype_int32())) != NULL;
-  if (ok) ok = !BUILD(name, psg_tir_iter_var_create(ps->ctx, var, NULL, NULL, PSG_TIR_ITER_THREAD_INDEX, tag, NULL, &iv));
+  if (ok) ok = !BUILD(name, psg_tir_iter_var_create(ps->ctx, var, NULL, NULL, PSG_TIR_ITER_THREAD_INDEX, tag, SP(name), &iv));
   if (ok) ok = !psgi_tirp_define(ps, name, SYM_VAR, iv);
   psg_tir_release(var);
   psg_tir_release(iv);

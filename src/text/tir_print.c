@@ -11,6 +11,7 @@
  * order the printer enters them. */
 #include <stdio.h>
 #include <string.h>
+#include "passage/arith.h"
 #include "text/text_internal.h"
 #include "text/tir_script_internal.h"
 
@@ -973,6 +974,21 @@ static bool print_iter_var_attr(printer *p, const psg_tir_node *s, const psg_tir
   return true;
 }
 
+/* An Allocate whose body declares a buffer over exactly its memory (same
+ * data var, dtype and extents, condition true, no annotations): what
+ * `T.decl_buffer(...)` without data= makes (TVM's IsAllocateDeclBufferPattern). */
+static bool is_allocate_decl_buffer(const psg_tir_node *s) {
+  const psg_tir_node *d = s->kids[2], *c = s->kids[1];
+  if (d->kind != PSG_TIR_DECL_BUFFER) return false;
+  const psg_tir_node *b = d->kids[0];
+  if (b->kids[0] != s->kids[0] || b->dtype != s->dtype || !(c->kind == PSG_TIR_INT_IMM && c->u.int_value == 1) ||
+      psg_attrs_count(s->u.annotations) || b->u.buf.ndim != s->nkids - 3)
+    return false;
+  for (uint32_t i = 0; i < b->u.buf.ndim; i++)
+    if (!psg_arith_expr_equal(b->kids[2 + i], s->kids[3 + i])) return false;
+  return true;
+}
+
 static void print_stmt(printer *p, const psg_tir_node *s, int ind, bool concise) {
   switch (s->kind) {
   case PSG_TIR_FOR: print_for(p, s, ind); return;
@@ -1044,6 +1060,13 @@ static void print_stmt(printer *p, const psg_tir_node *s, int ind, bool concise)
     return;
   }
   case PSG_TIR_ALLOCATE: {
+    if (is_allocate_decl_buffer(s)) {
+      /* TVM prints the pair as the one T.decl_buffer that makes it (the
+       * Allocate's body scope is still taken: the prepass numbered it) */
+      enter_scope(p, ind);
+      print_stmt(p, s->kids[2], ind, concise);
+      return;
+    }
     size_t mark = p->undo.len;
     indent(p, ind);
     if (concise) {

@@ -118,9 +118,28 @@ def test_extensions():
     assert ana.enabled_extensions == arith.Extension.NoExtensions
     ana.enabled_extensions = arith.Extension.TransitivelyProveInequalities
     assert ana.enabled_extensions == arith.Extension.TransitivelyProveInequalities
-    with pytest.raises(passage.UnsupportedError, match="not implemented"):
+    ana.enabled_extensions = arith.Extension.ComparisonOfProductAndSum
+    assert ana.enabled_extensions == arith.Extension.ComparisonOfProductAndSum
+
+
+def test_comparison_of_product_and_sum():
+    """(A + B) * C against (A * B) * D for positive A, B, C, D in bounds:
+    proved only with the extension on (TVM's TestComparisonOfProductAndSum,
+    our own values)."""
+    a, b = te.var("a"), te.var("b")
+    assert isinstance(a * b, ir.PrimExpr)  # tvm.ir.PrimExpr, as TVM's tests check preconditions
+    ana = arith.Analyzer()
+    facts = tir.all(a > 0, b > 0, a < 100, b < 100)
+    with ana.constraint_scope(facts):
+        assert not ana.can_prove(a * b < (a + b) * 100)
         ana.enabled_extensions = arith.Extension.ComparisonOfProductAndSum
-    assert ana.enabled_extensions == arith.Extension.TransitivelyProveInequalities
+        assert ana.can_prove(a * b < (a + b) * 100)
+        assert ana.can_prove((b + a) * 100 > a * b)
+        assert ana.can_prove(a * b * 3 < (a + b) * 300)
+        assert not ana.can_prove(a * b < (a + b) * 10)  # a = b = 99: 9801 > 1980
+        assert not ana.can_prove(a * b > (a + b) * 100)
+    with ana.constraint_scope(tir.all(a > 0, b > 0)):
+        assert not ana.can_prove(a * b < (a + b) * 100)  # no upper bounds
 
 
 def test_bind_needs_a_var():

@@ -16,7 +16,25 @@ static void test_sums(void) {
   CHECK_STR(CS(ADD(SUB(IC(3), y), x)), "((x + 3) - y)");
   CHECK_STR(CS(SUB(ADD(SUB(IC(0), y), x), IC(4))), "((x - y) - 4)");
   CHECK_STR(CS(SUB(IC(0), x)), "(0 - x)");
-  CHECK_STR(CS(MUL(x, IC(-3))), "(0 - (x * 3))");
+  /* a lone scaled term keeps its product, whatever the sign (TVM's
+   * SplitExpr normalizes to x * -3; a SumExpr of one negative term is 0 - x) */
+  CHECK_STR(CS(MUL(x, IC(-3))), "(x * -3)");
+  CHECK_STR(CS(MUL(x, IC(-1))), "(x * -1)");
+  CHECK_STR(CS(MUL(MUL(x, IC(2)), IC(-1))), "(x * -2)");
+  CHECK_STR(CS(MUL(ADD(x, y), IC(-1))), "((0 - x) - y)");
+  /* floormod(k * x, c), k | c: floormod(x, c / k) * k (TVM's SplitModConst) */
+  CHECK_STR(CS(FMOD(SUB(IC(0), x), IC(2))), "((x % -2) * -1)");
+  CHECK_STR(CS(FMOD(MUL(x, IC(2)), IC(8))), "((x % 4) * 2)");
+  /* truncdiv of a sum c divides exactly needs no sign (TVM) */
+  CHECK_STR(CS(TDIV(ADD(MUL(x, IC(2)), MUL(y, IC(4))), IC(2))), "(x + (y * 2))");
+  CHECK_STR(CS(TDIV(ADD(IC(16), MUL(IC(48), x)), IC(16))), "((x * 3) + 1)");
+  CHECK_STR(CS(TMOD(ADD(IC(16), MUL(IC(48), x)), IC(16))), "0");
+  /* floormod(floormod(x, c1), c) with c | c1 */
+  CHECK_STR(CS(FMOD(FMOD(x, IC(32)), IC(16))), "(x % 16)");
+  CHECK_STR(CS(FMOD(FMOD(ADD(x, IC(24524)), IC(24528)), IC(16))), "((x + 12) % 16)");
+  CHECK_STR(CS(FMOD(FMOD(x, IC(24)), IC(16))), "((x % 24) % 16)");
+  CHECK_STR(CS(FMOD(SUB(FMOD(ADD(x, IC(4)), IC(24528)), IC(24512)), IC(16))), "((x + 4) % 16)");
+  CHECK_STR(CS(FMOD(ADD(MUL(FMOD(x, IC(8)), IC(3)), y), IC(4))), "(((x * 3) + y) % 4)");
   CHECK_STR(CS(ADD(SUB(z, x), SUB(x, z))), "0");
   CHECK_STR(CS(ADD(MUL(x, y), MUL(x, y))), "((x * y) * 2)");
 }

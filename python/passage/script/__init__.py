@@ -16,9 +16,10 @@ PrimExprs and Vars, Buffers, `op = T.Add` aliases) are handed to the parser
 (include/passage/tvmscript_env.h)."""
 
 from . import tir, ir
+from .ir import ir_module  # tvm.script.ir_module, as `from tvm.script import ir_module`
 from ._parser import parse_text as _parse_text
 
-__all__ = ["tir", "ir", "from_source", "parse"]
+__all__ = ["tir", "ir", "ir_module", "from_source", "parse"]
 
 
 def from_source(input_text, *, extra_vars=None, check_well_formed=True, filename=None):

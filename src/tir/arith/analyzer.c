@@ -49,22 +49,48 @@ const psgi_arith_fact *psgi_arith_find_fact(const psg_arith_analyzer *a, const p
 }
 
 /* Pushes a fact narrowing var to [lo, hi] (intersected with what is known). */
-static psg_status push_fact(psg_arith_analyzer *a, psg_tir_expr *var, int64_t lo, int64_t hi,
-                            psg_tir_expr *subst, psg_tir_expr *let_value) {
+static psg_status push_fact_mod(psg_arith_analyzer *a, psg_tir_expr *var, int64_t lo, int64_t hi,
+                                psg_tir_expr *subst, psg_tir_expr *let_value, psg_arith_modset mod) {
   const psgi_arith_fact *old = psgi_arith_find_fact(a, var);
   if (old) {
     if (old->bound.min > lo) lo = old->bound.min;
     if (old->bound.max < hi) hi = old->bound.max;
     if (!subst) subst = old->subst;
     if (!let_value) let_value = old->let_value;
+    /* either set alone is true; the newer one is kept unless it says nothing */
+    if (mod.coeff == 1) mod = old->mod;
   }
-  psgi_arith_fact f = {var, {lo, hi}, subst, let_value};
+  psgi_arith_fact f = {var, {lo, hi}, subst, let_value, mod};
   if (!PSGI_VEC_PUSH(a->ctx, &a->facts, f)) return psgi_nomem(a->ctx);
   psg_tir_retain(var);
   psg_tir_retain(subst);
   psg_tir_retain(let_value);
   psgi_arith_cache_clear(a);
   return PSG_OK;
+}
+
+static psg_status push_fact(psg_arith_analyzer *a, psg_tir_expr *var, int64_t lo, int64_t hi,
+                            psg_tir_expr *subst, psg_tir_expr *let_value) {
+  return push_fact_mod(a, var, lo, hi, subst, let_value, (psg_arith_modset){1, 0});
+}
+
+/* floormod(var, c) == b (either side) known true: var is b modulo |c|
+ * (c < 0 is canonical_simplify's sign convention, floormod(0 - i, 2) being
+ * floormod(i, -2) * -1; TVM's ModularSet reads both). */
+static psg_status learn_mod(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y) {
+  int64_t c, b;
+  if (x->kind != PSG_TIR_FLOOR_MOD) {
+    psg_tir_expr *t = x;
+    x = y;
+    y = t;
+  }
+  if (x->kind != PSG_TIR_FLOOR_MOD || !psgi_tir_is_var_kind(x->kids[0]->kind) || !psgi_arith_is_int(x->kids[1], &c) ||
+      !psgi_arith_is_int(y, &b) || c == 0 || c == INT64_MIN)
+    return PSG_OK;
+  int64_t m = c < 0 ? -c : c;
+  psg_arith_modset mod = {m, psgi_arith_floormod(b, m)};
+  if (m == 1) return PSG_OK;
+  return push_fact_mod(a, x->kids[0], PSG_ARITH_NEG_INF, PSG_ARITH_POS_INF, NULL, NULL, mod);
 }
 
 static psg_status need_int_var(psg_arith_analyzer *a, psg_tir_expr *var) {
@@ -231,6 +257,7 @@ psg_status psg_arith_enter_constraint(psg_arith_analyzer *a, psg_tir_expr *cond,
     psg_tir_retain(c);
     if (c->kind >= PSG_TIR_EQ && c->kind <= PSG_TIR_GE && psg_tir_dtype_lanes(c->dtype) == 1)
       st = learn_compare(a, c->kind, c->kids[0], c->kids[1]);
+    if (!st && c->kind == PSG_TIR_EQ) st = learn_mod(a, c->kids[0], c->kids[1]);
     else if (c->kind == PSG_TIR_NOT && c->kids[0]->kind >= PSG_TIR_LT && c->kids[0]->kind <= PSG_TIR_GE) {
       static const int neg[] = {[PSG_TIR_LT] = PSG_TIR_GE, [PSG_TIR_LE] = PSG_TIR_GT,
                                 [PSG_TIR_GT] = PSG_TIR_LE, [PSG_TIR_GE] = PSG_TIR_LT};

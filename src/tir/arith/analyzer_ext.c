@@ -10,7 +10,8 @@ psg_status psg_arith_update_bound(psg_arith_analyzer *a, psg_tir_expr *var, psg_
   /* The newest fact is the one read: this one replaces the bound, not
    * intersects it; a substitution or let value already known stays. */
   const psgi_arith_fact *old = psgi_arith_find_fact(a, var);
-  psgi_arith_fact f = {var, bound, old ? old->subst : NULL, old ? old->let_value : NULL};
+  psgi_arith_fact f = {var, bound, old ? old->subst : NULL, old ? old->let_value : NULL,
+                       old ? old->mod : (psg_arith_modset){1, 0}};
   if (!PSGI_VEC_PUSH(a->ctx, &a->facts, f)) return psgi_nomem(a->ctx);
   psg_tir_retain(f.var);
   psg_tir_retain(f.subst);
@@ -20,13 +21,15 @@ psg_status psg_arith_update_bound(psg_arith_analyzer *a, psg_tir_expr *var, psg_
 }
 
 psg_status psg_arith_set_extensions(psg_arith_analyzer *a, unsigned flags) {
-  unsigned known = PSG_ARITH_EXT_TRANSITIVE | PSG_ARITH_EXT_AND_OF_ORS | PSG_ARITH_EXT_BOOLEAN_BRANCHES;
+  unsigned known = PSG_ARITH_EXT_TRANSITIVE | PSG_ARITH_EXT_AND_OF_ORS | PSG_ARITH_EXT_BOOLEAN_BRANCHES |
+                   PSG_ARITH_EXT_PRODUCT_SUM;
   if (flags & ~known)
     return psgi_diag_add(a->ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, NULL, 0, 0, NULL, 0, NULL,
                          "arith: analyzer extension bits 0x%x are not implemented", flags & ~known);
   a->transitive = flags & PSG_ARITH_EXT_TRANSITIVE;
   a->and_of_ors = flags & PSG_ARITH_EXT_AND_OF_ORS;
   a->boolean_branches = flags & PSG_ARITH_EXT_BOOLEAN_BRANCHES;
+  a->product_sum = flags & PSG_ARITH_EXT_PRODUCT_SUM;
   psgi_arith_cache_clear(a);
   return PSG_OK;
 }

@@ -25,6 +25,7 @@ typedef struct psgi_arith_fact {
   psg_arith_bound bound;
   psg_tir_expr *subst;
   psg_tir_expr *let_value; /* retained, may be NULL: a LetStmt value not substituted */
+  psg_arith_modset mod;    /* from floormod(var, c) == b known true; {1, 0}: nothing */
 } psgi_arith_fact;
 
 typedef struct psgi_arith_cached {
@@ -43,6 +44,7 @@ struct psg_arith_analyzer {
   bool transitive;       /* transitively_prove_inequalities */
   bool boolean_branches; /* apply_constraints_to_boolean_branches */
   bool and_of_ors;       /* convert_boolean_to_and_of_ors (and_of_ors.c) */
+  bool product_sum;      /* comparison_of_product_and_sum (product_sum.c) */
   bool and_of_ors_busy;  /* inside that conversion: not again */
   int branch_depth;      /* nesting of those (bounded: BRANCH_DEPTH_LIMIT) */
 };
@@ -131,6 +133,10 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
                               psg_tir_expr **out);
 /* TVM's SimplifyAsAndOfOrs of a boolean e (and_of_ors.c): a new reference,
  * or NULL in *out when e is past the caps there (simplify it as usual). */
+/* ComparisonOfProductAndSum (product_sum.c): the relations x - y can have
+ * (LT 1, EQ 2, GT 4) when one side is (A + B) * C and the other (A * B) * D;
+ * 7 when unknown. */
+int psgi_arith_product_sum_rel(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y, psg_status *st);
 psg_status psgi_arith_and_of_ors(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr **out);
 /* The canonical form of one node whose operands are simplified already
  * (canonical.c): a new reference, or NULL in *out when it has none. */

@@ -167,6 +167,22 @@ static psg_status build(psg_arith_analyzer *a, const lin *l, psg_tir_dtype t, ps
   return PSG_OK;
 }
 
+/* floormod(k * x, c) with k dividing c: floormod(x, c / k) * k, the
+ * divisor negative when k is (TVM's SplitModConst: floormod(0 - i, 2) is
+ * floormod(i, -2) * -1, whose sign convention ModularSet reads back). */
+static psg_status mod_of_scaled(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr *x, int64_t k, int64_t c,
+                                psg_tir_expr **out) {
+  psg_tir_expr *d = NULL, *m = NULL, *kx = NULL;
+  psg_status st = psgi_arith_int(a->ctx, e->dtype, c / k, &d);
+  if (!st) st = psgi_arith_mk(a->ctx, PSG_TIR_FLOOR_MOD, x, d, &m);
+  if (!st) st = psgi_arith_int(a->ctx, e->dtype, k, &kx);
+  if (!st) st = psgi_arith_mk(a->ctx, PSG_TIR_MUL, m, kx, out);
+  psg_tir_release(d);
+  psg_tir_release(m);
+  psg_tir_release(kx);
+  return st;
+}
+
 /* floordiv/floormod (or trunc div/mod of non-negative values) of the sum l
  * by c > 0. */
 static psg_status split_div(psg_arith_analyzer *a, psg_tir_expr *e, lin *l, int64_t c, psg_tir_expr **out) {
@@ -190,8 +206,10 @@ static psg_status split_div(psg_arith_analyzer *a, psg_tir_expr *e, lin *l, int6
   /* The remainder within one period [k*c, (k+1)*c): the quotient gains k. */
   bool one_period = rb.min != PSG_ARITH_NEG_INF && rb.max != PSG_ARITH_POS_INF &&
                     psgi_arith_floordiv(rb.min, c) == psgi_arith_floordiv(rb.max, c);
-  if (trunc) {
-    /* trunc and floor agree when the whole value and the remainder are >= 0. */
+  if (trunc && !(r.n == 0 && r.c == 0)) {
+    /* trunc and floor agree when the whole value and the remainder are >= 0,
+     * or when c divides every term and the constant (TVM's truncdiv of a
+     * divisible SumExpr: truncdiv(x * 2 + y * 4, 2) is x + y * 2). */
     psgi_arith_info ei;
     if ((st = psgi_arith_info_of(a, e->kids[0], &ei))) return st;
     if (ei.bound.min < 0 || rb.min < 0) return PSG_OK;
@@ -206,6 +224,8 @@ static psg_status split_div(psg_arith_analyzer *a, psg_tir_expr *e, lin *l, int6
     }
     return build(a, is_div ? &q : &r, e->dtype, out);
   }
+  if (!trunc && !is_div && r.n == 1 && r.c == 0 && r.t[0].coeff != 1 && c % r.t[0].coeff == 0)
+    return mod_of_scaled(a, e, r.t[0].atom, r.t[0].coeff, c, out);
   if (!q.n && q.c == 0) return PSG_OK; /* nothing to take out */
   if (trunc) return PSG_OK;
   /* floordiv(c*Q + R, c) = Q + floordiv(R, c); floormod(c*Q + R, c) = floormod(R, c). */
@@ -227,15 +247,74 @@ done:
   return st;
 }
 
+/* e = atom * k1 * k2 ... (constants on either side, atom not a sum): TVM's
+ * canonical form of it is a single scaled term, which normalizes to
+ * `atom * k` whatever k's sign (`i * -1` stays; `0 - i` is how a sum
+ * with one negative term prints). *single false: e is no such product. */
+static psg_status scaled_single(psg_arith_analyzer *a, psg_tir_expr *e, bool *single, psg_tir_expr **out) {
+  int64_t k = 1, c;
+  psg_tir_expr *x = e;
+  *single = false;
+  for (int i = 0; x->kind == PSG_TIR_MUL && i < MAX_VISIT; i++) {
+    if (psgi_arith_is_int(x->kids[1], &c)) x = x->kids[0];
+    else if (psgi_arith_is_int(x->kids[0], &c)) x = x->kids[1];
+    else break;
+    if (__builtin_mul_overflow(k, c, &k)) return PSG_OK;
+  }
+  if (x == e || x->kind == PSG_TIR_ADD || x->kind == PSG_TIR_SUB || x->kind == PSG_TIR_INT_IMM ||
+      (x->kind == PSG_TIR_MUL && (psgi_arith_is_int(x->kids[0], &c) || psgi_arith_is_int(x->kids[1], &c))))
+    return PSG_OK;
+  *single = true;
+  if (k == 0) return psgi_arith_int(a->ctx, e->dtype, 0, out);
+  if (k == 1) {
+    psg_tir_retain(x);
+    *out = x;
+    return PSG_OK;
+  }
+  psg_tir_expr *kx;
+  psg_status st = psgi_arith_int(a->ctx, e->dtype, k, &kx);
+  if (st) return st;
+  st = psgi_arith_mk(a->ctx, PSG_TIR_MUL, x, kx, out);
+  psg_tir_release(kx);
+  return st;
+}
+
+/* In floormod(sum, c), a term k * floormod(y, c1) with c | c1 is k * y
+ * modulo c: the term is replaced by y's terms (floormod(floormod(x, 24528)
+ * - 24512, 16) is floormod(x, 16)). False: no linear form within the limits. */
+static bool unwrap_mod_terms(psg_arith_analyzer *a, lin *l, int64_t c, bool *changed) {
+  int64_t c1;
+  for (size_t i = 0, rounds = 0; i < l->n && rounds < PSG_ARITH_MAX_TERMS; i++) {
+    psg_tir_expr *t = l->t[i].atom;
+    if (t->kind != PSG_TIR_FLOOR_MOD || !psgi_arith_is_int(t->kids[1], &c1) || c1 <= 0 || c1 % c) continue;
+    /* y's terms take the place of the term, the order otherwise kept */
+    lin m = {.n = 0, .c = l->c};
+    for (size_t j = 0; j < i; j++) m.t[m.n++] = l->t[j];
+    if (!read_lin(a, t->kids[0], l->t[i].coeff, &m)) return false;
+    for (size_t j = i + 1; j < l->n; j++)
+      if (!add_term(a, &m, l->t[j].atom, l->t[j].coeff)) return false;
+    *l = m;
+    *changed = true;
+    rounds++;
+    i = (size_t)-1; /* again from the start: the new terms may be mods too */
+  }
+  return true;
+}
+
 psg_status psgi_arith_canonical_node(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr **out) {
   *out = NULL;
   if (!psgi_arith_is_index_dtype(e->dtype)) return PSG_OK;
   lin l = {.n = 0, .c = 0};
   int64_t c;
   switch (e->kind) {
+  case PSG_TIR_MUL: {
+    bool single = false;
+    psg_status st = scaled_single(a, e, &single, out);
+    if (st || single) return st;
+  }
+    /* fall through */
   case PSG_TIR_ADD:
   case PSG_TIR_SUB:
-  case PSG_TIR_MUL:
     if (!read_lin(a, e, 1, &l)) return PSG_OK;
     drop_zero_terms(&l);
     return build(a, &l, e->dtype, out);
@@ -244,9 +323,25 @@ psg_status psgi_arith_canonical_node(psg_arith_analyzer *a, psg_tir_expr *e, psg
   case PSG_TIR_DIV:
   case PSG_TIR_MOD:
     if (!psgi_arith_is_int(e->kids[1], &c) || c <= 0) return PSG_OK;
-    if (!read_lin(a, e->kids[0], 1, &l)) return PSG_OK;
+    psg_tir_expr *num = e->kids[0];
+    int64_t c1;
+    /* floormod(floormod(x, c1), c) with c | c1 is floormod(x, c) (TVM's
+     * SplitModConst keeps the smaller upper factor) */
+    if (e->kind == PSG_TIR_FLOOR_MOD && num->kind == PSG_TIR_FLOOR_MOD && psgi_arith_is_int(num->kids[1], &c1) &&
+        c1 > 0 && c1 % c == 0)
+      num = num->kids[0];
+    if (!read_lin(a, num, 1, &l)) return PSG_OK;
+    bool changed = num != e->kids[0];
+    if (e->kind == PSG_TIR_FLOOR_MOD && !unwrap_mod_terms(a, &l, c, &changed)) return PSG_OK;
     drop_zero_terms(&l);
-    return split_div(a, e, &l, c, out);
+    psg_status st = split_div(a, e, &l, c, out);
+    if (st || *out || !changed) return st;
+    /* nothing split off, but terms were unwrapped: floormod of the new sum */
+    psg_tir_expr *sum;
+    if ((st = build(a, &l, e->dtype, &sum))) return st;
+    st = psgi_arith_mk(a->ctx, PSG_TIR_FLOOR_MOD, sum, e->kids[1], out);
+    psg_tir_release(sum);
+    return st;
   default: return PSG_OK;
   }
 }

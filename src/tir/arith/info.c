@@ -229,6 +229,7 @@ static void var_info(psg_arith_analyzer *a, psg_tir_expr *e, psgi_arith_info *o)
   if (e->kind == PSG_TIR_SIZE_VAR && o->bound.min < 0) o->bound.min = 0;
   const psgi_arith_fact *f = psgi_arith_find_fact(a, e);
   if (f) o->bound = intersect(o->bound, f->bound);
+  if (f && f->mod.coeff != 1) o->mod = f->mod;
 }
 
 static void node_info(psg_arith_analyzer *a, psg_tir_expr *e, const psgi_arith_info *k, psgi_arith_info *o) {
@@ -315,10 +316,12 @@ static void node_info(psg_arith_analyzer *a, psg_tir_expr *e, const psgi_arith_i
     break;
   }
   case PSG_TIR_FLOOR_MOD: {
-    int64_t c = k[1].mod.base;
-    if (k[1].mod.coeff == 0 && c > 0) {
-      int64_t g = gcd64(k[0].mod.coeff, c);
-      o->mod = g == 0 ? MOD_ANY : mod_make(g == c ? 0 : g, g == c ? psgi_arith_floormod(k[0].mod.base, c)
+    /* floormod(x, c) is x modulo |c| whatever c's sign; exact when |c|
+     * divides x's coefficient (its sign then c's: floormod(2k, -2) is 0) */
+    int64_t c = k[1].mod.base, m = c < 0 ? -c : c;
+    if (k[1].mod.coeff == 0 && c != 0 && c != INT64_MIN) {
+      int64_t g = gcd64(k[0].mod.coeff, m);
+      o->mod = g == 0 ? MOD_ANY : mod_make(g == m ? 0 : g, g == m ? psgi_arith_floormod(k[0].mod.base, c)
                                                                 : k[0].mod.base);
     }
     break;
@@ -330,6 +333,9 @@ static void node_info(psg_arith_analyzer *a, psg_tir_expr *e, const psgi_arith_i
   default: break;
   }
   if (o->bound.min == o->bound.max) o->mod = mod_make(0, o->bound.min);
+  /* an exact modular set (a var's known residue) is an exact value */
+  else if (o->mod.coeff == 0 && o->mod.base >= o->bound.min && o->mod.base <= o->bound.max)
+    o->bound = bnd(o->mod.base, o->mod.base);
 }
 
 /* The driver ------------------------------------------------------------------ */

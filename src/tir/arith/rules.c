@@ -369,6 +369,12 @@ static int compare(rw *w, psg_tir_expr *x, psg_tir_expr *y) {
     if (d && !(w->st = psgi_arith_info_of(w->a, d, &di)) && di.mod.coeff > 0 && di.mod.base != 0) r &= ~REL_EQ;
   }
   if (w->a->known.len && !w->st) r &= known_rel(w, x, y, w->a->transitive);
+  if (w->a->product_sum && !w->st && r != REL_LT && r != REL_EQ && r != REL_GT) {
+    psg_status st;
+    int p = psgi_arith_product_sum_rel(w->a, x, y, &st);
+    if (st) w->st = st;
+    else if (r & p) r &= p;
+  }
   return r;
 }
 
@@ -393,6 +399,11 @@ static bool cmp_rules(rw *w, psg_tir_expr *e, int kind, psg_tir_expr *x, psg_tir
   if (kind == PSG_TIR_LE && r == (REL_LT | REL_GT)) return done(w, B(w, PSG_TIR_LT, x, y));
   if (kind == PSG_TIR_LE && r == (REL_GT | REL_EQ)) return done(w, B(w, PSG_TIR_EQ, x, y));
   if (K(x, NULL) && !K(y, NULL) && (kind == PSG_TIR_EQ || kind == PSG_TIR_NE)) return done(w, B(w, kind, y, x));
+  /* x * y == 0 -> x == 0 || y == 0 (TVM, simplified again: the floormod(i,
+   * -2) * -1 == 0 that canonical_simplify makes of floormod(0 - i, 2) == 0
+   * is floormod(i, -2) == 0) */
+  if (kind == PSG_TIR_EQ && K(y, &c2) && c2 == 0 && is(x, PSG_TIR_MUL))
+    return done(w, B(w, PSG_TIR_OR, B(w, PSG_TIR_EQ, x->kids[0], y), B(w, PSG_TIR_EQ, x->kids[1], y)));
   /* z + c1 OP c2 -> z OP c2 - c1 (and z - c1). */
   if (K(y, &c2) && (is(x, PSG_TIR_ADD) || is(x, PSG_TIR_SUB)) && K(x->kids[1], &c1))
     return done(w, B(w, kind, x->kids[0], I(w, t, is(x, PSG_TIR_ADD) ? wsub(t, c2, c1) : wadd(t, c2, c1))));
