@@ -1039,3 +1039,20 @@ class Range:
 
 # tvm.ir.module.IRModule: the class lives here; the submodule path names this module.
 module = sys.modules[__name__]
+
+
+# `passage.ir.module`, where TVM's tvm.ir.module keeps IRModule
+# (`from tvm.ir.module import IRModule`): passage.ir is a package of
+# submodules made here (an empty __path__: nothing is searched on disk).
+__path__ = []
+
+
+def _submodule(name, **members):
+    import types
+    m = types.ModuleType(__name__ + "." + name)
+    m.__dict__.update(members)
+    sys.modules[m.__name__] = m
+    return m
+
+
+module = _submodule("module", IRModule=IRModule)

@@ -30,6 +30,7 @@ from .op import (Op, floordiv, floormod, truncdiv, truncmod, indexdiv, indexmod,
 from . import analysis
 from . import transform
 from . import ir_builder
+from . import stmt_functor
 
 
 class Any:
