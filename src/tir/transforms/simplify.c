@@ -248,8 +248,10 @@ static psg_status between(walker *w, frame *f, uint32_t done_child) {
   psg_tir_stmt *s = f->s;
   if (s->kind == PSG_TIR_IF_THEN_ELSE && done_child == 0 && f->branch < 0) {
     psg_arith_exit_constraint(w->a, &f->scope);
-    psg_tir_expr *neg;
-    psg_status st = psgi_arith_mk(w->ctx, PSG_TIR_NOT, f->ex[0], NULL, &neg);
+    psg_tir_expr *neg, *real = f->ex[0];
+    if (real->kind == PSG_TIR_CALL && real->u.op == PSGI_TIR_OP_likely && real->nkids == 1)
+      real = real->kids[0]; /* TVM's ExtractRealCondition */
+    psg_status st = psgi_arith_mk(w->ctx, PSG_TIR_NOT, real, NULL, &neg);
     if (st) return st;
     psg_arith_scope ignored;
     st = psg_arith_enter_constraint(w->a, neg, &ignored);
