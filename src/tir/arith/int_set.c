@@ -200,6 +200,7 @@ static psg_status start(evaluator *ev, frame *f, bool *done) {
   psg_ctx *ctx = ev->a->ctx;
   *done = true;
   f->results = ev->results.len; /* its operands' sets will start here */
+  size_t depth = f->depth;      /* f moves when a push grows the stack */
   if (!e) return push_result(ev, everything());
   switch (e->kind) {
   case PSG_TIR_INT_IMM: return push_result(ev, point(e));
@@ -211,16 +212,16 @@ static psg_status start(evaluator *ev, frame *f, bool *done) {
       return push_result(ev, s->empty ? (psgi_int_set){.empty = true} : psgi_int_set_interval(s->min, s->max));
     /* TVM evaluates the set's ends again: the min of its min, the max of its max. */
     *done = false;
-    size_t d = f->depth + 1;
+    size_t d = depth + 1;
     psg_status st = push_frame(ev, s->max, d);
     return st ? st : push_frame(ev, s->min, d);
   }
-  case PSG_TIR_CAST: *done = false; return push_frame(ev, e->kids[0], f->depth);
+  case PSG_TIR_CAST: *done = false; return push_frame(ev, e->kids[0], depth);
   case PSG_TIR_SELECT:
     *done = false;
     {
-      psg_status st = push_frame(ev, e->kids[2], f->depth);
-      return st ? st : push_frame(ev, e->kids[1], f->depth);
+      psg_status st = push_frame(ev, e->kids[2], depth);
+      return st ? st : push_frame(ev, e->kids[1], depth);
     }
   case PSG_TIR_BUFFER_LOAD: {
     if (!psg_tir_dtype_is_int(e->dtype) && !psg_tir_dtype_is_uint(e->dtype)) return push_result(ev, everything());
@@ -237,8 +238,8 @@ static psg_status start(evaluator *ev, frame *f, bool *done) {
     if (!is_binary(e->kind)) return push_result(ev, everything());
     *done = false;
     {
-      psg_status st = push_frame(ev, e->kids[1], f->depth);
-      return st ? st : push_frame(ev, e->kids[0], f->depth);
+      psg_status st = push_frame(ev, e->kids[1], depth);
+      return st ? st : push_frame(ev, e->kids[0], depth);
     }
   }
 }
