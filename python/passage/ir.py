@@ -1048,3 +1048,20 @@ def __getattr__(name):
         from .tir.expr import PrimExpr
         return PrimExpr
     raise AttributeError("module 'passage.ir' has no attribute %r" % (name,))
+
+
+# `passage.ir.module`, where TVM's tvm.ir.module keeps IRModule
+# (`from tvm.ir.module import IRModule`): passage.ir is a package of
+# submodules made here (an empty __path__: nothing is searched on disk).
+__path__ = []
+
+
+def _submodule(name, **members):
+    import types
+    m = types.ModuleType(__name__ + "." + name)
+    m.__dict__.update(members)
+    sys.modules[m.__name__] = m
+    return m
+
+
+module = _submodule("module", IRModule=IRModule)

@@ -23,7 +23,7 @@ import pytest
 
 from .ir import IRModule, assert_structural_equal
 
-__all__ = ["parameter", "parameters", "fixture", "main", "CompareBeforeAfter"]
+__all__ = ["parameter", "parameters", "fixture", "main", "CompareBeforeAfter", "enabled_targets"]
 
 
 def parameter(*values, ids=None, by_dict=None):
@@ -57,6 +57,12 @@ def fixture(func=None, *, cache_return_value=False):
     if func is None:
         return lambda f: fixture(f, cache_return_value=cache_return_value)
     return pytest.fixture(func)
+
+
+def enabled_targets():
+    """TVM's (target, device) pairs to build for: none, Passage has no code
+    generators."""
+    return []
 
 
 def main():

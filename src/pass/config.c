@@ -38,6 +38,18 @@ static const field unroll_loop_fields[] = {
     {"unroll_local_access", PSG_CONFIG_BOOL, 0},
 };
 
+/* tir.LoopPartition's LoopPartitionConfig with TVM's defaults. */
+static const field loop_partition_fields[] = {
+    {"partition_const_loop", PSG_CONFIG_BOOL, 0},
+    {"no_unroll_loop_with_extent_one", PSG_CONFIG_BOOL, 0},
+    {"unroll_loop_with_partition_hint_no_interval", PSG_CONFIG_BOOL, 0},
+};
+
+/* tir.HoistIfThenElse's HoistIfThenElseConfig with TVM's default. */
+static const field hoist_if_then_else_fields[] = {
+    {"support_block_scope_hosting", PSG_CONFIG_BOOL, 0},
+};
+
 /* tir.RemoveNoOp's RemoveNoOpConfig with TVM's defaults. */
 static const field remove_no_op_fields[] = {
     {"use_dataflow_analysis", PSG_CONFIG_BOOL, 0},
@@ -100,6 +112,13 @@ static const builtin_option builtins[] = {
      "RemoveNoOpConfig: use_dataflow_analysis (true is unsupported: an error), max_simplification_steps (rewrites "
      "made at most; 0: no limit)",
      "tir.RemoveNoOp", false},
+    {"tir.LoopPartition", PSG_CONFIG_DICT, 0, loop_partition_fields,
+     sizeof loop_partition_fields / sizeof *loop_partition_fields,
+     "loop partitioning switches (LoopPartitionConfig)", "tir.LoopPartition", false},
+    {"tir.HoistIfThenElse", PSG_CONFIG_DICT, 0, hoist_if_then_else_fields,
+     sizeof hoist_if_then_else_fields / sizeof *hoist_if_then_else_fields,
+     "hoist conditions that use the var of an AttrStmt scope too (HoistIfThenElseConfig)", "tir.HoistIfThenElse",
+     false},
     {"tir.Simplify", PSG_CONFIG_DICT, 0, simplify_fields, sizeof simplify_fields / sizeof *simplify_fields,
      "arithmetic simplification switches (SimplifyConfig)", "tir.Simplify", false},
 };

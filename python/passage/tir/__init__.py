@@ -31,6 +31,7 @@ from .schedule import Schedule, BlockRV, LoopRV, ScheduleError
 from . import analysis
 from . import transform
 from . import ir_builder
+from . import stmt_functor
 
 
 class Any:

@@ -12,7 +12,8 @@ from ..transform import prim_func_pass, PrimFuncPass, get_pass, registered_name
 
 __all__ = ["prim_func_pass", "PrimFuncPass", "Simplify", "RemoveNoOp", "ConvertSSA", "FlattenBuffer",
            "StorageFlatten", "NarrowDataType",
-           "UnrollLoop", "VectorizeLoop"]
+           "UnrollLoop", "VectorizeLoop", "LoopPartition",
+           "HoistIfThenElse"]
 
 
 def _tir_pass(name):
@@ -41,6 +42,8 @@ def NarrowDataType(target_bits):
 
 
 UnrollLoop = _tir_pass("UnrollLoop")
+LoopPartition = _tir_pass("LoopPartition")
+HoistIfThenElse = _tir_pass("HoistIfThenElse")
 
 
 def VectorizeLoop(enable_vectorize=True):

@@ -231,6 +231,11 @@ psg_status psg_arith_enter_constraint(psg_arith_analyzer *a, psg_tir_expr *cond,
   if (!PSGI_VEC_PUSH(a->ctx, &stack, cond)) st = psgi_nomem(a->ctx);
   while (!st && stack.len) {
     psg_tir_expr *c = stack.data[--stack.len];
+    if (c->kind == PSG_TIR_CALL && c->u.op == PSGI_TIR_OP_likely && c->nkids == 1) {
+      /* likely(x) holds as x (TVM's ExtractRealCondition) */
+      if (!PSGI_VEC_PUSH(a->ctx, &stack, c->kids[0])) st = psgi_nomem(a->ctx);
+      continue;
+    }
     if (c->kind == PSG_TIR_AND) {
       if (!PSGI_VEC_PUSH(a->ctx, &stack, c->kids[1]) || !PSGI_VEC_PUSH(a->ctx, &stack, c->kids[0]))
         st = psgi_nomem(a->ctx);

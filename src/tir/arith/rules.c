@@ -435,6 +435,13 @@ static bool logic_rules(rw *w, psg_tir_expr *e, int kind, psg_tir_expr *x, psg_t
   if (EQ(w, x, y)) return done(w, x);
   if (is_not_of(w, x, y) || is_not_of(w, y, x)) return done(w, BOOL(w, !is_and, lanes));
   if (lanes != 1) return false;
+  /* The whole of it known true or false (TVM's TryMatchLiteralConstraint). */
+  for (size_t i = w->a->known.len; i-- > 0;) {
+    psg_tir_expr *k = w->a->known.data[i];
+    bool neg = k->kind == PSG_TIR_NOT;
+    if (neg) k = k->kids[0];
+    if (k->kind == kind && EQ(w, k->kids[0], x) && EQ(w, k->kids[1], y)) return done(w, BOOL(w, !neg, 1));
+  }
   /* Two comparisons of the same operands: one implies or refutes the other. */
   int rxy = psgi_arith_compare_relation(w->a, x, y), ryx = psgi_arith_compare_relation(w->a, y, x);
   if (rxy == 0 || ryx == 0) return done(w, BOOL(w, !is_and, 1));

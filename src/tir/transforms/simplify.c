@@ -386,12 +386,13 @@ static psg_status between(walker *w, frame *f, uint32_t done_child) {
   psg_tir_stmt *s = f->s;
   if (s->kind == PSG_TIR_IF_THEN_ELSE && done_child == 0 && f->branch < 0) {
     psg_arith_exit_constraint(w->a, &f->scope);
+    psg_tir_expr *real = real_condition(f->ex[0]);
     bool pure;
-    psg_status st = psgi_tir_is_pure(w->ctx, f->ex[0], &pure);
+    psg_status st = psgi_tir_is_pure(w->ctx, real, &pure);
     if (st) return st;
     if (!pure) return w->kv ? psgi_kv_if_else(w->kv, &f->km) : PSG_OK; /* nothing known in the else */
     psg_tir_expr *neg;
-    st = psgi_arith_mk(w->ctx, PSG_TIR_NOT, f->ex[0], NULL, &neg);
+    st = psgi_arith_mk(w->ctx, PSG_TIR_NOT, real, NULL, &neg);
     if (st) return st;
     if (w->kv && (st = psgi_kv_if_else(w->kv, &f->km))) {
       psg_tir_release(neg);

@@ -16,6 +16,8 @@ extern const psg_pass_decl psgi_pass_tir_storage_flatten;
 extern const psg_pass_decl psgi_pass_tir_narrow_data_type;
 extern const psg_pass_decl psgi_pass_tir_unroll_loop;
 extern const psg_pass_decl psgi_pass_tir_vectorize_loop;
+extern const psg_pass_decl psgi_pass_tir_loop_partition;
+extern const psg_pass_decl psgi_pass_tir_hoist_if_then_else;
 
 /* Whether e may have a side effect beyond reading memory (TVM's
  * SideEffect(e) > kReadState): a call of an op that is not pure
@@ -91,6 +93,22 @@ typedef struct psgi_tir_unroll_cfg {
 } psgi_tir_unroll_cfg;
 psg_status psgi_tir_unroll_loop(psg_ctx *ctx, const psg_tir_prim_func *f, const psgi_tir_unroll_cfg *cfg,
                                 psg_tir_prim_func **out);
+
+/* tir.LoopPartition's config (TVM's LoopPartitionConfig) and the rewrite of
+ * one PrimFunc under it (loop_partition.c); *out is f itself (retained) when
+ * nothing changed. */
+typedef struct psgi_tir_loop_partition_cfg {
+  bool partition_const_loop, no_unroll_loop_with_extent_one, unroll_loop_with_partition_hint_no_interval;
+} psgi_tir_loop_partition_cfg;
+psg_status psgi_tir_loop_partition(psg_ctx *ctx, const psg_tir_prim_func *f, const psgi_tir_loop_partition_cfg *cfg,
+                                   psg_tir_prim_func **out);
+
+/* HoistIfThenElse's insertion step alone (hoist_if_then_else.c): loops
+ * wrapped in the loop-invariant conditions of their ifs, not yet simplified;
+ * block_scope: support_block_scope_hosting. *out is f itself when nothing
+ * is hoisted. */
+psg_status psgi_tir_hoist_if_then_else_insert(psg_ctx *ctx, const psg_tir_prim_func *f, bool block_scope,
+                                              psg_tir_prim_func **out);
 
 /* tir.VectorizeLoop of one PrimFunc; enable false makes vectorized loops
  * serial; predicate: tir.enable_buffer_level_predication. *out is f itself
