@@ -12,7 +12,8 @@ from ..transform import prim_func_pass, PrimFuncPass, get_pass, registered_name
 
 __all__ = ["prim_func_pass", "PrimFuncPass", "Simplify", "RemoveNoOp", "ConvertSSA", "FlattenBuffer",
            "StorageFlatten", "NarrowDataType",
-           "UnrollLoop", "VectorizeLoop", "LowerOpaqueBlock", "CommonSubexprElimTIR"]
+           "UnrollLoop", "VectorizeLoop", "LowerOpaqueBlock", "CommonSubexprElimTIR",
+           "LowerIntrin"]
 
 
 def _tir_pass(name):
@@ -50,6 +51,7 @@ def VectorizeLoop(enable_vectorize=True):
 
 
 LowerOpaqueBlock = _tir_pass("LowerOpaqueBlock")
+LowerIntrin = _tir_pass("LowerIntrin")
 
 
 def CommonSubexprElimTIR(enable_cse_tir=True, identify_equiv_terms=False):

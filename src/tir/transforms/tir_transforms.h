@@ -18,6 +18,7 @@ extern const psg_pass_decl psgi_pass_tir_unroll_loop;
 extern const psg_pass_decl psgi_pass_tir_vectorize_loop;
 extern const psg_pass_decl psgi_pass_tir_lower_opaque_block;
 extern const psg_pass_decl psgi_pass_tir_common_subexpr_elim;
+extern const psg_pass_decl psgi_pass_tir_lower_intrin;
 
 /* Whether e may have a side effect beyond reading memory (TVM's
  * SideEffect(e) > kReadState): a call of an op that is not pure
@@ -120,5 +121,7 @@ psg_status psgi_tir_lower_opaque_block(psg_ctx *ctx, const psg_tir_prim_func *f,
  * is f itself (retained) when nothing is commoned. */
 psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f, bool identify_equiv_terms,
                                         psg_tir_prim_func **out);
+/* tir.LowerIntrin of one PrimFunc with the C target's rules (lower_intrin.c). */
+psg_status psgi_tir_lower_intrin(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
 
 #endif
