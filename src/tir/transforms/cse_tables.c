@@ -326,7 +326,7 @@ psg_status psgi_cse_stmt_table(psgi_cse_tables *c, const psg_tir_node *root, con
   while (!s && st.len) {
     fr *f = &st.data[st.len - 1];
     bool pushed = false;
-    while (f->next < f->n->nkids && !pushed) {
+    while (!pushed && f->next < f->n->nkids) { /* a push may move f: stop at once */
       const psg_tir_node *k = f->n->kids[f->next++];
       if (is_stmt(k) && !psgi_cse_cached_table(c, k)) {
         if (!PSGI_VEC_PUSH(ctx, &st, ((fr){k, 0}))) s = psgi_nomem(ctx);
@@ -334,7 +334,7 @@ psg_status psgi_cse_stmt_table(psgi_cse_tables *c, const psg_tir_node *root, con
       }
     }
     if (pushed || s) continue;
-    const psg_tir_node *n = f->n;
+    const psg_tir_node *n = f->n; /* f is still valid: nothing was pushed */
     st.len--;
     if (psgi_cse_cached_table(c, n)) continue; /* shared statement */
     psgi_cse_table *t = psgi_alloc(ctx, sizeof *t);
