@@ -296,7 +296,7 @@ static const math_entry math_table[] = {
     {"asinh", "asinhf", "asinh", asinh, NULL, false}, {"acosh", "acoshf", "acosh", acosh, NULL, false},
     {"atanh", "atanhf", "atanh", atanh, NULL, false}, {"fmod", "fmodf", "fmod", NULL, fmod, false},
     {"copysign", "copysignf", "copysign", NULL, copysign, false},
-    {"hypot", "hypotf", "hypot", NULL, hypot, false}, {"ldexp", NULL, NULL, NULL, ldexp_, false},
+    {"hypot", "hypotf", "hypot", NULL, hypot, false}, {"ldexp", "ldexpf", "ldexp", NULL, ldexp_, false},
     {"nextafter", "nextafterf", "nextafter", NULL, nextafter, false},
     {"isnan", NULL, NULL, is_nan, NULL, true},        {"isinf", NULL, NULL, is_inf, NULL, true},
     {"isfinite", NULL, NULL, is_finite, NULL, true},

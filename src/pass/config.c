@@ -105,6 +105,10 @@ static const builtin_option builtins[] = {
      "predicate the accesses under `if base + i < limit` in a vectorized loop instead of scalarizing (TVM: on "
      "for SVE targets; Passage has no targets, so off unless set)",
      "tir.VectorizeLoop", false},
+    {"tir.disable_cse_tir", PSG_CONFIG_BOOL, 0, NULL, 0, "disable common subexpression elimination in TIR",
+     "tir.CommonSubexprElimTIR", false},
+    {"tir.enable_equiv_terms_in_cse_tir", PSG_CONFIG_BOOL, 0, NULL, 0,
+     "common computations that are equal after arithmetic simplification", "tir.CommonSubexprElimTIR", false},
     {"tir.noalias", PSG_CONFIG_BOOL, 1, NULL, 0, "assume buffers do not alias", NULL, false},
     {"tir.UnrollLoop", PSG_CONFIG_DICT, 0, unroll_loop_fields, sizeof unroll_loop_fields / sizeof *unroll_loop_fields,
      "loop unrolling limits (UnrollLoopConfig)", "tir.UnrollLoop", false},

@@ -12,8 +12,8 @@ from ..transform import prim_func_pass, PrimFuncPass, get_pass, registered_name
 
 __all__ = ["prim_func_pass", "PrimFuncPass", "Simplify", "RemoveNoOp", "ConvertSSA", "FlattenBuffer",
            "StorageFlatten", "NarrowDataType",
-           "UnrollLoop", "VectorizeLoop", "LoopPartition",
-           "HoistIfThenElse"]
+           "UnrollLoop", "VectorizeLoop", "LoopPartition", "HoistIfThenElse",
+           "LowerOpaqueBlock", "CommonSubexprElimTIR", "LowerIntrin"]
 
 
 def _tir_pass(name):
@@ -50,6 +50,18 @@ def VectorizeLoop(enable_vectorize=True):
     """The registered pass tir.VectorizeLoop; enable_vectorize=False (or the
     config tir.disable_vectorize) makes vectorized loops serial."""
     return get_pass("tir.VectorizeLoop", enable_vectorize=bool(enable_vectorize))
+
+
+LowerOpaqueBlock = _tir_pass("LowerOpaqueBlock")
+LowerIntrin = _tir_pass("LowerIntrin")
+
+
+def CommonSubexprElimTIR(enable_cse_tir=True, identify_equiv_terms=False):
+    """The registered pass tir.CommonSubexprElimTIR (TVM's positional
+    signature); the configs tir.disable_cse_tir and
+    tir.enable_equiv_terms_in_cse_tir apply as well."""
+    return get_pass("tir.CommonSubexprElimTIR", enable_cse_tir=bool(enable_cse_tir),
+                    identify_equiv_terms=bool(identify_equiv_terms))
 
 
 def __getattr__(attr):

@@ -18,6 +18,9 @@ extern const psg_pass_decl psgi_pass_tir_unroll_loop;
 extern const psg_pass_decl psgi_pass_tir_vectorize_loop;
 extern const psg_pass_decl psgi_pass_tir_loop_partition;
 extern const psg_pass_decl psgi_pass_tir_hoist_if_then_else;
+extern const psg_pass_decl psgi_pass_tir_lower_opaque_block;
+extern const psg_pass_decl psgi_pass_tir_common_subexpr_elim;
+extern const psg_pass_decl psgi_pass_tir_lower_intrin;
 
 /* Whether e may have a side effect beyond reading memory (TVM's
  * SideEffect(e) > kReadState): a call of an op that is not pure
@@ -128,5 +131,15 @@ psg_status psgi_tir_substitute(psg_ctx *ctx, const psg_tir_node *n, const psg_ti
 /* The same for `count` vars at once (vars[i] by values[i]). */
 psg_status psgi_tir_substitute_n(psg_ctx *ctx, const psg_tir_node *n, psg_tir_node *const *vars,
                                  psg_tir_node *const *values, size_t count, psg_tir_node **out);
+
+/* tir.LowerOpaqueBlock of one PrimFunc (lower_opaque_block.c): unit loops
+ * removed, loop pragma_* annotations as AttrStmts. */
+psg_status psgi_tir_lower_opaque_block(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
+/* tir.CommonSubexprElimTIR of one PrimFunc (common_subexpr_elim.c); *out
+ * is f itself (retained) when nothing is commoned. */
+psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f, bool identify_equiv_terms,
+                                        psg_tir_prim_func **out);
+/* tir.LowerIntrin of one PrimFunc with the C target's rules (lower_intrin.c). */
+psg_status psgi_tir_lower_intrin(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
 
 #endif

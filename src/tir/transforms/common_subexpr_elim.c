@@ -1,0 +1,556 @@
+/* Passage — tir.CommonSubexprElimTIR (TVM's common_subexpr_elim.cc), a
+ * PrimFuncPass: a computation done at least twice by a statement (or an
+ * expression) gets a `cse_var_N` binding (LetStmt, or Let inside an
+ * expression) at that statement, and its occurrences use the var.
+ *
+ * TVM's algorithm, statement by statement from the root, then expression by
+ * expression inside each:
+ *   1. the computation table of the node (cse_tables.c): eligible
+ *      computations — no Call, no BufferLoad (side effects and memory are
+ *      never commoned), not a constant, var, Ramp or Broadcast — with how
+ *      often they are done; a loop or an `if` only counts what at least two
+ *      of its parts do, so nothing is hoisted out of one branch;
+ *   2. with identify_equiv_terms, computations equal after arith
+ *      simplification are merged;
+ *   3. largest first (node count, then legacy text): a computation bound
+ *      to a var of the context (params, loop vars, Let/LetStmt bindings in
+ *      scope) is replaced by that var; one done twice or more whose vars are
+ *      all in scope gets a new var (named cse_var_<k>, skipping names the
+ *      function uses); any other adds its direct eligible subterms to the
+ *      list (so a computation using a var not yet in scope is commoned
+ *      inside that scope instead);
+ *   4. a statement that got vars is analysed again, then the children are
+ *      visited the same way with the context extended by each binding.
+ * Options enable_cse_tir (true) and identify_equiv_terms (false); configs
+ * tir.disable_cse_tir and tir.enable_equiv_terms_in_cse_tir (read here,
+ * where TVM reads them in its pipeline builder). Iterative. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tir/transforms/cse.h"
+
+typedef struct binding {
+  psg_tir_node *var, *value; /* value NULL: a loop var or param */
+} binding;
+
+typedef struct frame {
+  psg_tir_node *cur; /* owned: the node after its own analysis */
+  uint32_t next;
+  size_t ctx_len, res_base;
+} frame;
+
+typedef struct cse {
+  psg_ctx *ctx;
+  bool equiv;
+  psgi_cse_tables tables;
+  psg_arith_analyzer *fresh; /* TVM's NormalizeTerm: a new Analyzer's Simplify */
+  PSGI_VEC(binding) context;
+  psgi_map known;      /* var -> bindings of it in the context */
+  psgi_map names;      /* names of the vars of the initial body */
+  int num_last_try;
+  PSGI_VEC(frame) stack;
+  PSGI_VEC(psg_tir_node *) results; /* owned */
+} cse;
+
+/* Normalization and equivalence ---------------------------------------------- */
+
+static psg_status normalize(cse *c, psg_tir_node *e, psg_tir_node **out) {
+  if (!c->equiv) {
+    psg_tir_retain(*out = e);
+    return PSG_OK;
+  }
+  return psg_arith_simplify(c->fresh, e, out);
+}
+
+/* TVM's EquivalentTerms. */
+static psg_status equivalent(cse *c, psg_tir_node *a, psg_tir_node *b, bool *out) {
+  if (!c->equiv) {
+    *out = psg_arith_expr_equal(a, b);
+    return PSG_OK;
+  }
+  psg_tir_node *na = NULL, *nb = NULL;
+  psg_status st = normalize(c, a, &na);
+  if (!st) st = normalize(c, b, &nb);
+  *out = !st && psg_arith_expr_equal(na, nb);
+  psg_tir_release(na);
+  psg_tir_release(nb);
+  return st;
+}
+
+/* The work list of one node: computations by (size desc, then sorted order
+ * or insertion order), as TVM's sorted vector with its insertions. */
+typedef struct witem {
+  psg_tir_node *e, *norm; /* owned */
+  size_t count, complexity, seq, next;
+  uint64_t key;
+  char *repr;
+} witem;
+
+typedef struct worklist {
+  PSGI_VEC(witem) items;
+  PSGI_VEC(size_t) heap;
+  psgi_map index; /* key | 1 -> first item (index + 1) */
+  size_t next_seq;
+} worklist;
+
+static void worklist_fini(cse *c, worklist *w) {
+  for (size_t i = 0; i < w->items.len; i++) {
+    psg_tir_release(w->items.data[i].e);
+    psg_tir_release(w->items.data[i].norm);
+    psgi_free(c->ctx, w->items.data[i].repr);
+  }
+  PSGI_VEC_FREE(c->ctx, &w->items);
+  PSGI_VEC_FREE(c->ctx, &w->heap);
+  psgi_map_fini(&w->index);
+}
+
+/* Adds `count` to the item equivalent to e, or a new item (*added). */
+static psg_status worklist_add(cse *c, worklist *w, psg_tir_node *e, size_t count, bool *added) {
+  bool oom = false;
+  psg_tir_node *norm = NULL;
+  psg_status st = normalize(c, e, &norm);
+  if (st) return st;
+  uint64_t key = psgi_cse_hash(c->ctx, norm, &oom) | 1;
+  psgi_map_entry *me = oom ? NULL : psgi_map_put_ptr(&w->index, (const void *)(uintptr_t)key, NULL);
+  if (!me) {
+    psg_tir_release(norm);
+    return psgi_nomem(c->ctx);
+  }
+  for (size_t i = (size_t)(uintptr_t)me->value; i; i = w->items.data[i - 1].next) {
+    if (psg_arith_expr_equal(w->items.data[i - 1].norm, norm)) {
+      w->items.data[i - 1].count += count;
+      psg_tir_release(norm);
+      *added = false;
+      return PSG_OK;
+    }
+  }
+  witem it = {.e = e, .norm = norm, .count = count, .key = key, .next = (size_t)(uintptr_t)me->value};
+  it.complexity = psgi_cse_complexity(c->ctx, e, &oom);
+  if (oom || !PSGI_VEC_PUSH(c->ctx, &w->items, it)) {
+    psg_tir_release(norm);
+    return psgi_nomem(c->ctx);
+  }
+  psg_tir_retain(e);
+  me->value = (void *)(uintptr_t)w->items.len;
+  *added = true;
+  return PSG_OK;
+}
+
+static psg_status set_repr(cse *c, witem *it) {
+  psgi_buf b;
+  psgi_buf_init(&b, c->ctx);
+  psg_status st = psgi_cse_repr(c->ctx, it->e, &b);
+  if (!st && !psgi_buf_putc(&b, '\0')) st = psgi_nomem(c->ctx);
+  if (!st) {
+    it->repr = b.data; /* the buffer's storage becomes the item's */
+    b.data = NULL;
+  }
+  psgi_buf_fini(&b);
+  return st;
+}
+
+static int by_repr(const void *x, const void *y) {
+  const witem *a = x, *b = y;
+  int r = strcmp(a->repr, b->repr);
+  return r ? r : (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* TVM's OrderOnExprAndFrequency (ties kept in their order). */
+static int by_size_then_repr(const void *x, const void *y) {
+  const witem *a = x, *b = y;
+  if (a->complexity != b->complexity) return a->complexity > b->complexity ? -1 : 1;
+  return by_repr(x, y);
+}
+
+static bool heap_less(const worklist *w, size_t i, size_t j) {
+  const witem *a = &w->items.data[i], *b = &w->items.data[j];
+  if (a->complexity != b->complexity) return a->complexity > b->complexity;
+  return a->seq < b->seq;
+}
+
+static bool heap_push(cse *c, worklist *w, size_t item) {
+  if (!PSGI_VEC_PUSH(c->ctx, &w->heap, item)) return false;
+  for (size_t k = w->heap.len - 1; k > 0;) {
+    size_t p = (k - 1) / 2;
+    if (!heap_less(w, w->heap.data[k], w->heap.data[p])) break;
+    size_t t = w->heap.data[k];
+    w->heap.data[k] = w->heap.data[p], w->heap.data[p] = t, k = p;
+  }
+  return true;
+}
+
+static size_t heap_pop(worklist *w) {
+  size_t top = w->heap.data[0];
+  w->heap.data[0] = w->heap.data[--w->heap.len];
+  for (size_t k = 0;;) {
+    size_t l = 2 * k + 1, r = l + 1, m = k;
+    if (l < w->heap.len && heap_less(w, w->heap.data[l], w->heap.data[m])) m = l;
+    if (r < w->heap.len && heap_less(w, w->heap.data[r], w->heap.data[m])) m = r;
+    if (m == k) break;
+    size_t t = w->heap.data[k];
+    w->heap.data[k] = w->heap.data[m], w->heap.data[m] = t, k = m;
+  }
+  return top;
+}
+
+/* TVM's SyntacticToSemanticComputations, then its sort. */
+static psg_status worklist_build(cse *c, const psgi_cse_table *t, worklist *w) {
+  psg_ctx *ctx = c->ctx;
+  psgi_map_init(&w->index, ctx);
+  psg_status st = PSG_OK;
+  /* Syntactic entries, sorted by text when equivalent ones are merged. */
+  PSGI_VEC(witem) raw = {0};
+  for (size_t i = 0; !st && i < t->items.len; i++) {
+    witem it = {.e = t->items.data[i].e, .count = t->items.data[i].count, .seq = i};
+    if (!PSGI_VEC_PUSH(ctx, &raw, it)) st = psgi_nomem(ctx);
+    else if (c->equiv) st = set_repr(c, &raw.data[raw.len - 1]);
+  }
+  if (!st && c->equiv) qsort(raw.data, raw.len, sizeof *raw.data, by_repr);
+  for (size_t i = 0; !st && i < raw.len; i++) {
+    bool added;
+    st = worklist_add(c, w, raw.data[i].e, raw.data[i].count, &added);
+  }
+  for (size_t i = 0; i < raw.len; i++) psgi_free(ctx, raw.data[i].repr);
+  PSGI_VEC_FREE(ctx, &raw);
+  for (size_t i = 0; !st && i < w->items.len; i++) {
+    w->items.data[i].seq = i;
+    st = set_repr(c, &w->items.data[i]);
+  }
+  if (st) return st;
+  qsort(w->items.data, w->items.len, sizeof *w->items.data, by_size_then_repr);
+  /* Sorting moved the items: rebuild the chains. */
+  psgi_map_fini(&w->index);
+  psgi_map_init(&w->index, ctx);
+  for (size_t i = 0; i < w->items.len; i++) {
+    witem *it = &w->items.data[i];
+    psgi_map_entry *me = psgi_map_put_ptr(&w->index, (const void *)(uintptr_t)it->key, NULL);
+    if (!me) return psgi_nomem(ctx);
+    it->next = (size_t)(uintptr_t)me->value;
+    me->value = (void *)(uintptr_t)(i + 1);
+    it->seq = i;
+    if (!heap_push(c, w, i)) return psgi_nomem(ctx);
+  }
+  w->next_seq = w->items.len;
+  return PSG_OK;
+}
+
+/* Scope ------------------------------------------------------------------------ */
+
+static psg_status bind(cse *c, psg_tir_node *var, psg_tir_node *value) {
+  psgi_map_entry *me = psgi_map_put_ptr(&c->known, var, NULL);
+  if (!me || !PSGI_VEC_PUSH(c->ctx, &c->context, ((binding){var, value}))) return psgi_nomem(c->ctx);
+  me->value = (void *)((uintptr_t)me->value + 1);
+  psg_tir_retain(var);
+  psg_tir_retain(value);
+  return PSG_OK;
+}
+
+static void unbind_to(cse *c, size_t len) {
+  while (c->context.len > len) {
+    binding b = c->context.data[--c->context.len];
+    psgi_map_entry *me = psgi_map_get_ptr(&c->known, b.var);
+    if (me) me->value = (void *)((uintptr_t)me->value - 1);
+    psg_tir_release(b.var);
+    psg_tir_release(b.value);
+  }
+}
+
+/* TVM's UndefinedVars(Evaluate(e), context vars) is empty. */
+static psg_status all_vars_known(cse *c, const psg_tir_node *e, bool *out) {
+  PSGI_VEC(const psg_tir_node *) st = {0};
+  psgi_map lets;
+  psgi_map_init(&lets, c->ctx);
+  bool oom = !PSGI_VEC_PUSH(c->ctx, &st, e);
+  *out = true;
+  while (!oom && *out && st.len) {
+    const psg_tir_node *n = st.data[--st.len];
+    if (n->kind == PSG_TIR_LET && !psgi_map_put_ptr(&lets, n->kids[0], NULL)) oom = true;
+    if (psgi_tir_is_var_kind(n->kind)) {
+      psgi_map_entry *me = psgi_map_get_ptr(&c->known, n);
+      if (!(me && me->value) && !psgi_map_get_ptr(&lets, n)) *out = false;
+    }
+    for (uint32_t i = 0; i < n->nkids; i++)
+      if (psgi_tir_is_expr_kind(n->kids[i]->kind) && !PSGI_VEC_PUSH(c->ctx, &st, n->kids[i])) oom = true;
+  }
+  PSGI_VEC_FREE(c->ctx, &st);
+  psgi_map_fini(&lets);
+  return oom ? psgi_nomem(c->ctx) : PSG_OK;
+}
+
+/* TVM's GenerateNewVar: cse_var_<k>, skipping names the body uses. */
+static psg_status new_var(cse *c, psg_tir_dtype dtype, psg_tir_node **out) {
+  char name[32];
+  do snprintf(name, sizeof name, "cse_var_%d", ++c->num_last_try);
+  while (psgi_map_get_str(&c->names, name, strlen(name)));
+  return psg_tir_var_create(c->ctx, name, dtype, NULL, NULL, out);
+}
+
+static int collect_name(psg_tir_visitor *v, const psg_tir_node *n) {
+  cse *c = v->user;
+  if (psgi_tir_is_var_kind(n->kind) && !psgi_map_put_str(&c->names, n->u.var.name, strlen(n->u.var.name), NULL))
+    return PSG_VISIT_ABORT;
+  return PSG_VISIT_CONTINUE;
+}
+
+/* ReplaceSelectedExpr ----------------------------------------------------------- */
+
+typedef struct replacer {
+  cse *c;
+  psg_tir_node *target, *var;
+} replacer;
+
+static psg_status replace_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **repl) {
+  replacer *r = m->user;
+  bool is_expr = psgi_tir_is_expr_kind(n->kind);
+  if (!is_expr && !(n->kind >= PSG_TIR_FIRST_STMT && n->kind <= PSG_TIR_LAST_STMT)) {
+    psg_tir_retain(*repl = (psg_tir_node *)n); /* buffers, iter vars: not rewritten */
+    return PSG_OK;
+  }
+  if (!is_expr || psgi_cse_is_leaf(n)) return PSG_OK;
+  bool eq, oom = false;
+  psg_status st = equivalent(r->c, (psg_tir_node *)n, r->target, &eq);
+  if (st) return st;
+  if (eq && psgi_cse_eligible(r->c->ctx, n, &oom)) psg_tir_retain(*repl = r->var);
+  return oom ? psgi_nomem(r->c->ctx) : PSG_OK;
+}
+
+static psg_status replace(cse *c, psg_tir_node *in, psg_tir_node *target, psg_tir_node *var, psg_tir_node **out) {
+  replacer r = {c, target, var};
+  psg_tir_mutator m;
+  psg_tir_mutator_init(&m, c->ctx);
+  m.user = &r;
+  m.pre = replace_pre;
+  psg_status st = psg_tir_mutate(&m, in, out);
+  psg_tir_mutator_fini(&m);
+  return st;
+}
+
+/* The analysis of one node -------------------------------------------------------- */
+
+/* TVM's DirectSubexpr: the topmost eligible terms strictly inside e. */
+static psg_status add_direct_subexprs(cse *c, worklist *w, const psg_tir_node *e) {
+  PSGI_VEC(const psg_tir_node *) st = {0};
+  psg_status s = PSG_OK;
+  bool oom = false;
+  for (uint32_t i = e->nkids; i-- > 0;)
+    if (psgi_cse_visited_slot(e, i) && !PSGI_VEC_PUSH(c->ctx, &st, e->kids[i])) oom = true;
+  while (!oom && !s && st.len) {
+    const psg_tir_node *n = st.data[--st.len];
+    if (psgi_cse_eligible(c->ctx, n, &oom)) {
+      bool added;
+      s = worklist_add(c, w, (psg_tir_node *)n, 1, &added);
+      if (!s && added) {
+        w->items.data[w->items.len - 1].seq = w->next_seq++;
+        if (!heap_push(c, w, w->items.len - 1)) oom = true;
+      }
+      continue;
+    }
+    for (uint32_t i = n->nkids; i-- > 0;)
+      if (psgi_cse_visited_slot(n, i) && !PSGI_VEC_PUSH(c->ctx, &st, n->kids[i])) oom = true;
+  }
+  PSGI_VEC_FREE(c->ctx, &st);
+  return s ? s : oom ? psgi_nomem(c->ctx) : PSG_OK;
+}
+
+/* Steps 1-3 on `cur`: *out is the node with its commoned computations bound
+ * (cur itself, retained, when none); *created when a var was introduced. */
+static psg_status analyse(cse *c, psg_tir_node *cur, bool stmt, psg_tir_node **out, bool *created) {
+  psg_ctx *ctx = c->ctx;
+  const psgi_cse_table *t = NULL;
+  psgi_cse_table local;
+  psgi_cse_table_init(&local, ctx);
+  psg_status st = stmt ? psgi_cse_stmt_table(&c->tables, cur, &t) : psgi_cse_expr_table(ctx, cur, &local);
+  if (!stmt) t = &local;
+  psg_tir_node *result = cur;
+  psg_tir_retain(result);
+  *created = false;
+  worklist w = {0};
+  if (!st && t->items.len) st = worklist_build(c, t, &w);
+  else psgi_map_init(&w.index, ctx);
+  while (!st && w.heap.len) {
+    size_t i = heap_pop(&w);
+    psg_tir_node *e = w.items.data[i].e;
+    size_t count = w.items.data[i].count;
+    psg_tir_node *bound = NULL;
+    for (size_t k = 0; !st && !bound && k < c->context.len; k++) {
+      bool eq = false;
+      if (c->context.data[k].value) st = equivalent(c, c->context.data[k].value, e, &eq);
+      if (eq) bound = c->context.data[k].var;
+    }
+    if (st) break;
+    psg_tir_node *next = NULL;
+    if (bound) {
+      st = replace(c, result, e, bound, &next);
+    } else {
+      bool known;
+      st = all_vars_known(c, e, &known);
+      if (!st && known && count >= 2) {
+        psg_tir_node *v = NULL, *body = NULL;
+        st = new_var(c, e->dtype, &v);
+        if (!st) st = replace(c, result, e, v, &body);
+        if (!st) st = stmt ? psg_tir_let_stmt_create(ctx, v, e, body, NULL, &next) : psg_tir_let_create(ctx, v, e, body, NULL, &next);
+        psg_tir_release(v);
+        psg_tir_release(body);
+        *created = true;
+      } else if (!st) {
+        st = add_direct_subexprs(c, &w, e);
+      }
+    }
+    if (next) {
+      psg_tir_release(result);
+      result = next;
+    }
+  }
+  worklist_fini(c, &w);
+  psgi_cse_table_fini(ctx, &local);
+  if (st) {
+    psg_tir_release(result);
+    return st;
+  }
+  *out = result;
+  return PSG_OK;
+}
+
+/* The walk (step 4) ---------------------------------------------------------------- */
+
+static bool is_stmt(const psg_tir_node *n) { return n->kind >= PSG_TIR_FIRST_STMT && n->kind <= PSG_TIR_LAST_STMT; }
+
+static psg_status enter(cse *c, psg_tir_node *n) {
+  if (psgi_cse_is_leaf(n) || (!is_stmt(n) && !psgi_tir_is_expr_kind(n->kind))) {
+    if (!PSGI_VEC_PUSH(c->ctx, &c->results, n)) return psgi_nomem(c->ctx);
+    psg_tir_retain(n);
+    return PSG_OK;
+  }
+  bool stmt = is_stmt(n), created = true;
+  psg_tir_node *cur = n;
+  psg_tir_retain(cur);
+  while (created) {
+    psg_tir_node *next = NULL;
+    psg_status st = analyse(c, cur, stmt, &next, &created);
+    psg_tir_release(cur);
+    if (st) return st;
+    cur = next;
+    if (!stmt) break; /* TVM's VisitExpr does not analyse again */
+  }
+  frame f = {cur, 0, c->context.len, c->results.len};
+  if (!PSGI_VEC_PUSH(c->ctx, &c->stack, f)) {
+    psg_tir_release(cur);
+    return psgi_nomem(c->ctx);
+  }
+  return PSG_OK;
+}
+
+static psg_status finish(cse *c, frame *f, psg_tir_node **out) {
+  psg_tir_node **kids = c->results.data + f->res_base, *n = f->cur;
+  bool changed = false;
+  for (uint32_t i = 0; i < n->nkids; i++) changed |= kids[i] != n->kids[i];
+  if (!changed) {
+    psg_tir_retain(*out = n);
+    return PSG_OK;
+  }
+  return psgi_tir_rebuild(n, kids, out);
+}
+
+static psg_status walk(cse *c, psg_tir_node *root, psg_tir_node **out) {
+  psg_status st = enter(c, root);
+  while (!st && c->stack.len) {
+    frame *f = &c->stack.data[c->stack.len - 1];
+    psg_tir_node *n = f->cur;
+    if (f->next < n->nkids) {
+      uint32_t slot = f->next++;
+      if (((n->kind == PSG_TIR_LET || n->kind == PSG_TIR_LET_STMT) && slot == 2) ||
+          (n->kind == PSG_TIR_FOR && slot == 3))
+        st = bind(c, n->kids[0], n->kind == PSG_TIR_FOR ? NULL : n->kids[1]);
+      if (st) break;
+      if (psgi_cse_visited_slot(n, slot)) {
+        st = enter(c, n->kids[slot]);
+      } else if (PSGI_VEC_PUSH(c->ctx, &c->results, n->kids[slot])) {
+        psg_tir_retain(n->kids[slot]);
+      } else {
+        st = psgi_nomem(c->ctx);
+      }
+      continue;
+    }
+    psg_tir_node *r = NULL;
+    st = finish(c, f, &r);
+    for (size_t i = f->res_base; i < c->results.len; i++) psg_tir_release(c->results.data[i]);
+    c->results.len = f->res_base;
+    unbind_to(c, f->ctx_len);
+    psg_tir_release(n);
+    c->stack.len--;
+    if (!st && !PSGI_VEC_PUSH(c->ctx, &c->results, r)) st = psgi_nomem(c->ctx);
+    if (st) psg_tir_release(r);
+  }
+  while (c->stack.len) psg_tir_release(c->stack.data[--c->stack.len].cur);
+  if (!st && c->results.len == 1) {
+    *out = c->results.data[0];
+    c->results.len = 0;
+  }
+  for (size_t i = 0; i < c->results.len; i++) psg_tir_release(c->results.data[i]);
+  c->results.len = 0;
+  return st;
+}
+
+psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f, bool identify_equiv_terms,
+                                        psg_tir_prim_func **out) {
+  *out = NULL;
+  cse c = {.ctx = ctx, .equiv = identify_equiv_terms};
+  psgi_cse_tables_init(&c.tables, ctx);
+  psgi_map_init(&c.known, ctx);
+  psgi_map_init(&c.names, ctx);
+  psg_status st = psg_arith_analyzer_create(ctx, &c.fresh);
+  psg_tir_visitor v = {.pre = collect_name, .user = &c};
+  if (!st) st = psg_tir_visit(ctx, &v, f->kids[0]);
+  for (size_t i = 0; !st && i < psg_tir_prim_func_num_params(f); i++)
+    st = bind(&c, psg_tir_prim_func_get_param(f, i), NULL);
+  psg_tir_node *body = NULL;
+  if (!st) st = walk(&c, f->kids[0], &body);
+  if (!st && body == f->kids[0]) {
+    psg_tir_retain(*out = (psg_tir_node *)f);
+  } else if (!st) {
+    psg_tir_node **kids = psgi_alloc(ctx, f->nkids * sizeof *kids);
+    if (!kids) st = psgi_nomem(ctx);
+    if (!st) {
+      memcpy(kids, f->kids, f->nkids * sizeof *kids);
+      kids[0] = body;
+      st = psgi_tir_rebuild(f, kids, out);
+    }
+    psgi_free(ctx, kids);
+  }
+  psg_tir_release(body);
+  unbind_to(&c, 0);
+  PSGI_VEC_FREE(ctx, &c.context);
+  PSGI_VEC_FREE(ctx, &c.stack);
+  PSGI_VEC_FREE(ctx, &c.results);
+  psg_arith_analyzer_destroy(c.fresh);
+  psgi_map_fini(&c.known);
+  psgi_map_fini(&c.names);
+  psgi_cse_tables_fini(&c.tables);
+  return st;
+}
+
+static psg_status cse_pass(psg_tir_prim_func *f, psg_module *mod, psg_pass_context *pc, void *user,
+                           psg_tir_prim_func **out) {
+  (void)mod;
+  bool enable = psg_attr_get_bool(psg_attrs_get(user, "enable_cse_tir")) &&
+                !psg_pass_context_config_bool(pc, "tir.disable_cse_tir");
+  bool equiv = psg_attr_get_bool(psg_attrs_get(user, "identify_equiv_terms")) ||
+               psg_pass_context_config_bool(pc, "tir.enable_equiv_terms_in_cse_tir");
+  if (!enable) {
+    psg_tir_retain(*out = f);
+    return PSG_OK;
+  }
+  return psgi_tir_common_subexpr_elim(psg_pass_context_get_ctx(pc), f, equiv, out);
+}
+
+static const psg_pass_option options[] = {
+    {"enable_cse_tir", PSG_CONFIG_BOOL, "true"}, {"identify_equiv_terms", PSG_CONFIG_BOOL, "false"}, {NULL, 0, NULL}};
+const psg_pass_decl psgi_pass_tir_common_subexpr_elim = {
+    .name = "tir.CommonSubexprElimTIR",
+    .kind = PSG_PASS_PRIM_FUNC,
+    .opt_level = 0,
+    .options = options,
+    .help = "bind computations done twice or more to cse_var_N lets (enable_cse_tir, identify_equiv_terms; "
+            "configs tir.disable_cse_tir, tir.enable_equiv_terms_in_cse_tir)",
+    .prim_func = cse_pass,
+};

@@ -1,0 +1,61 @@
+/* Passage — what tir.CommonSubexprElimTIR (common_subexpr_elim.c) and its
+ * analyses (cse_tables.c) share. */
+#ifndef PSG_TIR_CSE_H
+#define PSG_TIR_CSE_H
+
+#include "tir/transforms/tir_transforms.h"
+
+/* A computation and how often it is done; `next` chains entries of one hash
+ * (index + 1, 0 ends). */
+typedef struct psgi_cse_comp {
+  psg_tir_node *e; /* owned */
+  size_t count;
+  uint64_t hash;
+  size_t next;
+} psgi_cse_comp;
+
+/* A computation table (TVM's ComputationTable), in insertion order. */
+typedef struct psgi_cse_table {
+  PSGI_VEC(psgi_cse_comp) items;
+  psgi_map index; /* hash | 1 -> first entry with it (index + 1) */
+} psgi_cse_table;
+
+void psgi_cse_table_init(psgi_cse_table *t, psg_ctx *ctx);
+void psgi_cse_table_fini(psg_ctx *ctx, psgi_cse_table *t);
+/* Adds `count` sightings of e (hash h, psgi_cse_hash). */
+psg_status psgi_cse_table_add(psg_ctx *ctx, psgi_cse_table *t, psg_tir_node *e, uint64_t h, size_t count);
+size_t psgi_cse_table_count(const psgi_cse_table *t, const psg_tir_node *e, uint64_t h);
+
+/* Statement tables, cached by node (TVM's ComputationsDoneBy cache). */
+typedef struct psgi_cse_tables {
+  psg_ctx *ctx;
+  psgi_map cache; /* stmt (retained) -> psgi_cse_table * */
+} psgi_cse_tables;
+void psgi_cse_tables_init(psgi_cse_tables *c, psg_ctx *ctx);
+void psgi_cse_tables_fini(psgi_cse_tables *c);
+/* The computations statement s does (borrowed from the cache): the union
+ * over its children, except For (min, extent, body), IfThenElse (cond,
+ * then, else), which keep what at least two children do, and While (cond,
+ * body), which keeps what both do. */
+psg_status psgi_cse_stmt_table(psgi_cse_tables *c, const psg_tir_node *s, const psgi_cse_table **out);
+const psgi_cse_table *psgi_cse_cached_table(psgi_cse_tables *c, const psg_tir_node *s);
+/* The computations expression e does, added to t: e itself when eligible,
+ * else those of its operands. */
+psg_status psgi_cse_expr_table(psg_ctx *ctx, const psg_tir_node *e, psgi_cse_table *t);
+
+/* A constant or a var. */
+bool psgi_cse_is_leaf(const psg_tir_node *n);
+/* Whether operand `slot` of n is one TVM's visitors reach (an expression or
+ * a statement, not a binding var). */
+bool psgi_cse_visited_slot(const psg_tir_node *n, uint32_t slot);
+/* TVM's IsEligibleComputation: not a leaf, Ramp or Broadcast, and no Call
+ * or BufferLoad in it. */
+bool psgi_cse_eligible(psg_ctx *ctx, const psg_tir_node *e, bool *oom);
+/* TVM's CalculateExprComplexity: the nodes of e's tree. */
+size_t psgi_cse_complexity(psg_ctx *ctx, const psg_tir_node *e, bool *oom);
+/* A hash agreeing with psg_arith_expr_equal (vars by identity). */
+uint64_t psgi_cse_hash(psg_ctx *ctx, const psg_tir_node *e, bool *oom);
+/* e in TVM's legacy text form ("(x + y)", "floordiv(a, b)"), appended to out. */
+psg_status psgi_cse_repr(psg_ctx *ctx, const psg_tir_node *e, psgi_buf *out);
+
+#endif

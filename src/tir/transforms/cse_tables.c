@@ -1,0 +1,372 @@
+/* Passage — the analyses under tir.CommonSubexprElimTIR (TVM's
+ * common_subexpr_elim_tools.cc): which computations a statement or an
+ * expression does and how often (its "computation table"), the eligibility
+ * of a computation, its size and its legacy text (the sort keys TVM uses).
+ * Every walk is iterative. */
+#include <string.h>
+#include "tir/transforms/cse.h"
+
+/* Leaves: constants and vars hold no computation. */
+bool psgi_cse_is_leaf(const psg_tir_node *n) {
+  return n->kind == PSG_TIR_INT_IMM || n->kind == PSG_TIR_FLOAT_IMM || n->kind == PSG_TIR_STRING_IMM ||
+         psgi_tir_is_var_kind(n->kind);
+}
+
+/* The operands an ExprVisitor / StmtVisitor reaches: expressions and
+ * statements, not the var a Let binds, not buffers, iter vars or types. */
+bool psgi_cse_visited_slot(const psg_tir_node *n, uint32_t slot) {
+  const psg_tir_node *k = n->kids[slot];
+  if (!psgi_tir_is_expr_kind(k->kind) && !(k->kind >= PSG_TIR_FIRST_STMT && k->kind <= PSG_TIR_LAST_STMT)) return false;
+  if (slot == 0 && (n->kind == PSG_TIR_LET || n->kind == PSG_TIR_LET_STMT || n->kind == PSG_TIR_FOR)) return false;
+  return true;
+}
+
+/* TVM's ForbiddenComputation: a Call or a BufferLoad anywhere in e. */
+static bool contains_forbidden(psg_ctx *ctx, const psg_tir_node *e, bool *oom) {
+  PSGI_VEC(const psg_tir_node *) st = {0};
+  bool found = false;
+  if (!PSGI_VEC_PUSH(ctx, &st, e)) *oom = true;
+  while (!*oom && !found && st.len) {
+    const psg_tir_node *n = st.data[--st.len];
+    if (n->kind == PSG_TIR_CALL || n->kind == PSG_TIR_BUFFER_LOAD) found = true;
+    for (uint32_t i = 0; !found && i < n->nkids; i++)
+      if (psgi_tir_is_expr_kind(n->kids[i]->kind) && !psgi_cse_is_leaf(n->kids[i]) &&
+          !PSGI_VEC_PUSH(ctx, &st, n->kids[i]))
+        *oom = true;
+  }
+  PSGI_VEC_FREE(ctx, &st);
+  return found;
+}
+
+bool psgi_cse_eligible(psg_ctx *ctx, const psg_tir_node *e, bool *oom) {
+  if (!psgi_tir_is_expr_kind(e->kind) || psgi_cse_is_leaf(e)) return false;
+  if (e->kind == PSG_TIR_RAMP || e->kind == PSG_TIR_BROADCAST) return false;
+  return !contains_forbidden(ctx, e, oom);
+}
+
+size_t psgi_cse_complexity(psg_ctx *ctx, const psg_tir_node *e, bool *oom) {
+  PSGI_VEC(const psg_tir_node *) st = {0};
+  size_t count = 0;
+  if (!PSGI_VEC_PUSH(ctx, &st, e)) *oom = true;
+  while (!*oom && st.len) {
+    const psg_tir_node *n = st.data[--st.len];
+    count++;
+    for (uint32_t i = 0; i < n->nkids; i++)
+      if (psgi_cse_visited_slot(n, i) && !PSGI_VEC_PUSH(ctx, &st, n->kids[i])) *oom = true;
+  }
+  PSGI_VEC_FREE(ctx, &st);
+  return count;
+}
+
+uint64_t psgi_cse_hash(psg_ctx *ctx, const psg_tir_node *e, bool *oom) {
+  PSGI_VEC(const psg_tir_node *) st = {0};
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  if (!PSGI_VEC_PUSH(ctx, &st, e)) *oom = true;
+  while (!*oom && st.len) {
+    const psg_tir_node *n = st.data[--st.len];
+    h = psgi_hash_mix(h, (uint64_t)n->kind << 32 | n->dtype);
+    if (psgi_tir_is_var_kind(n->kind) || n->kind == PSG_TIR_BUFFER) h = psgi_hash_mix(h, psgi_hash_ptr(n));
+    else if (n->kind == PSG_TIR_INT_IMM) h = psgi_hash_mix(h, (uint64_t)n->u.int_value);
+    else if (n->kind == PSG_TIR_FLOAT_IMM) {
+      uint64_t bits;
+      memcpy(&bits, &n->u.float_value, sizeof bits);
+      h = psgi_hash_mix(h, bits);
+    } else if (n->kind == PSG_TIR_CALL) h = psgi_hash_mix(h, n->u.op);
+    else if (n->kind == PSG_TIR_STRING_IMM) h = psgi_hash_mix(h, psgi_hash_bytes(n->u.str.s, n->u.str.len));
+    if (n->kind == PSG_TIR_BUFFER) continue;
+    for (uint32_t i = n->nkids; i-- > 0;)
+      if (!PSGI_VEC_PUSH(ctx, &st, n->kids[i])) *oom = true;
+  }
+  PSGI_VEC_FREE(ctx, &st);
+  return h;
+}
+
+/* Legacy text (TVM's AsLegacyRepr) ---------------------------------------- */
+
+typedef struct piece {
+  const psg_tir_node *n; /* a node to print, or NULL: the literal s */
+  const char *s;
+} piece;
+
+static const char *binary_op(int kind) {
+  switch (kind) {
+  case PSG_TIR_ADD: return " + ";
+  case PSG_TIR_SUB: return " - ";
+  case PSG_TIR_MUL: return "*";
+  case PSG_TIR_DIV: return "/";
+  case PSG_TIR_MOD: return " % ";
+  case PSG_TIR_EQ: return " == ";
+  case PSG_TIR_NE: return " != ";
+  case PSG_TIR_LT: return " < ";
+  case PSG_TIR_LE: return " <= ";
+  case PSG_TIR_GT: return " > ";
+  case PSG_TIR_GE: return " >= ";
+  case PSG_TIR_AND: return " && ";
+  case PSG_TIR_OR: return " || ";
+  default: return NULL;
+  }
+}
+
+static const char *call_form(int kind) {
+  switch (kind) {
+  case PSG_TIR_FLOOR_DIV: return "floordiv(";
+  case PSG_TIR_FLOOR_MOD: return "floormod(";
+  case PSG_TIR_MIN: return "min(";
+  case PSG_TIR_MAX: return "max(";
+  case PSG_TIR_SELECT: return "select(";
+  case PSG_TIR_RAMP: return "ramp(";
+  default: return NULL;
+  }
+}
+
+psg_status psgi_cse_repr(psg_ctx *ctx, const psg_tir_node *e, psgi_buf *out) {
+  PSGI_VEC(piece) st = {0};
+  bool ok = PSGI_VEC_PUSH(ctx, &st, ((piece){e, NULL}));
+  while (ok && st.len) {
+    piece p = st.data[--st.len];
+    if (!p.n) {
+      psgi_buf_puts(out, p.s);
+      continue;
+    }
+    const psg_tir_node *n = p.n;
+    psgi_tir_dtype_name_buf dn;
+    const char *op = binary_op(n->kind), *form = call_form(n->kind);
+    if (op) {
+      ok = PSGI_VEC_PUSH(ctx, &st, ((piece){NULL, ")"})) && PSGI_VEC_PUSH(ctx, &st, ((piece){n->kids[1], NULL})) &&
+           PSGI_VEC_PUSH(ctx, &st, ((piece){NULL, op})) && PSGI_VEC_PUSH(ctx, &st, ((piece){n->kids[0], NULL}));
+      psgi_buf_putc(out, '(');
+    } else if (form || n->kind == PSG_TIR_CALL) {
+      if (form) psgi_buf_puts(out, form);
+      else psgi_buf_printf(out, "%s(", psgi_tir_ops[n->u.op].name);
+      ok = PSGI_VEC_PUSH(ctx, &st, ((piece){NULL, ")"}));
+      for (uint32_t i = n->nkids; ok && i-- > 0;)
+        ok = PSGI_VEC_PUSH(ctx, &st, ((piece){n->kids[i], NULL})) &&
+             (i == 0 || PSGI_VEC_PUSH(ctx, &st, ((piece){NULL, ", "})));
+    } else {
+      switch (n->kind) {
+      case PSG_TIR_VAR:
+      case PSG_TIR_SIZE_VAR: psgi_buf_puts(out, n->u.var.name); break;
+      case PSG_TIR_INT_IMM:
+        if (n->dtype == psg_tir_dtype_int32()) psgi_buf_printf(out, "%lld", (long long)n->u.int_value);
+        else psgi_buf_printf(out, "(%s)%lld", psgi_tir_dtype_name(n->dtype, &dn), (long long)n->u.int_value);
+        break;
+      case PSG_TIR_FLOAT_IMM: {
+        int bits = psg_tir_dtype_bits(n->dtype);
+        psgi_buf_printf(out, "%g%s", n->u.float_value, bits == 32 ? "f" : bits == 16 ? "h" : "");
+        break;
+      }
+      case PSG_TIR_STRING_IMM: psgi_buf_printf(out, "\"%.*s\"", (int)n->u.str.len, n->u.str.s); break;
+      case PSG_TIR_CAST:
+      case PSG_TIR_BROADCAST:
+        if (n->kind == PSG_TIR_CAST) psgi_buf_printf(out, "%s(", psgi_tir_dtype_name(n->dtype, &dn));
+        else psgi_buf_printf(out, "x%d(", psg_tir_dtype_lanes(n->dtype));
+        ok = PSGI_VEC_PUSH(ctx, &st, ((piece){NULL, ")"})) && PSGI_VEC_PUSH(ctx, &st, ((piece){n->kids[0], NULL}));
+        break;
+      case PSG_TIR_NOT:
+        psgi_buf_putc(out, '!');
+        ok = PSGI_VEC_PUSH(ctx, &st, ((piece){n->kids[0], NULL}));
+        break;
+      case PSG_TIR_LET:
+        psgi_buf_printf(out, "(let %s = ", n->kids[0]->u.var.name);
+        ok = PSGI_VEC_PUSH(ctx, &st, ((piece){NULL, ")"})) && PSGI_VEC_PUSH(ctx, &st, ((piece){n->kids[2], NULL})) &&
+             PSGI_VEC_PUSH(ctx, &st, ((piece){NULL, " in "})) && PSGI_VEC_PUSH(ctx, &st, ((piece){n->kids[1], NULL}));
+        break;
+      case PSG_TIR_BUFFER_LOAD:
+        psgi_buf_printf(out, "%s[", n->kids[0]->u.buf.name);
+        ok = PSGI_VEC_PUSH(ctx, &st, ((piece){NULL, "]"}));
+        for (uint32_t i = n->nkids; ok && i-- > 1;)
+          ok = PSGI_VEC_PUSH(ctx, &st, ((piece){n->kids[i], NULL})) &&
+               (i == 1 || PSGI_VEC_PUSH(ctx, &st, ((piece){NULL, ", "})));
+        break;
+      default: psgi_buf_puts(out, psg_tir_kind_name(n->kind)); break;
+      }
+    }
+  }
+  PSGI_VEC_FREE(ctx, &st);
+  return ok && !out->failed ? PSG_OK : psgi_nomem(ctx);
+}
+
+/* Computation tables --------------------------------------------------------- */
+
+void psgi_cse_table_init(psgi_cse_table *t, psg_ctx *ctx) {
+  memset(t, 0, sizeof *t);
+  psgi_map_init(&t->index, ctx);
+}
+
+void psgi_cse_table_fini(psg_ctx *ctx, psgi_cse_table *t) {
+  for (size_t i = 0; i < t->items.len; i++) psg_tir_release(t->items.data[i].e);
+  PSGI_VEC_FREE(ctx, &t->items);
+  psgi_map_fini(&t->index);
+}
+
+/* The entry of e in t, or NULL. */
+static psgi_cse_comp *find(const psgi_cse_table *t, const psg_tir_node *e, uint64_t h) {
+  psgi_map_entry *me = psgi_map_get_ptr(&t->index, (const void *)(uintptr_t)(h | 1));
+  for (size_t i = me ? (size_t)(uintptr_t)me->value : 0; i; i = t->items.data[i - 1].next)
+    if (psg_arith_expr_equal(t->items.data[i - 1].e, e)) return &t->items.data[i - 1];
+  return NULL;
+}
+
+psg_status psgi_cse_table_add(psg_ctx *ctx, psgi_cse_table *t, psg_tir_node *e, uint64_t h, size_t count) {
+  psgi_cse_comp *c = find(t, e, h);
+  if (c) {
+    c->count += count;
+    return PSG_OK;
+  }
+  psgi_map_entry *me = psgi_map_put_ptr(&t->index, (const void *)(uintptr_t)(h | 1), NULL);
+  if (!me) return psgi_nomem(ctx);
+  psgi_cse_comp nc = {e, count, h, (size_t)(uintptr_t)me->value};
+  if (!PSGI_VEC_PUSH(ctx, &t->items, nc)) return psgi_nomem(ctx);
+  psg_tir_retain(e);
+  me->value = (void *)(uintptr_t)t->items.len;
+  return PSG_OK;
+}
+
+size_t psgi_cse_table_count(const psgi_cse_table *t, const psg_tir_node *e, uint64_t h) {
+  psgi_cse_comp *c = find(t, e, h);
+  return c ? c->count : 0;
+}
+
+psg_status psgi_cse_expr_table(psg_ctx *ctx, const psg_tir_node *e, psgi_cse_table *t) {
+  PSGI_VEC(const psg_tir_node *) st = {0};
+  bool oom = false;
+  psg_status s = PSG_OK;
+  if (!psgi_cse_is_leaf(e) && !PSGI_VEC_PUSH(ctx, &st, e)) oom = true;
+  while (!oom && !s && st.len) {
+    const psg_tir_node *n = st.data[--st.len];
+    if (psgi_cse_eligible(ctx, n, &oom)) {
+      s = psgi_cse_table_add(ctx, t, (psg_tir_node *)n, psgi_cse_hash(ctx, n, &oom), 1);
+      continue;
+    }
+    for (uint32_t i = n->nkids; !oom && i-- > 0;)
+      if (psgi_cse_visited_slot(n, i) && !psgi_cse_is_leaf(n->kids[i]) && !PSGI_VEC_PUSH(ctx, &st, n->kids[i]))
+        oom = true;
+  }
+  PSGI_VEC_FREE(ctx, &st);
+  return s ? s : oom ? psgi_nomem(ctx) : PSG_OK;
+}
+
+static psg_status union_into(psg_ctx *ctx, psgi_cse_table *dst, const psgi_cse_table *src) {
+  psg_status s = PSG_OK;
+  for (size_t i = 0; !s && i < src->items.len; i++)
+    s = psgi_cse_table_add(ctx, dst, src->items.data[i].e, src->items.data[i].hash, src->items.data[i].count);
+  return s;
+}
+
+/* TVM's BuildTableForThreeChildrenNode: what at least two of the three do,
+ * seen as often as all three see it (b3 may be NULL: empty). And, with
+ * b3 == NULL and `two`, TVM's intersection of two tables (While). */
+static psg_status three_children(psg_ctx *ctx, const psgi_cse_table *t[3], psgi_cse_table *out) {
+  psg_status s = PSG_OK;
+  for (int k = 0; k < 3 && !s; k++) {
+    for (size_t i = 0; !s && i < t[k]->items.len; i++) {
+      const psgi_cse_comp *c = &t[k]->items.data[i];
+      if (psgi_cse_table_count(out, c->e, c->hash)) continue;
+      size_t seen = 0, total = 0;
+      for (int j = 0; j < 3; j++) {
+        size_t n = psgi_cse_table_count(t[j], c->e, c->hash);
+        seen += n > 0;
+        total += n;
+      }
+      if (seen >= 2) s = psgi_cse_table_add(ctx, out, c->e, c->hash, total);
+    }
+  }
+  return s;
+}
+
+/* The table of statement s's own children (cached tables of its child
+ * statements must exist). */
+static psg_status stmt_table_of(psgi_cse_tables *c, const psg_tir_node *s, psgi_cse_table *out) {
+  psg_ctx *ctx = c->ctx;
+  psgi_cse_table parts[3], empty;
+  psgi_cse_table_init(&empty, ctx);
+  for (int k = 0; k < 3; k++) psgi_cse_table_init(&parts[k], ctx);
+  const psgi_cse_table *t[3] = {&parts[0], &parts[1], &empty};
+  psg_status st = PSG_OK;
+  if (s->kind == PSG_TIR_FOR || s->kind == PSG_TIR_IF_THEN_ELSE || s->kind == PSG_TIR_WHILE) {
+    if (s->kind == PSG_TIR_FOR) {
+      st = psgi_cse_expr_table(ctx, s->kids[1], &parts[0]);
+      if (!st) st = psgi_cse_expr_table(ctx, s->kids[2], &parts[1]);
+      t[2] = psgi_cse_cached_table(c, s->kids[3]);
+    } else if (s->kind == PSG_TIR_IF_THEN_ELSE) {
+      st = psgi_cse_expr_table(ctx, s->kids[0], &parts[0]);
+      t[1] = psgi_cse_cached_table(c, s->kids[1]);
+      if (s->nkids > 2) t[2] = psgi_cse_cached_table(c, s->kids[2]);
+    } else {
+      st = psgi_cse_expr_table(ctx, s->kids[0], &parts[0]);
+      t[1] = psgi_cse_cached_table(c, s->kids[1]);
+    }
+    if (!st) st = three_children(ctx, t, out);
+  } else {
+    for (uint32_t i = 0; !st && i < s->nkids; i++) {
+      if (!psgi_cse_visited_slot(s, i)) continue;
+      const psg_tir_node *k = s->kids[i];
+      if (psgi_tir_is_expr_kind(k->kind)) st = psgi_cse_expr_table(ctx, k, out);
+      else st = union_into(ctx, out, psgi_cse_cached_table(c, k));
+    }
+  }
+  for (int k = 0; k < 3; k++) psgi_cse_table_fini(ctx, &parts[k]);
+  psgi_cse_table_fini(ctx, &empty);
+  return st;
+}
+
+const psgi_cse_table *psgi_cse_cached_table(psgi_cse_tables *c, const psg_tir_node *s) {
+  psgi_map_entry *e = psgi_map_get_ptr(&c->cache, s);
+  return e ? e->value : NULL;
+}
+
+static bool is_stmt(const psg_tir_node *n) { return n->kind >= PSG_TIR_FIRST_STMT && n->kind <= PSG_TIR_LAST_STMT; }
+
+psg_status psgi_cse_stmt_table(psgi_cse_tables *c, const psg_tir_node *root, const psgi_cse_table **out) {
+  psg_ctx *ctx = c->ctx;
+  typedef struct { const psg_tir_node *n; uint32_t next; } fr;
+  PSGI_VEC(fr) st = {0};
+  psg_status s = PSG_OK;
+  if (!psgi_cse_cached_table(c, root) && !PSGI_VEC_PUSH(ctx, &st, ((fr){root, 0}))) s = psgi_nomem(ctx);
+  while (!s && st.len) {
+    fr *f = &st.data[st.len - 1];
+    bool pushed = false;
+    while (!pushed && f->next < f->n->nkids) { /* a push may move f: stop at once */
+      const psg_tir_node *k = f->n->kids[f->next++];
+      if (is_stmt(k) && !psgi_cse_cached_table(c, k)) {
+        if (!PSGI_VEC_PUSH(ctx, &st, ((fr){k, 0}))) s = psgi_nomem(ctx);
+        pushed = true;
+      }
+    }
+    if (pushed || s) continue;
+    const psg_tir_node *n = f->n; /* f is still valid: nothing was pushed */
+    st.len--;
+    if (psgi_cse_cached_table(c, n)) continue; /* shared statement */
+    psgi_cse_table *t = psgi_alloc(ctx, sizeof *t);
+    psgi_map_entry *me = t ? psgi_map_put_ptr(&c->cache, n, NULL) : NULL;
+    if (!me) {
+      psgi_free(ctx, t);
+      s = psgi_nomem(ctx);
+      break;
+    }
+    psgi_cse_table_init(t, ctx);
+    me->value = t;
+    psg_tir_retain((psg_tir_node *)n); /* the key stays alive while cached */
+    s = stmt_table_of(c, n, t);
+  }
+  PSGI_VEC_FREE(ctx, &st);
+  *out = s ? NULL : psgi_cse_cached_table(c, root);
+  return s;
+}
+
+void psgi_cse_tables_init(psgi_cse_tables *c, psg_ctx *ctx) {
+  c->ctx = ctx;
+  psgi_map_init(&c->cache, ctx);
+}
+
+void psgi_cse_tables_fini(psgi_cse_tables *c) {
+  for (size_t i = 0; i < c->cache.len; i++) {
+    psgi_cse_table *t = c->cache.entries[i].value;
+    if (t) {
+      psgi_cse_table_fini(c->ctx, t);
+      psgi_free(c->ctx, t);
+    }
+    psg_tir_release((psg_tir_node *)c->cache.entries[i].key);
+  }
+  psgi_map_fini(&c->cache);
+}
