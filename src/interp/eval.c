@@ -39,6 +39,7 @@ typedef struct interp {
   uint64_t serials;         /* activations made so far */
   psgi_map homes;           /* closure value -> serial of the activation that made it */
   psgi_eval_budget budget;  /* passage.interp.max_bytes */
+  uint64_t max_tir_steps;   /* passage.interp.max_steps, per call_lowered */
   char msg[512];
 } interp;
 
@@ -356,7 +357,8 @@ static psg_status step(interp *in) {
     if (is_call_lowered(e)) {
       if (nargs != 2) {
         st = fail(in, e, PSG_ERR_TYPE, "call_lowered takes 2 arguments, %zu given", nargs);
-      } else if ((st = psgi_eval_call_lowered(ctx, in->mod, e, args[1], &in->budget, &v, in->msg, sizeof in->msg)) &&
+      } else if ((st = psgi_eval_call_lowered(ctx, in->mod, e, args[1], &in->budget, in->max_tir_steps, &v, in->msg,
+                                                sizeof in->msg)) &&
                  st != PSG_ERR_NOMEM) {
         st = fail(in, e, st, "call_lowered: %s", in->msg);
       }
@@ -514,6 +516,7 @@ psg_status psgi_eval_limited(psg_ctx *ctx, const psg_module *mod, const char *na
   in.mod = mod;
   in.max_depth = limits->max_depth ? limits->max_depth : 1;
   in.budget = (psgi_eval_budget){limits->max_bytes, 0, "passage.interp.max_bytes"};
+  in.max_tir_steps = limits->max_tir_steps ? limits->max_tir_steps : 1;
   psgi_map_init(&in.homes, ctx);
   uint32_t act = 0;
   psg_status st = push_activation(&in, name, NO_PARENT, &act);

@@ -5,8 +5,8 @@
  * outputs come back as one tensor or a tuple, as the call's type says. */
 #include <stdio.h>
 #include "interp/interp_internal.h"
+#include "interp/tir_eval_internal.h"
 #include "passage/module.h"
-#include "passage/tir_interp.h"
 
 enum { MAX_DEPTH = 64 };
 
@@ -23,7 +23,8 @@ static psg_status flatten_value(psg_ctx *ctx, const psgi_value *v, int depth, te
 }
 
 psg_status psgi_eval_call_lowered(psg_ctx *ctx, const psg_module *mod, const psg_expr *call, psgi_value *args,
-                                  psgi_eval_budget *budget, psgi_value **out, char *msg, size_t msglen) {
+                                  psgi_eval_budget *budget, uint64_t max_steps, psgi_value **out, char *msg,
+                                  size_t msglen) {
   *out = NULL;
   msg[0] = 0;
   const psg_expr *gv = call->kids[1];
@@ -52,7 +53,7 @@ psg_status psgi_eval_call_lowered(psg_ctx *ctx, const psg_module *mod, const psg
     snprintf(msg, msglen, "%s", oc.msg[0] ? oc.msg : psg_status_str(st));
     return st;
   }
-  if (budget && !psgi_eval_budget_take(budget, ret, msg, msglen)) return PSG_ERR_UNSUPPORTED;
+  if (!psgi_eval_budget_take(budget, ret, msg, msglen)) return PSG_ERR_UNSUPPORTED;
 
   tensor_vec all = {0};
   size_t nin = 0, nparams = psg_tir_prim_func_num_params(f);
@@ -73,8 +74,14 @@ psg_status psgi_eval_call_lowered(psg_ctx *ctx, const psg_module *mod, const psg
       st = psgi_nomem(ctx);
     }
   }
-  if (!st && (st = psg_tir_eval(ctx, f, all.data, all.len, &results)) != PSG_OK)
-    snprintf(msg, msglen, "in @%s: %s", gv->u.gvar.name, psg_status_str(st));
+  /* The PrimFunc's Allocates get what is left (0 would mean no limit). */
+  uint64_t left = budget->limit - budget->used;
+  psgi_tir_eval_limits limits = {left ? left : 1, max_steps};
+  if (!st && (st = psgi_tir_eval_limited(ctx, f, all.data, all.len, &limits, &results)) != PSG_OK) {
+    /* The TIR interpreter's own diagnostic, located in the PrimFunc, says why. */
+    const psg_diag *d = psg_ctx_get_last_error(ctx);
+    snprintf(msg, msglen, "in @%s: %s", gv->u.gvar.name, d ? psg_diag_message(d) : psg_status_str(st));
+  }
   if (!st) {
     size_t nout = nparams - nin;
     psgi_value *small[16] = {0}, **items = small;

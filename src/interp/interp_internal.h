@@ -55,6 +55,7 @@ uint64_t psgi_type_nbytes(const psg_type *t);
 typedef struct psgi_eval_limits {
   size_t max_depth;
   uint64_t max_bytes;
+  uint64_t max_tir_steps; /* passage.interp.max_steps: loop iterations of each call_lowered's PrimFunc */
 } psgi_eval_limits;
 
 /* psg_eval under `limits` (psg_eval itself, in src/pass/eval_limits.c, reads
@@ -96,9 +97,11 @@ psg_status psgi_prim_func_type(psg_ctx *ctx, const psg_tir_prim_func *f, const p
 
 /* Runs call_lowered `call` (a Call of the op whose kids[1] is the GlobalVar)
  * on `args`, the value of its argument tuple: the module's PrimFunc in the
- * TIR interpreter (src/interp/eval_lowered.c). Outputs are taken from
- * `budget` (NULL: no limit). On failure the reason is in msg. */
+ * TIR interpreter (src/interp/eval_lowered.c) with at most `max_steps` loop
+ * iterations and, for its Allocates, what is left of `budget`. Outputs are
+ * taken from `budget`. On failure the reason is in msg. */
 psg_status psgi_eval_call_lowered(psg_ctx *ctx, const psg_module *mod, const psg_expr *call, psgi_value *args,
-                                  psgi_eval_budget *budget, psgi_value **out, char *msg, size_t msglen);
+                                  psgi_eval_budget *budget, uint64_t max_steps, psgi_value **out, char *msg,
+                                  size_t msglen);
 
 #endif

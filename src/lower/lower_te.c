@@ -8,12 +8,12 @@
 #include "transforms/transforms.h"
 
 /* What a callee stands for (TVM's ResolveToPrimitive). */
-enum { CALLEE_NONE, CALLEE_PRIMITIVE, CALLEE_EXTERN, CALLEE_PRIM_FUNC };
+enum { CALLEE_NONE, CALLEE_PRIMITIVE, CALLEE_EXTERN };
 
 typedef struct resolved {
   int kind;
   const psg_expr *fn; /* PRIMITIVE: the Relay function; EXTERN: the global's function */
-  psg_expr *gv;       /* EXTERN, PRIM_FUNC: the global's GlobalVar (borrowed from the module) */
+  psg_expr *gv;       /* EXTERN: the global's GlobalVar (borrowed from the module) */
 } resolved;
 
 /* A Primitive function lowered, for dedup by structural equality. */
@@ -52,7 +52,7 @@ static void resolve(lower_te *lt, const psg_expr *callee, resolved *r) {
     r->gv = psg_module_get_global_var(lt->mod, (size_t)i);
     const psg_expr *f = psg_module_get_function(lt->mod, (size_t)i);
     if (!f) {
-      r->kind = CALLEE_PRIM_FUNC;
+      return; /* a PrimFunc: a Relay call of it does not type-check (InferType refuses it) */
     } else if (has_attr(f, "Extern")) {
       r->kind = CALLEE_EXTERN;
       r->fn = f;
@@ -194,13 +194,9 @@ static psg_status visit_call(psg_mutator *m, const psg_expr *e, psg_expr **out) 
     relay_attrs = r.fn->u.fn.attrs;
     prim_gv = target;
     break;
-  case CALLEE_EXTERN:
+  default: /* CALLEE_EXTERN */
     target = r.gv;
     relay_attrs = r.fn->u.fn.attrs;
-    break;
-  default: /* a PrimFunc global, called directly */
-    target = prim_gv = r.gv;
-    relay_attrs = psg_tir_prim_func_get_attrs(psg_module_lookup_prim_func(lt->mod, r.gv->u.gvar.name));
     break;
   }
   if (st) return st;

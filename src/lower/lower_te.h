@@ -32,7 +32,7 @@ uint64_t psgi_lower_te_std_hash(const char *s, size_t len);
  * Extern is rewritten: a call of a Primitive function (inline, let-bound,
  * or a global one by its GlobalVar) becomes call_lowered of its PrimFunc
  * (the let binding of a Primitive function is dropped); a call of an Extern
- * global or of a PrimFunc global becomes call_lowered of that global. Each
+ * global becomes call_lowered of that global. Each
  * distinct Primitive function (structural equality) is lowered once by
  * `lower`, named by GlobalVarSupply's rules: `module_name` (NULL or "" for
  * none) + "_" + the candidate name, '.' as '_', made unique against the
