@@ -61,7 +61,7 @@ static psg_status hand_lower(psg_ctx *ctx, const psg_expr *fn, const char *name,
   psg_tir_stmt *nests[4];
   for (size_t o = 0; o < nout; o++) {
     for (int d = 0; d < nd; d++) { /* each loop nest binds its own vars */
-      char v[8];
+      char v[16];
       snprintf(v, sizeof v, "ax%d", d);
       idx[d] = tb_var(v, TB_I32);
     }
