@@ -98,7 +98,7 @@ psg_status psgi_eval_call_lowered(psg_ctx *ctx, const psg_module *mod, const psg
   }
   if (results)
     for (size_t i = 0; i < all.len; i++) psg_tensor_release(results[i]);
-  psgi_free(ctx, results);
+  psg_free(results); /* psg_tir_eval's array leaves through psg_free */
   for (size_t i = nin; i < all.len; i++) psg_tensor_release(all.data[i]);
   PSGI_VEC_FREE(ctx, &all);
   return st;
