@@ -19,7 +19,10 @@ enum {
   PSG_ATTR_BOOL = 4,
   PSG_ATTR_DTYPE = 5,
   PSG_ATTR_LIST = 6,
-  PSG_ATTR_DICT = 7
+  PSG_ATTR_DICT = 7,
+  /* A reference to a module function by name (`@name` in text): TVM's
+   * GlobalVar in an attribute, e.g. call_lowered's all_prim_fn_vars. */
+  PSG_ATTR_GLOBAL_VAR = 8
 };
 
 /* Value constructors; *out is a new reference. PSG_ERR_NOMEM on failure. */
@@ -32,6 +35,8 @@ PSG_API psg_status psg_attr_dtype(psg_ctx *ctx, int dtype, psg_attr **out);
 /* A list of borrowed items (each is retained). */
 PSG_API psg_status psg_attr_list(psg_ctx *ctx, psg_attr *const *items, size_t n, psg_attr **out);
 PSG_API psg_status psg_attr_dict(psg_ctx *ctx, psg_attrs *dict, psg_attr **out);
+/* A GlobalVar reference: `name` is the function's name (non-empty). */
+PSG_API psg_status psg_attr_global_var(psg_ctx *ctx, const char *name, psg_attr **out);
 PSG_API void psg_attr_retain(psg_attr *a);
 PSG_API void psg_attr_release(psg_attr *a);
 
@@ -39,6 +44,7 @@ PSG_API int psg_attr_kind(const psg_attr *a);
 PSG_API int64_t psg_attr_get_int(const psg_attr *a);     /* INT (BOOL as 0/1) */
 PSG_API double psg_attr_get_float(const psg_attr *a);    /* FLOAT (INT converted) */
 PSG_API const char *psg_attr_get_string(const psg_attr *a); /* STRING, NUL-terminated */
+PSG_API const char *psg_attr_get_global_var(const psg_attr *a); /* GLOBAL_VAR: the name */
 PSG_API bool psg_attr_get_bool(const psg_attr *a);
 PSG_API int psg_attr_get_dtype(const psg_attr *a);
 PSG_API size_t psg_attr_list_len(const psg_attr *a);

@@ -113,6 +113,7 @@ _PROTOS = {
     "psg_attr_list": (I, [P, PP, Z, PP]), "psg_attr_dict": (I, [P, P, PP]),
     "psg_attr_release": (None, [P]), "psg_attr_kind": (I, [P]), "psg_attr_get_int": (I64, [P]),
     "psg_attr_get_float": (ctypes.c_double, [P]), "psg_attr_get_string": (S, [P]),
+    "psg_attr_get_global_var": (S, [P]),
     "psg_attr_get_bool": (B, [P]), "psg_attr_get_dtype": (I, [P]), "psg_attr_list_len": (Z, [P]),
     "psg_attr_list_get": (P, [P, Z]), "psg_attr_get_dict": (P, [P]),
     "psg_attrs_create": (I, [P, ctypes.POINTER(S), PP, Z, PP]),

@@ -408,6 +408,8 @@ def _attr_to_py(a):
         return [_attr_to_py(lib.psg_attr_list_get(a, i)) for i in range(lib.psg_attr_list_len(a))]
     if kind == 7:
         return dict(_attrs_items(lib.psg_attr_get_dict(a)))
+    if kind == 8:  # a GlobalVar reference (call_lowered's all_prim_fn_vars)
+        return GlobalVar(s(lib.psg_attr_get_global_var(a)))
     raise ValueError("unknown attribute kind %d" % kind)
 
 

@@ -39,6 +39,7 @@ typedef struct interp {
   uint64_t serials;         /* activations made so far */
   psgi_map homes;           /* closure value -> serial of the activation that made it */
   psgi_eval_budget budget;  /* passage.interp.max_bytes */
+  uint64_t max_tir_steps;   /* passage.interp.max_steps, per call_lowered */
   char msg[512];
 } interp;
 
@@ -282,6 +283,12 @@ static psg_status global_closure(interp *in, const psg_expr *gv, psgi_value **ou
   return st;
 }
 
+static bool is_call_lowered(const psg_expr *e) {
+  static const char name[] = "call_lowered";
+  return e->kind == PSG_EXPR_CALL && e->kids[0]->kind == PSG_EXPR_OP &&
+         !strcmp(psgi_op_table[e->kids[0]->u.op].name, name);
+}
+
 /* One step for frame f (the top of the stack). */
 static psg_status step(interp *in) {
   psg_ctx *ctx = in->ctx;
@@ -310,6 +317,11 @@ static psg_status step(interp *in) {
     while (f->stage < e->nkids) {
       const psg_expr *k = e->kids[f->stage];
       if (e->kind == PSG_EXPR_CALL && f->stage == 0 && k->kind == PSG_EXPR_OP) {
+        f->stage++;
+        continue;
+      }
+      /* call_lowered's @prim names a PrimFunc: it is not a value. */
+      if (f->stage == 1 && is_call_lowered(e)) {
         f->stage++;
         continue;
       }
@@ -342,7 +354,15 @@ static psg_status step(interp *in) {
     if (nargs > 16 && !(args = psgi_alloc(ctx, nargs * sizeof *args))) return psgi_nomem(ctx);
     for (size_t i = 0; i < nargs; i++) args[i] = lookup(in, act, e->kids[i + 1]);
     const psg_expr *callee = e->kids[0];
-    if (callee->kind == PSG_EXPR_OP) {
+    if (is_call_lowered(e)) {
+      if (nargs != 2) {
+        st = fail(in, e, PSG_ERR_TYPE, "call_lowered takes 2 arguments, %zu given", nargs);
+      } else if ((st = psgi_eval_call_lowered(ctx, in->mod, e, args[1], &in->budget, in->max_tir_steps, &v, in->msg,
+                                                sizeof in->msg)) &&
+                 st != PSG_ERR_NOMEM) {
+        st = fail(in, e, st, "call_lowered: %s", in->msg);
+      }
+    } else if (callee->kind == PSG_EXPR_OP) {
       st = psgi_eval_op_within(ctx, callee->u.op, e->u.attrs, args, NULL, nargs, &in->budget, &v, in->msg,
                                sizeof in->msg);
       if (st && st != PSG_ERR_NOMEM) {
@@ -496,6 +516,7 @@ psg_status psgi_eval_limited(psg_ctx *ctx, const psg_module *mod, const char *na
   in.mod = mod;
   in.max_depth = limits->max_depth ? limits->max_depth : 1;
   in.budget = (psgi_eval_budget){limits->max_bytes, 0, "passage.interp.max_bytes"};
+  in.max_tir_steps = limits->max_tir_steps ? limits->max_tir_steps : 1;
   psgi_map_init(&in.homes, ctx);
   uint32_t act = 0;
   psg_status st = push_activation(&in, name, NO_PARENT, &act);

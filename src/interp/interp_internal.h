@@ -5,6 +5,7 @@
 #define PSG_INTERP_INTERNAL_H
 
 #include "ops/op_impl.h"
+#include "passage/tir.h"
 
 /* Runs op `op` with `attrs` on `args`: the type relation on the argument
  * types, then the kernel. On failure returns the status and writes the
@@ -54,6 +55,7 @@ uint64_t psgi_type_nbytes(const psg_type *t);
 typedef struct psgi_eval_limits {
   size_t max_depth;
   uint64_t max_bytes;
+  uint64_t max_tir_steps; /* passage.interp.max_steps: loop iterations of each call_lowered's PrimFunc */
 } psgi_eval_limits;
 
 /* psg_eval under `limits` (psg_eval itself, in src/pass/eval_limits.c, reads
@@ -85,5 +87,21 @@ psg_status psgi_value_from_constant(psg_ctx *ctx, const psg_expr *e, psgi_value 
 /* A Constant (tensor value) or a Tuple of constants (tuple value); closures
  * give PSG_ERR_UNSUPPORTED. `span` may be NULL. */
 psg_status psgi_value_to_expr(psg_ctx *ctx, const psgi_value *v, const psg_span *span, psg_expr **out);
+
+/* The Relay type of PrimFunc f as call_lowered sees it: a FuncType with one
+ * tensor type per param (a buffer's shape and dtype; a scalar param: rank 0),
+ * returning the empty tuple. PSG_ERR_UNSUPPORTED, reason in msg, for a dtype
+ * no Relay tensor has (handle, vectors). */
+psg_status psgi_prim_func_type(psg_ctx *ctx, const psg_tir_prim_func *f, const psg_type **out, char *msg,
+                               size_t msglen);
+
+/* Runs call_lowered `call` (a Call of the op whose kids[1] is the GlobalVar)
+ * on `args`, the value of its argument tuple: the module's PrimFunc in the
+ * TIR interpreter (src/interp/eval_lowered.c) with at most `max_steps` loop
+ * iterations and, for its Allocates, what is left of `budget`. Outputs are
+ * taken from `budget`. On failure the reason is in msg. */
+psg_status psgi_eval_call_lowered(psg_ctx *ctx, const psg_module *mod, const psg_expr *call, psgi_value *args,
+                                  psgi_eval_budget *budget, uint64_t max_steps, psgi_value **out, char *msg,
+                                  size_t msglen);
 
 #endif

@@ -109,7 +109,8 @@ typedef PSGI_VEC(uintptr_t) pending_vec;
 static void free_attr_shallow(psg_attr *a, pending_vec *pending) {
   psg_ctx *ctx = a->ctx;
   switch (a->kind) {
-  case PSG_ATTR_STRING: psgi_free(ctx, a->u.str.s); break;
+  case PSG_ATTR_STRING:
+  case PSG_ATTR_GLOBAL_VAR: psgi_free(ctx, a->u.str.s); break;
   case PSG_ATTR_LIST:
     for (size_t i = 0; i < a->u.list.n; i++) {
       psg_attr *item = a->u.list.items[i];
@@ -183,6 +184,14 @@ void psg_attrs_release(psg_attrs *d) {
 }
 
 int psg_attr_kind(const psg_attr *a) { return a->kind; }
+psg_status psg_attr_global_var(psg_ctx *ctx, const char *name, psg_attr **out) {
+  *out = NULL;
+  if (!name || !*name) return PSG_ERR_INVALID_ARGUMENT;
+  psg_status st = psg_attr_string(ctx, name, strlen(name), out);
+  if (!st) (*out)->kind = PSG_ATTR_GLOBAL_VAR; /* same storage as a string */
+  return st;
+}
+
 int64_t psg_attr_get_int(const psg_attr *a) {
   return a->kind == PSG_ATTR_INT ? a->u.i : a->kind == PSG_ATTR_BOOL ? a->u.b : 0;
 }
@@ -194,6 +203,9 @@ const char *psg_attr_get_string(const psg_attr *a) {
 }
 bool psg_attr_get_bool(const psg_attr *a) {
   return a->kind == PSG_ATTR_BOOL ? a->u.b : a->kind == PSG_ATTR_INT ? a->u.i != 0 : false;
+}
+const char *psg_attr_get_global_var(const psg_attr *a) {
+  return a->kind == PSG_ATTR_GLOBAL_VAR ? a->u.str.s : NULL;
 }
 int psg_attr_get_dtype(const psg_attr *a) { return a->kind == PSG_ATTR_DTYPE ? a->u.dtype : 0; }
 size_t psg_attr_list_len(const psg_attr *a) { return a->kind == PSG_ATTR_LIST ? a->u.list.n : 0; }
@@ -218,6 +230,7 @@ static bool scalar_equal(const psg_attr *a, const psg_attr *b) {
   case PSG_ATTR_BOOL: return a->u.b == b->u.b;
   case PSG_ATTR_DTYPE: return a->u.dtype == b->u.dtype;
   case PSG_ATTR_STRING:
+  case PSG_ATTR_GLOBAL_VAR:
     return a->u.str.len == b->u.str.len && memcmp(a->u.str.s, b->u.str.s, a->u.str.len) == 0;
   case PSG_ATTR_LIST: return a->u.list.n == b->u.list.n;
   case PSG_ATTR_DICT: return true;
@@ -397,6 +410,7 @@ static psg_status deep_copy(psg_ctx *ctx, const psg_attr *v, int depth, psg_attr
   case PSG_ATTR_BOOL: return psg_attr_bool(ctx, v->u.b, out);
   case PSG_ATTR_DTYPE: return psg_attr_dtype(ctx, v->u.dtype, out);
   case PSG_ATTR_STRING: return psg_attr_string(ctx, v->u.str.s, v->u.str.len, out);
+  case PSG_ATTR_GLOBAL_VAR: return psg_attr_global_var(ctx, v->u.str.s, out);
   case PSG_ATTR_LIST:
   case PSG_ATTR_DICT: break;
   }

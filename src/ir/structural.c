@@ -67,6 +67,7 @@ static uint64_t attr_hash(const psg_attr *a, int depth) {
   case PSG_ATTR_BOOL: return psgi_hash_mix(h, a->u.b);
   case PSG_ATTR_DTYPE: return psgi_hash_mix(h, (uint64_t)a->u.dtype);
   case PSG_ATTR_STRING: return psgi_hash_mix(h, psgi_hash_bytes(a->u.str.s, a->u.str.len));
+  case PSG_ATTR_GLOBAL_VAR: return psgi_hash_mix(h, psgi_hash_bytes(a->u.str.s, a->u.str.len));
   case PSG_ATTR_LIST:
     for (size_t i = 0; i < a->u.list.n; i++) h = psgi_hash_mix(h, attr_hash(a->u.list.items[i], depth + 1));
     return h;

@@ -635,6 +635,13 @@ psg_status psg_onnx_export(psg_ctx *ctx, const psg_module *mod, void **out_bytes
   if (!ctx || !mod) return PSG_ERR_INVALID_ARGUMENT;
   const psg_expr *fn = psg_module_lookup(mod, "main");
   if (!fn || psg_expr_kind(fn) != PSG_EXPR_FUNCTION) return psg_ctx_fail(ctx, PSG_ERR_NOT_FOUND, "ONNX export: the module has no @main");
+  /* A lowered module (LowerTE's): TIR has no ONNX form. */
+  for (size_t i = 0; i < psg_module_num_functions(mod); i++)
+    if (!psg_module_get_function(mod, i))
+      return psg_ctx_fail(ctx, PSG_ERR_UNSUPPORTED,
+                          "ONNX export: @%s is a PrimFunc, which ONNX cannot express (a lowered module: its call_lowered "
+                          "calls run TIR); export the module before LowerTE",
+                          psg_global_var_name(psg_module_get_global_var(mod, i)));
   psg_pass *infer = NULL;
   psg_module *typed = NULL;
   psg_status st = psg_pass_get(ctx, "InferType", NULL, &infer);

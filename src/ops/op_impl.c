@@ -15,6 +15,7 @@ extern const psgi_op_impl psgi_impls_norm[];
 extern const psgi_op_impl psgi_impls_pool[];
 extern const psgi_op_impl psgi_impls_image[];
 extern const psgi_op_impl psgi_impls_misc[];
+extern const psgi_op_impl psgi_impls_call[];
 
 static const psgi_op_impl **by_op; /* psgi_op_table_len entries, NULL where none */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -25,7 +26,7 @@ static void build(void) {
   if (psgi_op_table_len > sizeof storage / sizeof *storage) return;
   const psgi_op_impl *families[] = {psgi_impls_elemwise, psgi_impls_transform, psgi_impls_reduce,
                                     psgi_impls_nn,       psgi_impls_norm,      psgi_impls_pool,
-                                    psgi_impls_image,    psgi_impls_misc};
+                                    psgi_impls_image,    psgi_impls_misc,      psgi_impls_call};
   for (size_t f = 0; f < sizeof families / sizeof *families; f++) {
     for (const psgi_op_impl *i = families[f]; i && i->name; i++) {
       ptrdiff_t op = psgi_op_lookup(i->name, strlen(i->name));

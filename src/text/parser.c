@@ -545,6 +545,20 @@ static psg_status parse_attr_value(parser *ps, int kind, psg_attr **out) {
     else
       st = dtype ? psg_attr_dtype(ps->ctx, dtype, out) : unescape(ps, &t, out);
     if (!st) advance(ps);
+  } else if (t.kind == TOK_GLOBAL) {
+    /* A GlobalVar reference (call_lowered's all_prim_fn_vars): checked
+     * against the module's definitions with the other global uses. */
+    char name[256];
+    if (t.len >= sizeof name) {
+      st = error_at(ps, &t, "global name too long");
+    } else if (!PSGI_VEC_PUSH(ps->ctx, &ps->global_uses, t)) {
+      st = psgi_nomem(ps->ctx);
+    } else {
+      memcpy(name, t.text, t.len);
+      name[t.len] = 0;
+      st = psg_attr_global_var(ps->ctx, name, out);
+      if (!st) advance(ps);
+    }
   } else if (tok_is(&t, "True") || tok_is(&t, "False")) {
     st = psg_attr_bool(ps->ctx, tok_is(&t, "True"), out);
     advance(ps);

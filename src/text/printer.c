@@ -142,6 +142,10 @@ static void print_attr(printer *p, const psg_attr *v, int depth) {
   case PSG_ATTR_BOOL: put(p, v->u.b ? "True" : "False"); return;
   case PSG_ATTR_DTYPE: print_string(p, psg_dtype_name(v->u.dtype), strlen(psg_dtype_name(v->u.dtype))); return;
   case PSG_ATTR_STRING: print_string(p, v->u.str.s, v->u.str.len); return;
+  case PSG_ATTR_GLOBAL_VAR:
+    psgi_buf_putc(p->b, '@');
+    put(p, v->u.str.s);
+    return;
   case PSG_ATTR_LIST:
     psgi_buf_putc(p->b, '[');
     for (size_t i = 0; i < v->u.list.n; i++) {

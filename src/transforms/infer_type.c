@@ -15,6 +15,7 @@
  * Unlike TVM there is no unification: function parameters need annotations
  * (let variables without one take their value's type). */
 #include <stdio.h>
+#include "interp/interp_internal.h"
 #include "ops/op_impl.h"
 #include "text/text_internal.h"
 #include "transforms/transforms.h"
@@ -167,7 +168,14 @@ static psg_status global_type(checker *c, const char *fn_name, const psg_expr *g
   ptrdiff_t i = psg_module_find(c->mod, gv->u.gvar.name);
   if (i < 0) return type_error(c, fn_name, gv, "no function named @%s in the module", gv->u.gvar.name);
   const psg_expr *f = c->mod->entries[i].func;
-  if (!f) return type_error(c, fn_name, gv, "@%s is a PrimFunc: a Relay call cannot use it directly", gv->u.gvar.name);
+  if (!f) {
+    /* A PrimFunc: its buffers' types, for call_lowered (a direct call is
+     * refused at the call). */
+    char msg[256];
+    psg_status st = psgi_prim_func_type(c->ctx, c->mod->entries[i].prim, out, msg, sizeof msg);
+    if (st && st != PSG_ERR_NOMEM) return type_error(c, fn_name, gv, "@%s: %s", gv->u.gvar.name, msg);
+    return st;
+  }
   if (c->fn_state[i] == 1) {
     /* Recursive: the signature must be written down. */
     if (!f->u.fn.ret_type) return type_error(c, fn_name, gv, "recursive function @%s needs a return type annotation", gv->u.gvar.name);
@@ -243,6 +251,9 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
         st = impl->type_rel(&call, args, nargs, out);
         if (st == PSG_ERR_TYPE || (st && call.msg[0])) st = type_error(c, fn_name, e, "%s", call.msg[0] ? call.msg : "type error");
       }
+    } else if (callee->kind == PSG_EXPR_GLOBAL_VAR && psg_module_lookup_prim_func(c->mod, callee->u.gvar.name)) {
+      st = type_error(c, fn_name, e, "@%s is a PrimFunc: a Relay call cannot use it directly",
+                      callee->u.gvar.name);
     } else {
       const psg_type *ft = type_of(c, callee);
       if (!ft || ft->kind != PSG_TYPE_FUNC) {
