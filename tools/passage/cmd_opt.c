@@ -18,7 +18,7 @@ typedef struct opt_args {
   size_t num_input_shapes;
   int print_flags;
   const char *time_passes; /* NULL, "tree", "flat" or "json" */
-  bool dump_pipeline, no_meta;
+  bool dump_pipeline, no_meta, lower;
 } opt_args;
 
 static void usage(FILE *to) {
@@ -44,6 +44,9 @@ static void usage(FILE *to) {
           "  --dump-pipeline          print the expanded pipeline text, the pipeline and what runs at\n"
           "                           this level, then exit\n"
           "  --no-metadata            print constants inline instead of in a metadata section\n"
+          "  --lower                  then run the pipeline 'lower' (LowerTE and tir.default_pipeline)\n"
+          "                           under the same context: the output holds the Relay host\n"
+          "                           graph and the PrimFuncs (docs/lowering.md)\n"
           "IR printing and timing go to stderr.\n");
 }
 
@@ -116,6 +119,8 @@ static int parse_args(int argc, char **argv, opt_args *a) {
       a->dump_pipeline = true;
     } else if (!strcmp(arg, "--no-metadata")) {
       a->no_meta = true;
+    } else if (!strcmp(arg, "--lower")) {
+      a->lower = true;
     } else if (arg[0] == '-' && arg[1]) {
       static const char *const value_flags[] = {"-o", "-p", "--passes", "--disable-pass", "--required-pass",
                                                 "--input-shape", "--config", "--print-ir-before",
@@ -290,25 +295,37 @@ int cmd_opt(int argc, char **argv) {
   psg_module *in = NULL, *out = NULL;
   psg_instrument *timing = NULL;
   char level_name[4] = {'O', (char)('0' + (a.opt_level >= 0 ? a.opt_level : 2)), 0, 0};
+  const char *text = a.pipeline ? a.pipeline : level_name;
+  char *lowered_text = NULL;
   psg_status st = build_context(ctx, &a, &pc);
-  if (!st) st = psg_pipeline_parse(ctx, a.pipeline ? a.pipeline : level_name, &pipeline);
-  if (!st && a.dump_pipeline) {
-    dump_pipeline(ctx, pipeline, pc);
-    goto done;
+  if (!st && a.lower) {
+    size_t n = strlen(text) + sizeof "sequential(,lower)";
+    lowered_text = malloc(n);
+    if (!lowered_text) st = psg_ctx_fail(ctx, PSG_ERR_NOMEM, "out of memory");
+    else snprintf(lowered_text, n, "sequential(%s,lower)", text), text = lowered_text;
   }
-  if (!st) st = add_instruments(ctx, &a, pc, &timing);
-  cli_load_opts lo = {a.input_shapes, a.num_input_shapes, NULL};
-  /* Entered before loading: the context's limits (--config) bound the ONNX
-   * import too. */
+  /* Entered before the pipeline is made (a pipeline constructor may read
+   * the context in force, as tvm.lower reads its config when it builds the
+   * list) and before loading (the context's limits bound the ONNX import
+   * too). */
   bool entered = false;
   if (!st) st = psg_pass_context_enter(pc);
   entered = !st;
+  if (!st) st = psg_pipeline_parse(ctx, text, &pipeline);
+  if (!st && a.dump_pipeline) {
+    dump_pipeline(ctx, pipeline, pc);
+    goto exit;
+  }
+  if (!st) st = add_instruments(ctx, &a, pc, &timing);
+  cli_load_opts lo = {a.input_shapes, a.num_input_shapes, NULL};
   if (!st) st = cli_load_module(ctx, a.in, &lo, &in);
   if (!st) st = psg_pass_run(pipeline, in, pc, &out);
+exit:
   if (entered) {
     psg_status ex = psg_pass_context_exit(pc);
     if (!st) st = ex;
   }
+  if (a.dump_pipeline) goto done;
   if (timing) report_timing(timing, a.time_passes);
   if (!st) st = cli_save_module(ctx, out, a.out, a.no_meta ? PSG_PRINT_NO_METADATA : PSG_PRINT_DEFAULT);
 done:
@@ -320,5 +337,6 @@ done:
   psg_instrument_release(timing);
   psg_pass_context_release(pc);
   psg_ctx_release(ctx);
+  free(lowered_text);
   return rc;
 }
