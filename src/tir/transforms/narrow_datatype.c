@@ -342,7 +342,7 @@ static psg_status rewrite(nd *d, const psg_tir_node *root, psg_tir_node **out) {
       continue;
     }
     rframe done = *f;
-    if (needs_retry(n, done.flags, res.data + done.base)) {
+    if (needs_retry(n, done.flags, res.data ? res.data + done.base : NULL)) {
       for (size_t i = done.base; i < res.len; i++) psg_tir_release(res.data[i]);
       res.len = done.base;
       *f = (rframe){n, done.flags | EN | FORCE, done.flags, 0, done.base};
