@@ -129,6 +129,9 @@ int main(int argc, char **argv) {
     if (name[0] == 'O' && name[1] >= '0' && name[1] <= '9') continue;
     if (!strcmp(name, "ConvertLayout") || !strcmp(name, "PrintIR")) continue; /* need options / print */
     if (strchr(name, '.')) continue; /* TVM's aliases */
+    /* Relay to TIR, not Relay to Relay; they need an inference graph (this
+     * one has batch_norm, which SimplifyInference removes first). */
+    if (!strcmp(name, "LowerTE") || !strcmp(name, "lower")) continue;
     run_one(ctx, typed, name, 4);
   }
   for (int level = 0; level <= 3; level++) {

@@ -32,6 +32,8 @@ const psg_pass_decl psgi_pass_lower_te = {
     .options = options,
     .help = "lower every Primitive function to a PrimFunc (TE compute definitions) and call it with call_lowered",
     .needs = PSG_PROP_TYPED | PSG_PROP_FUSED,
-    .keeps = PSG_PROP_TYPED,
+    /* all calls of ops stay inside Primitive functions or became call_lowered:
+     * FuseOps has nothing to fuse in the result */
+    .keeps = PSG_PROP_TYPED | PSG_PROP_FUSED,
     .module = lower_te,
 };

@@ -51,7 +51,9 @@ psg_status psg_create_prim_func_pass(psg_ctx *ctx, const psg_pass_info *info, ps
                                      void *user, void (*free_user)(void *), psg_pass **out) {
   if (!fn) return *out = NULL, psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "a prim-func pass needs a function");
   psg_status st = make_pass(ctx, PSG_PASS_PRIM_FUNC, info, user, free_user, out);
-  if (!st) (*out)->fn.prim_func = fn;
+  /* It rewrites PrimFuncs only: every property of the Relay functions (all
+   * PSG_PROP_* are about them) still holds after it. */
+  if (!st) (*out)->fn.prim_func = fn, (*out)->keeps = (1u << PSGI_NUM_PROPS) - 1;
   return st;
 }
 

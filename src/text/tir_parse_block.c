@@ -187,6 +187,19 @@ psg_tir_node *psgi_tirp_parse_body(tparser *ps) {
       if (!ps->frames.len) return NULL;
       if (k == TT_DEDENT) psgi_tirp_advance(ps);
       tframe *f = top(ps);
+      if (f->kind == F_IF && tt_is(&ps->tok, "elif")) {
+        /* `elif c:` is `else:` holding one `if c:` (TVM's parser reads it
+         * so): this frame becomes that else, closed with the nested if. */
+        psg_tir_node *then = take_body(ps, f);
+        f->kind = F_ELSE;
+        f->b = then;
+        f->bad = f->bad || !then;
+        f->elif = true;
+        f->base = ps->stmts.len;
+        f->at = ps->tok;
+        psgi_tirp_parse_if(ps);
+        continue;
+      }
       if (f->kind == F_IF && tt_is(&ps->tok, "else")) {
         ttoken et = ps->tok;
         psg_tir_node *then = take_body(ps, f);
@@ -211,6 +224,7 @@ psg_tir_node *psgi_tirp_parse_body(tparser *ps) {
       psg_tir_node *s = close_frame(ps);
       if (is_func) return s;
       psgi_tirp_push_stmt(ps, s);
+      while (ps->frames.len && top(ps)->elif) psgi_tirp_push_stmt(ps, close_frame(ps));
       continue;
     }
     if (k == TT_INDENT) {

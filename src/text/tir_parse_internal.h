@@ -32,6 +32,7 @@ typedef struct tframe {
   bool concise;   /* closed with the enclosing indented block */
   bool bad;       /* its header failed: the body is parsed, nothing built */
   bool alloc;     /* F_DECL without data=: an Allocate of its data var wraps it */
+  bool elif;      /* F_ELSE of an `elif`: its body is the one nested if, closed with it */
   size_t mark;    /* scope undo mark */
   size_t base;    /* its statements: ps->stmts[base..] */
   size_t lbase;   /* F_FOR: its loops: ps->loops[lbase..] */
@@ -155,6 +156,8 @@ psg_tir_node *psgi_tirp_parse_buffer_rest(tparser *ps, const ttoken *at, const t
 psg_tir_node *psgi_tirp_parse_var_annotation(tparser *ps, const char *name);
 
 /* Statements and frames (tir_parse_stmt.c, tir_parse_block.c) ---------------- */
+/* `if COND:` or `elif COND:` at the current token: opens the F_IF frame. */
+void psgi_tirp_parse_if(tparser *ps);
 void psgi_tirp_parse_statement(tparser *ps);
 void psgi_tirp_push_stmt(tparser *ps, psg_tir_node *s);
 tframe psgi_tirp_new_frame(tparser *ps, int kind, const ttoken *at);

@@ -158,6 +158,8 @@ static void parse_if_while(tparser *ps, int kind) {
   psgi_tirp_open_block(ps, f, f.a != NULL);
 }
 
+void psgi_tirp_parse_if(tparser *ps) { parse_if_while(ps, F_IF); }
+
 /* with T.allocate(...) as v / T.decl_buffer(...) as A / T.LetStmt(e) as v /
  * T.attr(node, "key", value) / T.Assert(cond, msg) */
 static bool parse_allocate_args(tparser *ps, tframe *f, const char *name, const ttoken *nt);
@@ -618,7 +620,7 @@ void psgi_tirp_parse_statement(tparser *ps) {
     psgi_tirp_advance(ps);
     psgi_tirp_end_line(ps);
   } else if (tt_is(&t, "elif")) {
-    psgi_tirp_error_at(ps, &t, "elif is not supported: write 'else:' and an indented 'if'");
+    psgi_tirp_error_at(ps, &t, "'elif' without an 'if' just before it");
     psgi_tirp_skip_line(ps);
     psgi_tirp_push_stmt(ps, NULL);
   } else if (tt_is(&t, "else")) {

@@ -83,3 +83,33 @@ def test_mismatch_is_a_located_error(tmp_path, shape, dtype, message):
     assert res.returncode == 1
     path = tmp_path / "A.npy"
     assert "matmul.py:4:12: error: " + message % path in res.stderr
+
+
+ELIF_CHAIN = '''# from tvm.script import tir as T
+
+@T.prim_func
+def chain(A: T.Buffer((8,), "int32"), B: T.Buffer((8,), "int32")):
+    for i in range(8):
+        if i < 2:
+            B[i] = A[i]
+        elif i < 4:
+            B[i] = A[i] * 2
+        elif i < 6:
+            B[i] = A[i] * 3
+        else:
+            B[i] = 0
+        A[i] = 1
+    B[0] = B[0] + 1
+'''
+
+
+def test_elif_chain_runs_each_branch(tmp_path):
+    # `elif` is `else:` + a nested `if`; the store after the chain runs for
+    # every i, the one after the loop once.
+    a = np.arange(10, 18, dtype="int32")
+    res = _run(tmp_path, ELIF_CHAIN, "chain.py", {"A": a}, "-o", str(tmp_path / "out.npy"))
+    assert res.returncode == 0, res.stderr
+    want_b = np.where(np.arange(8) < 2, a, np.where(np.arange(8) < 4, a * 2, np.where(np.arange(8) < 6, a * 3, 0)))
+    want_b[0] += 1
+    np.testing.assert_array_equal(np.load(tmp_path / "out_0.npy"), np.ones(8, "int32"))
+    np.testing.assert_array_equal(np.load(tmp_path / "out_1.npy"), want_b)

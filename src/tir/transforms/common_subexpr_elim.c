@@ -441,7 +441,7 @@ static psg_status enter(cse *c, psg_tir_node *n) {
 }
 
 static psg_status finish(cse *c, frame *f, psg_tir_node **out) {
-  psg_tir_node **kids = c->results.data + f->res_base, *n = f->cur;
+  psg_tir_node **kids = (c->results.data ? c->results.data + f->res_base : NULL), *n = f->cur;
   bool changed = false;
   for (uint32_t i = 0; i < n->nkids; i++) changed |= kids[i] != n->kids[i];
   if (!changed) {

@@ -186,7 +186,7 @@ static uint32_t visit_slot(const psg_tir_node *n, uint32_t k, bool *def) {
 static psg_status finish(ssa *s, psg_tir_node **out) {
   frame f = s->stack.data[--s->stack.len];
   const psg_tir_node *n = f.n;
-  result *rs = s->results.data + f.results_base;
+  result *rs = (s->results.data ? s->results.data + f.results_base : NULL);
   size_t nr = s->results.len - f.results_base;
   bool changed = false;
   for (size_t i = 0; i < nr; i++) changed |= rs[i].node != n->kids[rs[i].slot];

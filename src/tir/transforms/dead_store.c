@@ -654,7 +654,7 @@ static psg_status between(walker *w, frame *f, uint32_t done) {
 
 static psg_status finish(walker *w, frame *f, psg_tir_stmt **out) {
   psg_tir_stmt *s = f->s;
-  psg_tir_stmt **r = w->res.data + f->base;
+  psg_tir_stmt **r = (w->res.data ? w->res.data + f->base : NULL);
   size_t nr = w->res.len - f->base;
   psg_status st = PSG_OK;
   psg_tir_expr *zero = NULL;

@@ -814,7 +814,7 @@ static psg_status flatten(partitioner *p, psg_tir_node **items, size_t n, const 
 static psg_status finish(walker *w, frame *f, psg_tir_node **out) {
   partitioner *p = w->p;
   const psg_tir_node *n = f->n;
-  psg_tir_node **kids = w->results.data + f->results_base;
+  psg_tir_node **kids = (w->results.data ? w->results.data + f->results_base : NULL);
   size_t nres = w->results.len - f->results_base;
   if (f->parts && f->pl.kind == PLAN_UNROLL)
     return psg_tir_for_create(p->ctx, n->kids[0], n->kids[1], f->pl.extent, PSG_TIR_FOR_UNROLLED, kids[0], NULL,

@@ -350,7 +350,7 @@ static psg_status rewrite(nd *d, const psg_tir_node *root, psg_tir_node **out) {
     }
     st.len--;
     psg_tir_node *r = NULL;
-    rc = finish(d, n, done.flags, res.data + done.base, &r);
+    rc = finish(d, n, done.flags, res.data ? res.data + done.base : NULL, &r);
     for (size_t i = done.base; i < res.len; i++) psg_tir_release(res.data[i]);
     res.len = done.base;
     if (rc) break;

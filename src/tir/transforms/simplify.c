@@ -419,7 +419,7 @@ static bool want_child(const frame *f, uint32_t i) {
 /* Builds the result of f from its children's results (res[f->base...]). */
 static psg_status finish(walker *w, frame *f, psg_tir_stmt **out) {
   psg_tir_stmt *s = f->s;
-  psg_tir_stmt **r = w->res.data + f->base;
+  psg_tir_stmt **r = (w->res.data ? w->res.data + f->base : NULL);
   size_t nr = w->res.len - f->base;
   psg_status st = PSG_OK;
   psg_tir_stmt *body = nr ? r[0] : NULL;

@@ -273,7 +273,7 @@ static psg_status enter(unroller *u, const psg_tir_node *n) {
 /* Frame f is complete: its rewrite from its children's. */
 static psg_status finish(unroller *u, frame *f, psg_tir_node **out) {
   const psg_tir_node *n = f->n;
-  psg_tir_node **kids = u->results.data + f->results_base;
+  psg_tir_node **kids = (u->results.data ? u->results.data + f->results_base : NULL);
   size_t nres = u->results.len - f->results_base;
   if (is_pragma_step(n)) {
     u->c.auto_max_step = f->saved_pragma;

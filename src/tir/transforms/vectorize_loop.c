@@ -322,7 +322,7 @@ static psg_status vec_expr(vz *z, const psg_tir_node *root, psg_tir_node **out) 
   while (!st && z->eframes.len > frames0) {
     eframe *f = &z->eframes.data[z->eframes.len - 1];
     const psg_tir_node *n = f->n;
-    psg_tir_node *r = NULL, **kids = z->vals.data + f->base;
+    psg_tir_node *r = NULL, **kids = (z->vals.data ? z->vals.data + f->base : NULL);
     size_t base = f->base;
     if (psgi_tir_is_var_kind(n->kind)) {
       psgi_map_entry *e = n == z->var ? NULL : psgi_map_get_ptr(&z->let_binding, n);
@@ -786,7 +786,7 @@ static psg_status try_predicate(vz *z, psg_tir_node *cond, psg_tir_node *then_ca
 /* Frame f's children are done: its rewrite. */
 static psg_status finish(vz *z, sframe *f, psg_tir_node **out) {
   const psg_tir_node *n = f->n;
-  psg_tir_node **held = z->held.data + f->held_base, **res = z->results.data + f->res_base;
+  psg_tir_node **held = (z->held.data ? z->held.data + f->held_base : NULL), **res = (z->results.data ? z->results.data + f->res_base : NULL);
   size_t nres = z->results.len - f->res_base;
   if (f->rebound) z->rebound.len--;
   if (f->try_predicate) {
