@@ -2,6 +2,7 @@
  * payload and span as `n` over new operands, made through the public
  * constructors so a rewrite gets the same dtype checks (and recomputed
  * dtypes, e.g. a BufferLoad over an index narrowed to int32) as a build. */
+#include <string.h>
 #include "tir/tir_internal.h"
 
 psg_status psgi_tir_rebuild(const psg_tir_node *n, psg_tir_node *const *k, psg_tir_node **out) {
@@ -87,4 +88,15 @@ psg_status psgi_tir_rebuild(const psg_tir_node *n, psg_tir_node *const *k, psg_t
                                    n->u.iter.tag, sp, out);
   }
   return psgi_tir_fail(ctx, PSG_ERR_INTERNAL, sp, n->kind, "cannot rebuild this node kind");
+}
+
+psg_status psgi_tir_func_with_body(psg_ctx *ctx, const psg_tir_node *f, psg_tir_node *body, psg_tir_node **out) {
+  *out = NULL;
+  psg_tir_node *kids_small[8], **kids = kids_small;
+  if (f->nkids > 8 && !(kids = psgi_alloc(ctx, f->nkids * sizeof *kids))) return psgi_nomem(ctx);
+  memcpy(kids, f->kids, f->nkids * sizeof *kids);
+  kids[0] = body;
+  psg_status st = psgi_tir_rebuild(f, kids, out);
+  if (kids != kids_small) psgi_free(ctx, kids);
+  return st;
 }

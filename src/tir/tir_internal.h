@@ -122,6 +122,8 @@ static inline psg_tir_node *const *psgi_tir_indices(const psg_tir_node *n) {
 /* Functional update: n's kind, payload and span over operands `kids` (one
  * per slot), through the checked constructors (rebuild.c). */
 psg_status psgi_tir_rebuild(const psg_tir_node *n, psg_tir_node *const *kids, psg_tir_node **out);
+/* PrimFunc f with its body (kids[0]) replaced by `body`; its other parts kept. */
+psg_status psgi_tir_func_with_body(psg_ctx *ctx, const psg_tir_node *f, psg_tir_node *body, psg_tir_node **out);
 /* Structural equality with an optional path prefixed by `prefix` (structural.c). */
 bool psgi_tir_equal(const psg_tir_node *a, const psg_tir_node *b, const char *prefix, char **path);
 

@@ -37,13 +37,8 @@ psg_tir_prim_func *psg_tir_schedule_get_func(const psg_tir_schedule *s) { return
 
 psg_status psgi_sch_commit(psg_tir_schedule *s, psg_tir_node *body, const char *prim) {
   psg_tir_node *f = s->func;
-  psg_tir_node **kids = psgi_alloc(s->ctx, f->nkids * sizeof *kids);
-  if (!kids) return PSG_ERR_NOMEM;
-  memcpy(kids, f->kids, f->nkids * sizeof *kids);
-  kids[0] = body;
   psg_tir_node *nf = NULL;
-  psg_status st = psgi_tir_rebuild(f, kids, &nf);
-  psgi_free(s->ctx, kids);
+  psg_status st = psgi_tir_func_with_body(s->ctx, f, body, &nf);
   if (st) return st;
   if (psg_tir_verify_well_formed(nf)) {
     psg_tir_release(nf);

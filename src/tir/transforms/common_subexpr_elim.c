@@ -508,14 +508,7 @@ psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f
   if (!st && body == f->kids[0]) {
     psg_tir_retain(*out = (psg_tir_node *)f);
   } else if (!st) {
-    psg_tir_node **kids = psgi_alloc(ctx, f->nkids * sizeof *kids);
-    if (!kids) st = psgi_nomem(ctx);
-    if (!st) {
-      memcpy(kids, f->kids, f->nkids * sizeof *kids);
-      kids[0] = body;
-      st = psgi_tir_rebuild(f, kids, out);
-    }
-    psgi_free(ctx, kids);
+    st = psgi_tir_func_with_body(ctx, f, body, out);
   }
   psg_tir_release(body);
   unbind_to(&c, 0);

@@ -222,15 +222,8 @@ psg_status psgi_tir_hoist_if_then_else_insert(psg_ctx *ctx, const psg_tir_prim_f
   if (!st && (!body || body == f->kids[0])) {
     psg_tir_retain(*out = (psg_tir_node *)f);
   } else if (!st) {
-    psg_tir_node *kids_small[8], **kids = kids_small;
-    if (f->nkids > 8 && !(kids = psgi_alloc(ctx, f->nkids * sizeof *kids))) st = psgi_nomem(ctx);
     psg_tir_node *changed = NULL;
-    if (!st) {
-      memcpy(kids, f->kids, f->nkids * sizeof *kids);
-      kids[0] = body;
-      st = psgi_tir_rebuild(f, kids, &changed);
-    }
-    if (kids != kids_small) psgi_free(ctx, kids);
+    st = psgi_tir_func_with_body(ctx, f, body, &changed);
     if (!st) st = psgi_tir_convert_ssa_func(ctx, changed, out);
     psg_tir_release(changed);
   }

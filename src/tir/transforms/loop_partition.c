@@ -776,39 +776,6 @@ static psg_status enter(walker *w, const psg_tir_node *n) {
   return psgi_nomem(p->ctx);
 }
 
-/* SeqStmt::Flatten of the results: nested SeqStmts spliced, Evaluate(0)
- * dropped; none left is Evaluate(0), one is itself. */
-static psg_status flatten(partitioner *p, psg_tir_node **items, size_t n, const psg_span *sp, psg_tir_node **out) {
-  PSGI_VEC(psg_tir_node *) flat = {0};
-  PSGI_VEC(const psg_tir_node *) todo = {0};
-  psg_status st = PSG_OK;
-  for (size_t i = n; i-- > 0 && !st;)
-    if (!PSGI_VEC_PUSH(p->ctx, &todo, items[i])) st = psgi_nomem(p->ctx);
-  while (!st && todo.len) {
-    const psg_tir_node *s = todo.data[--todo.len];
-    if (s->kind == PSG_TIR_SEQ_STMT) {
-      for (size_t i = s->nkids; i-- > 0 && !st;)
-        if (!PSGI_VEC_PUSH(p->ctx, &todo, s->kids[i])) st = psgi_nomem(p->ctx);
-    } else if (!(s->kind == PSG_TIR_EVALUATE && s->kids[0]->kind == PSG_TIR_INT_IMM && s->kids[0]->u.int_value == 0)) {
-      if (!PSGI_VEC_PUSH(p->ctx, &flat, (psg_tir_node *)s)) st = psgi_nomem(p->ctx);
-    }
-  }
-  if (!st) {
-    if (flat.len == 0) {
-      psg_tir_node *zero = NULL;
-      st = psg_tir_int_imm_create(p->ctx, psg_tir_dtype_int32(), 0, sp, &zero);
-      if (!st) st = psg_tir_evaluate_create(p->ctx, zero, sp, out);
-      psg_tir_release(zero);
-    } else if (flat.len == 1) {
-      psg_tir_retain(*out = flat.data[0]);
-    } else {
-      st = psg_tir_seq_stmt_create(p->ctx, flat.data, flat.len, sp, out);
-    }
-  }
-  PSGI_VEC_FREE(p->ctx, &flat);
-  PSGI_VEC_FREE(p->ctx, &todo);
-  return st;
-}
 
 /* Frame f is complete: its rewrite from its children's. */
 static psg_status finish(walker *w, frame *f, psg_tir_node **out) {
@@ -819,7 +786,7 @@ static psg_status finish(walker *w, frame *f, psg_tir_node **out) {
   if (f->parts && f->pl.kind == PLAN_UNROLL)
     return psg_tir_for_create(p->ctx, n->kids[0], n->kids[1], f->pl.extent, PSG_TIR_FOR_UNROLLED, kids[0], NULL,
                               &n->span, out);
-  if (f->parts) return flatten(p, kids, nres, &n->span, out);
+  if (f->parts) return psgi_tir_seq_flatten(p->ctx, kids, nres, &n->span, out);
   bool changed = false;
   for (size_t k = 0; k < nres; k++) changed |= kids[k] != n->kids[stmt_slot(n, (uint32_t)k)];
   if (!changed) {
@@ -936,15 +903,8 @@ psg_status psgi_tir_loop_partition(psg_ctx *ctx, const psg_tir_prim_func *f, con
   if (!st && stripped == f->kids[0]) {
     psg_tir_retain(*out = (psg_tir_node *)f);
   } else if (!st) {
-    psg_tir_node *kids_small[8], **kids = kids_small;
-    if (f->nkids > 8 && !(kids = psgi_alloc(ctx, f->nkids * sizeof *kids))) st = psgi_nomem(ctx);
     psg_tir_node *changed = NULL;
-    if (!st) {
-      memcpy(kids, f->kids, f->nkids * sizeof *kids);
-      kids[0] = stripped;
-      st = psgi_tir_rebuild(f, kids, &changed);
-    }
-    if (kids != kids_small) psgi_free(ctx, kids);
+    st = psgi_tir_func_with_body(ctx, f, stripped, &changed);
     if (!st) st = psgi_tir_convert_ssa_func(ctx, changed, out);
     psg_tir_release(changed);
   }

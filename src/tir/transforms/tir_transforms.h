@@ -142,4 +142,10 @@ psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f
 /* tir.LowerIntrin of one PrimFunc with the C target's rules (lower_intrin.c). */
 psg_status psgi_tir_lower_intrin(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
 
+/* TVM's SeqStmt::Flatten of items[0..n): nested SeqStmts spliced,
+ * Evaluate(0) dropped; none left is Evaluate(0), one left is itself (new
+ * reference in *out; the items are borrowed). */
+psg_status psgi_tir_seq_flatten(psg_ctx *ctx, psg_tir_node *const *items, size_t n, const psg_span *sp,
+                                psg_tir_node **out);
+
 #endif

@@ -155,39 +155,6 @@ static psg_status iteration_value(unroller *u, psg_tir_node *min, int64_t i, psg
   return st;
 }
 
-/* SeqStmt::Flatten of the copies: nested SeqStmts spliced, Evaluate(0)
- * dropped; none left is Evaluate(0), one is itself. */
-static psg_status flatten(unroller *u, psg_tir_node **copies, size_t n, const psg_span *sp, psg_tir_node **out) {
-  PSGI_VEC(psg_tir_node *) flat = {0};
-  PSGI_VEC(const psg_tir_node *) todo = {0};
-  psg_status st = PSG_OK;
-  for (size_t i = n; i-- > 0 && !st;)
-    if (!PSGI_VEC_PUSH(u->ctx, &todo, copies[i])) st = psgi_nomem(u->ctx);
-  while (!st && todo.len) {
-    const psg_tir_node *s = todo.data[--todo.len];
-    if (s->kind == PSG_TIR_SEQ_STMT) {
-      for (size_t i = s->nkids; i-- > 0 && !st;)
-        if (!PSGI_VEC_PUSH(u->ctx, &todo, s->kids[i])) st = psgi_nomem(u->ctx);
-    } else if (!(s->kind == PSG_TIR_EVALUATE && s->kids[0]->kind == PSG_TIR_INT_IMM && s->kids[0]->u.int_value == 0)) {
-      if (!PSGI_VEC_PUSH(u->ctx, &flat, (psg_tir_node *)s)) st = psgi_nomem(u->ctx);
-    }
-  }
-  if (!st) {
-    if (flat.len == 0) {
-      psg_tir_node *zero = NULL;
-      st = psg_tir_int_imm_create(u->ctx, psg_tir_dtype_int32(), 0, sp, &zero);
-      if (!st) st = psg_tir_evaluate_create(u->ctx, zero, sp, out);
-      psg_tir_release(zero);
-    } else if (flat.len == 1) {
-      psg_tir_retain(*out = flat.data[0]);
-    } else {
-      st = psg_tir_seq_stmt_create(u->ctx, flat.data, flat.len, sp, out);
-    }
-  }
-  PSGI_VEC_FREE(u->ctx, &flat);
-  PSGI_VEC_FREE(u->ctx, &todo);
-  return st;
-}
 
 /* TVM's Unroll: `extent` copies of body with the loop var bound to min + i. */
 static psg_status unroll(unroller *u, const psg_tir_node *loop, psg_tir_node *body, int64_t extent,
@@ -201,7 +168,7 @@ static psg_status unroll(unroller *u, const psg_tir_node *loop, psg_tir_node *bo
     if (!st) st = psgi_tir_substitute(u->ctx, body, loop->kids[0], v, &copies[i]);
     psg_tir_release(v);
   }
-  if (!st) st = flatten(u, copies, (size_t)extent, &loop->span, out);
+  if (!st) st = psgi_tir_seq_flatten(u->ctx, copies, (size_t)extent, &loop->span, out);
   for (int64_t i = 0; i < extent; i++) psg_tir_release(copies[i]);
   psgi_free(u->ctx, copies);
   return st;
@@ -365,15 +332,8 @@ psg_status psgi_tir_unroll_loop(psg_ctx *ctx, const psg_tir_prim_func *f, const 
   if (!st && body == f->kids[0]) {
     psg_tir_retain(*out = (psg_tir_node *)f);
   } else if (!st) {
-    psg_tir_node *kids_small[8], **kids = kids_small;
-    if (f->nkids > 8 && !(kids = psgi_alloc(ctx, f->nkids * sizeof *kids))) st = psgi_nomem(ctx);
     psg_tir_node *changed = NULL;
-    if (!st) {
-      memcpy(kids, f->kids, f->nkids * sizeof *kids);
-      kids[0] = body;
-      st = psgi_tir_rebuild(f, kids, &changed);
-    }
-    if (kids != kids_small) psgi_free(ctx, kids);
+    st = psgi_tir_func_with_body(ctx, f, body, &changed);
     if (!st) st = psgi_tir_convert_ssa_func(ctx, changed, out);
     psg_tir_release(changed);
   }
