@@ -87,7 +87,7 @@ static psg_status make_lower(psg_ctx *ctx, psg_attrs *options, void *user, psg_p
 const psg_pass_decl psgi_pass_tir_default_pipeline = {
     .name = "tir.default_pipeline",
     .kind = PSG_PASS_SEQUENTIAL,
-    .help = "TVM's TIR lowering list (CreatePassList) in its order and config gates",
+    .help = "TVM's TIR lowering list (CreatePassList) in its order, the passes built for block-free TIR",
     .ctor = make_tir_pipeline,
 };
 
