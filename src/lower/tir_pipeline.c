@@ -5,16 +5,18 @@
  * Gates that TVM hands to a pass as an argument when tvm.lower builds the
  * list (VectorizeLoop(!tir.disable_vectorize), CommonSubexprElimTIR(
  * !tir.disable_cse_tir)) are read by the pass itself from the context.
- * Two passes of TVM's list are not built yet and are left out (not run as
- * identities): tir.InjectVirtualThread, which has nothing to do on what
- * LowerTE makes (no virtual threads), and tir.StorageRewrite with its gate
- * tir.disable_storage_rewrite (docs/lowering.md).
+ * tir.StorageRewrite is left out when the context holds
+ * tir.disable_storage_rewrite, read when the list is made as TVM's
+ * CreatePassList does. tir.InjectVirtualThread is not built yet and is left
+ * out (not run as an identity): it has nothing to do on what LowerTE makes
+ * (no virtual threads; docs/lowering.md).
  *
  * Only the passes TVM's list runs that do work on block-free TIR are listed:
  * the S-TIR, GPU and target passes of phase 1 (InjectPrefetch, TextureFlatten,
  * LowerCrossThreadReduction, ... InjectSoftwarePipeline) have nothing to
  * rewrite in what LowerTE makes (docs/lowering.md). Every listed pass must be
  * registered: a missing one is an error, never skipped. */
+#include <string.h>
 #include "pass/pass_internal.h"
 
 static const char *const tir_pipeline[] = {
@@ -27,6 +29,7 @@ static const char *const tir_pipeline[] = {
     /* phase 2 (TVM's simple_mode, which drops LoopPartition, is not an option here) */
     "tir.LoopPartition",
     "tir.VectorizeLoop",
+    "tir.StorageRewrite", /* left out under tir.disable_storage_rewrite, as TVM does */
     "tir.HoistIfThenElse",
     "tir.UnrollLoop",
     /* phase 3 */
@@ -47,7 +50,11 @@ static psg_status make_sequential(psg_ctx *ctx, const char *name, psg_pass **kid
 /* The passes of the list, made in `kids` (n of them). */
 static psg_status make_tir_passes(psg_ctx *ctx, psg_pass **kids, size_t *n) {
   psg_status st = PSG_OK;
+  psg_pass_context *pc = psg_pass_context_current(ctx);
   for (size_t i = 0; !st && i < NUM_TIR_PIPELINE; i++) {
+    if (pc && !strcmp(tir_pipeline[i], "tir.StorageRewrite") &&
+        psg_pass_context_config_bool(pc, "tir.disable_storage_rewrite"))
+      continue;
     if (!psgi_registry_find(ctx, tir_pipeline[i]))
       return psg_ctx_fail(ctx, PSG_ERR_NOT_FOUND, "tir.default_pipeline: pass '%s' is not registered",
                           tir_pipeline[i]);
@@ -87,7 +94,8 @@ static psg_status make_lower(psg_ctx *ctx, psg_attrs *options, void *user, psg_p
 const psg_pass_decl psgi_pass_tir_default_pipeline = {
     .name = "tir.default_pipeline",
     .kind = PSG_PASS_SEQUENTIAL,
-    .help = "TVM's TIR lowering list (CreatePassList) in its order, the passes built for block-free TIR",
+    .help = "TVM's TIR lowering list (CreatePassList) in its order, the passes built for block-free TIR "
+            "(tir.StorageRewrite left out under config tir.disable_storage_rewrite)",
     .ctor = make_tir_pipeline,
 };
 
