@@ -307,6 +307,45 @@ static void test_merge_static_smem(void) {
   CHECK_CTX_CLEAN(TB.ctx);
 }
 
+/* After tir.VectorizeLoop: a storage every access of which is one aligned
+ * vector type takes it as its element type (TVM's PointerValueTypeRewrite);
+ * one also read as scalars keeps float32. */
+static void test_vector_types(void) {
+  tb_init(check_ctx());
+  psg_tir_prim_func *f = lc_parse(
+      "@T.prim_func\ndef main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
+      "    X = T.decl_buffer((64,), \"float32\")\n"
+      "    for io in range(16):\n"
+      "        for ii in T.vectorized(4):\n"
+      "            X[io * 4 + ii] = A[io * 4 + ii] * T.float32(2)\n"
+      "    Y = T.decl_buffer((64,), \"float32\")\n"
+      "    for io in range(16):\n"
+      "        for ii in T.vectorized(4):\n"
+      "            Y[io * 4 + ii] = X[io * 4 + ii] + T.float32(1)\n"
+      "    Z = T.decl_buffer((64,), \"float32\")\n"
+      "    for io in range(16):\n"
+      "        for ii in T.vectorized(4):\n"
+      "            Z[io * 4 + ii] = Y[(15 - io) * 4 + ii] - A[io]\n"
+      "    for i in range(64):\n"
+      "        B[i] = Z[i] + Z[63 - i]\n");
+  psg_tir_prim_func *v = f ? eq_run_pass("tir.VectorizeLoop", NULL, f, NULL) : NULL;
+  psg_tir_prim_func *g = v ? eq_run_pass("tir.StorageRewrite", NULL, v, NULL) : NULL;
+  CHECK(lc_same(f, g, "vector types"));
+  /* X and Y share one float32x4 storage (in place); Z, read as scalars, stays float32. */
+  int vec = 0, scalar = 0;
+  for (psg_tir_node *a = g ? psg_tir_get_body(g) : NULL; a && psg_tir_kind(a) != PSG_TIR_FOR; a = psg_tir_get_body(a)) {
+    if (psg_tir_kind(a) != PSG_TIR_ALLOCATE) continue;
+    int lanes = psg_tir_dtype_lanes(psg_tir_dtype_of(a));
+    vec += lanes == 4 && psg_tir_int_imm_value(psg_tir_allocate_get_extent(a, 0)) == 16;
+    scalar += lanes == 1 && psg_tir_int_imm_value(psg_tir_allocate_get_extent(a, 0)) == 64;
+  }
+  CHECK_EQ_INT(vec, 1);
+  CHECK_EQ_INT(scalar, 1);
+  psg_tir_release(f);
+  tb_fini();
+  CHECK_CTX_CLEAN(TB.ctx);
+}
+
 enum { NEST = 10000, SEQ = 100000 };
 static void *deep(void *arg) {
   (void)arg;
@@ -360,6 +399,7 @@ int main(void) {
   RUN_TEST(test_random_functions);
   RUN_TEST(test_count_cases);
   RUN_TEST(test_merge_static_smem);
+  RUN_TEST(test_vector_types);
   RUN_TEST(test_deep);
   return check_finish();
 }

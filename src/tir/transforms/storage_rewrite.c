@@ -12,7 +12,9 @@
  * every buffer over a shared storage re-pointed at its var (and renamed
  * after it, as TVM does), the original Allocates dropped, DeclBuffers of
  * buffers nothing accesses dropped. Config tir.merge_static_smem turns the
- * sharing off (TVM leaves it to MergeSharedMemoryAllocations then). */
+ * reuse of dead storage off (TVM leaves it to MergeSharedMemoryAllocations
+ * then). Last, pointers accessed through one vector type only take it as
+ * their element type (storage_rewrite_vector.c). */
 #include <limits.h>
 #include <string.h>
 #include "tir/transforms/storage_rewrite.h"
@@ -455,7 +457,9 @@ static psg_status on_attr(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_nod
   return wrap_body(m, n, 1, out);
 }
 
-psg_status psgi_tir_storage_rewrite(psg_ctx *ctx, const psg_tir_prim_func *f, bool reuse, psg_tir_prim_func **out) {
+/* The plan applied: storage shared and allocations attached (TVM's
+ * StoragePlanRewriter::Rewrite). */
+static psg_status share_storage(psg_ctx *ctx, const psg_tir_prim_func *f, bool reuse, psg_tir_prim_func **out) {
   *out = NULL;
   rewriter r = {.ctx = ctx, .plan = {.ctx = ctx}};
   psgi_map_init(&r.plan.alloc_map, ctx);
@@ -503,6 +507,14 @@ psg_status psgi_tir_storage_rewrite(psg_ctx *ctx, const psg_tir_prim_func *f, bo
   psgi_map_fini(&r.hoisted);
   psgi_map_fini(&r.group_of);
   psgi_sr_plan_fini(&r.plan);
+  return st;
+}
+
+psg_status psgi_tir_storage_rewrite(psg_ctx *ctx, const psg_tir_prim_func *f, bool reuse, psg_tir_prim_func **out) {
+  psg_tir_prim_func *shared = NULL;
+  psg_status st = share_storage(ctx, f, reuse, &shared);
+  if (!st) st = psgi_sr_vector_types(ctx, shared, out);
+  psg_tir_release(shared);
   return st;
 }
 

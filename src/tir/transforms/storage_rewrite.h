@@ -50,4 +50,10 @@ psgi_sr_entry *psgi_sr_entry_of(const psgi_sr_plan *p, const psg_tir_node *v);
  * one allocation (any tag but "", ".dyn", ".workspace", ".vtcm"). */
 bool psgi_sr_is_special_tag(const char *tag);
 
+/* TVM's PointerValueTypeRewrite with StorageRewrite's arguments
+ * (storage_rewrite_vector.c): Allocates and LetStmt pointers accessed only
+ * through one aligned vector type take it as their element type. *out is f
+ * (retained) when nothing changes. */
+psg_status psgi_sr_vector_types(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
+
 #endif
