@@ -254,6 +254,17 @@ static const count_case COUNT_CASES[] = {
      "    for i in range(4):\n"
      "        B[i] = S1[0]\n",
      3, -1, 36},
+    {"an Allocate whose extent uses a loop var stays in the loop, unshared",
+     "@T.prim_func\ndef main(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"float32\")):\n"
+     "    for i in range(8):\n"
+     "        X = T.decl_buffer((i + 1,), \"float32\")\n"
+     "        for j in range(i + 1):\n"
+     "            X[j] = A[j] * T.float32(2)\n"
+     "        Y = T.decl_buffer((i + 1,), \"float32\")\n"
+     "        for j in range(i + 1):\n"
+     "            Y[j] = X[j] + T.float32(1)\n"
+     "        B[i] = Y[i]\n",
+     2, -1, 0},
 };
 
 static void test_count_cases(void) {

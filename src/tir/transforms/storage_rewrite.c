@@ -216,12 +216,12 @@ static psg_status prepare(rewriter *r) {
     group *g = &r->groups.data[gi];
     for (size_t i = 0; i < g->entries.len; i++) { /* special tagged memory: one allocation per scope */
       psgi_sr_entry *e = g->entries.data[i];
-      if (!psgi_sr_is_special_tag(e->tag)) continue;
+      if (e->pinned || !psgi_sr_is_special_tag(e->tag)) continue;
       if (!e->const_nbits)
         return psg_ctx_fail(ctx, PSG_ERR_UNSUPPORTED, "tir.StorageRewrite: special tagged memory must be const size");
       for (size_t j = 0; j < i; j++) {
         psgi_sr_entry *o = g->entries.data[j];
-        if (o->rank == e->rank && !strcmp(o->tag, e->tag)) {
+        if (!o->pinned && o->rank == e->rank && !strcmp(o->tag, e->tag)) {
           if (!PSGI_VEC_PUSH(ctx, &o->merged, e)) return psgi_nomem(ctx);
           break;
         }
@@ -230,6 +230,11 @@ static psg_status prepare(rewriter *r) {
     for (size_t i = 0; i < g->entries.len && !st; i++) {
       psgi_sr_entry *e = g->entries.data[i];
       if (e->bits_offset) continue;
+      if (e->pinned) { /* kept in place by on_allocate */
+        psg_tir_retain(e->allocs.data[0]->kids[0]);
+        e->alloc_var = e->allocs.data[0]->kids[0];
+        continue;
+      }
       if (e->merged.len) {
         st = alloc_tag_merged(r, e);
         continue;
@@ -426,6 +431,8 @@ static psg_status on_call(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_nod
 }
 
 static psg_status on_allocate(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out) {
+  psgi_sr_entry *e = psgi_sr_entry_of(&((rewriter *)m->user)->plan, n->kids[0]);
+  if (e && e->pinned) return psg_tir_mutator_default(m, n, out);
   *out = psg_tir_mutator_get_result(m, n->kids[2]);
   psg_tir_retain(*out);
   return PSG_OK;

@@ -27,6 +27,7 @@ struct psgi_sr_entry {
   psg_tir_node *condition;                /* owned, or NULL: true */
   const psg_tir_node *decl;               /* a DeclBuffer of allocs[0] to hoist with it, or NULL */
   bool emitted;                           /* an Allocate is made for it (not a merged child) */
+  bool pinned;                            /* its one Allocate stays in place (extents use a loop or let var) */
 };
 
 typedef struct psgi_sr_plan {

@@ -31,6 +31,7 @@ typedef struct point {
 typedef struct alloc_info {
   size_t level;
   const psg_tir_node *alloc;
+  bool pinned; /* its extents or condition use a loop or let var: it stays where it is */
 } alloc_info;
 
 typedef struct finder {
@@ -39,6 +40,7 @@ typedef struct finder {
   PSGI_VEC(alloc_info) infos;
   psgi_map info_of;             /* var -> index + 1 in infos */
   PSGI_VEC(node_vec) scopes;    /* TVM's scope_ stack: the touches charged to each level */
+  psgi_map bound;               /* For / LetStmt vars in scope -> non-NULL while bound */
   bool in_thread_env;
 } finder;
 
@@ -126,6 +128,29 @@ static bool push_kids(psg_ctx *ctx, frame_vec *s, const psg_tir_node *n) {
   return true;
 }
 
+/* Whether Allocate a's extents or condition use a var bound by an
+ * enclosing loop or LetStmt (*pinned): moved to its attach point, it would
+ * use the var outside its scope (TVM moves it anyway). */
+static bool uses_bound(finder *f, const psg_tir_node *a, bool *pinned) {
+  PSGI_VEC(const psg_tir_node *) s = {0};
+  bool ok = true;
+  *pinned = false;
+  for (size_t i = 1; ok && i < a->nkids; i++)
+    if (i != 2) ok = PSGI_VEC_PUSH(f->ctx, &s, a->kids[i]);
+  while (ok && s.len && !*pinned) {
+    const psg_tir_node *n = s.data[--s.len];
+    if (psgi_tir_is_var_kind(n->kind)) {
+      psgi_map_entry *b = psgi_map_get_ptr(&f->bound, n);
+      *pinned = b && b->value;
+      continue;
+    }
+    for (size_t i = 0; ok && i < n->nkids; i++)
+      if (n->kids[i]->kind != PSG_TIR_BUFFER) ok = PSGI_VEC_PUSH(f->ctx, &s, n->kids[i]);
+  }
+  PSGI_VEC_FREE(f->ctx, &s);
+  return ok;
+}
+
 static bool push_point(finder *f, const psg_tir_node *stmt, int64_t offset, node_vec touched) {
   point pt = {stmt, offset, touched, {0}, {0}};
   return PSGI_VEC_PUSH(f->ctx, &f->seq, pt);
@@ -158,6 +183,7 @@ static psg_status find_pattern(finder *f, psgi_sr_plan *p, const psg_tir_node *b
         else PSGI_VEC_FREE(ctx, &t);
       }
     } else if (fr.stage == EXIT_SCOPE) {
+      if (n->kind == PSG_TIR_FOR || n->kind == PSG_TIR_LET_STMT) psgi_map_get_ptr(&f->bound, n->kids[0])->value = NULL;
       node_vec t = f->scopes.data[--f->scopes.len];
       size_t end = f->seq.len;
       ok = push_point(f, n, (int64_t)fr.begin - (int64_t)end, t);
@@ -173,15 +199,21 @@ static psg_status find_pattern(finder *f, psgi_sr_plan *p, const psg_tir_node *b
     } else {
       bool thread_env;
       if (n->kind == PSG_TIR_ALLOCATE) {
-        alloc_info ai = {f->scopes.len, n};
-        psgi_map_entry *e = psgi_map_put_ptr(&f->info_of, n->kids[0], NULL);
+        alloc_info ai = {f->scopes.len, n, false};
+        ok = uses_bound(f, n, &ai.pinned);
+        psgi_map_entry *e = ok ? psgi_map_put_ptr(&f->info_of, n->kids[0], NULL) : NULL;
         ok = e && PSGI_VEC_PUSH(ctx, &f->infos, ai);
         if (ok) e->value = (void *)f->infos.len;
       } else if (psgi_tir_is_stmt_kind(n->kind) && is_scope(f, n, &thread_env)) {
         node_vec none = {0};
         frame ex = {n, EXIT_SCOPE, f->seq.len, thread_env};
         if (thread_env) f->in_thread_env = true;
-        ok = push_scope(f) && push_point(f, n, 0, none) && PSGI_VEC_PUSH(ctx, &s, ex);
+        if (n->kind == PSG_TIR_FOR || n->kind == PSG_TIR_LET_STMT) {
+          psgi_map_entry *b = psgi_map_put_ptr(&f->bound, n->kids[0], NULL);
+          if (b) b->value = (void *)1;
+          else ok = false;
+        }
+        ok = ok && push_scope(f) && push_point(f, n, 0, none) && PSGI_VEC_PUSH(ctx, &s, ex);
       }
       ok = ok && push_kids(ctx, &s, n);
     }
@@ -522,10 +554,14 @@ static psg_status plan_memory(planner *pl, finder *f) {
         const char *tag = "";
         if ((st = scope_of_var(pl, var, &rank, &tag))) break;
         psgi_sr_entry *dst = NULL;
-        for (size_t k = 0; detect && k < kill->len && !dst; k++) {
+        if (ai->pinned) {
+          if (!(dst = new_entry(pl, a, rank, tag, constant_size(a) * elem_bits(a->dtype)))) st = psgi_nomem(ctx);
+          else dst->pinned = true;
+        }
+        for (size_t k = 0; detect && !ai->pinned && k < kill->len && !dst; k++) {
           const psg_tir_node *src = kill->data[k];
           psgi_sr_entry *se = psgi_sr_entry_of(p, src);
-          if (!se || psgi_map_get_ptr(&inplace, src)) continue;
+          if (!se || se->pinned || psgi_map_get_ptr(&inplace, src)) continue;
           if (!same_scope(se, pl, rank, tag) || se->elem_type != psg_tir_dtype_with_lanes(a->dtype, 1)) continue;
           bool nomem = false;
           if (!inplace_ok(ctx, pt->stmt, var, src, &nomem)) {
@@ -559,7 +595,7 @@ static psg_status plan_memory(planner *pl, finder *f) {
       const psg_tir_node *var = pt->kill.data[k];
       if (psgi_map_get_ptr(&inplace, var)) continue;
       psgi_sr_entry *e = psgi_sr_entry_of(p, var);
-      if (e && !release(pl, e)) st = psgi_nomem(ctx);
+      if (e && !e->pinned && !release(pl, e)) st = psgi_nomem(ctx);
     }
   }
   psgi_map_fini(&inplace);
@@ -575,6 +611,7 @@ psg_status psgi_sr_plan_build(psgi_sr_plan *p, const psg_tir_node *body, bool re
   psg_ctx *ctx = p->ctx;
   finder f = {.ctx = ctx};
   psgi_map_init(&f.info_of, ctx);
+  psgi_map_init(&f.bound, ctx);
   planner pl = {.ctx = ctx, .plan = p, .reuse = reuse};
   psg_status st = find_pattern(&f, p, body);
   if (!st) st = liveness(&f);
@@ -589,6 +626,7 @@ psg_status psgi_sr_plan_build(psgi_sr_plan *p, const psg_tir_node *body, bool re
   PSGI_VEC_FREE(ctx, &f.scopes);
   PSGI_VEC_FREE(ctx, &f.infos);
   psgi_map_fini(&f.info_of);
+  psgi_map_fini(&f.bound);
   PSGI_VEC_FREE(ctx, &pl.const_free);
   PSGI_VEC_FREE(ctx, &pl.sym_free);
   return st;
