@@ -13,15 +13,15 @@
 #include "te/te.h"
 
 /* x's indices for output axes `ax` of a reduction over red[] (reduce vars
- * in rv, one per reduced axis in order), and the row-major flat position
- * of the reduce vars (int32) in *flat. */
+ * in rv, one per reduced axis in order), and, when flat is not NULL, the
+ * row-major flat position of the reduce vars (int32) in *flat. */
 static void reduce_index(psgi_te_builder *b, const psgi_te_tensor *x, const bool *red, bool keep,
                          psg_tir_expr *const *ax, psg_tir_expr *const *rv, psg_tir_expr **in, psg_tir_expr **flat) {
-  *flat = psgi_te_int(b, 0);
+  if (flat) *flat = psgi_te_int(b, 0);
   for (int i = 0, o = 0, r = 0; i < x->ndim; i++) {
     if (red[i]) {
       in[i] = rv[r++];
-      *flat = psgi_te_bin(b, PSG_TIR_ADD, psgi_te_bin(b, PSG_TIR_MUL, *flat, psgi_te_int(b, x->shape[i])), in[i]);
+      if (flat) *flat = psgi_te_bin(b, PSG_TIR_ADD, psgi_te_bin(b, PSG_TIR_MUL, *flat, psgi_te_int(b, x->shape[i])), in[i]);
       if (keep) o++;
     } else {
       in[i] = ax[o++];
@@ -66,7 +66,7 @@ PSGI_TE_COMPUTE(arg_reduce) {
   psgi_te_reduce r = {.combiner = is_max ? PSGI_TE_MAX : PSGI_TE_MIN};
   int64_t n = reduce_vars(b, x, red, &r, rv);
   if (n < 1 || 2 * n > INT32_MAX) return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: %s over %lld elements", c->op, (long long)n);
-  reduce_index(b, x, red, keep, ax, rv, in, &flat);
+  reduce_index(b, x, red, keep, ax, rv, in, NULL);
   psg_tir_expr *v = psgi_te_load(b, x, in);
   if (fl) {
     r.init = f_inf(b, x->dtype, is_max);

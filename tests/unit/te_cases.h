@@ -198,6 +198,8 @@
 {"%a: " F(4, 6), "argsort(log(%a), axis=1)", -1, 3},
 {"%a: " F(4, 6), "argsort(log(%a), axis=1, is_ascend=False)", -1, 3},
 {"%a: " F(2, 5), "topk(%a, k=3)", 0, 0},
+{"%a: " F(3, 1), "argsort(%a, axis=-1)", 0, 0},
+{"%a: " F(1, 4), "topk(%a, k=4, axis=1, ret_type=\"values\")", 0, 0},
 {"%a: " I(4, 3), "topk(%a, k=2, axis=0, is_ascend=True, ret_type=\"values\")", -2, 2},
 {"%a: " I(3, 6), "topk(%a, k=0, ret_type=\"indices\", dtype=\"int64\")", -2, 2},
 {"%a: " F(4, 6), "%0 = topk(log(%a), k=4, axis=-1); (%0.1, %0.0)", -1, 3},
