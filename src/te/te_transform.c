@@ -312,7 +312,8 @@ PSGI_TE_COMPUTE(arange) {
     if (!scalar_value(c->args[0], &s[0]) || !scalar_value(c->args[1], &s[1]) || !scalar_value(c->args[2], &s[2]) || s[2] == 0)
       return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: arange of a length only known at run time");
     double n = dtype == PSG_DTYPE_FLOAT32 ? ceilf(((float)s[1] - (float)s[0]) / (float)s[2]) : ceil((s[1] - s[0]) / s[2]);
-    dims[0] = n > 0 ? (int64_t)n : 0;
+    if (n > INT32_MAX) return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: arange of %g elements", n);
+    dims[0] = n > 0 ? (int64_t)n : 0; /* NaN: empty, as the kernel */
   }
   psg_tir_expr *ax[1];
   psgi_te_axes(b, 1, ax);
