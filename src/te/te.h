@@ -148,6 +148,14 @@ int psgi_te_out_dims(const psgi_te_call *c, int64_t *dims, int *dtype);
 psg_tir_expr *psgi_te_load_bcast(psgi_te_builder *b, const psgi_te_tensor *t, psg_tir_expr *const *idx,
                                  const int64_t *odims, int ondim);
 
+/* The input indices `in` of `x` that output index `ax` (of dims[nd]) reads
+ * when both hold the same elements in row-major order (reshape). */
+void psgi_te_reshape_index(psgi_te_builder *b, const psgi_te_tensor *x, psg_tir_expr *const *ax, const int64_t *dims,
+                           int nd, psg_tir_expr **in);
+/* The axes an op with TVM's axis / exclude attributes reduces (axis None:
+ * all) into red[]; nonzero (with the builder's status set) on a bad axis. */
+int psgi_te_reduced_axes(psgi_te_call *c, int ndim, bool red[PSG_MAX_RANK]);
+
 #define PSGI_TE_COMPUTE(fn) psg_status psgi_te_##fn(psgi_te_call *c)
 #define TE(op, fn) PSGI_TE_COMPUTE(fn);
 #include "te/te_ops.def"

@@ -70,7 +70,7 @@ static psg_tir_expr *unary_value(psgi_te_call *c, int dtype, int odtype, psg_tir
   }
   if (!strcmp(op, "logical_not")) return psgi_te_not(b, x);
   if (!strcmp(op, "negative")) return psgi_te_neg(b, x);
-  if (!strcmp(op, "copy")) return x;
+  if (!strcmp(op, "copy") || !strcmp(op, "device_copy")) return x; /* TVM: topi.identity */
   if (!strcmp(op, "zeros_like")) return psgi_te_const(b, odtype, 0);
   if (!strcmp(op, "ones_like")) return psgi_te_const(b, odtype, 1);
   if (!strcmp(op, "cast")) return psgi_te_cast(b, odtype, x);

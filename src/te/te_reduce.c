@@ -7,8 +7,7 @@
 #include <stdio.h>
 #include "te/te.h"
 
-/* The reduced axes of an op with TVM's axis / exclude attributes. */
-static int reduced_axes(psgi_te_call *c, int ndim, bool red[PSG_MAX_RANK]) {
+int psgi_te_reduced_axes(psgi_te_call *c, int ndim, bool red[PSG_MAX_RANK]) {
   int64_t v[PSG_MAX_RANK];
   psg_attr *a = psg_attrs_get(c->attrs, "axis");
   bool all = !a || psg_attr_kind(a) == PSG_ATTR_NONE;
@@ -60,7 +59,7 @@ PSGI_TE_COMPUTE(reduction) {
   psgi_te_builder *b = c->b;
   psgi_te_tensor *x = c->args[0];
   bool red[PSG_MAX_RANK];
-  if (reduced_axes(c, x->ndim, red)) return psgi_te_status(b);
+  if (psgi_te_reduced_axes(c, x->ndim, red)) return psgi_te_status(b);
   bool keep = psgi_attr_bool(c->attrs, "keepdims", false);
   int comb = !strcmp(c->op, "max") ? PSGI_TE_MAX : !strcmp(c->op, "min") ? PSGI_TE_MIN
            : !strcmp(c->op, "prod") ? PSGI_TE_PROD : PSGI_TE_SUM;
@@ -187,7 +186,7 @@ PSGI_TE_COMPUTE(l2_normalize) {
   int nd = x->ndim, dt = x->dtype;
   if (!psg_dtype_is_float(dt)) return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: %s of %s", c->op, psg_dtype_name(dt));
   bool red[PSG_MAX_RANK];
-  if (reduced_axes(c, nd, red)) return psgi_te_status(b);
+  if (psgi_te_reduced_axes(c, nd, red)) return psgi_te_status(b);
   int64_t dims[PSG_MAX_RANK];
   for (int i = 0; i < nd; i++) dims[i] = red[i] ? 1 : x->shape[i];
   psg_tir_expr *ax[PSG_MAX_RANK], *in[PSG_MAX_RANK], *o[PSG_MAX_RANK];

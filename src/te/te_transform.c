@@ -1,16 +1,16 @@
 /* Passage — compute definitions of the shape and data-movement ops (TOPI's
  * transform.h, nn/pad.h): each output index is mapped back to the input
  * index it copies (reshape through the flat index unless only unit axes
- * change; transpose, reverse, strided_slice, take, split, concatenate with
- * guarded reads, pad with its modes, layout_transform between permutations
- * of one layout). */
+ * change; transpose, reverse, strided_slice, split, concatenate with
+ * guarded reads, pad with its modes); the creation ops (full, arange) and
+ * shape_of / ndarray_size, whose values the static shape fixes. Layout ops
+ * are in te_layout.c, gathers in te_index.c. */
+#include <math.h>
 #include <stdio.h>
 #include "te/te.h"
 
-/* The input indices of `x` that output index `ax` (of dims[nd]) reads when
- * both hold the same elements in row-major order. */
-static void reshape_index(psgi_te_builder *b, const psgi_te_tensor *x, psg_tir_expr *const *ax, const int64_t *dims,
-                          int nd, psg_tir_expr **in) {
+void psgi_te_reshape_index(psgi_te_builder *b, const psgi_te_tensor *x, psg_tir_expr *const *ax, const int64_t *dims,
+                           int nd, psg_tir_expr **in) {
   /* Only unit axes differ: map the non-unit axes one to one. */
   int oi[PSG_MAX_RANK], no = 0, ii[PSG_MAX_RANK], ni = 0;
   for (int i = 0; i < nd; i++)
@@ -42,7 +42,7 @@ PSGI_TE_COMPUTE(reshape) {
   int dtype, nd = psgi_te_out_dims(c, dims, &dtype);
   psg_tir_expr *ax[PSG_MAX_RANK], *in[PSG_MAX_RANK];
   psgi_te_axes(b, nd, ax);
-  reshape_index(b, c->args[0], ax, dims, nd, in);
+  psgi_te_reshape_index(b, c->args[0], ax, dims, nd, in);
   char name[64];
   c->outs[c->nouts++] = psgi_te_compute(b, psgi_te_stage_name(c, name, sizeof name), dtype, nd, dims, ax,
                                         psgi_te_load(b, c->args[0], in), NULL);
@@ -61,25 +61,6 @@ PSGI_TE_COMPUTE(transpose) {
   psgi_te_axes(b, nd, ax);
   for (int i = 0; i < nd; i++) in[axes[i] < 0 ? axes[i] + nd : axes[i]] = ax[i];
   c->outs[c->nouts++] = psgi_te_compute(b, "T_transpose", dtype, nd, dims, ax, psgi_te_load(b, c->args[0], in), NULL);
-  return psgi_te_status(b);
-}
-
-/* layout_transform between two permutations of the same letters. */
-PSGI_TE_COMPUTE(layout_transform) {
-  psgi_te_builder *b = c->b;
-  const char *src = psgi_attr_str(c->attrs, "src_layout", ""), *dst = psgi_attr_str(c->attrs, "dst_layout", "");
-  int64_t dims[PSG_MAX_RANK];
-  int dtype, nd = psgi_te_out_dims(c, dims, &dtype);
-  if ((int)strlen(src) != nd || (int)strlen(dst) != nd)
-    return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: layout_transform %s -> %s (permutations only)", src, dst);
-  psg_tir_expr *ax[PSG_MAX_RANK], *in[PSG_MAX_RANK];
-  psgi_te_axes(b, nd, ax);
-  for (int i = 0; i < nd; i++) {
-    const char *p = strchr(dst, src[i]);
-    if (!p) return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: layout_transform %s -> %s (permutations only)", src, dst);
-    in[i] = ax[p - dst];
-  }
-  c->outs[c->nouts++] = psgi_te_compute(b, "T_layout_trans", dtype, nd, dims, ax, psgi_te_load(b, c->args[0], in), NULL);
   return psgi_te_status(b);
 }
 
@@ -179,44 +160,6 @@ PSGI_TE_COMPUTE(concatenate) {
     v = !v ? ld : psgi_te_if(b, psgi_te_bin(b, PSG_TIR_LT, ax[axis], psgi_te_int(b, offs[k + 1])), ld, v);
   }
   c->outs[c->nouts++] = psgi_te_compute(b, "T_concat", dtype, nd, dims, ax, v, NULL);
-  return psgi_te_status(b);
-}
-
-/* take(a, indices, axis, mode): clip (default), wrap or fast. */
-PSGI_TE_COMPUTE(take) {
-  psgi_te_builder *b = c->b;
-  psgi_te_tensor *a = c->args[0], *ind = c->args[1];
-  int64_t dims[PSG_MAX_RANK];
-  int dtype, nd = psgi_te_out_dims(c, dims, &dtype);
-  if (psgi_attr_int(c->attrs, "batch_dims", 0) != 0) return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: take batch_dims");
-  const char *mode = psgi_attr_str(c->attrs, "mode", "clip");
-  psg_attr *axa = psg_attrs_get(c->attrs, "axis");
-  bool flat = !axa || psg_attr_kind(axa) == PSG_ATTR_NONE;
-  int64_t axis = flat ? 0 : psgi_attr_int(c->attrs, "axis", 0);
-  if (axis < 0) axis += a->ndim;
-  psg_tir_expr *ax[PSG_MAX_RANK], *ii[PSG_MAX_RANK], *in[PSG_MAX_RANK];
-  psgi_te_axes(b, nd, ax);
-  for (int i = 0; i < ind->ndim; i++) ii[i] = ax[axis + i];
-  psg_tir_expr *idx = psgi_te_cast(b, PSG_DTYPE_INT32, psgi_te_load(b, ind, ii));
-  int64_t extent = 1;
-  if (flat)
-    for (int i = 0; i < a->ndim; i++) extent *= a->shape[i];
-  else extent = a->shape[axis];
-  psg_tir_expr *ext = psgi_te_int(b, extent);
-  if (!strcmp(mode, "wrap")) idx = psgi_te_bin(b, PSG_TIR_FLOOR_MOD, idx, ext);
-  else if (strcmp(mode, "fast"))
-    idx = psgi_te_bin(b, PSG_TIR_MIN, psgi_te_bin(b, PSG_TIR_MAX, idx, psgi_te_int(b, 0)), psgi_te_int(b, extent - 1));
-  if (flat) {
-    int64_t one = a->ndim;
-    psg_tir_expr *only[1] = {idx};
-    reshape_index(b, a, only, &extent, 1, in);
-    (void)one;
-  } else {
-    for (int i = 0; i < axis; i++) in[i] = ax[i];
-    in[axis] = idx;
-    for (int i = (int)axis + 1; i < a->ndim; i++) in[i] = ax[i - 1 + ind->ndim];
-  }
-  c->outs[c->nouts++] = psgi_te_compute(b, "T_take", dtype, nd, dims, ax, psgi_te_load(b, a, in), NULL);
   return psgi_te_status(b);
 }
 
@@ -321,5 +264,62 @@ PSGI_TE_COMPUTE(full) {
                                              : psgi_te_cast(b, dtype, psgi_te_load(b, c->args[0], NULL));
   char name[64];
   c->outs[c->nouts++] = psgi_te_compute(b, psgi_te_stage_name(c, name, sizeof name), dtype, nd, dims, ax, v, NULL);
+  return psgi_te_status(b);
+}
+
+/* shape_of and ndarray_size: the static shape, as constants of `dtype`. */
+PSGI_TE_COMPUTE(shape_of) {
+  psgi_te_builder *b = c->b;
+  psgi_te_tensor *x = c->args[0];
+  int64_t dims[PSG_MAX_RANK];
+  int dtype, nd = psgi_te_out_dims(c, dims, &dtype);
+  psg_tir_expr *ax[PSG_MAX_RANK], *v;
+  psgi_te_axes(b, nd, ax);
+  if (!strcmp(c->op, "ndarray_size")) {
+    int64_t n = 1;
+    for (int i = 0; i < x->ndim; i++) n *= x->shape[i];
+    v = psgi_te_const(b, dtype, (double)n);
+  } else { /* a chain of selects on the one axis */
+    v = psgi_te_const(b, dtype, 0);
+    for (int i = x->ndim; i-- > 0;)
+      v = psgi_te_select(b, psgi_te_bin(b, PSG_TIR_EQ, ax[0], psgi_te_int(b, i)), psgi_te_const(b, dtype, (double)x->shape[i]), v);
+  }
+  char name[64];
+  c->outs[c->nouts++] = psgi_te_compute(b, psgi_te_stage_name(c, name, sizeof name), dtype, nd, dims, ax, v, NULL);
+  return psgi_te_status(b);
+}
+
+/* The value of an inline scalar (a constant inside the function). */
+static bool scalar_value(const psgi_te_tensor *t, double *v) {
+  if (!t || t->buf || !t->scalar) return false;
+  int k = psg_tir_kind((psg_tir_node *)t->scalar);
+  if (k == PSG_TIR_INT_IMM) *v = (double)psg_tir_int_imm_value(t->scalar);
+  else if (k == PSG_TIR_FLOAT_IMM) *v = psg_tir_float_imm_value(t->scalar);
+  else return false;
+  return true;
+}
+
+/* arange(start, stop, step): start + i * step. Relay leaves the length
+ * unknown; it is fixed here when the three are constants, as TVM's ArangeRel
+ * does (ceil((stop - start) / step), float32 arithmetic for float32). */
+PSGI_TE_COMPUTE(arange) {
+  psgi_te_builder *b = c->b;
+  int64_t dims[PSG_MAX_RANK];
+  int dtype, nd = psgi_te_out_dims(c, dims, &dtype);
+  if (nd != 1 || c->nargs != 3) return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: arange");
+  double s[3];
+  if (dims[0] < 0) {
+    if (!scalar_value(c->args[0], &s[0]) || !scalar_value(c->args[1], &s[1]) || !scalar_value(c->args[2], &s[2]) || s[2] == 0)
+      return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: arange of a length only known at run time");
+    double n = dtype == PSG_DTYPE_FLOAT32 ? ceilf(((float)s[1] - (float)s[0]) / (float)s[2]) : ceil((s[1] - s[0]) / s[2]);
+    if (n > INT32_MAX) return psgi_te_fail(b, PSG_ERR_UNSUPPORTED, "te: arange of %g elements", n);
+    dims[0] = n > 0 ? (int64_t)n : 0; /* NaN: empty, as the kernel */
+  }
+  psg_tir_expr *ax[1];
+  psgi_te_axes(b, 1, ax);
+  psg_tir_expr *zero = NULL;
+  psg_tir_expr *start = psgi_te_load(b, c->args[0], &zero), *step = psgi_te_load(b, c->args[2], &zero);
+  psg_tir_expr *v = psgi_te_bin(b, PSG_TIR_ADD, start, psgi_te_bin(b, PSG_TIR_MUL, psgi_te_cast(b, dtype, ax[0]), step));
+  c->outs[c->nouts++] = psgi_te_compute(b, "T_arange", dtype, 1, dims, ax, v, NULL);
   return psgi_te_status(b);
 }
