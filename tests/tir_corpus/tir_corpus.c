@@ -155,7 +155,7 @@ static double now(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 static int failures, xfails;
-static bool verbose;
+static bool verbose, quiet;
 
 static entry *corpus_add(corpus *c, const char *source, const char *name, psg_tir_prim_func *f) {
   if (c->n == c->cap) {
@@ -566,6 +566,10 @@ static void report(variant *v, const entry *e, const psg_tir_prim_func *g, const
   if (*failed) return;
   *failed = true;
   const char *why = xfail_reason(v, e);
+  if (quiet) {
+    failures++;
+    return;
+  }
   if (why) {
     printf("XFAIL [%s] %s: %s (%s)\n", label_of(v, label, sizeof label), e->name, what, why);
     xfails++;
@@ -779,6 +783,67 @@ static void make_variants(variant **out, size_t *n) {
   *n = k;
 }
 
+/* The self-check: a pass that drops the body of every PrimFunc must fail on
+ * each of a few entries (the test can fail). */
+static psg_status drop_body(psg_tir_prim_func *func, psg_module *mod, psg_pass_context *pc, void *user,
+                            psg_tir_prim_func **out) {
+  (void)mod, (void)pc, (void)user;
+  size_t np = psg_tir_prim_func_num_params(func), nb = 0, map[MAX_ARGS];
+  psg_tir_expr *params[MAX_ARGS];
+  psg_tir_buffer *bufs[MAX_ARGS];
+  if (np > MAX_ARGS) return PSG_ERR_INVALID_ARGUMENT;
+  for (size_t i = 0; i < np; i++) {
+    params[i] = psg_tir_prim_func_get_param(func, i);
+    psg_tir_buffer *b = psg_tir_prim_func_get_param_buffer(func, params[i]);
+    if (b) map[nb] = i, bufs[nb++] = b;
+  }
+  psg_tir_expr *zero = NULL;
+  psg_tir_stmt *body = NULL;
+  psg_status st = psg_tir_int_imm_create(CTX, psg_tir_dtype_int32(), 0, NULL, &zero);
+  if (!st) st = psg_tir_evaluate_create(CTX, zero, NULL, &body);
+  if (!st) st = psg_tir_prim_func_create(CTX, params, np, body, NULL, map, bufs, nb, psg_tir_prim_func_get_attrs(func),
+                                         NULL, out);
+  psg_tir_release(zero);
+  psg_tir_release(body);
+  return st;
+}
+
+static const psg_pass_decl DROP_BODY = {
+    .name = "tir.CorpusSelfCheckDropBody",
+    .kind = PSG_PASS_PRIM_FUNC,
+    .help = "tir.corpus's self-check: replaces every PrimFunc body by Evaluate(0)",
+    .prim_func = drop_body,
+};
+
+static void self_check(corpus *c, psg_pass_context *pc) {
+  static const char *const names[] = {"hand:matmul_small.py", "hand:vectorized_simple.py", "hand:while_counter.py"};
+  variant v = {.idempotent = IDEM_NO};
+  snprintf(v.spec, sizeof v.spec, "%s", DROP_BODY.name);
+  CHECK_OK(psg_pass_register_decl(CTX, &DROP_BODY));
+  CHECK_OK(psg_pipeline_parse(CTX, v.spec, &v.pass));
+  int before = failures, detected = 0;
+  quiet = true;
+  CHECK_OK(psg_pass_context_enter(pc));
+  for (size_t i = 0; i < c->n; i++)
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+      if (strcmp(c->e[i].name, names[k])) continue;
+      int f0 = failures;
+      prepare(&c->e[i], i, c);
+      check_one(&v, &c->e[i]);
+      release_inputs(&c->e[i]);
+      detected += failures > f0;
+    }
+  CHECK_OK(psg_pass_context_exit(pc));
+  quiet = false;
+  failures = before;
+  psg_pass_release(v.pass);
+  printf("self-check: a pass dropping the body is caught on %d of %zu entries\n", detected, sizeof names / sizeof *names);
+  if (detected != (int)(sizeof names / sizeof *names)) {
+    printf("FAIL the self-check: the corpus test does not catch a pass that drops the body\n");
+    failures++;
+  }
+}
+
 int main(int argc, char **argv) {
   const char *cases = NULL, *cache = NULL, *only_pass = NULL, *only_entry = NULL;
   for (int i = 1; i < argc; i++) {
@@ -842,6 +907,7 @@ int main(int argc, char **argv) {
      * failed evaluations are not needed past one entry */
     psg_ctx_clear_diags(CTX);
   }
+  if (!only_pass && !only_entry) self_check(&c, plain_pc);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
   printf("corpus: %zu PrimFuncs (%zu hand-written, %zu random, %zu from models; %zu structural duplicates among the "
