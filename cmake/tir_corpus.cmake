@@ -7,5 +7,5 @@ if(PASSAGE_TESTS)
   target_link_libraries(tir_corpus PRIVATE passage_onnx passage Threads::Threads m)
   add_test(NAME tir.corpus COMMAND tir_corpus ${PROJECT_SOURCE_DIR}/tests/tir_corpus/cases
            ${PROJECT_SOURCE_DIR}/tests/models/cache)
-  set_tests_properties(tir.corpus PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 900)
+  set_tests_properties(tir.corpus PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 1800)
 endif()
