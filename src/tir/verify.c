@@ -18,8 +18,11 @@
 #include "tir/tir_internal.h"
 
 enum { MAX_ERRORS = 20 };
-/* Var states (map values): bit 0 in scope, bit 1 defined once, bit 2 a loop var. */
-enum { IN_SCOPE = 1, DEFINED = 2, LOOP_VAR = 4 };
+/* Var states (map values): bit 0 in scope, bit 1 defined once, bit 2 a loop
+ * var, bit 3 defined only by an AttrStmt's node (TVM's LowerOpaqueBlock puts
+ * a loop's pragma AttrStmts on its loop var, outside the loop that defines
+ * it: that For is not a second definition). */
+enum { IN_SCOPE = 1, DEFINED = 2, LOOP_VAR = 4, SOFT_ONLY = 8 };
 /* How a node is reached. */
 enum { USE, DEF, DEF_SOFT };
 
@@ -135,17 +138,17 @@ static void check_var(verifier *v, const psg_tir_node *var, const psg_tir_node *
   }
   if (mode == DEF_SOFT) {
     if (s & IN_SCOPE) return;
-    e->value = (void *)(s | IN_SCOPE | DEFINED);
+    e->value = (void *)(s | IN_SCOPE | DEFINED | (s & DEFINED ? 0 : SOFT_ONLY));
     enter_scope(v, var);
     return;
   }
-  if (s & DEFINED) {
+  if ((s & DEFINED) && !(s & SOFT_ONLY)) {
     if (s & LOOP_VAR)
       report(v, parent, "loop variable '%s' is bound again by %s", name, psg_tir_kind_name(parent->kind));
     else
       report(v, parent, "variable '%s' is defined more than once (again by %s)", name, psg_tir_kind_name(parent->kind));
   }
-  e->value = (void *)(s | IN_SCOPE | DEFINED | (parent->kind == PSG_TIR_FOR ? LOOP_VAR : 0));
+  e->value = (void *)((s & ~(uintptr_t)SOFT_ONLY) | IN_SCOPE | DEFINED | (parent->kind == PSG_TIR_FOR ? LOOP_VAR : 0));
   enter_scope(v, var);
 }
 

@@ -98,8 +98,17 @@ static void test_vars(void) {
   CHECK_OK(psg_tir_seq_stmt_create(ctx, (psg_tir_stmt *[]){l5, l6}, 2, NULL, &seq2));
   psg_tir_prim_func *f7 = func_of(ctx, n, seq2);
   expect(ctx, f7, NULL);
+  /* a pragma AttrStmt on a loop var around its loop (TVM's LowerOpaqueBlock
+   * output) is not a second definition; a loop of the same var inside is */
+  psg_tir_stmt *l8 = loop(ctx, i, n, ei), *pragma = NULL, *l9 = loop(ctx, i, n, l8), *pragma2 = NULL;
+  CHECK_OK(psg_tir_attr_stmt_create(ctx, i, "pragma_x", one, l8, NULL, &pragma));
+  psg_tir_prim_func *f8 = func_of(ctx, n, pragma);
+  expect(ctx, f8, NULL);
+  CHECK_OK(psg_tir_attr_stmt_create(ctx, i, "pragma_x", one, l9, NULL, &pragma2));
+  psg_tir_prim_func *f9 = func_of(ctx, n, pragma2);
+  expect(ctx, f9, "loop variable 'i' is bound again by For");
   psg_tir_node *objs[] = {n, i, y, x, one, ey, l1, f1, ei, l2, seq, f2, ex, in, out, f3, xp1, self, f4,
-                          rebind, l3, f5, en, l4, f6, l5, l6, seq2, f7};
+                          rebind, l3, f5, en, l4, f6, l5, l6, seq2, f7, l8, pragma, l9, f8, pragma2, f9};
   for (size_t k = 0; k < sizeof objs / sizeof *objs; k++) psg_tir_release(objs[k]);
   CHECK_CTX_CLEAN(ctx);
 }

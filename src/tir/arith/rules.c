@@ -85,6 +85,22 @@ static bool vector_rules(rw *w, psg_tir_expr *e, psg_tir_expr *x, psg_tir_expr *
     if (base && stride && !(w->st = psg_tir_ramp_create(w->a->ctx, base, stride, lanes, NULL, &o))) keep(w, o);
     return done(w, o);
   }
+  /* Broadcast +/- Ramp and Ramp * Broadcast either way round, TVM's rules
+   * (what makes FlattenBuffer's 0 + Ramp index a Ramp again). */
+  bool ramp_broadcast = (is(x, PSG_TIR_BROADCAST) && is(y, PSG_TIR_RAMP)) || (is(x, PSG_TIR_RAMP) && is(y, PSG_TIR_BROADCAST));
+  if (ramp_broadcast && (k == PSG_TIR_MUL || (is(x, PSG_TIR_BROADCAST) && (k == PSG_TIR_ADD || k == PSG_TIR_SUB)))) {
+    psg_tir_expr *r = is(x, PSG_TIR_RAMP) ? x : y, *v = is(x, PSG_TIR_RAMP) ? y->kids[0] : x->kids[0];
+    psg_tir_expr *base = NULL, *stride = NULL, *o = NULL;
+    if (k == PSG_TIR_MUL) {
+      base = B(w, k, r->kids[0], v);
+      stride = B(w, k, r->kids[1], v);
+    } else {
+      base = B(w, k, v, r->kids[0]);
+      stride = k == PSG_TIR_ADD ? r->kids[1] : B(w, k, I(w, t_of(r->kids[1]), 0), r->kids[1]);
+    }
+    if (base && stride && !(w->st = psg_tir_ramp_create(w->a->ctx, base, stride, lanes, NULL, &o))) keep(w, o);
+    return done(w, o);
+  }
   return false;
 }
 
