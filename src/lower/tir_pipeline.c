@@ -5,10 +5,9 @@
  * Gates that TVM hands to a pass as an argument when tvm.lower builds the
  * list (VectorizeLoop(!tir.disable_vectorize), CommonSubexprElimTIR(
  * !tir.disable_cse_tir)) are read by the pass itself from the context.
- * Two passes of TVM's list are not built yet and are left out (not run as
- * identities): tir.InjectVirtualThread, which has nothing to do on what
- * LowerTE makes (no virtual threads), and tir.StorageRewrite with its gate
- * tir.disable_storage_rewrite (docs/lowering.md).
+ * One pass of TVM's list is not built yet and is left out (not run as an
+ * identity): tir.StorageRewrite with its gate tir.disable_storage_rewrite
+ * (docs/lowering.md).
  *
  * Only the passes TVM's list runs that do work on block-free TIR are listed:
  * the S-TIR, GPU and target passes of phase 1 (InjectPrefetch, TextureFlatten,
@@ -27,6 +26,7 @@ static const char *const tir_pipeline[] = {
     /* phase 2 (TVM's simple_mode, which drops LoopPartition, is not an option here) */
     "tir.LoopPartition",
     "tir.VectorizeLoop",
+    "tir.InjectVirtualThread",
     "tir.HoistIfThenElse",
     "tir.UnrollLoop",
     /* phase 3 */

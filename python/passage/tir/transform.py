@@ -13,7 +13,7 @@ from ..transform import prim_func_pass, PrimFuncPass, get_pass, registered_name
 __all__ = ["prim_func_pass", "PrimFuncPass", "Simplify", "RemoveNoOp", "ConvertSSA", "FlattenBuffer",
            "StorageFlatten", "NarrowDataType",
            "UnrollLoop", "VectorizeLoop", "LoopPartition", "HoistIfThenElse",
-           "LowerOpaqueBlock", "CommonSubexprElimTIR", "LowerIntrin"]
+           "LowerOpaqueBlock", "CommonSubexprElimTIR", "LowerIntrin", "InjectVirtualThread"]
 
 
 def _tir_pass(name):
@@ -54,6 +54,7 @@ def VectorizeLoop(enable_vectorize=True):
 
 LowerOpaqueBlock = _tir_pass("LowerOpaqueBlock")
 LowerIntrin = _tir_pass("LowerIntrin")
+InjectVirtualThread = _tir_pass("InjectVirtualThread")
 
 
 def CommonSubexprElimTIR(enable_cse_tir=True, identify_equiv_terms=False):

@@ -21,6 +21,7 @@ extern const psg_pass_decl psgi_pass_tir_hoist_if_then_else;
 extern const psg_pass_decl psgi_pass_tir_lower_opaque_block;
 extern const psg_pass_decl psgi_pass_tir_common_subexpr_elim;
 extern const psg_pass_decl psgi_pass_tir_lower_intrin;
+extern const psg_pass_decl psgi_pass_tir_inject_virtual_thread;
 
 /* Whether e may have a side effect beyond reading memory (TVM's
  * SideEffect(e) > kReadState): a call of an op that is not pure
@@ -141,6 +142,9 @@ psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f
                                         psg_tir_prim_func **out);
 /* tir.LowerIntrin of one PrimFunc with the C target's rules (lower_intrin.c). */
 psg_status psgi_tir_lower_intrin(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
+/* tir.InjectVirtualThread of one PrimFunc (inject_virtual_thread.c); *out
+ * is f itself (retained) when it has no virtual_thread AttrStmt. */
+psg_status psgi_tir_inject_virtual_thread(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
 
 /* TVM's SeqStmt::Flatten of items[0..n): nested SeqStmts spliced,
  * Evaluate(0) dropped; none left is Evaluate(0), one left is itself (new
