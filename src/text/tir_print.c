@@ -927,7 +927,8 @@ static void rhs_allocate(printer *p, const psg_tir_node *s) {
 }
 
 /* An AttrStmt over an IterVar (iter_var.c). A thread launch whose IterVar
- * is what T.launch_thread makes (ThreadIndex, range [0, value)) prints as
+ * is what T.launch_thread makes (ThreadIndex, range [0, value), the key its
+ * tag gives: "virtual_thread" for "vthread*", else "thread_extent") prints as
  * TVM's `with T.launch_thread(v, n):`, its var declared first by
  * `v = T.env_thread("tag")` when nothing defined it yet; any other as
  * `with T.attr(T.iter_var(v, T.Range(a, b) or None, "Kind", "tag"), key, value):`
