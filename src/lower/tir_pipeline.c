@@ -7,9 +7,7 @@
  * !tir.disable_cse_tir)) are read by the pass itself from the context.
  * tir.StorageRewrite is left out when the context holds
  * tir.disable_storage_rewrite, read when the list is made as TVM's
- * CreatePassList does. tir.InjectVirtualThread is not built yet and is left
- * out (not run as an identity): it has nothing to do on what LowerTE makes
- * (no virtual threads; docs/lowering.md).
+ * CreatePassList does.
  *
  * Only the passes TVM's list runs that do work on block-free TIR are listed:
  * the S-TIR, GPU and target passes of phase 1 (InjectPrefetch, TextureFlatten,
@@ -29,6 +27,7 @@ static const char *const tir_pipeline[] = {
     /* phase 2 (TVM's simple_mode, which drops LoopPartition, is not an option here) */
     "tir.LoopPartition",
     "tir.VectorizeLoop",
+    "tir.InjectVirtualThread",
     "tir.StorageRewrite", /* left out under tir.disable_storage_rewrite, as TVM does */
     "tir.HoistIfThenElse",
     "tir.UnrollLoop",

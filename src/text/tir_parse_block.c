@@ -102,10 +102,15 @@ static psg_tir_node *close_frame(tparser *ps) {
       if (out && f.alloc) {
         /* TVM's DeclBufferFrame: a buffer declared without data= owns its
          * memory, an Allocate of its data var over the DeclBuffer */
-        psg_tir_node *decl = out, *b = f.a;
+        psg_tir_node *decl = out, *b = f.a, *one = NULL;
         out = NULL;
-        BUILD(t, psg_tir_allocate_create(ps->ctx, b->kids[0], b->dtype, b->kids + 2, b->u.buf.ndim, NULL, decl, NULL,
-                                         SP(t), &out));
+        /* a rank-0 buffer: TVM allocates it with no extents, one element;
+         * our Allocate has at least one extent, so [1] */
+        if (!b->u.buf.ndim) BUILD(t, psg_tir_int_imm_create(ps->ctx, psg_tir_dtype_int32(), 1, SP(t), &one));
+        if (b->u.buf.ndim || one)
+          BUILD(t, psg_tir_allocate_create(ps->ctx, b->kids[0], b->dtype, one ? &one : b->kids + 2,
+                                           one ? 1 : b->u.buf.ndim, NULL, decl, NULL, SP(t), &out));
+        psg_tir_release(one);
         psg_tir_release(decl);
       }
       break;

@@ -356,6 +356,17 @@ psg_tir_node *psgi_tirp_parse_t_call(tparser *ps, const ttoken *nt) {
     }
     goto done;
   }
+  if (!strcmp(name, "type_annotation")) { /* T.type_annotation("float32"): a dtype as a call */
+    psg_tir_dtype t = n == 1 && args.data[0]->kind == PSG_TIR_STRING_IMM
+                          ? psg_tir_dtype_parse(args.data[0]->u.str.s, args.data[0]->u.str.len)
+                          : 0;
+    if (!t) {
+      psgi_tirp_error_at(ps, nt, "T.type_annotation takes one dtype string");
+      goto done;
+    }
+    BUILD(nt, psg_tir_call_create(ps->ctx, t, "tir.type_annotation", NULL, 0, SP(nt), &out));
+    goto done;
+  }
   char op[80];
   snprintf(op, sizeof op, "tir.%s", name);
   if (psg_tir_op_find(op) < 0) {

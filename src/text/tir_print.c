@@ -373,6 +373,12 @@ static void push_expr_parts(printer *p, const psg_tir_node *e, int ctx_prec) {
   case PSG_TIR_CALL: {
     const char *op = psgi_tir_ops[e->u.op].name;
     int rule = psgi_tir_ops[e->u.op].rule;
+    if (e->u.op == PSGI_TIR_OP_type_annotation) { /* T.type_annotation("float32") */
+      ESTR("\")");
+      epush_dtype(p, e->dtype);
+      ESTR("T.type_annotation(\"");
+      return;
+    }
     if (rule == PSGI_TIR_RULE_EXTERN || !strcmp(op, "tir.reinterpret") ||
         psgi_tir_script_call_dtype(op, e->kids, e->nkids) != e->dtype) {
       /* T.call_extern("dtype", "f", args), T.reinterpret("dtype", x),
@@ -856,7 +862,10 @@ static void print_for(printer *p, const psg_tir_node *s, int ind) {
   put(p, "for ");
   for (size_t i = 0; i < n; i++) {
     if (i) put(p, ", ");
-    put(p, define(p, loops[i]->kids[0], loops[i]->kids[0]->u.var.name));
+    /* a var an AttrStmt above already declared keeps its name (TVM's DefineVar) */
+    const psg_tir_node *v = loops[i]->kids[0];
+    const char *known = obj_name(p, v);
+    put(p, known ? known : define(p, v, v->u.var.name));
   }
   put(p, " in ");
   if (n > 1) {
@@ -918,7 +927,8 @@ static void rhs_allocate(printer *p, const psg_tir_node *s) {
 }
 
 /* An AttrStmt over an IterVar (iter_var.c). A thread launch whose IterVar
- * is what T.launch_thread makes (ThreadIndex, range [0, value)) prints as
+ * is what T.launch_thread makes (ThreadIndex, range [0, value), the key its
+ * tag gives: "virtual_thread" for "vthread*", else "thread_extent") prints as
  * TVM's `with T.launch_thread(v, n):`, its var declared first by
  * `v = T.env_thread("tag")` when nothing defined it yet; any other as
  * `with T.attr(T.iter_var(v, T.Range(a, b) or None, "Kind", "tag"), key, value):`
@@ -927,7 +937,9 @@ static void rhs_allocate(printer *p, const psg_tir_node *s) {
 static bool print_iter_var_attr(printer *p, const psg_tir_node *s, const psg_tir_node *iv, int ind) {
   const psg_tir_node *var = iv->kids[0];
   const char *key = s->u.attr_key;
-  bool launch = !strcmp(key, "thread_extent") && iv->u.iter.type == PSG_TIR_ITER_THREAD_INDEX && iv->nkids == 3 && is_zero(iv->kids[1]) &&
+  /* the key T.launch_thread gives the tag ("virtual_thread" for "vthread*") */
+  const char *launch_key = strncmp(iv->u.iter.tag, "vthread", 7) ? "thread_extent" : "virtual_thread";
+  bool launch = !strcmp(key, launch_key) && iv->u.iter.type == PSG_TIR_ITER_THREAD_INDEX && iv->nkids == 3 && is_zero(iv->kids[1]) &&
                 psg_tir_structural_equal(iv->kids[2], s->kids[0]);
   if (!obj_name(p, var)) {
     indent(p, ind);
@@ -982,8 +994,11 @@ static bool is_allocate_decl_buffer(const psg_tir_node *s) {
   if (d->kind != PSG_TIR_DECL_BUFFER) return false;
   const psg_tir_node *b = d->kids[0];
   if (b->kids[0] != s->kids[0] || b->dtype != s->dtype || !(c->kind == PSG_TIR_INT_IMM && c->u.int_value == 1) ||
-      psg_attrs_count(s->u.annotations) || b->u.buf.ndim != s->nkids - 3)
+      psg_attrs_count(s->u.annotations))
     return false;
+  if (!b->u.buf.ndim) /* T.decl_buffer(()): one element (the parser's Allocate [1]) */
+    return s->nkids == 4 && s->kids[3]->kind == PSG_TIR_INT_IMM && s->kids[3]->u.int_value == 1;
+  if (b->u.buf.ndim != s->nkids - 3) return false;
   for (uint32_t i = 0; i < b->u.buf.ndim; i++)
     if (!psg_arith_expr_equal(b->kids[2 + i], s->kids[3 + i])) return false;
   return true;
@@ -1108,6 +1123,10 @@ static void print_stmt(printer *p, const psg_tir_node *s, int ind, bool concise)
   case PSG_TIR_ATTR_STMT: {
     const psg_tir_node *node = (s->flags & PSGI_TIR_HAS_NODE) ? s->kids[2] : NULL;
     if (node && node->kind == PSG_TIR_ITER_VAR && print_iter_var_attr(p, s, node, ind)) return;
+    /* A var no enclosing statement defined yet (a pragma on the loop var
+     * below, after tir.LowerOpaqueBlock) is declared before the `with`, as
+     * TVM's printer defines it in the lowest enclosing frame. */
+    if (node && psgi_tir_is_var_kind(node->kind) && !obj_name(p, node)) define_free_var(p, node, ind);
     indent(p, ind);
     put(p, "with T.attr(");
     if (!node) put(p, "None");

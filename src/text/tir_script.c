@@ -77,7 +77,7 @@ psg_tir_dtype psgi_tir_script_call_dtype(const char *op, psg_tir_node *const *ar
   case PSGI_TIR_RULE_BOOL_ARG: return psg_tir_dtype_int32(); /* tir.assume */
   default: break;
   }
-  if (!strcmp(op, "tir.address_of")) return psg_tir_dtype_handle();
+  if (!strcmp(op, "tir.address_of") || !strcmp(op, "tir.tvm_access_ptr")) return psg_tir_dtype_handle();
   if (!strcmp(op, "tir.isnullptr")) return psg_tir_dtype_bool();
   if (!strcmp(op, "tir.ret") && n) return args[0]->dtype;
   return 0;

@@ -101,8 +101,8 @@ def test_dump_pipeline_lists_tvms_order():
     out = _passage("opt", "--dump-pipeline", "-p", "lower")
     names = [line.split()[0] for line in out.splitlines() if line.startswith("    tir.")]
     assert names == ["tir.StorageFlatten", "tir.LowerOpaqueBlock", "tir.FlattenBuffer", "tir.NarrowDataType",
-                     "tir.Simplify", "tir.LoopPartition", "tir.VectorizeLoop", "tir.StorageRewrite",
-                     "tir.HoistIfThenElse", "tir.UnrollLoop", "tir.Simplify", "tir.RemoveNoOp",
+                     "tir.Simplify", "tir.LoopPartition", "tir.VectorizeLoop", "tir.InjectVirtualThread",
+                     "tir.StorageRewrite", "tir.HoistIfThenElse", "tir.UnrollLoop", "tir.Simplify", "tir.RemoveNoOp",
                      "tir.CommonSubexprElimTIR"]
     assert "  LowerTE " in out
     # TVM's gate: the list is made under the context, without StorageRewrite when disabled

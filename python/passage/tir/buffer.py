@@ -62,6 +62,37 @@ class Buffer(Node):
     def offset_factor(self):
         return lib.psg_tir_buffer_offset_factor(self._ptr)
 
+    def access_ptr(self, access_mask, ptr_type="handle", content_lanes=1, offset=0, extent=None):
+        """tir.tvm_access_ptr(T.type_annotation(dtype), data, elem_offset +
+        offset, extent, mask) as TVM's Buffer.access_ptr builds it; the mask
+        is "r", "w", "rw" or the int (1 read, 2 write)."""
+        from .expr import Call, const
+        from .op import truncdiv
+        if isinstance(access_mask, str):
+            access_mask = ("r" in access_mask and 1) | ("w" in access_mask and 2)
+        offset = convert(offset)
+        shape, strides = self.shape, self.strides
+        if not shape:
+            total = const(1, self.elem_offset.dtype)
+        elif len(strides) == len(shape):
+            total = strides[0] * shape[0] - offset
+        else:
+            total = const(1, "int32")
+            for dim in shape:
+                total = total * dim
+            total = total - offset
+        elem_offset = self.elem_offset + offset
+        dtype = self.dtype
+        if content_lanes > 1:
+            dtype = "%sx%d" % (dtype, content_lanes)
+            total = truncdiv(total, content_lanes)
+            elem_offset = truncdiv(self.elem_offset, content_lanes)
+        if extent is not None:
+            total = convert(extent)
+        args = [Call(dtype, "tir.type_annotation", []), self.data, elem_offset, total,
+                const(int(access_mask), "int32")]
+        return Call(ptr_type, "tir.tvm_access_ptr", args)
+
     def vload(self, begin, dtype=None):
         from .expr import BufferLoad
         return BufferLoad(self, list(begin) if isinstance(begin, (list, tuple)) else [begin])

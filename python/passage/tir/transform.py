@@ -13,7 +13,8 @@ from ..transform import prim_func_pass, PrimFuncPass, get_pass, registered_name
 __all__ = ["prim_func_pass", "PrimFuncPass", "Simplify", "RemoveNoOp", "ConvertSSA", "FlattenBuffer",
            "StorageFlatten", "NarrowDataType",
            "UnrollLoop", "VectorizeLoop", "LoopPartition", "HoistIfThenElse",
-           "LowerOpaqueBlock", "CommonSubexprElimTIR", "LowerIntrin", "StorageRewrite"]
+           "LowerOpaqueBlock", "CommonSubexprElimTIR", "LowerIntrin", "StorageRewrite",
+           "InjectVirtualThread"]
 
 
 def _tir_pass(name):
@@ -55,6 +56,7 @@ def VectorizeLoop(enable_vectorize=True):
 LowerOpaqueBlock = _tir_pass("LowerOpaqueBlock")
 LowerIntrin = _tir_pass("LowerIntrin")
 StorageRewrite = _tir_pass("StorageRewrite")
+InjectVirtualThread = _tir_pass("InjectVirtualThread")
 
 
 def CommonSubexprElimTIR(enable_cse_tir=True, identify_equiv_terms=False):

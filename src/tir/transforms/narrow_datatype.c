@@ -7,7 +7,8 @@
  * visited with the bit width its ancestors need: target_bits at the top and
  * under a BufferLoad, 64 below an int expression whose const_int_bound (loop
  * ranges bound) does not fit int<target_bits> (and whose dtype is wider).
- * A loop var (For, thread_extent AttrStmt), an int IntImm or an int Cast
+ * A loop var (For, thread_extent / virtual_thread AttrStmt over a var or an
+ * IterVar), an int IntImm or an int Cast
  * then gets the widest width its occurrences need, never wider than it was.
  *
  * Rewrite (in the index positions TVM rewrites: loop var/min/extent, buffer
@@ -78,10 +79,17 @@ static psg_status pin_post(psg_tir_visitor *v, const psg_tir_node *n) {
   return PSG_OK;
 }
 
-static bool is_thread_attr(const psg_tir_node *s) {
-  return s->kind == PSG_TIR_ATTR_STMT && (s->flags & PSGI_TIR_HAS_NODE) && psgi_tir_is_var_kind(s->kids[2]->kind) &&
-         (strcmp(s->u.attr_key, "thread_extent") == 0 || strcmp(s->u.attr_key, "virtual_thread") == 0);
+/* The thread var of a thread_extent / virtual_thread AttrStmt (its node, a
+ * Var or an IterVar's var), or NULL for another statement. */
+static const psg_tir_node *thread_var(const psg_tir_node *s) {
+  if (s->kind != PSG_TIR_ATTR_STMT || !(s->flags & PSGI_TIR_HAS_NODE) ||
+      (strcmp(s->u.attr_key, "thread_extent") && strcmp(s->u.attr_key, "virtual_thread")))
+    return NULL;
+  const psg_tir_node *node = s->kids[2];
+  if (node->kind == PSG_TIR_ITER_VAR) node = node->kids[0];
+  return psgi_tir_is_var_kind(node->kind) ? node : NULL;
 }
+static bool is_thread_attr(const psg_tir_node *s) { return thread_var(s) != NULL; }
 
 typedef struct item {
   const psg_tir_node *n;
@@ -101,7 +109,7 @@ static psg_status analyze(nd *d, const psg_tir_node *body) {
     if (!is_new) continue;
     int child_bits = it.bits;
     if (n->kind == PSG_TIR_FOR || is_thread_attr(n)) {
-      const psg_tir_node *var = n->kind == PSG_TIR_FOR ? n->kids[0] : n->kids[2];
+      const psg_tir_node *var = n->kind == PSG_TIR_FOR ? n->kids[0] : thread_var(n);
       const psg_tir_node *ext = n->kind == PSG_TIR_FOR ? n->kids[2] : n->kids[0];
       psg_tir_expr *zero = NULL;
       if (n->kind == PSG_TIR_FOR) {
@@ -283,6 +291,12 @@ static psg_status finish(nd *d, const psg_tir_node *n, int flags, psg_tir_node *
   case PSG_TIR_LET_STMT: st = cast_to(d, k[0]->dtype, &k[1]); break;
   case PSG_TIR_FOR:
     if (!(st = cast_to(d, k[0]->dtype, &k[1]))) st = cast_to(d, k[0]->dtype, &k[2]);
+    break;
+  case PSG_TIR_ITER_VAR: /* its range follows its var */
+    if (n->nkids == 3 && !(st = cast_to(d, k[0]->dtype, &k[1]))) st = cast_to(d, k[0]->dtype, &k[2]);
+    break;
+  case PSG_TIR_ATTR_STMT: /* a thread extent takes its var's dtype (TVM's cast(new_var.dtype(), value)) */
+    if (is_thread_attr(n) && n->nkids == 3) st = cast_to(d, k[2]->dtype, &k[0]);
     break;
   case PSG_TIR_BUFFER_STORE:
     if (psg_tir_dtype_lanes(k[1]->dtype) == 1) st = cast_to(d, n->kids[0]->dtype, &k[1]);

@@ -22,6 +22,7 @@ extern const psg_pass_decl psgi_pass_tir_lower_opaque_block;
 extern const psg_pass_decl psgi_pass_tir_common_subexpr_elim;
 extern const psg_pass_decl psgi_pass_tir_lower_intrin;
 extern const psg_pass_decl psgi_pass_tir_storage_rewrite;
+extern const psg_pass_decl psgi_pass_tir_inject_virtual_thread;
 
 /* Whether e may have a side effect beyond reading memory (TVM's
  * SideEffect(e) > kReadState): a call of an op that is not pure
@@ -142,6 +143,9 @@ psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f
                                         psg_tir_prim_func **out);
 /* tir.LowerIntrin of one PrimFunc with the C target's rules (lower_intrin.c). */
 psg_status psgi_tir_lower_intrin(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
+/* tir.InjectVirtualThread of one PrimFunc (inject_virtual_thread.c); *out
+ * is f itself (retained) when it has no virtual_thread AttrStmt. */
+psg_status psgi_tir_inject_virtual_thread(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
 
 /* tir.StorageRewrite of one PrimFunc (storage_rewrite.c); reuse=false keeps
  * one storage per Allocate (tir.merge_static_smem). */
