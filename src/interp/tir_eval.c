@@ -273,7 +273,8 @@ static psg_status exec_for(psgi_tir_interp *in, sframe_vec *s) {
     f->aux = in->binds.len - 1;
     f->state = 1;
   } else if (++f->i < f->end) {
-    in->bind_lanes.data[in->binds.data[f->aux].off].i = psgi_tir_wrap(var->dtype, (uint64_t)f->i);
+    psgi_tir_binding *b = &in->binds.data[f->aux];
+    in->bind_lanes.data[b->off].i = in->slot_val.data[b->slot].i = psgi_tir_wrap(var->dtype, (uint64_t)f->i);
   } else {
     psgi_tir_unbind(in);
     s->len--;
@@ -562,6 +563,8 @@ psg_status psgi_tir_eval_limited(psg_ctx *ctx, const psg_tir_prim_func *func, ps
   PSGI_VEC_FREE(ctx, &in.ints);
   PSGI_VEC_FREE(ctx, &in.fstack);
   PSGI_VEC_FREE(ctx, &in.slot_bind);
+  PSGI_VEC_FREE(ctx, &in.slot_val);
+  PSGI_VEC_FREE(ctx, &in.slot_dtype);
   psgi_map_fini(&in.vars);
   return st;
 }

@@ -46,7 +46,10 @@ size_t psgi_tir_slot(psgi_tir_interp *in, const psg_tir_node *var) {
   psgi_map_entry *en = psgi_map_put_ptr(&in->vars, var, NULL);
   if (!en) return SIZE_MAX;
   if (!en->value) {
-    if (!PSGI_VEC_PUSH(in->ctx, &in->slot_bind, (uintptr_t)0)) return SIZE_MAX;
+    psgi_tir_lane zero = {0};
+    if (!PSGI_VEC_PUSH(in->ctx, &in->slot_bind, (uintptr_t)0) || !PSGI_VEC_PUSH(in->ctx, &in->slot_val, zero) ||
+        !PSGI_VEC_PUSH(in->ctx, &in->slot_dtype, (psg_tir_dtype)0))
+      return SIZE_MAX;
     en->value = (void *)(uintptr_t)in->slot_bind.len;
   }
   return (uintptr_t)en->value - 1;
@@ -56,11 +59,14 @@ psg_status psgi_tir_bind_slot(psgi_tir_interp *in, const psg_tir_node *var, size
                               const psgi_tir_lane *lanes) {
   size_t n = (size_t)psg_tir_dtype_lanes(dtype);
   if (!PSGI_VEC_RESERVE(in->ctx, &in->bind_lanes, in->bind_lanes.len + n)) return psgi_nomem(in->ctx);
-  psgi_tir_binding b = {var, slot, in->slot_bind.data[slot], dtype, in->bind_lanes.len};
+  psgi_tir_binding b = {var, slot, in->slot_bind.data[slot], dtype, in->bind_lanes.len,
+                        in->slot_val.data[slot], in->slot_dtype.data[slot]};
   if (!PSGI_VEC_PUSH(in->ctx, &in->binds, b)) return psgi_nomem(in->ctx);
   memcpy(in->bind_lanes.data + b.off, lanes, sizeof *lanes * n);
   in->bind_lanes.len += n;
   in->slot_bind.data[slot] = in->binds.len;
+  in->slot_val.data[slot] = lanes[0];
+  in->slot_dtype.data[slot] = dtype;
   return PSG_OK;
 }
 
@@ -73,6 +79,8 @@ psg_status psgi_tir_bind(psgi_tir_interp *in, const psg_tir_node *var, psg_tir_d
 void psgi_tir_unbind(psgi_tir_interp *in) {
   psgi_tir_binding *b = &in->binds.data[--in->binds.len];
   in->slot_bind.data[b->slot] = b->prev;
+  in->slot_val.data[b->slot] = b->prev_val;
+  in->slot_dtype.data[b->slot] = b->prev_dtype;
   in->bind_lanes.len = b->off;
 }
 

@@ -45,16 +45,21 @@ static inline psg_status bind1(psgi_tir_interp *in, const psg_tir_node *var, siz
                                const psgi_tir_lane *x) {
   if (in->binds.len == in->binds.cap || in->bind_lanes.len == in->bind_lanes.cap)
     return psgi_tir_bind_slot(in, var, slot, t, x);
-  psgi_tir_binding b = {var, slot, in->slot_bind.data[slot], t, in->bind_lanes.len};
+  psgi_tir_binding b = {var, slot, in->slot_bind.data[slot], t, in->bind_lanes.len, in->slot_val.data[slot],
+                        in->slot_dtype.data[slot]};
   in->binds.data[in->binds.len++] = b;
   in->bind_lanes.data[in->bind_lanes.len++] = *x;
   in->slot_bind.data[slot] = in->binds.len;
+  in->slot_val.data[slot] = *x;
+  in->slot_dtype.data[slot] = t;
   return PSG_OK;
 }
 
 static inline void unbind1(psgi_tir_interp *in) {
   psgi_tir_binding *b = &in->binds.data[--in->binds.len];
   in->slot_bind.data[b->slot] = b->prev;
+  in->slot_val.data[b->slot] = b->prev_val;
+  in->slot_dtype.data[b->slot] = b->prev_dtype;
   in->bind_lanes.len = b->off;
 }
 
@@ -70,11 +75,8 @@ static inline psg_status take_step(psgi_tir_interp *in, const psg_tir_node *n) {
 
 /* A var's scalar value, or false (unbound, or bound to another dtype). */
 static inline bool var_value(psgi_tir_interp *in, uint32_t slot, psg_tir_dtype t, psgi_tir_lane *out) {
-  uintptr_t bi = in->slot_bind.data[slot];
-  if (!bi) return false;
-  const psgi_tir_binding *b = &in->binds.data[bi - 1];
-  if (b->dtype != t) return false;
-  *out = in->bind_lanes.data[b->off];
+  if (in->slot_dtype.data[slot] != t) return false; /* 0 when unbound */
+  *out = in->slot_val.data[slot];
   return true;
 }
 
@@ -292,8 +294,9 @@ static psg_status run(frun *r, const psgi_tir_fcode *c) {
       case S_NEXT: {
         lframe *f = &fr.data[fr.len - 1];
         if (++f->i < f->end) {
-          psgi_tir_lane *x = &in->bind_lanes.data[in->binds.data[f->aux].off];
-          x->i = o->t == r->i32 ? wrap32((uint64_t)f->i) : psgi_tir_wrap(o->t, (uint64_t)f->i);
+          const psgi_tir_binding *b = &in->binds.data[f->aux];
+          in->bind_lanes.data[b->off].i = in->slot_val.data[b->slot].i =
+              o->t == r->i32 ? wrap32((uint64_t)f->i) : psgi_tir_wrap(o->t, (uint64_t)f->i);
           pc = o->a;
           st = take_step(in, o->n);
         } else {

@@ -70,6 +70,8 @@ typedef struct psgi_tir_binding {
   uintptr_t prev; /* the slot's previous binding index + 1 (0: none) */
   psg_tir_dtype dtype;
   size_t off; /* lanes in interp.bind_lanes */
+  psgi_tir_lane prev_val;   /* the slot's slot_val and slot_dtype before it */
+  psg_tir_dtype prev_dtype;
 } psgi_tir_binding;
 
 typedef struct psgi_tir_eframe {
@@ -81,6 +83,10 @@ typedef struct psgi_tir_interp {
   psg_ctx *ctx;
   psgi_map vars; /* Var -> its slot + 1: vars are resolved to slots once */
   PSGI_VEC(uintptr_t) slot_bind; /* per slot: the current binding index + 1 (0: unbound now) */
+  /* Per slot, the current binding's first lane and dtype (0: unbound), so the
+   * compiled code reads a scalar var in two independent loads. */
+  PSGI_VEC(psgi_tir_lane) slot_val;
+  PSGI_VEC(psg_tir_dtype) slot_dtype;
   PSGI_VEC(psgi_tir_binding) binds;
   PSGI_VEC(psgi_tir_lane) bind_lanes;
   PSGI_VEC(psgi_tir_region) regions; /* index 0 is the unused "no region" */
