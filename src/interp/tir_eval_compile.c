@@ -128,38 +128,95 @@ static uint8_t binary_op(comp *k, int kind, psg_tir_dtype t) {
   return X_BIN;
 }
 
-/* The last expression instruction, when a binary op may absorb it. */
-static psgi_tir_fop *fusable_last(comp *k, int op) {
-  size_t len = k->c->exprs.len;
-  if (len == 0 || len - 1 < k->barrier) return NULL;
-  psgi_tir_fop *last = &k->c->exprs.data[len - 1];
-  return last->op == op ? last : NULL;
+/* exprs[i] as an int32 affine form when it pushes one without popping
+ * anything (an int32 constant or var, an X_AFFINE) and no jump lands after
+ * it: then it is the whole operand it stands for. */
+static bool affine_leaf(comp *k, size_t i) {
+  if (i < k->barrier || i >= k->c->exprs.len) return false;
+  const psgi_tir_fop *o = &k->c->exprs.data[i];
+  return o->op == X_AFFINE || ((o->op == X_CONST || o->op == X_VAR) && o->t == k->i32);
 }
 
-/* int32 `x op constant`, `var * constant`, `x + var` and `x + var * constant`
- * as one instruction:
- * the operand's instruction is dropped and op rewritten. */
-static void fuse(comp *k, psgi_tir_fop *op) {
-  psgi_tir_fop *last;
-  if ((op->op == X_I32_ADD || op->op == X_I32_SUB || op->op == X_I32_MUL) && (last = fusable_last(k, X_CONST))) {
-    op->u.k = last->u.k;
-    op->op = op->op == X_I32_ADD ? X_I32_ADDK : op->op == X_I32_SUB ? X_I32_SUBK : X_I32_MULK;
-    k->c->exprs.len--;
-    if (op->op == X_I32_MULK && (last = fusable_last(k, X_VAR)) && last->t == k->i32) {
-      op->op = X_I32_VMULK;
-      op->a = last->a;
-      k->c->exprs.len--;
-    }
-  } else if (op->op == X_I32_ADD && (last = fusable_last(k, X_VAR)) && last->t == k->i32) {
-    op->op = X_I32_ADDV;
-    op->a = last->a;
-    k->c->exprs.len--;
-  } else if (op->op == X_I32_ADD && (last = fusable_last(k, X_I32_VMULK))) { /* x + var * constant */
-    op->op = X_I32_ADD_VMULK;
-    op->a = last->a;
-    op->u.k = last->u.k;
-    k->c->exprs.len--;
+/* sa * exprs[ia] + sb * exprs[ib] (ib: SIZE_MAX for none) as a new affine form. */
+static psgi_tir_affine *affine_sum(comp *k, size_t ia, uint64_t sa, size_t ib, uint64_t sb) {
+  const psgi_tir_fop *ops[2] = {&k->c->exprs.data[ia], ib == SIZE_MAX ? NULL : &k->c->exprs.data[ib]};
+  uint64_t scale[2] = {sa, sb};
+  size_t n = 0;
+  for (int j = 0; j < 2; j++)
+    if (ops[j]) n += ops[j]->op == X_AFFINE ? ops[j]->u.af->n : ops[j]->op == X_VAR;
+  psgi_tir_affine *af = psgi_arena_alloc(&k->c->arena, sizeof *af + n * sizeof af->t[0]);
+  if (!af) {
+    k->nomem = true;
+    return NULL;
   }
+  af->b = NULL;
+  af->c = 0;
+  af->n = 0;
+  for (int j = 0; j < 2; j++) {
+    const psgi_tir_fop *o = ops[j];
+    if (!o) continue;
+    if (o->op == X_CONST) {
+      af->c += o->u.k.u * scale[j];
+    } else if (o->op == X_VAR) {
+      af->t[af->n].slot = o->a;
+      af->t[af->n++].k = scale[j];
+    } else {
+      af->c += o->u.af->c * scale[j];
+      for (uint32_t i = 0; i < o->u.af->n; i++) {
+        af->t[af->n].slot = o->u.af->t[i].slot;
+        af->t[af->n++].k = o->u.af->t[i].k * scale[j];
+      }
+    }
+  }
+  return af;
+}
+
+/* int32 index arithmetic as affine forms: `a + b`, `a - b`, `a * constant`
+ * of constants, vars and affine forms become one X_AFFINE; `x + form` and
+ * `x - form` an X_ADD_AFFINE, `x * constant` an X_I32_MULK. The operands'
+ * instructions are dropped and op rewritten. */
+static void fuse(comp *k, psgi_tir_fop *op) {
+  size_t len = k->c->exprs.len, ib = len - 1, ia = len - 2;
+  if (len == 0 || (op->op != X_I32_ADD && op->op != X_I32_SUB && op->op != X_I32_MUL) || !affine_leaf(k, ib)) return;
+  bool both = len >= 2 && affine_leaf(k, ia);
+  const psgi_tir_fop *b = &k->c->exprs.data[ib];
+  psgi_tir_affine *af = NULL;
+  if (op->op == X_I32_MUL) {
+    if (b->op != X_CONST) return;
+    if (!both) {
+      op->op = X_I32_MULK;
+      op->u.k = b->u.k;
+      k->c->exprs.len = len - 1;
+      return;
+    }
+    if (!(af = affine_sum(k, ia, b->u.k.u, SIZE_MAX, 0))) return;
+  } else {
+    uint64_t sb = op->op == X_I32_SUB ? (uint64_t)0 - 1 : 1;
+    if (!both) {
+      if (!(af = affine_sum(k, ib, sb, SIZE_MAX, 0))) return;
+      op->op = X_ADD_AFFINE;
+      op->u.af = af;
+      k->c->exprs.len = len - 1;
+      return;
+    }
+    if (!(af = affine_sum(k, ia, 1, ib, sb))) return;
+  }
+  op->op = X_AFFINE;
+  op->t = k->i32;
+  op->u.af = af;
+  k->c->exprs.len = len - 2;
+}
+
+/* A 1-D load whose index is an affine form: one instruction. */
+static void fuse_load(comp *k, psgi_tir_fop *op) {
+  size_t len = k->c->exprs.len;
+  if (op->op != X_LOAD1 || len == 0 || !affine_leaf(k, len - 1) || k->c->exprs.data[len - 1].op != X_AFFINE) return;
+  psgi_tir_affine *af = affine_sum(k, len - 1, 1, SIZE_MAX, 0);
+  if (!af) return;
+  af->b = op->u.b;
+  op->op = X_LOAD1_AFF;
+  op->u.af = af;
+  k->c->exprs.len = len - 1;
 }
 
 /* One step of compiling the expression on top of the work stack: false when
@@ -310,6 +367,7 @@ static bool expr_step(comp *k, size_t *depth) {
     case PSG_TIR_BUFFER_LOAD:
       op.u.b = compile_buffer(k, n->kids[0]);
       op.op = op.u.b->ndim == 1 && op.u.b->strides[0] == 1 ? X_LOAD1 : X_LOAD;
+      fuse_load(k, &op);
       break;
     default: /* binary */
       op.op = binary_op(k, n->kind, n->kids[0]->dtype);

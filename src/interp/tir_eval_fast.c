@@ -45,9 +45,14 @@ static inline psg_status bind1(psgi_tir_interp *in, const psg_tir_node *var, siz
                                const psgi_tir_lane *x) {
   if (in->binds.len == in->binds.cap || in->bind_lanes.len == in->bind_lanes.cap)
     return psgi_tir_bind_slot(in, var, slot, t, x);
-  psgi_tir_binding b = {var, slot, in->slot_bind.data[slot], t, in->bind_lanes.len, in->slot_val.data[slot],
-                        in->slot_dtype.data[slot]};
-  in->binds.data[in->binds.len++] = b;
+  psgi_tir_binding *b = &in->binds.data[in->binds.len++]; /* field by field: no struct copy through the stack */
+  b->var = var;
+  b->slot = slot;
+  b->prev = in->slot_bind.data[slot];
+  b->dtype = t;
+  b->off = in->bind_lanes.len;
+  b->prev_val = in->slot_val.data[slot];
+  b->prev_dtype = in->slot_dtype.data[slot];
   in->bind_lanes.data[in->bind_lanes.len++] = *x;
   in->slot_bind.data[slot] = in->binds.len;
   in->slot_val.data[slot] = *x;
@@ -93,6 +98,18 @@ static inline bool flat_index(const psgi_tir_fbuf *fb, const psgi_tir_lane *idx,
   return true;
 }
 
+/* c + sum(var_i * k_i) in uint64 (wrapped by the caller), or false when a
+ * var is not bound to an int32. */
+static inline bool affine_value(psgi_tir_interp *in, const psgi_tir_affine *a, psg_tir_dtype i32, uint64_t *out) {
+  uint64_t acc = a->c;
+  for (uint32_t i = 0; i < a->n; i++) {
+    if (in->slot_dtype.data[a->t[i].slot] != i32) return false;
+    acc += in->slot_val.data[a->t[i].slot].u * a->t[i].k;
+  }
+  *out = acc;
+  return true;
+}
+
 static inline void load_lane(const psgi_tir_fbuf *fb, const uint8_t *p, psgi_tir_lane *out) {
   if (fb->form == PSGI_TIR_FORM_F32) {
     float f;
@@ -130,24 +147,27 @@ static bool run_x(frun *r, const psgi_tir_fop *code, uint32_t pc) {
       case X_I32_MUL: sp--; sp[-1].i = wrap32(sp[-1].u * sp[0].u); break;
       case X_I32_MIN: sp--; sp[-1].i = sp[-1].i < sp[0].i ? sp[-1].i : sp[0].i; break;
       case X_I32_MAX: sp--; sp[-1].i = sp[-1].i > sp[0].i ? sp[-1].i : sp[0].i; break;
-      case X_I32_ADDK: sp[-1].i = wrap32(sp[-1].u + o->u.k.u); break;
-      case X_I32_SUBK: sp[-1].i = wrap32(sp[-1].u - o->u.k.u); break;
       case X_I32_MULK: sp[-1].i = wrap32(sp[-1].u * o->u.k.u); break;
-      case X_I32_VMULK:
-        if (!var_value(in, o->a, r->i32, sp)) goto fail;
-        sp->i = wrap32(sp->u * o->u.k.u);
-        sp++;
-        break;
-      case X_I32_ADD_VMULK: {
-        psgi_tir_lane v;
-        if (!var_value(in, o->a, r->i32, &v)) goto fail;
-        sp[-1].i = wrap32(sp[-1].u + wrap32(v.u * o->u.k.u));
+      case X_AFFINE: {
+        uint64_t v;
+        if (!affine_value(in, o->u.af, r->i32, &v)) goto fail;
+        (sp++)->i = wrap32(v);
         break;
       }
-      case X_I32_ADDV: {
-        psgi_tir_lane v;
-        if (!var_value(in, o->a, r->i32, &v)) goto fail;
-        sp[-1].i = wrap32(sp[-1].u + v.u);
+      case X_ADD_AFFINE: {
+        uint64_t v;
+        if (!affine_value(in, o->u.af, r->i32, &v)) goto fail;
+        sp[-1].i = wrap32(sp[-1].u + v);
+        break;
+      }
+      case X_LOAD1_AFF: {
+        uint64_t v;
+        int64_t flat;
+        uint8_t *p = affine_value(in, o->u.af, r->i32, &v) && !__builtin_add_overflow(o->u.af->b->base, wrap32(v), &flat)
+                         ? element(r, o->u.af->b, flat)
+                         : NULL;
+        if (!p) goto fail;
+        load_lane(o->u.af->b, p, sp++);
         break;
       }
       case X_I64_ADD: sp--; sp[-1].u = sp[-1].u + sp[0].u; break;

@@ -35,6 +35,19 @@ typedef struct psgi_tir_fbuf {
   int64_t strides[]; /* ndim of them */
 } psgi_tir_fbuf;
 
+/* An int32 affine form c + sum(var_i * k_i) (mod 2^32, as the wrapped int32
+ * ops it replaces give), for index arithmetic; X_LOAD1_AFF also names the
+ * buffer it indexes. */
+typedef struct psgi_tir_affine {
+  const psgi_tir_fbuf *b;
+  uint64_t c;
+  uint32_t n;
+  struct {
+    uint32_t slot;
+    uint64_t k;
+  } t[];
+} psgi_tir_affine;
+
 /* How a buffer's elements are read and written. */
 enum { PSGI_TIR_FORM_GENERIC, PSGI_TIR_FORM_F32, PSGI_TIR_FORM_I32 };
 
@@ -42,7 +55,7 @@ enum { PSGI_TIR_FORM_GENERIC, PSGI_TIR_FORM_F32, PSGI_TIR_FORM_I32 };
 enum {
   X_CONST, X_VAR, X_BIN, X_F32_ADD, X_F32_SUB, X_F32_MUL, X_F32_DIV, X_F32_MIN, X_F32_MAX,
   X_I32_ADD, X_I32_SUB, X_I32_MUL, X_I32_MIN, X_I32_MAX, X_I64_ADD, X_I64_SUB, X_I64_MUL,
-  X_I32_ADDK, X_I32_SUBK, X_I32_MULK, X_I32_VMULK, X_I32_ADDV, X_I32_ADD_VMULK, /* fused with a constant or var operand */
+  X_I32_MULK, X_AFFINE, X_ADD_AFFINE, X_LOAD1_AFF, /* int32 index arithmetic fused */
   X_ILT, X_ILE, X_IGT, X_IGE, X_IEQ, X_INE,
   X_NOT, X_SELECT, X_CAST, X_LOAD, X_LOAD1, X_MATH1, X_MATH2, X_JZ, X_JZK, X_JNZK, X_JMP, X_POP,
   X_BIND, X_UNBIND, X_RET,
@@ -59,6 +72,7 @@ typedef struct psgi_tir_fop {
   union {
     psgi_tir_lane k;
     const psgi_tir_fbuf *b;
+    const psgi_tir_affine *af;
     psgi_tir_math1 f1;
     psgi_tir_math2 f2;
   } u;
