@@ -6,6 +6,8 @@ add_executable(bench_tir_parse_print ${PROJECT_SOURCE_DIR}/bench/tir_parse_print
 target_link_libraries(bench_tir_parse_print PRIVATE passage)
 add_executable(bench_tir_simplify ${PROJECT_SOURCE_DIR}/bench/tir_simplify.c)
 target_link_libraries(bench_tir_simplify PRIVATE passage)
+add_executable(bench_tir_pipeline ${PROJECT_SOURCE_DIR}/bench/tir_pipeline.c)
+target_link_libraries(bench_tir_pipeline PRIVATE passage)
 if(PASSAGE_TESTS)
   add_test(NAME bench.parse_print.quick
            COMMAND ${PROJECT_SOURCE_DIR}/bench/run_parse_print.sh --quick ${PROJECT_BINARY_DIR})
@@ -16,6 +18,10 @@ if(PASSAGE_TESTS)
   add_test(NAME bench.tir_simplify.quick
            COMMAND ${PROJECT_SOURCE_DIR}/bench/run_tir_simplify.sh --quick ${PROJECT_BINARY_DIR})
   set_tests_properties(bench.tir_simplify.quick PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
+  # tir.default_pipeline's throughput (bench/onnx_lower_bench.py runs 1e4..1e6).
+  add_test(NAME bench.tir_pipeline.quick COMMAND bench_tir_pipeline 1000)
+  set_tests_properties(bench.tir_pipeline.quick PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600
+                       PASS_REGULAR_EXPRESSION "tir.Simplify [0-9.]+ 2.*pipeline_cpu [0-9.]+ 1.statements 1000")
 endif()
 
 # The standard passes and -O levels on generated models (issue 7).

@@ -86,6 +86,16 @@ if(PASSAGE_TESTS)
     add_test(NAME onnx.e2e COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/models/run_e2e.py
              --passage $<TARGET_FILE:passage_cli>)
     set_tests_properties(onnx.e2e PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 1800)
+    # Lowered real models (-O3 --lower, PrimFuncs on the TIR interpreter) vs ONNX Runtime;
+    # the sanitizer build leaves the two PP-OCRv4 models out (--small says so).
+    if(PASSAGE_SANITIZE)
+      set(_lowered_small --small)
+    else()
+      set(_lowered_small)
+    endif()
+    add_test(NAME onnx.e2e_lowered COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/models/run_lowered.py
+             --passage $<TARGET_FILE:passage_cli> ${_lowered_small})
+    set_tests_properties(onnx.e2e_lowered PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 1800)
     # `passage run` binds dynamic dims from --input arrays: same bits as with --input-shape.
     add_test(NAME onnx.bind_inputs COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/models/run_bind.py
              --passage $<TARGET_FILE:passage_cli>)
@@ -126,6 +136,9 @@ if(PASSAGE_TESTS AND NOT PASSAGE_FUZZ AND NOT PASSAGE_SANITIZE AND PASSAGE_ONNX_
     ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1;UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1")
 endif()
 
+# bench/onnx_lower_bench.py's in-process ONNX import + -O3 + lower timing.
+add_executable(bench_onnx_lower ${PROJECT_SOURCE_DIR}/bench/onnx_lower.c)
+target_link_libraries(bench_onnx_lower PRIVATE passage_onnx passage)
 # bench/onnx_bench.py's in-process pipeline timing (first run and steady state).
 add_executable(bench_onnx_pipeline ${PROJECT_SOURCE_DIR}/bench/onnx_pipeline.c)
 target_link_libraries(bench_onnx_pipeline PRIVATE passage_onnx passage)

@@ -219,7 +219,7 @@ static psg_status push_stmt(psgi_tir_interp *in, sframe_vec *s, const psg_tir_no
   return PSGI_VEC_PUSH(in->ctx, s, f) ? PSG_OK : psgi_nomem(in->ctx);
 }
 
-static psg_status take_step(psgi_tir_interp *in, const psg_tir_node *n) {
+psg_status psgi_tir_take_step(psgi_tir_interp *in, const psg_tir_node *n) {
   if (in->max_steps && ++in->steps > in->max_steps)
     return psgi_tir_eval_fail(in, n, PSG_ERR_UNSUPPORTED,
                               "more than %llu loop iterations (the limit passage.interp.max_steps)",
@@ -228,7 +228,7 @@ static psg_status take_step(psgi_tir_interp *in, const psg_tir_node *n) {
 }
 
 /* A scalar bool condition. */
-static psg_status eval_cond(psgi_tir_interp *in, const psg_tir_node *e, bool *out) {
+psg_status psgi_tir_eval_cond(psgi_tir_interp *in, const psg_tir_node *e, bool *out) {
   psg_status st = psgi_tir_eval_expr(in, e);
   if (st) return st;
   psgi_tir_value v = *psgi_tir_top(in);
@@ -241,7 +241,7 @@ static psg_status eval_cond(psgi_tir_interp *in, const psg_tir_node *e, bool *ou
 
 /* The thread index an AttrStmt launches ("thread_extent" or
  * "virtual_thread" over an IterVar or a Var), or NULL. */
-static const psg_tir_node *launched_thread(const psg_tir_node *n) {
+const psg_tir_node *psgi_tir_launched_thread(const psg_tir_node *n) {
   const psg_tir_node *node = n->nkids == 3 ? n->kids[2] : NULL;
   if (!node || (strcmp(n->u.attr_key, "thread_extent") && strcmp(n->u.attr_key, "virtual_thread"))) return NULL;
   if (node->kind == PSG_TIR_ITER_VAR) node = node->kids[0];
@@ -254,7 +254,7 @@ static psg_status exec_for(psgi_tir_interp *in, sframe_vec *s) {
   sframe *f = &s->data[s->len - 1];
   const psg_tir_node *n = f->n;
   bool loop = n->kind == PSG_TIR_FOR;
-  const psg_tir_node *var = loop ? n->kids[0] : launched_thread(n), *body = n->kids[loop ? 3 : 1];
+  const psg_tir_node *var = loop ? n->kids[0] : psgi_tir_launched_thread(n), *body = n->kids[loop ? 3 : 1];
   psg_status st;
   if (f->state == 0) {
     int64_t min = 0, extent;
@@ -273,26 +273,19 @@ static psg_status exec_for(psgi_tir_interp *in, sframe_vec *s) {
     f->aux = in->binds.len - 1;
     f->state = 1;
   } else if (++f->i < f->end) {
-    in->bind_lanes.data[in->binds.data[f->aux].off].i = psgi_tir_wrap(var->dtype, (uint64_t)f->i);
+    psgi_tir_binding *b = &in->binds.data[f->aux];
+    in->bind_lanes.data[b->off].i = in->slot_val.data[b->slot].i = psgi_tir_wrap(var->dtype, (uint64_t)f->i);
   } else {
     psgi_tir_unbind(in);
     s->len--;
     return PSG_OK;
   }
-  if ((st = take_step(in, n))) return st;
+  if ((st = psgi_tir_take_step(in, n))) return st;
   return push_stmt(in, s, body);
 }
 
-static psg_status exec_allocate(psgi_tir_interp *in, sframe_vec *s) {
-  sframe *f = &s->data[s->len - 1];
-  const psg_tir_node *n = f->n, *var = n->kids[0];
-  if (f->state == 1) { /* the body is done: free the memory */
-    psgi_tir_unbind(in);
-    psgi_free(in->ctx, in->regions.data[--in->regions.len].bytes);
-    in->used_bytes -= f->aux;
-    s->len--;
-    return PSG_OK;
-  }
+psg_status psgi_tir_alloc_enter(psgi_tir_interp *in, const psg_tir_node *n, size_t *out) {
+  const psg_tir_node *var = n->kids[0];
   uint64_t bytes = psgi_tir_scalar_bytes(n->dtype) * (uint64_t)psg_tir_dtype_lanes(n->dtype);
   psg_status st;
   for (size_t k = 3; k < n->nkids; k++) {
@@ -304,7 +297,7 @@ static psg_status exec_allocate(psgi_tir_interp *in, sframe_vec *s) {
                                 var->u.var.name);
   }
   bool cond;
-  if ((st = eval_cond(in, n->kids[1], &cond))) return st;
+  if ((st = psgi_tir_eval_cond(in, n->kids[1], &cond))) return st;
   if (!cond) bytes = 0; /* not allocated: every access is out of bounds */
   if (in->max_bytes && bytes > in->max_bytes - in->used_bytes)
     return psgi_tir_eval_fail(in, n, PSG_ERR_UNSUPPORTED,
@@ -321,11 +314,30 @@ static psg_status exec_allocate(psgi_tir_interp *in, sframe_vec *s) {
     psgi_free(in->ctx, in->regions.data[--in->regions.len].bytes);
     return st;
   }
-  f = &s->data[s->len - 1];
-  f->aux = (size_t)bytes;
+  *out = (size_t)bytes;
   in->used_bytes += bytes;
+  return PSG_OK;
+}
+
+void psgi_tir_alloc_exit(psgi_tir_interp *in, size_t bytes) {
+  psgi_tir_unbind(in);
+  psgi_free(in->ctx, in->regions.data[--in->regions.len].bytes);
+  in->used_bytes -= bytes;
+}
+
+static psg_status exec_allocate(psgi_tir_interp *in, sframe_vec *s) {
+  sframe *f = &s->data[s->len - 1];
+  if (f->state == 1) { /* the body is done: free the memory */
+    psgi_tir_alloc_exit(in, f->aux);
+    s->len--;
+    return PSG_OK;
+  }
+  size_t bytes;
+  psg_status st = psgi_tir_alloc_enter(in, f->n, &bytes);
+  if (st) return st;
+  f->aux = bytes;
   f->state = 1;
-  return push_stmt(in, s, n->kids[2]);
+  return push_stmt(in, s, f->n->kids[2]);
 }
 
 /* The message of a failing AssertStmt. */
@@ -353,7 +365,7 @@ static psg_status exec_step(psgi_tir_interp *in, sframe_vec *s) {
       return buffer_store(in, n);
     case PSG_TIR_IF_THEN_ELSE:
       s->len--;
-      if ((st = eval_cond(in, n->kids[0], &c))) return st;
+      if ((st = psgi_tir_eval_cond(in, n->kids[0], &c))) return st;
       if (c) return push_stmt(in, s, n->kids[1]);
       return n->nkids > 2 ? push_stmt(in, s, n->kids[2]) : PSG_OK;
     case PSG_TIR_EVALUATE:
@@ -379,28 +391,28 @@ static psg_status exec_step(psgi_tir_interp *in, sframe_vec *s) {
       }
       return push_stmt(in, s, n->kids[f->aux++]);
     case PSG_TIR_ATTR_STMT: /* value, body: a hint, or a thread launch */
-      if (launched_thread(n)) return exec_for(in, s);
+      if (psgi_tir_launched_thread(n)) return exec_for(in, s);
       /* fall through */
     case PSG_TIR_DECL_BUFFER: /* buffer, body */
       s->len--;
       return push_stmt(in, s, n->kids[1]);
     case PSG_TIR_ASSERT_STMT:
       s->len--;
-      if ((st = eval_cond(in, n->kids[0], &c))) return st;
+      if ((st = psgi_tir_eval_cond(in, n->kids[0], &c))) return st;
       return c ? push_stmt(in, s, n->kids[2]) : assert_failed(in, n);
     case PSG_TIR_WHILE:
-      if ((st = eval_cond(in, n->kids[0], &c))) return st;
+      if ((st = psgi_tir_eval_cond(in, n->kids[0], &c))) return st;
       if (!c) {
         s->len--;
         return PSG_OK;
       }
-      if ((st = take_step(in, n))) return st;
+      if ((st = psgi_tir_take_step(in, n))) return st;
       return push_stmt(in, s, n->kids[1]);
     default: return psgi_tir_eval_fail(in, n, PSG_ERR_INVALID_ARGUMENT, "not a statement");
   }
 }
 
-static psg_status exec(psgi_tir_interp *in, const psg_tir_node *body) {
+psg_status psgi_tir_exec_generic(psgi_tir_interp *in, const psg_tir_node *body) {
   sframe_vec s = {0};
   psg_status st = push_stmt(in, &s, body);
   while (!st && s.len) st = exec_step(in, &s);
@@ -538,7 +550,7 @@ psg_status psgi_tir_eval_limited(psg_ctx *ctx, const psg_tir_prim_func *func, ps
     else
       st = b ? bind_buffer_param(&in, p, b, args[i], i) : bind_scalar_param(&in, p, args[i], i);
   }
-  if (!st) st = exec(&in, func->kids[0]);
+  if (!st) st = psgi_tir_exec(&in, func->kids[0]);
   if (!st) st = make_outputs(&in, func, args, nargs, outputs);
   for (size_t i = 0; i < in.regions.len; i++) psgi_free(ctx, in.regions.data[i].bytes);
   PSGI_VEC_FREE(ctx, &in.regions);
@@ -549,6 +561,10 @@ psg_status psgi_tir_eval_limited(psg_ctx *ctx, const psg_tir_prim_func *func, ps
   PSGI_VEC_FREE(ctx, &in.eframes);
   PSGI_VEC_FREE(ctx, &in.tmp);
   PSGI_VEC_FREE(ctx, &in.ints);
+  PSGI_VEC_FREE(ctx, &in.fstack);
+  PSGI_VEC_FREE(ctx, &in.slot_bind);
+  PSGI_VEC_FREE(ctx, &in.slot_val);
+  PSGI_VEC_FREE(ctx, &in.slot_dtype);
   psgi_map_fini(&in.vars);
   return st;
 }

@@ -38,27 +38,49 @@ static psgi_tir_lane *tmp_lanes(psgi_tir_interp *in, psg_tir_dtype t) {
 
 psgi_tir_binding *psgi_tir_lookup(psgi_tir_interp *in, const psg_tir_node *var) {
   psgi_map_entry *en = psgi_map_get_ptr(&in->vars, var);
-  uintptr_t idx = en ? (uintptr_t)en->value : 0;
+  uintptr_t idx = en ? in->slot_bind.data[(uintptr_t)en->value - 1] : 0;
   return idx ? &in->binds.data[idx - 1] : NULL;
+}
+
+size_t psgi_tir_slot(psgi_tir_interp *in, const psg_tir_node *var) {
+  psgi_map_entry *en = psgi_map_put_ptr(&in->vars, var, NULL);
+  if (!en) return SIZE_MAX;
+  if (!en->value) {
+    psgi_tir_lane zero = {0};
+    if (!PSGI_VEC_PUSH(in->ctx, &in->slot_bind, (uintptr_t)0) || !PSGI_VEC_PUSH(in->ctx, &in->slot_val, zero) ||
+        !PSGI_VEC_PUSH(in->ctx, &in->slot_dtype, (psg_tir_dtype)0))
+      return SIZE_MAX;
+    en->value = (void *)(uintptr_t)in->slot_bind.len;
+  }
+  return (uintptr_t)en->value - 1;
+}
+
+psg_status psgi_tir_bind_slot(psgi_tir_interp *in, const psg_tir_node *var, size_t slot, psg_tir_dtype dtype,
+                              const psgi_tir_lane *lanes) {
+  size_t n = (size_t)psg_tir_dtype_lanes(dtype);
+  if (!PSGI_VEC_RESERVE(in->ctx, &in->bind_lanes, in->bind_lanes.len + n)) return psgi_nomem(in->ctx);
+  psgi_tir_binding b = {var, slot, in->slot_bind.data[slot], dtype, in->bind_lanes.len,
+                        in->slot_val.data[slot], in->slot_dtype.data[slot]};
+  if (!PSGI_VEC_PUSH(in->ctx, &in->binds, b)) return psgi_nomem(in->ctx);
+  memcpy(in->bind_lanes.data + b.off, lanes, sizeof *lanes * n);
+  in->bind_lanes.len += n;
+  in->slot_bind.data[slot] = in->binds.len;
+  in->slot_val.data[slot] = lanes[0];
+  in->slot_dtype.data[slot] = dtype;
+  return PSG_OK;
 }
 
 psg_status psgi_tir_bind(psgi_tir_interp *in, const psg_tir_node *var, psg_tir_dtype dtype,
                          const psgi_tir_lane *lanes) {
-  size_t n = (size_t)psg_tir_dtype_lanes(dtype);
-  psgi_map_entry *en = psgi_map_put_ptr(&in->vars, var, NULL);
-  if (!en || !PSGI_VEC_RESERVE(in->ctx, &in->bind_lanes, in->bind_lanes.len + n)) return psgi_nomem(in->ctx);
-  psgi_tir_binding b = {var, (uintptr_t)en->value, dtype, in->bind_lanes.len};
-  if (!PSGI_VEC_PUSH(in->ctx, &in->binds, b)) return psgi_nomem(in->ctx);
-  memcpy(in->bind_lanes.data + b.off, lanes, sizeof *lanes * n);
-  in->bind_lanes.len += n;
-  en->value = (void *)(uintptr_t)in->binds.len;
-  return PSG_OK;
+  size_t slot = psgi_tir_slot(in, var);
+  return slot == SIZE_MAX ? psgi_nomem(in->ctx) : psgi_tir_bind_slot(in, var, slot, dtype, lanes);
 }
 
 void psgi_tir_unbind(psgi_tir_interp *in) {
   psgi_tir_binding *b = &in->binds.data[--in->binds.len];
-  psgi_map_entry *en = psgi_map_get_ptr(&in->vars, b->var);
-  if (en) en->value = (void *)b->prev;
+  in->slot_bind.data[b->slot] = b->prev;
+  in->slot_val.data[b->slot] = b->prev_val;
+  in->slot_dtype.data[b->slot] = b->prev_dtype;
   in->bind_lanes.len = b->off;
 }
 

@@ -66,9 +66,12 @@ typedef struct psgi_tir_region {
 
 typedef struct psgi_tir_binding {
   const psg_tir_node *var;
-  uintptr_t prev; /* the var's previous entry in interp.vars (0: none) */
+  size_t slot;    /* the var's slot (interp.slot_bind) */
+  uintptr_t prev; /* the slot's previous binding index + 1 (0: none) */
   psg_tir_dtype dtype;
   size_t off; /* lanes in interp.bind_lanes */
+  psgi_tir_lane prev_val;   /* the slot's slot_val and slot_dtype before it */
+  psg_tir_dtype prev_dtype;
 } psgi_tir_binding;
 
 typedef struct psgi_tir_eframe {
@@ -78,7 +81,12 @@ typedef struct psgi_tir_eframe {
 
 typedef struct psgi_tir_interp {
   psg_ctx *ctx;
-  psgi_map vars; /* Var -> binding index + 1 (0: unbound now) */
+  psgi_map vars; /* Var -> its slot + 1: vars are resolved to slots once */
+  PSGI_VEC(uintptr_t) slot_bind; /* per slot: the current binding index + 1 (0: unbound now) */
+  /* Per slot, the current binding's first lane and dtype (0: unbound), so the
+   * compiled code reads a scalar var in two independent loads. */
+  PSGI_VEC(psgi_tir_lane) slot_val;
+  PSGI_VEC(psg_tir_dtype) slot_dtype;
   PSGI_VEC(psgi_tir_binding) binds;
   PSGI_VEC(psgi_tir_lane) bind_lanes;
   PSGI_VEC(psgi_tir_region) regions; /* index 0 is the unused "no region" */
@@ -87,6 +95,7 @@ typedef struct psgi_tir_interp {
   PSGI_VEC(psgi_tir_eframe) eframes;
   PSGI_VEC(psgi_tir_lane) tmp; /* a result being computed */
   PSGI_VEC(int64_t) ints;      /* a buffer access's strides and offsets */
+  PSGI_VEC(psgi_tir_lane) fstack; /* the compiled code's value stack (tir_eval_fast.c) */
   uint64_t max_bytes, used_bytes; /* passage.interp.max_bytes: Allocate scratch */
   uint64_t max_steps, steps;      /* passage.interp.max_steps: loop iterations */
 } psgi_tir_interp;
@@ -116,6 +125,12 @@ psg_status psgi_tir_bind(psgi_tir_interp *in, const psg_tir_node *var, psg_tir_d
 void psgi_tir_unbind(psgi_tir_interp *in);
 /* The binding of var, or NULL when it is unbound. */
 psgi_tir_binding *psgi_tir_lookup(psgi_tir_interp *in, const psg_tir_node *var);
+/* The slot of var (made on first use), or SIZE_MAX on OOM. Compiled code
+ * keeps slots, so a variable read is an array index, not a hash lookup. */
+size_t psgi_tir_slot(psgi_tir_interp *in, const psg_tir_node *var);
+/* psgi_tir_bind by slot. */
+psg_status psgi_tir_bind_slot(psgi_tir_interp *in, const psg_tir_node *var, size_t slot, psg_tir_dtype dtype,
+                              const psgi_tir_lane *lanes);
 
 /* The limits of one evaluation (0: none). */
 typedef struct psgi_tir_eval_limits {
@@ -131,5 +146,27 @@ psg_status psgi_tir_eval_limited(psg_ctx *ctx, const psg_tir_prim_func *func, ps
 /* A BufferLoad: the buffer access at the indices on top of the value stack
  * (nidx values, then the predicate if pred) replaced by the loaded value. */
 psg_status psgi_tir_buffer_load(psgi_tir_interp *in, const psg_tir_node *load);
+
+/* The statement machine (tir_eval.c), which the compiled code
+ * (tir_eval_fast.c) falls back to for what it does not compile ------------- */
+
+/* Runs statement body with the generic machine. */
+psg_status psgi_tir_exec_generic(psgi_tir_interp *in, const psg_tir_node *body);
+/* Counts one loop iteration of n against passage.interp.max_steps. */
+psg_status psgi_tir_take_step(psgi_tir_interp *in, const psg_tir_node *n);
+/* A scalar bool condition (generic). */
+psg_status psgi_tir_eval_cond(psgi_tir_interp *in, const psg_tir_node *e, bool *out);
+/* The thread index an AttrStmt launches, or NULL. */
+const psg_tir_node *psgi_tir_launched_thread(const psg_tir_node *n);
+/* Allocate n's memory and binds its var (*bytes: what to give back), and
+ * frees the newest allocation. */
+psg_status psgi_tir_alloc_enter(psgi_tir_interp *in, const psg_tir_node *n, size_t *bytes);
+void psgi_tir_alloc_exit(psgi_tir_interp *in, size_t bytes);
+
+/* Runs a PrimFunc body: compiled to a compact instruction list once
+ * (variables resolved to slots, buffer strides precomputed, scalar
+ * float32/int32 fast paths), what does not compile run by the generic
+ * machine; results and diagnostics are the generic machine's. */
+psg_status psgi_tir_exec(psgi_tir_interp *in, const psg_tir_node *body);
 
 #endif
