@@ -3,7 +3,7 @@
  * facts of its scope (loop ranges, thread extents, `if` conditions, asserts,
  * LetStmt bindings; T.assume with propagate_knowns_to_prove_conditional),
  * ifs with a proved condition replaced by their branch, loops of extent 0
- * removed and of extent 1 replaced by their body, stores of a value just
+ * removed and of extent 1 (without annotations) replaced by their body, stores of a value just
  * loaded from the same place removed. The statement walk uses an explicit
  * stack, so nests of any depth are simplified.
  *
@@ -455,7 +455,8 @@ static psg_status finish(walker *w, frame *f, psg_tir_stmt **out) {
   case PSG_TIR_FOR:
     if (psgi_arith_is_int(f->ex[1], &ext) && ext <= 0) break; /* never runs */
     if (!body) break;                                         /* does nothing */
-    if (psgi_arith_is_int(f->ex[1], &ext) && ext == 1) {      /* var is min: substituted */
+    if (psgi_arith_is_int(f->ex[1], &ext) && ext == 1 &&      /* var is min: substituted */
+        !psg_attrs_count(psg_tir_get_annotations(s))) {       /* annotations keep the loop */
       *out = body;
       r[0] = NULL;
       break;
