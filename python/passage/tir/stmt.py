@@ -227,6 +227,8 @@ class AttrStmt(Stmt):
         if isinstance(node, str):
             from .expr import StringImm
             node = StringImm(node)
+        elif not isinstance(node, Node) and hasattr(node, "asobject"):
+            node = node.asobject()  # an ir_builder BufferVar: its Buffer (TVM's ObjectGeneric)
         return new(lib.psg_tir_attr_stmt_create, node._ptr if node is not None else None,
                    enc(attr_key), convert(value), body._ptr, None, what="AttrStmt")
 
