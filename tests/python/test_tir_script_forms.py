@@ -38,6 +38,18 @@ def test_decl_buffer_with_data_is_decl_buffer_alone():
     assert inner.buffer.data.same_as(f.body.buffer_var)
 
 
+def test_allocate_takes_dtype_as_keyword():
+    # TVM's T.allocate(extents, dtype, scope) may name its dtype.
+    kw = _parse(["B_data = T.allocate([4], dtype=\"int8\", scope=\"local\")",
+                 "B = T.Buffer((4,), \"int8\", data=B_data, scope=\"local\")",
+                 "B[0] = T.int8(1)"])
+    pos = _parse(["B_data = T.allocate([4], \"int8\", \"local\")",
+                  "B = T.Buffer((4,), \"int8\", data=B_data, scope=\"local\")",
+                  "B[0] = T.int8(1)"])
+    assert isinstance(kw.body, tir.Allocate) and kw.body.dtype == "int8"
+    assert structural_equal(kw, pos)
+
+
 @pytest.mark.parametrize("head", ["range(0, n)", "T.serial(0, n)", "range(n)"])
 def test_loop_from_zero_has_extent_n(head):
     f = _parse(["for i in %s:" % head, "    A[i] = T.float32(0)"])
