@@ -19,6 +19,11 @@ static void test_add_rules(void) {
   CHECK_STR(RS(ADD(MUL(x, IC(3)), x)), "(x * 4)");
   CHECK_STR(RS(ADD(x, MUL(x, IC(3)))), "(x * 4)");
   CHECK_STR(RS(ADD(x, y)), "(x + y)");
+  /* a common non-constant factor is taken out (TVM), in any factor order */
+  CHECK_STR(RS(ADD(MUL(x, y), MUL(x, z))), "(x * (y + z))");
+  CHECK_STR(RS(ADD(MUL(y, x), MUL(z, x))), "(x * (y + z))");
+  CHECK_STR(RS(ADD(MUL(y, x), MUL(x, z))), "(x * (y + z))");
+  CHECK_STR(RS(ADD(MUL(x, IC(4)), MUL(y, IC(4)))), "((x * 4) + (y * 4))"); /* constants stay */
   /* floats: x + 0.0 is x (TVM), x + x stays */
   psg_tir_expr *f = VARD("f", "float32");
   CHECK_STR(RS(ADD(f, FC("float32", 0))), "f");

@@ -124,6 +124,14 @@ static bool add_rules(rw *w, psg_tir_expr *x, psg_tir_expr *y, psg_tir_dtype t) 
   if (is(x, PSG_TIR_MUL) && is(y, PSG_TIR_MUL) && K(x->kids[1], &c1) && K(y->kids[1], &c2) &&
       EQ(w, x->kids[0], y->kids[0]))
     return done(w, B(w, PSG_TIR_MUL, x->kids[0], I(w, t, wadd(t, c1, c2))));
+  /* x * y + x * z -> x * (y + z), any factor order, x not a constant
+   * (TVM's rule; constant coefficients are the canonical form's business). */
+  if (is(x, PSG_TIR_MUL) && is(y, PSG_TIR_MUL)) {
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 2; j++)
+        if (!K(x->kids[i], NULL) && EQ(w, x->kids[i], y->kids[j]))
+          return done(w, B(w, PSG_TIR_MUL, x->kids[i], B(w, PSG_TIR_ADD, x->kids[1 - i], y->kids[1 - j])));
+  }
   if (is(x, PSG_TIR_MUL) && K(x->kids[1], &c1) && EQ(w, x->kids[0], y))
     return done(w, B(w, PSG_TIR_MUL, y, I(w, t, wadd(t, c1, 1))));
   if (is(y, PSG_TIR_MUL) && K(y->kids[1], &c2) && EQ(w, y->kids[0], x))
