@@ -38,6 +38,26 @@ def test_decl_buffer_with_data_is_decl_buffer_alone():
     assert inner.buffer.data.same_as(f.body.buffer_var)
 
 
+def test_binding_last_in_its_block_gets_evaluate_zero():
+    # TVM's builder gives `x: T.int32 = e` with nothing after it the body
+    # T.evaluate(0).
+    f = _parse(["if n < 2:", "    r: T.int32 = n + 1"])
+    let = f.body.then_case
+    assert isinstance(let, tir.LetStmt) and let.var.name == "r"
+    assert isinstance(let.body, tir.Evaluate) and int(let.body.value) == 0
+    with pytest.raises(passage.error.ParseError, match="expected a statement"):
+        _parse(["with T.LetStmt(n) as r:", "    pass"])
+
+
+def test_int_broadcast_literal_matches_a_float_vector():
+    # T.if_then_else(c, <float32x4>, T.Broadcast(0, 4)): the int literal is
+    # cast, as TVM's BinaryOpMatchTypes does.
+    f = _parse(["A[T.Ramp(0, 1, 4)] = T.if_then_else(n > 0, A[T.Ramp(0, 1, 4)], T.Broadcast(0, 4))"])
+    other = f.body.value.args[2]
+    assert isinstance(other, tir.Broadcast) and other.dtype == "float32x4"
+    assert isinstance(other.value, tir.FloatImm) and float(other.value) == 0.0
+
+
 def test_allocate_takes_dtype_as_keyword():
     # TVM's T.allocate(extents, dtype, scope) may name its dtype.
     kw = _parse(["B_data = T.allocate([4], dtype=\"int8\", scope=\"local\")",
