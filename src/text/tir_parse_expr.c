@@ -197,6 +197,7 @@ bool psgi_tirp_parse_vaccess(tparser *ps, tnode_vec *ix, psg_tir_node **value, p
     if (psgi_tirp_expect(ps, ",") || !(*value = psgi_tirp_parse_expr(ps))) return false;
   }
   if (psgi_tirp_expect(ps, ",") || psgi_tirp_expect(ps, "predicate") || psgi_tirp_expect(ps, "=") || !(*pred = psgi_tirp_parse_expr(ps))) return false;
+  psgi_tirp_accept(ps, ","); /* a trailing comma, as Python allows */
   return !psgi_tirp_expect(ps, ")");
 }
 

@@ -58,6 +58,19 @@ def test_int_broadcast_literal_matches_a_float_vector():
     assert isinstance(other.value, tir.FloatImm) and float(other.value) == 0.0
 
 
+def test_lane_mask_takes_its_dtype_first_and_vload_a_trailing_comma():
+    # TVM's T.get_active_lane_mask(dtype, base, limit) forwards its dtype;
+    # A.vload([...], predicate=p,) ends with a comma as Python allows.
+    f = _parse(["A[T.Ramp(0, 1, 4)] = A.vload([T.Ramp(0, 1, 4)],",
+                "    predicate=T.get_active_lane_mask(\"uint1x4\", 0, n),",
+                ")"])
+    load = f.body.value
+    assert isinstance(load, tir.BufferLoad)
+    mask = load.predicate
+    assert isinstance(mask, tir.Call) and mask.op.name == "tir.get_active_lane_mask"
+    assert mask.dtype == "boolx4" and len(mask.args) == 2  # uint1 is bool
+
+
 def test_allocate_takes_dtype_as_keyword():
     # TVM's T.allocate(extents, dtype, scope) may name its dtype.
     kw = _parse(["B_data = T.allocate([4], dtype=\"int8\", scope=\"local\")",
