@@ -407,10 +407,21 @@ def _attr_to_py(a):
     if kind == 6:
         return [_attr_to_py(lib.psg_attr_list_get(a, i)) for i in range(lib.psg_attr_list_len(a))]
     if kind == 7:
-        return dict(_attrs_items(lib.psg_attr_get_dict(a)))
+        return _DictAttr(_attrs_items(lib.psg_attr_get_dict(a)))
     if kind == 8:  # a GlobalVar reference (call_lowered's all_prim_fn_vars)
         return GlobalVar(s(lib.psg_attr_get_global_var(a)))
     raise ValueError("unknown attribute kind %d" % kind)
+
+
+class _DictAttr(dict):
+    """A dict attribute value: a dict whose keys also read as attributes, as
+    TVM's DictAttrs do (call_lowered's metadata["relay_attrs"].Primitive)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 def _attrs_items(ptr):

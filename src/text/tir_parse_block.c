@@ -54,6 +54,16 @@ static psg_tir_node *take_body(tparser *ps, tframe *f) {
   bool ok = !f->bad;
   for (size_t i = 0; i < n; i++)
     if (!v[i]) ok = false;
+  if (ok && n == 0 && f->concise) {
+    /* `x: T.int32 = e` last in its block: TVM's builder gives the binding
+     * the body T.evaluate(0) (its AsStmt of no statements). */
+    psg_tir_expr *zero = NULL;
+    if (!BUILD(&f->at, psg_tir_int_imm_create(ps->ctx, psg_tir_dtype_int32(), 0, SP(&f->at), &zero)))
+      BUILD(&f->at, psg_tir_evaluate_create(ps->ctx, zero, SP(&f->at), &out));
+    psg_tir_release(zero);
+    ps->stmts.len = f->base;
+    return out;
+  }
   if (ok && n == 0) {
     psgi_tirp_error_at(ps, &f->at, f->kind == F_FUNC ? "the function body has no statement" : "expected a statement in this block");
     ok = false;

@@ -230,8 +230,8 @@ psg_tir_node *psgi_tirp_parse_t_call(tparser *ps, const ttoken *nt) {
   if (!parse_call_args(ps, &args, &kw_dtype)) goto done;
   size_t n = args.len;
   if (!strcmp(name, "Cast") || !strcmp(name, "reinterpret") || !strcmp(name, "call_extern") ||
-      !strcmp(name, "call_pure_extern") || !strcmp(name, "call_intrin")) {
-    /* dtype first, or dtype= */
+      !strcmp(name, "call_pure_extern") || !strcmp(name, "call_intrin") || !strcmp(name, "get_active_lane_mask")) {
+    /* dtype first, or dtype= (TVM's _dtype_forward ops) */
     if (!(dt = forwarded_dtype(ps, nt, &args, kw_dtype))) goto done;
     char op[80];
     if (!strcmp(name, "call_intrin")) {

@@ -59,6 +59,20 @@ void psgi_tirp_match_types(tparser *ps, const ttoken *t, psg_tir_node **a, psg_t
     return;
   }
   int la = psg_tir_dtype_lanes((*a)->dtype), lb = psg_tir_dtype_lanes((*b)->dtype);
+  /* An int literal broadcast next to a float vector: TVM casts it, and the
+   * cast of a broadcast constant is the broadcast float constant. */
+  for (int i = 0; i < 2 && la == lb && la > 1; i++) {
+    psg_tir_node **v = i ? a : b, *o = i ? *b : *a, *bc = NULL;
+    if ((*v)->kind != PSG_TIR_BROADCAST || (*v)->kids[0]->kind != PSG_TIR_INT_IMM || !psg_tir_dtype_is_float(o->dtype))
+      continue;
+    if (!(r = psgi_tirp_retype_literal(ps, t, (*v)->kids[0], psg_tir_dtype_with_lanes(o->dtype, 1)))) continue;
+    psg_status st = psg_tir_broadcast_create(ps->ctx, r, la, NULL, &bc);
+    psg_tir_release(r);
+    if (st) return;
+    psg_tir_release(*v);
+    *v = bc;
+    return;
+  }
   psg_tir_node **s = la == 1 && lb > 1 ? a : lb == 1 && la > 1 ? b : NULL;
   if (!s) return;
   int lanes = la > lb ? la : lb;
@@ -183,6 +197,7 @@ bool psgi_tirp_parse_vaccess(tparser *ps, tnode_vec *ix, psg_tir_node **value, p
     if (psgi_tirp_expect(ps, ",") || !(*value = psgi_tirp_parse_expr(ps))) return false;
   }
   if (psgi_tirp_expect(ps, ",") || psgi_tirp_expect(ps, "predicate") || psgi_tirp_expect(ps, "=") || !(*pred = psgi_tirp_parse_expr(ps))) return false;
+  psgi_tirp_accept(ps, ","); /* a trailing comma, as Python allows */
   return !psgi_tirp_expect(ps, ")");
 }
 

@@ -240,11 +240,16 @@ static bool parse_with(tparser *ps) {
 }
 
 /* T.allocate([extents], "dtype", "scope", condition=c, annotations={...}) after
- * its '(': into f (a: the data var named `name`). */
+ * its '(': into f (a: the data var named `name`); the dtype may be given as
+ * dtype="..." (TVM's keyword). */
 static bool parse_allocate_args(tparser *ps, tframe *f, const char *name, const ttoken *nt) {
   tnode_vec ext = {0};
   char scope[64] = "global";
-  bool ok = psgi_tirp_parse_tuple(ps, &ext) && !psgi_tirp_expect(ps, ",") && psgi_tirp_string_dtype(ps, &f->dtype);
+  bool ok = psgi_tirp_parse_tuple(ps, &ext) && !psgi_tirp_expect(ps, ",");
+  if (ok) {
+    psgi_tirp_kw(ps, "dtype");
+    ok = psgi_tirp_string_dtype(ps, &f->dtype);
+  }
   if (ok && psgi_tirp_accept(ps, ",") && ps->tok.kind == TT_STRING) {
     size_t n;
     ok = psgi_tirp_unescape(ps, &ps->tok, scope, sizeof scope, false, &n);

@@ -35,3 +35,59 @@ def test_call_lowered_attrs_read_as_tvm_writes_them():
 def test_call_lowered_is_typed_by_the_prim_func():
     mod = relay.transform.InferType()(passage.parse(LOWERED))
     assert str(mod["main"].body.checked_type) == "Tensor[(5, 7), float32]"
+
+
+PRIMITIVE = '''#[version = "0.0.5"]
+def @main(%b: Tensor[(3, 4), int32]) -> Tensor[(3, 4), int32] {
+  %0 = fn(%p : Tensor[(3, 4), int32], %q : Tensor[(3, 4), int32], Primitive=1) -> Tensor[(3, 4), int32] {
+    multiply(%p, %q)
+  };
+  %0(%b, %b)
+}
+'''
+
+EXTERN = '''#[version = "0.0.5"]
+def @main(%b: Tensor[(3, 4), int32]) -> Tensor[(3, 4), int32] {
+  @ext_mul(%b, %b)
+}
+def @ext_mul(%p : Tensor[(3, 4), int32], %q : Tensor[(3, 4), int32], Extern=1) -> Tensor[(3, 4), int32] {
+  multiply(%p, %q)
+}
+'''
+
+
+def _lower(text, name):
+    mod = relay.transform.InferType()(passage.parse(text))
+    return relay.transform.InferType()(relay.tec.LowerTE(name)(mod))
+
+
+def test_relay_tec_lower_te_makes_a_named_prim_func():
+    # TVM's Python name of the pass; the form its test_pass_lower_te.py checks.
+    mod = _lower(PRIMITIVE, "m1")
+    call = mod["main"].body
+    assert call.op.name == "call_lowered"
+    assert call.args[0].name_hint == "m1_fused_multiply"
+    assert [f.name_hint for f in call.args[1].fields] == ["b", "b"]
+    meta = call.attrs.metadata
+    assert meta["relay_attrs"]["Primitive"] == 1
+    assert meta["relay_attrs"].Primitive == 1  # TVM's DictAttrs read by attribute
+    assert [g.name_hint for g in meta["all_prim_fn_vars"]] == ["m1_fused_multiply"]
+    assert isinstance(mod["m1_fused_multiply"], tir.PrimFunc)
+
+
+def test_relay_tec_lower_te_keeps_an_extern_function():
+    mod = _lower(EXTERN, "m2")
+    call = mod["main"].body
+    assert call.op.name == "call_lowered" and call.args[0].name_hint == "ext_mul"
+    assert call.attrs.metadata["relay_attrs"]["Extern"] == 1
+    assert len(call.attrs.metadata["all_prim_fn_vars"]) == 0
+    assert isinstance(mod["ext_mul"], relay.Function) and mod["ext_mul"].attrs["Extern"] == 1
+
+
+def test_relay_tec_lower_te_refuses_a_compilation_config():
+    import pytest
+    with pytest.raises(passage.error.UnsupportedError, match="no compilation targets"):
+        relay.tec.LowerTE("m3", object())
+    with pytest.raises(passage.error.UnsupportedError, match="init_module"):
+        relay.parse(PRIMITIVE, "from_string", passage.IRModule())
+    assert isinstance(relay.parse(PRIMITIVE, "from_string", None, None), passage.IRModule)

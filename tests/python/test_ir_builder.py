@@ -94,6 +94,38 @@ def test_scope_attr_let_and_emit_wrap_the_rest():
         ib.emit(3)
 
 
+def test_scope_attr_on_a_pointer_names_its_buffer():
+    # TVM's BufferVar is an ObjectGeneric: as an AttrStmt node it is its Buffer.
+    ib = ir_builder.create()
+    ptr = ib.pointer("float32", name="P", scope="global")
+    ib.scope_attr(ptr, "storage_scope", "global")
+    ptr[0] = ptr[0] + 1.0
+    attr = ib.get()
+    assert isinstance(attr, tir.AttrStmt) and attr.attr_key == "storage_scope"
+    assert isinstance(attr.node, tir.Buffer) and attr.node.same_as(ptr.asobject())
+    assert isinstance(attr.body, tir.BufferStore)
+
+
+def test_thread_var_bound_twice_with_other_extents_is_an_error():
+    # TVM binds a thread var for the whole function; tir.Simplify (and so
+    # tir.HoistIfThenElse, which ends with it) refuses a second, different extent.
+    def build(inner_extent):
+        ib = ir_builder.create()
+        out = ib.pointer("float32", name="out")
+        tx = te.thread_axis("threadIdx.x")
+        ib.scope_attr(tx, "thread_extent", 16)
+        with ib.for_range(0, 4, name="i") as i:
+            ib.scope_attr(tx, "thread_extent", inner_extent)
+            with ib.if_scope(tx < 2):
+                out[i * 16 + tx] = 1.0
+        return passage.IRModule.from_expr(tir.PrimFunc([out], ib.get()))
+
+    for p in (tir.transform.Simplify(), tir.transform.HoistIfThenElse()):
+        p(build(16))  # the same extent again is fine
+        with pytest.raises(passage.error.PassError, match="threadIdx.x.*different extent"):
+            p(build(17))
+
+
 def test_while_and_else_errors():
     ib = ir_builder.create()
     it = ib.allocate("int32", (1,), name="it", scope="local")

@@ -59,3 +59,34 @@ def main(A: T.Buffer((4,), "float32")):
     body = tir.transform.LowerOpaqueBlock()(mod)["main"].body
     assert body.attr_key == "pragma_a" and body.body.attr_key == "pragma_z"
     assert isinstance(body.body.body, tir.For)
+
+
+_FACTORED = """
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4,), "int32"), a: T.int32, b: T.int32, c: T.int32):
+    A[0] = a * (b + c)
+    A[1] = b * a + c * a
+"""
+
+
+def test_cse_equiv_terms_take_out_a_common_factor():
+    # a * b + a * c is a * (b + c) to the simplifier (TVM's rewrite rule), so
+    # the two stores compute one term when terms are compared semantically.
+    mod = _mod(_FACTORED)
+    assert _lets(tir.transform.CommonSubexprElimTIR()(mod)) == 0
+    out = tir.transform.CommonSubexprElimTIR(True, True)(mod)["main"]
+    assert isinstance(out.body, tir.LetStmt) and out.body.var.name == "cse_var_1"
+    assert out.script().count("cse_var_1") == 3  # the binding and both stores
+
+
+def test_if_then_else_takes_an_integer_condition():
+    # TVM accepts an int condition (non-zero is true); Passage compares it with 0.
+    b = passage.te.var("b")
+    buf = tir.decl_buffer((4,), "int32", name="M")
+    body = tir.IfThenElse(b, tir.BufferStore(buf, 1, [0]), tir.BufferStore(buf, 2, [0]))
+    assert isinstance(body.condition, tir.NE) and body.condition.a.same_as(b)
+    assert int(body.condition.b) == 0 and body.condition.dtype == "bool"
+    flag = tir.Var("flag", "bool")
+    assert tir.IfThenElse(flag, tir.Evaluate(0)).condition.same_as(flag)

@@ -38,6 +38,51 @@ def test_decl_buffer_with_data_is_decl_buffer_alone():
     assert inner.buffer.data.same_as(f.body.buffer_var)
 
 
+def test_binding_last_in_its_block_gets_evaluate_zero():
+    # TVM's builder gives `x: T.int32 = e` with nothing after it the body
+    # T.evaluate(0).
+    f = _parse(["if n < 2:", "    r: T.int32 = n + 1"])
+    let = f.body.then_case
+    assert isinstance(let, tir.LetStmt) and let.var.name == "r"
+    assert isinstance(let.body, tir.Evaluate) and int(let.body.value) == 0
+    with pytest.raises(passage.error.ParseError, match="expected a statement"):
+        _parse(["with T.LetStmt(n) as r:", "    pass"])
+
+
+def test_int_broadcast_literal_matches_a_float_vector():
+    # T.if_then_else(c, <float32x4>, T.Broadcast(0, 4)): the int literal is
+    # cast, as TVM's BinaryOpMatchTypes does.
+    f = _parse(["A[T.Ramp(0, 1, 4)] = T.if_then_else(n > 0, A[T.Ramp(0, 1, 4)], T.Broadcast(0, 4))"])
+    other = f.body.value.args[2]
+    assert isinstance(other, tir.Broadcast) and other.dtype == "float32x4"
+    assert isinstance(other.value, tir.FloatImm) and float(other.value) == 0.0
+
+
+def test_lane_mask_takes_its_dtype_first_and_vload_a_trailing_comma():
+    # TVM's T.get_active_lane_mask(dtype, base, limit) forwards its dtype;
+    # A.vload([...], predicate=p,) ends with a comma as Python allows.
+    f = _parse(["A[T.Ramp(0, 1, 4)] = A.vload([T.Ramp(0, 1, 4)],",
+                "    predicate=T.get_active_lane_mask(\"uint1x4\", 0, n),",
+                ")"])
+    load = f.body.value
+    assert isinstance(load, tir.BufferLoad)
+    mask = load.predicate
+    assert isinstance(mask, tir.Call) and mask.op.name == "tir.get_active_lane_mask"
+    assert mask.dtype == "boolx4" and len(mask.args) == 2  # uint1 is bool
+
+
+def test_allocate_takes_dtype_as_keyword():
+    # TVM's T.allocate(extents, dtype, scope) may name its dtype.
+    kw = _parse(["B_data = T.allocate([4], dtype=\"int8\", scope=\"local\")",
+                 "B = T.Buffer((4,), \"int8\", data=B_data, scope=\"local\")",
+                 "B[0] = T.int8(1)"])
+    pos = _parse(["B_data = T.allocate([4], \"int8\", \"local\")",
+                  "B = T.Buffer((4,), \"int8\", data=B_data, scope=\"local\")",
+                  "B[0] = T.int8(1)"])
+    assert isinstance(kw.body, tir.Allocate) and kw.body.dtype == "int8"
+    assert structural_equal(kw, pos)
+
+
 @pytest.mark.parametrize("head", ["range(0, n)", "T.serial(0, n)", "range(n)"])
 def test_loop_from_zero_has_extent_n(head):
     f = _parse(["for i in %s:" % head, "    A[i] = T.float32(0)"])

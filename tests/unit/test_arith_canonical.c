@@ -22,6 +22,13 @@ static void test_sums(void) {
   CHECK_STR(CS(MUL(x, IC(-1))), "(x * -1)");
   CHECK_STR(CS(MUL(MUL(x, IC(2)), IC(-1))), "(x * -2)");
   CHECK_STR(CS(MUL(ADD(x, y), IC(-1))), "((0 - x) - y)");
+  /* A product of non-constant factors: the factors in order, then the
+   * constants (TVM's MulAndNormalize; a flattened 32 x n x n shape). */
+  CHECK_STR(CS(MUL(MUL(IC(32), x), x)), "((x * x) * 32)");
+  CHECK_STR(CS(MUL(MUL(x, IC(4)), MUL(y, IC(2)))), "((x * y) * 8)");
+  CHECK_STR(CS(MUL(x, MUL(y, x))), "((x * y) * x)");
+  CHECK_STR(CS(MUL(ADD(x, IC(1)), y)), "((x + 1) * y)");
+  CHECK_STR(CS(MUL(MUL(x, y), IC(3))), "((x * y) * 3)");
   /* floormod(k * x, c), k | c: floormod(x, c / k) * k (TVM's SplitModConst) */
   CHECK_STR(CS(FMOD(SUB(IC(0), x), IC(2))), "((x % -2) * -1)");
   CHECK_STR(CS(FMOD(MUL(x, IC(2)), IC(8))), "((x % 4) * 2)");

@@ -19,6 +19,11 @@ static void test_add_rules(void) {
   CHECK_STR(RS(ADD(MUL(x, IC(3)), x)), "(x * 4)");
   CHECK_STR(RS(ADD(x, MUL(x, IC(3)))), "(x * 4)");
   CHECK_STR(RS(ADD(x, y)), "(x + y)");
+  /* a common non-constant factor is taken out (TVM), in any factor order */
+  CHECK_STR(RS(ADD(MUL(x, y), MUL(x, z))), "(x * (y + z))");
+  CHECK_STR(RS(ADD(MUL(y, x), MUL(z, x))), "(x * (y + z))");
+  CHECK_STR(RS(ADD(MUL(y, x), MUL(x, z))), "(x * (y + z))");
+  CHECK_STR(RS(ADD(MUL(x, IC(4)), MUL(y, IC(4)))), "((x * 4) + (y * 4))"); /* constants stay */
   /* floats: x + 0.0 is x (TVM), x + x stays */
   psg_tir_expr *f = VARD("f", "float32");
   CHECK_STR(RS(ADD(f, FC("float32", 0))), "f");
@@ -97,6 +102,19 @@ static void test_div_mod_rules(void) {
   CHECK_STR(RS(FDIV(i, IC(16))), "(i // 16)");
   /* modular set: 6*x + 3 is odd */
   CHECK_STR(RS(FMOD(ADD(MUL(x, IC(6)), IC(3)), IC(3))), "0");
+  /* quotient * divisor + remainder of one division is the dividend (TVM's
+   * rewrite rule; a lowered reshape writes x // 96 * 96 + x % 96) */
+  CHECK_STR(RS(ADD(MUL(FDIV(x, IC(96)), IC(96)), FMOD(x, IC(96)))), "x");
+  CHECK_STR(RS(ADD(FMOD(x, IC(96)), MUL(FDIV(x, IC(96)), IC(96)))), "x");
+  CHECK_STR(RS(ADD(MUL(FDIV(x, y), y), FMOD(x, y))), "x");
+  CHECK_STR(RS(ADD(MUL(y, FDIV(x, y)), FMOD(x, y))), "x");
+  CHECK_STR(RS(ADD(FMOD(x, y), MUL(y, FDIV(x, y)))), "x");
+  CHECK_STR(RS(ADD(MUL(TDIV(x, IC(8)), IC(8)), TMOD(x, IC(8)))), "x");
+  CHECK_STR(RS(ADD(MUL(TDIV(x, y), y), TMOD(x, y))), "((T.Div(x, y) * y) + T.truncmod(x, y))"); /* TVM: constant only */
+  /* different dividends, divisors or division kinds stay */
+  CHECK_STR(RS(ADD(MUL(FDIV(x, IC(96)), IC(96)), FMOD(y, IC(96)))), "(((x // 96) * 96) + (y % 96))");
+  CHECK_STR(RS(ADD(MUL(FDIV(x, IC(96)), IC(48)), FMOD(x, IC(48)))), "(((x // 96) * 48) + (x % 48))");
+  CHECK_STR(RS(ADD(MUL(TDIV(x, IC(8)), IC(8)), FMOD(x, IC(8)))), "((T.Div(x, 8) * 8) + (x % 8))");
 }
 
 static void test_min_max_rules(void) {

@@ -17,7 +17,7 @@ from ..ir import structural_equal, structural_hash
 
 __all__ = ["var", "const", "Var", "GlobalVar", "Constant", "Tuple", "TupleGetItem", "Call", "Let",
            "If", "Function", "Op", "TensorType", "TupleType", "FuncType", "Expr", "IRModule",
-           "Type", "op", "transform", "analysis", "ScopeBuilder", "ExprVisitor", "ExprMutator"]
+           "Type", "op", "transform", "analysis", "tec", "ScopeBuilder", "ExprVisitor", "ExprMutator"]
 
 
 def var(name_hint, type_annotation=None, shape=None, dtype="float32", span=None):
@@ -160,12 +160,18 @@ _install_ops()
 
 from . import transform  # noqa: E402
 from . import analysis  # noqa: E402
+from . import tec  # noqa: E402
 from .expr_functor import ExprVisitor, ExprMutator  # noqa: E402
 
 
-def parse(source, source_name="from_string"):
+def parse(source, source_name="from_string", init_module=None, init_meta_table=None):
     """tvm.relay.parse: Relay text (it may hold @T.prim_func blocks,
-    docs/text-format.md) as an IRModule."""
+    docs/text-format.md) as an IRModule. TVM's init_module / init_meta_table
+    (parsing into an existing module, a metadata table) are not supported:
+    only their defaults, None or empty, are accepted."""
+    if init_module is not None or init_meta_table:
+        from ..error import UnsupportedError
+        raise UnsupportedError("relay.parse: init_module and init_meta_table are not supported")
     from .. import parse as _parse
     return _parse(source, source_name)
 

@@ -100,7 +100,15 @@ class IfThenElse(Stmt):
     __slots__ = ()
 
     def __new__(cls, condition, then_case, else_case=None, span=None):
-        return new(lib.psg_tir_if_then_else_create, convert(condition), then_case._ptr,
+        condition = convert(condition)
+        dt = str(condition.dtype)
+        if dt.startswith(("int", "uint")) and "x" not in dt:
+            # TVM takes an integer condition as C does (non-zero is true);
+            # Passage's IfThenElse holds a bool, so it is compared with zero.
+            from .expr import NE
+            from . import const as _const
+            condition = NE(condition, _const(0, dt))
+        return new(lib.psg_tir_if_then_else_create, condition, then_case._ptr,
                    else_case._ptr if else_case is not None else None, None, what="IfThenElse")
 
     def __init__(self, *a, **k):
@@ -227,6 +235,8 @@ class AttrStmt(Stmt):
         if isinstance(node, str):
             from .expr import StringImm
             node = StringImm(node)
+        elif not isinstance(node, Node) and hasattr(node, "asobject"):
+            node = node.asobject()  # an ir_builder BufferVar: its Buffer (TVM's ObjectGeneric)
         return new(lib.psg_tir_attr_stmt_create, node._ptr if node is not None else None,
                    enc(attr_key), convert(value), body._ptr, None, what="AttrStmt")
 

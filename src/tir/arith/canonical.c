@@ -301,6 +301,53 @@ static bool unwrap_mod_terms(psg_arith_analyzer *a, lin *l, int64_t c, bool *cha
   return true;
 }
 
+/* A product of two non-constant factors (TVM's MulAndNormalize): its
+ * non-constant leaves in order, multiplied from the left, times the product
+ * of its constant leaves (32 * n * n is n * n * 32). *out stays NULL when
+ * that is e again, or past the limits. */
+static psg_status product_normal(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr **out) {
+  *out = NULL;
+  if (psgi_arith_is_int(e->kids[0], NULL) || psgi_arith_is_int(e->kids[1], NULL)) return PSG_OK;
+  psg_tir_expr *leaf[MAX_VISIT], *st_[MAX_VISIT];
+  size_t nleaf = 0, sp = 0;
+  int64_t scale = 1, v;
+  st_[sp++] = e;
+  while (sp) {
+    psg_tir_expr *x = st_[--sp];
+    if (x->kind == PSG_TIR_MUL) {
+      if (sp + 2 > MAX_VISIT) return PSG_OK;
+      st_[sp++] = x->kids[1];
+      st_[sp++] = x->kids[0];
+    } else if (psgi_arith_is_int(x, &v)) {
+      if (__builtin_mul_overflow(scale, v, &scale)) return PSG_OK;
+    } else {
+      if (nleaf == MAX_VISIT) return PSG_OK;
+      leaf[nleaf++] = x;
+    }
+  }
+  if (scale == 0 || nleaf == 0 || psgi_arith_wrap(e->dtype, scale) != scale) return PSG_OK; /* folding's business */
+  psg_tir_expr *acc = leaf[0], *next;
+  psg_tir_retain(acc);
+  psg_status st = PSG_OK;
+  for (size_t i = 1; i < nleaf && !st; i++) {
+    st = psgi_arith_mk(a->ctx, PSG_TIR_MUL, acc, leaf[i], &next);
+    psg_tir_release(acc);
+    acc = st ? NULL : next;
+  }
+  if (!st && scale != 1) {
+    psg_tir_expr *k = NULL;
+    st = psgi_arith_int(a->ctx, e->dtype, scale, &k);
+    if (!st) st = psgi_arith_mk(a->ctx, PSG_TIR_MUL, acc, k, &next);
+    psg_tir_release(k);
+    psg_tir_release(acc);
+    acc = st ? NULL : next;
+  }
+  if (st) return st;
+  if (psgi_arith_equal(a, acc, e)) psg_tir_release(acc);
+  else *out = acc;
+  return PSG_OK;
+}
+
 psg_status psgi_arith_canonical_node(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr **out) {
   *out = NULL;
   if (!psgi_arith_is_index_dtype(e->dtype)) return PSG_OK;
@@ -311,6 +358,7 @@ psg_status psgi_arith_canonical_node(psg_arith_analyzer *a, psg_tir_expr *e, psg
     bool single = false;
     psg_status st = scaled_single(a, e, &single, out);
     if (st || single) return st;
+    if ((st = product_normal(a, e, out)) || *out) return st;
   }
     /* fall through */
   case PSG_TIR_ADD:

@@ -35,7 +35,7 @@ psg_status psgi_int_set_eval(psg_arith_analyzer *a, psg_tir_expr *e, const psgi_
                              psgi_int_set *out);
 /* TVM's Intersect(analyzer, a, b): max of the mins, min of the maxes; with
  * check_empty, empty when max < min is proved (TVM's Intersect of an array
- * does not check). */
+ * checks each step with an analyzer of no facts). */
 psg_status psgi_int_set_intersect(psg_arith_analyzer *a, const psgi_int_set *x, const psgi_int_set *y,
                                   bool check_empty, psgi_int_set *out);
 /* TVM's DeduceBound(var, cond, hint, relax): an interval of var in which

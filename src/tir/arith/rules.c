@@ -104,8 +104,29 @@ static bool vector_rules(rw *w, psg_tir_expr *e, psg_tir_expr *x, psg_tir_expr *
   return false;
 }
 
+/* q * d + r, with q the quotient and r the remainder of one division of z
+ * by d, is z (TVM: floor division by any d, truncated division by a
+ * constant); either factor order of the product. */
+static psg_tir_expr *divmod_recombined(rw *w, psg_tir_expr *prod, psg_tir_expr *rem) {
+  int div_kind;
+  if (!is(prod, PSG_TIR_MUL)) return NULL;
+  if (is(rem, PSG_TIR_FLOOR_MOD)) div_kind = PSG_TIR_FLOOR_DIV;
+  else if (is(rem, PSG_TIR_MOD) && K(rem->kids[1], NULL)) div_kind = PSG_TIR_DIV;
+  else return NULL;
+  for (int i = 0; i < 2; i++) {
+    psg_tir_expr *q = prod->kids[i], *d = prod->kids[1 - i];
+    if (is(q, div_kind) && EQ(w, d, rem->kids[1]) && EQ(w, q->kids[1], rem->kids[1]) &&
+        EQ(w, q->kids[0], rem->kids[0]))
+      return rem->kids[0];
+  }
+  return NULL;
+}
+
 static bool add_rules(rw *w, psg_tir_expr *x, psg_tir_expr *y, psg_tir_dtype t) {
   int64_t c1, c2;
+  psg_tir_expr *z = divmod_recombined(w, x, y);
+  if (!z) z = divmod_recombined(w, y, x);
+  if (z) return done(w, z);
   if (K(x, &c1) && !K(y, NULL)) return done(w, B(w, PSG_TIR_ADD, y, x)); /* constant on the right */
   if (K(y, &c2) && is(x, PSG_TIR_ADD) && K(x->kids[1], &c1))
     return done(w, B(w, PSG_TIR_ADD, x->kids[0], I(w, t, wadd(t, c1, c2))));
@@ -119,6 +140,14 @@ static bool add_rules(rw *w, psg_tir_expr *x, psg_tir_expr *y, psg_tir_dtype t) 
   if (is(x, PSG_TIR_MUL) && is(y, PSG_TIR_MUL) && K(x->kids[1], &c1) && K(y->kids[1], &c2) &&
       EQ(w, x->kids[0], y->kids[0]))
     return done(w, B(w, PSG_TIR_MUL, x->kids[0], I(w, t, wadd(t, c1, c2))));
+  /* x * y + x * z -> x * (y + z), any factor order, x not a constant
+   * (TVM's rule; constant coefficients are the canonical form's business). */
+  if (is(x, PSG_TIR_MUL) && is(y, PSG_TIR_MUL)) {
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 2; j++)
+        if (!K(x->kids[i], NULL) && EQ(w, x->kids[i], y->kids[j]))
+          return done(w, B(w, PSG_TIR_MUL, x->kids[i], B(w, PSG_TIR_ADD, x->kids[1 - i], y->kids[1 - j])));
+  }
   if (is(x, PSG_TIR_MUL) && K(x->kids[1], &c1) && EQ(w, x->kids[0], y))
     return done(w, B(w, PSG_TIR_MUL, y, I(w, t, wadd(t, c1, 1))));
   if (is(y, PSG_TIR_MUL) && K(y->kids[1], &c2) && EQ(w, y->kids[0], x))
@@ -423,6 +452,9 @@ static bool cmp_rules(rw *w, psg_tir_expr *e, int kind, psg_tir_expr *x, psg_tir
   /* z + c1 OP c2 -> z OP c2 - c1 (and z - c1). */
   if (K(y, &c2) && (is(x, PSG_TIR_ADD) || is(x, PSG_TIR_SUB)) && K(x->kids[1], &c1))
     return done(w, B(w, kind, x->kids[0], I(w, t, is(x, PSG_TIR_ADD) ? wsub(t, c2, c1) : wadd(t, c2, c1))));
+  /* c2 OP z + c1 -> c2 - c1 OP z (and z - c1): TVM's c1 < x + c2 rules. */
+  if (K(x, &c2) && (is(y, PSG_TIR_ADD) || is(y, PSG_TIR_SUB)) && K(y->kids[1], &c1))
+    return done(w, B(w, kind, I(w, t, is(y, PSG_TIR_ADD) ? wsub(t, c2, c1) : wadd(t, c2, c1)), y->kids[0]));
   return false;
 }
 

@@ -455,7 +455,7 @@ static psg_status interval_and_conds(partitioner *p, const finder *f, const psgi
       any = true;
     } else {
       psgi_int_set y = {0};
-      st = psgi_int_set_intersect(p->fresh, &acc, &pt->set, false, &y); /* TVM's Intersect(Array) */
+      st = psgi_int_set_intersect(p->fresh, &acc, &pt->set, true, &y); /* TVM's Intersect(Array) */
       psgi_int_set_release(&acc);
       acc = y;
     }
@@ -464,7 +464,7 @@ static psg_status interval_and_conds(partitioner *p, const finder *f, const psgi
     psgi_int_set_release(&acc);
     return st;
   }
-  if (any) {
+  if (any && !acc.empty) {
     psg_tir_expr *lo = NULL, *hi = NULL;
     if (acc.min) st = psg_arith_simplify(p->fresh, acc.min, &lo);
     if (!st && acc.max) st = psg_arith_simplify(p->fresh, acc.max, &hi);
@@ -472,8 +472,11 @@ static psg_status interval_and_conds(partitioner *p, const finder *f, const psgi
     *out = (psgi_int_set){.min = lo, .max = hi};
     return st;
   }
+  psgi_int_set_release(&acc);
   if (!f->has_hint) return PSG_OK;
-  /* With a hint: the conditions one by one while their intersection is not empty. */
+  /* With a hint: the conditions one by one while their intersection is not
+   * empty (the cond set starts again). */
+  for (size_t i = 0; i < f->parts.len; i++) chosen[i] = false;
   psgi_int_set ci = {0};
   for (size_t i = 0; i < f->parts.len && !st; i++) {
     const partition *pt = &f->parts.data[i];

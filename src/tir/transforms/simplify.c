@@ -3,7 +3,7 @@
  * facts of its scope (loop ranges, thread extents, `if` conditions, asserts,
  * LetStmt bindings; T.assume with propagate_knowns_to_prove_conditional),
  * ifs with a proved condition replaced by their branch, loops of extent 0
- * removed and of extent 1 replaced by their body, stores of a value just
+ * removed and of extent 1 (without annotations) replaced by their body, stores of a value just
  * loaded from the same place removed. The statement walk uses an explicit
  * stack, so nests of any depth are simplified.
  *
@@ -72,8 +72,32 @@ typedef struct walker {
   PSGI_VEC(psg_tir_stmt *) res; /* finished children; NULL: no statement */
   psgi_map buffer_vars;          /* vars in the definition of a buffer the body uses */
   psgi_kv *kv;                   /* known buffer values (NULL: neither propagate_knowns_* switch) */
+  psgi_map thread_vars;          /* thread var -> index + 1 in thread_max */
+  PSGI_VEC(int64_t) thread_max;  /* the largest value each thread var was bound to */
   psg_status visit_st;
 } walker;
+
+/* TVM binds a thread var for the whole function: binding it again to a
+ * different constant bound is an error ("Inconsistent thread_extent"). */
+static psg_status check_thread_bound(walker *w, psg_tir_expr *var, psg_tir_expr *extent) {
+  psgi_arith_info ei;
+  psg_status st = psgi_arith_info_of(w->a, extent, &ei);
+  if (st) return st;
+  int64_t max = ei.bound.max == PSG_ARITH_POS_INF ? PSG_ARITH_POS_INF : psgi_arith_sat_add(ei.bound.max, -1);
+  bool is_new;
+  psgi_map_entry *e = psgi_map_put_ptr(&w->thread_vars, var, &is_new);
+  if (!e) return psgi_nomem(w->ctx);
+  if (is_new) {
+    if (!PSGI_VEC_PUSH(w->ctx, &w->thread_max, max)) return psgi_nomem(w->ctx);
+    e->value = (void *)(uintptr_t)w->thread_max.len;
+    return PSG_OK;
+  }
+  int64_t old = w->thread_max.data[(uintptr_t)e->value - 1];
+  if (old == max) return PSG_OK;
+  return psgi_diag_add(w->ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0, "tir.Simplify",
+                       "thread var '%s' bound again with a different extent: [0, %lld] before, [0, %lld] now",
+                       psg_tir_var_name(var), (long long)old, (long long)max);
+}
 
 static psg_status simp(walker *w, psg_tir_expr *e, psg_tir_expr **out) {
   if (!e) {
@@ -363,6 +387,7 @@ static psg_status enter(walker *w, frame *f) {
       if (node && psgi_tir_is_var_kind(node->kind) && psgi_arith_is_index_dtype(node->dtype) &&
           node->dtype == f->ex[0]->dtype && (strcmp(key, "thread_extent") == 0 || strcmp(key, "virtual_thread") == 0)) {
         psg_tir_expr *zero;
+        if ((st = check_thread_bound(w, node, f->ex[0]))) return st;
         if ((st = psgi_arith_int(w->ctx, node->dtype, 0, &zero))) return st;
         st = psg_arith_bind(a, node, zero, f->ex[0]);
         psg_tir_release(zero);
@@ -455,7 +480,8 @@ static psg_status finish(walker *w, frame *f, psg_tir_stmt **out) {
   case PSG_TIR_FOR:
     if (psgi_arith_is_int(f->ex[1], &ext) && ext <= 0) break; /* never runs */
     if (!body) break;                                         /* does nothing */
-    if (psgi_arith_is_int(f->ex[1], &ext) && ext == 1) {      /* var is min: substituted */
+    if (psgi_arith_is_int(f->ex[1], &ext) && ext == 1 &&      /* var is min: substituted */
+        !psg_attrs_count(psg_tir_get_annotations(s))) {       /* annotations keep the loop */
       *out = body;
       r[0] = NULL;
       break;
@@ -646,11 +672,14 @@ psg_status psg_tir_simplify_prim_func(const psg_tir_prim_func *f, psg_attrs *con
   w.a->boolean_branches = w.o.bool_branches;
   w.a->and_of_ors = w.o.and_of_ors;
   psgi_map_init(&w.buffer_vars, ctx);
+  psgi_map_init(&w.thread_vars, ctx);
   psg_tir_stmt *body = NULL;
   if (w.o.knowns_cond || w.o.knowns_expr) st = psgi_kv_create(ctx, w.a, &w.kv);
   if (!st) st = prepare(&w, f);
   if (!st) st = walk(&w, psg_tir_get_body(f), &body);
   psgi_map_fini(&w.buffer_vars);
+  psgi_map_fini(&w.thread_vars);
+  PSGI_VEC_FREE(ctx, &w.thread_max);
   psgi_kv_destroy(w.kv);
   for (size_t i = 0; i < w.res.len; i++) psg_tir_release(w.res.data[i]);
   PSGI_VEC_FREE(ctx, &w.res);
