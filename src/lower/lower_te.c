@@ -42,6 +42,13 @@ static bool has_attr(const psg_expr *fn, const char *key) {
   return a && psg_attr_get_int(a) != 0;
 }
 
+/* A Composite function literal that no external compiler claims (the
+ * ONNX importer's onnx.LSTM, kept whole for export; design.md §19): FuseOps
+ * leaves it as a leaf, so LowerTE lowers its body as one fused function. */
+static bool is_own_composite(const psg_expr *fn) {
+  return psg_attrs_get(fn->u.fn.attrs, "Composite") && !psg_attrs_get(fn->u.fn.attrs, "Compiler");
+}
+
 static void resolve(lower_te *lt, const psg_expr *callee, resolved *r) {
   r->kind = CALLEE_NONE;
   r->fn = NULL;
@@ -63,7 +70,8 @@ static void resolve(lower_te *lt, const psg_expr *callee, resolved *r) {
   } else if (callee->kind == PSG_EXPR_VAR) {
     psgi_map_entry *en = psgi_map_get_ptr(&lt->let_prims, callee);
     if (en) *r = *(const resolved *)en->value;
-  } else if (callee->kind == PSG_EXPR_FUNCTION && !has_attr(callee, "Extern") && has_attr(callee, "Primitive")) {
+  } else if (callee->kind == PSG_EXPR_FUNCTION && !has_attr(callee, "Extern") &&
+             (has_attr(callee, "Primitive") || is_own_composite(callee))) {
     r->kind = CALLEE_PRIMITIVE;
     r->fn = callee;
   }
@@ -224,12 +232,12 @@ static psg_status visit_let(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   return PSG_OK;
 }
 
-/* Primitive and Extern functions are kept as they are; a let's var bound to
+/* Primitive, Extern and our own Composite functions are kept as they are; a let's var bound to
  * a Primitive function (directly or through another such var or a global)
  * is remembered before its body is rewritten. */
 static psg_status pre(psg_mutator *m, const psg_expr *e, psg_expr **replacement) {
   lower_te *lt = m->user;
-  if (e->kind == PSG_EXPR_FUNCTION && (has_attr(e, "Primitive") || has_attr(e, "Extern"))) {
+  if (e->kind == PSG_EXPR_FUNCTION && (has_attr(e, "Primitive") || has_attr(e, "Extern") || is_own_composite(e))) {
     *replacement = (psg_expr *)e;
     psg_expr_retain(*replacement);
   } else if (e->kind == PSG_EXPR_LET) {

@@ -26,12 +26,7 @@ LARGE = ("ch_PP-OCRv4_rec_infer.onnx", "ch_PP-OCRv4_det_infer.onnx")
 SLOW = ("ch_PP-OCRv4_det_infer.onnx",)
 # Models whose lowered main still calls Relay ops: exactly those ops are
 # accepted (any other left-over op fails), with the reason, always printed.
-KNOWN_PARTIAL = {
-    "silero_vad.onnx": (
-        {"add", "concatenate", "expand_dims", "multiply", "nn.dense", "sigmoid", "squeeze", "strided_slice", "tanh"},
-        "the LSTM step closures (`fn`s inside the If on sr) are not fused into Primitive functions, so LowerTE "
-        "leaves their ops to the Relay interpreter; everything outside them is lowered"),
-}
+KNOWN_PARTIAL = {}
 
 
 def unlowered_calls(text):
