@@ -82,13 +82,13 @@ static psg_status inline_step(psgi_dsch *d, void *arg) {
   return psg_tir_schedule_compute_inline(d->s, arg);
 }
 
-psg_status psgi_dsch_inline_all(psgi_dsch *d, const char *keep) {
+psg_status psgi_dsch_inline_all(psgi_dsch *d, const char *keep_op) {
   psg_status st = PSG_OK;
   /* latest first: a consumer inlined before its producer keeps each
    * producer's loads simple for the next inline */
   for (size_t i = d->stages.len; !st && i-- > 0;) {
     psgi_dsch_stage *g = &d->stages.data[i];
-    if (g->output || g->reduction || g->done || (keep && !strcmp(keep, g->buffer))) continue;
+    if (g->output || g->reduction || g->done || (keep_op && !strcmp(keep_op, g->op))) continue;
     bool ok = false;
     st = psgi_dsch_try(d, inline_step, (void *)g->buffer, &ok);
     if (ok) g->done = true;

@@ -53,9 +53,9 @@ psg_status psgi_dsch_vectorize_init(psgi_dsch *d, psg_tir_expr *loop);
  * forgets its diagnostics and returns PSG_OK with *applied false. */
 typedef psg_status (*psgi_dsch_step)(psgi_dsch *d, void *arg);
 psg_status psgi_dsch_try(psgi_dsch *d, psgi_dsch_step step, void *arg, bool *applied);
-/* compute_inline of every stage that is not an output, a reduction or
- * `keep` (NULL: none), latest first, each where it applies. */
-psg_status psgi_dsch_inline_all(psgi_dsch *d, const char *keep);
+/* compute_inline of every stage that is not an output, a reduction or a
+ * stage of op `keep_op` (NULL: none), latest first, each where it applies. */
+psg_status psgi_dsch_inline_all(psgi_dsch *d, const char *keep_op);
 /* TVM's schedule_injective on an output nest: the leading loops fused
  * (two of three or more, three of five or more) and parallel, the last
  * loop split by a dividing factor up to 16 and its inner part vectorized. */

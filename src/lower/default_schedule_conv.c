@@ -1,7 +1,7 @@
 /* Passage — the default schedule of conv2d, NCHW, NHWC, grouped and
  * depthwise (TVM's x86 conv2d / depthwise schedules in spirit, without the
- * NCHWc packing): the padding inlined, the output channel and the output
- * width split, the reduction loops (rc, ry, rx, in their order) outside a
+ * NCHWc packing): the padding a parallel, vectorized stage of its own, the
+ * output channel and the output width split, the reduction loops (rc, ry, rx, in their order) outside a
  * register tile of channel x width whose contiguous axis (width in NCHW,
  * channel in NHWC) is vectorized, the init as its own nest before rc
  * (decompose_reduction), and the leading loops up to the width fused and
@@ -99,10 +99,19 @@ done:
 psg_status psgi_dsch_conv2d(psgi_dsch *d, const char **kind) {
   psgi_dsch_stage *a = &d->stages.data[d->anchor];
   if (!a->reduction) return PSG_ERR_INVALID_ARGUMENT;
-  psg_status st = psgi_dsch_inline_all(d, NULL);
+  /* the padding stays a stage of its own, parallel and vectorized as
+   * TVM's x86 conv schedules keep data_pad: inlined, its bounds test would
+   * scalarize the vector loop of the convolution */
+  psg_status st = psgi_dsch_inline_all(d, a->op);
   bool nhwc = false;
   if (!st) st = tile(d, a->buffer, &nhwc);
   a->done = true;
+  for (size_t i = 0; !st && i < d->stages.len; i++) {
+    psgi_dsch_stage *g = &d->stages.data[i];
+    if (g->done || g->reduction || g->output || strcmp(g->op, a->op)) continue;
+    st = psgi_dsch_injective_nest(d, g->buffer);
+    g->done = true;
+  }
   bool dw = !strcmp(a->buffer, "DepthwiseConv2d"), grp = !strncmp(a->buffer, "group_", 6);
   *kind = dw    ? (nhwc ? "depthwise_conv2d_nhwc" : "depthwise_conv2d_nchw")
           : grp ? (nhwc ? "group_conv2d_nhwc" : "group_conv2d_nchw")
