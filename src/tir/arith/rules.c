@@ -85,6 +85,8 @@ static bool vector_rules(rw *w, psg_tir_expr *e, psg_tir_expr *x, psg_tir_expr *
     if (base && stride && !(w->st = psg_tir_ramp_create(w->a->ctx, base, stride, lanes, NULL, &o))) keep(w, o);
     return done(w, o);
   }
+  if (k == PSG_TIR_ADD && is(x, PSG_TIR_BROADCAST) && is(y, PSG_TIR_RAMP)) /* TVM: broadcast(x) + ramp(b, s) */
+    return done(w, B(w, PSG_TIR_ADD, y, x));
   return false;
 }
 
