@@ -106,7 +106,8 @@ psg_status psgi_dsch_injective_nest(psgi_dsch *d, const char *stage) {
   psg_tir_expr *outer1 = NULL;
   if (f > 1 && f < ext) {
     int64_t factors[2] = {0, f};
-    if (!(st = psg_tir_schedule_split(d->s, loops[n - 1], factors, 2, parts))) st = psg_tir_schedule_vectorize(d->s, parts[1]);
+    st = psg_tir_schedule_split(d->s, loops[n - 1], factors, 2, parts);
+    if (!st) st = psg_tir_schedule_vectorize(d->s, parts[1]);
     outer1 = parts[0];
   } else if (f > 1 || (ext > 1 && ext <= 16)) {
     st = psg_tir_schedule_vectorize(d->s, loops[n - 1]);
@@ -188,16 +189,16 @@ psg_status psgi_dsch_guard_init(psgi_dsch *d, const char *stage) {
   size_t seq = 0;
   for (size_t i = 1; i + 1 < p->node.len && !seq; i++) {
     psg_tir_node *n = p->node.data[i];
-    if (n->kind == PSG_TIR_SEQ_STMT && n->nkids == 2 && n->kids[0] == init && p->node.data[i - 1]->kind == PSG_TIR_FOR &&
-        p->slot.data[i] == 1)
+    if (n->kind == PSG_TIR_SEQ_STMT && n->nkids == 2 && n->kids[0] == init &&
+        p->node.data[i - 1]->kind == PSG_TIR_FOR && p->slot.data[i] == 1)
       seq = i;
   }
   for (size_t i = seq + 1; seq && i + 1 < p->node.len; i++)
     if (p->node.data[i]->kind != PSG_TIR_FOR) seq = 0;
   if (!seq || st.stores.len != 2) {
     psgi_sch_stage_fini(ctx, &st);
-    return psgi_sch_error(ctx, PSG_ERR_INVALID_ARGUMENT, "default_schedule", "stage '%s' is not an init + update reduction",
-                          stage);
+    return psgi_sch_error(ctx, PSG_ERR_INVALID_ARGUMENT, "default_schedule",
+                          "stage '%s' is not an init + update reduction", stage);
   }
   /* cond: every reduction var at its loop's min */
   psg_tir_node *cond = NULL, *guarded = NULL, *body = NULL, *root = NULL, *nf = NULL;

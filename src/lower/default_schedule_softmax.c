@@ -48,7 +48,8 @@ psg_status psgi_dsch_softmax(psgi_dsch *d, const char **kind) {
   axis_find a = {.loops = loops, .n = n, .axis = -1};
   psg_tir_visitor v = {.pre = axis_pre, .user = &a};
   psgi_sch_stage ss;
-  if (!st && !(st = psgi_sch_stage_find(d->ctx, psg_tir_schedule_get_func(d->s)->kids[0], out->buffer, "softmax", &ss))) {
+  psg_tir_node *body = psg_tir_schedule_get_func(d->s)->kids[0];
+  if (!st && !(st = psgi_sch_stage_find(d->ctx, body, out->buffer, "softmax", &ss))) {
     st = psg_tir_visit(d->ctx, &v, ss.stores.data[ss.stores.len - 1]);
     psgi_sch_stage_fini(d->ctx, &ss);
   }
