@@ -231,6 +231,7 @@ static void test_fallback(void) {
 
 /* LowerTE schedules by default; its option and the config key turn it off. */
 static const char *lowered_kind(psg_ctx *ctx, const char *option, const char *config) {
+  static char kind_buf[64];
   psg_module *m = parse(ctx, HDR "def @main(%x: " F(4, 16) ", %w: " F(8, 16) ") {\n  nn.dense(%x, %w)\n}\n");
   psg_module *fused = m ? run(ctx, "FuseOps", NULL, m) : NULL, *out = NULL;
   psg_attrs *opts = NULL;
@@ -249,14 +250,14 @@ static const char *lowered_kind(psg_ctx *ctx, const char *option, const char *co
   const char *kind = NULL;
   psg_tir_prim_func *f = out ? psg_module_lookup_prim_func(out, "tvmgen_default_fused_nn_dense") : NULL;
   CHECK(f != NULL);
-  if (f) kind = schedule_attr(f);
+  if (f && schedule_attr(f)) kind = strncpy(kind_buf, schedule_attr(f), sizeof kind_buf - 1);
   psg_pass_release(p);
   psg_pass_context_release(pc);
   psg_attrs_release(opts);
   psg_module_release(out);
   psg_module_release(fused);
   psg_module_release(m);
-  return kind; /* an interned string */
+  return kind; /* valid until the next call */
 }
 
 static void test_lower_te_switch(void) {
