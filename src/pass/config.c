@@ -99,6 +99,10 @@ static const builtin_option builtins[] = {
     {"relay.ToMixedPrecision.keep_orig_output_dtype", PSG_CONFIG_BOOL, 0, NULL, 0,
      "keep the original output dtype in mixed precision", NULL, false},
     {"relay.frontend.fill_span", PSG_CONFIG_BOOL, 1, NULL, 0, "frontends attach source spans to nodes", NULL, false},
+    {"passage.lower.use_default_schedule", PSG_CONFIG_BOOL, 1, NULL, 0,
+     "schedule each lowered PrimFunc with the default CPU schedule of its anchor op (false: TE's naive loop "
+     "nests)",
+     "LowerTE", false},
     {"tir.disable_vectorize", PSG_CONFIG_BOOL, 0, NULL, 0, "disable loop vectorization (vectorized loops stay serial)",
      "tir.VectorizeLoop", false},
     {"tir.enable_buffer_level_predication", PSG_CONFIG_BOOL, 0, NULL, 0,

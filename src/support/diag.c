@@ -237,6 +237,18 @@ void psg_ctx_clear_diags(psg_ctx *ctx) {
   pthread_mutex_unlock(&ctx->lock);
 }
 
+/* Drops the diagnostics recorded since index `from` (a speculative attempt
+ * the caller recovers from, such as a default schedule falling back to the
+ * naive loop nest). A sink has seen them already. */
+void psgi_diag_truncate(psg_ctx *ctx, size_t from) {
+  pthread_mutex_lock(&ctx->lock);
+  if (ctx->diags && from < ctx->diags->items.len) {
+    for (size_t i = from; i < ctx->diags->items.len; i++) diag_free(ctx, ctx->diags->items.data[i]);
+    __atomic_store_n(&ctx->diags->items.len, from, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&ctx->lock);
+}
+
 /* Places the unlocated errors recorded since index `from` at file:line:col
  * of `source_line`: a caller that knows where the failing text is (the
  * pipeline parser, for the registry's errors) locates them instead of

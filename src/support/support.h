@@ -161,6 +161,8 @@ void psgi_diag_reword(psg_ctx *ctx, size_t i, const char *fmt, ...) __attribute_
  * (diag.c). */
 void psgi_diag_locate_since(psg_ctx *ctx, size_t from, const char *file, int line, int col,
                             const char *source_line, size_t source_len);
+/* Drops the diagnostics recorded since index `from` (diag.c). */
+void psgi_diag_truncate(psg_ctx *ctx, size_t from);
 void psgi_diag_note(psg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Records PSG_ERR_NOMEM (without allocating if memory is exhausted). */
 psg_status psgi_nomem(psg_ctx *ctx);

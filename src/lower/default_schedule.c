@@ -1,0 +1,344 @@
+/* Passage — the default CPU schedule (default_schedule.h): reading the stage
+ * tags, picking the anchor, dispatching to a family, the fallback to the
+ * naive nests, and the helpers the families share (inlining, TVM's
+ * injective and reduce nests, the init-guarded reduction form). */
+#include "lower/default_schedule.h"
+#include "passage/op.h"
+#include "tir/schedule/schedule_internal.h"
+#include <stdio.h>
+#include <string.h>
+
+static int pattern_of(const char *name) {
+  static const int pats[] = {PSG_OP_PATTERN_ELEMWISE, PSG_OP_PATTERN_BROADCAST, PSG_OP_PATTERN_INJECTIVE,
+                             PSG_OP_PATTERN_COMM_REDUCE, PSG_OP_PATTERN_OUT_ELEMWISE_FUSABLE, PSG_OP_PATTERN_TUPLE,
+                             PSG_OP_PATTERN_OPAQUE};
+  for (size_t i = 0; i < sizeof pats / sizeof *pats; i++)
+    if (name && !strcmp(psg_op_pattern_name(pats[i]), name)) return pats[i];
+  return PSG_OP_PATTERN_OPAQUE;
+}
+
+/* Helpers ----------------------------------------------------------------------- */
+int64_t psgi_dsch_extent(psgi_dsch *d, psg_tir_expr *loop) {
+  psgi_sch_path p = {0};
+  int64_t e = -1;
+  if (!psgi_sch_find_loop(d->ctx, psg_tir_schedule_get_func(d->s)->kids[0], loop, "default_schedule", &p)) {
+    psg_tir_node *f = psgi_sch_path_last(&p);
+    if (f->kids[1]->kind == PSG_TIR_INT_IMM && f->kids[1]->u.int_value == 0 && f->kids[2]->kind == PSG_TIR_INT_IMM)
+      e = f->kids[2]->u.int_value;
+  }
+  psgi_sch_path_fini(d->ctx, &p);
+  return e;
+}
+
+int64_t psgi_dsch_factor(int64_t extent, int64_t cap) {
+  for (int64_t f = cap; f >= 2; f--)
+    if (extent > 0 && extent % f == 0) return f;
+  return 1;
+}
+
+psg_status psgi_dsch_loops(psgi_dsch *d, const char *stage, psg_tir_expr ***loops, size_t *n) {
+  return psg_tir_schedule_get_loops(d->s, stage, loops, n);
+}
+
+void psgi_dsch_loops_free(psg_tir_expr **loops, size_t n) {
+  for (size_t i = 0; loops && i < n; i++) psg_tir_release(loops[i]);
+  psg_free(loops);
+}
+
+psg_status psgi_dsch_parallel(psgi_dsch *d, psg_tir_expr *loop) {
+  return psgi_dsch_extent(d, loop) == 1 ? PSG_OK : psg_tir_schedule_parallel(d->s, loop);
+}
+
+typedef struct named_find {
+  const char *name;
+  psg_tir_expr *var;
+} named_find;
+
+static int named_pre(psg_tir_visitor *v, const psg_tir_node *n) {
+  named_find *f = v->user;
+  if (n->kind == PSG_TIR_FOR && !f->var && !strcmp(n->kids[0]->u.var.name, f->name)) f->var = n->kids[0];
+  return PSG_VISIT_CONTINUE;
+}
+
+psg_status psgi_dsch_vectorize_init(psgi_dsch *d, psg_tir_expr *loop) {
+  char name[256];
+  snprintf(name, sizeof name, "%s_init", loop->u.var.name);
+  named_find f = {name, NULL};
+  psg_tir_visitor v = {.pre = named_pre, .user = &f};
+  psg_status st = psg_tir_visit(d->ctx, &v, psg_tir_schedule_get_func(d->s)->kids[0]);
+  return st || !f.var ? st : psg_tir_schedule_vectorize(d->s, f.var);
+}
+
+psg_status psgi_dsch_try(psgi_dsch *d, psgi_dsch_step step, void *arg, bool *applied) {
+  size_t mark = psg_ctx_diag_count(d->ctx);
+  psg_status st = step(d, arg);
+  if (applied) *applied = !st;
+  if (!st || st == PSG_ERR_NOMEM || psg_ctx_is_oom(d->ctx)) return st;
+  psgi_diag_truncate(d->ctx, mark);
+  return PSG_OK;
+}
+
+static psg_status inline_step(psgi_dsch *d, void *arg) {
+  return psg_tir_schedule_compute_inline(d->s, arg);
+}
+
+psg_status psgi_dsch_inline_all(psgi_dsch *d, const char *keep_op) {
+  psg_status st = PSG_OK;
+  /* latest first: a consumer inlined before its producer keeps each
+   * producer's loads simple for the next inline */
+  for (size_t i = d->stages.len; !st && i-- > 0;) {
+    psgi_dsch_stage *g = &d->stages.data[i];
+    if (g->output || g->reduction || g->done || (keep_op && !strcmp(keep_op, g->op))) continue;
+    bool ok = false;
+    st = psgi_dsch_try(d, inline_step, (void *)g->buffer, &ok);
+    if (ok) g->done = true;
+  }
+  return st;
+}
+
+psg_status psgi_dsch_injective_nest(psgi_dsch *d, const char *stage) {
+  psg_tir_expr **loops = NULL, *fused = NULL, *parts[2] = {NULL, NULL};
+  size_t n = 0;
+  psg_status st = psgi_dsch_loops(d, stage, &loops, &n);
+  if (st || n == 0) goto done;
+  /* the last loop: split by a dividing factor, inner part vectorized */
+  int64_t ext = psgi_dsch_extent(d, loops[n - 1]), f = psgi_dsch_factor(ext, 16);
+  psg_tir_expr *outer1 = NULL;
+  if (f > 1 && f < ext) {
+    int64_t factors[2] = {0, f};
+    st = psg_tir_schedule_split(d->s, loops[n - 1], factors, 2, parts);
+    if (!st) st = psg_tir_schedule_vectorize(d->s, parts[1]);
+    outer1 = parts[0];
+  } else if (f > 1 || (ext > 1 && ext <= 16)) {
+    st = psg_tir_schedule_vectorize(d->s, loops[n - 1]);
+  }
+  if (st) goto done;
+  /* the leading loops fused and parallel (a 1-D nest: the outer part) */
+  size_t nf = n >= 5 ? 3 : n >= 3 ? 2 : 1;
+  if (n == 1) {
+    if (outer1) st = psgi_dsch_parallel(d, outer1);
+  } else if (nf == 1) {
+    st = psgi_dsch_parallel(d, loops[0]);
+  } else if (!(st = psg_tir_schedule_fuse(d->s, loops, nf, &fused))) {
+    st = psgi_dsch_parallel(d, fused);
+  }
+done:
+  psg_tir_release(fused);
+  psg_tir_release(parts[0]);
+  psg_tir_release(parts[1]);
+  psgi_dsch_loops_free(loops, n);
+  return st;
+}
+
+/* The number of leading spatial loops of a reduction stage: the loops that
+ * enclose its init store as well as the update. */
+static psg_status spatial_count(psgi_dsch *d, const char *stage, size_t *out) {
+  psgi_sch_stage st;
+  psg_status rc = psgi_sch_stage_find(d->ctx, psg_tir_schedule_get_func(d->s)->kids[0], stage, "default_schedule", &st);
+  if (rc) return rc;
+  size_t k = 0;
+  const psg_tir_node *init = st.stores.data[0];
+  for (size_t i = 0; i + 1 < st.last.node.len; i++) {
+    const psg_tir_node *n = st.last.node.data[i];
+    if (n->kind != PSG_TIR_FOR) continue;
+    bool found = false; /* is the init store under n? it is if n's body is on the init's path */
+    psgi_sch_path p = {0};
+    rc = psgi_sch_find_node(d->ctx, (psg_tir_node *)n, init, &p, &found);
+    psgi_sch_path_fini(d->ctx, &p);
+    if (rc || !found) break;
+    k++;
+  }
+  psgi_sch_stage_fini(d->ctx, &st);
+  *out = k;
+  return rc;
+}
+
+psg_status psgi_dsch_reduce_nest(psgi_dsch *d, const char *stage) {
+  psg_tir_expr **loops = NULL, *fused = NULL;
+  size_t n = 0, nsp = 0;
+  psg_status st = psgi_dsch_loops(d, stage, &loops, &n);
+  if (!st) st = spatial_count(d, stage, &nsp);
+  if (st || nsp == 0) goto done;
+  size_t nf = 0;
+  int64_t par = 1;
+  while (nf < nsp && par < 128) {
+    int64_t e = psgi_dsch_extent(d, loops[nf++]);
+    par *= e > 0 ? e : 1;
+  }
+  if (nf == 1) {
+    st = psgi_dsch_parallel(d, loops[0]);
+  } else if (!(st = psg_tir_schedule_fuse(d->s, loops, nf, &fused))) {
+    st = psgi_dsch_parallel(d, fused);
+  }
+done:
+  psg_tir_release(fused);
+  psgi_dsch_loops_free(loops, n);
+  return st;
+}
+
+/* The init-guarded form ---------------------------------------------------------- */
+psg_status psgi_dsch_guard_init(psgi_dsch *d, const char *stage) {
+  psg_ctx *ctx = d->ctx;
+  psg_tir_prim_func *f = psg_tir_schedule_get_func(d->s);
+  psgi_sch_stage st;
+  psg_status rc = psgi_sch_stage_find(ctx, f->kids[0], stage, "default_schedule", &st);
+  if (rc) return rc;
+  psg_tir_node *init = st.stores.data[0], *upd = st.stores.data[st.stores.len - 1];
+  psgi_sch_path *p = &st.last;
+  /* the SeqStmt {init; for r...: upd} on the path, right under a loop */
+  size_t seq = 0;
+  for (size_t i = 1; i + 1 < p->node.len && !seq; i++) {
+    psg_tir_node *n = p->node.data[i];
+    if (n->kind == PSG_TIR_SEQ_STMT && n->nkids == 2 && n->kids[0] == init &&
+        p->node.data[i - 1]->kind == PSG_TIR_FOR && p->slot.data[i] == 1)
+      seq = i;
+  }
+  for (size_t i = seq + 1; seq && i + 1 < p->node.len; i++)
+    if (p->node.data[i]->kind != PSG_TIR_FOR) seq = 0;
+  if (!seq || st.stores.len != 2) {
+    psgi_sch_stage_fini(ctx, &st);
+    return psgi_sch_error(ctx, PSG_ERR_INVALID_ARGUMENT, "default_schedule",
+                          "stage '%s' is not an init + update reduction", stage);
+  }
+  /* cond: every reduction var at its loop's min */
+  psg_tir_node *cond = NULL, *guarded = NULL, *body = NULL, *root = NULL, *nf = NULL;
+  for (size_t i = seq + 1; !rc && i + 1 < p->node.len; i++) {
+    psg_tir_node *loop = p->node.data[i], *eq = NULL, *both = NULL;
+    rc = psg_tir_binary_create(ctx, PSG_TIR_EQ, loop->kids[0], loop->kids[1], NULL, &eq);
+    if (!rc && cond) rc = psg_tir_binary_create(ctx, PSG_TIR_AND, cond, eq, NULL, &both);
+    else if (!rc) psg_tir_retain(both = eq);
+    psg_tir_release(eq);
+    psg_tir_release(cond);
+    cond = both;
+  }
+  if (!rc) rc = psg_tir_if_then_else_create(ctx, cond, init, NULL, NULL, &guarded);
+  psg_tir_node *pair[2] = {guarded, upd};
+  if (!rc) rc = psg_tir_seq_stmt_create(ctx, pair, 2, NULL, &body);
+  /* rebuild the reduction loops, innermost first, over the new body */
+  for (size_t i = p->node.len - 1; !rc && i-- > seq + 1;) {
+    psg_tir_node *loop = p->node.data[i], *kids[4] = {loop->kids[0], loop->kids[1], loop->kids[2], body}, *nl = NULL;
+    rc = psgi_tir_rebuild(loop, kids, &nl);
+    psg_tir_release(body);
+    body = nl;
+  }
+  if (!rc) rc = psgi_sch_replace(ctx, p, seq, body, &root);
+  if (!rc) rc = psgi_tir_func_with_body(ctx, f, root, &nf);
+  psg_tir_schedule *ns = NULL;
+  if (!rc) rc = psg_tir_schedule_create(nf, &ns);
+  if (!rc) {
+    psg_tir_schedule_release(d->s);
+    d->s = ns;
+  }
+  psg_tir_release(cond);
+  psg_tir_release(guarded);
+  psg_tir_release(body);
+  psg_tir_release(root);
+  psg_tir_release(nf);
+  psgi_sch_stage_fini(ctx, &st);
+  return rc;
+}
+
+/* The injective family: producers inlined, every output nest scheduled. */
+psg_status psgi_dsch_injective(psgi_dsch *d, const char **kind) {
+  *kind = "injective";
+  return psgi_dsch_inline_all(d, NULL);
+}
+
+/* Stage tags and the anchor -------------------------------------------------------- */
+static psg_status read_stages(psgi_dsch *d, const psg_tir_prim_func *f, bool *ok) {
+  *ok = false;
+  psg_attr *tags = psg_attrs_get(psg_tir_prim_func_get_attrs(f), "passage.te_stages");
+  if (!tags || psg_attr_kind(tags) != PSG_ATTR_LIST) return PSG_OK;
+  size_t n = psg_attr_list_len(tags);
+  for (size_t i = 0; i < n; i++) {
+    psg_attrs *t = psg_attr_get_dict(psg_attr_list_get(tags, i));
+    psg_attr *b = psg_attrs_get(t, "buffer"), *o = psg_attrs_get(t, "op"), *pt = psg_attrs_get(t, "pattern");
+    if (!b || !o || !pt) return PSG_OK;
+    psgi_dsch_stage g = {.buffer = psg_attr_get_string(b), .op = psg_attr_get_string(o),
+                         .pattern = pattern_of(psg_attr_get_string(pt))};
+    psgi_sch_stage ss;
+    size_t mark = psg_ctx_diag_count(d->ctx);
+    psg_status st = psgi_sch_stage_find(d->ctx, f->kids[0], g.buffer, "default_schedule", &ss);
+    if (st == PSG_ERR_NOMEM) return st;
+    if (st) { /* a stage with no store left (never, for TE's output) */
+      psgi_diag_truncate(d->ctx, mark);
+      return PSG_OK;
+    }
+    g.output = psgi_sch_is_param_data(f, ss.data);
+    g.reduction = ss.stores.len > 1;
+    psgi_sch_stage_fini(d->ctx, &ss);
+    if (!PSGI_VEC_PUSH(d->ctx, &d->stages, g)) return psgi_nomem(d->ctx);
+  }
+  /* TVM's ScheduleBuilder: the op of the highest pattern, the later on a tie */
+  for (size_t i = 0; i < d->stages.len; i++)
+    if (d->stages.data[i].pattern >= d->stages.data[d->anchor].pattern) d->anchor = i;
+  *ok = d->stages.len > 0;
+  return PSG_OK;
+}
+
+static bool op_in(const char *op, const char *const *names) {
+  for (; *names; names++)
+    if (!strcmp(op, *names)) return true;
+  return false;
+}
+
+static bool any_reduction(const psgi_dsch *d) {
+  for (size_t i = 0; i < d->stages.len; i++)
+    if (d->stages.data[i].reduction) return true;
+  return false;
+}
+
+static psg_status run_family(psgi_dsch *d, const char **kind) {
+  static const char *const matmuls[] = {"nn.dense", "nn.matmul", "nn.batch_matmul", NULL};
+  static const char *const pools[] = {"nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d",
+                                      "nn.global_max_pool2d", "nn.adaptive_avg_pool2d", NULL};
+  static const char *const softmaxes[] = {"nn.softmax", "nn.fast_softmax", "nn.log_softmax", NULL};
+  const psgi_dsch_stage *a = &d->stages.data[d->anchor];
+  psg_status st;
+  if (op_in(a->op, matmuls)) st = psgi_dsch_matmul(d, kind);
+  else if (!strcmp(a->op, "nn.conv2d")) st = psgi_dsch_conv2d(d, kind);
+  else if (op_in(a->op, pools)) st = psgi_dsch_pool(d, kind);
+  else if (op_in(a->op, softmaxes)) st = psgi_dsch_softmax(d, kind);
+  else if (any_reduction(d)) st = psgi_dsch_reduce(d, kind);
+  else st = psgi_dsch_injective(d, kind); /* injective, or an opaque op computed elementwise */
+  /* what the family left: reductions as TVM's schedule_reduce, outputs as
+   * its schedule_injective */
+  for (size_t i = 0; !st && i < d->stages.len; i++) {
+    psgi_dsch_stage *g = &d->stages.data[i];
+    if (g->done) continue;
+    if (g->reduction) st = psgi_dsch_reduce_nest(d, g->buffer);
+    else if (g->output) st = psgi_dsch_injective_nest(d, g->buffer);
+    g->done = true;
+  }
+  return st;
+}
+
+psg_status psgi_default_schedule(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out,
+                                 const char **kind) {
+  *out = NULL;
+  *kind = "naive";
+  psgi_dsch d = {.ctx = ctx};
+  bool ok = false, was_oom = psg_ctx_is_oom(ctx);
+  size_t mark = psg_ctx_diag_count(ctx);
+  psg_status st = psg_tir_schedule_create(f, &d.s);
+  if (!st) st = read_stages(&d, f, &ok);
+  const char *k = "naive";
+  if (!st && ok) {
+    st = run_family(&d, &k);
+    if (st && !was_oom && psg_ctx_is_oom(ctx)) st = PSG_ERR_NOMEM; /* a primitive's check failing for memory */
+    if (st && st != PSG_ERR_NOMEM) { /* cannot apply: the naive nests */
+      psgi_diag_truncate(ctx, mark);
+      st = PSG_OK;
+      k = "naive";
+    }
+  }
+  const psg_tir_prim_func *res = !st && strcmp(k, "naive") ? psg_tir_schedule_get_func(d.s) : f;
+  psg_attr *v = NULL;
+  if (!st) st = psg_attr_string(ctx, k, strlen(k), &v);
+  if (!st) st = psg_tir_prim_func_with_attr(res, "passage.schedule", v, out);
+  if (!st) *kind = k;
+  psg_attr_release(v);
+  psg_tir_schedule_release(d.s);
+  PSGI_VEC_FREE(ctx, &d.stages);
+  return st;
+}

@@ -1,0 +1,120 @@
+/* Passage — the default schedule of conv2d, NCHW, NHWC, grouped and
+ * depthwise (TVM's x86 conv2d / depthwise schedules in spirit, without the
+ * NCHWc packing): the padding a parallel, vectorized stage of its own, the
+ * output channel and the output width split, the reduction loops (rc, ry, rx, in their order) outside a
+ * register tile of channel x width whose contiguous axis (width in NCHW,
+ * channel in NHWC) is vectorized, the init as its own nest before rc
+ * (decompose_reduction), and the leading loops up to the width fused and
+ * parallel. Each output element still sums in (rc, ry, rx) order. */
+#include "lower/default_schedule.h"
+#include "tir/tir_internal.h"
+#include <string.h>
+
+/* Tile: up to 4 of the outer axis, up to 16 of the vectorized one. */
+enum { TILE_ROWS = 4, TILE_VEC = 16 };
+
+typedef struct chan_find {
+  const psg_tir_node *ry;
+  psg_tir_expr *const *sp;
+  int pos;
+} chan_find;
+
+/* The kernel load is the one indexed by the bare ry var; the spatial var
+ * it is indexed by, bare, is the output channel's. */
+static int chan_pre(psg_tir_visitor *v, const psg_tir_node *n) {
+  chan_find *c = v->user;
+  if (n->kind != PSG_TIR_BUFFER_LOAD || c->pos >= 0) return PSG_VISIT_CONTINUE;
+  size_t ni = psgi_tir_num_indices(n);
+  psg_tir_node *const *idx = psgi_tir_indices(n);
+  bool has_ry = false;
+  for (size_t i = 0; i < ni; i++) has_ry |= idx[i] == c->ry;
+  for (size_t i = 0; has_ry && i < ni; i++)
+    for (int p = 0; p < 4; p++)
+      if (idx[i] == c->sp[p]) c->pos = p;
+  return PSG_VISIT_CONTINUE;
+}
+
+static psg_status channel_pos(psgi_dsch *d, psg_tir_expr *const *loops, int *pos) {
+  chan_find c = {.ry = loops[5], .sp = loops, .pos = -1};
+  psg_tir_visitor v = {.pre = chan_pre, .user = &c};
+  psg_status st = psg_tir_visit(d->ctx, &v, psg_tir_schedule_get_func(d->s)->kids[0]);
+  *pos = c.pos;
+  return st ? st : c.pos < 0 ? PSG_ERR_INVALID_ARGUMENT : PSG_OK;
+}
+
+/* loop split by a dividing factor up to cap: out[0] outer, out[1] inner;
+ * the loop itself is out[0] when no factor divides, out[1] when it fits in
+ * the tile whole (the other is NULL). New references. */
+static psg_status split_div(psgi_dsch *d, psg_tir_expr *loop, int64_t cap, psg_tir_expr **out) {
+  int64_t ext = psgi_dsch_extent(d, loop), f = psgi_dsch_factor(ext, cap);
+  out[0] = out[1] = NULL;
+  if (f <= 1 || f == ext) {
+    psg_tir_retain(loop);
+    out[f == ext ? 1 : 0] = loop;
+    return PSG_OK;
+  }
+  int64_t factors[2] = {0, f};
+  return psg_tir_schedule_split(d->s, loop, factors, 2, out);
+}
+
+static psg_status tile(psgi_dsch *d, const char *stage, bool *nhwc) {
+  psg_tir_expr **loops = NULL, *c2[2] = {NULL, NULL}, *w2[2] = {NULL, NULL}, *fused = NULL;
+  size_t n = 0;
+  int cpos = -1;
+  psg_status st = psgi_dsch_guard_init(d, stage);
+  if (!st) st = psgi_dsch_loops(d, stage, &loops, &n);
+  if (!st && n != 7) st = PSG_ERR_INVALID_ARGUMENT;
+  if (!st) st = channel_pos(d, loops, &cpos);
+  if (st) goto done;
+  int wpos = cpos == 3 ? 2 : 3;
+  *nhwc = cpos > wpos;
+  /* the axis that comes last in memory is the vector one */
+  st = split_div(d, loops[cpos], cpos > wpos ? TILE_VEC : TILE_ROWS, c2);
+  if (!st) st = split_div(d, loops[wpos], wpos > cpos ? TILE_VEC : TILE_ROWS, w2);
+  if (st) goto done;
+  psg_tir_expr *order[9];
+  size_t k = 0, npar = 0;
+  for (int p = 0; p < 4; p++) {
+    if (p == wpos && !npar) npar = k; /* loops before the width's outer part */
+    psg_tir_expr *l = p == cpos ? c2[0] : p == wpos ? w2[0] : loops[p];
+    if (l) order[k++] = l;
+  }
+  for (size_t r = 4; r < 7; r++) order[k++] = loops[r];
+  psg_tir_expr *first = cpos < wpos ? c2[1] : w2[1], *last = cpos < wpos ? w2[1] : c2[1];
+  if (first) order[k++] = first;
+  if (last) order[k++] = last;
+  st = psg_tir_schedule_reorder(d->s, order, k);
+  if (!st) st = psg_tir_schedule_decompose_reduction(d->s, stage, loops[4], NULL);
+  if (!st && last) st = psg_tir_schedule_vectorize(d->s, last);
+  if (!st && last) st = psgi_dsch_vectorize_init(d, last);
+  if (!st && npar > 1) st = psg_tir_schedule_fuse(d->s, order, npar, &fused);
+  if (!st) st = psgi_dsch_parallel(d, fused ? fused : order[0]);
+done:
+  for (int x = 0; x < 2; x++) psg_tir_release(c2[x]), psg_tir_release(w2[x]);
+  psg_tir_release(fused);
+  psgi_dsch_loops_free(loops, n);
+  return st;
+}
+
+psg_status psgi_dsch_conv2d(psgi_dsch *d, const char **kind) {
+  psgi_dsch_stage *a = &d->stages.data[d->anchor];
+  if (!a->reduction) return PSG_ERR_INVALID_ARGUMENT;
+  /* the padding stays a stage of its own, parallel and vectorized as
+   * TVM's x86 conv schedules keep data_pad: inlined, its bounds test would
+   * scalarize the vector loop of the convolution */
+  psg_status st = psgi_dsch_inline_all(d, a->op);
+  bool nhwc = false;
+  if (!st) st = tile(d, a->buffer, &nhwc);
+  a->done = true;
+  for (size_t i = 0; !st && i < d->stages.len; i++) {
+    psgi_dsch_stage *g = &d->stages.data[i];
+    if (g->done || g->reduction || g->output || strcmp(g->op, a->op)) continue;
+    st = psgi_dsch_injective_nest(d, g->buffer);
+    g->done = true;
+  }
+  bool dw = !strcmp(a->buffer, "DepthwiseConv2d"), grp = !strncmp(a->buffer, "group_", 6);
+  *kind = dw    ? (nhwc ? "depthwise_conv2d_nhwc" : "depthwise_conv2d_nchw")
+          : grp ? (nhwc ? "group_conv2d_nhwc" : "group_conv2d_nchw")
+                : (nhwc ? "conv2d_nhwc" : "conv2d_nchw");
+  return st;
+}
