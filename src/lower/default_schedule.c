@@ -313,6 +313,17 @@ static psg_status run_family(psgi_dsch *d, const char **kind) {
   return st;
 }
 
+/* Each primitive re-verifies the whole function when it commits, so
+ * scheduling n stages costs about n^2: a function of more stages than this
+ * (FuseOps' depth limit allows 256) keeps its naive nests, which the TIR list
+ * handles in linear time. */
+enum { MAX_SCHEDULED_STAGES = 64 };
+
+static bool too_many_stages(const psg_tir_prim_func *f) {
+  psg_attr *tags = psg_attrs_get(psg_tir_prim_func_get_attrs(f), "passage.te_stages");
+  return tags && psg_attr_kind(tags) == PSG_ATTR_LIST && psg_attr_list_len(tags) > MAX_SCHEDULED_STAGES;
+}
+
 psg_status psgi_default_schedule(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out,
                                  const char **kind) {
   *out = NULL;
@@ -321,7 +332,7 @@ psg_status psgi_default_schedule(psg_ctx *ctx, const psg_tir_prim_func *f, psg_t
   bool ok = false, was_oom = psg_ctx_is_oom(ctx);
   size_t mark = psg_ctx_diag_count(ctx);
   psg_status st = psg_tir_schedule_create(f, &d.s);
-  if (!st) st = read_stages(&d, f, &ok);
+  if (!st && !too_many_stages(f)) st = read_stages(&d, f, &ok);
   const char *k = "naive";
   if (!st && ok) {
     st = run_family(&d, &k);
