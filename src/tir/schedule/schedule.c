@@ -127,8 +127,8 @@ static bool copy_path(psg_ctx *ctx, psgi_sch_path *dst, const psgi_sch_path *src
   dst->node.len = dst->slot.len = 0;
   if (!PSGI_VEC_RESERVE(ctx, &dst->node, src->node.len + 1) || !PSGI_VEC_RESERVE(ctx, &dst->slot, src->slot.len + 1))
     return false;
-  memcpy(dst->node.data, src->node.data, src->node.len * sizeof *src->node.data);
-  memcpy(dst->slot.data, src->slot.data, src->slot.len * sizeof *src->slot.data);
+  if (src->node.len) memcpy(dst->node.data, src->node.data, src->node.len * sizeof *src->node.data);
+  if (src->slot.len) memcpy(dst->slot.data, src->slot.data, src->slot.len * sizeof *src->slot.data);
   dst->node.len = src->node.len;
   dst->slot.len = src->slot.len;
   return true;

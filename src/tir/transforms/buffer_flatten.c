@@ -16,8 +16,17 @@
 
 static bool is_zero(const psg_tir_node *e) { return e->kind == PSG_TIR_INT_IMM && e->u.int_value == 0; }
 
-/* *acc = *acc <kind> x (TVM's operators: dtypes matched, constants folded). */
+/* *acc = *acc <kind> x (TVM's operators: dtypes matched, constants folded).
+ * A sum that starts at the seed 0 starts at x itself, as TVM's ElemOffset
+ * starts at the first index: 0 + a vector index would be Broadcast(0) + x,
+ * which the simplifier keeps, and a second flattening would add another. */
 static psg_status accumulate(psg_ctx *ctx, int kind, psg_tir_expr **acc, psg_tir_expr *x) {
+  if (kind == PSG_TIR_ADD && is_zero(*acc)) {
+    psg_tir_release(*acc);
+    *acc = x;
+    psg_tir_retain(x);
+    return PSG_OK;
+  }
   psg_tir_expr *r = NULL;
   psg_status st = psg_tir_op_binary(ctx, kind, *acc, x, NULL, &r);
   psg_tir_release(*acc);
