@@ -104,7 +104,11 @@ static psg_status out_extent(psgi_op_call *call, bool transpose, const char *wha
  * weight, and the channels with the groups. */
 static psg_status check_forward(psgi_op_call *call, conv_geom *g, int64_t channels) {
   const char *op = psgi_nn_name(call);
-  if (known(g->c) && known(g->ki) && g->c != g->ki * g->groups)
+  int64_t ki_total = 0;
+  if (known(g->ki) && !psgi_checked_mul(g->ki, g->groups, &ki_total))
+    return psgi_op_fail(call, PSG_ERR_TYPE, "%s: weight channels %lld * groups %lld overflow int64", op,
+                        (long long)g->ki, (long long)g->groups);
+  if (known(g->c) && known(g->ki) && g->c != ki_total)
     return psgi_op_fail(call, PSG_ERR_TYPE, "%s: input channels %lld do not match weight's %lld * groups %lld",
                         op, (long long)g->c, (long long)g->ki, (long long)g->groups);
   if (channels >= 0 && known(g->ko) && channels != g->ko)
@@ -127,11 +131,15 @@ static psg_status check_transpose(psgi_op_call *call, conv_geom *g, int64_t chan
   if (known(g->c) && g->c % g->groups)
     return psgi_op_fail(call, PSG_ERR_TYPE, "%s: input channels %lld are not divisible by groups %lld", op,
                         (long long)g->c, (long long)g->groups);
-  if (channels >= 0 && known(g->ko) && channels != g->ko * g->groups)
+  int64_t ko_total = PSG_DIM_UNKNOWN;
+  if (known(g->ko) && !psgi_checked_mul(g->ko, g->groups, &ko_total))
+    return psgi_op_fail(call, PSG_ERR_TYPE, "%s: weight output channels %lld * groups %lld overflow int64", op,
+                        (long long)g->ko, (long long)g->groups);
+  if (channels >= 0 && known(g->ko) && channels != ko_total)
     return psgi_op_fail(call, PSG_ERR_TYPE,
                         "%s: channels %lld do not match the weight's %lld output channels * groups %lld", op,
                         (long long)channels, (long long)g->ko, (long long)g->groups);
-  g->oc = channels >= 0 ? channels : known(g->ko) ? g->ko * g->groups : PSG_DIM_UNKNOWN;
+  g->oc = channels >= 0 ? channels : ko_total;
   if (g->oph >= g->sh || g->opw >= g->sw)
     return psgi_op_fail(call, PSG_ERR_TYPE, "%s: output_padding must be smaller than the strides", op);
   return PSG_OK;

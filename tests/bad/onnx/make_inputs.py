@@ -173,6 +173,9 @@ def main():
         "convt_huge_group.onnx": conv("ConvTranspose", [1, 2, 3, 3], group=2 ** 62),
         "convt_neg_output_shape.onnx": conv("ConvTranspose", [1, 2, 3, 3], output_shape=[-1, 5]),
         "convt_output_shape_ok.onnx": conv("ConvTranspose", [1, 2, 3, 3], strides=[3, 2], output_shape=[10, 8]),
+        # found by fuzz_onnx: weight channels * group overflowed int64 in the
+        # type relation's channel check (UBSan, signed overflow)
+        "conv_huge_group.onnx": conv("Conv", [1, 2, 3, 3], group=2 ** 63 - 2),
         "conv_same_huge_dilation.onnx": conv("Conv", [1, 1, 3, 3], auto_pad="SAME_UPPER",
                                              dilations=[2 ** 62, 1]),
     }
