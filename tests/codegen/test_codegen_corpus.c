@@ -5,7 +5,8 @@
  * (cls, melspectrogram, embedding, hey_jarvis, alexa: `-O3 --lower`; skipped
  * with a note when the model cache is absent): generate its C kernel, build
  * all kernels with small wrappers into one shared object per configuration
- * (cc with and without vector extensions, clang when present; -std=c99 -O2
+ * (cc with and without vector extensions, cc with OpenMP on 2 threads, clang
+ * when present; -std=c99 -O2
  * -Wall -Werror, with -fsanitize=address,undefined under --sanitize), run
  * each on random inputs and compare every buffer with the interpreter's on
  * the same inputs: integers bit-exact, floats within |a-b| <= 1e-4 *
@@ -36,6 +37,7 @@ typedef struct entry {
   psg_tir_prim_func *f;
   int64_t sym;
   char *kernel;      /* C text of the kernel (NULL: refused) */
+  char *kernel_omp;  /* the same with parallel loops as OpenMP loops */
   char refused[300]; /* why */
   uint64_t ws;
   psg_tensor *in[MAX_PARAMS];
@@ -305,13 +307,13 @@ static const char *c_type_of(psg_tir_dtype t) {
 }
 
 /* The kernel of entry i as C text (without the prelude). */
-static void generate(entry *e, size_t i, const char *prelude, size_t plen) {
+static void generate(entry *e, size_t i, const char *prelude, size_t plen, int flags) {
   char name[32];
   snprintf(name, sizeof name, "k%zu", i);
   const char *names[1] = {name};
   char *text = NULL;
   size_t len = 0;
-  psg_status st = psg_codegen_c(CTX, &e->f, names, 1, 0, &text, &len);
+  psg_status st = psg_codegen_c(CTX, &e->f, names, 1, flags, &text, &len);
   if (st) {
     const psg_diag *d = psg_ctx_get_last_error(CTX);
     snprintf(e->refused, sizeof e->refused, "%s", d ? psg_diag_message(d) : psg_status_str(st));
@@ -320,6 +322,8 @@ static void generate(entry *e, size_t i, const char *prelude, size_t plen) {
   if (len < plen || memcmp(text, prelude, plen)) {
     printf("FAIL %s: the output does not start with the prelude\n", e->name);
     failures++;
+  } else if (flags & PSG_CODEGEN_OPENMP) {
+    e->kernel_omp = strdup(text + plen);
   } else {
     e->kernel = strdup(text + plen);
   }
@@ -399,6 +403,7 @@ typedef struct config {
   const char *label;
   const char *cc;
   bool vector_ext;
+  bool openmp;
   int passed, failed, not_compared;
 } config;
 
@@ -419,12 +424,12 @@ static void run_config(config *cfg, const char *work, const char *prelude_vec, c
   fputs(cfg->vector_ext ? prelude_vec : prelude_novec, fp);
   for (size_t i = 0; i < NE; i++)
     if (E[i].kernel) {
-      fputs(E[i].kernel, fp);
+      fputs(cfg->openmp ? E[i].kernel_omp : E[i].kernel, fp);
       write_wrapper(fp, &E[i], i);
     }
   fclose(fp);
-  snprintf(cmd, sizeof cmd, "%s -std=c99 -O2 -Wall -Werror -fPIC -shared %s -o %s %s -lm 2>&1", cfg->cc,
-           sanitize ? "-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" : "", sopath,
+  snprintf(cmd, sizeof cmd, "%s -std=c99 -O2 -Wall -Werror -fPIC -shared %s%s -o %s %s -lm 2>&1", cfg->cc,
+           cfg->openmp ? "-fopenmp " : "", sanitize ? "-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" : "", sopath,
            cpath);
   double t0 = now();
   FILE *pp = popen(cmd, "r");
@@ -544,7 +549,14 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < NE; i++) {
     entry *e = &E[i];
     nmodels += e->model;
-    generate(e, i, pv, plen);
+    generate(e, i, pv, plen, 0);
+    if (e->kernel) generate(e, i, pv, plen, PSG_CODEGEN_OPENMP);
+    if (e->kernel && !e->kernel_omp) {
+      printf("FAIL %s: generated without OpenMP, not with it: %s\n", e->name, e->refused);
+      failures++;
+      free(e->kernel);
+      e->kernel = NULL;
+    }
     if (!e->kernel) {
       refused++;
       printf("%s %s: not generated: %s\n", e->model ? "FAIL" : "unsupported", e->name, e->refused);
@@ -566,11 +578,14 @@ int main(int argc, char **argv) {
   printf("corpus: %zu PrimFuncs (%zu from models); generated %zu, refused %zu (%zu from models); %zu not run by the "
          "interpreter (budget %lld steps or an error) are compiled but not compared; made in %.1fs\n",
          NE, nmodels, NE - refused, refused, model_refused, not_run, (long long)STEP_BUDGET, now() - t0);
-  config cfgs[4] = {{"cc-vector", "cc", true, 0, 0, 0}, {"cc-scalar", "cc", false, 0, 0, 0},
-                    {"clang-vector", "clang", true, 0, 0, 0}, {"clang-scalar", "clang", false, 0, 0, 0}};
-  size_t ncfg = 2;
-  if (!sanitize && have_compiler("clang")) ncfg = 3;
+  /* cc with and without the vector extensions (also under the sanitizers);
+   * in the release build also cc with OpenMP (2 threads) and clang. */
+  config cfgs[4] = {{"cc-vector", "cc", true, false, 0, 0, 0}, {"cc-scalar", "cc", false, false, 0, 0, 0},
+                    {"cc-openmp", "cc", true, true, 0, 0, 0}, {"clang-vector", "clang", true, false, 0, 0, 0}};
+  size_t ncfg = sanitize ? 2 : 3;
+  if (!sanitize && have_compiler("clang")) ncfg = 4;
   else if (!sanitize) printf("note: no clang on PATH: only cc is checked\n");
+  setenv("OMP_NUM_THREADS", "2", 1);
   for (size_t k = 0; k < ncfg; k++) run_config(&cfgs[k], work, pv, pn, sanitize);
   for (size_t k = 0; k < ncfg; k++)
     printf("[%s] %d PrimFuncs pass, %d fail, %d compiled but not compared\n", cfgs[k].label, cfgs[k].passed,
@@ -578,6 +593,7 @@ int main(int argc, char **argv) {
   printf("total %.1fs, %d failures\n", now() - t0, failures);
   for (size_t i = 0; i < NE; i++) {
     free(E[i].kernel);
+    free(E[i].kernel_omp);
     for (size_t k = 0; k < E[i].nargs; k++) psg_tensor_release(E[i].in[k]);
     if (E[i].ref)
       for (size_t k = 0; k < E[i].nargs; k++) psg_tensor_release(E[i].ref[k]);
