@@ -443,7 +443,8 @@ static void run_config(config *cfg, const char *work, const char *prelude_vec, c
     failures++;
     return;
   }
-  void *so = dlopen(sopath, RTLD_NOW | RTLD_LOCAL);
+  /* libgomp's worker threads outlive the kernels: an OpenMP library stays loaded */
+  void *so = dlopen(sopath, RTLD_NOW | RTLD_LOCAL | (cfg->openmp ? RTLD_NODELETE : 0));
   if (!so) {
     printf("FAIL [%s] dlopen: %s\n", cfg->label, dlerror());
     failures++;
@@ -516,6 +517,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--verbose")) verbose = true;
     else if (!strcmp(argv[i], "--entry") && i + 1 < argc) only = argv[++i];
   }
+  setvbuf(stdout, NULL, _IOLBF, 0);
   double t0 = now();
   CHECK_OK(psg_ctx_create(NULL, &CTX));
   tb_init(CTX);
