@@ -520,6 +520,11 @@ psg_status psgi_codegen_c_kernel(psg_ctx *ctx, const psg_tir_prim_func *f, const
   while (!c.st && stack.len) {
     stask t = stack.data[--stack.len];
     emit_stmt(&c, t, &stack);
+    if (c.arena_bytes > (1u << 20)) { /* no string outlives its statement: C names are interned */
+      psgi_arena_fini(&c.arena);
+      psgi_arena_init(&c.arena, ctx);
+      c.arena_bytes = 0;
+    }
   }
   if (body.failed || sig.failed) {
     if (!c.st) c.st = psgi_nomem(ctx);

@@ -31,6 +31,7 @@ char *psgi_cg_strf(cg *c, const char *fmt, ...) {
   int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
   char *s = n < 0 ? NULL : psgi_arena_alloc(&c->arena, (size_t)n + 1);
+  c->arena_bytes += (size_t)n + 1;
   if (!s) {
     if (!c->st) c->st = psgi_nomem(c->ctx);
     return NULL;
@@ -151,8 +152,10 @@ bool psgi_cg_bind(cg *c, const psg_tir_node *v, const char *name) {
   return true;
 }
 
+/* Two spaces a level, at most 32 levels (a 10,000-deep nest stays linear in size). */
 void psgi_cg_indent(cg *c, int indent) {
-  for (int i = 0; i < indent; i++) psgi_buf_puts(c->out, "  ");
+  static const char spaces[] = "                                                                ";
+  psgi_buf_append(c->out, spaces, (size_t)(indent < 32 ? indent : 32) * 2);
 }
 
 /* Simplicity ------------------------------------------------------------------ */

@@ -20,7 +20,8 @@ typedef struct cg {
   const psgi_codegen_opts *o;
   psgi_buf *out; /* the kernel's body */
   psg_status st; /* the first failure */
-  psgi_arena arena;
+  psgi_arena arena; /* strings of the statement being written (reset between statements) */
+  size_t arena_bytes;
   psgi_map used_names; /* C identifier -> taken */
   psgi_map cname;      /* Var node -> C name */
   psgi_map ptype;      /* data Var node -> dtype of its declared pointee (+1) */
