@@ -50,6 +50,25 @@ static psg_status with_target(psg_ctx *ctx, psg_module *m, const char *target, p
   return st;
 }
 
+/* A module parsed from text has no checked types: InferType (under a context
+ * of its own) gives them; a typed module is kept as it is. */
+static psg_status ensure_typed(psg_ctx *ctx, psg_module *m, psg_module **out) {
+  psg_expr *main_fn = psg_module_lookup(m, "main");
+  if (!main_fn || psg_expr_checked_type(psg_function_get_body(main_fn))) {
+    psg_module_retain(m);
+    *out = m;
+    return PSG_OK;
+  }
+  psg_pass *infer = NULL;
+  psg_pass_context *pc = NULL;
+  psg_status st = psg_pipeline_parse(ctx, "InferType", &infer);
+  if (!st) st = psg_pass_context_create(ctx, &pc);
+  if (!st) st = psg_pass_run(infer, m, pc, out);
+  psg_pass_release(infer);
+  psg_pass_context_release(pc);
+  return st;
+}
+
 static char *detach(psg_ctx *ctx, psgi_buf *b) {
   if (!psgi_buf_putc(b, 0)) return NULL;
   char *s = psgi_alloc(ctx, b->len);
@@ -72,13 +91,14 @@ psg_status psg_compile_to_c(psg_module *lowered, const char *target, const char 
   if (!c) return psgi_nomem(ctx);
   c->ctx = ctx;
   psgi_target_print(&t, c->target, sizeof c->target);
-  psg_module *m = NULL;
+  psg_module *m = NULL, *typed = NULL;
   psgi_host_program p;
   memset(&p, 0, sizeof p);
   psgi_buf src, hdr;
   psgi_buf_init(&src, ctx);
   psgi_buf_init(&hdr, ctx);
-  if ((st = with_target(ctx, lowered, c->target, &m)) != PSG_OK) goto fail;
+  if ((st = ensure_typed(ctx, lowered, &typed)) != PSG_OK) goto fail;
+  if ((st = with_target(ctx, typed, c->target, &m)) != PSG_OK) goto fail;
   snprintf(c->hash, sizeof c->hash, "%016" PRIx64, psg_module_structural_hash(m));
   if ((st = psgi_host_program_build(ctx, m, psgi_codegen_c_kernel_workspace, &p)) != PSG_OK) goto fail;
   uint64_t const_bytes = 0;
@@ -124,6 +144,7 @@ psg_status psg_compile_to_c(psg_module *lowered, const char *target, const char 
   psgi_buf_fini(&hdr);
   psgi_host_program_fini(&p);
   psg_module_release(m);
+  psg_module_release(typed);
   *out = c;
   return PSG_OK;
 fail:
@@ -131,6 +152,7 @@ fail:
   psgi_buf_fini(&hdr);
   psgi_host_program_fini(&p);
   psg_module_release(m);
+  psg_module_release(typed);
   psg_compiled_free(c);
   return st;
 }

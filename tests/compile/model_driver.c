@@ -60,13 +60,17 @@ int main(int argc, char **argv) {
   const psg_model_info *m = entry();
   if (m->abi_version != PSG_MODEL_ABI_VERSION) return fprintf(stderr, "ABI version %d\n", m->abi_version), 1;
   int a = 2;
+  void *params = NULL;
   if (!strcmp(argv[a], "--params") && a + 1 < argc) {
     long n;
-    void *params = read_all(argv[a + 1], &n);
+    params = read_all(argv[a + 1], &n);
     if (!params) return fprintf(stderr, "cannot read %s\n", argv[a + 1]), 1;
     if (!m->set_params) return fprintf(stderr, "the model takes no params file\n"), 1;
     int32_t rc = m->set_params(params, (uint64_t)n);
-    if (rc) return fprintf(stderr, "set_params: %d\n", rc), 1;
+    if (rc) {
+      free(params);
+      return fprintf(stderr, "set_params: %d\n", rc), 1;
+    }
     a += 2; /* params stay allocated for the model's lifetime */
   }
   if (a >= argc) return 2;
@@ -83,6 +87,7 @@ int main(int argc, char **argv) {
         printf("\n");
       }
     }
+    free(params);
     return 0;
   }
   if (strcmp(argv[a], "run")) return 2;
@@ -122,5 +127,12 @@ int main(int argc, char **argv) {
     fclose(f);
   }
   printf("ran %d kernel calls\n", p.calls);
+  for (int i = 0; i < nin; i++) free((void *)ins[i]);
+  for (int i = 0; i < m->num_outputs; i++) free(outs[i]), free(outs2[i]);
+  free(ins);
+  free(outs);
+  free(outs2);
+  free(ws);
+  free(params);
   return 0;
 }

@@ -7,7 +7,8 @@ with clang when present) with -std=c99 -Wall -Werror; `-o C.so --params C.bin`
 output must be within |ours - ref| <= 1e-4 * max(|ref|, 1e-2) of `passage run`
 (the Relay interpreter) on the same inputs. Also: a params file of another
 model is refused by set_params, and a C compiler error is reported with the
-generated line it points at. Run with /usr/bin/python3."""
+generated line it points at. With --sanitize (the ASan build) the driver and
+B.so are built with ASan+UBSan, so the generated code runs under them. Run with /usr/bin/python3."""
 import argparse, os, re, shutil, subprocess, sys, tempfile
 
 import numpy as np
@@ -44,12 +45,15 @@ def info(driver, lib, params=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--passage", required=True)
+    ap.add_argument("--sanitize", action="store_true",
+                    help="build the driver and the --emit-c library with ASan+UBSan (the sanitizer build)")
     args = ap.parse_args()
     cc = os.environ.get("CC", "cc")
+    san = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-g"] if args.sanitize else []
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         driver = os.path.join(tmp, "model_driver")
-        p = run([cc, "-std=c99", "-O1", "-Wall", "-Werror", "-I", os.path.join(ROOT, "include"),
+        p = run([cc, "-std=c99", "-O1", "-Wall", "-Werror"] + san + ["-I", os.path.join(ROOT, "include"),
                  os.path.join(HERE, "model_driver.c"), "-o", driver, "-ldl"])
         if p.returncode:
             print("FAIL building the driver: " + p.stderr)
@@ -65,7 +69,7 @@ def main():
                 [args.passage, "compile", model, "-o", a_so],
                 [args.passage, "compile", model, "--emit-c", b_c, "--name", "case_b"],
                 [cc, "-std=c99", "-O2", "-Wall", "-Werror", "-c", b_c, "-o", os.path.join(d, "b.o")],
-                [cc, "-std=c99", "-O2", "-fPIC", "-shared", "-DPASSAGE_MODEL_ENTRY", b_c, "-o", b_so, "-lm"],
+                [cc, "-std=c99", "-O2", "-fPIC", "-shared", "-DPASSAGE_MODEL_ENTRY"] + san + [b_c, "-o", b_so, "-lm"],
                 [args.passage, "compile", model, "-o", c_so, "--params", c_bin],
             ]
             if shutil.which("clang-14") or shutil.which("clang"):

@@ -6,7 +6,8 @@ static memory plan, the system C compiler), run by tests/compile/model_driver.c
 (dlopen + psg_model_info), and every output element must be within the
 project tolerance of ONNX Runtime's (CPU, graph optimizations disabled):
 |ours - ort| <= 1e-4 * max(|ort|, 1e-2) (run_e2e.py's KNOWN tolerances apply).
-Prints per model the largest error, the plan's peak workspace against the sum
+With --plan-check TEST_MEMORY_PLAN, each lowered model's plan is also checked
+along every path (tests/unit/test_memory_plan.c). Prints per model the largest error, the plan's peak workspace against the sum
 of the intermediates, and the compile time in Passage against the C compiler.
 --skip NAME leaves a model out (said so); PP-OCRv4 det is left out unless --all
 (its C takes long to build: a by-hand run). Skips (exit 0 with a note) when the
@@ -29,6 +30,7 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--all", action="store_true")
     ap.add_argument("--skip", action="append", default=[])
+    ap.add_argument("--plan-check", default="", help="test_memory_plan: also check each lowered model's plan")
     args = ap.parse_args()
     if not os.path.isdir(os.path.join(CACHE, "node_modules", "onnxruntime-node")):
         print("models not fetched (run tools/fetch-models.sh): skipped")
@@ -71,6 +73,17 @@ def main():
                               r"([\d.]+) s in the C compiler", err)
                 ws, inter, t_ours, t_cc = (int(m.group(1)), int(m.group(2)), float(m.group(3)),
                                            float(m.group(4))) if m else (0, 0, 0.0, 0.0)
+                if args.plan_check:
+                    lowered = os.path.join(tmp, "m.relay")
+                    pc = subprocess.run([args.passage, "opt", model, "-O3", "--lower", "-o", lowered] + shapes,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                    if not pc.returncode:
+                        pc = subprocess.run([args.plan_check, lowered], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                    if pc.returncode:
+                        print("FAIL %s: the memory plan check: %s%s" % (shown, pc.stdout.decode()[-2000:],
+                                                                       pc.stderr.decode()[-2000:]))
+                        failed += 1
+                        continue
                 info = subprocess.run([driver, so, "info"], stdout=subprocess.PIPE, universal_newlines=True).stdout
                 names = [l.split(" ")[1] for l in info.splitlines() if l.startswith("input ")]
                 outs = [l.split(" ") for l in info.splitlines() if l.startswith("output ")]

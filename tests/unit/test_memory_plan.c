@@ -356,8 +356,18 @@ static void check_file(const char *path) {
   bool lowered = false;
   for (size_t i = 0; m && i < psg_module_num_functions(m); i++)
     if (psg_module_get_prim_func(m, i)) lowered = true;
-  psg_module *low = m && !lowered ? lower(ctx, m) : m;
-  if (low == m) psg_module_retain(m);
+  psg_module *low = NULL;
+  if (m && !lowered) {
+    low = lower(ctx, m);
+  } else if (m) { /* parsed text has no types yet */
+    psg_pass *infer = NULL;
+    psg_pass_context *pc = NULL;
+    CHECK_OK(psg_pipeline_parse(ctx, "InferType", &infer));
+    CHECK_OK(psg_pass_context_create(ctx, &pc));
+    CHECK_OK(psg_pass_run(infer, m, pc, &low));
+    psg_pass_release(infer);
+    psg_pass_context_release(pc);
+  }
   const char *base = strrchr(path, '/');
   if (low) CHECK_EQ_INT(check_program(ctx, low, base ? base + 1 : path, true), 0);
   psg_module_release(low);
