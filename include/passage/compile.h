@@ -12,7 +12,7 @@
 
 PSG_BEGIN_DECLS
 
-typedef struct psg_compiled psg_compiled;
+typedef struct psg_compile_output psg_compile_output;
 
 /* Runs `sequential(O<level>,lower)` (what `passage opt -O<level> --lower`
  * runs; level is pc's opt level) over `mod` under `pc`, which the caller has
@@ -32,44 +32,44 @@ enum {
  * go to the side params file. passage_model_entry() is defined when the C
  * file is compiled with -DPASSAGE_MODEL_ENTRY (psg_compile_shared does). A
  * located error for a bad target, an unsupported host graph or kernel.
- * *out: free with psg_compiled_free. */
+ * *out: free with psg_compile_output_free. */
 PSG_API psg_status psg_compile_to_c(psg_module *lowered, const char *target, const char *name, int flags,
-                                    psg_compiled **out);
-PSG_API void psg_compiled_free(psg_compiled *c);
+                                    psg_compile_output **out);
+PSG_API void psg_compile_output_free(psg_compile_output *c);
 
 /* The generated C file, the header, and the side params file (NULL and 0
  * bytes when the constants are compiled in). Borrowed from c. */
-PSG_API const char *psg_compiled_source(const psg_compiled *c);
-PSG_API const char *psg_compiled_header(const psg_compiled *c);
-PSG_API const void *psg_compiled_params(const psg_compiled *c, uint64_t *bytes);
+PSG_API const char *psg_compile_output_source(const psg_compile_output *c);
+PSG_API const char *psg_compile_output_header(const psg_compile_output *c);
+PSG_API const void *psg_compile_output_params(const psg_compile_output *c, uint64_t *bytes);
 /* The canonical Target string and the lowered module's hash (16 hex digits). */
-PSG_API const char *psg_compiled_target(const psg_compiled *c);
-PSG_API const char *psg_compiled_module_hash(const psg_compiled *c);
+PSG_API const char *psg_compile_output_target(const psg_compile_output *c);
+PSG_API const char *psg_compile_output_module_hash(const psg_compile_output *c);
 
 /* Statistics of the compiled model. */
 enum {
-  PSG_COMPILED_KERNELS = 0,           /* distinct kernels (PrimFuncs) */
-  PSG_COMPILED_CALLS = 1,             /* kernel calls in the host function */
-  PSG_COMPILED_WORKSPACE_BYTES = 2,   /* the static plan's peak */
-  PSG_COMPILED_INTERMEDIATE_BYTES = 3,/* every intermediate and scratch, without reuse */
-  PSG_COMPILED_CONSTANT_BYTES = 4,    /* constants (compiled in or in the params file) */
-  PSG_COMPILED_CODEGEN_US = 5         /* time psg_compile_to_c took, microseconds */
+  PSG_COMPILE_STAT_KERNELS = 0,           /* distinct kernels (PrimFuncs) */
+  PSG_COMPILE_STAT_CALLS = 1,             /* kernel calls in the host function */
+  PSG_COMPILE_STAT_WORKSPACE_BYTES = 2,   /* the static plan's peak */
+  PSG_COMPILE_STAT_INTERMEDIATE_BYTES = 3,/* every intermediate and scratch, without reuse */
+  PSG_COMPILE_STAT_CONSTANT_BYTES = 4,    /* constants (compiled in or in the params file) */
+  PSG_COMPILE_STAT_CODEGEN_US = 5         /* time psg_compile_to_c took, microseconds */
 };
-PSG_API uint64_t psg_compiled_stat(const psg_compiled *c, int which);
+PSG_API uint64_t psg_compile_output_stat(const psg_compile_output *c, int which);
 
 /* Writes the C file to `c_path`, the header beside it (c_path with .h for
  * .c, or .h appended) and, if the constants are in a side file, the params
- * to `params_path` (NULL: c_path with .params.bin for .c). */
-PSG_API psg_status psg_compiled_write_c(psg_ctx *ctx, const psg_compiled *c, const char *c_path,
-                                        const char *params_path);
+ * to `params_path` (NULL: OUT.c -> OUT.bin). */
+PSG_API psg_status psg_compile_output_write_c(psg_ctx *ctx, const psg_compile_output *c, const char *c_path,
+                                              const char *params_path);
 
 /* Builds a shared library at `so_path` with the system C compiler: the
  * command in $CC (default "cc"), then -O3 -march=<mcpu> -fPIC -shared
  * (-fopenmp when -num-threads > 1), -lm. A side params file goes to
- * `params_path` (NULL: so_path with .params.bin for .so). On a compiler
- * failure: PSG_ERR_IO with the compiler's first error and the generated line
+ * `params_path` (NULL: OUT.so -> OUT.bin, where psg_compiled_load looks).
+ * On a compiler failure: PSG_ERR_IO with the compiler's first error and the generated line
  * it points at. *cc_us (may be NULL): the compiler's wall time. */
-PSG_API psg_status psg_compile_shared(psg_ctx *ctx, const psg_compiled *c, const char *so_path,
+PSG_API psg_status psg_compile_shared(psg_ctx *ctx, const psg_compile_output *c, const char *so_path,
                                       const char *params_path, uint64_t *cc_us);
 
 PSG_END_DECLS

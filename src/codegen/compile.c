@@ -15,7 +15,7 @@
 /* Constants above this many bytes in total go to the side params file. */
 #define PARAMS_FILE_THRESHOLD (64ull << 20)
 
-struct psg_compiled {
+struct psg_compile_output {
   psg_ctx *ctx;
   char *source, *header; /* psgi_alloc'd, NUL-terminated */
   uint8_t *params;
@@ -77,7 +77,7 @@ static char *detach(psg_ctx *ctx, psgi_buf *b) {
 }
 
 psg_status psg_compile_to_c(psg_module *lowered, const char *target, const char *name, int flags,
-                            psg_compiled **out) {
+                            psg_compile_output **out) {
   *out = NULL;
   psg_ctx *ctx = psg_module_get_ctx(lowered);
   uint64_t t0 = now_us();
@@ -87,7 +87,7 @@ psg_status psg_compile_to_c(psg_module *lowered, const char *target, const char 
   psgi_target t;
   psg_status st = psgi_target_parse(ctx, target, &t);
   if (st) return st;
-  psg_compiled *c = psgi_calloc(ctx, sizeof *c);
+  psg_compile_output *c = psgi_calloc(ctx, sizeof *c);
   if (!c) return psgi_nomem(ctx);
   c->ctx = ctx;
   psgi_target_print(&t, c->target, sizeof c->target);
@@ -134,12 +134,12 @@ psg_status psg_compile_to_c(psg_module *lowered, const char *target, const char 
     st = psgi_nomem(ctx);
     goto fail;
   }
-  c->stats[PSG_COMPILED_KERNELS] = p.kernels.len;
-  c->stats[PSG_COMPILED_CALLS] = p.num_calls;
-  c->stats[PSG_COMPILED_WORKSPACE_BYTES] = p.workspace_bytes;
-  c->stats[PSG_COMPILED_INTERMEDIATE_BYTES] = p.intermediate_bytes;
-  c->stats[PSG_COMPILED_CONSTANT_BYTES] = const_bytes;
-  c->stats[PSG_COMPILED_CODEGEN_US] = now_us() - t0;
+  c->stats[PSG_COMPILE_STAT_KERNELS] = p.kernels.len;
+  c->stats[PSG_COMPILE_STAT_CALLS] = p.num_calls;
+  c->stats[PSG_COMPILE_STAT_WORKSPACE_BYTES] = p.workspace_bytes;
+  c->stats[PSG_COMPILE_STAT_INTERMEDIATE_BYTES] = p.intermediate_bytes;
+  c->stats[PSG_COMPILE_STAT_CONSTANT_BYTES] = const_bytes;
+  c->stats[PSG_COMPILE_STAT_CODEGEN_US] = now_us() - t0;
   psgi_buf_fini(&src);
   psgi_buf_fini(&hdr);
   psgi_host_program_fini(&p);
@@ -153,11 +153,11 @@ fail:
   psgi_host_program_fini(&p);
   psg_module_release(m);
   psg_module_release(typed);
-  psg_compiled_free(c);
+  psg_compile_output_free(c);
   return st;
 }
 
-void psg_compiled_free(psg_compiled *c) {
+void psg_compile_output_free(psg_compile_output *c) {
   if (!c) return;
   psgi_free(c->ctx, c->source);
   psgi_free(c->ctx, c->header);
@@ -165,14 +165,14 @@ void psg_compiled_free(psg_compiled *c) {
   psgi_free(c->ctx, c);
 }
 
-const char *psg_compiled_source(const psg_compiled *c) { return c->source; }
-const char *psg_compiled_header(const psg_compiled *c) { return c->header; }
-const void *psg_compiled_params(const psg_compiled *c, uint64_t *bytes) {
+const char *psg_compile_output_source(const psg_compile_output *c) { return c->source; }
+const char *psg_compile_output_header(const psg_compile_output *c) { return c->header; }
+const void *psg_compile_output_params(const psg_compile_output *c, uint64_t *bytes) {
   *bytes = c->params_bytes;
   return c->params;
 }
-const char *psg_compiled_target(const psg_compiled *c) { return c->target; }
-const char *psg_compiled_module_hash(const psg_compiled *c) { return c->hash; }
-uint64_t psg_compiled_stat(const psg_compiled *c, int which) {
+const char *psg_compile_output_target(const psg_compile_output *c) { return c->target; }
+const char *psg_compile_output_module_hash(const psg_compile_output *c) { return c->hash; }
+uint64_t psg_compile_output_stat(const psg_compile_output *c, int which) {
   return which >= 0 && which < (int)(sizeof c->stats / sizeof *c->stats) ? c->stats[which] : 0;
 }

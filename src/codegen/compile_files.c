@@ -33,20 +33,20 @@ static char *sibling(psg_ctx *ctx, const char *path, const char *ext, const char
   return s;
 }
 
-static psg_status write_params(psg_ctx *ctx, const psg_compiled *c, const char *base, const char *ext,
+static psg_status write_params(psg_ctx *ctx, const psg_compile_output *c, const char *base, const char *ext,
                                const char *params_path) {
   uint64_t bytes;
-  const void *params = psg_compiled_params(c, &bytes);
+  const void *params = psg_compile_output_params(c, &bytes);
   if (!params) return PSG_OK;
-  char *path = params_path ? NULL : sibling(ctx, base, ext, ".params.bin");
+  char *path = params_path ? NULL : sibling(ctx, base, ext, ".bin");
   if (!params_path && !path) return psgi_nomem(ctx);
   psg_status st = write_file(ctx, params_path ? params_path : path, params, (size_t)bytes);
   psgi_free(ctx, path);
   return st;
 }
 
-psg_status psg_compiled_write_c(psg_ctx *ctx, const psg_compiled *c, const char *c_path, const char *params_path) {
-  const char *src = psg_compiled_source(c), *hdr = psg_compiled_header(c);
+psg_status psg_compile_output_write_c(psg_ctx *ctx, const psg_compile_output *c, const char *c_path, const char *params_path) {
+  const char *src = psg_compile_output_source(c), *hdr = psg_compile_output_header(c);
   char *h_path = sibling(ctx, c_path, ".c", ".h");
   if (!h_path) return psgi_nomem(ctx);
   psg_status st = write_file(ctx, c_path, src, strlen(src));
@@ -113,11 +113,11 @@ static psg_status report_cc_error(psg_ctx *ctx, const char *out, const char *c_f
                       first, line, gen);
 }
 
-psg_status psg_compile_shared(psg_ctx *ctx, const psg_compiled *c, const char *so_path, const char *params_path,
+psg_status psg_compile_shared(psg_ctx *ctx, const psg_compile_output *c, const char *so_path, const char *params_path,
                               uint64_t *cc_us) {
   if (cc_us) *cc_us = 0;
   psgi_target t;
-  psg_status st = psgi_target_parse(ctx, psg_compiled_target(c), &t);
+  psg_status st = psgi_target_parse(ctx, psg_compile_output_target(c), &t);
   if (st) return st;
   const char *tmpdir = getenv("TMPDIR");
   char dir[512];
@@ -125,7 +125,7 @@ psg_status psg_compile_shared(psg_ctx *ctx, const psg_compiled *c, const char *s
   if (!mkdtemp(dir)) return psg_ctx_fail(ctx, PSG_ERR_IO, "cannot make a temporary directory in %s: %s", dir, strerror(errno));
   char c_file[600];
   snprintf(c_file, sizeof c_file, "%s/model.c", dir);
-  const char *source = psg_compiled_source(c);
+  const char *source = psg_compile_output_source(c);
   st = write_file(ctx, c_file, source, strlen(source));
   psgi_buf cmd, out;
   psgi_buf_init(&cmd, ctx);

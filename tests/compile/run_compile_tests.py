@@ -64,7 +64,7 @@ def main():
             d = os.path.join(tmp, name.split(".")[0])
             os.mkdir(d)
             a_so, b_c, b_so = os.path.join(d, "a.so"), os.path.join(d, "b.c"), os.path.join(d, "b.so")
-            c_so, c_bin = os.path.join(d, "c.so"), os.path.join(d, "c.params.bin")
+            c_so, c_bin = os.path.join(d, "c.so"), os.path.join(d, "c.bin")
             steps = [
                 [args.passage, "compile", model, "-o", a_so],
                 [args.passage, "compile", model, "--emit-c", b_c, "--name", "case_b"],
@@ -151,7 +151,7 @@ def main():
                 print("FAIL %s: set_params took a params file of another hash: %s" % (name, p.stderr.strip()))
                 failed += 1
             # another model's params file is refused
-            other = os.path.join(tmp, "small_cnn", "c.params.bin")
+            other = os.path.join(tmp, "small_cnn", "c.bin")
             if name != "small_cnn.relay" and os.path.exists(other):
                 p = run([driver, c_so, "--params", other, "info"])
                 if p.returncode == 0 or "set_params" not in p.stderr:

@@ -15,7 +15,7 @@ static void usage(FILE *to) {
   fprintf(to,
           "usage: passage compile MODEL(.onnx|.relay) [-O0..-O3] [--input-shape NAME=D0,D1,...]\n"
           "                       [--target \"c -mcpu=native -num-threads=1\"] [--name P]\n"
-          "                       [--params OUT.params.bin] (--emit-c OUT.c | -o OUT.so)\n"
+          "                       [--params OUT.bin] (--emit-c OUT.c | -o OUT.so)\n"
           "Compile a model to C: the pipeline of `passage opt -O3 --lower`, one C function per\n"
           "PrimFunc, and a host function over a static memory plan (include/passage/model_abi.h).\n\n"
           "  -O0 .. -O3            the opt level (default 3)\n"
@@ -25,7 +25,7 @@ static void usage(FILE *to) {
           "                        -link-params=0|1 (0: constants in the params file)\n"
           "  --name P              the C prefix of P_info and P_run (default model)\n"
           "  --params FILE         put the constants in FILE (default: only above 64 MiB,\n"
-          "                        beside the output as OUT.params.bin)\n"
+          "                        beside the output as OUT.bin, where loaders look)\n"
           "  --emit-c OUT.c        write one self-contained C file and OUT.h\n"
           "  -o OUT.so             build a shared library with $CC (default cc)\n");
 }
@@ -88,7 +88,7 @@ int cmd_compile(int argc, char **argv) {
   clock_gettime(CLOCK_MONOTONIC, &t0);
   psg_pass_context *pc = NULL;
   psg_module *m = NULL, *low = NULL;
-  psg_compiled *c = NULL;
+  psg_compile_output *c = NULL;
   bool entered = false;
   uint64_t cc_us = 0;
   psg_status st = psg_pass_context_create(ctx, &pc);
@@ -104,24 +104,24 @@ int cmd_compile(int argc, char **argv) {
   }
   if (!st) st = psg_compile_to_c(low, target, name, params ? PSG_COMPILE_PARAMS_FILE : 0, &c);
   double ours = seconds_since(&t0);
-  if (!st && emit_c) st = psg_compiled_write_c(ctx, c, emit_c, params);
+  if (!st && emit_c) st = psg_compile_output_write_c(ctx, c, emit_c, params);
   if (!st && so) st = psg_compile_shared(ctx, c, so, params, &cc_us);
   if (!st) {
     uint64_t pbytes;
-    psg_compiled_params(c, &pbytes);
+    psg_compile_output_params(c, &pbytes);
     fprintf(stderr,
             "passage compile: %s: %llu kernels, %llu calls; workspace %llu bytes (sum of intermediates %llu); "
             "constants %llu bytes%s; target \"%s\"; %.3f s in passage (codegen %.3f s), %.3f s in the C compiler\n",
-            in, (unsigned long long)psg_compiled_stat(c, PSG_COMPILED_KERNELS),
-            (unsigned long long)psg_compiled_stat(c, PSG_COMPILED_CALLS),
-            (unsigned long long)psg_compiled_stat(c, PSG_COMPILED_WORKSPACE_BYTES),
-            (unsigned long long)psg_compiled_stat(c, PSG_COMPILED_INTERMEDIATE_BYTES),
-            (unsigned long long)psg_compiled_stat(c, PSG_COMPILED_CONSTANT_BYTES),
-            pbytes ? " (in the params file)" : "", psg_compiled_target(c), ours,
-            (double)psg_compiled_stat(c, PSG_COMPILED_CODEGEN_US) * 1e-6, (double)cc_us * 1e-6);
+            in, (unsigned long long)psg_compile_output_stat(c, PSG_COMPILE_STAT_KERNELS),
+            (unsigned long long)psg_compile_output_stat(c, PSG_COMPILE_STAT_CALLS),
+            (unsigned long long)psg_compile_output_stat(c, PSG_COMPILE_STAT_WORKSPACE_BYTES),
+            (unsigned long long)psg_compile_output_stat(c, PSG_COMPILE_STAT_INTERMEDIATE_BYTES),
+            (unsigned long long)psg_compile_output_stat(c, PSG_COMPILE_STAT_CONSTANT_BYTES),
+            pbytes ? " (in the params file)" : "", psg_compile_output_target(c), ours,
+            (double)psg_compile_output_stat(c, PSG_COMPILE_STAT_CODEGEN_US) * 1e-6, (double)cc_us * 1e-6);
   }
   if (st) cli_report_failure(ctx, "compile", st, false);
-  psg_compiled_free(c);
+  psg_compile_output_free(c);
   psg_module_release(low);
   psg_module_release(m);
   psg_pass_context_release(pc);
