@@ -14,7 +14,14 @@ static char *kernel_name(psg_ctx *ctx, const char *name, char **taken, size_t nt
     s[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ? c : '_';
   }
   s[len] = 0;
-  if (!len || (s[0] >= '0' && s[0] <= '9') || !strncmp(s, "psg", 3) || !strncmp(s, "PSG", 3)) {
+  static const char *const taken_by_c[] = {"main", "int", "float", "double", "char", "void", "for", "if", "while",
+                                          "do", "return", "static", "const", "struct", "union", "enum", "long",
+                                          "short", "signed", "unsigned", "switch", "case", "default", "break",
+                                          "continue", "goto", "sizeof", "typedef", "extern", "register", "auto",
+                                          "volatile", "inline", "restrict", "else", "workspace"};
+  bool bad = !len || (s[0] >= '0' && s[0] <= '9') || !strncmp(s, "psg", 3) || !strncmp(s, "PSG", 3);
+  for (size_t i = 0; i < sizeof taken_by_c / sizeof *taken_by_c && !bad; i++) bad = !strcmp(s, taken_by_c[i]);
+  if (bad) {
     memmove(s + 2, s, len + 1);
     memcpy(s, "k_", 2);
     len += 2;

@@ -168,6 +168,33 @@ static void emit_for(cg *c, const psg_tir_node *n, int indent, int par, void *st
   if (push_task(c, stack, close)) push_task(c, stack, body);
 }
 
+/* A "thread_extent"/"virtual_thread" AttrStmt: a serial loop of its thread
+ * index over [0, value), as the interpreter runs it (one thread). False for
+ * other attributes, which are skipped. */
+static bool emit_thread_launch(cg *c, const psg_tir_node *n, int indent, int par, void *stack) {
+  const char *key = psg_tir_attr_stmt_key(n);
+  const psg_tir_node *node = n->nkids == 3 ? n->kids[2] : NULL;
+  if (!node || (strcmp(key, "thread_extent") && strcmp(key, "virtual_thread"))) return false;
+  if (node->kind == PSG_TIR_ITER_VAR) node = node->kids[0];
+  if (node->kind != PSG_TIR_VAR && node->kind != PSG_TIR_SIZE_VAR) return false;
+  const psg_tir_node *ext = n->kids[0];
+  const char *ty = psgi_cg_ctype(c, node->dtype, n);
+  const char *et = ty && psgi_cg_is_simple(c, ext) ? psgi_cg_expr(c, ext) : NULL;
+  const char *name = et ? psgi_cg_unique(c, node->u.var.name) : NULL;
+  if (!name) {
+    psgi_cg_fail(c, n, PSG_ERR_UNSUPPORTED, "the extent of thread '%s' is not a scalar expression", node->u.var.name);
+    return true;
+  }
+  if (!psgi_cg_bind(c, node, name)) return true;
+  psgi_cg_bound_var(c, node, NULL, ext);
+  line(c, indent, "/* %s, run as a serial loop */", key);
+  line(c, indent, "for (%s %s = 0; %s < %s; ++%s) {", ty, name, name, et, name);
+  stask close = {T_CLOSE, n, indent, par};
+  stask body = {T_STMT, n->kids[1], indent + 1, par};
+  if (push_task(c, stack, close)) push_task(c, stack, body);
+  return true;
+}
+
 /* A store: scalar, a whole vector element, a contiguous vector or a scatter. */
 static void emit_store(cg *c, const psg_tir_node *n, int indent) {
   const psg_tir_node *b = n->kids[0], *val = n->kids[1];
@@ -290,7 +317,7 @@ static void emit_stmt(cg *c, stask t, void *stack) {
     case PSG_TIR_IF_THEN_ELSE: {
       const char *cond = psgi_cg_value(c, n->kids[0], ind);
       if (!cond) return;
-      line(c, ind, "if (%s) {", cond);
+      line(c, ind, "if (%s) {", psgi_cg_cond(c, cond));
       stask close = {T_CLOSE, n, ind, t.par};
       if (!push_task(c, stack, close)) return;
       if (n->nkids > 2) {
@@ -315,15 +342,18 @@ static void emit_stmt(cg *c, stask t, void *stack) {
       emit_allocate(c, n, ind);
       body.n = psg_tir_get_body(n);
       break;
-    case PSG_TIR_DECL_BUFFER:
-    case PSG_TIR_ATTR_STMT: body.n = psg_tir_get_body(n); break;
+    case PSG_TIR_ATTR_STMT:
+      if (emit_thread_launch(c, n, ind, t.par, stack)) return;
+      body.n = psg_tir_get_body(n);
+      break;
+    case PSG_TIR_DECL_BUFFER: body.n = psg_tir_get_body(n); break;
     case PSG_TIR_ASSERT_STMT: {
       const char *cond = psgi_cg_value(c, n->kids[0], ind);
       if (!cond) return;
       size_t len = 0;
       const char *msg = n->kids[1]->kind == PSG_TIR_STRING_IMM ? psg_tir_string_imm_value(n->kids[1], &len) : "";
       psgi_cg_indent(c, ind);
-      psgi_buf_printf(c->out, "if (!(%s)) return %u; /* ", cond, ++c->nassert);
+      psgi_buf_printf(c->out, "if (!(%s)) return %u; /* ", psgi_cg_cond(c, cond), ++c->nassert);
       for (size_t i = 0; i < len && i < 120; i++) { /* the message, made comment-safe */
         char ch = msg[i];
         psgi_buf_putc(c->out, (ch == '*' || ch == '/' || ch == '\n' || (unsigned char)ch < 32) ? ' ' : ch);
@@ -347,7 +377,7 @@ static void emit_stmt(cg *c, stask t, void *stack) {
       }
       const char *cond = psgi_cg_expr(c, n->kids[0]);
       if (!cond) return;
-      line(c, ind, "while (%s) {", cond);
+      line(c, ind, "while (%s) {", psgi_cg_cond(c, cond));
       stask close = {T_CLOSE, n, ind, t.par};
       stask b2 = {T_STMT, n->kids[1], ind + 1, t.par};
       if (push_task(c, stack, close)) push_task(c, stack, b2);

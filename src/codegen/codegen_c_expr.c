@@ -339,13 +339,19 @@ static psg_arith_bound bound_of(cg *c, const psg_tir_node *n) {
 void psgi_cg_bound_var(cg *c, const psg_tir_node *v, const psg_tir_node *min, const psg_tir_node *extent) {
   if (!c->an || psg_tir_dtype_lanes(v->dtype) != 1 || !(psg_tir_dtype_is_int(v->dtype) || psg_tir_dtype_is_uint(v->dtype)))
     return;
-  psg_arith_bound b = bound_of(c, min);
+  psg_arith_bound b = {0, 0};
+  if (min) b = bound_of(c, min);
   if (extent) {
     psg_arith_bound e = bound_of(c, extent);
+    if (e.max < 1) return; /* the body never runs */
     if (b.max == PSG_ARITH_POS_INF || e.max == PSG_ARITH_POS_INF || !psgi_checked_add(b.max, e.max - 1, &b.max))
       b.max = PSG_ARITH_POS_INF;
   }
-  if (psg_arith_update_bound(c->an, (psg_tir_expr *)v, b) && !c->st) c->st = psgi_nomem(c->ctx);
+  if (b.min > b.max) return;
+  if (psg_arith_update_bound(c->an, (psg_tir_expr *)v, b)) {
+    /* no bound known: the var's arithmetic wraps explicitly */
+    if (psg_ctx_is_oom(c->ctx) && !c->st) c->st = psgi_nomem(c->ctx);
+  }
 }
 
 /* Is the value of signed integer node n (int32/int64) known to fit its
@@ -790,7 +796,7 @@ static void vstep(vstate *s) {
   cg *c = s->c;
   vframe *f = &s->frames.data[s->frames.len - 1];
   const psg_tir_node *n = f->n;
-  if (f->state == 0 && psgi_cg_is_simple(c, n)) {
+  if (f->state == 0 && (psgi_cg_is_simple(c, n) || n->kind == PSG_TIR_VAR || n->kind == PSG_TIR_SIZE_VAR)) {
     s->frames.len--;
     result(s, psgi_cg_expr(c, n));
     return;
@@ -832,7 +838,7 @@ static void vstep(vstate *s) {
         if (!f->r) return;
         if (lazy_if) {
           line(c, s->indent, "%s %s%s;", ty, f->r, psg_tir_dtype_lanes(n->dtype) > 1 ? " = {0}" : " = 0");
-          line(c, s->indent, "if (%s) {", cond);
+          line(c, s->indent, "if (%s) {", psgi_cg_cond(c, cond));
           f->state = 2;
           s->indent++;
           vpush(s, n->kids[1]);
@@ -879,8 +885,19 @@ static void vstep(vstate *s) {
   result(s, r);
 }
 
+const char *psgi_cg_cond(cg *c, const char *t) {
+  size_t len = t ? strlen(t) : 0;
+  if (len < 2 || t[0] != '(' || t[len - 1] != ')') return t;
+  int depth = 0;
+  for (size_t i = 0; i < len; i++) {
+    depth += t[i] == '(' ? 1 : t[i] == ')' ? -1 : 0;
+    if (depth == 0 && i < len - 1) return t; /* "(a) + (b)": not one pair */
+  }
+  return psgi_cg_strf(c, "%.*s", (int)(len - 2), t + 1);
+}
+
 const char *psgi_cg_value(cg *c, const psg_tir_node *n, int indent) {
-  if (psgi_cg_is_simple(c, n)) return psgi_cg_expr(c, n);
+  if (psgi_cg_is_simple(c, n) || n->kind == PSG_TIR_VAR || n->kind == PSG_TIR_SIZE_VAR) return psgi_cg_expr(c, n);
   if (c->st) return NULL;
   vstate s = {c, indent, {0}, {0}};
   vpush(&s, n);

@@ -44,7 +44,7 @@ const char *psgi_cg_suffix(psg_tir_dtype t);
 /* The C type of t, registering a vector type; NULL after a failure at n. */
 const char *psgi_cg_ctype(cg *c, psg_tir_dtype t, const psg_tir_node *n);
 /* Records what var v (an int Var) can hold: [lo, hi] of the bounds of min
- * and min + extent - 1 (a loop) or of value (a Let): extent NULL. */
+ * (NULL: 0) and min + extent - 1 (a loop) or of value (a Let): extent NULL. */
 void psgi_cg_bound_var(cg *c, const psg_tir_node *v, const psg_tir_node *min, const psg_tir_node *extent);
 /* Lane psg_l of the vector value `name` of dtype t. */
 const char *psgi_cg_lane(cg *c, const char *name, psg_tir_dtype t, const char *lane);
@@ -65,6 +65,9 @@ const char *psgi_cg_flat_index(cg *c, const psg_tir_node *b, const char *const *
 /* Does access through buffer b read its memory with b's own element type? */
 bool psgi_cg_buffer_matches(cg *c, const psg_tir_node *b);
 void psgi_cg_indent(cg *c, int indent);
+/* Condition text t without the parentheses around all of it (`if ((a == b))`
+ * makes clang warn). */
+const char *psgi_cg_cond(cg *c, const char *t);
 /* The contiguous base of a vector access of n (BufferLoad/BufferStore): its
  * one index is Ramp(base, 1) over a scalar-element buffer; NULL otherwise. */
 const psg_tir_node *psgi_cg_contiguous_base(const psg_tir_node *n);

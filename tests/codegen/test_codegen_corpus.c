@@ -31,7 +31,7 @@ enum { MAX_PARAMS = 64, NUM_RANDOM = 120 };
 static const int64_t STEP_BUDGET = 3000000;
 
 typedef struct entry {
-  char name[200];
+  char name[320];
   bool model;
   psg_tir_prim_func *f;
   int64_t sym;
