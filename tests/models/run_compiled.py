@@ -16,7 +16,7 @@ import argparse, json, os, re, subprocess, sys, tempfile, time
 
 import numpy as np
 
-from run_e2e import CACHE, HERE, KNOWN, draw_inputs
+from run_e2e import CACHE, HERE, KNOWN, draw_inputs, io_names
 
 TOL = 1e-4
 FLOOR = 1e-2
@@ -87,8 +87,8 @@ def main():
                 info = subprocess.run([driver, so, "info"], stdout=subprocess.PIPE, universal_newlines=True).stdout
                 names = [l.split(" ")[1] for l in info.splitlines() if l.startswith("input ")]
                 outs = [l.split(" ") for l in info.splitlines() if l.startswith("output ")]
-                # the model's inputs by Relay parameter name (x.1 is x_1): same order as the graph's
-                order = list(inputs.keys())
+                # @main's parameters (the library's inputs) are the graph's inputs, in the graph's order
+                order = io_names(model)[0]
                 if len(names) != len(order):
                     print("FAIL %s: the library takes %s, the model %s" % (shown, names, order))
                     failed += 1
