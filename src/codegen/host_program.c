@@ -46,6 +46,7 @@ typedef struct builder {
   PSGI_VEC(frame) stack;
   PSGI_VEC(const psg_type *) leaves;
   psgi_map kernel_index; /* name -> kernel index + 1 */
+  psgi_map const_index;  /* psg_tensor -> its CONST value + 1 */
 } builder;
 
 static psg_status fail_at(builder *b, const psg_expr *e, psg_status code, const char *fmt, const char *arg) {
@@ -139,14 +140,19 @@ static memo_rec *lookup(builder *b, const psg_expr *e) {
   return NULL;
 }
 
-/* Records e -> ids[begin .. begin+n) in the current scope. */
-static psg_status bind(builder *b, const psg_expr *e, uint32_t begin, uint32_t n) {
-  memo_rec r = {begin, n, b->scopes.len ? b->scopes.data[b->scopes.len - 1] : 0};
+/* Records e -> ids[begin .. begin+n) in scope `scope`. */
+static psg_status bind_in(builder *b, const psg_expr *e, uint32_t begin, uint32_t n, uint32_t scope) {
+  memo_rec r = {begin, n, scope};
   if (!PSGI_VEC_PUSH(b->ctx, &b->recs, r)) return psgi_nomem(b->ctx);
   psgi_map_entry *me = psgi_map_put_ptr(&b->memo, e, NULL);
   if (!me) return psgi_nomem(b->ctx);
   me->value = (void *)(uintptr_t)b->recs.len;
   return PSG_OK;
+}
+
+/* Records e -> ids[begin .. begin+n) in the current scope. */
+static psg_status bind(builder *b, const psg_expr *e, uint32_t begin, uint32_t n) {
+  return bind_in(b, e, begin, n, b->scopes.len ? b->scopes.data[b->scopes.len - 1] : 0);
 }
 
 static bool push_id(builder *b, uint32_t v) { return PSGI_VEC_PUSH(b->ctx, &b->ids, v); }
@@ -265,18 +271,28 @@ static psg_status visit(builder *b) {
   case PSG_EXPR_VAR:
     return fail_at(b, e, PSG_ERR_INTERNAL, "compile: unbound variable %%%s in the host graph", psg_var_name(e));
   case PSG_EXPR_CONSTANT: {
+    /* Constants are in every scope (nothing runs to make them), and one
+     * tensor shared by several Constant nodes is emitted once. */
     psg_ctx *ctx = b->ctx;
     psg_tensor *t = psg_constant_get_tensor(e);
-    const psg_type *ty = psg_tensor_type(ctx, t);
-    if (!ty) return psgi_nomem(ctx);
-    uint32_t v = new_value(b, PSGI_VALUE_CONST, ty);
-    if (v == NONE || !PSGI_VEC_PUSH(ctx, &b->p->consts, t)) return psgi_nomem(ctx);
-    psg_tensor_retain(t);
-    b->p->values.data[v].index = (uint32_t)b->p->consts.len - 1;
+    psgi_map_entry *me = psgi_map_put_ptr(&b->const_index, t, NULL);
+    if (!me) return psgi_nomem(ctx);
+    uint32_t v;
+    if (me->value) {
+      v = (uint32_t)(uintptr_t)me->value - 1;
+    } else {
+      const psg_type *ty = psg_tensor_type(ctx, t);
+      if (!ty) return psgi_nomem(ctx);
+      v = new_value(b, PSGI_VALUE_CONST, ty);
+      if (v == NONE || !PSGI_VEC_PUSH(ctx, &b->p->consts, t)) return psgi_nomem(ctx);
+      psg_tensor_retain(t);
+      b->p->values.data[v].index = (uint32_t)b->p->consts.len - 1;
+      me->value = (void *)(uintptr_t)(v + 1);
+    }
     uint32_t begin = (uint32_t)b->ids.len;
     if (!push_id(b, v)) return psgi_nomem(ctx);
     b->stack.len--;
-    return bind(b, e, begin, 1);
+    return bind_in(b, e, begin, 1, 0);
   }
   case PSG_EXPR_TUPLE:
     if (f->state < psg_tuple_size(e)) return push_frame(b, psg_tuple_get_field(e, f->state++));
@@ -444,6 +460,7 @@ psg_status psgi_host_program_build(psg_ctx *ctx, const psg_module *mod, psgi_scr
   b.scratch = scratch;
   psgi_map_init(&b.memo, ctx);
   psgi_map_init(&b.kernel_index, ctx);
+  psgi_map_init(&b.const_index, ctx);
   psg_status st = PSG_OK;
   psg_expr *main_fn = psg_module_lookup(mod, "main");
   if (!main_fn || psg_expr_kind(main_fn) != PSG_EXPR_FUNCTION) {
@@ -494,6 +511,7 @@ psg_status psgi_host_program_build(psg_ctx *ctx, const psg_module *mod, psgi_scr
 done:
   psgi_map_fini(&b.memo);
   psgi_map_fini(&b.kernel_index);
+  psgi_map_fini(&b.const_index);
   PSGI_VEC_FREE(ctx, &b.recs);
   PSGI_VEC_FREE(ctx, &b.ids);
   PSGI_VEC_FREE(ctx, &b.scopes);
