@@ -71,10 +71,6 @@ static const char *c_type(int dtype) {
   }
 }
 
-static const char *bits_type(size_t size) {
-  return size == 1 ? "uint8_t" : size == 2 ? "uint16_t" : size == 4 ? "uint32_t" : "uint64_t";
-}
-
 void psgi_host_c_kernel_name(const psgi_host_program *p, uint32_t k, char *buf, size_t size) {
   snprintf(buf, size, "%s", p->kernels.data[k].name);
   for (char *c = buf; *c; c++)
@@ -134,23 +130,41 @@ psg_status psgi_host_c_params(const psgi_host_program *p, const psgi_host_c_opts
   return PSG_OK;
 }
 
-/* One constant as a union of its bits and its element type, so the exact
- * bit pattern (NaN payloads, -0.0) is kept and the kernel reads its type. */
+/* One constant as a union of its bytes and its element type, so the exact
+ * bit pattern (NaN payloads, -0.0) is kept and the kernel reads its type.
+ * The bytes are a string literal: C compilers read one in a fraction of the
+ * time a brace list of as many integers takes (10x measured with gcc 12 on
+ * PP-OCRv4 rec's 10.7 MB); an array exactly as long as the string drops its
+ * NUL. 64 bytes a line, each as \xHH, written without printf. */
 static void put_constant(psgi_buf *b, const char *P, size_t k, const psg_tensor *t) {
   int dtype = psg_tensor_dtype(t);
-  size_t es = psg_dtype_size(dtype), n = psg_tensor_nbytes(t) / (es ? es : 1);
+  size_t es = psg_dtype_size(dtype), nb = psg_tensor_nbytes(t), n = nb / (es ? es : 1);
   const uint8_t *d = psg_tensor_data(t);
-  psgi_buf_printf(b, "static const union { %s bits[%zu]; %s v[%zu]; } %s_c%zu __attribute__((aligned(64))) = {{",
-                  bits_type(es), n ? n : 1, c_type(dtype), n ? n : 1, P, k);
-  if (!n) psgi_buf_puts(b, "0");
-  for (size_t i = 0; i < n; i++) {
-    uint64_t x = 0;
-    memcpy(&x, d + i * es, es); /* little endian host: the low bytes */
-    if (i % 8 == 0) psgi_buf_puts(b, "\n  ");
-    if (es == 8) psgi_buf_printf(b, "0x%016" PRIx64 "ull,", x);
-    else psgi_buf_printf(b, "0x%0*" PRIx64 "%s,", (int)(2 * es), x, es == 4 ? "u" : "");
+  psgi_buf_printf(b, "static const union { uint8_t bytes[%zu]; %s v[%zu]; } %s_c%zu __attribute__((aligned(64))) = {",
+                  nb ? nb : 1, c_type(dtype), n ? n : 1, P, k);
+  if (!nb) {
+    psgi_buf_puts(b, "{0}};\n");
+    return;
   }
-  psgi_buf_puts(b, "\n}};\n");
+  static const char hex[] = "0123456789abcdef";
+  char line[4 + 64 * 4 + 2];
+  for (size_t i = 0; i < nb; i += 64) {
+    size_t m = nb - i < 64 ? nb - i : 64, at = 0;
+    line[at++] = '\n';
+    line[at++] = ' ';
+    line[at++] = ' ';
+    line[at++] = '"';
+    for (size_t j = 0; j < m; j++) {
+      uint8_t x = d[i + j];
+      line[at++] = '\\';
+      line[at++] = 'x';
+      line[at++] = hex[x >> 4];
+      line[at++] = hex[x & 15];
+    }
+    line[at++] = '"';
+    psgi_buf_append(b, line, at);
+  }
+  psgi_buf_puts(b, "};\n");
 }
 
 /* The C expression of a pointer to value v's storage. */
@@ -230,7 +244,9 @@ psg_status psgi_host_c_emit(const psgi_host_program *p, const psgi_host_c_opts *
                     "}\n",
                     P, params_bytes, PSGI_PARAMS_HEADER_BYTES, P, P);
   } else if (p->consts.len) {
-    psgi_buf_puts(b, "\n/* Constants (exact bits; each 64-byte aligned). */\n");
+    psgi_buf_puts(b, "\n/* Constants: their bytes (little endian), each 64-byte aligned. */\n"
+                     "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
+                     "#error \"the constants are little-endian bytes\"\n#endif\n");
     for (size_t i = 0; i < p->consts.len; i++) put_constant(b, P, i, p->consts.data[i]);
   }
   /* the host function */
