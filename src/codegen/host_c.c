@@ -252,12 +252,12 @@ psg_status psgi_host_c_emit(const psgi_host_program *p, const psgi_host_c_opts *
   /* the host function */
   psgi_buf_printf(b,
                   "\n/* The host function: %u kernel calls over a workspace of %" PRIu64 " bytes (%" PRIu64
-                  " without reuse). */\n"
+                  " without reuse);\n * %u standalone reshapes share their input's storage. */\n"
                   "static int32_t %s_run_impl(const void *const *inputs, void *const *outputs, void *workspace,\n"
                   "                           psg_model_profile_hook hook, void *user) {\n"
                   "  uint8_t *ws = (uint8_t *)workspace;\n"
                   "  (void)inputs; (void)outputs; (void)ws; (void)hook; (void)user;\n",
-                  p->num_calls, p->workspace_bytes, p->intermediate_bytes, P);
+                  p->num_calls, p->workspace_bytes, p->intermediate_bytes, p->num_reshapes, P);
   if (o->params_file) psgi_buf_printf(b, "  if (!%s_params) return -1; /* set_params was not called */\n", P);
   if (p->num_calls) psgi_buf_puts(b, "  int32_t rc;\n");
   int depth = 1;

@@ -179,11 +179,12 @@ static psg_status copy_step(builder *b, uint32_t dst, uint32_t src) {
 }
 
 /* Makes value `dst` hold `src` at the end of the current branch (scope
- * `scope`): src lives there if it was made in this branch and has no home
- * yet; else a copy. */
+ * `scope`): src's storage moves there if it was made in this branch and has
+ * no home yet; else a copy. */
 static psg_status place(builder *b, uint32_t dst, uint32_t src, uint32_t scope) {
-  psgi_host_value *s = &b->p->values.data[src];
-  if (s->kind == PSGI_VALUE_TEMP && s->alias == NONE && s->scope == scope && src != dst) {
+  uint32_t r = psgi_host_home(b->p, src); /* src's storage (a reshape shares its input's) */
+  psgi_host_value *s = &b->p->values.data[r];
+  if (s->kind == PSGI_VALUE_TEMP && s->alias == NONE && s->scope == scope && r != dst) {
     s->alias = dst;
     return PSG_OK;
   }
@@ -208,11 +209,61 @@ static psg_status kernel_of(builder *b, const psg_expr *call, const psg_expr *gv
   return PSG_OK;
 }
 
+/* True when every stage of `f` is a reshape-like op (TE's stage tags): its
+ * output is its input's bytes, as TVM's relay.reshape_only functions. */
+static bool is_reshape_only(const psg_tir_prim_func *f) {
+  static const char *const ops[] = {"reshape", "squeeze", "expand_dims", "nn.batch_flatten",
+                                    "contrib_reverse_reshape"};
+  psg_attr *tags = psg_attrs_get(psg_tir_prim_func_get_attrs(f), "passage.te_stages");
+  if (!tags || psg_attr_kind(tags) != PSG_ATTR_LIST || !psg_attr_list_len(tags)) return false;
+  for (size_t i = 0; i < psg_attr_list_len(tags); i++) {
+    psg_attr *o = psg_attrs_get(psg_attr_get_dict(psg_attr_list_get(tags, i)), "op");
+    const char *op = o && psg_attr_kind(o) == PSG_ATTR_STRING ? psg_attr_get_string(o) : "";
+    bool known = false;
+    for (size_t j = 0; j < sizeof ops / sizeof *ops && !known; j++) known = !strcmp(op, ops[j]);
+    if (!known) return false;
+  }
+  return true;
+}
+
+/* A standalone reshape (TVM's RemoveStandaloneReshapes in its AOT executor):
+ * a call of a reshape-only kernel with one input and one output of the same
+ * dtype and size makes no call; its result shares the input's storage. */
+static psg_status try_alias_reshape(builder *b, const psg_expr *e, const memo_rec *in, bool *done) {
+  *done = false;
+  const char *name = psg_global_var_name(psg_call_get_arg(e, 0));
+  psg_tir_prim_func *f = psg_module_lookup_prim_func(b->mod, name);
+  if (!f || in->n != 1 || !is_reshape_only(f)) return PSG_OK;
+  psg_status st = flatten_type(b, e, psg_expr_checked_type(e));
+  if (st) return st;
+  uint32_t src = b->ids.data[in->begin];
+  const psgi_host_value *sv = &b->p->values.data[src];
+  if (b->leaves.len != 1 || psg_type_dtype(b->leaves.data[0]) != sv->dtype) return PSG_OK;
+  uint32_t v = new_value(b, PSGI_VALUE_TEMP, b->leaves.data[0]);
+  if (v == NONE) return psgi_nomem(b->ctx);
+  psgi_host_value *rv = &b->p->values.data[v];
+  if (rv->bytes != b->p->values.data[src].bytes) {
+    b->p->values.len--; /* not a plain reshape after all */
+    return PSG_OK;
+  }
+  rv->alias = src;
+  rv->def = b->p->values.data[src].def;
+  uint32_t begin = (uint32_t)b->ids.len;
+  if (!push_id(b, v)) return psgi_nomem(b->ctx);
+  b->p->num_reshapes++;
+  *done = true;
+  return bind(b, e, begin, 1);
+}
+
 static psg_status visit_call(builder *b, const psg_expr *e) {
   psg_expr *gv = psg_call_get_arg(e, 0);
   memo_rec *in = lookup(b, psg_call_get_arg(e, 1));
+  bool aliased;
+  psg_status st = try_alias_reshape(b, e, in, &aliased);
+  if (st || aliased) return st;
+  in = lookup(b, psg_call_get_arg(e, 1));
   uint32_t k = 0;
-  psg_status st = kernel_of(b, e, gv, &k);
+  st = kernel_of(b, e, gv, &k);
   if (st) return st;
   const psg_tir_prim_func *f = b->p->kernels.data[k].func;
   if ((st = flatten_type(b, e, psg_expr_checked_type(e))) != PSG_OK) return st;

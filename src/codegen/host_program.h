@@ -28,8 +28,9 @@ typedef struct psgi_host_value {
   int ndim;
   int64_t shape[PSG_MAX_RANK];
   uint64_t bytes;
-  /* TEMP: the value it shares storage with (an If's result, an output) or
-   * UINT32_MAX; psgi_host_home follows the chain. */
+  /* TEMP: the value it shares storage with (an If's result, an output, the
+   * input of a standalone reshape) or UINT32_MAX; psgi_host_home follows the
+   * chain (through TEMPs: it may end at an INPUT or a CONST). */
   uint32_t alias;
   uint32_t def, last;  /* program points of definition and last use */
   uint32_t plan;       /* a TEMP/SCRATCH at home: its buffer in `buffers`, else UINT32_MAX */
@@ -72,6 +73,7 @@ typedef struct psgi_host_program {
   PSGI_VEC(const char *) input_names;
   PSGI_VEC(uint32_t) outputs;       /* OUTPUT value of each flattened result */
   uint32_t num_calls;
+  uint32_t num_reshapes;            /* standalone reshapes made aliases, not calls */
   /* The plan: one buffer per TEMP/SCRATCH at home. */
   psgi_plan_buffer *buffers;
   size_t num_buffers;

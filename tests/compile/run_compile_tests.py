@@ -20,6 +20,8 @@ TOL, FLOOR = 1e-4, 1e-2
 CASES = [
     (os.path.join(ROOT, "examples", "models", "small_cnn.relay"), [{}]),
     (os.path.join(HERE, "if_model.relay"), [{"flag": True}, {"flag": False}]),
+    # standalone reshapes share storage: of an input, of an intermediate, in a branch, as outputs
+    (os.path.join(HERE, "reshape_model.relay"), [{"f": True}, {"f": False}]),
 ]
 
 

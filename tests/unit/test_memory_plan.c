@@ -215,7 +215,8 @@ static psg_module *lower(psg_ctx *ctx, psg_module *m) {
 
 /* A random Relay graph over (4, 8) tensors: elementwise ops, softmax (which
  * stops fusion), Ifs (nested up to twice) whose branches use outer values,
- * and a result tuple that may repeat a value or hold an input. */
+ * standalone reshapes (which share their input's storage), and a result
+ * tuple that may repeat a value or hold an input. */
 static void random_graph(char *buf, size_t cap) {
   size_t len = 0;
   int nv = 0, vals[400], nvals = 0;
@@ -262,7 +263,8 @@ static void random_graph(char *buf, size_t cap) {
       continue;
     }
     int id = nv++;
-    if (r < 5) OUT("  %%%d = %s(%s);\n", id, un[rnd(5)], a);
+    if (r == 1) OUT("  %%%d = reshape(nn.softmax(reshape(%s, newshape=[2, 16])), newshape=[4, 8]);\n", id, a); /* standalone reshapes */
+    else if (r < 5) OUT("  %%%d = %s(%s);\n", id, un[rnd(5)], a);
     else OUT("  %%%d = %s(%s, %s);\n", id, bin[rnd(3)], a, b);
     vals[nvals++] = id;
   }
@@ -276,11 +278,19 @@ static void random_graph(char *buf, size_t cap) {
 #undef OUT
 }
 
+static uint32_t count_reshapes(psg_ctx *ctx, psg_module *low) {
+  psgi_host_program p;
+  if (psgi_host_program_build(ctx, low, NULL, &p)) return 0;
+  uint32_t n = p.num_reshapes;
+  psgi_host_program_fini(&p);
+  return n;
+}
+
 static void test_random_graphs(void) {
   psg_ctx *ctx;
   CHECK_OK(psg_ctx_create(NULL, &ctx));
   static char text[65536];
-  int ok = 0;
+  int ok = 0, reshaped = 0;
   for (int trial = 0; trial < 60; trial++) {
     random_graph(text, sizeof text);
     psg_module *m = NULL;
@@ -293,6 +303,7 @@ static void test_random_graphs(void) {
     psg_module *low = lower(ctx, m);
     if (low) {
       int e = check_program(ctx, low, "random", false);
+      reshaped += count_reshapes(ctx, low) > 0;
       CHECK_EQ_INT(e, 0);
       if (e) fprintf(stderr, "%s\n", text);
       ok += !e;
@@ -301,7 +312,7 @@ static void test_random_graphs(void) {
     psg_module_release(m);
     psg_ctx_clear_diags(ctx);
   }
-  printf("  %d random graphs planned\n", ok);
+  printf("  %d random graphs planned, %d with standalone reshapes\n", ok, reshaped);
   psg_ctx_release(ctx);
 }
 
