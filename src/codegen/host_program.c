@@ -83,24 +83,6 @@ static psg_status flatten_type(builder *b, const psg_expr *e, const psg_type *t)
   return st;
 }
 
-static uint32_t type_width(const psg_type *t) {
-  if (psg_type_kind(t) != PSG_TYPE_TUPLE) return 1;
-  uint32_t n = 0;
-  /* Tuples of tuples are rare in a host graph; a small explicit stack. */
-  const psg_type *stack[256];
-  int sp = 0;
-  stack[sp++] = t;
-  while (sp) {
-    const psg_type *x = stack[--sp];
-    if (psg_type_kind(x) != PSG_TYPE_TUPLE) {
-      n++;
-      continue;
-    }
-    for (int i = 0; i < psg_type_num_fields(x) && sp < 256; i++) stack[sp++] = psg_type_field(x, i);
-  }
-  return n;
-}
-
 static uint32_t new_value(builder *b, psgi_value_kind kind, const psg_type *t) {
   psgi_host_value v;
   memset(&v, 0, sizeof v);
@@ -364,11 +346,16 @@ static psg_status visit(builder *b) {
     int idx = psg_tuple_get_item_index(e);
     if (!t || psg_type_kind(t) != PSG_TYPE_TUPLE || idx < 0 || idx >= psg_type_num_fields(t))
       return fail_at(b, e, PSG_ERR_TYPE, "%s: TupleGetItem of an untyped or non-tuple value", "compile");
-    uint32_t off = 0;
-    for (int i = 0; i < idx; i++) off += type_width(psg_type_field(t, i));
+    uint32_t off = 0, width;
+    for (int i = 0; i < idx; i++) {
+      if ((st = flatten_type(b, e, psg_type_field(t, i))) != PSG_OK) return st;
+      off += (uint32_t)b->leaves.len;
+    }
+    if ((st = flatten_type(b, e, psg_type_field(t, idx))) != PSG_OK) return st;
+    width = (uint32_t)b->leaves.len;
     memo_rec r = *lookup(b, tup);
     b->stack.len--;
-    return bind(b, e, r.begin + off, type_width(psg_type_field(t, idx)));
+    return bind(b, e, r.begin + off, width);
   }
   case PSG_EXPR_CALL: {
     psg_expr *callee = psg_call_get_callee(e);
