@@ -225,7 +225,7 @@ static void emit_store(cg *c, const psg_tir_node *n, int indent) {
   bool all_scalar = true;
   for (size_t k = 0; k < nidx; k++) all_scalar &= psg_tir_dtype_lanes(psgi_tir_indices(n)[k]->dtype) == 1;
   if (cbase) {
-    const char *f = psgi_cg_flat_index(c, b, idx, n);
+    const char *f = psgi_cg_flat_index(c, b, idx);
     if (!f) return;
     if (match)
       line(c, indent, "memcpy(%s + %s, &%s, sizeof %s);", data, f, v, v);
@@ -235,7 +235,7 @@ static void emit_store(cg *c, const psg_tir_node *n, int indent) {
     return;
   }
   if (all_scalar && !pred && (blanes == 1 || !is_bool)) {
-    const char *f = psgi_cg_flat_index(c, b, idx, n);
+    const char *f = psgi_cg_flat_index(c, b, idx);
     if (!f) return;
     const char *sv = is_bool ? psgi_cg_strf(c, "(uint8_t)(%s)", v) : v;
     if (match)
@@ -249,7 +249,7 @@ static void emit_store(cg *c, const psg_tir_node *n, int indent) {
   /* Scatter, lane by lane (lanes in order: a later lane wins, as in the interpreter). */
   const char *lidx[64];
   for (size_t k = 0; k < nidx; k++) lidx[k] = psgi_cg_lane(c, idx[k], psgi_tir_indices(n)[k]->dtype, "psg_l");
-  const char *f = psgi_cg_flat_index(c, b, lidx, n);
+  const char *f = psgi_cg_flat_index(c, b, lidx);
   if (!f) return;
   const char *lane = blanes > 1 ? psgi_cg_strf(c, "psg_l * %d + psg_j", blanes) : "psg_l";
   const char *lv = psgi_cg_lane(c, v, t, lane);

@@ -608,10 +608,9 @@ static const char *instantiate(cg *c, const item_vec *items, const char *const *
   return r;
 }
 
-const char *psgi_cg_flat_index(cg *c, const psg_tir_node *b, const char *const *idx, const psg_tir_node *at) {
+const char *psgi_cg_flat_index(cg *c, const psg_tir_node *b, const char *const *idx) {
   item_vec items = {0};
   const char *r = NULL;
-  (void)at;
   if (flat_items(c, b, 0, &items)) r = instantiate(c, &items, idx);
   PSGI_VEC_FREE(c->ctx, &items);
   return r;
@@ -679,7 +678,7 @@ static const char *vector_load(vstate *s, const psg_tir_node *n, const char *con
   if (!r || !psgi_cg_ctype(c, b->dtype, n)) return NULL;
   bool match = psgi_cg_buffer_matches(c, b);
   if (psgi_cg_contiguous_base(n)) {
-    const char *f = psgi_cg_flat_index(c, b, ops, n);
+    const char *f = psgi_cg_flat_index(c, b, ops);
     if (!f) return NULL;
     if (match)
       line(c, s->indent, "memcpy(&%s, %s + %s, sizeof %s);", r, data, f, r);
@@ -691,7 +690,7 @@ static const char *vector_load(vstate *s, const psg_tir_node *n, const char *con
   bool all_scalar = true;
   for (size_t k = 0; k < nidx; k++) all_scalar &= psg_tir_dtype_lanes(psgi_tir_indices(n)[k]->dtype) == 1;
   if (all_scalar && !pred && blanes > 1 && !psg_tir_dtype_is_bool(b->dtype)) {
-    const char *f = psgi_cg_flat_index(c, b, ops, n);
+    const char *f = psgi_cg_flat_index(c, b, ops);
     if (!f) return NULL;
     if (match)
       line(c, s->indent, "%s = %s[%s];", r, data, f);
@@ -704,10 +703,9 @@ static const char *vector_load(vstate *s, const psg_tir_node *n, const char *con
   const char *lidx[64];
   if (nidx > 64) return psgi_cg_fail(c, n, PSG_ERR_UNSUPPORTED, "a buffer of more than 64 dimensions"), NULL;
   for (size_t k = 0; k < nidx; k++) lidx[k] = psgi_cg_lane(c, ops[k], psgi_tir_indices(n)[k]->dtype, "psg_l");
-  const char *f = psgi_cg_flat_index(c, b, lidx, n);
+  const char *f = psgi_cg_flat_index(c, b, lidx);
   if (!f) return NULL;
-  const char *lane = psgi_cg_lane(c, r, t, blanes > 1 ? "psg_l * " : "psg_l");
-  if (blanes > 1) lane = psgi_cg_lane(c, r, t, psgi_cg_strf(c, "psg_l * %d + psg_j", blanes));
+  const char *lane = psgi_cg_lane(c, r, t, blanes > 1 ? psgi_cg_strf(c, "psg_l * %d + psg_j", blanes) : "psg_l");
   const char *p = pred ? psgi_cg_lane(c, ops[nidx], n->kids[n->nkids - 1]->dtype,
                                       blanes > 1 ? psgi_cg_strf(c, "psg_l * %d + psg_j", blanes) : "psg_l")
                        : NULL;

