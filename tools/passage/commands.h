@@ -16,6 +16,7 @@ int cmd_ops(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);
 int cmd_codegen(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
 /* passage print of a TVMScript file (cli_tvmscript.c): the exit status, or -1
  * when `in` is not TVMScript. */
 int cli_print_tvmscript(psg_ctx *ctx, const char *in, const char *out);

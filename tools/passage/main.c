@@ -25,6 +25,7 @@ static const command commands[] = {
     {"ops", "list the registered operators with their attributes", cmd_ops},
     {"schedule", "apply tir.Schedule primitives to a TVMScript PrimFunc", cmd_schedule},
     {"codegen", "print the C kernels of a lowered module's PrimFuncs", cmd_codegen},
+    {"compile", "compile a model to C or a shared library (--emit-c OUT.c | -o OUT.so)", cmd_compile},
 };
 enum { NUM_COMMANDS = sizeof commands / sizeof commands[0] };
 
