@@ -24,6 +24,7 @@ static const command commands[] = {
     {"import", "convert an ONNX model to Relay text", cmd_import},
     {"ops", "list the registered operators with their attributes", cmd_ops},
     {"schedule", "apply tir.Schedule primitives to a TVMScript PrimFunc", cmd_schedule},
+    {"bench", "time a compiled model (passage compile -o): latency, time per kernel", cmd_bench},
 };
 enum { NUM_COMMANDS = sizeof commands / sizeof commands[0] };
 
