@@ -76,14 +76,16 @@ def input_spec(path, shapes):
 
 
 def ort_inputs(spec):
-    """The arrays onnx_ort_run.js feeds: one LCG over the inputs in order."""
+    """The arrays onnx_ort_run.js feeds: one LCG over the inputs in order, in
+    JavaScript's arithmetic (the product is a double, rounded past 2^53, then
+    ToUint32), so that the numbers are the same."""
     seed, out = 12345, {}
     for name, s in spec.items():
         n = int(np.prod(s["dims"])) if s["dims"] else 1
         if s["type"] == "float32":
             vals = np.empty(n, np.float32)
             for i in range(n):
-                seed = (seed * 1103515245 + 12345) & 0xFFFFFFFF
+                seed = int(float(seed) * 1103515245.0 + 12345.0) % 2**32
                 vals[i] = (seed >> 8) / float(1 << 24) * 2 - 1
         else:
             vals = np.full(n, s.get("value", 0), np.int64 if s["type"] == "int64" else np.int32)
@@ -167,9 +169,9 @@ def main():
             ratio = "%6.2fx" % (ours_ms / ort_ms) if ours_ms and ort_ms else "    n/a"
             gflops = 2 * macs / (ours_ms * 1e-3) / 1e9 if ours_ms else None
             ws = "%8.2fMB" % (ours["workspace_bytes"] / 2**20) if ours else "       n/a"
+            mb = lambda v: "%7.1fMB" % v if v is not None else "      n/a"
             print("%-15s %s %s %s | %s %s %s | %s %s %s | %s %s %s" % (
-                label, f(ours_ms), f(ort_ms), ratio, f(pipe_ms), f(cc_ms), f(sess_ms), ws, f(ours_rss, 7) + "MB",
-                f(ort_rss, 7) + "MB", f(gflops, 8), ("%5.1f%%" % (100 * gflops / PEAK_GFLOPS)) if gflops else "   n/a",
+                label, f(ours_ms), f(ort_ms), ratio, f(pipe_ms), f(cc_ms), f(sess_ms), ws, mb(ours_rss), mb(ort_rss), f(gflops, 8), ("%5.1f%%" % (100 * gflops / PEAK_GFLOPS)) if gflops else "   n/a",
                 note))
         finally:
             if not args.keep:
