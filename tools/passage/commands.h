@@ -16,6 +16,8 @@ int cmd_configs(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);
+int cmd_codegen(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 /* passage run of a compiled model (cmd_run_compiled.c); cmd_run hands over
  * when cli_runs_compiled: its input file (the first argument that is not an
