@@ -125,3 +125,26 @@ def test_benchmark(fixtures):
         assert sorted(k[0] for k in p["op_kinds"]) == ["add", "multiply"]
         with pytest.raises(TypeError, match="no input named w"):
             m.benchmark(inputs={"w": X})
+
+
+def test_compiled_small_cnn_matches_the_interpreter(tmp_path):
+    """A real model through `passage compile -o`: the library's output next
+    to the interpreter's on the same input."""
+    cli = os.path.join(os.path.dirname(passage.library_path), "passage")
+    probe = subprocess.run([cli, "compile", "--help"], capture_output=True) if os.path.exists(cli) else None
+    if probe is None or probe.returncode != 0:
+        pytest.skip("no passage compile next to the library")
+    src = os.path.join(ROOT, "examples", "models", "small_cnn.relay")
+    so = str(tmp_path / "cnn.so")
+    subprocess.run([cli, "compile", src, "-o", so], check=True, capture_output=True)
+    with passage.runtime.load(so) as m:
+        (name, shape, dtype), = m.inputs
+        x = np.random.default_rng(0).uniform(-1, 1, shape).astype(dtype)
+        got = m(**{name: x})
+        np.save(str(tmp_path / "x.npy"), x)
+        subprocess.run([cli, "run", src, "--input", "%s=%s" % (name, tmp_path / "x.npy"), "-o",
+                        str(tmp_path / "ref.npy")], check=True, capture_output=True)
+        ref = np.load(str(tmp_path / "ref.npy"))
+        assert got.shape == ref.shape and np.abs(got - ref).max() <= 1e-5
+        b = m.benchmark(runs=3, profile=True)
+        assert "nn.conv2d" in [k[0] for k in b["op_kinds"]]

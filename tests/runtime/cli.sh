@@ -6,6 +6,7 @@
 set -u
 PASSAGE=$1 FIX=$2 WORK=$3
 PY=/usr/bin/python3
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 fails=0
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 
@@ -101,6 +102,29 @@ assert sorted(k["name"] for k in b["op_kinds"]) == ["add", "multiply"], b
 assert all(k["calls"] == 4 for k in b["kernels"]), b
 assert abs(sum(k["share"] for k in b["op_kinds"]) - 1) < 1e-3 or b["kernel_ms_per_run"] == 0, b
 ' || { echo "FAIL: bench --json"; fails=$((fails + 1)); }
+
+# A real model end to end: passage compile, then the library against the
+# interpreter, its parameters in a side file, bench's profile by op kind.
+if "$PASSAGE" compile --help > /dev/null 2>&1; then
+  CNN=$ROOT/examples/models/small_cnn.relay
+  expect 0 "" "$PASSAGE" compile "$CNN" -o cnn.so
+  expect 0 "" "$PASSAGE" run cnn.so --random-inputs 7 -o cnn_out.npy
+  expect 0 "" "$PASSAGE" run "$CNN" --random-inputs 7 -o interp_out.npy
+  $PY -c '
+import numpy as np
+a, b = np.load("cnn_out.npy"), np.load("interp_out.npy")
+assert a.shape == b.shape and np.abs(a - b).max() <= 1e-5, (a, b)' || { echo "FAIL: compiled small_cnn vs the interpreter"; fails=$((fails + 1)); }
+  expect 0 "nn.conv2d (1)" "$PASSAGE" bench cnn.so --runs 3 --profile
+  expect 0 "" "$PASSAGE" compile "$CNN" --target "c -link-params=0" -o cnn_p.so
+  expect 0 "" "$PASSAGE" run cnn_p.so --random-inputs 7 -o cnn_p_out.npy
+  cmp -s cnn_out.npy cnn_p_out.npy || { echo "FAIL: the side-file build's output differs"; fails=$((fails + 1)); }
+  mv cnn_p.bin elsewhere.bin
+  expect 1 "cnn_p.so needs its parameters file ./cnn_p.bin" "$PASSAGE" run cnn_p.so --random-inputs 7
+  expect 0 "output 0: float32 (1, 10)" "$PASSAGE" run cnn_p.so --random-inputs 7 --params elsewhere.bin
+  cp elsewhere.bin other.bin && printf 'X' | dd of=other.bin bs=1 count=1 conv=notrunc 2> /dev/null
+  expect 1 "rejects parameters file other.bin (set_params returned" "$PASSAGE" run cnn_p.so --random-inputs 7 \
+    --params other.bin
+fi
 
 echo "$fails failed"
 [ "$fails" -eq 0 ]
