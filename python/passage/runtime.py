@@ -106,7 +106,11 @@ class CompiledModel:
         if ptr:
             lib.psg_compiled_free(ptr)
 
-    __del__ = close
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may be gone first
+            pass
 
     def __enter__(self):
         return self
