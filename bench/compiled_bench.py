@@ -48,16 +48,18 @@ def run(cmd):
 
 
 def run_rss(cmd):
-    """(CompletedProcess, the child's own peak RSS in MB): wait4 on it alone
-    (RUSAGE_CHILDREN would be the maximum over every child so far)."""
-    with tempfile.TemporaryFile() as err:
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err)
-        out = p.stdout.read()
-        p.stdout.close()
-        _, status, ru = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)
-        err.seek(0)
-        return subprocess.CompletedProcess(cmd, p.returncode, out, err.read()), ru.ru_maxrss / 1024.0
+    """(CompletedProcess, the command's peak RSS in MB). Measured by
+    /usr/bin/time (%M), which forks the command from its own small process:
+    on Linux a child's ru_maxrss starts from its parent's RSS at fork and is
+    kept across exec, so waiting on a child forked from this (large) Python
+    process would report at least Python's own RSS."""
+    if not os.path.exists("/usr/bin/time"):
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE), None
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as f:
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", f.name] + cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        lines = [l for l in open(f.name).read().split() if l.isdigit()]
+        return p, int(lines[-1]) / 1024.0 if lines else None
 
 
 def input_spec(path, shapes):
@@ -185,7 +187,7 @@ def main():
           "intra-op thread, 'all' optimizations, median of %d runs after 3 (onnx_ort_run.js); ratio = ours / ORT "
           "(goal <= 1). pipeline / cc: `passage compile -O3 -o`'s own split of its time (import, passes and C "
           "generation / the C compiler); ORT sess: session creation, 'all' (median). workspace: the static plan's peak; RSS: each "
-          "process's peak (node's and the CLI's own included). GFLOP/s: 2 x MACs / our latency, against %.0f "
+          "process's peak (/usr/bin/time's %M; node's and the CLI's own included). GFLOP/s: 2 x MACs / our latency, against %.0f "
           "GFLOP/s FP32 peak of one core." % (runs, runs, PEAK_GFLOPS))
     for label, b in profiles:
         kinds = ", ".join("%s %.1f%%" % (k["name"], 100 * k["share"]) for k in b.get("op_kinds", [])[:8])
