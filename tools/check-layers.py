@@ -28,7 +28,7 @@ import sys
 # a cycle). A folder not listed sits above all of these (e.g. a top folder
 # that registers the built-in passes).
 LAYERS = [["support"], ["ir"], ["tir"], ["tir/arith"], ["text", "ops"], ["te"], ["interp"], ["pass"], ["transforms"],
-          ["tir/transforms"], ["tir/schedule"], ["lower"], ["codegen"], ["builtin"], ["onnx"]]
+          ["tir/transforms"], ["tir/schedule"], ["lower"], ["codegen"], ["runtime"], ["builtin"], ["onnx"]]
 RANK = {folder: row for row, folders in enumerate(LAYERS) for folder in folders}
 TOP = len(LAYERS)
 

@@ -26,6 +26,7 @@ from . import arith
 from . import script
 from . import arith
 from . import te
+from . import runtime
 import sys as _sys
 
 # TVM spells these tvm.ir.transform and tvm.ir.instrument as well.

@@ -209,6 +209,7 @@ int cmd_run(int argc, char **argv) {
   size_t nconfigs = 0;
   bool random = false;
   uint64_t seed = 0;
+  if (cli_runs_compiled(argc, argv)) return cmd_run_compiled(argc, argv);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
@@ -239,7 +240,8 @@ int cmd_run(int argc, char **argv) {
              "       [--input-shape NAME=D0,D1,...]... (ONNX input: bind dynamic dims; by default an\n"
              "       --input array binds its input's dims)\n"
              "       [--config KEY=VALUE]... (a PassContext option, e.g. the interpreter's limits\n"
-             "       relay.interp.max_call_depth and passage.interp.max_bytes: `passage configs`)\n");
+             "       relay.interp.max_call_depth and passage.interp.max_bytes: `passage configs`)\n"
+             "       IN may be a compiled model (OUT.so of passage compile -o), [--params FILE.bin]: docs/runtime.md\n");
       return 0;
     } else if (a[0] == '-' && a[1]) {
       static const char *const value_flags[] = {"-o", "--output", "--input", "--random-inputs", "--input-shape",

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include "passage/passage.h"
+#include "passage/runtime.h"
 
 int cmd_print(int argc, char **argv);
 int cmd_run(int argc, char **argv);
@@ -17,6 +18,33 @@ int cmd_import(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);
 int cmd_codegen(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+/* passage run of a compiled model (cmd_run_compiled.c); cmd_run hands over
+ * when cli_runs_compiled: its input file (the first argument that is not an
+ * option or an option's value) is a shared library (cli_is_shared_library:
+ * ELF magic or a .so name). */
+int cmd_run_compiled(int argc, char **argv);
+bool cli_is_shared_library(const char *path);
+bool cli_runs_compiled(int argc, char **argv);
+/* The input flags of a compiled model's run and bench: --input NAME=FILE.npy,
+ * --input-shape (must repeat the compiled shape), --random-inputs SEED,
+ * --params FILE.bin. cli_compiled_parse takes argv[i] (and its value) if it
+ * is one of them: 2, else 0, or -1 after a usage error. cli_compiled_inputs
+ * reads the arrays into args (the model's order; random ones for the rest with
+ * --random-inputs): 0, 2 on a usage error, 1 on a failure (a library status in
+ * *lib_st, or a message printed). */
+typedef struct cli_compiled_args {
+  const char *inputs[256];
+  size_t ninputs;
+  const char *shapes[256];
+  size_t nshapes;
+  bool random;
+  uint64_t *seed;
+  const char *params;
+} cli_compiled_args;
+int cli_compiled_parse(const char *cmd, int argc, char **argv, int i, cli_compiled_args *a);
+int cli_compiled_inputs(psg_ctx *ctx, const char *cmd, psg_compiled *m, const cli_compiled_args *a, psg_tensor **args,
+                        psg_status *lib_st);
 /* passage print of a TVMScript file (cli_tvmscript.c): the exit status, or -1
  * when `in` is not TVMScript. */
 int cli_print_tvmscript(psg_ctx *ctx, const char *in, const char *out);

@@ -26,6 +26,7 @@ static const command commands[] = {
     {"schedule", "apply tir.Schedule primitives to a TVMScript PrimFunc", cmd_schedule},
     {"codegen", "print the C kernels of a lowered module's PrimFuncs", cmd_codegen},
     {"compile", "compile a model to C or a shared library (--emit-c OUT.c | -o OUT.so)", cmd_compile},
+    {"bench", "time a compiled model (passage compile -o): latency, time per kernel", cmd_bench},
 };
 enum { NUM_COMMANDS = sizeof commands / sizeof commands[0] };
 
