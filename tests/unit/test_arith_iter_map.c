@@ -122,6 +122,19 @@ static void test_not_detected(void) {
   r = one(ADD(MUL(i, IC(8)), j), dep, 2);
   CHECK(!r.detected);
   CHECK(r.same);
+  /* an extent-1 iterator is still an iterator: k * i is a product of two
+   * (TVM: an IterSumExpr without splits), and no division by its scale 0 */
+  psg_tir_expr *k = VAR("k");
+  psgi_arith_iter unit[] = {{k, IC(0), IC(1)}, {i, IC(0), IC(8)}};
+  r = one(ADD(MUL(MUL(k, i), IC(784)), i), unit, 2);
+  CHECK(!r.detected);
+  CHECK(r.same);
+  /* scales that cancel leave a split of scale 0: the detection fails, no
+   * error (a constant division by 0 would be one) */
+  r = one(ADD(SUB(MUL(i, IC(2)), MUL(i, IC(2))), j), it, 2);
+  CHECK(!r.detected);
+  CHECK(r.same);
+  CHECK(psg_ctx_get_last_error(actx) == NULL);
   /* no iterator at all: detected, nothing to do */
   r = one(ADD(VAR("n"), IC(1)), it, 2);
   CHECK(r.detected);

@@ -74,6 +74,8 @@ typedef struct itermap {
 
 /* Expressions ------------------------------------------------------------- */
 
+static bool is_int(const psg_tir_expr *e, int64_t v) { return psgi_arith_is_int_value(e, v); }
+
 static psg_tir_expr *keep(itermap *m, psg_status st, psg_tir_expr *e) {
   if (st || !e) {
     if (!m->st) m->st = st ? st : psgi_nomem(m->ctx);
@@ -88,9 +90,15 @@ static psg_tir_expr *keep(itermap *m, psg_status st, psg_tir_expr *e) {
   return e;
 }
 
-/* TVM's operators (constants folded). */
+/* TVM's operators (constants folded). A division by a constant 0 (a
+ * split whose scale cancelled) fails the detection, not the pass. */
 static psg_tir_expr *op(itermap *m, int kind, psg_tir_expr *x, psg_tir_expr *y) {
   if (!x || !y || m->st) return NULL;
+  if ((kind == PSG_TIR_FLOOR_DIV || kind == PSG_TIR_FLOOR_MOD || kind == PSG_TIR_DIV || kind == PSG_TIR_MOD) &&
+      is_int(y, 0)) {
+    m->failed = true;
+    return NULL;
+  }
   psg_tir_expr *r = NULL;
   psg_status st = psg_tir_op_binary(m->ctx, kind, x, y, NULL, &r);
   return keep(m, st, r);
@@ -110,7 +118,6 @@ static psg_tir_expr *simp(itermap *m, psg_tir_expr *e) {
   return keep(m, st, r);
 }
 
-static bool is_int(const psg_tir_expr *e, int64_t v) { return psgi_arith_is_int_value(e, v); }
 static bool equal(const psg_tir_expr *x, const psg_tir_expr *y) { return psg_arith_expr_equal(x, y); }
 
 static bool prove_equal(itermap *m, psg_tir_expr *x, psg_tir_expr *y) {
@@ -557,40 +564,41 @@ static bool dividend(itermap *m, isum s, isum *out, bool *empty) {
   return false;
 }
 
-/* Padding of the split (x + base) against divisor: TVM pads the iterator
- * when the divisor does not divide its extent or the base; we fail. */
-static bool needs_padding(itermap *m, const split *x, psg_tir_expr *base, psg_tir_expr *divisor) {
-  psg_tir_expr *left = simp(m, op(m, PSG_TIR_FLOOR_MOD, base, divisor));
-  return !left || !is_int(left, 0) || !divisible(m, x->extent, divisor);
+/* (x * s + base) op rhs with s | rhs and s | base (or base 0) is s times or
+ * (for //) exactly the same operation on (x + base / s) by rhs / s: *base
+ * and *rhs divided. false when s does not divide them. */
+static bool divide_out_scale(itermap *m, const split *x, psg_tir_expr **base, psg_tir_expr **rhs) {
+  bool zero_base = is_int(*base, 0);
+  if (!divisible(m, *rhs, x->scale) || !(zero_base || divisible(m, *base, x->scale))) return false;
+  *rhs = op(m, PSG_TIR_FLOOR_DIV, *rhs, x->scale);
+  if (!zero_base) *base = op(m, PSG_TIR_FLOOR_DIV, *base, x->scale);
+  return !m->st;
+}
+
+/* A split with scale 1 that can be divided by rhs without padding: TVM pads
+ * the iterator when rhs does not divide its extent or the base; we fail. */
+static bool no_padding(itermap *m, const split *x, psg_tir_expr *base, psg_tir_expr *rhs) {
+  psg_tir_expr *left = m->st ? NULL : simp(m, op(m, PSG_TIR_FLOOR_MOD, base, rhs));
+  if (left && is_int(left, 0) && divisible(m, x->extent, rhs)) return true;
+  m->failed = true;
+  return false;
 }
 
 /* TVM's SplitFloorDivConst: (x + base) // rhs. */
 static val split_div(itermap *m, split x, psg_tir_expr *base, psg_tir_expr *rhs) {
   if (is_int(rhs, 1)) return iterv(make_sum(m, &x, 1, base));
   if (!is_int(x.scale, 1)) {
-    bool zero_base = is_int(base, 0);
-    if (divisible(m, x.scale, rhs) && zero_base) {
+    if (divisible(m, x.scale, rhs) && (is_int(base, 0) || divisible(m, base, rhs))) {
       x.scale = op(m, PSG_TIR_FLOOR_DIV, x.scale, rhs);
-      return iterv(make_sum(m, &x, 1, base));
-    } else if (divisible(m, x.scale, rhs) && divisible(m, base, rhs)) {
-      x.scale = op(m, PSG_TIR_FLOOR_DIV, x.scale, rhs);
-      return iterv(make_sum(m, &x, 1, op(m, PSG_TIR_FLOOR_DIV, base, rhs)));
-    } else if (divisible(m, rhs, x.scale) && zero_base) {
-      rhs = op(m, PSG_TIR_FLOOR_DIV, rhs, x.scale);
-      x.scale = cint(m, rhs->dtype, 1);
-    } else if (divisible(m, rhs, x.scale) && divisible(m, base, x.scale)) {
-      base = op(m, PSG_TIR_FLOOR_DIV, base, x.scale);
-      rhs = op(m, PSG_TIR_FLOOR_DIV, rhs, x.scale);
-      x.scale = cint(m, rhs->dtype, 1);
-    } else {
+      return iterv(make_sum(m, &x, 1, is_int(base, 0) ? base : op(m, PSG_TIR_FLOOR_DIV, base, rhs)));
+    }
+    if (!divide_out_scale(m, &x, &base, &rhs)) {
       m->failed = true;
       return plain(NULL);
     }
+    x.scale = cint(m, rhs->dtype, 1);
   }
-  if (m->st || needs_padding(m, &x, base, rhs)) {
-    m->failed = true;
-    return plain(NULL);
-  }
+  if (!no_padding(m, &x, base, rhs)) return plain(NULL);
   split r = {x.mark, op(m, PSG_TIR_MUL, x.lower, rhs), quotient(m, x.extent, rhs), x.scale};
   psg_tir_expr *nb = simp(m, op(m, PSG_TIR_FLOOR_DIV, base, rhs));
   if (m->st) return plain(NULL);
@@ -601,22 +609,13 @@ static val split_div(itermap *m, split x, psg_tir_expr *base, psg_tir_expr *rhs)
 static val split_mod(itermap *m, split x, psg_tir_expr *base, psg_tir_expr *rhs) {
   if (is_int(rhs, 1)) return plain(cint(m, x.scale->dtype, 0));
   if (!is_int(x.scale, 1)) {
-    if (divisible(m, x.scale, rhs) && divisible(m, base, rhs)) {
-      return plain(cint(m, x.scale->dtype, 0));
-    } else if (divisible(m, rhs, x.scale) && is_int(base, 0)) {
-      rhs = op(m, PSG_TIR_FLOOR_DIV, rhs, x.scale);
-    } else if (divisible(m, rhs, x.scale) && divisible(m, base, x.scale)) {
-      rhs = op(m, PSG_TIR_FLOOR_DIV, rhs, x.scale);
-      base = op(m, PSG_TIR_FLOOR_DIV, base, x.scale);
-    } else {
+    if (divisible(m, x.scale, rhs) && divisible(m, base, rhs)) return plain(cint(m, x.scale->dtype, 0));
+    if (!divide_out_scale(m, &x, &base, &rhs)) {
       m->failed = true;
       return plain(NULL);
     }
   }
-  if (m->st || needs_padding(m, &x, base, rhs)) {
-    m->failed = true;
-    return plain(NULL);
-  }
+  if (!no_padding(m, &x, base, rhs)) return plain(NULL);
   split r = {x.mark, x.lower, rhs, x.scale};
   return iterv(make_sum(m, &r, 1, cint(m, rhs->dtype, 0)));
 }
@@ -661,6 +660,28 @@ static val rewrite_node(itermap *m, psg_tir_expr *e, const val *k) {
   if (!a.iter && !b.iter) {
     if (a.e == e->kids[0] && b.e == e->kids[1]) return plain(e);
     return plain(op(m, kind, a.e, b.e));
+  }
+  /* TVM's TryConstFold of an iterator with a constant: x + 0, x * 1, x * 0
+   * (0, no longer an iterator), x // 1, x % 1 (0) */
+  bool a0 = !a.iter && is_int(a.e, 0), a1 = !a.iter && is_int(a.e, 1);
+  bool b0 = !b.iter && is_int(b.e, 0), b1 = !b.iter && is_int(b.e, 1);
+  switch (kind) {
+  case PSG_TIR_ADD:
+    if (a0 || b0) return a0 ? b : a;
+    break;
+  case PSG_TIR_SUB:
+    if (b0) return a;
+    break;
+  case PSG_TIR_MUL:
+    if (a1 || b1) return a1 ? b : a;
+    if (a0 || b0) return a0 ? a : b;
+    break;
+  case PSG_TIR_FLOOR_DIV:
+    if (b1) return a;
+    break;
+  default:
+    if (b1) return plain(cint(m, e->dtype, 0));
+    break;
   }
   switch (kind) {
   case PSG_TIR_ADD:
@@ -1029,8 +1050,8 @@ static bool detect(itermap *m, psg_tir_expr *const *indices, size_t n, psg_tir_e
   /* the iterators' values: trivial ones are their min */
   for (size_t i = 0; ok && i < m->niters; i++) {
     psgi_arith_iter *it = &m->iters[i];
-    if (is_int(it->extent, 1)) {
-      m->iter_vals[i] = plain(it->min);
+    if (is_int(it->extent, 1)) { /* an iterator still, of no split (TVM's IterSumExpr({}, min)) */
+      m->iter_vals[i] = iterv((isum){(uint32_t)m->args.len, 0, it->min});
       continue;
     }
     mark mk = {is_int(it->min, 0) ? it->var : op(m, PSG_TIR_SUB, it->var, it->min), {0, 0, NULL}, it->extent};
