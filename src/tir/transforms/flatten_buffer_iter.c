@@ -139,13 +139,15 @@ psg_status psgi_tir_iter_scope_visit_branch(psg_tir_mutator *m, const psg_tir_no
   return psg_tir_mutator_default(m, n, out);
 }
 
-/* Appends the scope's loop vars e uses to iters (each once). */
-static psg_status collect(psgi_tir_iter_scope *s, const psg_tir_expr *e, psgi_map *seen,
-                          iter_vec *iters) {
+/* Appends the scope's loop vars e uses to iters (each once); *divmod set
+ * when e holds a floordiv or floormod. */
+static psg_status collect(psgi_tir_iter_scope *s, const psg_tir_expr *e, psgi_map *seen, iter_vec *iters,
+                          bool *divmod) {
   PSGI_VEC(const psg_tir_expr *) stack = {0};
   psg_status st = PSGI_VEC_PUSH(s->ctx, &stack, e) ? PSG_OK : psgi_nomem(s->ctx);
   while (!st && stack.len) {
     const psg_tir_expr *x = stack.data[--stack.len];
+    *divmod |= x->kind == PSG_TIR_FLOOR_DIV || x->kind == PSG_TIR_FLOOR_MOD;
     if (psgi_tir_is_var_kind(x->kind)) {
       psgi_map_entry *r = psgi_map_get_ptr(&s->loops, x);
       bool is_new = false;
@@ -171,23 +173,27 @@ psg_status psgi_tir_iter_scope_simplify(psgi_tir_iter_scope *s, psg_tir_expr **i
   psgi_map seen;
   psgi_map_init(&seen, s->ctx);
   psg_status st = PSG_OK;
-  for (size_t i = 0; !st && i < n; i++) st = collect(s, idx[i], &seen, &iters);
-  size_t index_iters = iters.len;
-  for (size_t i = 0; !st && i < s->preds.len; i++) {
+  bool divmod = false, cond_divmod = false;
+  for (size_t i = 0; !st && i < n; i++) st = collect(s, idx[i], &seen, &iters, &divmod);
+  /* Only floordiv and floormod split an iterator; without them the
+   * detection gives back the index's own sum of iterators (or fails), which
+   * the simplification after this makes the same: skip the work. Nor is
+   * there any without iterators. */
+  bool work = !st && iters.len && divmod;
+  for (size_t i = 0; work && !st && i < s->preds.len; i++) {
     if (!s->preds.data[i].active) continue;
     if (!PSGI_VEC_PUSH(s->ctx, &preds, s->preds.data[i].cond)) st = psgi_nomem(s->ctx);
-    if (!st) st = collect(s, s->preds.data[i].cond, &seen, &iters);
+    if (!st) st = collect(s, s->preds.data[i].cond, &seen, &iters, &cond_divmod);
   }
   psg_tir_expr *small[4], **out = n <= 4 ? small : psgi_alloc(s->ctx, n * sizeof *out);
   if (!st && !out) st = psgi_nomem(s->ctx);
-  if (!st && index_iters) { /* an index without iterators has nothing to simplify */
+  if (work && !st) {
     bool detected = false;
     st = psgi_arith_iter_map_simplify(s->a, idx, n, iters.data, iters.len, preds.data, preds.len, out, &detected);
-    for (size_t i = 0; !st && i < n; i++) {
+    for (size_t i = 0; !st && i < n; i++) { /* out[i] is idx[i] again when not detected */
       psg_tir_release(idx[i]);
       idx[i] = out[i];
     }
-    (void)detected;
   }
   if (out != small) psgi_free(s->ctx, out);
   psgi_map_fini(&seen);
