@@ -88,7 +88,8 @@ static void drop_zero_terms(lin *l) {
 static bool floor_pair(psg_arith_analyzer *a, const lin *l, size_t i, size_t j, psg_arith_bound *out) {
   psg_tir_expr *t = l->t[i].atom, *u;
   int64_t d, c = 0, k = l->t[i].coeff;
-  if (t->kind != PSG_TIR_FLOOR_DIV || !psgi_arith_is_int(t->kids[1], &d) || d <= 0 || k % d) return false;
+  if (t->kind != PSG_TIR_FLOOR_DIV || !psgi_arith_is_int(t->kids[1], &d) || d <= 0 || k % d || k == INT64_MIN)
+    return false;
   u = t->kids[0];
   if (u->kind == PSG_TIR_ADD && psgi_arith_is_int(u->kids[1], &c)) u = u->kids[0];
   if (l->t[j].coeff != -(k / d) || !psgi_arith_equal(a, l->t[j].atom, u)) return false;

@@ -161,10 +161,10 @@ static psg_tir_expr *mul_norm(itermap *m, psg_tir_expr *x, psg_tir_expr *y) {
   psg_tir_expr *res = cint(m, x->dtype, 1);
   for (size_t i = 0; i < nx + ny && res; i++) {
     int64_t v;
-    if (psgi_arith_is_int(f[i], &v))
-      c *= v;
-    else
+    if (!psgi_arith_is_int(f[i], &v))
       res = op(m, PSG_TIR_MUL, res, f[i]);
+    else if (__builtin_mul_overflow(c, v, &c))
+      return op(m, PSG_TIR_MUL, x, y);
   }
   return c == 1 ? res : op(m, PSG_TIR_MUL, res, cint(m, res ? res->dtype : x->dtype, c));
 }
@@ -178,10 +178,13 @@ static psg_tir_expr *exact_quotient(itermap *m, psg_tir_expr *x, psg_tir_expr *y
   bool used[32] = {false};
   int64_t cx = 1, cy = 1, v;
   for (size_t i = 0; i < nx; i++)
-    if (psgi_arith_is_int(fx[i], &v)) cx *= v, used[i] = true;
+    if (psgi_arith_is_int(fx[i], &v)) {
+      if (__builtin_mul_overflow(cx, v, &cx)) return NULL;
+      used[i] = true;
+    }
   for (size_t j = 0; j < ny; j++) {
     if (psgi_arith_is_int(fy[j], &v)) {
-      cy *= v;
+      if (__builtin_mul_overflow(cy, v, &cy)) return NULL;
       continue;
     }
     size_t i = 0;
@@ -189,7 +192,7 @@ static psg_tir_expr *exact_quotient(itermap *m, psg_tir_expr *x, psg_tir_expr *y
     if (i == nx) return NULL;
     used[i] = true;
   }
-  if (cy == 0 || cx % cy) return NULL;
+  if (cy <= 0 || cx % cy) return NULL; /* (a negative divisor: not this shortcut's business) */
   psg_tir_expr *res = cint(m, x->dtype, 1);
   for (size_t i = 0; i < nx && res; i++)
     if (!used[i]) res = op(m, PSG_TIR_MUL, res, fx[i]);
@@ -201,7 +204,7 @@ static bool divisible(itermap *m, psg_tir_expr *lhs, psg_tir_expr *rhs) {
   int64_t a, b;
   if (!lhs || !rhs) return false;
   if (psgi_arith_is_int(rhs, &b) && b == 0) return false;
-  if (psgi_arith_is_int(lhs, &a) && psgi_arith_is_int(rhs, &b)) return a % b == 0;
+  if (psgi_arith_is_int(lhs, &a) && psgi_arith_is_int(rhs, &b)) return b == -1 || a % b == 0;
   if (exact_quotient(m, lhs, rhs)) return true;
   if (prove_equal(m, lhs, rhs)) return true;
   psg_tir_expr *r = op(m, PSG_TIR_FLOOR_MOD, lhs, rhs);
