@@ -274,6 +274,43 @@ static bool parse_allocate_args(tparser *ps, tframe *f, const char *name, const 
   return ok;
 }
 
+/* The arguments of `x = T.Var("x", "int32")` (or T.SizeVar), after the
+ * "(": a new var named after the target x, as TVM's parser names a Var it
+ * has not seen after the name it is assigned to and binds it without a
+ * LetStmt. The string name is read and dropped. A new reference or NULL. */
+static psg_tir_node *parse_var_ctor(tparser *ps, const ttoken *what, const ttoken *nt, const char *name) {
+  bool have_name = false, have_dtype = false;
+  psg_tir_dtype dt = 0;
+  while (!tt_is(&ps->tok, ")")) {
+    bool kw_name = psgi_tirp_kw(ps, "name"), kw_dtype = !kw_name && psgi_tirp_kw(ps, "dtype");
+    if (kw_name || (!kw_dtype && !have_name)) {
+      if (psgi_tirp_repeated(ps, have_name, "name")) return NULL;
+      if (ps->tok.kind != TT_STRING) {
+        psgi_tirp_expected(ps, "the var's name as a string");
+        return NULL;
+      }
+      psgi_tirp_advance(ps);
+      have_name = true;
+    } else {
+      if (psgi_tirp_repeated(ps, have_dtype, "dtype") || !psgi_tirp_string_dtype(ps, &dt)) return NULL;
+      have_dtype = true;
+    }
+    if (!psgi_tirp_accept(ps, ",")) break;
+  }
+  if (psgi_tirp_expect(ps, ")")) return NULL;
+  if (!have_name || !have_dtype) {
+    psgi_tirp_error_at(ps, what, "T.%.*s needs a name and a dtype: T.%.*s(\"n\", \"int32\")", (int)what->len,
+                       what->text, (int)what->len, what->text);
+    return NULL;
+  }
+  psg_tir_node *v = NULL;
+  if (tt_is(what, "SizeVar"))
+    BUILD(nt, psg_tir_size_var_create(ps->ctx, name, dt, SP(nt), &v));
+  else
+    BUILD(nt, psg_tir_var_create(ps->ctx, name, dt, NULL, SP(nt), &v));
+  return v;
+}
+
 /* NAME [: TYPE] = RHS */
 static void parse_assign(tparser *ps) {
   ttoken nt = ps->tok;
@@ -391,6 +428,15 @@ static void parse_assign(tparser *ps) {
       }
       if (psgi_tirp_end_line(ps)) psgi_tirp_define(ps, &nt, SYM_VAR, e);
       psg_tir_release(e);
+      return;
+    }
+    if (is_call && (tt_is(&what, "Var") || tt_is(&what, "SizeVar"))) {
+      psgi_tirp_advance(ps);
+      psgi_tirp_advance(ps);
+      psg_tir_node *v = parse_var_ctor(ps, &what, &nt, name);
+      if (!v) goto fail;
+      if (psgi_tirp_end_line(ps)) psgi_tirp_define(ps, &nt, SYM_VAR, v);
+      psg_tir_release(v);
       return;
     }
     if (is_call && dt) {

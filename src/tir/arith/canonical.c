@@ -81,9 +81,39 @@ static void drop_zero_terms(lin *l) {
 }
 
 /* The bound of the terms of l (without l->c). */
+/* Terms i and j of l are k * floordiv(u + c, d) and -(k / d) * u (d > 0,
+ * d | k): together (k / d) * (c - floormod(u + c, d)), in (k / d) * [c - d
+ * + 1, c] whatever u is (the floordiv(x + c2, c1) * c1 < x rules of TVM's
+ * rewrite simplifier). */
+static bool floor_pair(psg_arith_analyzer *a, const lin *l, size_t i, size_t j, psg_arith_bound *out) {
+  psg_tir_expr *t = l->t[i].atom, *u;
+  int64_t d, c = 0, k = l->t[i].coeff;
+  if (t->kind != PSG_TIR_FLOOR_DIV || !psgi_arith_is_int(t->kids[1], &d) || d <= 0 || k % d || k == INT64_MIN)
+    return false;
+  u = t->kids[0];
+  if (u->kind == PSG_TIR_ADD && psgi_arith_is_int(u->kids[1], &c)) u = u->kids[0];
+  if (l->t[j].coeff != -(k / d) || !psgi_arith_equal(a, l->t[j].atom, u)) return false;
+  int64_t p = psgi_arith_sat_mul(k / d, psgi_arith_sat_add(c, 1 - d)), q = psgi_arith_sat_mul(k / d, c);
+  out->min = p < q ? p : q;
+  out->max = p < q ? q : p;
+  return true;
+}
+
 static psg_status terms_bound(psg_arith_analyzer *a, const lin *l, psg_arith_bound *out) {
   psg_arith_bound b = {0, 0};
+  bool paired[PSG_ARITH_MAX_TERMS] = {false};
   for (size_t i = 0; i < l->n; i++) {
+    if (paired[i]) continue;
+    psg_arith_bound pb;
+    for (size_t j = 0; j < l->n && !paired[i]; j++)
+      if (j != i && !paired[j] && floor_pair(a, l, i, j, &pb)) {
+        paired[i] = paired[j] = true;
+        b.min = psgi_arith_sat_add(b.min, pb.min);
+        b.max = psgi_arith_sat_add(b.max, pb.max);
+      }
+  }
+  for (size_t i = 0; i < l->n; i++) {
+    if (paired[i]) continue;
     psgi_arith_info ai;
     psg_status st = psgi_arith_info_of(a, l->t[i].atom, &ai);
     if (st) return st;

@@ -12,6 +12,7 @@
  * ignores it after flattening); our interpreter and verifier read it, so
  * keeping it would count the offset twice. */
 #include "passage/tir_op.h"
+#include "tir/transforms/flatten_buffer_iter.h"
 #include "tir/transforms/tir_transforms.h"
 
 static bool is_zero(const psg_tir_node *e) { return e->kind == PSG_TIR_INT_IMM && e->u.int_value == 0; }
@@ -107,7 +108,8 @@ psg_status psgi_tir_flattened_buffer(psg_ctx *ctx, psg_arith_analyzer *a, const 
 }
 
 psg_status psgi_tir_flat_indices(psg_ctx *ctx, psg_arith_analyzer *a, const psg_tir_buffer *b,
-                                 psg_tir_expr *const *idx, size_t n, const psg_span *span, psg_tir_expr **out) {
+                                 psg_tir_expr *const *idx, size_t n, const psg_span *span, psg_tir_expr **out,
+                                 struct psgi_tir_iter_scope *iters) {
   size_t ndim = b->u.buf.ndim, nsep = b->u.buf.naxis, nstr = b->u.buf.nstrides, nout = nsep + 1;
   const int64_t *sep = b->u.buf.axis_separators;
   psg_tir_node *const *shape = b->kids + 2, *const *strides = b->kids + 2 + ndim;
@@ -136,6 +138,7 @@ psg_status psgi_tir_flat_indices(psg_ctx *ctx, psg_arith_analyzer *a, const psg_
     }
   }
   if (!st && !is_zero(offset)) st = accumulate(ctx, PSG_TIR_ADD, &out[0], offset);
+  if (!st && iters) st = psgi_tir_iter_scope_simplify(iters, out, nout);
   for (size_t j = 0; !st && j < nout; j++) st = simplify_in_place(a, false, &out[j]);
   if (st)
     for (size_t j = 0; j < nout; j++) {
@@ -219,7 +222,7 @@ static psg_status flatten_access(psg_tir_mutator *m, const psg_tir_node *n, psg_
   for (size_t i = 0; i < ni; i++) in[i] = result(m, n, first + i);
   *nidx = (*flat)->u.buf.ndim;
   if (!(*idx = psgi_calloc(f->ctx, *nidx * sizeof **idx))) st = psgi_nomem(f->ctx);
-  if (!st) st = psgi_tir_flat_indices(f->ctx, f->context_indices ? f->a : f->fresh, b, in, ni, &n->span, *idx);
+  if (!st) st = psgi_tir_flat_indices(f->ctx, f->context_indices ? f->a : f->fresh, b, in, ni, &n->span, *idx, f->iters);
   if (in != small) psgi_free(f->ctx, in);
   if (st) {
     psgi_free(f->ctx, *idx);

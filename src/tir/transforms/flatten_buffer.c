@@ -12,6 +12,7 @@
  * alias through their data var. A function with the attribute
  * from_legacy_te_schedule is left to tir.StorageFlatten. */
 #include "passage/tir_op.h"
+#include "tir/transforms/flatten_buffer_iter.h"
 #include "tir/transforms/tir_transforms.h"
 
 static bool deep_equal_shape(const psg_tir_node *alloc, const psg_tir_buffer *b) {
@@ -116,7 +117,10 @@ psg_status psgi_tir_flatten_buffer(psg_ctx *ctx, const psg_tir_prim_func *fn, ps
     return PSG_OK;
   }
   psgi_tir_flattener f;
+  psgi_tir_iter_scope iters;
   psg_status st = psgi_tir_flattener_init(&f, ctx);
+  psgi_tir_iter_scope_init(&iters, ctx, f.a);
+  f.iters = &iters;
   f.canonical_shapes = f.context_indices = true;
   f.pass_name = "tir.FlattenBuffer";
   if (!st) st = mark_shapes(&f, fn);
@@ -128,7 +132,9 @@ psg_status psgi_tir_flatten_buffer(psg_ctx *ctx, const psg_tir_prim_func *fn, ps
     psg_tir_mutator m;
     psg_tir_mutator_init(&m, ctx);
     m.user = &f;
-    m.pre = psgi_tir_flattener_pre;
+    m.pre = psgi_tir_iter_scope_pre;
+    m.before_child = psgi_tir_iter_scope_before_child;
+    m.visit[PSG_TIR_IF_THEN_ELSE] = m.visit[PSG_TIR_CALL] = psgi_tir_iter_scope_visit_branch;
     m.visit[PSG_TIR_BUFFER_LOAD] = psgi_tir_flattener_load;
     m.visit[PSG_TIR_BUFFER_STORE] = psgi_tir_flattener_store;
     m.visit[PSG_TIR_ALLOCATE] = visit_allocate;
@@ -136,6 +142,7 @@ psg_status psgi_tir_flatten_buffer(psg_ctx *ctx, const psg_tir_prim_func *fn, ps
     st = psg_tir_mutate(&m, fn, out);
     psg_tir_mutator_fini(&m);
   }
+  psgi_tir_iter_scope_fini(&iters);
   psgi_tir_flattener_fini(&f);
   return st;
 }

@@ -40,6 +40,7 @@
 #include "passage/arith.h"
 #include "passage/tir_op.h"
 #include "tir/transforms/tir_transforms.h"
+#include "tir/transforms/stmt_slot.h"
 
 enum { UNROLL_LIMIT = 16 }; /* TVM: unroll only when fewer vthreads than this */
 
@@ -386,21 +387,6 @@ static psg_status rewrite_expr(injector *j, psg_tir_node *e, psg_tir_node **out,
   return st;
 }
 
-/* The operand slot of n's k-th statement child, or -1. */
-static int stmt_slot(const psg_tir_node *n, uint32_t k) {
-  switch (n->kind) {
-  case PSG_TIR_FOR: return k == 0 ? 3 : -1;
-  case PSG_TIR_IF_THEN_ELSE: return k + 1 < n->nkids ? (int)k + 1 : -1;
-  case PSG_TIR_LET_STMT:
-  case PSG_TIR_ALLOCATE:
-  case PSG_TIR_ASSERT_STMT: return k == 0 ? 2 : -1;
-  case PSG_TIR_DECL_BUFFER:
-  case PSG_TIR_ATTR_STMT: return k == 0 ? 1 : -1;
-  case PSG_TIR_SEQ_STMT: return k < n->nkids ? (int)k : -1;
-  default: return -1;
-  }
-}
-
 /* Whether operand i of statement n is one of its own expressions (not a var
  * it defines, not an AttrStmt's node). */
 static bool own_expr(const psg_tir_node *n, uint32_t i) {
@@ -540,7 +526,7 @@ static psg_status run(injector *j, const psg_tir_node *body, psg_tir_node **out)
   psg_status st = enter(j, body, false);
   while (!st && j->stack.len) {
     frame *f = &j->stack.data[j->stack.len - 1];
-    int slot = stmt_slot(f->n, f->next);
+    int slot = psgi_tir_stmt_slot(f->n, f->next);
     if (slot >= 0) {
       f->next++;
       st = enter(j, f->n->kids[slot], f->injected);
@@ -556,7 +542,7 @@ static psg_status run(injector *j, const psg_tir_node *body, psg_tir_node **out)
       return PSG_OK;
     }
     frame *p = &j->stack.data[j->stack.len - 1];
-    int at = stmt_slot(p->n, p->next - 1);
+    int at = psgi_tir_stmt_slot(p->n, p->next - 1);
     psg_tir_release(p->kids[at]);
     p->kids[at] = r;
   }

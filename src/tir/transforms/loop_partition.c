@@ -21,6 +21,7 @@
 #include "tir/arith/arith_internal.h"
 #include "tir/arith/int_set.h"
 #include "tir/transforms/tir_transforms.h"
+#include "tir/transforms/stmt_slot.h"
 
 typedef psgi_tir_loop_partition_cfg cfg;
 
@@ -729,21 +730,6 @@ typedef struct walker {
   PSGI_VEC(psg_tir_node *) results; /* owned */
 } walker;
 
-static int stmt_slot(const psg_tir_node *n, uint32_t k) {
-  switch (n->kind) {
-  case PSG_TIR_FOR: return k == 0 ? 3 : -1;
-  case PSG_TIR_IF_THEN_ELSE: return k + 1 < n->nkids && n->kids[k + 1] ? (int)k + 1 : -1;
-  case PSG_TIR_LET_STMT:
-  case PSG_TIR_ALLOCATE:
-  case PSG_TIR_ASSERT_STMT: return k == 0 ? 2 : -1;
-  case PSG_TIR_DECL_BUFFER:
-  case PSG_TIR_ATTR_STMT:
-  case PSG_TIR_WHILE: return k == 0 ? 1 : -1;
-  case PSG_TIR_SEQ_STMT: return k < n->nkids ? (int)k : -1;
-  default: return -1;
-  }
-}
-
 static psg_status push_result(walker *w, psg_tir_node *r) {
   if (PSGI_VEC_PUSH(w->p->ctx, &w->results, r)) return PSG_OK;
   psg_tir_release(r);
@@ -791,7 +777,7 @@ static psg_status finish(walker *w, frame *f, psg_tir_node **out) {
                               &n->span, out);
   if (f->parts) return psgi_tir_seq_flatten(p->ctx, kids, nres, &n->span, out);
   bool changed = false;
-  for (size_t k = 0; k < nres; k++) changed |= kids[k] != n->kids[stmt_slot(n, (uint32_t)k)];
+  for (size_t k = 0; k < nres; k++) changed |= kids[k] != n->kids[psgi_tir_stmt_slot(n, (uint32_t)k)];
   if (!changed) {
     psg_tir_retain(*out = (psg_tir_node *)n);
     return PSG_OK;
@@ -799,7 +785,7 @@ static psg_status finish(walker *w, frame *f, psg_tir_node **out) {
   psg_tir_node *small[8], **all = small;
   if (n->nkids > 8 && !(all = psgi_alloc(p->ctx, n->nkids * sizeof *all))) return psgi_nomem(p->ctx);
   memcpy(all, n->kids, n->nkids * sizeof *all);
-  for (size_t k = 0; k < nres; k++) all[stmt_slot(n, (uint32_t)k)] = kids[k];
+  for (size_t k = 0; k < nres; k++) all[psgi_tir_stmt_slot(n, (uint32_t)k)] = kids[k];
   psg_status st = psgi_tir_rebuild(n, all, out);
   if (all != small) psgi_free(p->ctx, all);
   return st;
@@ -809,7 +795,7 @@ static psg_status finish(walker *w, frame *f, psg_tir_node **out) {
 static psg_status step(walker *w, frame *f, bool *entered) {
   *entered = false;
   if (!f->parts) {
-    int slot = stmt_slot(f->n, f->next);
+    int slot = psgi_tir_stmt_slot(f->n, f->next);
     if (slot < 0) return PSG_OK;
     f->next++;
     *entered = true;

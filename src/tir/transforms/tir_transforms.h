@@ -63,9 +63,13 @@ psg_status psgi_tir_narrow_data_type(psg_ctx *ctx, const psg_tir_prim_func *f, i
 psg_status psgi_tir_flattened_buffer(psg_ctx *ctx, psg_arith_analyzer *a, const psg_tir_buffer *b,
                                      psg_tir_buffer **out);
 /* The flat indices of b[idx...] (TVM's ElemOffset), elem_offset included,
- * into out[0 .. axis_separators]: simplified with `a` when not NULL. */
+ * into out[0 .. axis_separators]: with an iterator scope (may be NULL)
+ * first put through IterMapSimplify (flatten_buffer_iter.h), then
+ * simplified with `a` when not NULL. */
+struct psgi_tir_iter_scope;
 psg_status psgi_tir_flat_indices(psg_ctx *ctx, psg_arith_analyzer *a, const psg_tir_buffer *b,
-                                 psg_tir_expr *const *idx, size_t n, const psg_span *span, psg_tir_expr **out);
+                                 psg_tir_expr *const *idx, size_t n, const psg_span *span, psg_tir_expr **out,
+                                 struct psgi_tir_iter_scope *iters);
 
 /* The mutator both passes build on: For ranges and int LetStmt values bound
  * in `a` as the walk reaches them (pre), loads and stores over the flat
@@ -79,6 +83,7 @@ typedef struct psgi_tir_flattener {
   bool canonical_shapes;     /* FlattenBuffer: flat extents canonically simplified */
   bool context_indices;      /* FlattenBuffer: indices simplified with the walk's facts */
   bool reject_predicates;    /* StorageFlatten: predicated accesses are an error */
+  struct psgi_tir_iter_scope *iters; /* FlattenBuffer: IterMapSimplify's context, or NULL */
   const char *pass_name;
 } psgi_tir_flattener;
 psg_status psgi_tir_flattener_init(psgi_tir_flattener *f, psg_ctx *ctx);

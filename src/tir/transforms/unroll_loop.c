@@ -23,6 +23,7 @@
 #include "passage/arith.h"
 #include "passage/tir_op.h"
 #include "tir/transforms/tir_transforms.h"
+#include "tir/transforms/stmt_slot.h"
 
 typedef psgi_tir_unroll_cfg cfg;
 
@@ -44,22 +45,6 @@ typedef struct unroller {
   PSGI_VEC(frame) stack;
   PSGI_VEC(psg_tir_node *) results; /* owned references */
 } unroller;
-
-/* The operand slot of n's k-th statement child, or -1. */
-static int stmt_slot(const psg_tir_node *n, uint32_t k) {
-  switch (n->kind) {
-  case PSG_TIR_FOR: return k == 0 ? 3 : -1;
-  case PSG_TIR_IF_THEN_ELSE: return k + 1 < n->nkids ? (int)k + 1 : -1;
-  case PSG_TIR_LET_STMT:
-  case PSG_TIR_ALLOCATE:
-  case PSG_TIR_ASSERT_STMT: return k == 0 ? 2 : -1;
-  case PSG_TIR_DECL_BUFFER:
-  case PSG_TIR_ATTR_STMT:
-  case PSG_TIR_WHILE: return k == 0 ? 1 : -1;
-  case PSG_TIR_SEQ_STMT: return k < n->nkids ? (int)k : -1;
-  default: return -1;
-  }
-}
 
 static bool is_pragma_step(const psg_tir_node *n) {
   return n->kind == PSG_TIR_ATTR_STMT && strcmp(n->u.attr_key, "pragma_auto_unroll_max_step") == 0;
@@ -254,7 +239,7 @@ static psg_status finish(unroller *u, frame *f, psg_tir_node **out) {
   }
   if (n->kind == PSG_TIR_FOR) return finish_for(u, n, kids[0], out);
   bool changed = false;
-  for (size_t k = 0; k < nres; k++) changed |= kids[k] != n->kids[stmt_slot(n, (uint32_t)k)];
+  for (size_t k = 0; k < nres; k++) changed |= kids[k] != n->kids[psgi_tir_stmt_slot(n, (uint32_t)k)];
   if (!changed) {
     psg_tir_retain(*out = (psg_tir_node *)n);
     return PSG_OK;
@@ -262,7 +247,7 @@ static psg_status finish(unroller *u, frame *f, psg_tir_node **out) {
   psg_tir_node *small[8], **all = small;
   if (n->nkids > 8 && !(all = psgi_alloc(u->ctx, n->nkids * sizeof *all))) return psgi_nomem(u->ctx);
   memcpy(all, n->kids, n->nkids * sizeof *all);
-  for (size_t k = 0; k < nres; k++) all[stmt_slot(n, (uint32_t)k)] = kids[k];
+  for (size_t k = 0; k < nres; k++) all[psgi_tir_stmt_slot(n, (uint32_t)k)] = kids[k];
   psg_status st = psgi_tir_rebuild(n, all, out);
   if (all != small) psgi_free(u->ctx, all);
   return st;
@@ -272,7 +257,7 @@ static psg_status walk(unroller *u, const psg_tir_node *root, psg_tir_node **out
   psg_status st = enter(u, root);
   while (!st && u->stack.len) {
     frame *f = &u->stack.data[u->stack.len - 1];
-    int slot = stmt_slot(f->n, f->next);
+    int slot = psgi_tir_stmt_slot(f->n, f->next);
     if (slot >= 0) {
       f->next++;
       if (f->n->kind == PSG_TIR_SEQ_STMT) { /* each element counts on its own */

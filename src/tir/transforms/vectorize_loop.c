@@ -21,6 +21,7 @@
 #include "passage/arith.h"
 #include "passage/tir_op.h"
 #include "tir/transforms/tir_transforms.h"
+#include "tir/transforms/stmt_slot.h"
 
 typedef struct eframe {
   const psg_tir_node *n;
@@ -567,21 +568,6 @@ static psg_status vec_alloc_access(vz *z, const psg_tir_node *data, const psg_ti
   return st;
 }
 
-/* The statement children of n, in order: the slot of the k-th or -1. */
-static int stmt_slot(const psg_tir_node *n, uint32_t k) {
-  switch (n->kind) {
-  case PSG_TIR_FOR: return k == 0 ? 3 : -1;
-  case PSG_TIR_IF_THEN_ELSE: return k + 1 < n->nkids ? (int)k + 1 : -1;
-  case PSG_TIR_LET_STMT:
-  case PSG_TIR_ALLOCATE:
-  case PSG_TIR_ASSERT_STMT: return k == 0 ? 2 : -1;
-  case PSG_TIR_DECL_BUFFER:
-  case PSG_TIR_ATTR_STMT: return k == 0 ? 1 : -1;
-  case PSG_TIR_SEQ_STMT: return k < n->nkids ? (int)k : -1;
-  default: return -1;
-  }
-}
-
 /* The store of TVM's Vectorizer: the last index broadcast so the indices
  * give as many lanes as the value, or the value broadcast to the indices'. */
 static psg_status store(vz *z, const psg_tir_node *n, psg_tir_node **held, psg_tir_node **out) {
@@ -811,7 +797,7 @@ static psg_status finish(vz *z, sframe *f, psg_tir_node **out) {
     break;
   default: break;
   }
-  for (size_t k = 0; k < nres; k++) kids[stmt_slot(n, (uint32_t)k)] = res[k];
+  for (size_t k = 0; k < nres; k++) kids[psgi_tir_stmt_slot(n, (uint32_t)k)] = res[k];
   bool same = true;
   for (uint32_t k = 0; k < n->nkids; k++) same &= kids[k] == n->kids[k];
   psg_status st = PSG_OK;
@@ -828,7 +814,7 @@ static psg_status vec_stmt(vz *z, const psg_tir_node *root, psg_tir_node **out) 
   psg_status st = enter(z, root, &r);
   while (!st && !r) {
     sframe *f = &z->sframes.data[z->sframes.len - 1];
-    int slot = stmt_slot(f->n, f->next);
+    int slot = psgi_tir_stmt_slot(f->n, f->next);
     const psg_tir_node *child = NULL;
     if (slot >= 0) {
       child = f->n->kind == PSG_TIR_ALLOCATE ? f->body : f->n->kids[slot];
