@@ -65,6 +65,15 @@ static psg_status normalize(cse *c, psg_tir_node *e, psg_tir_node **out) {
 /* TVM's EquivalentTerms. */
 static psg_status equivalent(cse *c, psg_tir_node *a, psg_tir_node *b, bool *out) {
   if (!c->equiv) {
+    /* the memoized hashes first: most pairs differ */
+    psgi_cse_info ia, ib;
+    psg_status st = PSG_OK;
+    *out = a == b;
+    if (*out || a->kind != b->kind || a->dtype != b->dtype) return PSG_OK;
+    if (psgi_tir_is_expr_kind(a->kind) && ((st = psgi_cse_info_of(&c->tables, a, &ia)) ||
+                                           (st = psgi_cse_info_of(&c->tables, b, &ib)) || ia.hash != ib.hash ||
+                                           ia.complexity != ib.complexity))
+      return st;
     *out = psg_arith_expr_equal(a, b);
     return PSG_OK;
   }
@@ -108,9 +117,15 @@ static void worklist_fini(cse *c, worklist *w) {
 static psg_status worklist_add(cse *c, worklist *w, psg_tir_node *e, size_t count, bool *added) {
   bool oom = false;
   psg_tir_node *norm = NULL;
+  psgi_cse_info ni, ei;
   psg_status st = normalize(c, e, &norm);
-  if (st) return st;
-  uint64_t key = psgi_cse_hash(c->ctx, norm, &oom) | 1;
+  if (!st) st = psgi_cse_info_of(&c->tables, norm, &ni);
+  if (!st) st = psgi_cse_info_of(&c->tables, e, &ei);
+  if (st) {
+    psg_tir_release(norm);
+    return st;
+  }
+  uint64_t key = ni.hash | 1;
   psgi_map_entry *me = oom ? NULL : psgi_map_put_ptr(&w->index, (const void *)(uintptr_t)key, NULL);
   if (!me) {
     psg_tir_release(norm);
@@ -125,7 +140,7 @@ static psg_status worklist_add(cse *c, worklist *w, psg_tir_node *e, size_t coun
     }
   }
   witem it = {.e = e, .norm = norm, .count = count, .key = key, .next = (size_t)(uintptr_t)me->value};
-  it.complexity = psgi_cse_complexity(c->ctx, e, &oom);
+  it.complexity = ei.complexity;
   if (oom || !PSGI_VEC_PUSH(c->ctx, &w->items, it)) {
     psg_tir_release(norm);
     return psgi_nomem(c->ctx);
@@ -155,11 +170,12 @@ static int by_repr(const void *x, const void *y) {
   return r ? r : (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/* TVM's OrderOnExprAndFrequency (ties kept in their order). */
-static int by_size_then_repr(const void *x, const void *y) {
+/* TVM's OrderOnExprAndFrequency is by size, then by text, ties kept in
+ * their order: by_size_then_seq, then by_repr among items of one size. */
+static int by_size_then_seq(const void *x, const void *y) {
   const witem *a = x, *b = y;
   if (a->complexity != b->complexity) return a->complexity > b->complexity ? -1 : 1;
-  return by_repr(x, y);
+  return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
 static bool heap_less(const worklist *w, size_t i, size_t j) {
@@ -212,12 +228,17 @@ static psg_status worklist_build(cse *c, const psgi_cse_table *t, worklist *w) {
   }
   for (size_t i = 0; i < raw.len; i++) psgi_free(ctx, raw.data[i].repr);
   PSGI_VEC_FREE(ctx, &raw);
-  for (size_t i = 0; !st && i < w->items.len; i++) {
-    w->items.data[i].seq = i;
-    st = set_repr(c, &w->items.data[i]);
+  for (size_t i = 0; i < w->items.len; i++) w->items.data[i].seq = i;
+  /* By size, then (only among items of one size) by text: the text is made
+   * for those alone, the same order as comparing the text of all. */
+  qsort(w->items.data, w->items.len, sizeof *w->items.data, by_size_then_seq);
+  for (size_t i = 0, j; !st && i < w->items.len; i = j) {
+    for (j = i + 1; j < w->items.len && w->items.data[j].complexity == w->items.data[i].complexity;) j++;
+    if (j - i < 2) continue;
+    for (size_t k = i; !st && k < j; k++) st = set_repr(c, &w->items.data[k]);
+    if (!st) qsort(w->items.data + i, j - i, sizeof *w->items.data, by_repr);
   }
   if (st) return st;
-  qsort(w->items.data, w->items.len, sizeof *w->items.data, by_size_then_repr);
   /* Sorting moved the items: rebuild the chains. */
   psgi_map_fini(&w->index);
   psgi_map_init(&w->index, ctx);
@@ -297,6 +318,7 @@ static int collect_name(psg_tir_visitor *v, const psg_tir_node *n) {
 typedef struct replacer {
   cse *c;
   psg_tir_node *target, *var;
+  size_t target_size; /* its complexity; 0 with identify_equiv_terms (no pruning) */
 } replacer;
 
 static psg_status replace_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **repl) {
@@ -308,14 +330,29 @@ static psg_status replace_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir
   }
   if (!is_expr || psgi_cse_is_leaf(n)) return PSG_OK;
   bool eq, oom = false;
-  psg_status st = equivalent(r->c, (psg_tir_node *)n, r->target, &eq);
-  if (st) return st;
-  if (eq && psgi_cse_eligible(r->c->ctx, n, &oom)) psg_tir_retain(*repl = r->var);
+  psg_status st;
+  if (r->target_size) {
+    /* a tree smaller than the target holds no copy of it: kept whole */
+    psgi_cse_info in;
+    if ((st = psgi_cse_info_of(&r->c->tables, n, &in))) return st;
+    if (in.complexity < r->target_size) {
+      psg_tir_retain(*repl = (psg_tir_node *)n);
+      return PSG_OK;
+    }
+  }
+  if ((st = equivalent(r->c, (psg_tir_node *)n, r->target, &eq))) return st;
+  if (eq && psgi_cse_eligible(&r->c->tables, n, &oom)) psg_tir_retain(*repl = r->var);
   return oom ? psgi_nomem(r->c->ctx) : PSG_OK;
 }
 
 static psg_status replace(cse *c, psg_tir_node *in, psg_tir_node *target, psg_tir_node *var, psg_tir_node **out) {
-  replacer r = {c, target, var};
+  replacer r = {c, target, var, 0};
+  psgi_cse_info ti;
+  if (!c->equiv) {
+    psg_status st = psgi_cse_info_of(&c->tables, target, &ti);
+    if (st) return st;
+    r.target_size = ti.complexity;
+  }
   psg_tir_mutator m;
   psg_tir_mutator_init(&m, c->ctx);
   m.user = &r;
@@ -336,7 +373,7 @@ static psg_status add_direct_subexprs(cse *c, worklist *w, const psg_tir_node *e
     if (psgi_cse_visited_slot(e, i) && !PSGI_VEC_PUSH(c->ctx, &st, e->kids[i])) oom = true;
   while (!oom && !s && st.len) {
     const psg_tir_node *n = st.data[--st.len];
-    if (psgi_cse_eligible(c->ctx, n, &oom)) {
+    if (psgi_cse_eligible(&c->tables, n, &oom)) {
       bool added;
       s = worklist_add(c, w, (psg_tir_node *)n, 1, &added);
       if (!s && added) {
@@ -359,7 +396,7 @@ static psg_status analyse(cse *c, psg_tir_node *cur, bool stmt, psg_tir_node **o
   const psgi_cse_table *t = NULL;
   psgi_cse_table local;
   psgi_cse_table_init(&local, ctx);
-  psg_status st = stmt ? psgi_cse_stmt_table(&c->tables, cur, &t) : psgi_cse_expr_table(ctx, cur, &local);
+  psg_status st = stmt ? psgi_cse_stmt_table(&c->tables, cur, &t) : psgi_cse_expr_table(&c->tables, cur, &local);
   if (!stmt) t = &local;
   psg_tir_node *result = cur;
   psg_tir_retain(result);
