@@ -31,6 +31,7 @@
 
 typedef struct binding {
   psg_tir_node *var, *value; /* value NULL: a loop var or param */
+  uint64_t key;              /* value's hash | 1 when counted in cse.values, else 0 */
 } binding;
 
 typedef struct frame {
@@ -46,6 +47,7 @@ typedef struct cse {
   psg_arith_analyzer *fresh; /* TVM's NormalizeTerm: a new Analyzer's Simplify */
   PSGI_VEC(binding) context;
   psgi_map known;      /* var -> bindings of it in the context */
+  psgi_map values;     /* hash | 1 of a bound value -> how many bindings in the context have it */
   psgi_map names;      /* names of the vars of the initial body */
   int num_last_try;
   PSGI_VEC(frame) stack;
@@ -258,9 +260,19 @@ static psg_status worklist_build(cse *c, const psgi_cse_table *t, worklist *w) {
 /* Scope ------------------------------------------------------------------------ */
 
 static psg_status bind(cse *c, psg_tir_node *var, psg_tir_node *value) {
+  uint64_t key = 0;
+  psgi_map_entry *ve = NULL;
+  if (value && !c->equiv) {
+    psgi_cse_info in;
+    psg_status st = psgi_cse_info_of(&c->tables, value, &in);
+    if (st) return st;
+    key = in.hash | 1;
+    if (!(ve = psgi_map_put_ptr(&c->values, (const void *)(uintptr_t)key, NULL))) return psgi_nomem(c->ctx);
+  }
   psgi_map_entry *me = psgi_map_put_ptr(&c->known, var, NULL);
-  if (!me || !PSGI_VEC_PUSH(c->ctx, &c->context, ((binding){var, value}))) return psgi_nomem(c->ctx);
+  if (!me || !PSGI_VEC_PUSH(c->ctx, &c->context, ((binding){var, value, key}))) return psgi_nomem(c->ctx);
   me->value = (void *)((uintptr_t)me->value + 1);
+  if (ve) ve->value = (void *)((uintptr_t)ve->value + 1);
   psg_tir_retain(var);
   psg_tir_retain(value);
   return PSG_OK;
@@ -271,6 +283,8 @@ static void unbind_to(cse *c, size_t len) {
     binding b = c->context.data[--c->context.len];
     psgi_map_entry *me = psgi_map_get_ptr(&c->known, b.var);
     if (me) me->value = (void *)((uintptr_t)me->value - 1);
+    psgi_map_entry *ve = b.key ? psgi_map_get_ptr(&c->values, (const void *)(uintptr_t)b.key) : NULL;
+    if (ve) ve->value = (void *)((uintptr_t)ve->value - 1);
     psg_tir_release(b.var);
     psg_tir_release(b.value);
   }
@@ -389,10 +403,70 @@ static psg_status add_direct_subexprs(cse *c, worklist *w, const psg_tir_node *e
   return s ? s : oom ? psgi_nomem(c->ctx) : PSG_OK;
 }
 
+/* Whether steps 1-3 surely leave `cur` as it is (*out true): every eligible
+ * computation in it (at any depth, through the visited slots) occurs once,
+ * and none equals a value bound in the context. Then no computation of the
+ * work list is done twice and none is bound: nothing is replaced. Decided
+ * by the memoized hashes, so a collision only sends `cur` the full way. */
+static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
+  psg_ctx *ctx = c->ctx;
+  const psg_tir_node *small[64];
+  PSGI_VEC(const psg_tir_node *) st = {small, 0, sizeof small / sizeof *small};
+  psgi_map seen;
+  psgi_map_init(&seen, ctx);
+  psg_status s = PSG_OK;
+  *out = !c->equiv;
+  if (*out) st.data[st.len++] = cur;
+  while (!s && *out && st.len) {
+    const psg_tir_node *n = st.data[--st.len];
+    bool oom = false;
+    if (psgi_cse_eligible(&c->tables, n, &oom)) {
+      psgi_cse_info in;
+      bool is_new;
+      if ((s = psgi_cse_info_of(&c->tables, n, &in))) break;
+      const void *key = (const void *)(uintptr_t)(in.hash | 1);
+      psgi_map_entry *ve = psgi_map_get_ptr(&c->values, key);
+      if (ve && ve->value) *out = false;
+      else if (!psgi_map_put_ptr(&seen, key, &is_new)) s = psgi_nomem(ctx);
+      else if (!is_new) *out = false;
+    } else if (oom) {
+      s = psgi_nomem(ctx);
+    }
+    for (uint32_t i = 0; !s && *out && i < n->nkids; i++) {
+      if (!psgi_cse_visited_slot(n, i) || psgi_cse_is_leaf(n->kids[i])) continue;
+      if (st.len == st.cap) { /* past the small stack: to the heap */
+        size_t ncap = st.cap * 2;
+        const psg_tir_node **nd = psgi_alloc(ctx, ncap * sizeof *nd);
+        if (!nd) {
+          s = psgi_nomem(ctx);
+          break;
+        }
+        memcpy(nd, st.data, st.len * sizeof *nd);
+        if (st.data != small) psgi_free(ctx, st.data);
+        st.data = nd;
+        st.cap = ncap;
+      }
+      st.data[st.len++] = n->kids[i];
+    }
+  }
+  if (st.data != small) psgi_free(ctx, st.data);
+  psgi_map_fini(&seen);
+  if (s) *out = false;
+  return s;
+}
+
 /* Steps 1-3 on `cur`: *out is the node with its commoned computations bound
  * (cur itself, retained, when none); *created when a var was introduced. */
 static psg_status analyse(cse *c, psg_tir_node *cur, bool stmt, psg_tir_node **out, bool *created) {
   psg_ctx *ctx = c->ctx;
+  bool trivial;
+  psg_status fs = nothing_to_common(c, cur, &trivial);
+  if (fs) return fs;
+  if (trivial) {
+    psg_tir_retain(*out = cur);
+    *created = false;
+    return PSG_OK;
+  }
   const psgi_cse_table *t = NULL;
   psgi_cse_table local;
   psgi_cse_table_init(&local, ctx);
@@ -534,6 +608,7 @@ psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f
   cse c = {.ctx = ctx, .equiv = identify_equiv_terms};
   psgi_cse_tables_init(&c.tables, ctx);
   psgi_map_init(&c.known, ctx);
+  psgi_map_init(&c.values, ctx);
   psgi_map_init(&c.names, ctx);
   psg_status st = psg_arith_analyzer_create(ctx, &c.fresh);
   psg_tir_visitor v = {.pre = collect_name, .user = &c};
@@ -554,6 +629,7 @@ psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f
   PSGI_VEC_FREE(ctx, &c.results);
   psg_arith_analyzer_destroy(c.fresh);
   psgi_map_fini(&c.known);
+  psgi_map_fini(&c.values);
   psgi_map_fini(&c.names);
   psgi_cse_tables_fini(&c.tables);
   return st;
