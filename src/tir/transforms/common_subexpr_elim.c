@@ -419,18 +419,18 @@ static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
   if (*out) st.data[st.len++] = cur;
   while (!s && *out && st.len) {
     const psg_tir_node *n = st.data[--st.len];
-    bool oom = false;
-    if (psgi_cse_eligible(&c->tables, n, &oom)) {
-      psgi_cse_info in;
-      bool is_new;
+    psgi_cse_info in;
+    /* psgi_cse_eligible, with the info read once */
+    if (psgi_tir_is_expr_kind(n->kind) && n->kind != PSG_TIR_RAMP && n->kind != PSG_TIR_BROADCAST) {
       if ((s = psgi_cse_info_of(&c->tables, n, &in))) break;
-      const void *key = (const void *)(uintptr_t)(in.hash | 1);
-      psgi_map_entry *ve = psgi_map_get_ptr(&c->values, key);
-      if (ve && ve->value) *out = false;
-      else if (!psgi_map_put_ptr(&seen, key, &is_new)) s = psgi_nomem(ctx);
-      else if (!is_new) *out = false;
-    } else if (oom) {
-      s = psgi_nomem(ctx);
+      if (!in.forbidden) {
+        bool is_new;
+        const void *key = (const void *)(uintptr_t)(in.hash | 1);
+        psgi_map_entry *ve = c->values.len ? psgi_map_get_ptr(&c->values, key) : NULL;
+        if (ve && ve->value) *out = false;
+        else if (!psgi_map_put_ptr(&seen, key, &is_new)) s = psgi_nomem(ctx);
+        else if (!is_new) *out = false;
+      }
     }
     for (uint32_t i = 0; !s && *out && i < n->nkids; i++) {
       if (!psgi_cse_visited_slot(n, i) || psgi_cse_is_leaf(n->kids[i])) continue;
