@@ -14,8 +14,13 @@
    statements (bench_tir_pipeline): statements/s of each pass and of the
    whole pipeline, to show whether they scale linearly.
 
+With --compare OTHER_BUILD, each model is also run by that build's
+bench_onnx_lower in the same run, right before ours (a before/after pair
+under the same machine load): columns "before total" and "before CPU".
+
 Prints Markdown tables (the ones in bench/README.md).
-Usage: bench/onnx_lower_bench.py --build build/release [--runs N] [--quick] [--only NAME] [--sizes 1e4,1e5,1e6]"""
+Usage: bench/onnx_lower_bench.py --build build/release [--runs N] [--quick] [--only NAME] [--sizes 1e4,1e5,1e6]
+       [--compare OTHER_BUILD]"""
 import argparse, json, os, subprocess, sys
 
 from onnx_bench import CACHE, HERE, MODELS
@@ -32,20 +37,34 @@ def find(tree, name):
     return None
 
 
+def median_run(binary, model, shapes, runs):
+    """The run of median total (import + pipeline) of `runs` in-process runs, or an error text."""
+    p = subprocess.run([binary, model, str(runs)] + shapes, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode:
+        return None, p.stderr.decode().strip()[:200].replace("\n", " ")
+    runs = [json.loads(line) for line in p.stdout.decode().splitlines() if line.strip()]
+    runs.sort(key=lambda r: r["import_us"] + r["pipeline_us"])
+    return runs[len(runs) // 2], None
+
+
 def model_table(args):
-    print("| model | import ms | Relay -O3 ms | LowerTE ms | tir.default_pipeline ms | ours total ms | ours CPU ms | ORT session 'all' ms | ORT optimization ms | ratio | slowest TIR passes (ms) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    before = " before total ms | before CPU ms |" if args.compare else ""
+    print("| model | import ms | Relay -O3 ms | LowerTE ms | tir.default_pipeline ms |%s ours total ms | ours CPU ms | ORT session 'all' ms | ORT optimization ms | ratio | slowest TIR passes (ms) |" % before)
+    print("|---|---:|---:|---:|---:|" + ("---:|---:|" if args.compare else "") + "---:|---:|---:|---:|---:|---|")
     binary = os.path.join(args.build, "bench_onnx_lower")
     for label, model, shapes in MODELS:
         if (args.quick and "PP-OCRv4" in label) or args.only not in label:
             continue
-        p = subprocess.run([binary, model, str(args.runs)] + shapes, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        if p.returncode:
-            print("| %s | failed: %s |" % (label, p.stderr.decode().strip()[:200].replace("\n", " ")))
+        b = None
+        if args.compare:
+            b, err = median_run(os.path.join(args.compare, "bench_onnx_lower"), model, shapes, args.runs)
+            if err:
+                print("| %s | before failed: %s |" % (label, err))
+                continue
+        r, err = median_run(binary, model, shapes, args.runs)
+        if err:
+            print("| %s | failed: %s |" % (label, err))
             continue
-        runs = [json.loads(line) for line in p.stdout.decode().splitlines() if line.strip()]
-        runs.sort(key=lambda r: r["import_us"] + r["pipeline_us"])
-        r = runs[len(runs) // 2]
         o3, low = find(r["timing"], "O3"), find(r["timing"], "lower")
         te, tir = find(r["timing"], "LowerTE"), find(r["timing"], "tir.default_pipeline")
         passes = {}
@@ -57,9 +76,10 @@ def model_table(args):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         ort = json.loads(q.stdout) if q.returncode == 0 else None
         ms = lambda us: "%.1f" % (us / 1000) if us is not None else "n/a"
-        print("| %s | %s | %s | %s | %s | %.1f | %.1f | %s | %s | %s | %s |" % (
+        bcells = " %.1f | %.1f |" % ((b["import_us"] + b["pipeline_us"]) / 1000, b["cpu_us"] / 1000) if b else ""
+        print("| %s | %s | %s | %s | %s |%s %.1f | %.1f | %s | %s | %s | %s |" % (
             label, ms(r["import_us"]), ms(o3["us"] if o3 else None), ms(te["us"] if te else None),
-            ms(tir["us"] if tir else None), total, r["cpu_us"] / 1000, "%.1f" % ort["all_ms"] if ort else "n/a",
+            ms(tir["us"] if tir else None), bcells, total, r["cpu_us"] / 1000, "%.1f" % ort["all_ms"] if ort else "n/a",
             "%.1f" % ort["optimize_ms"] if ort else "n/a", "%.2fx" % (ort["all_ms"] / total) if ort else "n/a",
             ", ".join("%s %.1f" % (k[4:], v / 1000) for k, v in top)))
         sys.stdout.flush()
@@ -108,6 +128,7 @@ def main():
     ap.add_argument("--sizes", default="1e4,1e5,1e6")
     ap.add_argument("--tir-only", action="store_true")
     ap.add_argument("--models-only", action="store_true")
+    ap.add_argument("--compare", default="", help="another build directory, run before ours on each model")
     args = ap.parse_args()
     if args.quick:
         args.sizes, args.runs = "1e3,1e4", 1

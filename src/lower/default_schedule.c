@@ -226,6 +226,7 @@ psg_status psgi_dsch_guard_init(psgi_dsch *d, const char *stage) {
   psg_tir_schedule *ns = NULL;
   if (!rc) rc = psg_tir_schedule_create(nf, &ns);
   if (!rc) {
+    ns->unchecked = d->s->unchecked;
     psg_tir_schedule_release(d->s);
     d->s = ns;
   }
@@ -313,8 +314,8 @@ static psg_status run_family(psgi_dsch *d, const char **kind) {
   return st;
 }
 
-/* Each primitive re-verifies the whole function when it commits, so
- * scheduling n stages costs about n^2: a function of more stages than this
+/* Each primitive walks the whole function (to find its stage, to rebuild
+ * it), so scheduling n stages costs about n^2: a function of more stages than this
  * (FuseOps' depth limit allows 256) keeps its naive nests, which the TIR list
  * handles in linear time. */
 enum { MAX_SCHEDULED_STAGES = 64 };
@@ -335,7 +336,13 @@ psg_status psgi_default_schedule(psg_ctx *ctx, const psg_tir_prim_func *f, psg_t
   if (!st && !too_many_stages(f)) st = read_stages(&d, f, &ok);
   const char *k = "naive";
   if (!st && ok) {
+    /* The primitives skip their check of the whole function at each step
+     * (each is linear in the function: n stages made that n^2); the result
+     * is checked once, and a family whose result fails it is not applied. */
+    d.s->unchecked = true;
     st = run_family(&d, &k);
+    if (!st && psg_tir_verify_well_formed(psg_tir_schedule_get_func(d.s)))
+      st = psgi_sch_error(ctx, PSG_ERR_INTERNAL, "default_schedule", "the scheduled function is not well-formed");
     if (st && !was_oom && psg_ctx_is_oom(ctx)) st = PSG_ERR_NOMEM; /* a primitive's check failing for memory */
     if (st && st != PSG_ERR_NOMEM) { /* cannot apply: the naive nests */
       psgi_diag_truncate(ctx, mark);

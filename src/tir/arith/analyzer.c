@@ -13,6 +13,24 @@ psg_status psg_arith_analyzer_create(psg_ctx *ctx, psg_arith_analyzer **out) {
   return PSG_OK;
 }
 
+bool psgi_arith_svec_grow(psg_ctx *ctx, void **data, size_t *cap, void *small, size_t elem, size_t need) {
+  size_t ncap = *cap ? *cap : 8;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2) return false;
+    ncap *= 2;
+  }
+  void *nd;
+  if (*data == small) {
+    if (!(nd = psgi_alloc(ctx, psgi_mul_size(ncap, elem)))) return false;
+    memcpy(nd, small, *cap * elem);
+  } else if (!(nd = psgi_realloc(ctx, *data, psgi_mul_size(ncap, elem)))) {
+    return false;
+  }
+  *data = nd;
+  *cap = ncap;
+  return true;
+}
+
 void psgi_arith_cache_clear(psg_arith_analyzer *a) {
   if (!a->cached.len && !a->cache.len) return;
   for (size_t i = 0; i < a->cached.len; i++) psg_tir_release(a->cached.data[i].node);

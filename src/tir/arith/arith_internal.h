@@ -79,6 +79,20 @@ int psgi_arith_known(psg_arith_analyzer *a, psg_tir_expr *cond);
  * a == b as b == a and a > b as b < a. */
 int psgi_arith_compare_relation(psg_arith_analyzer *a, const psg_tir_expr *k, const psg_tir_expr *c);
 
+/* Small vectors: the walk stacks of the analyzer start in the caller's
+ * storage `small` (an array) and move to the heap only past it, since most
+ * expressions are small and a query makes several walks. */
+#define PSGI_ARITH_SVEC_INIT(v, small) \
+  ((v)->data = (small), (v)->len = 0, (v)->cap = sizeof(small) / sizeof((small)[0]))
+#define PSGI_ARITH_SVEC_RESERVE(ctx, v, small, n) \
+  ((n) <= (v)->cap || psgi_arith_svec_grow((ctx), (void **)&(v)->data, &(v)->cap, (small), sizeof *(v)->data, (n)))
+#define PSGI_ARITH_SVEC_PUSH(ctx, v, small, x) \
+  (PSGI_ARITH_SVEC_RESERVE(ctx, v, small, (v)->len + 1) ? ((v)->data[(v)->len++] = (x), true) : false)
+#define PSGI_ARITH_SVEC_FREE(ctx, v, small) ((v)->data != (void *)(small) ? psgi_free((ctx), (v)->data) : (void)0)
+/* Grows the capacity to at least `need` (moving the elements off `small`
+ * the first time). */
+bool psgi_arith_svec_grow(psg_ctx *ctx, void **data, size_t *cap, void *small, size_t elem, size_t need);
+
 /* The representable range of an int/uint/bool dtype; everything otherwise. */
 psg_arith_bound psgi_arith_dtype_bound(psg_tir_dtype t);
 /* Saturating bound arithmetic: an infinite end stays infinite, an overflow

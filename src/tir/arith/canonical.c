@@ -197,6 +197,57 @@ static psg_status build(psg_arith_analyzer *a, const lin *l, psg_tir_dtype t, ps
   return PSG_OK;
 }
 
+/* Is e what build(l, t) makes (structurally: psgi_arith_equal of the two)?
+ * Checked without building it, since most sums met are in normal form
+ * already; false whenever unsure (a constant that wraps to 0 or 1, which the
+ * builders fold away, no terms, flags on a node), and the caller builds. */
+static bool is_built(psg_arith_analyzer *a, const lin *l, psg_tir_dtype t, psg_tir_expr *e) {
+  typedef struct {
+    int kind;           /* PSG_TIR_ADD or PSG_TIR_SUB */
+    psg_tir_expr *atom; /* NULL: the constant v */
+    int64_t v;          /* the coefficient's magnitude (1: the atom alone), or the constant */
+  } item;
+  item it[PSG_ARITH_MAX_TERMS + 1];
+  size_t m = 0;
+  if (!l->n) return false;
+  bool min_value = l->c == psgi_arith_dtype_bound(t).min;
+  for (size_t i = 0; i < l->n; i++)
+    if (l->t[i].coeff > 0) it[m++] = (item){PSG_TIR_ADD, l->t[i].atom, l->t[i].coeff};
+  if (l->c > 0 || (l->c && min_value)) it[m++] = (item){PSG_TIR_ADD, NULL, l->c};
+  for (size_t i = 0; i < l->n; i++) {
+    int64_t k = l->t[i].coeff;
+    if (k < 0) it[m++] = k == INT64_MIN ? (item){PSG_TIR_ADD, l->t[i].atom, k} : (item){PSG_TIR_SUB, l->t[i].atom, -k};
+  }
+  if (l->c < 0 && !min_value) it[m++] = (item){PSG_TIR_SUB, NULL, -l->c};
+  psg_tir_expr *n = e;
+  for (size_t k = m; k-- > 0;) {
+    /* item k is the right operand of the spine node (or the first one alone) */
+    psg_tir_expr *x = n;
+    if (k > 0 || it[0].kind == PSG_TIR_SUB) {
+      if (n->kind != it[k].kind || n->dtype != t || n->flags) return false;
+      x = n->kids[1];
+      n = n->kids[0];
+    }
+    if (!it[k].atom || it[k].v != 1) {
+      int64_t w = psgi_arith_wrap(t, it[k].v);
+      if (w == 0 || w == 1) return false;
+      psg_tir_expr *c = x;
+      if (it[k].atom) {
+        if (x->kind != PSG_TIR_MUL || x->dtype != t || x->flags || !psgi_arith_equal(a, x->kids[0], it[k].atom))
+          return false;
+        c = x->kids[1];
+      }
+      if (c->kind != PSG_TIR_INT_IMM || c->dtype != t || c->flags || c->u.int_value != w) return false;
+    } else if (!psgi_arith_equal(a, x, it[k].atom)) {
+      return false;
+    }
+  }
+  /* the first item subtracted: from a 0 */
+  if (it[0].kind == PSG_TIR_SUB)
+    return n->kind == PSG_TIR_INT_IMM && n->dtype == t && !n->flags && n->u.int_value == 0;
+  return true;
+}
+
 /* floormod(k * x, c) with k dividing c: floormod(x, c / k) * k, the
  * divisor negative when k is (TVM's SplitModConst: floormod(0 - i, 2) is
  * floormod(i, -2) * -1, whose sign convention ModularSet reads back). */
@@ -395,6 +446,7 @@ psg_status psgi_arith_canonical_node(psg_arith_analyzer *a, psg_tir_expr *e, psg
   case PSG_TIR_SUB:
     if (!read_lin(a, e, 1, &l)) return PSG_OK;
     drop_zero_terms(&l);
+    if (is_built(a, &l, e->dtype, e)) return PSG_OK; /* e is its own canonical form */
     return build(a, &l, e->dtype, out);
   case PSG_TIR_FLOOR_DIV:
   case PSG_TIR_FLOOR_MOD:

@@ -362,10 +362,12 @@ psg_status psgi_arith_info_of(psg_arith_analyzer *a, psg_tir_expr *e, psgi_arith
     psg_tir_node *n;
     bool expanded;
   } frame;
-  PSGI_VEC(frame) st = {0};
+  frame small_st[32];
+  PSGI_VEC(frame) st;
+  PSGI_ARITH_SVEC_INIT(&st, small_st);
   psg_status s = PSG_OK;
   frame f0 = {e, false};
-  if (!PSGI_VEC_PUSH(a->ctx, &st, f0)) return psgi_nomem(a->ctx);
+  if (!PSGI_ARITH_SVEC_PUSH(a->ctx, &st, small_st, f0)) return psgi_nomem(a->ctx);
   psgi_arith_info small[4];
   while (st.len) {
     frame *f = &st.data[st.len - 1];
@@ -380,7 +382,7 @@ psg_status psgi_arith_info_of(psg_arith_analyzer *a, psg_tir_expr *e, psgi_arith
         psg_tir_node *k = n->kids[i];
         if (!psgi_tir_is_expr_kind(k->kind) || cached(a, k)) continue;
         frame fk = {k, false};
-        if (!PSGI_VEC_PUSH(a->ctx, &st, fk)) {
+        if (!PSGI_ARITH_SVEC_PUSH(a->ctx, &st, small_st, fk)) {
           s = psgi_nomem(a->ctx);
           goto done;
         }
@@ -417,7 +419,7 @@ psg_status psgi_arith_info_of(psg_arith_analyzer *a, psg_tir_expr *e, psgi_arith
   }
   *out = *cached(a, e);
 done:
-  PSGI_VEC_FREE(a->ctx, &st);
+  PSGI_ARITH_SVEC_FREE(a->ctx, &st, small_st);
   return s;
 }
 
@@ -440,10 +442,12 @@ static bool equal_walk(psg_ctx *ctx, psg_arith_analyzer *a, const psg_tir_node *
   typedef struct {
     const psg_tir_node *x, *y;
   } pair;
-  PSGI_VEC(pair) st = {0};
+  pair small[32];
+  PSGI_VEC(pair) st;
+  PSGI_ARITH_SVEC_INIT(&st, small);
   pair p0 = {x, y};
   bool eq = true;
-  if (!PSGI_VEC_PUSH(ctx, &st, p0)) return false;
+  if (!PSGI_ARITH_SVEC_PUSH(ctx, &st, small, p0)) return false;
   while (eq && st.len) {
     pair p = st.data[--st.len];
     if (p.x == p.y) continue;
@@ -460,13 +464,13 @@ static bool equal_walk(psg_ctx *ctx, psg_arith_analyzer *a, const psg_tir_node *
     }
     for (uint32_t i = 0; i < p.x->nkids; i++) {
       pair k = {p.x->kids[i], p.y->kids[i]};
-      if (!PSGI_VEC_PUSH(ctx, &st, k)) {
+      if (!PSGI_ARITH_SVEC_PUSH(ctx, &st, small, k)) {
         eq = false;
         break;
       }
     }
   }
-  PSGI_VEC_FREE(ctx, &st);
+  PSGI_ARITH_SVEC_FREE(ctx, &st, small);
   return eq;
 }
 

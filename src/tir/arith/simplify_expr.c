@@ -10,15 +10,17 @@ enum { BRANCH_DEPTH_LIMIT = 1, BRANCH_MAX_NODES = 256 };
 
 /* Does e have at most `limit` nodes? (a bounded walk) */
 static bool small_expr(psg_ctx *ctx, psg_tir_expr *e, size_t limit) {
-  PSGI_VEC(psg_tir_node *) st = {0};
+  psg_tir_node *small[64];
+  PSGI_VEC(psg_tir_node *) st;
+  PSGI_ARITH_SVEC_INIT(&st, small);
   size_t seen = 0;
-  bool ok = PSGI_VEC_PUSH(ctx, &st, e);
+  bool ok = PSGI_ARITH_SVEC_PUSH(ctx, &st, small, e);
   while (ok && st.len) {
     psg_tir_node *n = st.data[--st.len];
     if (++seen > limit) ok = false;
-    for (uint32_t i = 0; ok && i < n->nkids; i++) ok = PSGI_VEC_PUSH(ctx, &st, n->kids[i]);
+    for (uint32_t i = 0; ok && i < n->nkids; i++) ok = PSGI_ARITH_SVEC_PUSH(ctx, &st, small, n->kids[i]);
   }
-  PSGI_VEC_FREE(ctx, &st);
+  PSGI_ARITH_SVEC_FREE(ctx, &st, small);
   return ok;
 }
 
@@ -149,24 +151,39 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
   } frame;
   psg_arith_scope start = {a->facts.len, a->known.len};
   int scopes = 0; /* frames walking a branch under its condition: no memo then */
-  PSGI_VEC(frame) st = {0};
-  PSGI_VEC(psg_tir_expr *) vals = {0}; /* results of finished operands */
-  PSGI_VEC(psg_tir_expr *) kids = {0};
+  frame st_small[32];
+  psg_tir_expr *vals_small[32], *kids_small[8];
+  PSGI_VEC(frame) st;
+  PSGI_VEC(psg_tir_expr *) vals; /* results of finished operands */
+  PSGI_VEC(psg_tir_expr *) kids;
+  PSGI_ARITH_SVEC_INIT(&st, st_small);
+  PSGI_ARITH_SVEC_INIT(&vals, vals_small);
+  PSGI_ARITH_SVEC_INIT(&kids, kids_small);
   psgi_map memo;
   psgi_map_init(&memo, ctx);
   psg_status s = PSG_OK;
   frame f0 = {e, 0, false, {0, 0}};
-  if (!PSGI_VEC_PUSH(ctx, &st, f0)) s = psgi_nomem(ctx);
+  if (!PSGI_ARITH_SVEC_PUSH(ctx, &st, st_small, f0)) s = psgi_nomem(ctx);
   while (!s && st.len) {
     frame *f = &st.data[st.len - 1];
     psg_tir_expr *n = f->n;
+    if (n->kind == PSG_TIR_INT_IMM || n->kind == PSG_TIR_FLOAT_IMM || n->kind == PSG_TIR_STRING_IMM) {
+      /* a constant: no rule and no canonical form changes it */
+      st.len--;
+      psg_tir_retain(n);
+      if (!PSGI_ARITH_SVEC_PUSH(ctx, &vals, vals_small, n)) {
+        psg_tir_release(n);
+        s = psgi_nomem(ctx);
+      }
+      continue;
+    }
     /* Only a node with several parents can be met twice. */
     psgi_map_entry *hit = !scopes && n->refcount > 1 && n->nkids ? psgi_map_get_ptr(&memo, n) : NULL;
     if (hit && f->next == 0) {
       psg_tir_expr *r = hit->value;
       psg_tir_retain(r);
       st.len--;
-      if (!PSGI_VEC_PUSH(ctx, &vals, r)) {
+      if (!PSGI_ARITH_SVEC_PUSH(ctx, &vals, vals_small, r)) {
         psg_tir_release(r);
         s = psgi_nomem(ctx);
       }
@@ -179,7 +196,7 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
         break;
       if (walked(n, i)) {
         frame fk = {n->kids[i], 0, false, {0, 0}};
-        if (!PSGI_VEC_PUSH(ctx, &st, fk)) s = psgi_nomem(ctx);
+        if (!PSGI_ARITH_SVEC_PUSH(ctx, &st, st_small, fk)) s = psgi_nomem(ctx);
       }
       continue;
     }
@@ -194,7 +211,7 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
     size_t base = vals.len - nw;
     kids.len = 0;
     bool changed = false;
-    if (!PSGI_VEC_RESERVE(ctx, &kids, n->nkids)) {
+    if (!PSGI_ARITH_SVEC_RESERVE(ctx, &kids, kids_small, n->nkids)) {
       s = psgi_nomem(ctx);
       break;
     }
@@ -226,7 +243,7 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
       s = psgi_nomem(ctx);
       break;
     }
-    if (!PSGI_VEC_PUSH(ctx, &vals, res)) {
+    if (!PSGI_ARITH_SVEC_PUSH(ctx, &vals, vals_small, res)) {
       psg_tir_release(res);
       s = psgi_nomem(ctx);
     }
@@ -240,9 +257,9 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
   for (size_t i = 0; i < vals.len; i++) psg_tir_release(vals.data[i]);
   for (size_t i = 0; i < memo.len; i++) psg_tir_release(memo.entries[i].value);
   psgi_map_fini(&memo);
-  PSGI_VEC_FREE(ctx, &st);
-  PSGI_VEC_FREE(ctx, &vals);
-  PSGI_VEC_FREE(ctx, &kids);
+  PSGI_ARITH_SVEC_FREE(ctx, &st, st_small);
+  PSGI_ARITH_SVEC_FREE(ctx, &vals, vals_small);
+  PSGI_ARITH_SVEC_FREE(ctx, &kids, kids_small);
   return s;
 }
 
@@ -272,6 +289,12 @@ psg_status psg_arith_simplify(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_ex
   st = psgi_arith_rewrite(a, r1, true, &r2);
   psg_tir_release(r1);
   if (st) return st;
+  if (r1 == e && r2 == e) {
+    /* Neither pass changed e: the last one would rewrite e again, under the
+     * same facts, to e (the walk returns its input when nothing applies). */
+    *out = r2;
+    return PSG_OK;
+  }
   st = psgi_arith_rewrite(a, r2, false, out);
   psg_tir_release(r2);
   return st;

@@ -31,6 +31,7 @@ typedef struct inliner {
   psg_tir_node *value;
   psg_tir_node *const *vars;
   size_t nvars;
+  const psgi_map *on_path; /* set by rewrite() (mark_paths) */
 } inliner;
 
 static psg_status inline_load(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out) {
@@ -66,16 +67,79 @@ static psg_status drop_scope(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_
   return PSG_OK;
 }
 
+/* Is n a load of `data` or the Allocate / DeclBuffer / AttrStmt of it? */
+static bool touches(const inliner *in, const psg_tir_node *n) {
+  switch (n->kind) {
+  case PSG_TIR_BUFFER_LOAD: return n->kids[0]->kids[0] == in->data;
+  case PSG_TIR_ALLOCATE: return n->kids[0] == in->data;
+  case PSG_TIR_DECL_BUFFER: return n->kids[0]->kids[0] == in->data;
+  case PSG_TIR_ATTR_STMT: return n->nkids > 2 && n->kids[2] == in->data;
+  default: return false;
+  }
+}
+
+/* The nodes of body on a path to a node the rewrite changes (touches()), in
+ * `on_path`: the rewrite leaves every other subtree as it is, so it skips
+ * them (one cheap walk instead of the memoizing mutator over the whole
+ * function: a nest of n stages inlines in n walks). */
+static psg_status mark_paths(psg_ctx *ctx, const psg_tir_node *body, const inliner *in, psgi_map *on_path) {
+  typedef struct {
+    const psg_tir_node *n;
+    uint32_t next;
+  } fr;
+  PSGI_VEC(fr) st = {0};
+  psg_status rc = PSG_OK;
+  if (!PSGI_VEC_PUSH(ctx, &st, ((fr){body, 0}))) return psgi_nomem(ctx);
+  while (!rc && st.len) {
+    fr *f = &st.data[st.len - 1];
+    if (f->next == 0 && touches(in, f->n)) {
+      /* the whole path from the root (a shared subtree is reached again
+       * under each of its parents) */
+      for (size_t i = st.len; i-- > 0;) {
+        if (!psgi_map_put_ptr(on_path, st.data[i].n, NULL)) {
+          rc = psgi_nomem(ctx);
+          break;
+        }
+      }
+    }
+    if (f->next == f->n->nkids) {
+      st.len--;
+      continue;
+    }
+    const psg_tir_node *k = f->n->kids[f->next++];
+    if (k->nkids && k->kind != PSG_TIR_BUFFER && !PSGI_VEC_PUSH(ctx, &st, ((fr){k, 0}))) rc = psgi_nomem(ctx);
+  }
+  PSGI_VEC_FREE(ctx, &st);
+  return rc;
+}
+
+static psg_status skip_untouched(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **replacement) {
+  const psgi_map *on_path = ((const inliner *)m->user)->on_path;
+  if (!psgi_map_get_ptr(on_path, n)) psg_tir_retain(*replacement = (psg_tir_node *)n);
+  return PSG_OK;
+}
+
 static psg_status rewrite(psg_ctx *ctx, psg_tir_node *body, inliner *in, psg_tir_node **out) {
+  psgi_map on_path;
+  psgi_map_init(&on_path, ctx);
+  psg_status st = mark_paths(ctx, body, in, &on_path);
+  if (st) {
+    psgi_map_fini(&on_path);
+    return st;
+  }
+  in->on_path = &on_path;
   psg_tir_mutator m;
   psg_tir_mutator_init(&m, ctx);
   m.user = in;
+  m.pre = skip_untouched;
   m.visit[PSG_TIR_BUFFER_LOAD] = inline_load;
   m.visit[PSG_TIR_ALLOCATE] = drop_scope;
   m.visit[PSG_TIR_DECL_BUFFER] = drop_scope;
   m.visit[PSG_TIR_ATTR_STMT] = drop_scope;
-  psg_status st = psg_tir_mutate(&m, body, out);
+  st = psg_tir_mutate(&m, body, out);
   psg_tir_mutator_fini(&m);
+  psgi_map_fini(&on_path);
+  in->on_path = NULL;
   return st;
 }
 
@@ -125,7 +189,7 @@ psg_status psg_tir_schedule_compute_inline(psg_tir_schedule *s, const char *bloc
     goto done;
   }
   if ((rc = psgi_sch_remove(ctx, &st.last, st.root, &removed))) goto done;
-  inliner in = {st.data, value, psgi_tir_indices(store), psgi_tir_num_indices(store)};
+  inliner in = {st.data, value, psgi_tir_indices(store), psgi_tir_num_indices(store), NULL};
   if ((rc = rewrite(ctx, removed, &in, &out))) goto done;
   rc = psgi_sch_commit(s, out, prim);
 done:
@@ -255,7 +319,7 @@ psg_status psg_tir_schedule_reverse_compute_inline(psg_tir_schedule *s, const ch
     goto done;
   }
   /* C[f(v := pidx)] = g(B[v] := e, v := pidx) in place of the producer's store. */
-  inliner in = {p.data, e, NULL, 0};
+  inliner in = {p.data, e, NULL, 0, NULL};
   if ((rc = rewrite(ctx, g, &in, &g1))) goto done;
   if ((rc = psgi_tir_substitute_n(ctx, g1, idx0, psgi_tir_indices(pstore), nidx0, &g2))) goto done;
   size_t nc = psgi_tir_num_indices(cstore);
@@ -271,7 +335,7 @@ psg_status psg_tir_schedule_reverse_compute_inline(psg_tir_schedule *s, const ch
   if (!rc) rc = psgi_sch_find_node(ctx, b1, c.last.node.data[c.root], &path, &found);
   if (!rc && !found) rc = psgi_sch_error(ctx, PSG_ERR_INTERNAL, prim, "the consumer nest is gone");
   if (!rc) rc = psgi_sch_remove(ctx, &path, path.node.len - 1, &b2);
-  inliner drop = {p.data, NULL, NULL, 0};
+  inliner drop = {p.data, NULL, NULL, 0, NULL};
   if (!rc) rc = rewrite(ctx, b2, &drop, &b3);
   if (!rc) rc = psgi_sch_commit(s, b3, prim);
 done:

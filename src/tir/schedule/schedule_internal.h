@@ -11,6 +11,9 @@
 struct psg_tir_schedule {
   psg_ctx *ctx;
   psg_tir_prim_func *func; /* owned */
+  /* Commits skip the whole-function well-formedness check (the default
+   * schedule, lower/default_schedule.c, checks its result once instead). */
+  bool unchecked;
 };
 
 /* A located-nowhere error of primitive `prim`: "split: ..." (returns code). */

@@ -31,6 +31,7 @@
 
 typedef struct binding {
   psg_tir_node *var, *value; /* value NULL: a loop var or param */
+  uint64_t key;              /* value's hash | 1 when counted in cse.values, else 0 */
 } binding;
 
 typedef struct frame {
@@ -46,6 +47,7 @@ typedef struct cse {
   psg_arith_analyzer *fresh; /* TVM's NormalizeTerm: a new Analyzer's Simplify */
   PSGI_VEC(binding) context;
   psgi_map known;      /* var -> bindings of it in the context */
+  psgi_map values;     /* hash | 1 of a bound value -> how many bindings in the context have it */
   psgi_map names;      /* names of the vars of the initial body */
   int num_last_try;
   PSGI_VEC(frame) stack;
@@ -65,6 +67,15 @@ static psg_status normalize(cse *c, psg_tir_node *e, psg_tir_node **out) {
 /* TVM's EquivalentTerms. */
 static psg_status equivalent(cse *c, psg_tir_node *a, psg_tir_node *b, bool *out) {
   if (!c->equiv) {
+    /* the memoized hashes first: most pairs differ */
+    psgi_cse_info ia, ib;
+    psg_status st = PSG_OK;
+    *out = a == b;
+    if (*out || a->kind != b->kind || a->dtype != b->dtype) return PSG_OK;
+    if (psgi_tir_is_expr_kind(a->kind) && ((st = psgi_cse_info_of(&c->tables, a, &ia)) ||
+                                           (st = psgi_cse_info_of(&c->tables, b, &ib)) || ia.hash != ib.hash ||
+                                           ia.complexity != ib.complexity))
+      return st;
     *out = psg_arith_expr_equal(a, b);
     return PSG_OK;
   }
@@ -108,9 +119,15 @@ static void worklist_fini(cse *c, worklist *w) {
 static psg_status worklist_add(cse *c, worklist *w, psg_tir_node *e, size_t count, bool *added) {
   bool oom = false;
   psg_tir_node *norm = NULL;
+  psgi_cse_info ni, ei;
   psg_status st = normalize(c, e, &norm);
-  if (st) return st;
-  uint64_t key = psgi_cse_hash(c->ctx, norm, &oom) | 1;
+  if (!st) st = psgi_cse_info_of(&c->tables, norm, &ni);
+  if (!st) st = psgi_cse_info_of(&c->tables, e, &ei);
+  if (st) {
+    psg_tir_release(norm);
+    return st;
+  }
+  uint64_t key = ni.hash | 1;
   psgi_map_entry *me = oom ? NULL : psgi_map_put_ptr(&w->index, (const void *)(uintptr_t)key, NULL);
   if (!me) {
     psg_tir_release(norm);
@@ -125,7 +142,7 @@ static psg_status worklist_add(cse *c, worklist *w, psg_tir_node *e, size_t coun
     }
   }
   witem it = {.e = e, .norm = norm, .count = count, .key = key, .next = (size_t)(uintptr_t)me->value};
-  it.complexity = psgi_cse_complexity(c->ctx, e, &oom);
+  it.complexity = ei.complexity;
   if (oom || !PSGI_VEC_PUSH(c->ctx, &w->items, it)) {
     psg_tir_release(norm);
     return psgi_nomem(c->ctx);
@@ -155,11 +172,12 @@ static int by_repr(const void *x, const void *y) {
   return r ? r : (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/* TVM's OrderOnExprAndFrequency (ties kept in their order). */
-static int by_size_then_repr(const void *x, const void *y) {
+/* TVM's OrderOnExprAndFrequency is by size, then by text, ties kept in
+ * their order: by_size_then_seq, then by_repr among items of one size. */
+static int by_size_then_seq(const void *x, const void *y) {
   const witem *a = x, *b = y;
   if (a->complexity != b->complexity) return a->complexity > b->complexity ? -1 : 1;
-  return by_repr(x, y);
+  return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
 static bool heap_less(const worklist *w, size_t i, size_t j) {
@@ -212,12 +230,17 @@ static psg_status worklist_build(cse *c, const psgi_cse_table *t, worklist *w) {
   }
   for (size_t i = 0; i < raw.len; i++) psgi_free(ctx, raw.data[i].repr);
   PSGI_VEC_FREE(ctx, &raw);
-  for (size_t i = 0; !st && i < w->items.len; i++) {
-    w->items.data[i].seq = i;
-    st = set_repr(c, &w->items.data[i]);
+  for (size_t i = 0; i < w->items.len; i++) w->items.data[i].seq = i;
+  /* By size, then (only among items of one size) by text: the text is made
+   * for those alone, the same order as comparing the text of all. */
+  qsort(w->items.data, w->items.len, sizeof *w->items.data, by_size_then_seq);
+  for (size_t i = 0, j; !st && i < w->items.len; i = j) {
+    for (j = i + 1; j < w->items.len && w->items.data[j].complexity == w->items.data[i].complexity;) j++;
+    if (j - i < 2) continue;
+    for (size_t k = i; !st && k < j; k++) st = set_repr(c, &w->items.data[k]);
+    if (!st) qsort(w->items.data + i, j - i, sizeof *w->items.data, by_repr);
   }
   if (st) return st;
-  qsort(w->items.data, w->items.len, sizeof *w->items.data, by_size_then_repr);
   /* Sorting moved the items: rebuild the chains. */
   psgi_map_fini(&w->index);
   psgi_map_init(&w->index, ctx);
@@ -237,9 +260,19 @@ static psg_status worklist_build(cse *c, const psgi_cse_table *t, worklist *w) {
 /* Scope ------------------------------------------------------------------------ */
 
 static psg_status bind(cse *c, psg_tir_node *var, psg_tir_node *value) {
+  uint64_t key = 0;
+  psgi_map_entry *ve = NULL;
+  if (value && !c->equiv) {
+    psgi_cse_info in;
+    psg_status st = psgi_cse_info_of(&c->tables, value, &in);
+    if (st) return st;
+    key = in.hash | 1;
+    if (!(ve = psgi_map_put_ptr(&c->values, (const void *)(uintptr_t)key, NULL))) return psgi_nomem(c->ctx);
+  }
   psgi_map_entry *me = psgi_map_put_ptr(&c->known, var, NULL);
-  if (!me || !PSGI_VEC_PUSH(c->ctx, &c->context, ((binding){var, value}))) return psgi_nomem(c->ctx);
+  if (!me || !PSGI_VEC_PUSH(c->ctx, &c->context, ((binding){var, value, key}))) return psgi_nomem(c->ctx);
   me->value = (void *)((uintptr_t)me->value + 1);
+  if (ve) ve->value = (void *)((uintptr_t)ve->value + 1);
   psg_tir_retain(var);
   psg_tir_retain(value);
   return PSG_OK;
@@ -250,6 +283,8 @@ static void unbind_to(cse *c, size_t len) {
     binding b = c->context.data[--c->context.len];
     psgi_map_entry *me = psgi_map_get_ptr(&c->known, b.var);
     if (me) me->value = (void *)((uintptr_t)me->value - 1);
+    psgi_map_entry *ve = b.key ? psgi_map_get_ptr(&c->values, (const void *)(uintptr_t)b.key) : NULL;
+    if (ve) ve->value = (void *)((uintptr_t)ve->value - 1);
     psg_tir_release(b.var);
     psg_tir_release(b.value);
   }
@@ -297,6 +332,7 @@ static int collect_name(psg_tir_visitor *v, const psg_tir_node *n) {
 typedef struct replacer {
   cse *c;
   psg_tir_node *target, *var;
+  size_t target_size; /* its complexity; 0 with identify_equiv_terms (no pruning) */
 } replacer;
 
 static psg_status replace_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **repl) {
@@ -308,14 +344,29 @@ static psg_status replace_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir
   }
   if (!is_expr || psgi_cse_is_leaf(n)) return PSG_OK;
   bool eq, oom = false;
-  psg_status st = equivalent(r->c, (psg_tir_node *)n, r->target, &eq);
-  if (st) return st;
-  if (eq && psgi_cse_eligible(r->c->ctx, n, &oom)) psg_tir_retain(*repl = r->var);
+  psg_status st;
+  if (r->target_size) {
+    /* a tree smaller than the target holds no copy of it: kept whole */
+    psgi_cse_info in;
+    if ((st = psgi_cse_info_of(&r->c->tables, n, &in))) return st;
+    if (in.complexity < r->target_size) {
+      psg_tir_retain(*repl = (psg_tir_node *)n);
+      return PSG_OK;
+    }
+  }
+  if ((st = equivalent(r->c, (psg_tir_node *)n, r->target, &eq))) return st;
+  if (eq && psgi_cse_eligible(&r->c->tables, n, &oom)) psg_tir_retain(*repl = r->var);
   return oom ? psgi_nomem(r->c->ctx) : PSG_OK;
 }
 
 static psg_status replace(cse *c, psg_tir_node *in, psg_tir_node *target, psg_tir_node *var, psg_tir_node **out) {
-  replacer r = {c, target, var};
+  replacer r = {c, target, var, 0};
+  psgi_cse_info ti;
+  if (!c->equiv) {
+    psg_status st = psgi_cse_info_of(&c->tables, target, &ti);
+    if (st) return st;
+    r.target_size = ti.complexity;
+  }
   psg_tir_mutator m;
   psg_tir_mutator_init(&m, c->ctx);
   m.user = &r;
@@ -336,7 +387,7 @@ static psg_status add_direct_subexprs(cse *c, worklist *w, const psg_tir_node *e
     if (psgi_cse_visited_slot(e, i) && !PSGI_VEC_PUSH(c->ctx, &st, e->kids[i])) oom = true;
   while (!oom && !s && st.len) {
     const psg_tir_node *n = st.data[--st.len];
-    if (psgi_cse_eligible(c->ctx, n, &oom)) {
+    if (psgi_cse_eligible(&c->tables, n, &oom)) {
       bool added;
       s = worklist_add(c, w, (psg_tir_node *)n, 1, &added);
       if (!s && added) {
@@ -352,14 +403,74 @@ static psg_status add_direct_subexprs(cse *c, worklist *w, const psg_tir_node *e
   return s ? s : oom ? psgi_nomem(c->ctx) : PSG_OK;
 }
 
+/* Whether steps 1-3 surely leave `cur` as it is (*out true): every eligible
+ * computation in it (at any depth, through the visited slots) occurs once,
+ * and none equals a value bound in the context. Then no computation of the
+ * work list is done twice and none is bound: nothing is replaced. Decided
+ * by the memoized hashes, so a collision only sends `cur` the full way. */
+static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
+  psg_ctx *ctx = c->ctx;
+  const psg_tir_node *small[64];
+  PSGI_VEC(const psg_tir_node *) st = {small, 0, sizeof small / sizeof *small};
+  psgi_map seen;
+  psgi_map_init(&seen, ctx);
+  psg_status s = PSG_OK;
+  *out = !c->equiv;
+  if (*out) st.data[st.len++] = cur;
+  while (!s && *out && st.len) {
+    const psg_tir_node *n = st.data[--st.len];
+    psgi_cse_info in;
+    /* psgi_cse_eligible, with the info read once */
+    if (psgi_tir_is_expr_kind(n->kind) && n->kind != PSG_TIR_RAMP && n->kind != PSG_TIR_BROADCAST) {
+      if ((s = psgi_cse_info_of(&c->tables, n, &in))) break;
+      if (!in.forbidden) {
+        bool is_new;
+        const void *key = (const void *)(uintptr_t)(in.hash | 1);
+        psgi_map_entry *ve = c->values.len ? psgi_map_get_ptr(&c->values, key) : NULL;
+        if (ve && ve->value) *out = false;
+        else if (!psgi_map_put_ptr(&seen, key, &is_new)) s = psgi_nomem(ctx);
+        else if (!is_new) *out = false;
+      }
+    }
+    for (uint32_t i = 0; !s && *out && i < n->nkids; i++) {
+      if (!psgi_cse_visited_slot(n, i) || psgi_cse_is_leaf(n->kids[i])) continue;
+      if (st.len == st.cap) { /* past the small stack: to the heap */
+        size_t ncap = st.cap * 2;
+        const psg_tir_node **nd = psgi_alloc(ctx, ncap * sizeof *nd);
+        if (!nd) {
+          s = psgi_nomem(ctx);
+          break;
+        }
+        memcpy(nd, st.data, st.len * sizeof *nd);
+        if (st.data != small) psgi_free(ctx, st.data);
+        st.data = nd;
+        st.cap = ncap;
+      }
+      st.data[st.len++] = n->kids[i];
+    }
+  }
+  if (st.data != small) psgi_free(ctx, st.data);
+  psgi_map_fini(&seen);
+  if (s) *out = false;
+  return s;
+}
+
 /* Steps 1-3 on `cur`: *out is the node with its commoned computations bound
  * (cur itself, retained, when none); *created when a var was introduced. */
 static psg_status analyse(cse *c, psg_tir_node *cur, bool stmt, psg_tir_node **out, bool *created) {
   psg_ctx *ctx = c->ctx;
+  bool trivial;
+  psg_status fs = nothing_to_common(c, cur, &trivial);
+  if (fs) return fs;
+  if (trivial) {
+    psg_tir_retain(*out = cur);
+    *created = false;
+    return PSG_OK;
+  }
   const psgi_cse_table *t = NULL;
   psgi_cse_table local;
   psgi_cse_table_init(&local, ctx);
-  psg_status st = stmt ? psgi_cse_stmt_table(&c->tables, cur, &t) : psgi_cse_expr_table(ctx, cur, &local);
+  psg_status st = stmt ? psgi_cse_stmt_table(&c->tables, cur, &t) : psgi_cse_expr_table(&c->tables, cur, &local);
   if (!stmt) t = &local;
   psg_tir_node *result = cur;
   psg_tir_retain(result);
@@ -497,6 +608,7 @@ psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f
   cse c = {.ctx = ctx, .equiv = identify_equiv_terms};
   psgi_cse_tables_init(&c.tables, ctx);
   psgi_map_init(&c.known, ctx);
+  psgi_map_init(&c.values, ctx);
   psgi_map_init(&c.names, ctx);
   psg_status st = psg_arith_analyzer_create(ctx, &c.fresh);
   psg_tir_visitor v = {.pre = collect_name, .user = &c};
@@ -517,6 +629,7 @@ psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f
   PSGI_VEC_FREE(ctx, &c.results);
   psg_arith_analyzer_destroy(c.fresh);
   psgi_map_fini(&c.known);
+  psgi_map_fini(&c.values);
   psgi_map_fini(&c.names);
   psgi_cse_tables_fini(&c.tables);
   return st;

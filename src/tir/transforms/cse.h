@@ -22,14 +22,24 @@ typedef struct psgi_cse_table {
 
 void psgi_cse_table_init(psgi_cse_table *t, psg_ctx *ctx);
 void psgi_cse_table_fini(psg_ctx *ctx, psgi_cse_table *t);
-/* Adds `count` sightings of e (hash h, psgi_cse_hash). */
+/* Adds `count` sightings of e (hash h: its psgi_cse_info's). */
 psg_status psgi_cse_table_add(psg_ctx *ctx, psgi_cse_table *t, psg_tir_node *e, uint64_t h, size_t count);
 size_t psgi_cse_table_count(const psgi_cse_table *t, const psg_tir_node *e, uint64_t h);
 
-/* Statement tables, cached by node (TVM's ComputationsDoneBy cache). */
+/* What the pass asks of an expression (psgi_cse_info_of). */
+typedef struct psgi_cse_info {
+  uint64_t hash;     /* structural: agrees with psg_arith_expr_equal */
+  size_t complexity; /* TVM's CalculateExprComplexity */
+  bool forbidden;    /* TVM's ForbiddenComputation: a Call or BufferLoad in it */
+} psgi_cse_info;
+
+/* Statement tables, cached by node (TVM's ComputationsDoneBy cache), and
+ * the expression infos, cached by node, for the whole pass. */
 typedef struct psgi_cse_tables {
   psg_ctx *ctx;
-  psgi_map cache; /* stmt (retained) -> psgi_cse_table * */
+  psgi_map cache;      /* stmt (retained) -> psgi_cse_table * */
+  psgi_map info_index; /* expr (retained) -> index + 1 into infos */
+  PSGI_VEC(psgi_cse_info) infos;
 } psgi_cse_tables;
 void psgi_cse_tables_init(psgi_cse_tables *c, psg_ctx *ctx);
 void psgi_cse_tables_fini(psgi_cse_tables *c);
@@ -41,7 +51,10 @@ psg_status psgi_cse_stmt_table(psgi_cse_tables *c, const psg_tir_node *s, const 
 const psgi_cse_table *psgi_cse_cached_table(psgi_cse_tables *c, const psg_tir_node *s);
 /* The computations expression e does, added to t: e itself when eligible,
  * else those of its operands. */
-psg_status psgi_cse_expr_table(psg_ctx *ctx, const psg_tir_node *e, psgi_cse_table *t);
+psg_status psgi_cse_expr_table(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_table *t);
+/* The info of expression e (memoized for the pass; e is retained while
+ * cached). */
+psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out);
 
 /* A constant or a var. */
 bool psgi_cse_is_leaf(const psg_tir_node *n);
@@ -50,11 +63,7 @@ bool psgi_cse_is_leaf(const psg_tir_node *n);
 bool psgi_cse_visited_slot(const psg_tir_node *n, uint32_t slot);
 /* TVM's IsEligibleComputation: not a leaf, Ramp or Broadcast, and no Call
  * or BufferLoad in it. */
-bool psgi_cse_eligible(psg_ctx *ctx, const psg_tir_node *e, bool *oom);
-/* TVM's CalculateExprComplexity: the nodes of e's tree. */
-size_t psgi_cse_complexity(psg_ctx *ctx, const psg_tir_node *e, bool *oom);
-/* A hash agreeing with psg_arith_expr_equal (vars by identity). */
-uint64_t psgi_cse_hash(psg_ctx *ctx, const psg_tir_node *e, bool *oom);
+bool psgi_cse_eligible(psgi_cse_tables *c, const psg_tir_node *e, bool *oom);
 /* e in TVM's legacy text form ("(x + y)", "floordiv(a, b)"), appended to out. */
 psg_status psgi_cse_repr(psg_ctx *ctx, const psg_tir_node *e, psgi_buf *out);
 

@@ -21,64 +21,99 @@ bool psgi_cse_visited_slot(const psg_tir_node *n, uint32_t slot) {
   return true;
 }
 
-/* TVM's ForbiddenComputation: a Call or a BufferLoad anywhere in e. */
-static bool contains_forbidden(psg_ctx *ctx, const psg_tir_node *e, bool *oom) {
-  PSGI_VEC(const psg_tir_node *) st = {0};
-  bool found = false;
-  if (!PSGI_VEC_PUSH(ctx, &st, e)) *oom = true;
-  while (!*oom && !found && st.len) {
-    const psg_tir_node *n = st.data[--st.len];
-    if (n->kind == PSG_TIR_CALL || n->kind == PSG_TIR_BUFFER_LOAD) found = true;
-    for (uint32_t i = 0; !found && i < n->nkids; i++)
-      if (psgi_tir_is_expr_kind(n->kids[i]->kind) && !psgi_cse_is_leaf(n->kids[i]) &&
-          !PSGI_VEC_PUSH(ctx, &st, n->kids[i]))
-        *oom = true;
+/* What the pass asks of an expression node, memoized per node for the
+ * whole pass (computed bottom up, so each node is walked once however often
+ * its subtrees are asked about): TVM's ForbiddenComputation (a Call or a
+ * BufferLoad anywhere in it), CalculateExprComplexity (its tree's nodes over
+ * the visited slots) and a structural hash agreeing with
+ * psg_arith_expr_equal (vars and non-expression operands by identity). */
+static uint64_t leaf_hash(const psg_tir_node *n) {
+  uint64_t h = psgi_hash_mix(0x9e3779b97f4a7c15ull, (uint64_t)n->kind << 40 | (uint64_t)n->flags << 32 | n->dtype);
+  if (psgi_tir_is_var_kind(n->kind)) return psgi_hash_mix(h, psgi_hash_ptr(n));
+  if (n->kind == PSG_TIR_INT_IMM) return psgi_hash_mix(h, (uint64_t)n->u.int_value);
+  if (n->kind == PSG_TIR_FLOAT_IMM) {
+    uint64_t bits;
+    memcpy(&bits, &n->u.float_value, sizeof bits);
+    return psgi_hash_mix(h, bits);
   }
-  PSGI_VEC_FREE(ctx, &st);
-  return found;
+  if (n->kind == PSG_TIR_CALL) return psgi_hash_mix(h, n->u.op);
+  if (n->kind == PSG_TIR_STRING_IMM) return psgi_hash_mix(h, psgi_hash_bytes(n->u.str.s, n->u.str.len));
+  return h;
 }
 
-bool psgi_cse_eligible(psg_ctx *ctx, const psg_tir_node *e, bool *oom) {
+static bool cached_info(const psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out) {
+  psgi_map_entry *me = psgi_map_get_ptr(&c->info_index, e);
+  if (!me) return false;
+  *out = c->infos.data[(size_t)(uintptr_t)me->value - 1];
+  return true;
+}
+
+/* The info of e from its operands' (cached already). */
+static psgi_cse_info node_info(const psgi_cse_tables *c, const psg_tir_node *n) {
+  psgi_cse_info r = {leaf_hash(n), 1, n->kind == PSG_TIR_CALL || n->kind == PSG_TIR_BUFFER_LOAD};
+  for (uint32_t i = 0; i < n->nkids; i++) {
+    const psg_tir_node *k = n->kids[i];
+    psgi_cse_info ki;
+    if (!psgi_tir_is_expr_kind(k->kind) || !cached_info(c, k, &ki)) {
+      r.hash = psgi_hash_mix(r.hash, psgi_hash_ptr(k));
+      continue;
+    }
+    r.hash = psgi_hash_mix(r.hash, ki.hash);
+    r.forbidden |= ki.forbidden;
+    if (psgi_cse_visited_slot(n, i)) r.complexity += ki.complexity;
+  }
+  return r;
+}
+
+psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out) {
+  if (cached_info(c, e, out)) return PSG_OK;
+  psg_ctx *ctx = c->ctx;
+  typedef struct {
+    const psg_tir_node *n;
+    bool expanded;
+  } fr;
+  PSGI_VEC(fr) st = {0};
+  psg_status s = PSG_OK;
+  if (!PSGI_VEC_PUSH(ctx, &st, ((fr){e, false}))) return psgi_nomem(ctx);
+  while (!s && st.len) {
+    fr *f = &st.data[st.len - 1];
+    const psg_tir_node *n = f->n;
+    psgi_cse_info tmp;
+    if (cached_info(c, n, &tmp)) {
+      st.len--;
+      continue;
+    }
+    if (!f->expanded) {
+      f->expanded = true;
+      for (uint32_t i = n->nkids; i-- > 0;)
+        if (psgi_tir_is_expr_kind(n->kids[i]->kind) && !cached_info(c, n->kids[i], &tmp) &&
+            !PSGI_VEC_PUSH(ctx, &st, ((fr){n->kids[i], false})))
+          s = psgi_nomem(ctx);
+      continue;
+    }
+    st.len--;
+    psgi_map_entry *me = NULL;
+    if (!PSGI_VEC_PUSH(ctx, &c->infos, node_info(c, n)) || !(me = psgi_map_put_ptr(&c->info_index, n, NULL))) {
+      s = psgi_nomem(ctx);
+      break;
+    }
+    psg_tir_retain((psg_tir_node *)n); /* the key stays alive while cached */
+    me->value = (void *)(uintptr_t)c->infos.len;
+  }
+  PSGI_VEC_FREE(ctx, &st);
+  if (!s) cached_info(c, e, out);
+  return s;
+}
+
+bool psgi_cse_eligible(psgi_cse_tables *c, const psg_tir_node *e, bool *oom) {
   if (!psgi_tir_is_expr_kind(e->kind) || psgi_cse_is_leaf(e)) return false;
   if (e->kind == PSG_TIR_RAMP || e->kind == PSG_TIR_BROADCAST) return false;
-  return !contains_forbidden(ctx, e, oom);
-}
-
-size_t psgi_cse_complexity(psg_ctx *ctx, const psg_tir_node *e, bool *oom) {
-  PSGI_VEC(const psg_tir_node *) st = {0};
-  size_t count = 0;
-  if (!PSGI_VEC_PUSH(ctx, &st, e)) *oom = true;
-  while (!*oom && st.len) {
-    const psg_tir_node *n = st.data[--st.len];
-    count++;
-    for (uint32_t i = 0; i < n->nkids; i++)
-      if (psgi_cse_visited_slot(n, i) && !PSGI_VEC_PUSH(ctx, &st, n->kids[i])) *oom = true;
+  psgi_cse_info in;
+  if (psgi_cse_info_of(c, e, &in)) {
+    *oom = true;
+    return false;
   }
-  PSGI_VEC_FREE(ctx, &st);
-  return count;
-}
-
-uint64_t psgi_cse_hash(psg_ctx *ctx, const psg_tir_node *e, bool *oom) {
-  PSGI_VEC(const psg_tir_node *) st = {0};
-  uint64_t h = 0x9e3779b97f4a7c15ull;
-  if (!PSGI_VEC_PUSH(ctx, &st, e)) *oom = true;
-  while (!*oom && st.len) {
-    const psg_tir_node *n = st.data[--st.len];
-    h = psgi_hash_mix(h, (uint64_t)n->kind << 32 | n->dtype);
-    if (psgi_tir_is_var_kind(n->kind) || n->kind == PSG_TIR_BUFFER) h = psgi_hash_mix(h, psgi_hash_ptr(n));
-    else if (n->kind == PSG_TIR_INT_IMM) h = psgi_hash_mix(h, (uint64_t)n->u.int_value);
-    else if (n->kind == PSG_TIR_FLOAT_IMM) {
-      uint64_t bits;
-      memcpy(&bits, &n->u.float_value, sizeof bits);
-      h = psgi_hash_mix(h, bits);
-    } else if (n->kind == PSG_TIR_CALL) h = psgi_hash_mix(h, n->u.op);
-    else if (n->kind == PSG_TIR_STRING_IMM) h = psgi_hash_mix(h, psgi_hash_bytes(n->u.str.s, n->u.str.len));
-    if (n->kind == PSG_TIR_BUFFER) continue;
-    for (uint32_t i = n->nkids; i-- > 0;)
-      if (!PSGI_VEC_PUSH(ctx, &st, n->kids[i])) *oom = true;
-  }
-  PSGI_VEC_FREE(ctx, &st);
-  return h;
+  return !in.forbidden;
 }
 
 /* Legacy text (TVM's AsLegacyRepr) ---------------------------------------- */
@@ -227,15 +262,17 @@ size_t psgi_cse_table_count(const psgi_cse_table *t, const psg_tir_node *e, uint
   return c ? c->count : 0;
 }
 
-psg_status psgi_cse_expr_table(psg_ctx *ctx, const psg_tir_node *e, psgi_cse_table *t) {
+psg_status psgi_cse_expr_table(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_table *t) {
+  psg_ctx *ctx = c->ctx;
   PSGI_VEC(const psg_tir_node *) st = {0};
   bool oom = false;
   psg_status s = PSG_OK;
   if (!psgi_cse_is_leaf(e) && !PSGI_VEC_PUSH(ctx, &st, e)) oom = true;
   while (!oom && !s && st.len) {
     const psg_tir_node *n = st.data[--st.len];
-    if (psgi_cse_eligible(ctx, n, &oom)) {
-      s = psgi_cse_table_add(ctx, t, (psg_tir_node *)n, psgi_cse_hash(ctx, n, &oom), 1);
+    if (psgi_cse_eligible(c, n, &oom)) {
+      psgi_cse_info in;
+      if (!(s = psgi_cse_info_of(c, n, &in))) s = psgi_cse_table_add(ctx, t, (psg_tir_node *)n, in.hash, 1);
       continue;
     }
     for (uint32_t i = n->nkids; !oom && i-- > 0;)
@@ -285,15 +322,15 @@ static psg_status stmt_table_of(psgi_cse_tables *c, const psg_tir_node *s, psgi_
   psg_status st = PSG_OK;
   if (s->kind == PSG_TIR_FOR || s->kind == PSG_TIR_IF_THEN_ELSE || s->kind == PSG_TIR_WHILE) {
     if (s->kind == PSG_TIR_FOR) {
-      st = psgi_cse_expr_table(ctx, s->kids[1], &parts[0]);
-      if (!st) st = psgi_cse_expr_table(ctx, s->kids[2], &parts[1]);
+      st = psgi_cse_expr_table(c, s->kids[1], &parts[0]);
+      if (!st) st = psgi_cse_expr_table(c, s->kids[2], &parts[1]);
       t[2] = psgi_cse_cached_table(c, s->kids[3]);
     } else if (s->kind == PSG_TIR_IF_THEN_ELSE) {
-      st = psgi_cse_expr_table(ctx, s->kids[0], &parts[0]);
+      st = psgi_cse_expr_table(c, s->kids[0], &parts[0]);
       t[1] = psgi_cse_cached_table(c, s->kids[1]);
       if (s->nkids > 2) t[2] = psgi_cse_cached_table(c, s->kids[2]);
     } else {
-      st = psgi_cse_expr_table(ctx, s->kids[0], &parts[0]);
+      st = psgi_cse_expr_table(c, s->kids[0], &parts[0]);
       t[1] = psgi_cse_cached_table(c, s->kids[1]);
     }
     if (!st) st = three_children(ctx, t, out);
@@ -301,7 +338,7 @@ static psg_status stmt_table_of(psgi_cse_tables *c, const psg_tir_node *s, psgi_
     for (uint32_t i = 0; !st && i < s->nkids; i++) {
       if (!psgi_cse_visited_slot(s, i)) continue;
       const psg_tir_node *k = s->kids[i];
-      if (psgi_tir_is_expr_kind(k->kind)) st = psgi_cse_expr_table(ctx, k, out);
+      if (psgi_tir_is_expr_kind(k->kind)) st = psgi_cse_expr_table(c, k, out);
       else st = union_into(ctx, out, psgi_cse_cached_table(c, k));
     }
   }
@@ -355,8 +392,10 @@ psg_status psgi_cse_stmt_table(psgi_cse_tables *c, const psg_tir_node *root, con
 }
 
 void psgi_cse_tables_init(psgi_cse_tables *c, psg_ctx *ctx) {
+  memset(c, 0, sizeof *c);
   c->ctx = ctx;
   psgi_map_init(&c->cache, ctx);
+  psgi_map_init(&c->info_index, ctx);
 }
 
 void psgi_cse_tables_fini(psgi_cse_tables *c) {
@@ -369,4 +408,7 @@ void psgi_cse_tables_fini(psgi_cse_tables *c) {
     psg_tir_release((psg_tir_node *)c->cache.entries[i].key);
   }
   psgi_map_fini(&c->cache);
+  for (size_t i = 0; i < c->info_index.len; i++) psg_tir_release((psg_tir_node *)c->info_index.entries[i].key);
+  psgi_map_fini(&c->info_index);
+  PSGI_VEC_FREE(c->ctx, &c->infos);
 }

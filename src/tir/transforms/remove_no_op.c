@@ -234,6 +234,15 @@ static psg_status visit(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node 
   return st;
 }
 
+/* The rewrites are of statements only: an expression or a buffer (which hold
+ * none) is kept whole, not walked node by node. */
+static psg_status keep_non_stmt(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **replacement) {
+  (void)m;
+  if (!(n->kind >= PSG_TIR_FIRST_STMT && n->kind <= PSG_TIR_LAST_STMT) && n->kind != PSG_TIR_PRIM_FUNC)
+    psg_tir_retain(*replacement = (psg_tir_node *)n);
+  return PSG_OK;
+}
+
 /* f over another body (a new reference). */
 static psg_status with_body(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_stmt *body,
                             psg_tir_prim_func **out) {
@@ -262,6 +271,7 @@ psg_status psgi_tir_remove_no_op(psg_ctx *ctx, const psg_tir_prim_func *f, int64
   psg_tir_mutator m;
   psg_tir_mutator_init(&m, ctx);
   m.user = &r;
+  m.pre = keep_non_stmt;
   static const int kinds[] = {PSG_TIR_SEQ_STMT,  PSG_TIR_IF_THEN_ELSE, PSG_TIR_EVALUATE,     PSG_TIR_FOR,
                               PSG_TIR_LET_STMT,  PSG_TIR_ATTR_STMT,    PSG_TIR_ALLOCATE,     PSG_TIR_DECL_BUFFER,
                               PSG_TIR_BUFFER_STORE};
