@@ -88,6 +88,46 @@ static void test_bind_and_scopes(void) {
   CHECK_BOUND(n, 0, 3);
 }
 
+/* A var bound again in nested scopes reads its newest fact, and leaving a
+ * scope gives back the one before (the facts are found through an index by
+ * var, which a scope's exit must restore); thousands of vars bound for the
+ * rest of a walk each keep their own. */
+static void test_rebind_in_scopes(void) {
+  psg_tir_expr *v = VAR("v"), *w = VAR("w");
+  psg_arith_scope outer = {0, 0}, mid = {0, 0}, inner = {0, 0};
+  CHECK_OK(psg_arith_enter_constraint(an, GE(v, IC(-5)), &outer));
+  CHECK_BOUND(v, -5, INT32_MAX);
+  BIND(v, 0, 100);
+  CHECK_BOUND(v, 0, 99);
+  CHECK_OK(psg_arith_enter_constraint(an, LT(v, IC(50)), &mid));
+  BIND(w, 0, 10);
+  CHECK_BOUND(v, 0, 49);
+  CHECK_OK(psg_arith_enter_constraint(an, GE(v, IC(10)), &inner));
+  BIND(w, 3, 2);
+  CHECK_BOUND(v, 10, 49);
+  CHECK_BOUND(w, 3, 4);
+  psg_arith_exit_constraint(an, &inner);
+  CHECK_BOUND(v, 0, 49);
+  CHECK_BOUND(w, 0, 9);
+  psg_arith_exit_constraint(an, &mid);
+  CHECK_BOUND(v, 0, 99);
+  CHECK_BOUND(w, INT32_MIN, INT32_MAX);
+  psg_arith_exit_constraint(an, &outer);
+  CHECK_BOUND(v, INT32_MIN, INT32_MAX);
+
+  enum { NV = 5000 };
+  static psg_tir_expr *vs[NV];
+  CHECK_OK(psg_arith_enter_constraint(an, GE(v, IC(0)), &outer));
+  for (int k = 0; k < NV; k++) BIND(vs[k] = VAR("k"), k, k + 1); /* [k, 2k] */
+  for (int k = 0; k < NV; k += 499) CHECK_BOUND(vs[k], k, 2 * k);
+  BIND(vs[7], 9, 2); /* the newest fact: [9, 10] within [7, 14] */
+  CHECK_BOUND(vs[7], 9, 10);
+  CHECK_BOUND(vs[8], 8, 16);
+  psg_arith_exit_constraint(an, &outer);
+  CHECK_BOUND(vs[7], INT32_MIN, INT32_MAX);
+  CHECK_BOUND(vs[NV - 1], INT32_MIN, INT32_MAX);
+}
+
 static void test_modular_set(void) {
   psg_tir_expr *x = VAR("x"), *y = VAR("y");
   CHECK_MOD(IC(5), 0, 5);
@@ -135,6 +175,7 @@ int main(void) {
   RUN_TEST(test_arith_bounds);
   RUN_TEST(test_infinite_ends);
   RUN_TEST(test_bind_and_scopes);
+  RUN_TEST(test_rebind_in_scopes);
   RUN_TEST(test_modular_set);
   RUN_TEST(test_intrinsic_bounds);
   arith_end();

@@ -9,6 +9,7 @@ psg_status psg_arith_analyzer_create(psg_ctx *ctx, psg_arith_analyzer **out) {
   if (!a) return psgi_nomem(ctx);
   a->ctx = ctx;
   psgi_map_init(&a->cache, ctx);
+  psgi_map_init(&a->newest, ctx);
   *out = a;
   return PSG_OK;
 }
@@ -42,9 +43,17 @@ void psgi_arith_cache_clear(psg_arith_analyzer *a) {
 static void pop_facts(psg_arith_analyzer *a, size_t nfacts, size_t nknown) {
   while (a->facts.len > nfacts) {
     psgi_arith_fact *f = &a->facts.data[--a->facts.len];
+    psgi_map_entry *e = psgi_map_get_ptr(&a->newest, f->var);
+    if (e) e->value = (void *)(uintptr_t)f->prev;
     psg_tir_release(f->var);
     psg_tir_release(f->subst);
     psg_tir_release(f->let_value);
+  }
+  /* No fact left: the vars of popped facts (maybe freed, their addresses
+   * reused) need no entries. */
+  if (!a->facts.len && a->newest.len) {
+    psgi_map_fini(&a->newest);
+    psgi_map_init(&a->newest, a->ctx);
   }
   while (a->known.len > nknown) psg_tir_release(a->known.data[--a->known.len]);
 }
@@ -54,6 +63,7 @@ void psg_arith_analyzer_destroy(psg_arith_analyzer *a) {
   psgi_arith_cache_clear(a);
   pop_facts(a, 0, 0);
   psgi_map_fini(&a->cache);
+  psgi_map_fini(&a->newest);
   PSGI_VEC_FREE(a->ctx, &a->cached);
   PSGI_VEC_FREE(a->ctx, &a->facts);
   PSGI_VEC_FREE(a->ctx, &a->known);
@@ -61,9 +71,22 @@ void psg_arith_analyzer_destroy(psg_arith_analyzer *a) {
 }
 
 const psgi_arith_fact *psgi_arith_find_fact(const psg_arith_analyzer *a, const psg_tir_expr *var) {
-  for (size_t i = a->facts.len; i-- > 0;)
-    if (a->facts.data[i].var == var) return &a->facts.data[i];
-  return NULL;
+  psgi_map_entry *e = psgi_map_get_ptr(&a->newest, var);
+  size_t i = e ? (size_t)(uintptr_t)e->value : 0;
+  return i ? &a->facts.data[i - 1] : NULL;
+}
+
+psg_status psgi_arith_push_fact(psg_arith_analyzer *a, psgi_arith_fact f) {
+  psgi_map_entry *e = psgi_map_put_ptr(&a->newest, f.var, NULL);
+  if (!e) return psgi_nomem(a->ctx);
+  f.prev = (size_t)(uintptr_t)e->value;
+  if (!PSGI_VEC_PUSH(a->ctx, &a->facts, f)) return psgi_nomem(a->ctx);
+  e->value = (void *)(uintptr_t)a->facts.len;
+  psg_tir_retain(f.var);
+  psg_tir_retain(f.subst);
+  psg_tir_retain(f.let_value);
+  psgi_arith_cache_clear(a);
+  return PSG_OK;
 }
 
 /* Pushes a fact narrowing var to [lo, hi] (intersected with what is known). */
@@ -78,13 +101,7 @@ static psg_status push_fact_mod(psg_arith_analyzer *a, psg_tir_expr *var, int64_
     /* either set alone is true; the newer one is kept unless it says nothing */
     if (mod.coeff == 1) mod = old->mod;
   }
-  psgi_arith_fact f = {var, {lo, hi}, subst, let_value, mod};
-  if (!PSGI_VEC_PUSH(a->ctx, &a->facts, f)) return psgi_nomem(a->ctx);
-  psg_tir_retain(var);
-  psg_tir_retain(subst);
-  psg_tir_retain(let_value);
-  psgi_arith_cache_clear(a);
-  return PSG_OK;
+  return psgi_arith_push_fact(a, (psgi_arith_fact){var, {lo, hi}, subst, let_value, mod, 0});
 }
 
 static psg_status push_fact(psg_arith_analyzer *a, psg_tir_expr *var, int64_t lo, int64_t hi,

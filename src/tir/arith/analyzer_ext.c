@@ -11,13 +11,8 @@ psg_status psg_arith_update_bound(psg_arith_analyzer *a, psg_tir_expr *var, psg_
    * intersects it; a substitution or let value already known stays. */
   const psgi_arith_fact *old = psgi_arith_find_fact(a, var);
   psgi_arith_fact f = {var, bound, old ? old->subst : NULL, old ? old->let_value : NULL,
-                       old ? old->mod : (psg_arith_modset){1, 0}};
-  if (!PSGI_VEC_PUSH(a->ctx, &a->facts, f)) return psgi_nomem(a->ctx);
-  psg_tir_retain(f.var);
-  psg_tir_retain(f.subst);
-  psg_tir_retain(f.let_value);
-  psgi_arith_cache_clear(a);
-  return PSG_OK;
+                       old ? old->mod : (psg_arith_modset){1, 0}, 0};
+  return psgi_arith_push_fact(a, f);
 }
 
 psg_status psg_arith_set_extensions(psg_arith_analyzer *a, unsigned flags) {

@@ -26,6 +26,7 @@ typedef struct psgi_arith_fact {
   psg_tir_expr *subst;
   psg_tir_expr *let_value; /* retained, may be NULL: a LetStmt value not substituted */
   psg_arith_modset mod;    /* from floormod(var, c) == b known true; {1, 0}: nothing */
+  size_t prev;             /* the var's previous fact, index + 1 (0: none): restored when this one pops */
 } psgi_arith_fact;
 
 typedef struct psgi_arith_cached {
@@ -36,6 +37,10 @@ typedef struct psgi_arith_cached {
 struct psg_arith_analyzer {
   psg_ctx *ctx;
   PSGI_VEC(psgi_arith_fact) facts;
+  /* var -> its newest fact, index + 1 into facts (0: none), so that a lookup
+   * does not scan the facts: a walk that binds every loop of a large
+   * function for the rest of the walk would make that quadratic. */
+  psgi_map newest;
   PSGI_VEC(psg_tir_expr *) known; /* conditions known true (retained) */
   psgi_map cache;                 /* node -> index + 1 into cached */
   PSGI_VEC(psgi_arith_cached) cached;
@@ -68,6 +73,8 @@ void psgi_arith_cache_trim(psg_arith_analyzer *a);
 psg_status psgi_arith_info_of(psg_arith_analyzer *a, psg_tir_expr *e, psgi_arith_info *out);
 /* The newest fact on var, or NULL. */
 const psgi_arith_fact *psgi_arith_find_fact(const psg_arith_analyzer *a, const psg_tir_expr *var);
+/* Pushes f (its var, subst and let_value retained here) as var's newest fact. */
+psg_status psgi_arith_push_fact(psg_arith_analyzer *a, psgi_arith_fact f);
 /* Structural equality with the cached hashes as a first filter. */
 bool psgi_arith_equal(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y);
 /* Is `cond` (or its negation) one of the known conditions? 1 known true, 0

@@ -613,11 +613,32 @@ static psg_status visit_attr(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_
   return inject_attr(m->ctx, m->user, n, psg_tir_mutator_get_result(m, n->kids[1]), out);
 }
 
+/* Whether a statement of body is a vthread AttrStmt (statements only: the
+ * common case, none, costs one walk with no analyzer and no copy). */
+static psg_status has_vthread(psg_ctx *ctx, const psg_tir_node *body, bool *out) {
+  PSGI_VEC(const psg_tir_node *) st = {0};
+  *out = false;
+  bool ok = PSGI_VEC_PUSH(ctx, &st, body);
+  while (ok && st.len && !*out) {
+    const psg_tir_node *n = st.data[--st.len];
+    *out = is_vthread_attr(n);
+    for (uint32_t i = 0; ok && i < n->nkids; i++)
+      if (psgi_tir_is_stmt_kind(n->kids[i]->kind)) ok = PSGI_VEC_PUSH(ctx, &st, n->kids[i]);
+  }
+  PSGI_VEC_FREE(ctx, &st);
+  return ok ? PSG_OK : psgi_nomem(ctx);
+}
+
 psg_status psgi_tir_inject_virtual_thread(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out) {
   *out = NULL;
+  bool any;
+  psg_status st = has_vthread(ctx, psg_tir_get_body(f), &any);
+  if (st || !any) {
+    if (!st) psg_tir_retain(*out = (psg_tir_prim_func *)f);
+    return st;
+  }
   psg_arith_analyzer *a = NULL;
-  psg_status st = psg_arith_analyzer_create(ctx, &a);
-  if (st) return st;
+  if ((st = psg_arith_analyzer_create(ctx, &a))) return st;
   psg_tir_node *changed = NULL;
   psg_tir_mutator m;
   psg_tir_mutator_init(&m, ctx);

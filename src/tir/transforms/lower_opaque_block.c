@@ -77,6 +77,13 @@ static psg_status visit_for(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_n
   }
   psg_attrs *ann = n->u.loop.annotations;
   size_t na = psg_attrs_count(ann), np = 0;
+  bool pragma = false;
+  for (size_t i = 0; i < na && !pragma; i++) pragma = is_pragma_key(psg_attrs_key(ann, i));
+  if (!pragma && body == n->kids[3] && psg_tir_mutator_get_result(m, n->kids[1]) == n->kids[1] &&
+      psg_tir_mutator_get_result(m, n->kids[2]) == n->kids[2]) { /* unchanged: no copy of the loop (nor of its parents) */
+    psg_tir_retain(*out = (psg_tir_node *)n);
+    return PSG_OK;
+  }
   const char **pragmas = NULL;
   const char **kept_keys = NULL;
   psg_attr **kept_vals = NULL;
