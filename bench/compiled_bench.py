@@ -187,7 +187,7 @@ def main():
           "intra-op thread, 'all' optimizations, median of %d runs after 3 (onnx_ort_run.js); ratio = ours / ORT "
           "(goal <= 1). pipeline / cc: `passage compile -O3 -o`'s own split of its time (import, passes and C "
           "generation / the C compiler); ORT sess: session creation, 'all' (median). workspace: the static plan's peak; RSS: each "
-          "process's peak (/usr/bin/time's %M; node's and the CLI's own included). GFLOP/s: 2 x MACs / our latency, against %.0f "
+          "process's peak (/usr/bin/time's %%M; node's and the CLI's own included). GFLOP/s: 2 x MACs / our latency, against %.0f "
           "GFLOP/s FP32 peak of one core." % (runs, runs, PEAK_GFLOPS))
     for label, b in profiles:
         kinds = ", ".join("%s %.1f%%" % (k["name"], 100 * k["share"]) for k in b.get("op_kinds", [])[:8])

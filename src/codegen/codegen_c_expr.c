@@ -749,6 +749,14 @@ static const char *compute(vstate *s, const psg_tir_node *n, const char *const *
     if (r) line(c, s->indent, "PSG_VOP(%s, %s, %s, %s, %d);", r, ops[0], op, ops[1], psg_tir_dtype_lanes(t));
     goto done;
   }
+  /* a scalar broadcast as one vector operation (a lane loop is not always
+   * recognized as one: GCC makes it a masked insert per lane) */
+  if (kind == PSG_TIR_BROADCAST && nops == 1 && is_ext_capable(t) && psg_tir_dtype_is_float(t) &&
+      psg_tir_dtype_lanes(n->kids[fv]->dtype) == 1) {
+    r = decl_vector(s, t, n);
+    if (r) line(c, s->indent, "PSG_SPLAT(%s, %s, %d);", r, ops[0], psg_tir_dtype_lanes(t));
+    goto done;
+  }
   const char *lops[8];
   if (nops > 8) {
     psgi_cg_fail(c, n, PSG_ERR_UNSUPPORTED, "a vector %s with %zu operands", psg_tir_kind_name(kind), nops);

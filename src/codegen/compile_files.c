@@ -133,7 +133,7 @@ psg_status psg_compile_shared(psg_ctx *ctx, const psg_compile_output *c, const c
   if (!st) {
     const char *cc = getenv("CC");
     psgi_buf_puts(&cmd, cc && *cc ? cc : "cc");
-    psgi_buf_printf(&cmd, " -std=c99 -O3 -march=%s -fPIC -shared -DPASSAGE_MODEL_ENTRY%s -o ", t.mcpu,
+    psgi_buf_printf(&cmd, " -std=c99 -O3 -ffp-contract=fast -march=%s -fPIC -shared -DPASSAGE_MODEL_ENTRY%s -o ", t.mcpu,
                     t.num_threads > 1 ? " -fopenmp" : "");
     put_quoted(&cmd, so_path);
     psgi_buf_putc(&cmd, ' ');

@@ -36,6 +36,12 @@ int64_t psgi_dsch_factor(int64_t extent, int64_t cap) {
   return 1;
 }
 
+int64_t psgi_dsch_vec_factor(int64_t extent, int64_t cap) {
+  for (int64_t f = cap; f >= 4; f /= 2)
+    if (extent > 0 && extent % f == 0) return f;
+  return psgi_dsch_factor(extent, cap);
+}
+
 psg_status psgi_dsch_loops(psgi_dsch *d, const char *stage, psg_tir_expr ***loops, size_t *n) {
   return psg_tir_schedule_get_loops(d->s, stage, loops, n);
 }
@@ -102,7 +108,7 @@ psg_status psgi_dsch_injective_nest(psgi_dsch *d, const char *stage) {
   psg_status st = psgi_dsch_loops(d, stage, &loops, &n);
   if (st || n == 0) goto done;
   /* the last loop: split by a dividing factor, inner part vectorized */
-  int64_t ext = psgi_dsch_extent(d, loops[n - 1]), f = psgi_dsch_factor(ext, 16);
+  int64_t ext = psgi_dsch_extent(d, loops[n - 1]), f = psgi_dsch_vec_factor(ext, 16);
   psg_tir_expr *outer1 = NULL;
   if (f > 1 && f < ext) {
     int64_t factors[2] = {0, f};

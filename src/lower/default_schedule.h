@@ -41,6 +41,11 @@ int64_t psgi_dsch_extent(psgi_dsch *d, psg_tir_expr *loop);
 /* The largest divisor of extent in [2, cap], or 1: split factors that
  * divide, so no guard lands in a vectorized loop. */
 int64_t psgi_dsch_factor(int64_t extent, int64_t cap);
+/* A vector factor (cap a power of two): the largest power of two from 4 up
+ * to cap that divides the extent, so a vector is a whole register (a width
+ * of 40 is 5 x 8 lanes, not 4 x 10: a 10-lane vector is an array the C
+ * compiler handles lane by lane); else psgi_dsch_factor. */
+int64_t psgi_dsch_vec_factor(int64_t extent, int64_t cap);
 /* The stage's loops (psg_free the array, release the vars). */
 psg_status psgi_dsch_loops(psgi_dsch *d, const char *stage, psg_tir_expr ***loops, size_t *n);
 void psgi_dsch_loops_free(psg_tir_expr **loops, size_t n);

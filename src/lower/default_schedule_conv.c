@@ -1,7 +1,8 @@
 /* Passage — the default schedule of conv2d, NCHW, NHWC, grouped and
  * depthwise (TVM's x86 conv2d / depthwise schedules in spirit, without the
  * NCHWc packing): the padding a parallel, vectorized stage of its own, the
- * output channel and the output width split, the reduction loops (rc, ry, rx, in their order) outside a
+ * output channel and the output width split (the vector one by a power of
+ * two that divides it: a whole register), the reduction loops (rc, ry, rx, in their order) outside a
  * register tile of channel x width whose contiguous axis (width in NCHW,
  * channel in NHWC) is vectorized, the init as its own nest before rc
  * (decompose_reduction), and the leading loops up to the width fused and
@@ -42,11 +43,12 @@ static psg_status channel_pos(psgi_dsch *d, psg_tir_expr *const *loops, int *pos
   return st ? st : c.pos < 0 ? PSG_ERR_INVALID_ARGUMENT : PSG_OK;
 }
 
-/* loop split by a dividing factor up to cap: out[0] outer, out[1] inner;
- * the loop itself is out[0] when no factor divides, out[1] when it fits in
- * the tile whole (the other is NULL). New references. */
-static psg_status split_div(psgi_dsch *d, psg_tir_expr *loop, int64_t cap, psg_tir_expr **out) {
-  int64_t ext = psgi_dsch_extent(d, loop), f = psgi_dsch_factor(ext, cap);
+/* loop split by a dividing factor up to cap (a power of two first when vec):
+ * out[0] outer, out[1] inner; the loop itself is out[0] when no factor
+ * divides, out[1] when it fits in the tile whole (the other is NULL). New
+ * references. */
+static psg_status split_div(psgi_dsch *d, psg_tir_expr *loop, int64_t cap, bool vec, psg_tir_expr **out) {
+  int64_t ext = psgi_dsch_extent(d, loop), f = vec ? psgi_dsch_vec_factor(ext, cap) : psgi_dsch_factor(ext, cap);
   out[0] = out[1] = NULL;
   if (f <= 1 || f == ext) {
     psg_tir_retain(loop);
@@ -69,8 +71,8 @@ static psg_status tile(psgi_dsch *d, const char *stage, bool *nhwc) {
   int wpos = cpos == 3 ? 2 : 3;
   *nhwc = cpos > wpos;
   /* the axis that comes last in memory is the vector one */
-  st = split_div(d, loops[cpos], cpos > wpos ? TILE_VEC : TILE_ROWS, c2);
-  if (!st) st = split_div(d, loops[wpos], wpos > cpos ? TILE_VEC : TILE_ROWS, w2);
+  st = split_div(d, loops[cpos], cpos > wpos ? TILE_VEC : TILE_ROWS, cpos > wpos, c2);
+  if (!st) st = split_div(d, loops[wpos], wpos > cpos ? TILE_VEC : TILE_ROWS, wpos > cpos, w2);
   if (st) goto done;
   psg_tir_expr *order[9];
   size_t k = 0, npar = 0;

@@ -21,7 +21,7 @@ static psg_status tile(psgi_dsch *d, const char *stage) {
   /* loops: batch..., i, j, k */
   size_t nb = n - 3;
   psg_tir_expr *i = loops[nb], *j = loops[nb + 1], *k = loops[nb + 2];
-  int64_t fi = psgi_dsch_factor(psgi_dsch_extent(d, i), TILE_I), fj = psgi_dsch_factor(psgi_dsch_extent(d, j), TILE_J);
+  int64_t fi = psgi_dsch_factor(psgi_dsch_extent(d, i), TILE_I), fj = psgi_dsch_vec_factor(psgi_dsch_extent(d, j), TILE_J);
   int64_t si[2] = {0, fi}, sj[2] = {0, fj};
   if (!(st = psg_tir_schedule_split(d->s, i, si, 2, io))) st = psg_tir_schedule_split(d->s, j, sj, 2, jo);
   psg_tir_expr *order[5] = {io[0], jo[0], k, io[1], jo[1]};
