@@ -53,8 +53,9 @@ python-path:
 	@tools/ci/python-path.sh $(CURDIR)/python
 
 # The main job: the bundled model through the -O3 pipeline with pass timing,
-# the optimized model evaluated by the reference interpreter, and exported as
-# ONNX (checked by onnx.checker).
+# the optimized model evaluated by the reference interpreter, exported as ONNX
+# (checked by onnx.checker), and compiled to a native library (passage compile)
+# whose outputs are printed next to the interpreter's.
 run: build python-path
 	$(RELEASE)/passage opt $(EXAMPLE) -O3 --time-passes -o $(BUILD)/small_cnn.opt.relay
 	$(RELEASE)/passage print $(BUILD)/small_cnn.opt.relay --no-metadata
@@ -62,6 +63,9 @@ run: build python-path
 	$(RELEASE)/passage opt $(EXAMPLE) -O3 -o $(BUILD)/small_cnn.opt.onnx
 	/usr/bin/python3 -c "import onnx, sys; m = onnx.load(sys.argv[1]); onnx.checker.check_model(m); \
 	  print(sys.argv[1] + ': valid ONNX,', len(m.graph.node), 'nodes')" $(BUILD)/small_cnn.opt.onnx
+	$(RELEASE)/passage compile $(EXAMPLE) -O3 -o $(BUILD)/small_cnn.so
+	$(RELEASE)/passage run $(BUILD)/small_cnn.so --random-inputs 1 -o $(BUILD)/small_cnn.native.npy
+	/usr/bin/python3 tools/compare-npy.py $(BUILD)/small_cnn.native.npy $(BUILD)/small_cnn.out.npy
 
 # A failing fuzz run's one-line summary (and its input, base64) is repeated
 # last, where a truncated CI log still shows it.
