@@ -36,8 +36,8 @@ MODELS = [
     ("silero_vad", os.path.join(OWW, "silero_vad.onnx"), ["h=2,1,64", "c=2,1,64", "input=1,1536"], 1.8e6),
 ]
 PEAK_GFLOPS = 224.0  # one core, AVX-512 FMA, measured (issue 17)
-DTYPES = {1: "float32", 6: "int32", 7: "int64"}
-INT_VALUES = {"sr": 16000}  # integer inputs get these values (0 otherwise), as in onnx_bench.py
+sys.path.insert(0, HERE)
+from onnx_bench import input_spec  # noqa: E402  (the same input specs ORT's side is given)
 
 
 def run(cmd):
@@ -60,21 +60,6 @@ def run_rss(cmd):
                            stderr=subprocess.PIPE)
         lines = [l for l in open(f.name).read().split() if l.isdigit()]
         return p, int(lines[-1]) / 1024.0 if lines else None
-
-
-def input_spec(path, shapes):
-    """{name: {type, dims, value}} of the graph inputs, --input-shape values first."""
-    m = onnx.load(path, load_external_data=False)
-    inits = {i.name for i in m.graph.initializer}
-    given = {s.split("=")[0]: [int(d) for d in s.split("=")[1].split(",") if d] for s in shapes}
-    spec = {}
-    for i in m.graph.input:
-        if i.name in inits:
-            continue
-        t = i.type.tensor_type
-        dims = given[i.name] if i.name in given else [d.dim_value if d.dim_value > 0 else 1 for d in t.shape.dim]
-        spec[i.name] = {"type": DTYPES.get(t.elem_type, "float32"), "dims": dims, "value": INT_VALUES.get(i.name, 0)}
-    return spec
 
 
 def ort_inputs(spec):

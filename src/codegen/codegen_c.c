@@ -15,15 +15,6 @@ typedef struct stask {
 } stask;
 enum { T_STMT, T_CLOSE, T_ELSE };
 
-static void line(cg *c, int indent, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void line(cg *c, int indent, const char *fmt, ...) {
-  psgi_cg_indent(c, indent);
-  va_list ap;
-  va_start(ap, fmt);
-  psgi_buf_vprintf(c->out, fmt, ap);
-  va_end(ap);
-  psgi_buf_putc(c->out, '\n');
-}
 
 /* Workspace plan ------------------------------------------------------------------ */
 
@@ -147,22 +138,22 @@ static void emit_for(cg *c, const psg_tir_node *n, int indent, int par, void *st
   int kind = psg_tir_for_kind(n);
   bool parallel = kind == PSG_TIR_FOR_PARALLEL && c->o->openmp && par == 0;
   if (parallel && has_assert(c, n->kids[3])) {
-    line(c, indent, "/* parallel, run serially: an assert may return from its body */");
+    psgi_cg_line(c, indent, "/* parallel, run serially: an assert may return from its body */");
     parallel = false;
   } else if (kind == PSG_TIR_FOR_PARALLEL && !parallel) {
-    line(c, indent, "/* parallel */");
+    psgi_cg_line(c, indent, "/* parallel */");
   } else if (kind == PSG_TIR_FOR_VECTORIZED) {
-    line(c, indent, "/* vectorized */");
+    psgi_cg_line(c, indent, "/* vectorized */");
   }
-  if (parallel) line(c, indent, "PSG_PRAGMA_PARALLEL");
-  if (kind == PSG_TIR_FOR_UNROLLED) line(c, indent, "PSG_PRAGMA_UNROLL");
+  if (parallel) psgi_cg_line(c, indent, "PSG_PRAGMA_PARALLEL");
+  if (kind == PSG_TIR_FOR_UNROLLED) psgi_cg_line(c, indent, "PSG_PRAGMA_UNROLL");
   bool zero = min->kind == PSG_TIR_INT_IMM && min->u.int_value == 0;
   if (zero)
-    line(c, indent, "for (%s %s = 0; %s < %s; ++%s) {", ty, name, name, et, name);
+    psgi_cg_line(c, indent, "for (%s %s = 0; %s < %s; ++%s) {", ty, name, name, et, name);
   else if (psg_tir_dtype_bits(var->dtype) < 64)
-    line(c, indent, "for (%s %s = %s; %s < (int64_t)(%s) + (int64_t)(%s); ++%s) {", ty, name, mt, name, mt, et, name);
+    psgi_cg_line(c, indent, "for (%s %s = %s; %s < (int64_t)(%s) + (int64_t)(%s); ++%s) {", ty, name, mt, name, mt, et, name);
   else
-    line(c, indent, "for (%s %s = %s; %s < %s + %s; ++%s) {", ty, name, mt, name, mt, et, name);
+    psgi_cg_line(c, indent, "for (%s %s = %s; %s < %s + %s; ++%s) {", ty, name, mt, name, mt, et, name);
   stask close = {T_CLOSE, n, indent, par};
   stask body = {T_STMT, n->kids[3], indent + 1, par + (kind == PSG_TIR_FOR_PARALLEL)};
   if (push_task(c, stack, close)) push_task(c, stack, body);
@@ -187,8 +178,8 @@ static bool emit_thread_launch(cg *c, const psg_tir_node *n, int indent, int par
   }
   if (!psgi_cg_bind(c, node, name)) return true;
   psgi_cg_bound_var(c, node, NULL, ext);
-  line(c, indent, "/* %s, run as a serial loop */", key);
-  line(c, indent, "for (%s %s = 0; %s < %s; ++%s) {", ty, name, name, et, name);
+  psgi_cg_line(c, indent, "/* %s, run as a serial loop */", key);
+  psgi_cg_line(c, indent, "for (%s %s = 0; %s < %s; ++%s) {", ty, name, name, et, name);
   stask close = {T_CLOSE, n, indent, par};
   stask body = {T_STMT, n->kids[1], indent + 1, par};
   if (push_task(c, stack, close)) push_task(c, stack, body);
@@ -228,9 +219,9 @@ static void emit_store(cg *c, const psg_tir_node *n, int indent) {
     const char *f = psgi_cg_flat_index(c, b, idx);
     if (!f) return;
     if (match)
-      line(c, indent, "memcpy(%s + %s, &%s, sizeof %s);", data, f, v, v);
+      psgi_cg_line(c, indent, "memcpy(%s + %s, &%s, sizeof %s);", data, f, v, v);
     else
-      line(c, indent, "memcpy((char *)%s + (ptrdiff_t)(%s) * %d, &%s, sizeof %s);", data, f, psg_tir_dtype_bits(se) / 8,
+      psgi_cg_line(c, indent, "memcpy((char *)%s + (ptrdiff_t)(%s) * %d, &%s, sizeof %s);", data, f, psg_tir_dtype_bits(se) / 8,
            v, v);
     return;
   }
@@ -239,11 +230,11 @@ static void emit_store(cg *c, const psg_tir_node *n, int indent) {
     if (!f) return;
     const char *sv = is_bool ? psgi_cg_strf(c, "(uint8_t)(%s)", v) : v;
     if (match)
-      line(c, indent, "%s[%s] = %s;", data, f, sv);
+      psgi_cg_line(c, indent, "%s[%s] = %s;", data, f, sv);
     else if (blanes == 1)
-      line(c, indent, "psg_st_%s(%s, %s, %s);", psgi_cg_suffix(se), data, f, sv);
+      psgi_cg_line(c, indent, "psg_st_%s(%s, %s, %s);", psgi_cg_suffix(se), data, f, sv);
     else
-      line(c, indent, "memcpy((char *)%s + (ptrdiff_t)(%s) * (ptrdiff_t)sizeof %s, &%s, sizeof %s);", data, f, v, v, v);
+      psgi_cg_line(c, indent, "memcpy((char *)%s + (ptrdiff_t)(%s) * (ptrdiff_t)sizeof %s, &%s, sizeof %s);", data, f, v, v, v);
     return;
   }
   /* Scatter, lane by lane (lanes in order: a later lane wins, as in the interpreter). */
@@ -258,10 +249,10 @@ static void emit_store(cg *c, const psg_tir_node *n, int indent) {
                                 lv, is_bool ? ")" : "");
   if (p) st = psgi_cg_strf(c, "if (%s) %s", psgi_cg_lane(c, p, n->kids[n->nkids - 1]->dtype, lane), st);
   if (blanes > 1)
-    line(c, indent, "for (int psg_l = 0; psg_l < %d; ++psg_l) for (int psg_j = 0; psg_j < %d; ++psg_j) %s", lanes,
+    psgi_cg_line(c, indent, "for (int psg_l = 0; psg_l < %d; ++psg_l) for (int psg_j = 0; psg_j < %d; ++psg_j) %s", lanes,
          blanes, st);
   else
-    line(c, indent, "for (int psg_l = 0; psg_l < %d; ++psg_l) %s", lanes, st);
+    psgi_cg_line(c, indent, "for (int psg_l = 0; psg_l < %d; ++psg_l) %s", lanes, st);
 }
 
 static void emit_allocate(cg *c, const psg_tir_node *n, int indent) {
@@ -283,10 +274,10 @@ static void emit_allocate(cg *c, const psg_tir_node *n, int indent) {
     return;
   }
   if (e)
-    line(c, indent, "%s *restrict PSG_UNUSED %s = (%s *)(workspace + %llu); /* %lld bytes */", ty, name, ty,
+    psgi_cg_line(c, indent, "%s *restrict PSG_UNUSED %s = (%s *)(workspace + %llu); /* %lld bytes */", ty, name, ty,
          (unsigned long long)((uintptr_t)e->value - 1), (long long)bytes);
   else
-    line(c, indent, "%s PSG_UNUSED %s[%lld]; /* in a parallel loop: on each thread's stack */", ty, name,
+    psgi_cg_line(c, indent, "%s PSG_UNUSED %s[%lld]; /* in a parallel loop: on each thread's stack */", ty, name,
          (long long)(bytes / esize > 0 ? bytes / esize : 1));
 }
 
@@ -295,11 +286,11 @@ static void emit_stmt(cg *c, stask t, void *stack) {
   const psg_tir_node *n = t.n;
   int ind = t.indent;
   if (t.kind == T_CLOSE) {
-    line(c, ind, "}");
+    psgi_cg_line(c, ind, "}");
     return;
   }
   if (t.kind == T_ELSE) {
-    line(c, ind, "} else {");
+    psgi_cg_line(c, ind, "} else {");
     stask body = {T_STMT, n, ind + 1, t.par};
     push_task(c, stack, body);
     return;
@@ -317,7 +308,7 @@ static void emit_stmt(cg *c, stask t, void *stack) {
     case PSG_TIR_IF_THEN_ELSE: {
       const char *cond = psgi_cg_value(c, n->kids[0], ind);
       if (!cond) return;
-      line(c, ind, "if (%s) {", psgi_cg_cond(c, cond));
+      psgi_cg_line(c, ind, "if (%s) {", psgi_cg_cond(c, cond));
       stask close = {T_CLOSE, n, ind, t.par};
       if (!push_task(c, stack, close)) return;
       if (n->nkids > 2) {
@@ -334,7 +325,7 @@ static void emit_stmt(cg *c, stask t, void *stack) {
       const char *name = ty ? psgi_cg_unique(c, var->u.var.name) : NULL;
       if (!name || !psgi_cg_bind(c, var, name)) return;
       psgi_cg_bound_var(c, var, n->kids[1], NULL);
-      line(c, ind, "%s%s PSG_UNUSED %s = %s;", psg_tir_dtype_lanes(var->dtype) == 1 ? "const " : "", ty, name, v);
+      psgi_cg_line(c, ind, "%s%s PSG_UNUSED %s = %s;", psg_tir_dtype_lanes(var->dtype) == 1 ? "const " : "", ty, name, v);
       body.n = n->kids[2];
       break;
     }
@@ -367,7 +358,7 @@ static void emit_stmt(cg *c, stask t, void *stack) {
       if (v->kind == PSG_TIR_INT_IMM || v->kind == PSG_TIR_FLOAT_IMM) return;
       if (v->kind == PSG_TIR_CALL && v->u.op == PSGI_TIR_OP_assume) return;
       const char *t2 = psgi_cg_value(c, v, ind);
-      if (t2) line(c, ind, "(void)(%s);", t2);
+      if (t2) psgi_cg_line(c, ind, "(void)(%s);", t2);
       return;
     }
     case PSG_TIR_WHILE: {
@@ -377,7 +368,7 @@ static void emit_stmt(cg *c, stask t, void *stack) {
       }
       const char *cond = psgi_cg_expr(c, n->kids[0]);
       if (!cond) return;
-      line(c, ind, "while (%s) {", psgi_cg_cond(c, cond));
+      psgi_cg_line(c, ind, "while (%s) {", psgi_cg_cond(c, cond));
       stask close = {T_CLOSE, n, ind, t.par};
       stask b2 = {T_STMT, n->kids[1], ind + 1, t.par};
       if (push_task(c, stack, close)) push_task(c, stack, b2);

@@ -646,8 +646,8 @@ typedef struct vstate {
   PSGI_VEC(const char *) results;
 } vstate;
 
-static void line(cg *c, int indent, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void line(cg *c, int indent, const char *fmt, ...) {
+/* One line of output at an indentation level. */
+void psgi_cg_line(cg *c, int indent, const char *fmt, ...) {
   psgi_cg_indent(c, indent);
   va_list ap;
   va_start(ap, fmt);
@@ -662,7 +662,7 @@ static const char *new_temp(cg *c) { return psgi_cg_strf(c, "_t%u", c->ntemp++);
 static const char *decl_vector(vstate *s, psg_tir_dtype t, const psg_tir_node *at) {
   cg *c = s->c;
   const char *ty = psgi_cg_ctype(c, t, at), *r = ty ? new_temp(c) : NULL;
-  if (r) line(c, s->indent, "%s %s = {0};", ty, r);
+  if (r) psgi_cg_line(c, s->indent, "%s %s = {0};", ty, r);
   return r;
 }
 
@@ -684,9 +684,9 @@ static const char *vector_load(vstate *s, const psg_tir_node *n, const char *con
     const char *f = psgi_cg_flat_index(c, b, ops);
     if (!f) return NULL;
     if (match)
-      line(c, s->indent, "memcpy(&%s, %s + %s, sizeof %s);", r, data, f, r);
+      psgi_cg_line(c, s->indent, "memcpy(&%s, %s + %s, sizeof %s);", r, data, f, r);
     else
-      line(c, s->indent, "memcpy(&%s, (const char *)%s + (ptrdiff_t)(%s) * %d, sizeof %s);", r, data, f,
+      psgi_cg_line(c, s->indent, "memcpy(&%s, (const char *)%s + (ptrdiff_t)(%s) * %d, sizeof %s);", r, data, f,
            psg_tir_dtype_bits(se) / 8, r);
     return r;
   }
@@ -696,9 +696,9 @@ static const char *vector_load(vstate *s, const psg_tir_node *n, const char *con
     const char *f = psgi_cg_flat_index(c, b, ops);
     if (!f) return NULL;
     if (match)
-      line(c, s->indent, "%s = %s[%s];", r, data, f);
+      psgi_cg_line(c, s->indent, "%s = %s[%s];", r, data, f);
     else
-      line(c, s->indent, "memcpy(&%s, (const char *)%s + (ptrdiff_t)(%s) * (ptrdiff_t)sizeof %s, sizeof %s);", r, data,
+      psgi_cg_line(c, s->indent, "memcpy(&%s, (const char *)%s + (ptrdiff_t)(%s) * (ptrdiff_t)sizeof %s, sizeof %s);", r, data,
            f, r, r);
     return r;
   }
@@ -717,10 +717,10 @@ static const char *vector_load(vstate *s, const psg_tir_node *n, const char *con
   if (psg_tir_dtype_is_bool(se)) ld = psgi_cg_strf(c, "(%s != 0)", ld);
   if (p) ld = psgi_cg_strf(c, "(%s ? %s : 0)", p, ld);
   if (blanes > 1)
-    line(c, s->indent, "for (int psg_l = 0; psg_l < %d; ++psg_l) for (int psg_j = 0; psg_j < %d; ++psg_j) %s = %s;", lanes,
+    psgi_cg_line(c, s->indent, "for (int psg_l = 0; psg_l < %d; ++psg_l) for (int psg_j = 0; psg_j < %d; ++psg_j) %s = %s;", lanes,
          blanes, lane, ld);
   else
-    line(c, s->indent, "for (int psg_l = 0; psg_l < %d; ++psg_l) %s = %s;", lanes, lane, ld);
+    psgi_cg_line(c, s->indent, "for (int psg_l = 0; psg_l < %d; ++psg_l) %s = %s;", lanes, lane, ld);
   return c->st ? NULL : r;
 }
 
@@ -735,7 +735,7 @@ static const char *compute(vstate *s, const psg_tir_node *n, const char *const *
   if (psg_tir_dtype_lanes(t) == 1) {
     const char *text = instantiate(c, &items, ops), *ty = psgi_cg_ctype(c, t, n);
     r = text && ty ? new_temp(c) : NULL;
-    if (r) line(c, s->indent, "const %s %s = %s;", ty, r, text);
+    if (r) psgi_cg_line(c, s->indent, "const %s %s = %s;", ty, r, text);
     goto done;
   }
   size_t fv = first_value(n), nops = n->nkids - fv;
@@ -746,7 +746,7 @@ static const char *compute(vstate *s, const psg_tir_node *n, const char *const *
       (kind == PSG_TIR_ADD || kind == PSG_TIR_SUB || kind == PSG_TIR_MUL || kind == PSG_TIR_DIV)) {
     const char *op = kind == PSG_TIR_ADD ? "+" : kind == PSG_TIR_SUB ? "-" : kind == PSG_TIR_MUL ? "*" : "/";
     r = decl_vector(s, t, n);
-    if (r) line(c, s->indent, "PSG_VOP(%s, %s, %s, %s, %d);", r, ops[0], op, ops[1], psg_tir_dtype_lanes(t));
+    if (r) psgi_cg_line(c, s->indent, "PSG_VOP(%s, %s, %s, %s, %d);", r, ops[0], op, ops[1], psg_tir_dtype_lanes(t));
     goto done;
   }
   /* a scalar broadcast as one vector operation (a lane loop is not always
@@ -754,7 +754,7 @@ static const char *compute(vstate *s, const psg_tir_node *n, const char *const *
   if (kind == PSG_TIR_BROADCAST && nops == 1 && is_ext_capable(t) && psg_tir_dtype_is_float(t) &&
       psg_tir_dtype_lanes(n->kids[fv]->dtype) == 1) {
     r = decl_vector(s, t, n);
-    if (r) line(c, s->indent, "PSG_SPLAT(%s, %s, %d);", r, ops[0], psg_tir_dtype_lanes(t));
+    if (r) psgi_cg_line(c, s->indent, "PSG_SPLAT(%s, %s, %d);", r, ops[0], psg_tir_dtype_lanes(t));
     goto done;
   }
   const char *lops[8];
@@ -766,7 +766,7 @@ static const char *compute(vstate *s, const psg_tir_node *n, const char *const *
   const char *text = instantiate(c, &items, lops);
   r = text ? decl_vector(s, t, n) : NULL;
   if (r)
-    line(c, s->indent, "for (int psg_l = 0; psg_l < %d; ++psg_l) %s = %s;", psg_tir_dtype_lanes(t),
+    psgi_cg_line(c, s->indent, "for (int psg_l = 0; psg_l < %d; ++psg_l) %s = %s;", psg_tir_dtype_lanes(t),
          psgi_cg_lane(c, r, t, "psg_l"), text);
 done:
   PSGI_VEC_FREE(c->ctx, &items);
@@ -824,7 +824,7 @@ static void vstep(vstate *s) {
       const char *name = ty ? psgi_cg_unique(c, n->kids[0]->u.var.name) : NULL;
       if (!name || !psgi_cg_bind(c, n->kids[0], name)) return;
       psgi_cg_bound_var(c, n->kids[0], n->kids[1], NULL);
-      line(c, s->indent, "%s%s PSG_UNUSED %s = %s;", psg_tir_dtype_lanes(n->kids[0]->dtype) == 1 ? "const " : "", ty,
+      psgi_cg_line(c, s->indent, "%s%s PSG_UNUSED %s = %s;", psg_tir_dtype_lanes(n->kids[0]->dtype) == 1 ? "const " : "", ty,
            name, v);
       f->state = 2;
       vpush(s, n->kids[2]);
@@ -846,14 +846,14 @@ static void vstep(vstate *s) {
         f->r = new_temp(c);
         if (!f->r) return;
         if (lazy_if) {
-          line(c, s->indent, "%s %s%s;", ty, f->r, psg_tir_dtype_lanes(n->dtype) > 1 ? " = {0}" : " = 0");
-          line(c, s->indent, "if (%s) {", psgi_cg_cond(c, cond));
+          psgi_cg_line(c, s->indent, "%s %s%s;", ty, f->r, psg_tir_dtype_lanes(n->dtype) > 1 ? " = {0}" : " = 0");
+          psgi_cg_line(c, s->indent, "if (%s) {", psgi_cg_cond(c, cond));
           f->state = 2;
           s->indent++;
           vpush(s, n->kids[1]);
         } else {
-          line(c, s->indent, "%s %s = %s;", ty, f->r, cond);
-          line(c, s->indent, "if (%s%s) {", n->kind == PSG_TIR_AND ? "" : "!", f->r);
+          psgi_cg_line(c, s->indent, "%s %s = %s;", ty, f->r, cond);
+          psgi_cg_line(c, s->indent, "if (%s%s) {", n->kind == PSG_TIR_AND ? "" : "!", f->r);
           f->state = 4;
           s->indent++;
           vpush(s, n->kids[1]);
@@ -862,17 +862,17 @@ static void vstep(vstate *s) {
       }
       case 2: {
         const char *v = pop_result(s);
-        line(c, s->indent, "%s = %s;", f->r, v);
-        line(c, s->indent - 1, "} else {");
+        psgi_cg_line(c, s->indent, "%s = %s;", f->r, v);
+        psgi_cg_line(c, s->indent - 1, "} else {");
         f->state = 3;
         vpush(s, n->kids[2]);
         return;
       }
       default: { /* 3, 4: the last branch's value */
         const char *v = pop_result(s);
-        line(c, s->indent, "%s = %s;", f->r, v);
+        psgi_cg_line(c, s->indent, "%s = %s;", f->r, v);
         s->indent--;
-        line(c, s->indent, "}");
+        psgi_cg_line(c, s->indent, "}");
         const char *r = f->r;
         s->frames.len--;
         result(s, r);

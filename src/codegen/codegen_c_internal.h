@@ -66,6 +66,7 @@ const char *psgi_cg_flat_index(cg *c, const psg_tir_node *b, const char *const *
 /* Does access through buffer b read its memory with b's own element type? */
 bool psgi_cg_buffer_matches(cg *c, const psg_tir_node *b);
 void psgi_cg_indent(cg *c, int indent);
+void psgi_cg_line(cg *c, int indent, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Condition text t without the parentheses around all of it (`if ((a == b))`
  * makes clang warn). */
 const char *psgi_cg_cond(cg *c, const char *t);
