@@ -158,6 +158,10 @@ struct psgi_pool {
   size_t nchunks, cap;
   region_slot *regions;
   size_t nregions, region_cap; /* a power of two, at most half full */
+  /* The region a free last found, and its chunk (most frees fall in the
+   * region of the one before); key 0: none. */
+  uintptr_t last_key;
+  chunk *last_ch;
   /* The chunks blocks are carved from: [0] for small blocks, [1] for the
    * others (long-lived small objects do not pin the chunks of weights), [2]
    * a donated chunk, which the others take first (see carve). */
@@ -239,8 +243,21 @@ static void region_put(psgi_pool *pool, uintptr_t key, chunk *ch) {
   pool->nregions++;
 }
 
+/* The chunk holding p, through the last free's region first. */
+static chunk *chunk_of_cached(psgi_pool *pool, const char *p) {
+  uintptr_t key = ((uintptr_t)p >> 21) + 1;
+  if (key == pool->last_key) return pool->last_ch;
+  chunk *ch = chunk_of(pool, p);
+  if (ch) {
+    pool->last_key = key;
+    pool->last_ch = ch;
+  }
+  return ch;
+}
+
 /* Removes key (present), shifting later slots of its run back. */
 static void region_remove(psgi_pool *pool, uintptr_t key) {
+  if (pool->last_key == key) pool->last_key = 0;
   size_t mask = pool->region_cap - 1, i = region_home(pool, key);
   while (pool->regions[i].key != key) i = (i + 1) & mask;
   for (size_t j = (i + 1) & mask; pool->regions[j].key; j = (j + 1) & mask) {
@@ -446,7 +463,7 @@ static void pool_free(psgi_pool *pool, void *ptr, size_t n) {
   unsigned c = class_of(n);
   size_t size = class_size(c);
   bool locked = pool_lock(&pool->lock);
-  chunk *ch = chunk_of(pool, ptr);
+  chunk *ch = chunk_of_cached(pool, ptr);
   push_free(pool, ptr, c, ch);
   pool->in_use -= size;
   if (ch && --ch->live == 0) chunk_emptied(pool, ch);

@@ -18,14 +18,22 @@ static const psg_tir_node *child_at(const psg_tir_node *n, uint32_t k, uint32_t 
   return n->kids[*slot];
 }
 
+/* Whether n may be reached twice in one walk. Every operand slot holds a
+ * reference, so a node counted once has one parent, and a walk reaches it
+ * once: only the others need an entry in the walk's `seen` map (most of a
+ * tree; a count read while other threads retain or release it is still 1
+ * only when no other node of the walked tree holds it). */
+static inline bool maybe_shared(const psg_tir_node *n) {
+  return __atomic_load_n(&n->refcount, __ATOMIC_RELAXED) != 1;
+}
+
 psg_status psg_tir_visit(psg_ctx *ctx, psg_tir_visitor *v, const psg_tir_node *root) {
   if (!root) return PSG_ERR_INVALID_ARGUMENT;
   psgi_map seen;
   psgi_map_init(&seen, ctx);
   frame_vec stack = {0};
   psg_status st = PSG_OK;
-  bool is_new;
-  if (!psgi_map_put_ptr(&seen, root, &is_new)) goto nomem;
+  bool is_new = true;
   int r = v->pre ? v->pre(v, root) : PSG_VISIT_CONTINUE;
   if (r == PSG_VISIT_ABORT) goto done;
   if (!PSGI_VEC_PUSH(ctx, &stack, ((frame){root, r == PSG_VISIT_SKIP_CHILDREN ? root->nkids : 0}))) goto nomem;
@@ -34,8 +42,10 @@ psg_status psg_tir_visit(psg_ctx *ctx, psg_tir_visitor *v, const psg_tir_node *r
     if (f->next < f->node->nkids) {
       uint32_t slot;
       const psg_tir_node *child = child_at(f->node, f->next++, &slot);
-      if (!psgi_map_put_ptr(&seen, child, &is_new)) goto nomem;
-      if (!is_new) continue;
+      if (maybe_shared(child)) {
+        if (!psgi_map_put_ptr(&seen, child, &is_new)) goto nomem;
+        if (!is_new) continue;
+      }
       r = v->pre ? v->pre(v, child) : PSG_VISIT_CONTINUE;
       if (r == PSG_VISIT_ABORT) goto done;
       if (!PSGI_VEC_PUSH(ctx, &stack, ((frame){child, r == PSG_VISIT_SKIP_CHILDREN ? child->nkids : 0}))) goto nomem;
@@ -58,6 +68,12 @@ done:
 
 typedef struct mstate {
   psgi_map memo; /* node -> rewrite (a reference held by the memo); NULL while pending */
+  unsigned depth; /* psg_tir_mutate calls in progress (callbacks may nest them) */
+  /* The outermost call started with an empty memo and nothing has nested
+   * since: a node held once (maybe_shared) is then first reached by this
+   * walk, through its one parent, and needs no entry reserved to be
+   * recognized when reached again (it is not). */
+  bool fresh;
 } mstate;
 
 void psg_tir_mutator_init(psg_tir_mutator *m, psg_ctx *ctx) {
@@ -128,6 +144,7 @@ psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *root, psg_tir_
   psg_ctx *ctx = m->ctx;
   mstate *s = state(m);
   if (!s) return psgi_nomem(ctx);
+  s->fresh = s->depth++ == 0 && s->memo.len == 0;
   frame_vec stack = {0};
   psg_status st = PSG_OK;
   /* A node's memo entry is reserved (value NULL) when it is first reached;
@@ -154,10 +171,11 @@ psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *root, psg_tir_
       uint32_t slot;
       const psg_tir_node *child = child_at(node, f->next++, &slot);
       if (m->before_child && (st = m->before_child(m, node, slot)) != PSG_OK) goto done;
-      bool is_new;
-      psgi_map_entry *e = psgi_map_put_ptr(&s->memo, child, &is_new);
-      if (!e) goto nomem;
-      if (!is_new) continue; /* rewritten already (or an ancestor: a cycle cannot occur) */
+      if (!s->fresh || maybe_shared(child)) {
+        bool is_new;
+        if (!psgi_map_put_ptr(&s->memo, child, &is_new)) goto nomem;
+        if (!is_new) continue; /* rewritten already (or an ancestor: a cycle cannot occur) */
+      }
       if (m->pre) {
         psg_tir_node *rep = NULL;
         if ((st = m->pre(m, child, &rep)) != PSG_OK) {
@@ -180,6 +198,7 @@ nomem:
   st = psgi_nomem(ctx);
 done:
   PSGI_VEC_FREE(ctx, &stack);
+  s->depth--;
   if (!st) {
     *out = psg_tir_mutator_get_result(m, root);
     if (!*out) st = psg_ctx_fail(ctx, PSG_ERR_INTERNAL, "the TIR mutator left %s without a rewrite", psg_tir_kind_name(root->kind));

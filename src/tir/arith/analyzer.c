@@ -10,6 +10,7 @@ psg_status psg_arith_analyzer_create(psg_ctx *ctx, psg_arith_analyzer **out) {
   a->ctx = ctx;
   psgi_map_init(&a->cache, ctx);
   psgi_map_init(&a->newest, ctx);
+  psgi_map_init(&a->rewritten, ctx);
   *out = a;
   return PSG_OK;
 }
@@ -32,7 +33,19 @@ bool psgi_arith_svec_grow(psg_ctx *ctx, void **data, size_t *cap, void *small, s
   return true;
 }
 
+void psgi_arith_rewritten_clear(psg_arith_analyzer *a) {
+  if (!a->rewritten.len) return;
+  for (size_t i = 0; i < a->rewritten.len; i++) {
+    psgi_map_entry *e = &a->rewritten.entries[i];
+    psg_tir_release((psg_tir_expr *)((uintptr_t)e->key & ~(uintptr_t)1));
+    psg_tir_release(e->value);
+  }
+  psgi_map_fini(&a->rewritten);
+  psgi_map_init(&a->rewritten, a->ctx);
+}
+
 void psgi_arith_cache_clear(psg_arith_analyzer *a) {
+  psgi_arith_rewritten_clear(a);
   if (!a->cached.len && !a->cache.len) return;
   for (size_t i = 0; i < a->cached.len; i++) psg_tir_release(a->cached.data[i].node);
   a->cached.len = 0;
@@ -63,6 +76,7 @@ void psg_arith_analyzer_destroy(psg_arith_analyzer *a) {
   psgi_arith_cache_clear(a);
   pop_facts(a, 0, 0);
   psgi_map_fini(&a->cache);
+  psgi_map_fini(&a->rewritten);
   psgi_map_fini(&a->newest);
   PSGI_VEC_FREE(a->ctx, &a->cached);
   PSGI_VEC_FREE(a->ctx, &a->facts);

@@ -44,6 +44,12 @@ struct psg_arith_analyzer {
   PSGI_VEC(psg_tir_expr *) known; /* conditions known true (retained) */
   psgi_map cache;                 /* node -> index + 1 into cached */
   PSGI_VEC(psgi_arith_cached) cached;
+  /* What whole rewrite walks gave (simplify_expr.c): node, its address + 1
+   * in canonical mode -> its rewrite; both retained. Valid while the facts
+   * and the options below stay: cleared with the cache, and when the
+   * options differ from `rewritten_opts`. */
+  psgi_map rewritten;
+  unsigned rewritten_opts;
   /* Options of tir.Simplify the rules read. */
   bool use_let_values;   /* substitute let_value of facts (see psgi_arith_fact) */
   bool transitive;       /* transitively_prove_inequalities */
@@ -66,6 +72,8 @@ psg_status psgi_arith_mark_non_negative(psg_arith_analyzer *a, psg_tir_expr *val
 
 /* The cache: cleared when facts change (bounds depend on them). */
 void psgi_arith_cache_clear(psg_arith_analyzer *a);
+/* Empties a->rewritten (analyzer.c). */
+void psgi_arith_rewritten_clear(psg_arith_analyzer *a);
 /* Clears it when it has grown past its soft limit (info.c); called when a
  * public query starts. */
 void psgi_arith_cache_trim(psg_arith_analyzer *a);

@@ -349,7 +349,7 @@ static psgi_arith_info *cached(psg_arith_analyzer *a, const psg_tir_node *n) {
 enum { CACHE_SOFT_LIMIT = 1 << 18 };
 
 void psgi_arith_cache_trim(psg_arith_analyzer *a) {
-  if (a->cached.len > CACHE_SOFT_LIMIT) psgi_arith_cache_clear(a);
+  if (a->cached.len > CACHE_SOFT_LIMIT || a->rewritten.len > CACHE_SOFT_LIMIT) psgi_arith_cache_clear(a);
 }
 
 psg_status psgi_arith_info_of(psg_arith_analyzer *a, psg_tir_expr *e, psgi_arith_info *out) {

@@ -140,9 +140,38 @@ static bool walked(const psg_tir_node *e, uint32_t i) {
   return psgi_tir_is_expr_kind(e->kids[i]->kind) && !(e->kind == PSG_TIR_LET && i == 0);
 }
 
+/* The key of n's rewrite in a->rewritten: its address, + 1 in canonical
+ * mode (nodes are 16-byte aligned). */
+static const void *rewritten_key(const psg_tir_expr *n, bool canonical) {
+  return (const void *)((uintptr_t)n + canonical);
+}
+
+/* Whether this walk shares results with the other walks of the analyzer's
+ * current facts (a->rewritten): not when nested in a rewrite that changed
+ * the analyzer's state (boolean branches, and_of_ors); those keep a memo of
+ * their own. Options the rules read are part of the state: a change of
+ * them empties the table. */
+static bool share_rewritten(psg_arith_analyzer *a) {
+  if (a->branch_depth || a->and_of_ors_busy) return false;
+  unsigned opts = 1u << 5 | (unsigned)a->use_let_values | (unsigned)a->transitive << 1 |
+                  (unsigned)a->boolean_branches << 2 | (unsigned)a->and_of_ors << 3 | (unsigned)a->product_sum << 4;
+  if (opts != a->rewritten_opts) {
+    psgi_arith_rewritten_clear(a);
+    a->rewritten_opts = opts;
+  }
+  return true;
+}
+
 psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical, psg_tir_expr **out) {
   psg_ctx *ctx = a->ctx;
   *out = NULL;
+  /* Outside branch scopes (their facts differ) a node's rewrite is a
+   * function of the node, the mode and the facts: with `shared`, the
+   * analyzer keeps every node's (a walk of a statement's value meets the
+   * index its store was simplified with; simplify's third walk meets most
+   * of the first's). Otherwise nodes with several parents are memoized for
+   * this walk only. */
+  bool shared = share_rewritten(a);
   typedef struct {
     psg_tir_expr *n;
     uint32_t next; /* next operand to push */
@@ -177,9 +206,12 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
       }
       continue;
     }
-    /* Only a node with several parents can be met twice. */
-    psgi_map_entry *hit = !scopes && n->refcount > 1 && n->nkids ? psgi_map_get_ptr(&memo, n) : NULL;
-    if (hit && f->next == 0) {
+    psgi_map_entry *hit = NULL;
+    if (f->next == 0 && !scopes) {
+      if (shared) hit = psgi_map_get_ptr(&a->rewritten, rewritten_key(n, canonical));
+      else if (n->refcount > 1 && n->nkids) hit = psgi_map_get_ptr(&memo, n); /* only these are met twice */
+    }
+    if (hit) {
       psg_tir_expr *r = hit->value;
       psg_tir_retain(r);
       st.len--;
@@ -232,13 +264,16 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
     psg_tir_release(node);
     if (s) break;
     bool is_new;
-    bool shared = !scopes && n->nkids && n->refcount > 1;
-    psgi_map_entry *en = shared ? psgi_map_put_ptr(&memo, n, &is_new) : NULL;
+    bool keep = !scopes && (shared || (n->nkids && n->refcount > 1));
+    psgi_map_entry *en = !keep ? NULL
+                         : shared ? psgi_map_put_ptr(&a->rewritten, rewritten_key(n, canonical), &is_new)
+                                  : psgi_map_put_ptr(&memo, n, &is_new);
     if (en) {
       if (!is_new) psg_tir_release(en->value);
+      else if (shared) psg_tir_retain(n); /* its address stays its own while the entry lives */
       en->value = res;
       psg_tir_retain(res);
-    } else if (shared) {
+    } else if (keep) {
       psg_tir_release(res);
       s = psgi_nomem(ctx);
       break;

@@ -99,6 +99,10 @@ psg_status psgi_sch_count(psg_ctx *ctx, const psg_tir_node *n, const psg_tir_nod
 }
 
 psg_status psgi_sch_uses_var(psg_ctx *ctx, const psg_tir_node *n, const psg_tir_node *var, bool *out) {
+  if (!n->nkids) { /* a constant or a var (most loop bounds): no walk */
+    *out = n == var;
+    return PSG_OK;
+  }
   count_state cs = {.var = var};
   psg_tir_visitor v = {.pre = count_pre, .user = &cs};
   psg_status st = psg_tir_visit(ctx, &v, n);
