@@ -50,8 +50,10 @@ bool psgi_shape_fits(const int64_t *dims, int ndim, size_t elem_size);
  *   PSGI_VEC_FREE(ctx, &v);                                               */
 #define PSGI_VEC(T) struct { T *data; size_t len, cap; }
 bool psgi_vec_reserve_(psg_ctx *ctx, void **data, size_t *cap, size_t elem, size_t need);
+/* The capacity check inline (most pushes need no growth, and a call per
+ * push was ~2% of a pipeline run); n is evaluated up to twice. */
 #define PSGI_VEC_RESERVE(ctx, v, n) \
-  psgi_vec_reserve_((ctx), (void **)&(v)->data, &(v)->cap, sizeof(*(v)->data), (n))
+  ((size_t)(n) <= (v)->cap || psgi_vec_reserve_((ctx), (void **)&(v)->data, &(v)->cap, sizeof(*(v)->data), (n)))
 #define PSGI_VEC_PUSH(ctx, v, x) \
   (PSGI_VEC_RESERVE(ctx, v, (v)->len + 1) ? ((v)->data[(v)->len++] = (x), true) : false)
 #define PSGI_VEC_FREE(ctx, v) (psgi_free((ctx), (v)->data), (v)->data = NULL, (v)->len = (v)->cap = 0)

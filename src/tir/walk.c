@@ -18,6 +18,74 @@ static const psg_tir_node *child_at(const psg_tir_node *n, uint32_t k, uint32_t 
   return n->kids[*slot];
 }
 
+/* The mutator's memo: node -> rewrite (a reference held by the memo; NULL
+ * while pending); also the visitor's set of the nodes it reached. Open
+ * addressing over (key, value) pairs with linear probing, at most half
+ * full: a table of its own rather than a psgi_map, as one probe reads key
+ * and value together and nothing needs insertion order (it is the
+ * mutator's most frequent operation, two or three per node). */
+typedef struct memo_slot {
+  const psg_tir_node *key; /* NULL: empty */
+  psg_tir_node *value;
+} memo_slot;
+
+typedef struct mstate {
+  memo_slot *slots;
+  size_t cap, len; /* cap: 0 or a power of two */
+  unsigned depth;  /* psg_tir_mutate calls in progress (callbacks may nest them) */
+  /* The outermost call started with an empty memo and nothing has nested
+   * since: a node held once (maybe_shared) is then first reached by this
+   * walk, through its one parent, and needs no entry reserved to be
+   * recognized when reached again (it is not). */
+  bool fresh;
+} mstate;
+
+/* Fibonacci hashing of the address (nodes are 16-byte aligned). */
+static size_t memo_home(const mstate *s, const psg_tir_node *key) {
+  return (size_t)(((uint64_t)(uintptr_t)key >> 4) * 0x9e3779b97f4a7c15ull >> 32) & (s->cap - 1);
+}
+
+static memo_slot *memo_find(const mstate *s, const psg_tir_node *key) {
+  if (!s->cap) return NULL;
+  for (size_t i = memo_home(s, key);; i = (i + 1) & (s->cap - 1)) {
+    memo_slot *e = &s->slots[i];
+    if (e->key == key) return e;
+    if (!e->key) return NULL;
+  }
+}
+
+static bool memo_grow(psg_ctx *ctx, mstate *s) {
+  size_t ncap = s->cap ? 2 * s->cap : 64;
+  memo_slot *ns = psgi_calloc(ctx, psgi_mul_size(ncap, sizeof *ns)), *old = s->slots;
+  if (!ns) return false;
+  size_t ocap = s->cap;
+  s->slots = ns;
+  s->cap = ncap;
+  for (size_t k = 0; k < ocap; k++) {
+    if (!old[k].key) continue;
+    size_t i = memo_home(s, old[k].key);
+    while (ns[i].key) i = (i + 1) & (ncap - 1);
+    ns[i] = old[k];
+  }
+  psgi_free(ctx, old);
+  return true;
+}
+
+/* The slot of key, made (value NULL) when absent; NULL on OOM. */
+static memo_slot *memo_reserve(psg_ctx *ctx, mstate *s, const psg_tir_node *key, bool *is_new) {
+  if (2 * (s->len + 1) > s->cap && !memo_grow(ctx, s)) return NULL;
+  size_t i = memo_home(s, key);
+  while (s->slots[i].key && s->slots[i].key != key) i = (i + 1) & (s->cap - 1);
+  memo_slot *e = &s->slots[i];
+  *is_new = !e->key;
+  if (*is_new) {
+    e->key = key;
+    e->value = NULL;
+    s->len++;
+  }
+  return e;
+}
+
 /* Whether n may be reached twice in one walk. Every operand slot holds a
  * reference, so a node counted once has one parent, and a walk reaches it
  * once: only the others need an entry in the walk's `seen` map (most of a
@@ -29,8 +97,7 @@ static inline bool maybe_shared(const psg_tir_node *n) {
 
 psg_status psg_tir_visit(psg_ctx *ctx, psg_tir_visitor *v, const psg_tir_node *root) {
   if (!root) return PSG_ERR_INVALID_ARGUMENT;
-  psgi_map seen;
-  psgi_map_init(&seen, ctx);
+  mstate seen = {0}; /* the shared nodes reached (values unused) */
   frame_vec stack = {0};
   psg_status st = PSG_OK;
   bool is_new = true;
@@ -43,7 +110,7 @@ psg_status psg_tir_visit(psg_ctx *ctx, psg_tir_visitor *v, const psg_tir_node *r
       uint32_t slot;
       const psg_tir_node *child = child_at(f->node, f->next++, &slot);
       if (maybe_shared(child)) {
-        if (!psgi_map_put_ptr(&seen, child, &is_new)) goto nomem;
+        if (!memo_reserve(ctx, &seen, child, &is_new)) goto nomem;
         if (!is_new) continue;
       }
       r = v->pre ? v->pre(v, child) : PSG_VISIT_CONTINUE;
@@ -60,21 +127,11 @@ nomem:
   st = psgi_nomem(ctx);
 done:
   PSGI_VEC_FREE(ctx, &stack);
-  psgi_map_fini(&seen);
+  psgi_free(ctx, seen.slots);
   return st;
 }
 
 /* Mutator ---------------------------------------------------------------------- */
-
-typedef struct mstate {
-  psgi_map memo; /* node -> rewrite (a reference held by the memo); NULL while pending */
-  unsigned depth; /* psg_tir_mutate calls in progress (callbacks may nest them) */
-  /* The outermost call started with an empty memo and nothing has nested
-   * since: a node held once (maybe_shared) is then first reached by this
-   * walk, through its one parent, and needs no entry reserved to be
-   * recognized when reached again (it is not). */
-  bool fresh;
-} mstate;
 
 void psg_tir_mutator_init(psg_tir_mutator *m, psg_ctx *ctx) {
   memset(m, 0, sizeof *m);
@@ -82,34 +139,31 @@ void psg_tir_mutator_init(psg_tir_mutator *m, psg_ctx *ctx) {
 }
 
 static mstate *state(psg_tir_mutator *m) {
-  if (!m->state_) {
-    mstate *s = psgi_calloc(m->ctx, sizeof *s);
-    if (!s) return NULL;
-    psgi_map_init(&s->memo, m->ctx);
-    m->state_ = s;
-  }
+  if (!m->state_) m->state_ = psgi_calloc(m->ctx, sizeof(mstate));
   return m->state_;
 }
 
 void psg_tir_mutator_fini(psg_tir_mutator *m) {
   mstate *s = m->state_;
   if (!s) return;
-  for (size_t i = 0; i < s->memo.len; i++) psg_tir_release(s->memo.entries[i].value);
-  psgi_map_fini(&s->memo);
+  for (size_t i = 0; i < s->cap; i++)
+    if (s->slots[i].key) psg_tir_release(s->slots[i].value);
+  psgi_free(m->ctx, s->slots);
   psgi_free(m->ctx, s);
   m->state_ = NULL;
 }
 
 psg_tir_node *psg_tir_mutator_get_result(psg_tir_mutator *m, const psg_tir_node *n) {
   mstate *s = m->state_;
-  psgi_map_entry *e = s ? psgi_map_get_ptr(&s->memo, n) : NULL;
+  memo_slot *e = s ? memo_find(s, n) : NULL;
   return e ? e->value : NULL;
 }
 
 /* Stores `result` (a reference the memo takes over) as the rewrite of n. */
 static psg_status memo_put(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node *result) {
   mstate *s = state(m);
-  psgi_map_entry *e = s ? psgi_map_put_ptr(&s->memo, n, NULL) : NULL;
+  bool is_new;
+  memo_slot *e = s ? memo_reserve(m->ctx, s, n, &is_new) : NULL;
   if (!e) {
     psg_tir_release(result);
     return psgi_nomem(m->ctx);
@@ -144,14 +198,15 @@ psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *root, psg_tir_
   psg_ctx *ctx = m->ctx;
   mstate *s = state(m);
   if (!s) return psgi_nomem(ctx);
-  s->fresh = s->depth++ == 0 && s->memo.len == 0;
+  s->fresh = s->depth++ == 0 && s->len == 0;
   frame_vec stack = {0};
   psg_status st = PSG_OK;
   /* A node's memo entry is reserved (value NULL) when it is first reached;
    * a node reached again later is done already (a DAG has no cycles). */
-  psgi_map_entry *e0 = psgi_map_get_ptr(&s->memo, root);
-  if (e0 && e0->value) goto done; /* rewritten by an earlier call */
-  if (!psgi_map_put_ptr(&s->memo, root, NULL)) goto nomem;
+  bool is_new;
+  memo_slot *e0 = memo_reserve(ctx, s, root, &is_new);
+  if (!e0) goto nomem;
+  if (e0->value) goto done; /* rewritten by an earlier call */
   if (m->pre) {
     psg_tir_node *rep = NULL;
     if ((st = m->pre(m, root, &rep)) != PSG_OK) {
@@ -172,8 +227,7 @@ psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *root, psg_tir_
       const psg_tir_node *child = child_at(node, f->next++, &slot);
       if (m->before_child && (st = m->before_child(m, node, slot)) != PSG_OK) goto done;
       if (!s->fresh || maybe_shared(child)) {
-        bool is_new;
-        if (!psgi_map_put_ptr(&s->memo, child, &is_new)) goto nomem;
+        if (!memo_reserve(ctx, s, child, &is_new)) goto nomem;
         if (!is_new) continue; /* rewritten already (or an ancestor: a cycle cannot occur) */
       }
       if (m->pre) {

@@ -124,6 +124,7 @@ typedef struct stage_walk {
   const char *name;
   PSGI_VEC(const char *) names; /* every stored buffer name, for the error */
   bool by_data; /* match the data var's name (the second try) */
+  bool list;    /* collect `names` (the third walk, for the error only) */
   bool ambiguous, nomem;
 } stage_walk;
 
@@ -144,9 +145,12 @@ static int stage_visit(const psgi_sch_path *path, void *user) {
   if (n->kind != PSG_TIR_BUFFER_STORE) return PSG_VISIT_CONTINUE;
   psg_tir_node *buf = n->kids[0];
   const char *bname = buf->u.buf.name;
-  bool seen = false;
-  for (size_t i = 0; i < w->names.len; i++) seen |= strcmp(w->names.data[i], bname) == 0;
-  if (!seen && !PSGI_VEC_PUSH(w->ctx, &w->names, bname)) goto nomem;
+  if (w->list) {
+    bool seen = false;
+    for (size_t i = 0; i < w->names.len; i++) seen |= strcmp(w->names.data[i], bname) == 0;
+    if (!seen && !PSGI_VEC_PUSH(w->ctx, &w->names, bname)) goto nomem;
+    return PSG_VISIT_CONTINUE;
+  }
   if (strcmp(w->by_data ? buf->kids[0]->u.var.name : bname, w->name) != 0) return PSG_VISIT_CONTINUE;
   psgi_sch_stage *st = w->st;
   if (st->data && st->data != buf->kids[0]) w->ambiguous = true;
@@ -195,6 +199,10 @@ psg_status psgi_sch_stage_find(psg_ctx *ctx, psg_tir_node *body, const char *nam
   psg_status rc = psgi_sch_walk(ctx, body, stage_visit, &w, &path);
   if (!rc && !w.nomem && !st->stores.len) { /* legacy TE: `B = T.allocate(...)` names the data var */
     w.by_data = true;
+    rc = psgi_sch_walk(ctx, body, stage_visit, &w, &path);
+  }
+  if (!rc && !w.nomem && !st->stores.len) { /* not found: the stages there are, for the message */
+    w.list = true;
     rc = psgi_sch_walk(ctx, body, stage_visit, &w, &path);
   }
   if (!rc && w.nomem) rc = PSG_ERR_NOMEM;

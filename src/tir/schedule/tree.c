@@ -20,6 +20,10 @@ psg_status psgi_sch_walk(psg_ctx *ctx, psg_tir_node *root, psgi_sch_visit_fn vis
   PSGI_VEC(uint32_t) next = {0};
   psg_status st = PSG_OK;
   path->node.len = path->slot.len = 0;
+  /* Room for a typical nest at once (the vectors would grow one doubling at a time). */
+  if (!PSGI_VEC_RESERVE(ctx, &path->node, 32) || !PSGI_VEC_RESERVE(ctx, &path->slot, 32) ||
+      !PSGI_VEC_RESERVE(ctx, &next, 32))
+    goto nomem;
   if (!PSGI_VEC_PUSH(ctx, &path->node, root) || !PSGI_VEC_PUSH(ctx, &next, 0)) goto nomem;
   int r = visit(path, user);
   if (r == PSG_VISIT_ABORT) goto done;
