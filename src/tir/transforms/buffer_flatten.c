@@ -155,12 +155,30 @@ psg_status psgi_tir_flattener_init(psgi_tir_flattener *f, psg_ctx *ctx) {
   f->ctx = ctx;
   psgi_map_init(&f->flat, ctx);
   psgi_map_init(&f->defined, ctx);
+  psgi_map_init(&f->flat_indices, ctx);
   psg_status st = psg_arith_analyzer_create(ctx, &f->a);
   if (!st) st = psg_arith_analyzer_create(ctx, &f->fresh);
   return st;
 }
 
+/* A flat access remembered (see flat_indices_of): the key (the buffer and
+ * the indices, retained so that their addresses stay theirs) and the flat
+ * indices. */
+typedef struct flat_access {
+  size_t nkey, nout;
+  psg_tir_node *key[9];
+  psg_tir_expr *out[];
+} flat_access;
+
+static void flat_access_free(psg_ctx *ctx, flat_access *r) {
+  for (size_t i = 0; i < r->nkey; i++) psg_tir_release(r->key[i]);
+  for (size_t i = 0; i < r->nout; i++) psg_tir_release(r->out[i]);
+  psgi_free(ctx, r);
+}
+
 void psgi_tir_flattener_fini(psgi_tir_flattener *f) {
+  for (size_t i = 0; i < f->flat_indices.len; i++) flat_access_free(f->ctx, f->flat_indices.entries[i].value);
+  psgi_map_fini(&f->flat_indices);
   for (size_t i = 0; i < f->flat.len; i++) psg_tir_release(f->flat.entries[i].value);
   psgi_map_fini(&f->flat);
   psgi_map_fini(&f->defined);
@@ -204,6 +222,47 @@ static psg_tir_node *result(psg_tir_mutator *m, const psg_tir_node *n, size_t i)
   return r ? r : n->kids[i];
 }
 
+/* psgi_tir_flat_indices for the access of b at `in`. Without the walk's
+ * facts (StorageFlatten: no context_indices, no iters) they are a function of
+ * the buffer and the indices alone, so an access met again (the element a
+ * store writes, loaded in its value; an index rewritten to the same node) takes
+ * them from f->flat_indices instead of building and simplifying them again. */
+static psg_status flat_indices_of(psgi_tir_flattener *f, const psg_tir_buffer *b, psg_tir_expr *const *in, size_t ni,
+                                  const psg_span *span, psg_tir_expr **out, size_t nout) {
+  psg_arith_analyzer *a = f->context_indices ? f->a : f->fresh;
+  if (f->context_indices || f->iters || ni > 8) return psgi_tir_flat_indices(f->ctx, a, b, in, ni, span, out, f->iters);
+  const psg_tir_node *key[9] = {b};
+  for (size_t i = 0; i < ni; i++) key[i + 1] = in[i];
+  psgi_map_entry *e = psgi_map_get_str(&f->flat_indices, (const char *)key, (ni + 1) * sizeof *key);
+  if (e) {
+    const flat_access *r = e->value;
+    for (size_t k = 0; k < nout; k++) psg_tir_retain(out[k] = r->out[k]);
+    return PSG_OK;
+  }
+  psg_status st = psgi_tir_flat_indices(f->ctx, a, b, in, ni, span, out, NULL);
+  if (st) return st;
+  flat_access *r = psgi_alloc(f->ctx, sizeof *r + nout * sizeof r->out[0]);
+  if (!r) {
+    for (size_t k = 0; k < nout; k++) {
+      psg_tir_release(out[k]);
+      out[k] = NULL;
+    }
+    return psgi_nomem(f->ctx);
+  }
+  r->nkey = ni + 1;
+  r->nout = nout;
+  for (size_t i = 0; i <= ni; i++) psg_tir_retain(r->key[i] = (psg_tir_node *)key[i]);
+  for (size_t k = 0; k < nout; k++) psg_tir_retain(r->out[k] = out[k]);
+  bool is_new;
+  if (!(e = psgi_map_put_str(&f->flat_indices, (const char *)r->key, r->nkey * sizeof r->key[0], &is_new))) {
+    flat_access_free(f->ctx, r);
+    return psgi_nomem(f->ctx);
+  }
+  if (is_new) e->value = r;
+  else flat_access_free(f->ctx, r); /* (cannot happen: the lookup above missed) */
+  return PSG_OK;
+}
+
 /* Flat buffer, flat indices and predicate of the access n. */
 static psg_status flatten_access(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_buffer **flat,
                                  psg_tir_expr ***idx, size_t *nidx, psg_tir_expr **pred) {
@@ -222,7 +281,7 @@ static psg_status flatten_access(psg_tir_mutator *m, const psg_tir_node *n, psg_
   for (size_t i = 0; i < ni; i++) in[i] = result(m, n, first + i);
   *nidx = (*flat)->u.buf.ndim;
   if (!(*idx = psgi_calloc(f->ctx, *nidx * sizeof **idx))) st = psgi_nomem(f->ctx);
-  if (!st) st = psgi_tir_flat_indices(f->ctx, f->context_indices ? f->a : f->fresh, b, in, ni, &n->span, *idx, f->iters);
+  if (!st) st = flat_indices_of(f, b, in, ni, &n->span, *idx, *nidx);
   if (in != small) psgi_free(f->ctx, in);
   if (st) {
     psgi_free(f->ctx, *idx);

@@ -80,6 +80,7 @@ typedef struct psgi_tir_flattener {
   psg_arith_analyzer *fresh; /* no facts: TVM's ElemOffset simplification */
   psgi_map flat;             /* buffer -> its flat form (owned) */
   psgi_map defined;          /* handle vars defined by params, Allocate or LetStmt */
+  psgi_map flat_indices;     /* StorageFlatten: (buffer, indices) -> flat indices (buffer_flatten.c) */
   bool canonical_shapes;     /* FlattenBuffer: flat extents canonically simplified */
   bool context_indices;      /* FlattenBuffer: indices simplified with the walk's facts */
   bool reject_predicates;    /* StorageFlatten: predicated accesses are an error */
