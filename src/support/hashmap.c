@@ -99,6 +99,22 @@ static uint64_t slot_of(uint64_t h, size_t index) { return (h >> 32) << 32 | (ui
 static size_t slot_index(uint64_t slot) { return (size_t)(uint32_t)slot - 1; }
 static bool slot_tag_is(uint64_t slot, uint64_t h) { return slot >> 32 == h >> 32; }
 
+void psgi_map_clear(psgi_map *m) {
+  if (!m->len) return;
+  if (m->len * 16 < m->nslots) {
+    /* Few entries in a large table: empty their slots only. */
+    size_t mask = m->nslots - 1;
+    for (size_t k = 0; k < m->len; k++) {
+      size_t i = m->entries[k].hash & mask;
+      while (slot_index(m->slots[i]) != k) i = (i + 1) & mask;
+      m->slots[i] = 0;
+    }
+  } else {
+    memset(m->slots, 0, m->nslots * sizeof *m->slots);
+  }
+  m->len = 0;
+}
+
 /* The slot holding `key`, or the empty slot where it would go. */
 static size_t probe(const psgi_map *m, uint64_t h, const void *key, size_t len) {
   size_t mask = m->nslots - 1, i = h & mask;

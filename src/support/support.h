@@ -84,6 +84,9 @@ typedef struct psgi_map {
 
 void psgi_map_init(psgi_map *m, psg_ctx *ctx);
 void psgi_map_fini(psgi_map *m);
+/* Removes every entry, keeping the storage for the next ones (a cache
+ * emptied and filled again does not regrow from nothing). */
+void psgi_map_clear(psgi_map *m);
 uint64_t psgi_hash_bytes(const void *p, size_t n);
 uint64_t psgi_hash_ptr(const void *p);
 uint64_t psgi_hash_mix(uint64_t h, uint64_t v);

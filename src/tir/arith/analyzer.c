@@ -40,8 +40,7 @@ void psgi_arith_rewritten_clear(psg_arith_analyzer *a) {
     psg_tir_release((psg_tir_expr *)((uintptr_t)e->key & ~(uintptr_t)1));
     psg_tir_release(e->value);
   }
-  psgi_map_fini(&a->rewritten);
-  psgi_map_init(&a->rewritten, a->ctx);
+  psgi_map_clear(&a->rewritten);
 }
 
 void psgi_arith_cache_clear(psg_arith_analyzer *a) {
@@ -49,8 +48,7 @@ void psgi_arith_cache_clear(psg_arith_analyzer *a) {
   if (!a->cached.len && !a->cache.len) return;
   for (size_t i = 0; i < a->cached.len; i++) psg_tir_release(a->cached.data[i].node);
   a->cached.len = 0;
-  psgi_map_fini(&a->cache);
-  psgi_map_init(&a->cache, a->ctx);
+  psgi_map_clear(&a->cache);
 }
 
 static void pop_facts(psg_arith_analyzer *a, size_t nfacts, size_t nknown) {

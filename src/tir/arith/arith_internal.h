@@ -134,7 +134,11 @@ static inline bool psgi_arith_is_int_value(const psg_tir_expr *e, int64_t v) {
   return e && e->kind == PSG_TIR_INT_IMM && e->u.int_value == v;
 }
 static inline bool psgi_arith_is_index_dtype(psg_tir_dtype t) {
-  return psg_tir_dtype_lanes(t) == 1 && (psg_tir_dtype_is_int(t) || psg_tir_dtype_is_uint(t));
+  /* lanes == 1 and psg_tir_dtype_is_int or _is_uint, read off the encoding
+   * (src/tir/dtype.c: code | bits << 8 | lanes << 16) inline: the rules ask
+   * this of nearly every node. */
+  unsigned code = t & 0xff, bits = t >> 8 & 0xff;
+  return t >> 16 == 1 && (code == PSG_TIR_CODE_INT || (code == PSG_TIR_CODE_UINT && bits > 1));
 }
 
 /* Builders: constant folding and trivial identities of the new node alone

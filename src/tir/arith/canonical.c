@@ -14,10 +14,16 @@ typedef struct term {
 } term;
 
 typedef struct lin {
-  term t[PSG_ARITH_MAX_TERMS];
+  term t[PSG_ARITH_MAX_TERMS]; /* [0, n) in use: a sum starts with LIN(c), not zeroing the rest */
   size_t n;
   int64_t c;
 } lin;
+/* An empty sum with constant k (t left unset: 1 KiB the canonical form
+ * would otherwise zero per node). */
+#define LIN(name, k) \
+  lin name;          \
+  name.n = 0;        \
+  name.c = (k)
 
 enum { MAX_VISIT = 4 * PSG_ARITH_MAX_TERMS };
 
@@ -270,7 +276,8 @@ static psg_status split_div(psg_arith_analyzer *a, psg_tir_expr *e, lin *l, int6
   *out = NULL;
   bool is_div = e->kind == PSG_TIR_FLOOR_DIV || e->kind == PSG_TIR_DIV;
   bool trunc = e->kind == PSG_TIR_DIV || e->kind == PSG_TIR_MOD;
-  lin q = {.n = 0, .c = psgi_arith_floordiv(l->c, c)}, r = {.n = 0, .c = psgi_arith_floormod(l->c, c)};
+  LIN(q, psgi_arith_floordiv(l->c, c));
+  LIN(r, psgi_arith_floormod(l->c, c));
   for (size_t i = 0; i < l->n; i++) {
     if (l->t[i].coeff % c == 0) {
       q.t[q.n].atom = l->t[i].atom;
@@ -369,7 +376,7 @@ static bool unwrap_mod_terms(psg_arith_analyzer *a, lin *l, int64_t c, bool *cha
     psg_tir_expr *t = l->t[i].atom;
     if (t->kind != PSG_TIR_FLOOR_MOD || !psgi_arith_is_int(t->kids[1], &c1) || c1 <= 0 || c1 % c) continue;
     /* y's terms take the place of the term, the order otherwise kept */
-    lin m = {.n = 0, .c = l->c};
+    LIN(m, l->c);
     for (size_t j = 0; j < i; j++) m.t[m.n++] = l->t[j];
     if (!read_lin(a, t->kids[0], l->t[i].coeff, &m)) return false;
     for (size_t j = i + 1; j < l->n; j++)
@@ -432,7 +439,7 @@ static psg_status product_normal(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir
 psg_status psgi_arith_canonical_node(psg_arith_analyzer *a, psg_tir_expr *e, psg_tir_expr **out) {
   *out = NULL;
   if (!psgi_arith_is_index_dtype(e->dtype)) return PSG_OK;
-  lin l = {.n = 0, .c = 0};
+  LIN(l, 0);
   int64_t c;
   switch (e->kind) {
   case PSG_TIR_MUL: {
@@ -479,7 +486,7 @@ psg_status psgi_arith_canonical_node(psg_arith_analyzer *a, psg_tir_expr *e, psg
 /* The bound of x - y read as one sum (so that common terms cancel); the
  * plain bound difference when either has no linear form. */
 psg_status psgi_arith_diff_bound(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y, psg_arith_bound *out) {
-  lin l = {.n = 0, .c = 0};
+  LIN(l, 0);
   psg_status st;
   if (psgi_arith_is_index_dtype(x->dtype) && read_lin(a, x, 1, &l) && read_lin(a, y, -1, &l)) {
     drop_zero_terms(&l);
@@ -499,7 +506,7 @@ psg_status psgi_arith_diff_bound(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir
 
 bool psgi_arith_offset(psg_arith_analyzer *a, psg_tir_expr *x, psg_tir_expr *y, psg_tir_expr *p, psg_tir_expr *q,
                        int64_t *delta) {
-  lin l = {.n = 0, .c = 0};
+  LIN(l, 0);
   if (!psgi_arith_is_index_dtype(x->dtype) || x->dtype != p->dtype) return false;
   if (!read_lin(a, x, 1, &l) || !read_lin(a, y, -1, &l) || !read_lin(a, p, -1, &l) || !read_lin(a, q, 1, &l))
     return false;

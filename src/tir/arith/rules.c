@@ -650,7 +650,12 @@ psg_status psgi_arith_rules_fixpoint(psg_arith_analyzer *a, psg_tir_expr *e, int
   psg_tir_expr *cur = e;
   psg_tir_retain(cur);
   for (int step = 0; step < PSGI_ARITH_MAX_STEPS; step++) {
-    rw w = {.a = a, .depth = depth};
+    rw w; /* tmp[0, ntmp) in use: not zeroed (24 pointers per rule step) */
+    w.a = a;
+    w.ntmp = 0;
+    w.res = NULL;
+    w.st = PSG_OK;
+    w.depth = depth;
     psgi_arith_rules(&w, cur);
     psg_tir_expr *next = w.st ? NULL : w.res;
     if (next) psg_tir_retain(next);
