@@ -122,11 +122,36 @@ typedef struct stage_walk {
   psg_ctx *ctx;
   psgi_sch_stage *st;
   const char *name;
+  const char *iname; /* name interned in ctx: names of ctx's nodes compare by address */
   PSGI_VEC(const char *) names; /* every stored buffer name, for the error */
   bool by_data; /* match the data var's name (the second try) */
   bool list;    /* collect `names` (the third walk, for the error only) */
   bool ambiguous, nomem;
+  /* The nest root's inputs in the same walk (see root_visit for their
+   * meaning). In a pre-order walk the common prefix of two visited paths is
+   * the shortest path length between them, and between two visits the
+   * path is one shorter than at the second: so each aggregate below is
+   * lowered to (length - 1) at every visit. `mine` and `other`: the
+   * smallest common prefix of the stage's stores, the largest of the
+   * others', with the current point (SIZE_MAX / 0: none); `snap_*`: those
+   * at the last stage store; `since`, `after_*`: the same from it on. */
+  size_t mine, other, snap_mine, snap_other, since, after_mine, after_other;
+  /* Data vars stored before the first stage store (its data unknown yet):
+   * when its data is among them, the separate root walk decides. */
+  const psg_tir_node *early[32];
+  size_t nearly;
+  bool early_full;
 } stage_walk;
+
+static void aggregates_start(stage_walk *w) {
+  w->mine = w->since = w->after_mine = SIZE_MAX;
+  w->other = w->after_other = 0;
+  w->nearly = 0;
+  w->early_full = false;
+}
+
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
 
 static bool copy_path(psg_ctx *ctx, psgi_sch_path *dst, const psgi_sch_path *src) {
   dst->node.len = dst->slot.len = 0;
@@ -142,21 +167,50 @@ static bool copy_path(psg_ctx *ctx, psgi_sch_path *dst, const psgi_sch_path *src
 static int stage_visit(const psgi_sch_path *path, void *user) {
   stage_walk *w = user;
   psg_tir_node *n = psgi_sch_path_last(path);
+  size_t p = path->node.len;
+  if (w->mine != SIZE_MAX) w->mine = min_size(w->mine, p - 1);
+  w->other = min_size(w->other, p - 1);
+  w->since = min_size(w->since, p - 1);
   if (n->kind != PSG_TIR_BUFFER_STORE) return PSG_VISIT_CONTINUE;
   psg_tir_node *buf = n->kids[0];
   const char *bname = buf->u.buf.name;
+  psgi_sch_stage *st = w->st;
   if (w->list) {
     bool seen = false;
     for (size_t i = 0; i < w->names.len; i++) seen |= strcmp(w->names.data[i], bname) == 0;
     if (!seen && !PSGI_VEC_PUSH(w->ctx, &w->names, bname)) goto nomem;
     return PSG_VISIT_CONTINUE;
   }
-  if (strcmp(w->by_data ? buf->kids[0]->u.var.name : bname, w->name) != 0) return PSG_VISIT_CONTINUE;
-  psgi_sch_stage *st = w->st;
+  const psg_tir_node *named = w->by_data ? buf->kids[0] : buf;
+  const char *nm = w->by_data ? named->u.var.name : bname;
+  if (named->ctx == w->ctx ? nm != w->iname : strcmp(nm, w->name) != 0) {
+    const psg_tir_node *data = buf->kids[0];
+    if (st->data && data == st->data) { /* another buffer over the stage's data: the stage's too */
+      w->after_mine = min_size(w->after_mine, w->since);
+      w->mine = min_size(w->mine, p);
+      return PSG_VISIT_CONTINUE;
+    }
+    if (!st->data) {
+      bool known = false;
+      for (size_t i = 0; i < w->nearly; i++) known |= w->early[i] == data;
+      if (!known && w->nearly < sizeof w->early / sizeof w->early[0]) w->early[w->nearly++] = data;
+      else if (!known) w->early_full = true;
+    } else {
+      w->after_other = max_size(w->after_other, w->since);
+    }
+    w->other = max_size(w->other, p);
+    return PSG_VISIT_CONTINUE;
+  }
   if (st->data && st->data != buf->kids[0]) w->ambiguous = true;
   st->data = buf->kids[0];
   st->buffer = buf;
   if (!PSGI_VEC_PUSH(w->ctx, &st->stores, n) || !copy_path(w->ctx, &st->last, path)) goto nomem;
+  w->snap_mine = w->mine;
+  w->snap_other = w->other;
+  w->since = p;
+  w->after_mine = SIZE_MAX;
+  w->after_other = 0;
+  w->mine = min_size(w->mine, p);
   return PSG_VISIT_CONTINUE;
 nomem:
   w->nomem = true;
@@ -194,11 +248,14 @@ psg_status psgi_sch_stage_find(psg_ctx *ctx, psg_tir_node *body, const char *nam
                                psgi_sch_stage *st) {
   memset(st, 0, sizeof *st);
   if (!name) return psgi_sch_error(ctx, PSG_ERR_INVALID_ARGUMENT, prim, "a block (stage) is given by its buffer name");
-  stage_walk w = {.ctx = ctx, .st = st, .name = name};
+  stage_walk w = {.ctx = ctx, .st = st, .name = name, .iname = psgi_intern(ctx, name, strlen(name))};
+  if (!w.iname) return psgi_nomem(ctx);
   psgi_sch_path path = {0};
+  aggregates_start(&w);
   psg_status rc = psgi_sch_walk(ctx, body, stage_visit, &w, &path);
   if (!rc && !w.nomem && !st->stores.len) { /* legacy TE: `B = T.allocate(...)` names the data var */
     w.by_data = true;
+    aggregates_start(&w);
     rc = psgi_sch_walk(ctx, body, stage_visit, &w, &path);
   }
   if (!rc && !w.nomem && !st->stores.len) { /* not found: the stages there are, for the message */
@@ -228,7 +285,14 @@ psg_status psgi_sch_stage_find(psg_ctx *ctx, psg_tir_node *body, const char *nam
    * holds all the stage's stores and no other (one walk: each store's common
    * prefix with that path tells which of its statements hold the store). */
   root_walk rw = {st, st->last.node.len, 0};
-  rc = psgi_sch_walk(ctx, body, root_visit, &rw, &path);
+  bool early = w.early_full;
+  for (size_t i = 0; i < w.nearly; i++) early |= w.early[i] == st->data;
+  if (early) { /* a store over the stage's data under another name came first */
+    rc = psgi_sch_walk(ctx, body, root_visit, &rw, &path);
+  } else {
+    rw.min_mine = min_size(min_size(w.snap_mine, rw.min_mine), w.after_mine);
+    rw.max_other = max_size(w.snap_other, w.after_other);
+  }
   psgi_sch_path_fini(ctx, &path);
   if (rc) {
     psgi_sch_stage_fini(ctx, st);

@@ -11,6 +11,8 @@ void psgi_sch_path_fini(psg_ctx *ctx, psgi_sch_path *p) {
 
 /* The first statement operand of n at or after k, or n->nkids. */
 static uint32_t next_stmt_kid(const psg_tir_node *n, uint32_t k) {
+  /* The leaf statements, most of a function, hold expressions only. */
+  if (n->kind == PSG_TIR_BUFFER_STORE || n->kind == PSG_TIR_EVALUATE) return n->nkids;
   while (k < n->nkids && !psgi_tir_is_stmt_kind(n->kids[k]->kind)) k++;
   return k;
 }
