@@ -73,13 +73,8 @@ if(PASSAGE_TESTS)
     # The same node tests compiled (issue 17): passage compile --emit-c, cc in batches
     # (-Wall -Wextra -Werror), run through tests/compile/model_driver.c against the
     # expected outputs at the project tolerance; prints compiled / supported / total.
-    if(PASSAGE_SANITIZE)
-      set(_node_san --sanitize)
-    else()
-      set(_node_san)
-    endif()
     add_test(NAME onnx.backend_compiled COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_compiled_node_tests.py
-             --passage $<TARGET_FILE:passage_cli> ${_node_san})
+             --passage $<TARGET_FILE:passage_cli> $<$<BOOL:${PASSAGE_SANITIZE}>:--sanitize>)
     set_tests_properties(onnx.backend_compiled PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 1800)
     add_test(NAME onnx.roundtrip COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_roundtrip_tests.py
              --passage $<TARGET_FILE:passage_cli>)
