@@ -152,7 +152,8 @@ def main():
                     default=[os.path.join(HERE, "known_failures.txt"), os.path.join(HERE, "compiled_known_failures.txt")])
     ap.add_argument("--sets", default="node")
     ap.add_argument("-k", default="", help="only tests whose name contains this")
-    ap.add_argument("--sanitize", action="store_true", help="build the driver and the libraries with ASan+UBSan")
+    ap.add_argument("--sanitize", type=int, nargs="?", const=1, default=0, choices=(0, 1),
+                    help="1 (or the bare flag): build the driver and the libraries with ASan+UBSan")
     ap.add_argument("--keep", default="", help="work in this (new) directory and leave the C files there")
     ap.add_argument("-v", action="store_true")
     args = ap.parse_args()
