@@ -6,19 +6,10 @@
  * shared bytes compute right is codegen.corpus's job: the kernels of the
  * corpus and the models against the TIR interpreter.) */
 #include "check.h"
+#include "tir_equiv.h"
 #include "passage/codegen.h"
-#include "passage/tvmscript.h"
 
 static psg_ctx *CTX;
-
-static psg_tir_prim_func *parse_func(const char *text) {
-  psg_tir_script *s = NULL;
-  CHECK_OK(psg_tir_script_parse(CTX, text, strlen(text), "case.py", &s));
-  psg_tir_prim_func *f = s ? psg_tir_script_get(s, 0) : NULL;
-  if (f) psg_tir_retain(f);
-  psg_tir_script_release(s);
-  return f;
-}
 
 #define HEAD "@T.prim_func\ndef main(A: T.Buffer((100,), \"float32\"), B: T.Buffer((100,), \"float32\")):\n"
 /* A loop over i writing `buf` (n floats) from A, then B from buf: uses the buffer. */
@@ -31,7 +22,7 @@ static psg_tir_prim_func *parse_func(const char *text) {
 
 /* The workspace of `text`'s kernel, and the number of `workspace + OFF)` in its C for each offs[k]. */
 static void check_plan(const char *text, uint64_t ws, const uint64_t *offs, const int *counts, int n) {
-  psg_tir_prim_func *f = parse_func(text);
+  psg_tir_prim_func *f = eq_parse(text); /* pooled: released by tb_fini */
   CHECK(f != NULL);
   if (!f) return;
   CHECK_EQ_INT(psg_codegen_c_workspace(f), ws);
@@ -49,7 +40,6 @@ static void check_plan(const char *text, uint64_t ws, const uint64_t *offs, cons
   snprintf(comment, sizeof comment, "; workspace %llu bytes */", (unsigned long long)ws);
   CHECK(c && strstr(c, comment));
   psg_free(c);
-  psg_tir_release(f);
 }
 
 /* Two allocations in sibling loops: the same bytes (was 448 + 200). */
@@ -92,10 +82,12 @@ static void test_loop_and_parallel(void) {
 
 int main(void) {
   CTX = check_ctx();
+  tb_init(CTX);
   RUN_TEST(test_siblings_share);
   RUN_TEST(test_nested_stack);
   RUN_TEST(test_deepest_branch);
   RUN_TEST(test_loop_and_parallel);
+  tb_fini();
   CHECK_CTX_CLEAN(CTX);
   return check_finish();
 }
