@@ -70,6 +70,12 @@ if(PASSAGE_TESTS)
              --passage $<TARGET_FILE:passage_cli>
              --known-failures ${PROJECT_SOURCE_DIR}/tests/onnx/known_failures.txt)
     set_tests_properties(onnx.backend PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 1800)
+    # The same node tests compiled (issue 17): passage compile --emit-c, cc in batches
+    # (-Wall -Wextra -Werror), run through tests/compile/model_driver.c against the
+    # expected outputs at the project tolerance; prints compiled / supported / total.
+    add_test(NAME onnx.backend_compiled COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_compiled_node_tests.py
+             --passage $<TARGET_FILE:passage_cli> --sanitize=$<BOOL:${PASSAGE_SANITIZE}>)
+    set_tests_properties(onnx.backend_compiled PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 1800)
     add_test(NAME onnx.roundtrip COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/onnx/run_roundtrip_tests.py
              --passage $<TARGET_FILE:passage_cli>)
     set_tests_properties(onnx.roundtrip PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 1800)

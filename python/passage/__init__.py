@@ -27,6 +27,8 @@ from . import script
 from . import arith
 from . import te
 from . import runtime
+from . import compiler
+from .compiler import compile  # passage.compile; not in __all__ (it would shadow the builtin)
 import sys as _sys
 
 # TVM spells these tvm.ir.transform and tvm.ir.instrument as well.

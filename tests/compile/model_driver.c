@@ -1,14 +1,16 @@
 /* Passage — a small driver for compiled models (tests/compile): dlopen a
  * library built by `passage compile -o` (or by cc from --emit-c with
  * -DPASSAGE_MODEL_ENTRY), find it through passage_model_entry(), and
- *   model_driver LIB.so [--params FILE] info
+ *   model_driver LIB.so [--entry P] [--params FILE] info
  * prints its info, one line per tensor ("input NAME DTYPE BYTES D0,D1,..");
  *   model_driver LIB.so [--params FILE] run IN0.bin .. -- OUT0.bin ..
  * runs it on raw tensors and writes raw outputs. The run is made twice, the
  * second time through run_profiled with the workspace filled with garbage
  * first, and both must give the same bytes (a plan that read a buffer
  * before writing it would differ); the profile hook's begin/end calls must
- * pair up and name kernels below num_kernels. Plain C + dlopen and
+ * pair up and name kernels below num_kernels. --entry P finds the model
+ * through P_info() instead (a library of several models built from
+ * --emit-c files, as tests/onnx/run_compiled_node_tests.py makes). Plain C + dlopen and
  * model_abi.h only, as a loader outside Passage would be. */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
@@ -51,17 +53,22 @@ static void hook(void *user, int32_t k, int32_t begin) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3) return fprintf(stderr, "usage: model_driver LIB.so [--params FILE] (info | run IN.. -- OUT..)\n"), 2;
+  if (argc < 3) return fprintf(stderr, "usage: model_driver LIB.so [--entry P] [--params FILE] (info | run IN.. -- OUT..)\n"), 2;
   void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (!lib) return fprintf(stderr, "dlopen: %s\n", dlerror()), 1;
+  int a = 2;
+  char symbol[256] = "passage_model_entry";
+  if (a + 1 < argc && !strcmp(argv[a], "--entry")) {
+    snprintf(symbol, sizeof symbol, "%s_info", argv[a + 1]);
+    a += 2;
+  }
   const psg_model_info *(*entry)(void);
-  *(void **)&entry = dlsym(lib, "passage_model_entry");
-  if (!entry) return fprintf(stderr, "no passage_model_entry in %s\n", argv[1]), 1;
+  *(void **)&entry = dlsym(lib, symbol);
+  if (!entry) return fprintf(stderr, "no %s in %s\n", symbol, argv[1]), 1;
   const psg_model_info *m = entry();
   if (m->abi_version != PSG_MODEL_ABI_VERSION) return fprintf(stderr, "ABI version %d\n", m->abi_version), 1;
-  int a = 2;
   void *params = NULL;
-  if (!strcmp(argv[a], "--params") && a + 1 < argc) {
+  if (a + 1 < argc && !strcmp(argv[a], "--params")) {
     long n;
     params = read_all(argv[a + 1], &n);
     if (!params) return fprintf(stderr, "cannot read %s\n", argv[a + 1]), 1;

