@@ -196,6 +196,10 @@ PSG_API uint64_t psg_expr_structural_hash(const psg_expr *e);
  * *path to a description of the first difference in pre-order, e.g.
  * "@main.body.args[0].args[1]: Constant data differ" (free with psg_free). */
 PSG_API bool psg_expr_structural_equal_explain(const psg_expr *a, const psg_expr *b, char **path);
+/* TVM's structural_equal(a, b, map_free_vars): with map_free_vars a free
+ * variable of `a` may pair with one of `b` (same annotation, a bijection, as
+ * definitions pair); path as above (may be NULL). */
+PSG_API bool psg_expr_structural_equal_ex(const psg_expr *a, const psg_expr *b, bool map_free_vars, char **path);
 
 PSG_END_DECLS
 #endif

@@ -155,6 +155,10 @@ _PROTOS = {
     "psg_module_structural_hash": (U64, [P]),
     "psg_module_parse": (I, [P, S, Z, S, PP]), "psg_module_print": (I, [P, I, ctypes.POINTER(P), P]),
     "psg_expr_print": (I, [P, ctypes.POINTER(P), P]),
+    "psg_expr_print_text": (I, [P, I, ctypes.POINTER(P), P]), "psg_expr_parse": (I, [P, S, Z, S, PP]),
+    "psg_module_parse_in": (I, [P, S, Z, S, P, PP, Z, PP]),
+    "psg_expr_structural_equal_ex": (B, [P, P, B, ctypes.POINTER(P)]),
+    "psg_module_structural_equal_ex": (B, [P, P, B, ctypes.POINTER(P)]),
     # passes
     "psg_pass_info_create": (I, [P, S, I, ctypes.POINTER(S), Z, PP]),
     "psg_pass_info_retain": (None, [P]), "psg_pass_info_release": (None, [P]),

@@ -512,16 +512,23 @@ class Expr(_Owned):
         lib.psg_expr_span(self._ptr, ctypes.byref(sp))
         return Span(s(sp.file), sp.line, sp.col, sp.end_line, sp.end_col) if sp.line else None
 
-    def astext(self, show_meta_data=True):
+    def _text(self, flags):
         out = ctypes.c_void_p()
-        call(lib.psg_expr_print, self._ptr, ctypes.byref(out), None, what="print")
+        call(lib.psg_expr_print_text, self._ptr, flags, ctypes.byref(out), None, what="print")
         return take_string(out.value)
 
+    def astext(self, show_meta_data=True):
+        """TVM's AsText: the version line, free variables as `free_var`, the
+        `/* ty=T */` of checked nodes, the metadata section; relay.parse_expr
+        reads it back."""
+        return self._text(_PRINT_CHECKED_TYPES | (0 if show_meta_data else _PRINT_NO_METADATA))
+
     def __str__(self):
-        return self.astext()
+        # TVM's PrettyPrint: no version line, no metadata section.
+        return self._text(_PRINT_CHECKED_TYPES | _PRINT_NO_METADATA | _PRINT_NO_HEADER)
 
     def __repr__(self):
-        return "%s(%s)" % (type(self).__name__, self.astext())
+        return "%s(%s)" % (type(self).__name__, str(self))
 
     # TVM's operator sugar on relay.Expr.
     def _bin(self, other, op, swap=False):
@@ -557,6 +564,10 @@ def _scalar_dtype(expr, value):
     except Exception:
         pass
     return "float32" if isinstance(value, float) else "int32"
+
+
+# Printing flags (include/passage/text.h).
+_PRINT_NO_METADATA, _PRINT_CHECKED_TYPES, _PRINT_NO_HEADER = 1, 2, 4
 
 
 def _wrap_expr(ptr, own=True):
@@ -935,9 +946,10 @@ class IRModule(_Owned):
         return out
 
     def astext(self, show_meta_data=True):
+        """TVM's AsText, with the `/* ty=T */` of checked nodes."""
         out = ctypes.c_void_p()
-        call(lib.psg_module_print, self._ptr, 0 if show_meta_data else 1, ctypes.byref(out), None,
-             what="print")
+        flags = _PRINT_CHECKED_TYPES | (0 if show_meta_data else _PRINT_NO_METADATA)
+        call(lib.psg_module_print, self._ptr, flags, ctypes.byref(out), None, what="print")
         return take_string(out.value)
 
     def __str__(self):
@@ -969,23 +981,16 @@ def _is_tir(obj):
 
 # Structural equality ------------------------------------------------------------------
 
-def _no_free_var_mapping(map_free_vars):
-    if map_free_vars:
-        raise NotImplementedError("map_free_vars=True is implemented for TIR nodes only; "
-                                  "Relay free variables equal only themselves")
-
-
 def structural_equal(lhs, rhs, map_free_vars=False):
     """TVM's StructuralEqual: alpha-equivalence on bound variables; free
-    variables equal only themselves, or, with map_free_vars (TIR nodes only),
-    pair one to one with the other side's free variables."""
+    variables equal only themselves, or, with map_free_vars, pair one to one
+    with the other side's free variables."""
     if _is_tir(lhs) and _is_tir(rhs):
         return bool(lib.psg_tir_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
-    _no_free_var_mapping(map_free_vars)
     if isinstance(lhs, IRModule) and isinstance(rhs, IRModule):
-        return bool(lib.psg_module_structural_equal(lhs._ptr, rhs._ptr, None))
+        return bool(lib.psg_module_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
     if isinstance(lhs, Expr) and isinstance(rhs, Expr):
-        return bool(lib.psg_expr_structural_equal(lhs._ptr, rhs._ptr))
+        return bool(lib.psg_expr_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
     if isinstance(lhs, Type) or isinstance(rhs, Type):
         return lhs == rhs
     return False
@@ -1009,11 +1014,9 @@ def assert_structural_equal(lhs, rhs, map_free_vars=False):
     if _is_tir(lhs) and _is_tir(rhs):
         eq = lib.psg_tir_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), ctypes.byref(path))
     elif isinstance(lhs, IRModule) and isinstance(rhs, IRModule):
-        _no_free_var_mapping(map_free_vars)
-        eq = lib.psg_module_structural_equal(lhs._ptr, rhs._ptr, ctypes.byref(path))
+        eq = lib.psg_module_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), ctypes.byref(path))
     elif isinstance(lhs, Expr) and isinstance(rhs, Expr):
-        _no_free_var_mapping(map_free_vars)
-        eq = lib.psg_expr_structural_equal_explain(lhs._ptr, rhs._ptr, ctypes.byref(path))
+        eq = lib.psg_expr_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), ctypes.byref(path))
     else:
         eq = structural_equal(lhs, rhs, map_free_vars)
     where = take_string(path.value)

@@ -263,6 +263,7 @@ typedef struct equaler {
   PSGI_VEC(eq_item) stack;
   PSGI_VEC(trail_entry) trail;
   bool explain;
+  bool map_free; /* TVM's map_free_vars: a free var may pair with one of the other side */
   psgi_buf why;
   int32_t where; /* trail index of the mismatch */
   bool oom;
@@ -331,6 +332,7 @@ static bool compare_pair(equaler *q, const eq_item *it, int32_t at) {
       if (x && x->value == b) return true;
       return mismatch(q, at, "variable %%%s is bound to a different variable than %%%s", a->u.var.name, b->u.var.name);
     }
+    if (q->map_free) return map_binder(q, at, a, b); /* paired at first meeting, like a definition */
     return mismatch(q, at, "free variables %%%s and %%%s differ", a->u.var.name, b->u.var.name);
   }
   case PSG_EXPR_GLOBAL_VAR:
@@ -434,9 +436,14 @@ static void equaler_fini(equaler *q) {
 }
 
 bool psg_expr_structural_equal_explain(const psg_expr *a, const psg_expr *b, char **path) {
+  return psg_expr_structural_equal_ex(a, b, false, path);
+}
+
+bool psg_expr_structural_equal_ex(const psg_expr *a, const psg_expr *b, bool map_free_vars, char **path) {
   if (path) *path = NULL;
   equaler q;
   equaler_init(&q, a->ctx, path != NULL);
+  q.map_free = map_free_vars;
   bool eq = equal_root(&q, a, b, -1, NULL);
   if (!eq && path) *path = q.oom ? NULL : describe(&q, NULL);
   equaler_fini(&q);
@@ -448,6 +455,10 @@ bool psg_expr_structural_equal(const psg_expr *a, const psg_expr *b) {
 }
 
 bool psg_module_structural_equal(const psg_module *a, const psg_module *b, char **path) {
+  return psg_module_structural_equal_ex(a, b, false, path);
+}
+
+bool psg_module_structural_equal_ex(const psg_module *a, const psg_module *b, bool map_free_vars, char **path) {
   if (path) *path = NULL;
   char buf[256];
   if (a->n != b->n || !psg_attrs_equal(a->attrs, b->attrs)) {
@@ -459,6 +470,7 @@ bool psg_module_structural_equal(const psg_module *a, const psg_module *b, char 
   }
   equaler q;
   equaler_init(&q, a->ctx, path != NULL);
+  q.map_free = map_free_vars;
   bool eq = true;
   for (size_t i = 0; i < a->n && eq; i++) {
     const char *na = a->entries[i].gv->u.gvar.name, *nb = b->entries[i].gv->u.gvar.name;
