@@ -101,6 +101,13 @@ _PROTOS = {
     "psg_type_kind": (I, [P]), "psg_type_ndim": (I, [P]), "psg_type_dim": (I64, [P, I]),
     "psg_type_dtype": (I, [P]), "psg_type_num_fields": (I, [P]), "psg_type_field": (P, [P, I]),
     "psg_type_func_ret": (P, [P]),
+    "psg_type_func_poly": (I, [P, PP, I, P, PP, I, PP]), "psg_type_call": (I, [P, P, PP, I, PP]),
+    "psg_type_ref": (I, [P, P, PP]), "psg_type_var": (I, [P, S, I, PP]),
+    "psg_type_global_var": (I, [P, S, I, PP]), "psg_type_incomplete": (I, [P, I, PP]),
+    "psg_type_func_num_type_params": (I, [P]), "psg_type_func_type_param": (P, [P, I]),
+    "psg_type_call_func": (P, [P]), "psg_type_ref_value": (P, [P]), "psg_type_var_name": (S, [P]),
+    "psg_type_var_kind": (I, [P]), "psg_type_structural_equal": (B, [P, P, B]),
+    "psg_type_structural_hash": (U64, [P]),
     # tensors
     "psg_tensor_create": (I, [P, I, ctypes.POINTER(I64), I, P, PP]),
     "psg_tensor_retain": (None, [P]), "psg_tensor_release": (None, [P]),

@@ -13,10 +13,15 @@ struct psg_type {
   int dtype;           /* TENSOR */
   int n;               /* TENSOR: rank; TUPLE: fields; FUNC: args */
   uint64_t hash;
-  const psg_type *ret; /* FUNC */
+  const psg_type *ret; /* FUNC: result; TYPE_CALL: the called type; REF: value */
   /* Both point into the same allocation, just after the struct. */
   const int64_t *dims;            /* TENSOR: n dims */
-  const psg_type *const *fields;  /* TUPLE/FUNC: n types */
+  const psg_type *const *fields;  /* TUPLE/FUNC/TYPE_CALL: n types */
+  /* FUNC: its type parameters (TypeVars), stored after the n args. */
+  const psg_type *const *tparams;
+  int ntparams;
+  int tkind;                      /* TYPE_VAR, GLOBAL_VAR, INCOMPLETE: TVM's TypeKind */
+  const char *name;               /* TYPE_VAR, GLOBAL_VAR (NUL-terminated, in the block) */
 };
 
 /* Attributes ----------------------------------------------------------- */

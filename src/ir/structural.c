@@ -14,20 +14,6 @@
 
 /* Types ------------------------------------------------------------------- */
 
-static bool type_equal(const psg_type *a, const psg_type *b, int depth) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || a->n != b->n || depth > 64) return false;
-  if (a->kind == PSG_TYPE_TENSOR) {
-    if (a->dtype != b->dtype) return false;
-    for (int i = 0; i < a->n; i++)
-      if (a->dims[i] != b->dims[i]) return false;
-    return true;
-  }
-  for (int i = 0; i < a->n; i++)
-    if (!type_equal(a->fields[i], b->fields[i], depth + 1)) return false;
-  return a->kind != PSG_TYPE_FUNC || type_equal(a->ret, b->ret, depth + 1);
-}
-
 static uint64_t type_hash(const psg_type *t, int depth) {
   if (!t) return 0x51;
   uint64_t h = psgi_hash_mix((uint64_t)t->kind, (uint64_t)t->n);
@@ -281,7 +267,7 @@ static bool mismatch(equaler *q, int32_t at, const char *fmt, ...) {
 }
 
 static bool map_binder(equaler *q, int32_t at, const psg_expr *a, const psg_expr *b) {
-  if (!type_equal(a->u.var.type, b->u.var.type, 0))
+  if (!psg_type_structural_equal(a->u.var.type, b->u.var.type, false))
     return mismatch(q, at, "variable %%%s and %%%s have different type annotations", a->u.var.name, b->u.var.name);
   psgi_map_entry *x = psgi_map_put_ptr(&q->a_to_b, a, NULL), *y = psgi_map_put_ptr(&q->b_to_a, b, NULL);
   if (!x || !y) {
@@ -357,7 +343,7 @@ static bool compare_pair(equaler *q, const eq_item *it, int32_t at) {
   case PSG_EXPR_IF: break;
   case PSG_EXPR_FUNCTION:
     if (a->nkids != b->nkids) return mismatch(q, at, "Function params count %u vs %u", a->nkids - 1, b->nkids - 1);
-    if (!type_equal(a->u.fn.ret_type, b->u.fn.ret_type, 0)) return mismatch(q, at, "Function return types differ");
+    if (!psg_type_structural_equal(a->u.fn.ret_type, b->u.fn.ret_type, false)) return mismatch(q, at, "Function return types differ");
     if (!psg_attrs_equal(a->u.fn.attrs, b->u.fn.attrs)) return mismatch(q, at, "Function attrs differ");
     for (uint32_t i = 0; i + 1 < a->nkids; i++)
       if (!map_binder(q, at, a->kids[i], b->kids[i])) return false;

@@ -1,0 +1,8 @@
+"""Passage — tvm.relay.ty: the Relay type classes."""
+
+from ..ir import (Type, TensorType, TupleType, FuncType, TypeVar, GlobalTypeVar, IncompleteType,
+                  TypeCall, RefType, TypeKind)
+from ..tir import Any
+
+__all__ = ["Type", "TensorType", "TupleType", "FuncType", "TypeVar", "GlobalTypeVar",
+           "IncompleteType", "TypeCall", "RefType", "TypeKind", "Any"]
