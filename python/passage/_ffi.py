@@ -108,6 +108,10 @@ _PROTOS = {
     "psg_type_call_func": (P, [P]), "psg_type_ref_value": (P, [P]), "psg_type_var_name": (S, [P]),
     "psg_type_var_kind": (I, [P]), "psg_type_structural_equal": (B, [P, P, B]),
     "psg_type_structural_hash": (U64, [P]),
+    "psg_type_solver_create": (I, [P, PP]), "psg_type_solver_free": (None, [P]),
+    "psg_type_solver_unify": (I, [P, P, P, PP]), "psg_type_solver_resolve": (I, [P, P, PP]),
+    "psg_type_solver_add_relation": (I, [P, S, PP, I, I, P]),
+    "psg_type_solver_solve": (I, [P, ctypes.POINTER(ctypes.c_bool)]),
     # tensors
     "psg_tensor_create": (I, [P, I, ctypes.POINTER(I64), I, P, PP]),
     "psg_tensor_retain": (None, [P]), "psg_tensor_release": (None, [P]),

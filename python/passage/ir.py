@@ -11,7 +11,7 @@ from . import _ffi
 from ._ffi import lib, CTX, call, take_string, enc, s
 
 __all__ = ["Type", "TensorType", "TupleType", "FuncType", "TypeVar", "GlobalTypeVar",
-           "IncompleteType", "TypeCall", "RefType", "TypeKind", "Tensor", "Attrs", "Expr", "Var",
+           "IncompleteType", "TypeCall", "RefType", "TypeKind", "EnvFunc", "Tensor", "Attrs", "Expr", "Var",
            "GlobalVar", "Constant", "Tuple", "TupleGetItem", "Call", "Let", "If", "Function", "Op",
            "IRModule", "structural_equal", "structural_hash", "assert_structural_equal", "Span"]
 
@@ -260,6 +260,21 @@ class RefType(Type):
 
     def __str__(self):
         return "ref(%s)" % self.value
+
+
+class EnvFunc:
+    """tvm.ir.EnvFunc: a function known by its global name. Passage knows the
+    type relations: "tvm.relay.type_relation.Identity", "...Broadcast", and
+    each operator's by the operator's name."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    @staticmethod
+    def get(name):
+        return EnvFunc(name)
+
 
 
 # Reference-owning base ---------------------------------------------------------------

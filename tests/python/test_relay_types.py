@@ -42,3 +42,34 @@ def test_type_call_ref_and_any():
     dyn = relay.TensorType((relay.Any(), 4))
     assert dyn.shape == (-1, 4) and dyn.is_dynamic() and str(dyn) == "Tensor[(?, 4), float32]"
     assert relay.ty.TensorType is relay.TensorType and relay.ty.Any is relay.Any
+
+
+def test_type_solver_from_python():
+    solver = relay.analysis._ffi_api._test_type_solver()
+    t0 = relay.TensorType((10, 20))
+    t1, t2 = relay.IncompleteType(), relay.IncompleteType()
+    rel = relay.ty.TypeRelation(passage.ir.EnvFunc.get("tvm.relay.type_relation.Broadcast"), [t0, t1, t2], 2)
+    solver("AddConstraint")(rel)
+    solver.AddConstraint(relay.ty.TypeRelation(passage.ir.EnvFunc.get("tvm.relay.type_relation.Identity"),
+                                               [t1, relay.TensorType((10, 1, 1))], 1))
+    assert solver.Solve()
+    assert solver.Resolve(t2) == relay.TensorType((10, 10, 20))
+    assert solver.Unify(relay.TupleType([t1, t0]), relay.TupleType([t1, t0])) == \
+        relay.TupleType([relay.TensorType((10, 1, 1)), t0])
+    try:
+        solver.Unify(t0, relay.TensorType((10, 30)))
+    except passage.error.PassError as e:
+        assert "dimension 1 conflicts: 20 does not match 30" in str(e)
+    else:
+        raise AssertionError("a conflicting unification must fail")
+
+
+def test_infer_type_fills_unannotated_parameters():
+    x = relay.var("x", shape=(1, 3, 8, 8))
+    w = relay.var("w")
+    f = relay.Function([x, w], relay.nn.conv2d(x, w, channels=16, kernel_size=(3, 3)))
+    mod = relay.transform.InferType()(passage.IRModule.from_expr(f))
+    assert mod["main"].params[1].type_annotation == relay.TensorType((16, 3, 3, 3))
+    assert mod["main"].checked_type == relay.FuncType(
+        [relay.TensorType((1, 3, 8, 8)), relay.TensorType((16, 3, 3, 3))], relay.TensorType((1, 16, 6, 6)))
+    assert f.checked_type == mod["main"].checked_type  # the function as given is typed too

@@ -3,6 +3,7 @@
 from ..ir import (Type, TensorType, TupleType, FuncType, TypeVar, GlobalTypeVar, IncompleteType,
                   TypeCall, RefType, TypeKind)
 from ..tir import Any
+from .type_solver import TypeRelation
 
 __all__ = ["Type", "TensorType", "TupleType", "FuncType", "TypeVar", "GlobalTypeVar",
-           "IncompleteType", "TypeCall", "RefType", "TypeKind", "Any"]
+           "IncompleteType", "TypeCall", "RefType", "TypeKind", "Any", "TypeRelation"]
