@@ -108,6 +108,8 @@ _PROTOS = {
     "psg_type_call_func": (P, [P]), "psg_type_ref_value": (P, [P]), "psg_type_var_name": (S, [P]),
     "psg_type_var_kind": (I, [P]), "psg_type_structural_equal": (B, [P, P, B]),
     "psg_type_structural_hash": (U64, [P]),
+    "psg_function_create_poly": (I, [P, PP, Z, P, P, PP, I, P, P, PP]),
+    "psg_function_num_type_params": (I, [P]), "psg_function_type_param": (P, [P, I]),
     "psg_type_solver_create": (I, [P, PP]), "psg_type_solver_free": (None, [P]),
     "psg_type_solver_unify": (I, [P, P, P, PP]), "psg_type_solver_resolve": (I, [P, P, PP]),
     "psg_type_solver_add_relation": (I, [P, S, PP, I, I, P]),

@@ -889,9 +889,11 @@ class Function(Expr):
         params = list(params)
         a = attrs_from_py(attrs) if attrs else None
         try:
-            return _new(cls, lib.psg_function_create,
+            tps = list(type_params or [])
+            return _new(cls, lib.psg_function_create_poly,
                         _ffi.ptr_array([_expr_ptr(p) for p in params]), len(params),
-                        _expr_ptr(body), ret_type._ptr if ret_type is not None else None, a, None)
+                        _expr_ptr(body), ret_type._ptr if ret_type is not None else None,
+                        _ffi.ptr_array([t._ptr for t in tps]), len(tps), a, None)
         finally:
             if a:
                 lib.psg_attrs_release(a)
@@ -905,6 +907,11 @@ class Function(Expr):
                 for i in range(lib.psg_function_num_params(self._ptr))]
 
     body = _child(lib.psg_function_get_body)
+
+    @property
+    def type_params(self):
+        return [_wrap_type(lib.psg_function_type_param(self._ptr, i))
+                for i in range(lib.psg_function_num_type_params(self._ptr))]
 
     @property
     def ret_type(self):

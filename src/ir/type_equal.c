@@ -75,6 +75,20 @@ bool psg_type_structural_equal(const psg_type *a, const psg_type *b, bool map_fr
   return equal(&p, a, b, 0);
 }
 
+bool psgi_type_equal_paired(const psg_type *a, const psg_type *b, const psg_type *const *pa,
+                            const psg_type *const *pb, size_t n) {
+  if (a == b && n == 0) return true;
+  pairing p;
+  p.n = 0;
+  p.map_free = false;
+  /* The innermost (latest) pairs matter most: keep the last MAX_PAIRS. */
+  for (size_t i = n > MAX_PAIRS ? n - MAX_PAIRS : 0; i < n; i++) {
+    p.a[p.n] = pa[i];
+    p.b[p.n++] = pb[i];
+  }
+  return equal(&p, a, b, 0);
+}
+
 /* Bound variables hash by their binder's position, counted from the
  * outermost parameter. */
 static uint64_t hash(const psg_type *t, const psg_type **bound, int nbound, int depth) {

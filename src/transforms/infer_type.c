@@ -36,6 +36,7 @@ typedef struct checker {
   uint8_t *fn_state;   /* per module function: 0 todo, 1 in progress, 2 done, 3 failed */
   psg_expr **filled;   /* per module function: rebuilt with inferred parameter types (or NULL) */
   bool fill;           /* infer unannotated parameters (the pass) rather than refuse them */
+  bool want_fill;      /* check_expr met an unannotated parameter to infer */
   const psg_expr *fn;  /* the def being checked (names in messages) */
   int errors;
 } checker;
@@ -93,6 +94,17 @@ static psg_status type_error(checker *c, const char *fn_name, const psg_expr *e,
   return PSG_ERR_TYPE;
 }
 
+/* A Function's type parameters as an array (NULL when none). */
+static const psg_type *const *fn_tparams(const psg_expr *f) {
+  return f->u.fn.tparams ? f->u.fn.tparams->fields : NULL;
+}
+
+static bool any_needs_unifier(const psg_type *const *ts, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (psgi_type_needs_unifier(ts[i])) return true;
+  return false;
+}
+
 /* Equal, or equal but for dims unknown on either side. */
 static bool compatible(const psg_type *a, const psg_type *b) {
   if (a == b) return true;
@@ -103,10 +115,17 @@ static bool compatible(const psg_type *a, const psg_type *b) {
       if (a->dims[i] >= 0 && b->dims[i] >= 0 && a->dims[i] != b->dims[i]) return false;
     return true;
   }
+  if (!a->fields || a->ntparams != b->ntparams) return false; /* type variables: only themselves */
   for (int i = 0; i < a->n; i++)
     if (!compatible(a->fields[i], b->fields[i])) return false;
-  return a->kind != PSG_TYPE_FUNC || compatible(a->ret, b->ret);
+  return !a->ret || compatible(a->ret, b->ret);
 }
+
+/* Whether a and b agree, through the unifier when either holds a hole or a
+ * polymorphic function type (TVM's), else by `compatible`; *out (may be
+ * NULL) is then their join. msg receives the unifier's reason. */
+static psg_status agree(psg_ctx *ctx, const psg_type *a, const psg_type *b, const psg_type **out, char *msg,
+                        size_t msg_len);
 
 /* The type of an If whose branches have the compatible types a and b: a dim
  * is ? where either branch has ? (TVM's unifier), so the If promises only
@@ -114,7 +133,7 @@ static bool compatible(const psg_type *a, const psg_type *b) {
  * shallow: bounded by the nesting of the types written in the program). */
 static psg_status join(psg_ctx *ctx, const psg_type *a, const psg_type *b, const psg_type **out) {
   *out = a;
-  if (a == b) return PSG_OK;
+  if (a == b || (a->kind != PSG_TYPE_TENSOR && a->kind != PSG_TYPE_TUPLE && a->kind != PSG_TYPE_FUNC)) return PSG_OK;
   if (a->kind == PSG_TYPE_TENSOR) {
     int64_t dims[PSG_MAX_RANK];
     for (int i = 0; i < a->n; i++) dims[i] = a->dims[i] == b->dims[i] ? a->dims[i] : -1;
@@ -130,6 +149,19 @@ static psg_status join(psg_ctx *ctx, const psg_type *a, const psg_type *b, const
     st = a->kind == PSG_TYPE_FUNC ? psg_type_func(ctx, f, a->n, ret, out) : psg_type_tuple(ctx, f, a->n, out);
   if (f != small) psgi_free(ctx, f);
   return st;
+}
+
+static psg_status agree(psg_ctx *ctx, const psg_type *a, const psg_type *b, const psg_type **out, char *msg,
+                        size_t msg_len) {
+  msg[0] = 0;
+  if (psgi_type_needs_unifier(a) || psgi_type_needs_unifier(b)) {
+    const psg_type *u = NULL;
+    psg_status st = psgi_unify_pair(ctx, a, b, &u, msg, msg_len);
+    if (!st && out) *out = u;
+    return st;
+  }
+  if (!compatible(a, b)) return PSG_ERR_TYPE;
+  return out ? join(ctx, a, b, out) : PSG_OK;
 }
 
 static psg_status check_function(checker *c, size_t index);
@@ -163,7 +195,8 @@ static psg_status global_type(checker *c, const char *fn_name, const psg_expr *g
     size_t n = f->nkids - 1;
     if (n > 16 && !(params = psgi_alloc(c->ctx, n * sizeof *params))) return psgi_nomem(c->ctx);
     for (size_t k = 0; k < n; k++) params[k] = f->kids[k]->u.var.type;
-    psg_status st = psg_type_func(c->ctx, params, (int)n, f->u.fn.ret_type, &t);
+    psg_status st = psg_type_func_poly(c->ctx, params, (int)n, f->u.fn.ret_type, fn_tparams(f),
+                                       psg_function_num_type_params(f), &t);
     if (params != small) psgi_free(c->ctx, params);
     if (st) return st;
   }
@@ -232,6 +265,12 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
         st = type_error(c, fn_name, e, "%s", "calling a value that is not a function");
       } else if ((size_t)ft->n != nargs) {
         st = type_error(c, fn_name, e, "expected %d arguments, got %zu", ft->n, nargs);
+      } else if (psgi_type_needs_unifier(ft) || any_needs_unifier(args, nargs)) {
+        /* A polymorphic callee is instantiated (TVM's type arguments). */
+        char msg[512];
+        size_t bad = 0;
+        st = psgi_unify_call(ctx, ft, args, nargs, out, msg, sizeof msg, &bad);
+        if (st == PSG_ERR_TYPE) st = type_error(c, fn_name, e, "argument %zu: %s", bad, msg);
       } else {
         for (size_t i = 0; i < nargs && !st; i++)
           if (!compatible(ft->fields[i], args[i])) {
@@ -251,12 +290,16 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
   }
   case PSG_EXPR_LET: {
     const psg_type *ann = e->kids[0]->u.var.type, *val = type_of(c, e->kids[1]);
-    if (ann && !compatible(ann, val)) {
+    char why[512];
+    psg_status ag = ann ? agree(ctx, ann, val, NULL, why, sizeof why) : PSG_OK;
+    if (ag && ag != PSG_ERR_TYPE) return ag;
+    if (ag) {
       psgi_buf b;
       psgi_buf_init(&b, ctx);
       psgi_type_format(&b, val);
       psgi_buf_puts(&b, " but it is annotated ");
       psgi_type_format(&b, ann);
+      if (why[0]) psgi_buf_printf(&b, " (%s)", why);
       psg_status st = type_error(c, fn_name, e, "the value bound to %%%s has type %s", e->kids[0]->u.var.name,
                                  b.data ? b.data : "?");
       psgi_buf_fini(&b);
@@ -269,17 +312,23 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
     const psg_type *cond = type_of(c, e->kids[0]), *a = type_of(c, e->kids[1]), *b = type_of(c, e->kids[2]);
     if (cond->kind != PSG_TYPE_TENSOR || cond->n != 0 || cond->dtype != PSG_DTYPE_BOOL)
       return type_error(c, fn_name, e, "%s", "the condition must be a bool scalar");
-    if (!compatible(a, b)) {
+    char why[512];
+    const psg_type *joined = NULL;
+    psg_status ag = agree(ctx, a, b, &joined, why, sizeof why);
+    if (ag && ag != PSG_ERR_TYPE) return ag;
+    if (ag) {
       psgi_buf buf;
       psgi_buf_init(&buf, ctx);
       psgi_type_format(&buf, a);
       psgi_buf_puts(&buf, " vs ");
       psgi_type_format(&buf, b);
+      if (why[0]) psgi_buf_printf(&buf, " (%s)", why);
       psg_status st = type_error(c, fn_name, e, "the branches have different types: %s", buf.data ? buf.data : "");
       psgi_buf_fini(&buf);
       return st;
     }
-    return join(ctx, a, b, out);
+    *out = joined;
+    return PSG_OK;
   }
   case PSG_EXPR_FUNCTION: {
     size_t n = e->nkids - 1;
@@ -288,16 +337,22 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
     for (size_t i = 0; i < n; i++) params[i] = type_of(c, e->kids[i]);
     const psg_type *body = type_of(c, psgi_fn_body(e));
     psg_status st = PSG_OK;
-    if (e->u.fn.ret_type && !compatible(e->u.fn.ret_type, body)) {
+    char why[512];
+    psg_status ag = e->u.fn.ret_type ? agree(ctx, e->u.fn.ret_type, body, NULL, why, sizeof why) : PSG_OK;
+    if (ag && ag != PSG_ERR_TYPE) st = ag;
+    if (ag == PSG_ERR_TYPE) {
       psgi_buf b;
       psgi_buf_init(&b, ctx);
       psgi_type_format(&b, body);
       psgi_buf_puts(&b, " but the function is annotated ");
       psgi_type_format(&b, e->u.fn.ret_type);
+      if (why[0]) psgi_buf_printf(&b, " (%s)", why);
       st = type_error(c, fn_name, e, "the body has type %s", b.data ? b.data : "?");
       psgi_buf_fini(&b);
     }
-    if (!st) st = psg_type_func(ctx, params, (int)n, e->u.fn.ret_type ? e->u.fn.ret_type : body, out);
+    if (!st)
+      st = psg_type_func_poly(ctx, params, (int)n, e->u.fn.ret_type ? e->u.fn.ret_type : body, fn_tparams(e),
+                              psg_function_num_type_params(e), out);
     if (params != small) psgi_free(ctx, params);
     return st;
   }
@@ -324,7 +379,10 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
        * (check_function); the checkers without unification (the lowering's)
        * refuse them at the parameter. */
       for (uint32_t i = 0; i + 1 < e->nkids && !st; i++)
-        if (!e->kids[i]->u.var.type)
+        if (!e->kids[i]->u.var.type && c->fill) {
+          c->want_fill = true; /* check_function infers it, then checks again */
+          st = PSG_ERR_TYPE;
+        } else if (!e->kids[i]->u.var.type)
           st = type_error(c, fn_name, e->kids[i],
                           "parameter %%%s has no type annotation (run InferType, which infers it, or annotate it, "
                           "e.g. %%%s: Tensor[(1, 3), float32])",
@@ -404,15 +462,21 @@ static psg_status check_function(checker *c, size_t index) {
   const psg_expr *saved = c->fn; /* a call to another global checks it first */
   const char *name = en->gv->u.gvar.name;
   c->fn = en->func;
-  psg_status st = PSG_OK;
-  if (c->fill && psgi_has_unannotated_params(c->ctx, en->func, &st)) {
+  psg_status st = check_expr(c, name, c->fn);
+  if (st == PSG_ERR_TYPE && c->want_fill) {
+    /* An unannotated parameter: infer the types by unification, then check
+     * the function rebuilt with them as if they had been written. */
+    c->want_fill = false;
     fill_env env = {c, name};
     psgi_infer_hooks hooks = {&env, fill_global_type, fill_error};
     psg_expr *filled = NULL;
     st = psgi_infer_fill_params(c->ctx, en->func, &hooks, &filled);
     if (!st) c->fn = c->filled[index] = filled;
+    bool saved_fill = c->fill;
+    c->fill = false; /* a parameter still unannotated is an error now */
+    if (!st) st = check_expr(c, name, c->fn);
+    c->fill = saved_fill;
   }
-  if (!st) st = check_expr(c, name, c->fn);
   psg_status done = st;
   c->fn = saved;
   c->fn_state[index] = done ? 3 : 2;
@@ -426,7 +490,7 @@ static psg_status check_function(checker *c, size_t index) {
  * parameters are inferred and *filled is the module holding the rebuilt
  * functions (mod itself, retained, when none was). */
 static psg_status infer_module(psg_ctx *ctx, const psg_module *mod, psg_module **filled) {
-  checker c = {ctx, mod, {0}, {0}, NULL, NULL, filled != NULL, NULL, 0};
+  checker c = {ctx, mod, {0}, {0}, NULL, NULL, filled != NULL, false, NULL, 0};
   psgi_map_init(&c.types, ctx);
   psgi_map_init(&c.let_types, ctx);
   psg_status st = PSG_OK;
@@ -482,7 +546,7 @@ psg_status psg_expr_infer_type(psg_expr *e, const psg_type **out) {
   }
   t = psgi_expr_final_type(e);
   if (!t && e->kind != PSG_EXPR_OP && is_final(e)) {
-    checker c = {ctx, NULL, {0}, {0}, NULL, NULL, false, NULL, 0};
+    checker c = {ctx, NULL, {0}, {0}, NULL, NULL, false, false, NULL, 0};
     psgi_map_init(&c.types, ctx);
     psgi_map_init(&c.let_types, ctx);
     psg_status st = infer_node(&c, NULL, e, &t);

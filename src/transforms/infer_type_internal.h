@@ -92,13 +92,23 @@ typedef struct psgi_infer_hooks {
   psg_status (*error)(void *env, const psg_expr *at, const char *msg);
 } psgi_infer_hooks;
 
-/* Whether a Function in the tree under fn has a parameter without a type. */
-bool psgi_has_unannotated_params(psg_ctx *ctx, const psg_expr *fn, psg_status *st);
 /* TVM's unification over fn: every expression gets a type with holes for the
  * unknowns, every op call a relation, the solver runs them to a fixed point,
  * and fn is rebuilt (*out, a new reference) with each unannotated parameter
  * annotated with its solved type. A parameter whose type stays unknown, or a
  * contradiction, is a located PSG_ERR_TYPE. */
 psg_status psgi_infer_fill_params(psg_ctx *ctx, const psg_expr *fn, const psgi_infer_hooks *h, psg_expr **out);
+
+/* Whether t holds a hole or a polymorphic FuncType (the checker then asks
+ * the unifier rather than comparing). */
+bool psgi_type_needs_unifier(const psg_type *t);
+/* With a fresh unifier: the result of calling FuncType ft (its type
+ * parameters instantiated with holes) with args; PSG_ERR_TYPE with msg and
+ * *bad the argument that does not fit. */
+psg_status psgi_unify_call(psg_ctx *ctx, const psg_type *ft, const psg_type *const *args, size_t nargs,
+                           const psg_type **ret, char *msg, size_t msg_len, size_t *bad);
+/* With a fresh unifier: a and b unified (expected first). */
+psg_status psgi_unify_pair(psg_ctx *ctx, const psg_type *a, const psg_type *b, const psg_type **out, char *msg,
+                           size_t msg_len);
 
 #endif

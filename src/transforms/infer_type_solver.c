@@ -39,7 +39,7 @@ psg_status psgi_solver_add(psgi_solver *s, psgi_relation_fn fn, const psg_type *
 psg_status psgi_solver_solve(psgi_solver *s, bool *all_done, const psgi_relation **failed) {
   psg_ctx *ctx = s->u.ctx;
   if (failed) *failed = NULL;
-  const psg_type *small[16], **res = small;
+  const psg_type *small[16] = {0}, **res = small;
   size_t cap = 16;
   psg_status st = PSG_OK;
   bool progress = true;
@@ -123,7 +123,7 @@ psg_status psgi_solver_rel_op(psgi_solver *s, const psg_type *const *types, int 
   psg_ctx *ctx = s->u.ctx;
   size_t nin = (size_t)n - 1;
   /* in: what the op assigns; known_in: the inputs already known (else NULL). */
-  const psg_type *small[32], **in = small;
+  const psg_type *small[32] = {0}, **in = small;
   if (nin > 16 && !(in = psgi_alloc(ctx, 2 * nin * sizeof *in))) return psgi_nomem(ctx);
   const psg_type **known_in = in + nin;
   for (size_t i = 0; i < nin; i++) {

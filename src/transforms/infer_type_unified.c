@@ -9,15 +9,10 @@
  * attributes, ops/type_fill.c). The solved parameter types become the
  * parameters' annotations, and the rebuilt function is checked by the
  * ordinary checker (infer_type.c), exactly as if the user had written them.
- * The walk is iterative (explicit frames). */
+ * The walk is psg_visit's (iterative). */
 #include <stdio.h>
 #include "ops/op_impl.h"
 #include "transforms/infer_type_internal.h"
-
-typedef struct frame {
-  const psg_expr *e;
-  uint32_t next;
-} frame;
 
 typedef struct unified {
   psg_ctx *ctx;
@@ -72,7 +67,7 @@ static psg_status instantiate(unified *w, const psg_type *ft, const psg_type **o
   *out = ft;
   if (!ft->ntparams) return PSG_OK;
   psg_ctx *ctx = w->ctx;
-  const psg_type *small[16], **to = small, *bare = NULL;
+  const psg_type *small[16] = {0}, **to = small, *bare = NULL;
   if (ft->ntparams > 16 && !(to = psgi_alloc(ctx, (size_t)ft->ntparams * sizeof *to))) return psgi_nomem(ctx);
   psg_status st = PSG_OK;
   for (int i = 0; i < ft->ntparams && !st; i++) st = psg_type_incomplete(ctx, ft->tparams[i]->tkind, &to[i]);
@@ -93,7 +88,7 @@ static psg_status visit_call(unified *w, const psg_expr *e, const psg_type **out
   psg_ctx *ctx = w->ctx;
   const psg_expr *callee = e->kids[0];
   size_t nargs = e->nkids - 1;
-  const psg_type *small[17], **ts = small;
+  const psg_type *small[17] = {0}, **ts = small;
   if (nargs >= 16 && !(ts = psgi_alloc(ctx, (nargs + 1) * sizeof *ts))) return psgi_nomem(ctx);
   for (size_t i = 0; i < nargs; i++) ts[i] = type_of(w, e->kids[i + 1]);
   psg_status st = psg_type_incomplete(ctx, PSG_TYPE_KIND_TYPE, out);
@@ -151,7 +146,7 @@ static psg_status visit(unified *w, const psg_expr *e, const psg_type **out) {
     return *out ? PSG_OK : psgi_nomem(ctx);
   case PSG_EXPR_OP: return PSG_OK;
   case PSG_EXPR_TUPLE: {
-    const psg_type *small[16], **f = small;
+    const psg_type *small[16] = {0}, **f = small;
     if (e->nkids > 16 && !(f = psgi_alloc(ctx, e->nkids * sizeof *f))) return psgi_nomem(ctx);
     for (uint32_t i = 0; i < e->nkids; i++) f[i] = type_of(w, e->kids[i]);
     psg_status st = psg_type_tuple(ctx, f, (int)e->nkids, out);
@@ -182,7 +177,7 @@ static psg_status visit(unified *w, const psg_expr *e, const psg_type **out) {
   }
   case PSG_EXPR_FUNCTION: {
     size_t n = e->nkids - 1;
-    const psg_type *small[16], **params = small, *body = type_of(w, psgi_fn_body(e));
+    const psg_type *small[16] = {0}, **params = small, *body = type_of(w, psgi_fn_body(e));
     if (n > 16 && !(params = psgi_alloc(ctx, n * sizeof *params))) return psgi_nomem(ctx);
     psg_status st = PSG_OK;
     for (size_t i = 0; i < n && !st; i++) {
@@ -192,7 +187,9 @@ static psg_status visit(unified *w, const psg_expr *e, const psg_type **out) {
     if (!st && e->u.fn.ret_type)
       st = unify_at(w, e, "the body does not fit the return type: ", e->u.fn.ret_type, body, NULL);
     const psg_type *ret = e->u.fn.ret_type ? e->u.fn.ret_type : body;
-    if (!st) st = psg_type_func(ctx, params, (int)n, ret, out);
+    if (!st)
+      st = psg_type_func_poly(ctx, params, (int)n, ret, e->u.fn.tparams ? e->u.fn.tparams->fields : NULL,
+                              psg_function_num_type_params(e), out);
     if (params != small) psgi_free(ctx, params);
     return st;
   }
@@ -200,32 +197,17 @@ static psg_status visit(unified *w, const psg_expr *e, const psg_type **out) {
   return PSG_ERR_INTERNAL;
 }
 
+/* Post-order, each node once (psg_visit): children are typed first. */
+static psg_status visit_post(psg_visitor *v, const psg_expr *e) {
+  unified *w = v->user;
+  const psg_type *t = NULL;
+  psg_status st = visit(w, e, &t);
+  return st || e->kind == PSG_EXPR_OP ? st : set_type(w, e, t);
+}
+
 static psg_status walk(unified *w, const psg_expr *root) {
-  psg_ctx *ctx = w->ctx;
-  PSGI_VEC(frame) stack = {0};
-  psg_status st = PSG_OK;
-  frame f0 = {root, 0};
-  if (!PSGI_VEC_PUSH(ctx, &stack, f0)) return psgi_nomem(ctx);
-  while (stack.len && !st) {
-    frame *f = &stack.data[stack.len - 1];
-    const psg_expr *e = f->e;
-    if (f->next == 0 && e->kind != PSG_EXPR_VAR && type_of(w, e)) {
-      stack.len--; /* shared node, already typed */
-      continue;
-    }
-    if (f->next < e->nkids) {
-      const psg_expr *k = e->kids[f->next++];
-      if (k->kind == PSG_EXPR_OP || (k->kind != PSG_EXPR_VAR && type_of(w, k))) continue;
-      frame fc = {k, 0};
-      if (!PSGI_VEC_PUSH(ctx, &stack, fc)) st = psgi_nomem(ctx);
-      continue;
-    }
-    stack.len--;
-    const psg_type *t = NULL;
-    if (!(st = visit(w, e, &t)) && e->kind != PSG_EXPR_OP) st = set_type(w, e, t);
-  }
-  PSGI_VEC_FREE(ctx, &stack);
-  return st;
+  psg_visitor v = {NULL, visit_post, w};
+  return psg_visit(w->ctx, &v, root);
 }
 
 /* fn with each unannotated parameter replaced by one annotated `types[i]`. */
@@ -285,30 +267,40 @@ psg_status psgi_infer_fill_params(psg_ctx *ctx, const psg_expr *fn, const psgi_i
   return st;
 }
 
-bool psgi_has_unannotated_params(psg_ctx *ctx, const psg_expr *fn, psg_status *st) {
-  /* Only Functions can have parameters, and HAS_SCOPES marks the subtrees
-   * holding one, so this walk skips dataflow-only parts. */
-  PSGI_VEC(const psg_expr *) stack = {0};
-  psgi_map seen;
-  psgi_map_init(&seen, ctx);
-  bool found = false;
-  *st = PSG_OK;
-  if (!PSGI_VEC_PUSH(ctx, &stack, fn)) *st = psgi_nomem(ctx);
-  while (stack.len && !found && !*st) {
-    const psg_expr *e = stack.data[--stack.len];
-    bool is_new = false;
-    if (!(e->flags & PSGI_EXPR_HAS_SCOPES)) continue;
-    if (!psgi_map_put_ptr(&seen, e, &is_new)) {
-      *st = psgi_nomem(ctx);
-      break;
-    }
-    if (!is_new) continue;
-    if (e->kind == PSG_EXPR_FUNCTION)
-      for (uint32_t i = 0; i + 1 < e->nkids; i++) found |= !e->kids[i]->u.var.type;
-    for (uint32_t i = 0; i < e->nkids && !*st; i++)
-      if (!PSGI_VEC_PUSH(ctx, &stack, e->kids[i])) *st = psgi_nomem(ctx);
-  }
-  PSGI_VEC_FREE(ctx, &stack);
-  psgi_map_fini(&seen);
-  return found;
+/* Whether t holds a hole or a polymorphic FuncType: the checker's plain
+ * comparison cannot decide it, the unifier must. */
+bool psgi_type_needs_unifier(const psg_type *t) {
+  if (!t) return false;
+  if (t->kind == PSG_TYPE_INCOMPLETE || (t->kind == PSG_TYPE_FUNC && t->ntparams)) return true;
+  for (int i = 0; t->fields && i < t->n; i++)
+    if (psgi_type_needs_unifier(t->fields[i])) return true;
+  return t->ret && psgi_type_needs_unifier(t->ret);
+}
+
+psg_status psgi_unify_call(psg_ctx *ctx, const psg_type *ft, const psg_type *const *args, size_t nargs,
+                           const psg_type **ret, char *msg, size_t msg_len, size_t *bad) {
+  unified w;
+  memset(&w, 0, sizeof w);
+  w.ctx = ctx;
+  psgi_solver_init(&w.s, ctx);
+  *ret = NULL;
+  *bad = 0;
+  const psg_type *inst = NULL;
+  psg_status st = instantiate(&w, ft, &inst);
+  for (size_t i = 0; i < nargs && !st; i++)
+    if ((st = psgi_unify(&w.s.u, inst->fields[i], args[i], NULL)) == PSG_ERR_TYPE) *bad = i;
+  if (!st) st = psgi_unifier_resolve(&w.s.u, inst->ret, ret);
+  if (st == PSG_ERR_TYPE) snprintf(msg, msg_len, "%s", w.s.u.msg);
+  psgi_solver_fini(&w.s);
+  return st;
+}
+
+psg_status psgi_unify_pair(psg_ctx *ctx, const psg_type *a, const psg_type *b, const psg_type **out, char *msg,
+                           size_t msg_len) {
+  psgi_unifier u;
+  psgi_unifier_init(&u, ctx);
+  psg_status st = psgi_unify(&u, a, b, out);
+  if (st == PSG_ERR_TYPE) snprintf(msg, msg_len, "%s", u.msg);
+  psgi_unifier_fini(&u);
+  return st;
 }

@@ -77,7 +77,7 @@ static psg_status map_children(psg_ctx *ctx, const psg_type *t, map_fn f, void *
                                const psg_type **out) {
   *out = t;
   if (!t->fields && !t->ret) return PSG_OK;
-  const psg_type *small[16], **fields = small;
+  const psg_type *small[16] = {0}, **fields = small;
   if (t->n > 16 && !(fields = psgi_alloc(ctx, (size_t)t->n * sizeof *fields))) return psgi_nomem(ctx);
   psg_status st = PSG_OK;
   bool changed = false;
@@ -180,7 +180,7 @@ static psg_status unify_tensors(psgi_unifier *u, const psg_type *a, const psg_ty
 static psg_status unify_funcs(psgi_unifier *u, const psg_type *a, const psg_type *b, const psg_type **out, int depth) {
   psg_ctx *ctx = u->ctx;
   int na = a->ntparams;
-  const psg_type *small[16], **to = small;
+  const psg_type *small[16] = {0}, **to = small;
   if (na > 16 && !(to = psgi_alloc(ctx, (size_t)na * sizeof *to))) return psgi_nomem(ctx);
   psg_status st = PSG_OK;
   for (int i = 0; i < na && !st; i++) {
@@ -195,7 +195,7 @@ static psg_status unify_funcs(psgi_unifier *u, const psg_type *a, const psg_type
   if (!st && na) st = psgi_type_subst(ctx, bare, a->tparams, to, na, &bare);
   if (to != small) psgi_free(ctx, to);
   if (st) return st;
-  const psg_type *fsmall[16], **fields = fsmall, *ret = NULL;
+  const psg_type *fsmall[16] = {0}, **fields = fsmall, *ret = NULL;
   if (a->n > 16 && !(fields = psgi_alloc(ctx, (size_t)a->n * sizeof *fields))) return psgi_nomem(ctx);
   st = unify_at(u, bare->ret, b->ret, &ret, depth + 1);
   for (int i = 0; i < a->n && !st; i++) st = unify_at(u, bare->fields[i], b->fields[i], &fields[i], depth + 1);
@@ -229,7 +229,7 @@ static psg_status unify_at(psgi_unifier *u, const psg_type *a, const psg_type *b
   default: break;
   }
   if (ra->n != rb->n) return mismatch(u, ra, rb, "different numbers of fields");
-  const psg_type *small[16], **fields = small, *ret = NULL;
+  const psg_type *small[16] = {0}, **fields = small, *ret = NULL;
   if (ra->n > 16 && !(fields = psgi_alloc(ctx, (size_t)ra->n * sizeof *fields))) return psgi_nomem(ctx);
   psg_status st = PSG_OK;
   if (ra->ret) st = unify_at(u, ra->ret, rb->ret, &ret, depth + 1);

@@ -73,3 +73,32 @@ def test_infer_type_fills_unannotated_parameters():
     assert mod["main"].checked_type == relay.FuncType(
         [relay.TensorType((1, 3, 8, 8)), relay.TensorType((16, 3, 3, 3))], relay.TensorType((1, 16, 6, 6)))
     assert f.checked_type == mod["main"].checked_type  # the function as given is typed too
+
+
+def test_polymorphic_functions():
+    a = relay.TypeVar("a")
+    x = relay.Var("x", a)
+    id_func = relay.Function([x], x, a, [a])
+    assert id_func.type_params[0].same_as(a)
+    b = relay.TypeVar("b")
+    z = relay.Var("z", b)
+    assert passage.ir.structural_equal(id_func, relay.Function([z], z, b, [b]))
+    assert not passage.ir.structural_equal(id_func, relay.Function([z], z, b, []))
+    # A call instantiates the type parameter; a function returning the
+    # polymorphic one keeps its own.
+    t = relay.TensorType((2,), "float32")
+    y = relay.var("y", t)
+    mod = relay.transform.InferType()(passage.IRModule.from_expr(
+        relay.Function([y], relay.Tuple([relay.Call(id_func, [y]), relay.Call(id_func, [relay.const(1)])]))))
+    assert mod["main"].body.checked_type == relay.TupleType([t, relay.TensorType((), "int32")])
+    nested = relay.Function([], id_func, relay.FuncType([b], b), [b])
+    mod = relay.transform.InferType()(passage.IRModule.from_expr(nested))
+    assert mod["main"].checked_type == relay.FuncType([], relay.FuncType([b], b), [b])
+    # A rigid type variable is not a tensor: the op relation says so.
+    bad = relay.Function([x], relay.nn.relu(x), a, [a])
+    try:
+        relay.transform.InferType()(passage.IRModule.from_expr(bad))
+    except passage.error.PassError as e:
+        assert "nn.relu" in str(e)
+    else:
+        raise AssertionError("relu of a type variable must not type-check")
