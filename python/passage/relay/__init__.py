@@ -14,10 +14,14 @@ from .._ffi import lib, s
 from ..ir import (Type, TensorType, TupleType, FuncType, Expr, Var, GlobalVar, Constant, Tuple,
                   TupleGetItem, Call, Let, If, Function, Op, IRModule, Tensor, Attrs)
 from ..ir import structural_equal, structural_hash
+from ..ir import TypeVar, GlobalTypeVar, IncompleteType, TypeCall, RefType, TypeKind
+from ..tir import Any
+from . import ty
 
 __all__ = ["var", "const", "Var", "GlobalVar", "Constant", "Tuple", "TupleGetItem", "Call", "Let",
            "If", "Function", "Op", "TensorType", "TupleType", "FuncType", "Expr", "IRModule",
-           "Type", "op", "transform", "analysis", "tec", "ScopeBuilder", "ExprVisitor", "ExprMutator"]
+           "Type", "TypeVar", "GlobalTypeVar", "IncompleteType", "TypeCall", "RefType", "TypeKind",
+           "Any", "ty", "op", "transform", "analysis", "tec", "ScopeBuilder", "ExprVisitor", "ExprMutator"]
 
 
 def var(name_hint, type_annotation=None, shape=None, dtype="float32", span=None):
