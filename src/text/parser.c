@@ -6,6 +6,7 @@
  * after MAX_ERRORS. Checks: names are defined, ops and attributes exist,
  * argument counts fit, global functions exist and are defined once. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,13 @@ typedef struct prim_block {
 
 typedef PSGI_VEC(psgi_module_entry) entry_vec;
 
+/* A type parameter in scope (`def @f[A]`, `fn [A]`, `fn [A](A) -> A`). */
+typedef struct type_binding {
+  const char *name; /* in the source */
+  size_t len;
+  const psg_type *tv;
+} type_binding;
+
 typedef struct parser {
   psg_ctx *ctx;
   const char *file;
@@ -53,6 +61,7 @@ typedef struct parser {
   bool lex_error_reported;
   psgi_map scope;  /* name (in source) -> binding* */
   psgi_map free_vars; /* name -> Var (retained): `free_var %x: T;` */
+  PSGI_VEC(type_binding) tyscope; /* type parameters in scope, innermost last */
   PSGI_VEC(undo) undo_log;
   psgi_arena arena;
   psgi_map globals; /* name -> GlobalVar (one node per name, shared) */
@@ -282,6 +291,43 @@ static psg_status parse_type_list(parser *ps, const char *close, const psg_type 
   return PSG_OK;
 }
 
+/* [A, B, ...]: fresh TypeVars, put in scope (the caller restores
+ * ps->tyscope.len); their list in tparams (up to 64). */
+static psg_status parse_type_params(parser *ps, const psg_type **tparams, int *n) {
+  *n = 0;
+  advance(ps); /* [ */
+  while (!tok_is(&ps->tok, "]")) {
+    token t = ps->tok;
+    if (t.kind != TOK_IDENT || type_dtype(&t) || tok_is(&t, "Tensor")) {
+      char buf[80];
+      return error_at(ps, &t, "expected a type parameter name, found %s", tok_desc(&t, buf, sizeof buf));
+    }
+    if (*n == 64) return error_at(ps, &t, "too many type parameters");
+    for (int i = 0; i < *n; i++)
+      if (strlen(psg_type_var_name(tparams[i])) == t.len && !memcmp(psg_type_var_name(tparams[i]), t.text, t.len))
+        return error_at(ps, &t, "type parameter '%.*s' is given twice", (int)t.len, t.text);
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)t.len, t.text);
+    psg_status st = psg_type_var(ps->ctx, name, PSG_TYPE_KIND_TYPE, &tparams[*n]);
+    if (st) return st;
+    type_binding b = {t.text, t.len, tparams[(*n)++]};
+    if (!PSGI_VEC_PUSH(ps->ctx, &ps->tyscope, b)) return psgi_nomem(ps->ctx);
+    advance(ps);
+    if (tok_is(&ps->tok, ",")) advance(ps);
+    else if (!tok_is(&ps->tok, "]")) return expect(ps, "]", "after the type parameters") ? PSG_OK : PSG_ERR_PARSE;
+  }
+  advance(ps);
+  return PSG_OK;
+}
+
+/* The type parameter `t` names, innermost first; NULL if none. */
+static const psg_type *lookup_type_var(const parser *ps, const token *t) {
+  for (size_t i = ps->tyscope.len; i-- > 0;)
+    if (ps->tyscope.data[i].len == t->len && !memcmp(ps->tyscope.data[i].name, t->text, t->len))
+      return ps->tyscope.data[i].tv;
+  return NULL;
+}
+
 static psg_status parse_type(parser *ps, const psg_type **out) {
   if (++ps->depth > MAX_DEPTH) {
     ps->depth--;
@@ -297,13 +343,31 @@ static psg_status parse_type(parser *ps, const psg_type **out) {
     st = parse_type_list(ps, ")", items, &n);
     if (!st) st = psg_type_tuple(ps->ctx, items, n, out);
   } else if (tok_is(&ps->tok, "fn")) {
+    /* fn [A, ...](args) -> ret: the parameters are in scope in the type. */
     advance(ps);
-    if (!expect(ps, "(", "after fn in a function type")) st = PSG_ERR_PARSE;
-    else st = parse_type_list(ps, ")", items, &n);
+    size_t mark = ps->tyscope.len;
+    const psg_type *tparams[64];
+    int ntp = 0;
+    st = tok_is(&ps->tok, "[") ? parse_type_params(ps, tparams, &ntp) : PSG_OK;
+    if (!st && !expect(ps, "(", "after fn in a function type")) st = PSG_ERR_PARSE;
+    else if (!st) st = parse_type_list(ps, ")", items, &n);
     const psg_type *ret = NULL;
     if (!st && !expect(ps, "->", "in a function type")) st = PSG_ERR_PARSE;
     if (!st) st = parse_type(ps, &ret);
-    if (!st) st = psg_type_func(ps->ctx, items, n, ret, out);
+    if (!st) st = psg_type_func_poly(ps->ctx, items, n, ret, tparams, ntp, out);
+    ps->tyscope.len = mark;
+  } else if (tok_is(&ps->tok, "ref") && tok_is(&ps->next, "(")) {
+    /* ref(T): a reference type, as TVM prints RefType. */
+    advance(ps);
+    advance(ps);
+    const psg_type *v = NULL;
+    st = parse_type(ps, &v);
+    if (!st && !expect(ps, ")", "to close the reference type")) st = PSG_ERR_PARSE;
+    if (!st) st = psg_type_ref(ps->ctx, v, out);
+  } else if (ps->tok.kind == TOK_IDENT && !type_dtype(&ps->tok) && lookup_type_var(ps, &ps->tok)) {
+    *out = lookup_type_var(ps, &ps->tok);
+    advance(ps);
+    st = PSG_OK;
   } else if (type_dtype(&ps->tok)) {
     st = psg_type_tensor(ps->ctx, NULL, 0, type_dtype(&ps->tok), out);
     advance(ps);
@@ -406,9 +470,11 @@ static psg_status parse_scalar(parser *ps, psg_expr **out) {
       if (*endp) return error_at(ps, &t, "bad numeric literal '%.*s'", (int)t.len, t.text);
       /* Out-of-range literals are errors, not infinities: no literal spells
        * an infinity, so the printer could not write it back. */
+      /* Beyond the largest finite value is out of range, as TVM's
+       * ValueToFloatImm has it (3.40283e+38f32 and 65505f16 are errors). */
       bool overflow = dtype == PSG_DTYPE_FLOAT64   ? isinf(v)
-                      : dtype == PSG_DTYPE_FLOAT32 ? isinf((float)v)
-                                                   : !(fabs(v) < 65520.0); /* float16 rounds up to inf */
+                      : dtype == PSG_DTYPE_FLOAT32 ? !(fabs(v) <= FLT_MAX)
+                                                   : !(fabs(v) <= 65504.0);
       if (overflow)
         return error_at(ps, &t, "floating-point literal '%.*s' out of range for %s", (int)t.len, t.text,
                         psg_dtype_name(dtype));
@@ -837,25 +903,28 @@ static psg_status parse_params(parser *ps, size_t mark, expr_vec *params, psg_at
   return st;
 }
 
-/* fn (...) [-> T] { block } */
+/* fn [A, ...](...) [-> T] { block } */
 static psg_status parse_fn(parser *ps, psg_expr **out) {
   token start = ps->tok;
   advance(ps);
-  size_t mark = scope_mark(ps);
+  size_t mark = scope_mark(ps), tymark = ps->tyscope.len;
   expr_vec params = {0};
   psg_attrs *attrs = NULL;
-  const psg_type *ret = NULL;
+  const psg_type *ret = NULL, *tparams[64];
+  int ntp = 0;
   psg_expr *body = NULL;
-  psg_status st = parse_params(ps, mark, &params, &attrs);
+  psg_status st = tok_is(&ps->tok, "[") ? parse_type_params(ps, tparams, &ntp) : PSG_OK;
+  if (!st) st = parse_params(ps, mark, &params, &attrs);
   if (!st && tok_is(&ps->tok, "->")) {
     advance(ps);
     st = parse_type(ps, &ret);
   }
   if (!st) st = parse_block(ps, &body);
   scope_restore(ps, mark);
+  ps->tyscope.len = tymark;
   if (!st) {
     psg_span sp = span_of(ps, &start);
-    st = psg_function_create(ps->ctx, params.data, params.len, body, ret, attrs, &sp, out);
+    st = psg_function_create_poly(ps->ctx, params.data, params.len, body, ret, tparams, ntp, attrs, &sp, out);
   }
   psg_expr_release(body);
   psg_attrs_release(attrs);
@@ -1475,6 +1544,7 @@ static void parser_fini(parser *ps) {
   psgi_map_fini(&ps->scope);
   for (size_t i = 0; i < ps->free_vars.len; i++) psg_expr_release(ps->free_vars.entries[i].value);
   psgi_map_fini(&ps->free_vars);
+  PSGI_VEC_FREE(ps->ctx, &ps->tyscope);
   psgi_arena_fini(&ps->arena);
   for (size_t i = 0; i < ps->globals.len; i++) psg_expr_release(ps->globals.entries[i].value);
   psgi_map_fini(&ps->globals);
@@ -1617,11 +1687,13 @@ psg_status psg_module_parse_in(psg_ctx *ctx, const char *text, size_t len, const
         if (i < n_init && !replaced.data[i]) replace = (ptrdiff_t)i;
         else s = error_at(&ps, &name, "@%.*s is defined twice", (int)name.len, name.text);
       }
-    size_t mark = scope_mark(&ps);
+    size_t mark = scope_mark(&ps), tymark = ps.tyscope.len;
     expr_vec params = {0};
     psg_attrs *attrs = NULL;
-    const psg_type *ret = NULL;
+    const psg_type *ret = NULL, *tparams[64];
+    int ntp = 0;
     psg_expr *body = NULL;
+    if (!s && tok_is(&ps.tok, "[")) s = parse_type_params(&ps, tparams, &ntp);
     if (!s) s = parse_params(&ps, mark, &params, &attrs);
     if (!s && tok_is(&ps.tok, "->")) {
       advance(&ps);
@@ -1629,8 +1701,9 @@ psg_status psg_module_parse_in(psg_ctx *ctx, const char *text, size_t len, const
     }
     if (!s) s = parse_block(&ps, &body);
     scope_restore(&ps, mark);
+    ps.tyscope.len = tymark;
     psg_span sp = span_of(&ps, &t);
-    if (!s) s = psg_function_create(ctx, params.data, params.len, body, ret, attrs, &sp, &fn);
+    if (!s) s = psg_function_create_poly(ctx, params.data, params.len, body, ret, tparams, ntp, attrs, &sp, &fn);
     psgi_module_entry en = {gv, fn, NULL, NULL};
     if (!s && replace >= 0) {
       psgi_module_entry *old = &defs.data[replace];

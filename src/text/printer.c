@@ -88,13 +88,39 @@ static void print_type(printer *p, const psg_type *t, int depth) {
     put(p, t->n == 1 ? ",)" : ")");
     return;
   case PSG_TYPE_FUNC:
-    put(p, "fn (");
+    put(p, "fn ");
+    if (t->ntparams) { /* TVM: fn [A, B](A) -> B */
+      psgi_buf_putc(p->b, '[');
+      for (int i = 0; i < t->ntparams; i++) {
+        if (i) put(p, ", ");
+        print_type(p, t->tparams[i], depth + 1);
+      }
+      psgi_buf_putc(p->b, ']');
+    }
+    psgi_buf_putc(p->b, '(');
     for (int i = 0; i < t->n; i++) {
       if (i) put(p, ", ");
       print_type(p, t->fields[i], depth + 1);
     }
     put(p, ") -> ");
     print_type(p, t->ret, depth + 1);
+    return;
+  case PSG_TYPE_VAR:
+  case PSG_TYPE_GLOBAL_VAR: put(p, t->name); return;
+  case PSG_TYPE_INCOMPLETE: psgi_buf_putc(p->b, '_'); return; /* TVM prints it as metadata */
+  case PSG_TYPE_CALL: /* List[A], as TVM */
+    print_type(p, t->ret, depth + 1);
+    psgi_buf_putc(p->b, '[');
+    for (int i = 0; i < t->n; i++) {
+      if (i) put(p, ", ");
+      print_type(p, t->fields[i], depth + 1);
+    }
+    psgi_buf_putc(p->b, ']');
+    return;
+  case PSG_TYPE_REF:
+    put(p, "ref(");
+    print_type(p, t->ret, depth + 1);
+    psgi_buf_putc(p->b, ')');
     return;
   }
 }
@@ -423,6 +449,15 @@ static void print_inline(printer *p, const psg_expr *e) {
 static void print_block(printer *p, const psg_expr *result, int ind);
 
 static void print_params(printer *p, const psg_expr *fn) {
+  const psg_type *tp = fn->u.fn.tparams; /* a tuple of TypeVars: "[A, B]" as TVM */
+  if (tp && tp->n) {
+    psgi_buf_putc(p->b, '[');
+    for (int i = 0; i < tp->n; i++) {
+      if (i) put(p, ", ");
+      print_type(p, tp->fields[i], 0);
+    }
+    psgi_buf_putc(p->b, ']');
+  }
   psgi_buf_putc(p->b, '(');
   for (uint32_t i = 0; i + 1 < fn->nkids; i++) {
     const psg_expr *v = fn->kids[i];

@@ -219,3 +219,21 @@ def test_parse_expr_errors_are_located():
         relay.parse_expr("1 2")
     with pytest.raises(passage.ParseError, match="undefined variable %x"):
         relay.parse_expr("if (True) { let %x = (); () } else { %x }")
+
+
+def test_type_parameters_round_trip():
+    text = SEMVER + ("def @id[A](%x: A) -> A {\n  %x\n}\n\n"
+                     "def @main(%y: int32, %g: fn [B](B) -> B, %r: ref(float32)) -> int32 {\n"
+                     "  %0 = @id(%y);\n  %1 = fn [C](%z: C) -> C {\n    %z\n  };\n  %1(%0)\n}\n")
+    mod = passage.parse(text)
+    assert mod.astext() == text
+    f = mod["id"]
+    assert len(f.type_params) == 1 and f.params[0].type_annotation.same_as(f.type_params[0])
+    roundtrip_mod(mod)
+    typed = relay.parse(text)  # InferType instantiates @id at int32
+    assert "@id(%y) /* ty=int32 */" in typed.astext()
+    roundtrip_mod(typed)
+    e = relay.parse_expr("let %f: fn [A](A, (A, int)) -> A = fn [B](%x: B, %y: (B, int)) -> B { %x }; %f")
+    assert "fn [A](A, (A, int32)) -> A = fn [B](%x: B, %y: (B, int32)) -> B {" in roundtrip_expr(e)
+    with pytest.raises(passage.ParseError, match="given twice"):
+        relay.parse_expr("fn [A, A](%x: A) { %x }")
