@@ -72,6 +72,12 @@ PSG_API psg_status psg_if_create(psg_ctx *ctx, psg_expr *cond, psg_expr *then_br
 PSG_API psg_status psg_function_create(psg_ctx *ctx, psg_expr *const *params, size_t n,
                                        psg_expr *body, const psg_type *ret_type,
                                        psg_attrs *attrs, const psg_span *span, psg_expr **out);
+/* A polymorphic Function (`def @f[A](%x: A) -> A`): as psg_function_create,
+ * quantified over `type_params` (distinct TypeVars; ntparams may be 0). */
+PSG_API psg_status psg_function_create_poly(psg_ctx *ctx, psg_expr *const *params, size_t n,
+                                            psg_expr *body, const psg_type *ret_type,
+                                            const psg_type *const *type_params, int ntparams,
+                                            psg_attrs *attrs, const psg_span *span, psg_expr **out);
 /* The Op node named `name` (TVM's name, e.g. "nn.conv2d"). One node per op
  * and context. PSG_ERR_NOT_FOUND (with a diagnostic) for an unknown op. */
 PSG_API psg_status psg_op_get(psg_ctx *ctx, const char *name, psg_expr **out);
@@ -126,6 +132,9 @@ PSG_API size_t psg_function_num_params(const psg_expr *fn);
 PSG_API psg_expr *psg_function_get_param(const psg_expr *fn, size_t i);
 PSG_API psg_expr *psg_function_get_body(const psg_expr *fn);
 PSG_API const psg_type *psg_function_ret_type(const psg_expr *fn);
+/* A Function's type parameters (0 and NULL for a monomorphic one). */
+PSG_API int psg_function_num_type_params(const psg_expr *fn);
+PSG_API const psg_type *psg_function_type_param(const psg_expr *fn, int i);
 PSG_API psg_attrs *psg_function_get_attrs(const psg_expr *fn); /* may be NULL */
 PSG_API const char *psg_op_name(const psg_expr *op);
 
@@ -196,6 +205,10 @@ PSG_API uint64_t psg_expr_structural_hash(const psg_expr *e);
  * *path to a description of the first difference in pre-order, e.g.
  * "@main.body.args[0].args[1]: Constant data differ" (free with psg_free). */
 PSG_API bool psg_expr_structural_equal_explain(const psg_expr *a, const psg_expr *b, char **path);
+/* TVM's structural_equal(a, b, map_free_vars): with map_free_vars a free
+ * variable of `a` may pair with one of `b` (same annotation, a bijection, as
+ * definitions pair); path as above (may be NULL). */
+PSG_API bool psg_expr_structural_equal_ex(const psg_expr *a, const psg_expr *b, bool map_free_vars, char **path);
 
 PSG_END_DECLS
 #endif

@@ -44,6 +44,9 @@ PSG_API psg_attrs *psg_module_get_attrs(const psg_module *m);
 /* Structural equality of modules: the same names in the same order, with
  * structurally equal functions (GlobalVars match by name), and equal attrs. */
 PSG_API bool psg_module_structural_equal(const psg_module *a, const psg_module *b, char **path);
+/* The same with TVM's map_free_vars (psg_expr_structural_equal_ex). */
+PSG_API bool psg_module_structural_equal_ex(const psg_module *a, const psg_module *b, bool map_free_vars,
+                                            char **path);
 PSG_API uint64_t psg_module_structural_hash(const psg_module *m);
 
 PSG_END_DECLS

@@ -7,6 +7,7 @@
 #include "passage/status.h"
 #include "passage/ctx.h"
 #include "passage/type.h"
+#include "passage/type_solver.h"
 #include "passage/tensor.h"
 #include "passage/attrs.h"
 #include "passage/ir.h"

@@ -1,7 +1,10 @@
-/* Passage — data types and Relay types (TensorType, TupleType, FuncType).
- * Types are interned in their context: two types are equal exactly when their
- * pointers are equal. They are owned by the context and live as long as it
- * does, so they are never retained or released (like LLVM's types). */
+/* Passage — data types and Relay types (TensorType, TupleType, FuncType with
+ * type parameters, TypeVar, GlobalTypeVar, IncompleteType, TypeCall, RefType).
+ * Types are interned in their context: two types are identical exactly when
+ * their pointers are equal (psg_type_structural_equal also equates
+ * FuncTypes that differ only in the names of their type parameters). They are
+ * owned by the context and live as long as it does, so they are never
+ * retained or released (like LLVM's types). */
 #ifndef PASSAGE_TYPE_H
 #define PASSAGE_TYPE_H
 
@@ -38,9 +41,29 @@ PSG_API int psg_dtype_from_name(const char *name, size_t len);
 PSG_API size_t psg_dtype_size(int dtype);
 PSG_API bool psg_dtype_is_float(int dtype);
 
-enum { PSG_TYPE_TENSOR = 1, PSG_TYPE_TUPLE = 2, PSG_TYPE_FUNC = 3 };
+enum {
+  PSG_TYPE_TENSOR = 1,
+  PSG_TYPE_TUPLE = 2,
+  PSG_TYPE_FUNC = 3,
+  PSG_TYPE_VAR = 4,        /* TVM's TypeVar: a type parameter */
+  PSG_TYPE_INCOMPLETE = 5, /* IncompleteType: a hole the type solver fills */
+  PSG_TYPE_CALL = 6,       /* TypeCall: an ADT applied to type arguments */
+  PSG_TYPE_REF = 7,        /* RefType: a mutable reference */
+  PSG_TYPE_GLOBAL_VAR = 8  /* GlobalTypeVar: the name of an ADT */
+};
 
-/* A dimension whose extent is not known statically: printed as `?`. */
+/* TVM's TypeKind, carried by TypeVar, GlobalTypeVar and IncompleteType. */
+enum {
+  PSG_TYPE_KIND_TYPE = 0,
+  PSG_TYPE_KIND_SHAPE_VAR = 1,
+  PSG_TYPE_KIND_BASE_TYPE = 2,
+  PSG_TYPE_KIND_CONSTRAINT = 4,
+  PSG_TYPE_KIND_ADT_HANDLE = 5,
+  PSG_TYPE_KIND_TYPE_DATA = 6
+};
+
+/* A dimension whose extent is not known statically (TVM's relay.Any() /
+ * tir.Any()): printed as `?`. */
 enum { PSG_DIM_UNKNOWN = -1 };
 /* The largest rank a tensor type may have. */
 enum { PSG_MAX_RANK = 32 };
@@ -56,6 +79,22 @@ PSG_API psg_status psg_type_tuple(psg_ctx *ctx, const psg_type *const *fields, i
 PSG_API psg_status psg_type_func(psg_ctx *ctx, const psg_type *const *args, int n,
                                  const psg_type *ret, const psg_type **out);
 
+/* A FuncType quantified over `type_params` (TypeVars; none: psg_type_func). */
+PSG_API psg_status psg_type_func_poly(psg_ctx *ctx, const psg_type *const *args, int n,
+                                      const psg_type *ret, const psg_type *const *type_params,
+                                      int ntparams, const psg_type **out);
+/* `func` (a GlobalTypeVar, normally) applied to `args`. */
+PSG_API psg_status psg_type_call(psg_ctx *ctx, const psg_type *func, const psg_type *const *args,
+                                 int n, const psg_type **out);
+PSG_API psg_status psg_type_ref(psg_ctx *ctx, const psg_type *value, const psg_type **out);
+/* Fresh variables: each call makes a type identical only to itself (two
+ * TypeVars named "A" are different variables, as in TVM). `type_kind` is a
+ * PSG_TYPE_KIND_*. Errors: PSG_ERR_INVALID_ARGUMENT (NULL name, bad kind). */
+PSG_API psg_status psg_type_var(psg_ctx *ctx, const char *name, int type_kind, const psg_type **out);
+PSG_API psg_status psg_type_global_var(psg_ctx *ctx, const char *name, int type_kind,
+                                       const psg_type **out);
+PSG_API psg_status psg_type_incomplete(psg_ctx *ctx, int type_kind, const psg_type **out);
+
 PSG_API int psg_type_kind(const psg_type *t);
 /* TensorType accessors. */
 PSG_API int psg_type_ndim(const psg_type *t);
@@ -67,6 +106,24 @@ PSG_API bool psg_type_is_static(const psg_type *t);
 PSG_API int psg_type_num_fields(const psg_type *t);
 PSG_API const psg_type *psg_type_field(const psg_type *t, int i);
 PSG_API const psg_type *psg_type_func_ret(const psg_type *t);
+/* FuncType: its type parameters (0 and NULL for other kinds). */
+PSG_API int psg_type_func_num_type_params(const psg_type *t);
+PSG_API const psg_type *psg_type_func_type_param(const psg_type *t, int i);
+/* TypeCall: the called type (its arguments are its fields); RefType: the
+ * referenced type. NULL for other kinds. */
+PSG_API const psg_type *psg_type_call_func(const psg_type *t);
+PSG_API const psg_type *psg_type_ref_value(const psg_type *t);
+/* TypeVar/GlobalTypeVar: the name ("" for an IncompleteType), and the
+ * TypeKind of the three variable kinds; NULL and -1 for other kinds. */
+PSG_API const char *psg_type_var_name(const psg_type *t);
+PSG_API int psg_type_var_kind(const psg_type *t);
+/* TVM's StructuralEqual on types: type variables bound by a FuncType's type
+ * parameters are equal by position; free variables (and IncompleteTypes)
+ * equal only themselves, or with map_free_vars pair one to one with the
+ * other side's. The hash agrees with it (free variables without
+ * map_free_vars hash by identity). */
+PSG_API bool psg_type_structural_equal(const psg_type *a, const psg_type *b, bool map_free_vars);
+PSG_API uint64_t psg_type_structural_hash(const psg_type *t);
 
 PSG_END_DECLS
 #endif

@@ -51,20 +51,42 @@ __all__ = ["IRModule", "parse", "relay", "tir", "arith", "transform", "instrumen
            "assert_structural_equal", "live_objects"]
 
 
-def parse(text, source_name="<input>"):
+def parse(text, source_name="<input>", init_module=None, meta_constants=()):
     """Parses Relay text (`#[version = "0.0.5"]`) into an IRModule; a
     ParseError carries the first diagnostic (file:line:col, caret) and all of
-    them in `diagnostics`."""
+    them in `diagnostics`. With `init_module`, the text is parsed into a copy
+    of it (its functions callable, a def of the same name replacing one);
+    `meta_constants` (relay.Constant) follow the text's metadata section."""
     b = text.encode("utf-8") if isinstance(text, str) else bytes(text)
     out = _ctypes.c_void_p()
+    consts = list(meta_constants)
+    tensors = (_ctypes.c_void_p * max(len(consts), 1))(
+        *[_ffi.lib.psg_constant_get_tensor(c._ptr) for c in consts])
     with _ffi.Call():
-        st = _ffi.lib.psg_module_parse(_ffi.CTX, b, len(b), _ffi.enc(source_name),
-                                       _ctypes.byref(out))
+        st = _ffi.lib.psg_module_parse_in(_ffi.CTX, b, len(b), _ffi.enc(source_name),
+                                          init_module._ptr if init_module is not None else None,
+                                          tensors, len(consts), _ctypes.byref(out))
         if st != _ffi.OK:
             err = _ffi.error_from_status(st, "parse")
             err.diagnostics = _all_errors()
             raise err
     return IRModule._own(out.value)
+
+
+def parse_expr(text, source_name="string"):
+    """Parses one Relay expression (TVM's relay.parse_expr): an optional
+    version line, `free_var` declarations, bindings, lets, a metadata
+    section. A ParseError as parse's."""
+    from .ir import _wrap_expr
+    b = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+    out = _ctypes.c_void_p()
+    with _ffi.Call():
+        st = _ffi.lib.psg_expr_parse(_ffi.CTX, b, len(b), _ffi.enc(source_name), _ctypes.byref(out))
+        if st != _ffi.OK:
+            err = _ffi.error_from_status(st, "parse")
+            err.diagnostics = _all_errors()
+            raise err
+    return _wrap_expr(out.value)
 
 
 def _all_errors():

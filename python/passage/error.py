@@ -7,7 +7,7 @@ Python code inside a pass or instrument is re-raised as itself instead, with
 the pass name added (see `passage.transform`)."""
 
 __all__ = ["PassageError", "TVMError", "PassError", "ParseError", "PassTypeError", "InvalidArgumentError",
-           "NotFoundError", "UnsupportedError", "InternalError", "ConfigError", "Diagnostic"]
+           "NotFoundError", "UnsupportedError", "InternalError", "ConfigError", "Diagnostic", "DiagnosticError"]
 
 
 class Diagnostic:
@@ -60,6 +60,9 @@ TVMError = PassError  # TVM's tvm.error.TVMError, base of every error
 
 class ParseError(PassError):
     """Malformed Relay text or pipeline text (status PSG_ERR_PARSE)."""
+
+
+DiagnosticError = ParseError  # TVM's tvm.error.DiagnosticError: what its parser raises
 
 
 class PassTypeError(PassError, TypeError):

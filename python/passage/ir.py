@@ -10,7 +10,8 @@ import struct
 from . import _ffi
 from ._ffi import lib, CTX, call, take_string, enc, s
 
-__all__ = ["Type", "TensorType", "TupleType", "FuncType", "Tensor", "Attrs", "Expr", "Var",
+__all__ = ["Type", "TensorType", "TupleType", "FuncType", "TypeVar", "GlobalTypeVar",
+           "IncompleteType", "TypeCall", "RefType", "TypeKind", "EnvFunc", "Tensor", "Attrs", "Expr", "Var",
            "GlobalVar", "Constant", "Tuple", "TupleGetItem", "Call", "Let", "If", "Function", "Op",
            "IRModule", "structural_equal", "structural_hash", "assert_structural_equal", "Span"]
 
@@ -38,19 +39,27 @@ def dtype_name(code):
 # Types (interned in the context: borrowed pointers, equal iff same pointer) --------
 
 class Type:
+    """A Relay type. `==` is TVM's structural equality on types (type
+    parameters compared by position); `same_as` is identity."""
     __slots__ = ("_ptr",)
 
     def __init__(self, ptr):
         self._ptr = ptr
 
     def __eq__(self, other):
-        return isinstance(other, Type) and other._ptr == self._ptr
+        return isinstance(other, Type) and bool(lib.psg_type_structural_equal(self._ptr, other._ptr, False))
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
 
     def __hash__(self):
-        return hash(self._ptr)
+        return lib.psg_type_structural_hash(self._ptr)
 
     def same_as(self, other):
-        return self == other
+        return isinstance(other, Type) and other._ptr == self._ptr
+
+    def is_dynamic(self):
+        return False
 
     def __repr__(self):
         return str(self)
@@ -60,23 +69,38 @@ def _wrap_type(ptr):
     if not ptr:
         return None
     kind = lib.psg_type_kind(ptr)
-    cls = {1: TensorType, 2: TupleType, 3: FuncType}[kind]
+    cls = {1: TensorType, 2: TupleType, 3: FuncType, 4: TypeVar, 5: IncompleteType, 6: TypeCall,
+           7: RefType, 8: GlobalTypeVar}[kind]
     obj = Type.__new__(cls)
     obj._ptr = ptr
     return obj
 
 
+def _new_type(fn, *args, what):
+    out = ctypes.c_void_p()
+    call(fn, CTX, *args, ctypes.byref(out), what=what)
+    return out.value
+
+
+class TypeKind:
+    """TVM's TypeKind (the kind of a type variable)."""
+    Type = 0
+    ShapeVar = 1
+    BaseType = 2
+    Constraint = 4
+    AdtHandle = 5
+    TypeData = 6
+
+
 class TensorType(Type):
-    """TensorType(shape, dtype="float32"); a dimension None or -1 is unknown."""
+    """TensorType(shape, dtype="float32"); a dimension None, -1 or Any() is
+    unknown."""
     __slots__ = ()
 
     def __init__(self, shape, dtype="float32"):
         dims = [(-1 if d is None else int(d)) for d in shape]
         arr = (ctypes.c_int64 * max(len(dims), 1))(*dims)
-        out = ctypes.c_void_p()
-        call(lib.psg_type_tensor, CTX, arr, len(dims), dtype_code(dtype), ctypes.byref(out),
-             what="TensorType")
-        self._ptr = out.value
+        self._ptr = _new_type(lib.psg_type_tensor, arr, len(dims), dtype_code(dtype), what="TensorType")
 
     @property
     def shape(self):
@@ -90,9 +114,16 @@ class TensorType(Type):
     def concrete_shape(self):
         return self.shape
 
+    def is_dynamic(self):
+        return any(d < 0 for d in self.shape)
+
     def __str__(self):
         dims = ", ".join("?" if d < 0 else str(d) for d in self.shape)
         return "Tensor[(%s%s), %s]" % (dims, "," if len(self.shape) == 1 else "", self.dtype)
+
+
+def _fields(ptr):
+    return [_wrap_type(lib.psg_type_field(ptr, i)) for i in range(lib.psg_type_num_fields(ptr))]
 
 
 class TupleType(Type):
@@ -100,40 +131,150 @@ class TupleType(Type):
 
     def __init__(self, fields):
         ptrs = _ffi.ptr_array([f._ptr for f in fields])
-        out = ctypes.c_void_p()
-        call(lib.psg_type_tuple, CTX, ptrs, len(fields), ctypes.byref(out), what="TupleType")
-        self._ptr = out.value
+        self._ptr = _new_type(lib.psg_type_tuple, ptrs, len(fields), what="TupleType")
 
     @property
     def fields(self):
-        return [_wrap_type(lib.psg_type_field(self._ptr, i))
-                for i in range(lib.psg_type_num_fields(self._ptr))]
+        return _fields(self._ptr)
 
     def __str__(self):
         return "(%s)" % ", ".join(str(f) for f in self.fields)
 
 
 class FuncType(Type):
+    """FuncType(arg_types, ret_type, type_params=None, type_constraints=None):
+    a function type, quantified over the TypeVars in type_params."""
     __slots__ = ()
 
-    def __init__(self, arg_types, ret_type):
-        ptrs = _ffi.ptr_array([a._ptr for a in arg_types])
-        out = ctypes.c_void_p()
-        call(lib.psg_type_func, CTX, ptrs, len(arg_types), ret_type._ptr, ctypes.byref(out),
-             what="FuncType")
-        self._ptr = out.value
+    def __init__(self, arg_types, ret_type, type_params=None, type_constraints=None):
+        if type_constraints:
+            raise ValueError("FuncType: type constraints are not supported")
+        tps = list(type_params or [])
+        args = _ffi.ptr_array([a._ptr for a in arg_types])
+        self._ptr = _new_type(lib.psg_type_func_poly, args, len(arg_types), ret_type._ptr,
+                              _ffi.ptr_array([t._ptr for t in tps]), len(tps), what="FuncType")
 
     @property
     def arg_types(self):
-        return [_wrap_type(lib.psg_type_field(self._ptr, i))
-                for i in range(lib.psg_type_num_fields(self._ptr))]
+        return _fields(self._ptr)
 
     @property
     def ret_type(self):
         return _wrap_type(lib.psg_type_func_ret(self._ptr))
 
+    @property
+    def type_params(self):
+        return [_wrap_type(lib.psg_type_func_type_param(self._ptr, i))
+                for i in range(lib.psg_type_func_num_type_params(self._ptr))]
+
+    @property
+    def type_constraints(self):
+        return []
+
     def __str__(self):
-        return "fn (%s) -> %s" % (", ".join(str(a) for a in self.arg_types), self.ret_type)
+        tps = self.type_params
+        head = "fn [%s](" % ", ".join(str(t) for t in tps) if tps else "fn ("
+        return "%s%s) -> %s" % (head, ", ".join(str(a) for a in self.arg_types), self.ret_type)
+
+
+class TypeVar(Type):
+    """TypeVar(name_hint, kind=TypeKind.Type): a fresh type variable, equal
+    only to itself (or to one bound at the same position)."""
+    __slots__ = ()
+
+    def __init__(self, name_hint, kind=TypeKind.Type):
+        self._ptr = _new_type(lib.psg_type_var, enc(name_hint), int(kind), what="TypeVar")
+
+    @property
+    def name_hint(self):
+        return s(lib.psg_type_var_name(self._ptr))
+
+    @property
+    def kind(self):
+        return lib.psg_type_var_kind(self._ptr)
+
+    def __str__(self):
+        return self.name_hint
+
+
+class GlobalTypeVar(Type):
+    """GlobalTypeVar(name_hint, kind=TypeKind.AdtHandle): the name of an ADT."""
+    __slots__ = ()
+
+    def __init__(self, name_hint, kind=TypeKind.AdtHandle):
+        self._ptr = _new_type(lib.psg_type_global_var, enc(name_hint), int(kind), what="GlobalTypeVar")
+
+    name_hint = TypeVar.name_hint
+    kind = TypeVar.kind
+
+    def __str__(self):
+        return self.name_hint
+
+    def __call__(self, *args):
+        return TypeCall(self, list(args))
+
+
+class IncompleteType(Type):
+    """IncompleteType(kind=TypeKind.Type): a hole that type inference fills."""
+    __slots__ = ()
+
+    def __init__(self, kind=TypeKind.Type):
+        self._ptr = _new_type(lib.psg_type_incomplete, int(kind), what="IncompleteType")
+
+    kind = TypeVar.kind
+
+    def __str__(self):
+        return "?"
+
+
+class TypeCall(Type):
+    """TypeCall(func, args): an ADT (a GlobalTypeVar) applied to types."""
+    __slots__ = ()
+
+    def __init__(self, func, args):
+        ptrs = _ffi.ptr_array([a._ptr for a in args])
+        self._ptr = _new_type(lib.psg_type_call, func._ptr, ptrs, len(args), what="TypeCall")
+
+    @property
+    def func(self):
+        return _wrap_type(lib.psg_type_call_func(self._ptr))
+
+    @property
+    def args(self):
+        return _fields(self._ptr)
+
+    def __str__(self):
+        return "%s[%s]" % (self.func, ", ".join(str(a) for a in self.args))
+
+
+class RefType(Type):
+    """RefType(value): the type of a mutable reference to `value`."""
+    __slots__ = ()
+
+    def __init__(self, value):
+        self._ptr = _new_type(lib.psg_type_ref, value._ptr, what="RefType")
+
+    @property
+    def value(self):
+        return _wrap_type(lib.psg_type_ref_value(self._ptr))
+
+    def __str__(self):
+        return "ref(%s)" % self.value
+
+
+class EnvFunc:
+    """tvm.ir.EnvFunc: a function known by its global name. Passage knows the
+    type relations: "tvm.relay.type_relation.Identity", "...Broadcast", and
+    each operator's by the operator's name."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    @staticmethod
+    def get(name):
+        return EnvFunc(name)
+
 
 
 # Reference-owning base ---------------------------------------------------------------
@@ -512,16 +653,23 @@ class Expr(_Owned):
         lib.psg_expr_span(self._ptr, ctypes.byref(sp))
         return Span(s(sp.file), sp.line, sp.col, sp.end_line, sp.end_col) if sp.line else None
 
-    def astext(self, show_meta_data=True):
+    def _text(self, flags):
         out = ctypes.c_void_p()
-        call(lib.psg_expr_print, self._ptr, ctypes.byref(out), None, what="print")
+        call(lib.psg_expr_print_text, self._ptr, flags, ctypes.byref(out), None, what="print")
         return take_string(out.value)
 
+    def astext(self, show_meta_data=True):
+        """TVM's AsText: the version line, free variables as `free_var`, the
+        `/* ty=T */` of checked nodes, the metadata section; relay.parse_expr
+        reads it back."""
+        return self._text(_PRINT_CHECKED_TYPES | (0 if show_meta_data else _PRINT_NO_METADATA))
+
     def __str__(self):
-        return self.astext()
+        # TVM's PrettyPrint: no version line, no metadata section.
+        return self._text(_PRINT_CHECKED_TYPES | _PRINT_NO_METADATA | _PRINT_NO_HEADER)
 
     def __repr__(self):
-        return "%s(%s)" % (type(self).__name__, self.astext())
+        return "%s(%s)" % (type(self).__name__, str(self))
 
     # TVM's operator sugar on relay.Expr.
     def _bin(self, other, op, swap=False):
@@ -557,6 +705,10 @@ def _scalar_dtype(expr, value):
     except Exception:
         pass
     return "float32" if isinstance(value, float) else "int32"
+
+
+# Printing flags (include/passage/text.h).
+_PRINT_NO_METADATA, _PRINT_CHECKED_TYPES, _PRINT_NO_HEADER = 1, 2, 4
 
 
 def _wrap_expr(ptr, own=True):
@@ -748,9 +900,11 @@ class Function(Expr):
         params = list(params)
         a = attrs_from_py(attrs) if attrs else None
         try:
-            return _new(cls, lib.psg_function_create,
+            tps = list(type_params or [])
+            return _new(cls, lib.psg_function_create_poly,
                         _ffi.ptr_array([_expr_ptr(p) for p in params]), len(params),
-                        _expr_ptr(body), ret_type._ptr if ret_type is not None else None, a, None)
+                        _expr_ptr(body), ret_type._ptr if ret_type is not None else None,
+                        _ffi.ptr_array([t._ptr for t in tps]), len(tps), a, None)
         finally:
             if a:
                 lib.psg_attrs_release(a)
@@ -764,6 +918,11 @@ class Function(Expr):
                 for i in range(lib.psg_function_num_params(self._ptr))]
 
     body = _child(lib.psg_function_get_body)
+
+    @property
+    def type_params(self):
+        return [_wrap_type(lib.psg_function_type_param(self._ptr, i))
+                for i in range(lib.psg_function_num_type_params(self._ptr))]
 
     @property
     def ret_type(self):
@@ -935,9 +1094,10 @@ class IRModule(_Owned):
         return out
 
     def astext(self, show_meta_data=True):
+        """TVM's AsText, with the `/* ty=T */` of checked nodes."""
         out = ctypes.c_void_p()
-        call(lib.psg_module_print, self._ptr, 0 if show_meta_data else 1, ctypes.byref(out), None,
-             what="print")
+        flags = _PRINT_CHECKED_TYPES | (0 if show_meta_data else _PRINT_NO_METADATA)
+        call(lib.psg_module_print, self._ptr, flags, ctypes.byref(out), None, what="print")
         return take_string(out.value)
 
     def __str__(self):
@@ -969,25 +1129,18 @@ def _is_tir(obj):
 
 # Structural equality ------------------------------------------------------------------
 
-def _no_free_var_mapping(map_free_vars):
-    if map_free_vars:
-        raise NotImplementedError("map_free_vars=True is implemented for TIR nodes only; "
-                                  "Relay free variables equal only themselves")
-
-
 def structural_equal(lhs, rhs, map_free_vars=False):
     """TVM's StructuralEqual: alpha-equivalence on bound variables; free
-    variables equal only themselves, or, with map_free_vars (TIR nodes only),
-    pair one to one with the other side's free variables."""
+    variables equal only themselves, or, with map_free_vars, pair one to one
+    with the other side's free variables."""
     if _is_tir(lhs) and _is_tir(rhs):
         return bool(lib.psg_tir_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
-    _no_free_var_mapping(map_free_vars)
+    if isinstance(lhs, Type) and isinstance(rhs, Type):
+        return bool(lib.psg_type_structural_equal(lhs._ptr, rhs._ptr, bool(map_free_vars)))
     if isinstance(lhs, IRModule) and isinstance(rhs, IRModule):
-        return bool(lib.psg_module_structural_equal(lhs._ptr, rhs._ptr, None))
+        return bool(lib.psg_module_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
     if isinstance(lhs, Expr) and isinstance(rhs, Expr):
-        return bool(lib.psg_expr_structural_equal(lhs._ptr, rhs._ptr))
-    if isinstance(lhs, Type) or isinstance(rhs, Type):
-        return lhs == rhs
+        return bool(lib.psg_expr_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
     return False
 
 
@@ -1009,11 +1162,9 @@ def assert_structural_equal(lhs, rhs, map_free_vars=False):
     if _is_tir(lhs) and _is_tir(rhs):
         eq = lib.psg_tir_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), ctypes.byref(path))
     elif isinstance(lhs, IRModule) and isinstance(rhs, IRModule):
-        _no_free_var_mapping(map_free_vars)
-        eq = lib.psg_module_structural_equal(lhs._ptr, rhs._ptr, ctypes.byref(path))
+        eq = lib.psg_module_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), ctypes.byref(path))
     elif isinstance(lhs, Expr) and isinstance(rhs, Expr):
-        _no_free_var_mapping(map_free_vars)
-        eq = lib.psg_expr_structural_equal_explain(lhs._ptr, rhs._ptr, ctypes.byref(path))
+        eq = lib.psg_expr_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), ctypes.byref(path))
     else:
         eq = structural_equal(lhs, rhs, map_free_vars)
     where = take_string(path.value)

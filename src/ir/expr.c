@@ -192,7 +192,25 @@ psg_status psg_if_create(psg_ctx *ctx, psg_expr *cond, psg_expr *then_branch,
 psg_status psg_function_create(psg_ctx *ctx, psg_expr *const *params, size_t n, psg_expr *body,
                                const psg_type *ret_type, psg_attrs *attrs, const psg_span *span,
                                psg_expr **out) {
+  return psg_function_create_poly(ctx, params, n, body, ret_type, NULL, 0, attrs, span, out);
+}
+
+psg_status psg_function_create_poly(psg_ctx *ctx, psg_expr *const *params, size_t n, psg_expr *body,
+                                    const psg_type *ret_type, const psg_type *const *type_params, int ntparams,
+                                    psg_attrs *attrs, const psg_span *span, psg_expr **out) {
   *out = NULL;
+  const psg_type *tparams = NULL;
+  if (ntparams < 0 || (ntparams && !type_params)) return bad(ctx, "bad Function type parameters");
+  for (int i = 0; i < ntparams; i++) {
+    if (!type_params[i] || psg_type_kind(type_params[i]) != PSG_TYPE_VAR)
+      return bad(ctx, "a Function type parameter must be a TypeVar");
+    for (int j = 0; j < i; j++)
+      if (type_params[j] == type_params[i]) return bad(ctx, "a Function lists the same type parameter twice");
+  }
+  if (ntparams) {
+    psg_status st = psg_type_tuple(ctx, type_params, ntparams, &tparams);
+    if (st) return st == PSG_ERR_NOMEM ? psgi_nomem(ctx) : st;
+  }
   if (!body || !all_present(params, n)) return bad(ctx, "a Function needs a body and non-NULL params");
   for (size_t i = 0; i < n; i++) {
     if (params[i]->kind != PSG_EXPR_VAR) return bad(ctx, "a Function parameter must be a Var");
@@ -211,6 +229,7 @@ psg_status psg_function_create(psg_ctx *ctx, psg_expr *const *params, size_t n, 
   psg_expr_retain(body);
   e->u.fn.attrs = attrs;
   e->u.fn.ret_type = ret_type;
+  e->u.fn.tparams = tparams;
   psg_attrs_retain(attrs);
   inherit_scopes(e);
   return PSG_OK;
@@ -412,6 +431,12 @@ psg_expr *psg_function_get_param(const psg_expr *f, size_t i) {
 psg_expr *psg_function_get_body(const psg_expr *f) { return KIND_OR(f, PSG_EXPR_FUNCTION, psgi_fn_body(f), NULL); }
 const psg_type *psg_function_ret_type(const psg_expr *f) {
   return KIND_OR(f, PSG_EXPR_FUNCTION, f->u.fn.ret_type, NULL);
+}
+int psg_function_num_type_params(const psg_expr *f) {
+  return f->kind == PSG_EXPR_FUNCTION && f->u.fn.tparams ? f->u.fn.tparams->n : 0;
+}
+const psg_type *psg_function_type_param(const psg_expr *f, int i) {
+  return i >= 0 && i < psg_function_num_type_params(f) ? f->u.fn.tparams->fields[i] : NULL;
 }
 psg_attrs *psg_function_get_attrs(const psg_expr *f) { return KIND_OR(f, PSG_EXPR_FUNCTION, f->u.fn.attrs, NULL); }
 const char *psg_op_name(const psg_expr *op) {

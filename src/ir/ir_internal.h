@@ -13,11 +13,21 @@ struct psg_type {
   int dtype;           /* TENSOR */
   int n;               /* TENSOR: rank; TUPLE: fields; FUNC: args */
   uint64_t hash;
-  const psg_type *ret; /* FUNC */
+  const psg_type *ret; /* FUNC: result; TYPE_CALL: the called type; REF: value */
   /* Both point into the same allocation, just after the struct. */
   const int64_t *dims;            /* TENSOR: n dims */
-  const psg_type *const *fields;  /* TUPLE/FUNC: n types */
+  const psg_type *const *fields;  /* TUPLE/FUNC/TYPE_CALL: n types */
+  /* FUNC: its type parameters (TypeVars), stored after the n args. */
+  const psg_type *const *tparams;
+  int ntparams;
+  int tkind;                      /* TYPE_VAR, GLOBAL_VAR, INCOMPLETE: TVM's TypeKind */
+  const char *name;               /* TYPE_VAR, GLOBAL_VAR (NUL-terminated, in the block) */
 };
+
+/* Structural equality of types (type_equal.c) with the TypeVars pa[i] and
+ * pb[i] already paired (bound by enclosing polymorphic Functions). */
+bool psgi_type_equal_paired(const psg_type *a, const psg_type *b, const psg_type *const *pa,
+                            const psg_type *const *pb, size_t n);
 
 /* Attributes ----------------------------------------------------------- */
 struct psg_attr {
@@ -85,7 +95,8 @@ struct psg_expr {
     psg_tensor *constant;
     int index; /* TupleGetItem */
     psg_attrs *attrs; /* Call */
-    struct { psg_attrs *attrs; const psg_type *ret_type; } fn;
+    /* tparams: the type parameters as a TupleType of TypeVars, or NULL. */
+    struct { psg_attrs *attrs; const psg_type *ret_type; const psg_type *tparams; } fn;
     uint32_t op; /* index in the op table */
     struct psg_expr *dead_next; /* release: links dead nodes (no allocation) */
   } u;

@@ -14,20 +14,6 @@
 
 /* Types ------------------------------------------------------------------- */
 
-static bool type_equal(const psg_type *a, const psg_type *b, int depth) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || a->n != b->n || depth > 64) return false;
-  if (a->kind == PSG_TYPE_TENSOR) {
-    if (a->dtype != b->dtype) return false;
-    for (int i = 0; i < a->n; i++)
-      if (a->dims[i] != b->dims[i]) return false;
-    return true;
-  }
-  for (int i = 0; i < a->n; i++)
-    if (!type_equal(a->fields[i], b->fields[i], depth + 1)) return false;
-  return a->kind != PSG_TYPE_FUNC || type_equal(a->ret, b->ret, depth + 1);
-}
-
 static uint64_t type_hash(const psg_type *t, int depth) {
   if (!t) return 0x51;
   uint64_t h = psgi_hash_mix((uint64_t)t->kind, (uint64_t)t->n);
@@ -132,6 +118,7 @@ static uint64_t node_hash(hasher *h, const psg_expr *e, uint32_t depth) {
   case PSG_EXPR_FUNCTION:
     v = psgi_hash_mix(v, attrs_hash(e->u.fn.attrs, 0));
     v = psgi_hash_mix(v, type_hash(e->u.fn.ret_type, 0));
+    v = psgi_hash_mix(v, (uint64_t)psg_function_num_type_params(e));
     break;
   case PSG_EXPR_TUPLE:
   case PSG_EXPR_LET:
@@ -260,9 +247,13 @@ typedef struct trail_entry {
 typedef struct equaler {
   psg_ctx *ctx;
   psgi_map a_to_b, b_to_a; /* bound var maps */
+  /* Type parameters of the polymorphic Functions met, paired by position. */
+  PSGI_VEC(const psg_type *) tva;
+  PSGI_VEC(const psg_type *) tvb;
   PSGI_VEC(eq_item) stack;
   PSGI_VEC(trail_entry) trail;
   bool explain;
+  bool map_free; /* TVM's map_free_vars: a free var may pair with one of the other side */
   psgi_buf why;
   int32_t where; /* trail index of the mismatch */
   bool oom;
@@ -280,8 +271,12 @@ static bool mismatch(equaler *q, int32_t at, const char *fmt, ...) {
   return false;
 }
 
+static bool types_equal(equaler *q, const psg_type *a, const psg_type *b) {
+  return psgi_type_equal_paired(a, b, q->tva.data, q->tvb.data, q->tva.len);
+}
+
 static bool map_binder(equaler *q, int32_t at, const psg_expr *a, const psg_expr *b) {
-  if (!type_equal(a->u.var.type, b->u.var.type, 0))
+  if (!types_equal(q, a->u.var.type, b->u.var.type))
     return mismatch(q, at, "variable %%%s and %%%s have different type annotations", a->u.var.name, b->u.var.name);
   psgi_map_entry *x = psgi_map_put_ptr(&q->a_to_b, a, NULL), *y = psgi_map_put_ptr(&q->b_to_a, b, NULL);
   if (!x || !y) {
@@ -331,6 +326,7 @@ static bool compare_pair(equaler *q, const eq_item *it, int32_t at) {
       if (x && x->value == b) return true;
       return mismatch(q, at, "variable %%%s is bound to a different variable than %%%s", a->u.var.name, b->u.var.name);
     }
+    if (q->map_free) return map_binder(q, at, a, b); /* paired at first meeting, like a definition */
     return mismatch(q, at, "free variables %%%s and %%%s differ", a->u.var.name, b->u.var.name);
   }
   case PSG_EXPR_GLOBAL_VAR:
@@ -357,7 +353,18 @@ static bool compare_pair(equaler *q, const eq_item *it, int32_t at) {
   case PSG_EXPR_IF: break;
   case PSG_EXPR_FUNCTION:
     if (a->nkids != b->nkids) return mismatch(q, at, "Function params count %u vs %u", a->nkids - 1, b->nkids - 1);
-    if (!type_equal(a->u.fn.ret_type, b->u.fn.ret_type, 0)) return mismatch(q, at, "Function return types differ");
+    if (psg_function_num_type_params(a) != psg_function_num_type_params(b))
+      return mismatch(q, at, "Function type params count %d vs %d", psg_function_num_type_params(a),
+                      psg_function_num_type_params(b));
+    for (int i = 0; i < psg_function_num_type_params(a); i++) {
+      const psg_type *ta = psg_function_type_param(a, i), *tb = psg_function_type_param(b, i);
+      if (psg_type_var_kind(ta) != psg_type_var_kind(tb)) return mismatch(q, at, "Function type param kinds differ");
+      if (!PSGI_VEC_PUSH(q->ctx, &q->tva, ta) || !PSGI_VEC_PUSH(q->ctx, &q->tvb, tb)) {
+        q->oom = true;
+        return false;
+      }
+    }
+    if (!types_equal(q, a->u.fn.ret_type, b->u.fn.ret_type)) return mismatch(q, at, "Function return types differ");
     if (!psg_attrs_equal(a->u.fn.attrs, b->u.fn.attrs)) return mismatch(q, at, "Function attrs differ");
     for (uint32_t i = 0; i + 1 < a->nkids; i++)
       if (!map_binder(q, at, a->kids[i], b->kids[i])) return false;
@@ -430,13 +437,20 @@ static void equaler_fini(equaler *q) {
   psgi_map_fini(&q->b_to_a);
   PSGI_VEC_FREE(q->ctx, &q->stack);
   PSGI_VEC_FREE(q->ctx, &q->trail);
+  PSGI_VEC_FREE(q->ctx, &q->tva);
+  PSGI_VEC_FREE(q->ctx, &q->tvb);
   psgi_buf_fini(&q->why);
 }
 
 bool psg_expr_structural_equal_explain(const psg_expr *a, const psg_expr *b, char **path) {
+  return psg_expr_structural_equal_ex(a, b, false, path);
+}
+
+bool psg_expr_structural_equal_ex(const psg_expr *a, const psg_expr *b, bool map_free_vars, char **path) {
   if (path) *path = NULL;
   equaler q;
   equaler_init(&q, a->ctx, path != NULL);
+  q.map_free = map_free_vars;
   bool eq = equal_root(&q, a, b, -1, NULL);
   if (!eq && path) *path = q.oom ? NULL : describe(&q, NULL);
   equaler_fini(&q);
@@ -448,6 +462,10 @@ bool psg_expr_structural_equal(const psg_expr *a, const psg_expr *b) {
 }
 
 bool psg_module_structural_equal(const psg_module *a, const psg_module *b, char **path) {
+  return psg_module_structural_equal_ex(a, b, false, path);
+}
+
+bool psg_module_structural_equal_ex(const psg_module *a, const psg_module *b, bool map_free_vars, char **path) {
   if (path) *path = NULL;
   char buf[256];
   if (a->n != b->n || !psg_attrs_equal(a->attrs, b->attrs)) {
@@ -459,6 +477,7 @@ bool psg_module_structural_equal(const psg_module *a, const psg_module *b, char 
   }
   equaler q;
   equaler_init(&q, a->ctx, path != NULL);
+  q.map_free = map_free_vars;
   bool eq = true;
   for (size_t i = 0; i < a->n && eq; i++) {
     const char *na = a->entries[i].gv->u.gvar.name, *nb = b->entries[i].gv->u.gvar.name;

@@ -24,6 +24,12 @@ static int is_ident_char(int c) { return is_ident_start(c) || is_digit(c) || c =
 /* %x and @f names have no dots, so `%t.0` is a projection of %t. */
 static int is_name_char(int c) { return is_ident_start(c) || is_digit(c); }
 
+/* '-'+ followed by a digit: a (possibly multiply negated) number. */
+static int dashes_then_digit(const char *p, const char *end) {
+  while (p < end && *p == '-') p++;
+  return p < end && is_digit(*p);
+}
+
 static void newline(lexer *lx) {
   lx->line++;
   lx->line_start = lx->p;
@@ -40,37 +46,45 @@ static void skip_space_and_comments(lexer *lx) {
     } else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '/') {
       while (lx->p < lx->end && *lx->p != '\n') lx->p++;
     } else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '*') {
+      /* Block comments nest, as in TVM's tokenizer: each inner open
+       * needs its own close. */
       const char *start = lx->p, *start_line = lx->line_start;
-      int line = lx->line;
+      int line = lx->line, depth = 1;
       lx->p += 2;
-      while (lx->p < lx->end && !(*lx->p == '*' && lx->p + 1 < lx->end && lx->p[1] == '/')) {
-        if (*lx->p == '\n') {
+      while (lx->p < lx->end) {
+        if (*lx->p == '*' && lx->p + 1 < lx->end && lx->p[1] == '/') {
+          lx->p += 2;
+          if (--depth == 0) break;
+        } else if (*lx->p == '/' && lx->p + 1 < lx->end && lx->p[1] == '*') {
+          lx->p += 2;
+          depth++;
+        } else if (*lx->p == '\n') {
           lx->p++;
           newline(lx);
         } else {
           lx->p++;
         }
       }
-      if (lx->p >= lx->end) {
+      if (depth > 0) {
         lx->error = "unterminated /* comment";
         lx->error_at = start;
         lx->error_line_start = start_line;
         lx->error_line = line;
         return;
       }
-      lx->p += 2;
     } else {
       return;
     }
   }
 }
 
-/* A number: -?digits[.digits][e[+-]digits] then an optional dtype suffix
- * (f, f16, f32, f64, i8..i64, u8..u64). */
+/* A number: -*digits[.digits][e[+-]digits] then an optional dtype suffix
+ * (f, f16, f32, f64, i8..i64, u8..u64). Several leading minus signs negate
+ * in turn, as TVM's tokenizer reads them ("--10" is 10). */
 static int lex_number(lexer *lx) {
   const char *p = lx->p;
   int is_float = 0;
-  if (*p == '-') p++;
+  while (p < lx->end && *p == '-') p++;
   while (p < lx->end && is_digit(*p)) p++;
   if (p < lx->end && *p == '.' && p + 1 < lx->end && is_digit(p[1])) {
     is_float = 1;
@@ -122,7 +136,7 @@ token lexer_next(lexer *lx) {
     t.text = lx->p;
     while (lx->p < lx->end && is_name_char(*lx->p)) lx->p++;
     t.kind = c == '%' ? TOK_LOCAL : TOK_GLOBAL;
-  } else if (is_digit(c) || (c == '-' && lx->p + 1 < lx->end && is_digit(lx->p[1]))) {
+  } else if (is_digit(c) || (c == '-' && dashes_then_digit(lx->p, lx->end))) {
     t.kind = lex_number(lx);
   } else if (c == '"') {
     lx->p++;
@@ -145,8 +159,12 @@ token lexer_next(lexer *lx) {
   } else if (c == '-' && lx->p + 1 < lx->end && lx->p[1] == '>') {
     lx->p += 2;
     t.kind = TOK_PUNCT;
+  } else if ((c == '=' || c == '!' || c == '<' || c == '>') && lx->p + 1 < lx->end && lx->p[1] == '=') {
+    lx->p += 2; /* == != <= >= */
+    t.kind = TOK_PUNCT;
   } else if (c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}' || c == ',' || c == ';' ||
-             c == ':' || c == '=' || c == '.' || c == '#' || c == '?') {
+             c == ':' || c == '=' || c == '.' || c == '#' || c == '?' || c == '+' || c == '-' || c == '*' ||
+             c == '/' || c == '<' || c == '>') {
     lx->p++;
     t.kind = TOK_PUNCT;
   } else {

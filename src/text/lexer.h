@@ -11,10 +11,11 @@ enum {
   TOK_IDENT,   /* def, fn, nn.conv2d, float32, True, ... */
   TOK_LOCAL,   /* %x, %0 (text excludes the %) */
   TOK_GLOBAL,  /* @main (text excludes the @) */
-  TOK_INT,     /* 3, -2, 2i64, 3u8 (text is the whole literal) */
+  TOK_INT,     /* 3, -2, --2, 2i64, 3u8 (text is the whole literal) */
   TOK_FLOAT,   /* 1.5, 1f, 1e-05f, 2f16 */
   TOK_STRING,  /* "NCHW" (text excludes the quotes; escapes kept) */
-  TOK_PUNCT,   /* one of ( ) [ ] { } , ; : = . # ? and "->" */
+  TOK_PUNCT,   /* one of ( ) [ ] { } , ; : = . # ? "->", and the infix
+                  operators + - * / < > <= >= == != */
   TOK_BAD,     /* a character that starts no token; text is it */
   TOK_ERROR    /* an unterminated string or comment: the token stream ends */
 };

@@ -6,6 +6,7 @@
  * after MAX_ERRORS. Checks: names are defined, ops and attributes exist,
  * argument counts fit, global functions exist and are defined once. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,13 @@ typedef struct prim_block {
 
 typedef PSGI_VEC(psgi_module_entry) entry_vec;
 
+/* A type parameter in scope (`def @f[A]`, `fn [A]`, `fn [A](A) -> A`). */
+typedef struct type_binding {
+  const char *name; /* in the source */
+  size_t len;
+  const psg_type *tv;
+} type_binding;
+
 typedef struct parser {
   psg_ctx *ctx;
   const char *file;
@@ -52,6 +60,8 @@ typedef struct parser {
   bool gave_up;
   bool lex_error_reported;
   psgi_map scope;  /* name (in source) -> binding* */
+  psgi_map free_vars; /* name -> Var (retained): `free_var %x: T;` */
+  PSGI_VEC(type_binding) tyscope; /* type parameters in scope, innermost last */
   PSGI_VEC(undo) undo_log;
   psgi_arena arena;
   psgi_map globals; /* name -> GlobalVar (one node per name, shared) */
@@ -194,7 +204,30 @@ static bool define(parser *ps, const token *name, psg_expr *e, size_t mark, bool
   return true;
 }
 
+/* Declares a free variable (free_var %x[: T];): visible from here to the end
+ * of the text, outside the scopes, as in TVM's parser. A later declaration of
+ * the same name replaces it (each def of a printed module declares its own). */
+static psg_status define_free(parser *ps, const token *name, psg_expr *var) {
+  bool is_new;
+  psgi_map_entry *slot = psgi_map_put_str(&ps->free_vars, name->text, name->len, &is_new);
+  if (!slot) return psgi_nomem(ps->ctx);
+  if (!is_new) psg_expr_release(slot->value);
+  psg_expr_retain(var);
+  slot->value = var;
+  return PSG_OK;
+}
+
 /* Types ------------------------------------------------------------------------ */
+
+/* The dtype a type name spells: a dtype name, or TVM's shorthands int, uint
+ * and float (32 bits); 0 if none. */
+static int type_dtype(const token *t) {
+  if (t->kind != TOK_IDENT) return 0;
+  if (tok_is(t, "int")) return PSG_DTYPE_INT32;
+  if (tok_is(t, "uint")) return PSG_DTYPE_UINT32;
+  if (tok_is(t, "float")) return PSG_DTYPE_FLOAT32;
+  return psg_dtype_from_name(t->text, t->len);
+}
 
 static psg_status parse_type(parser *ps, const psg_type **out);
 
@@ -227,7 +260,7 @@ static psg_status parse_tensor_type(parser *ps, const psg_type **out) {
     char buf[80];
     return error_at(ps, &ps->tok, "expected a dtype, found %s", tok_desc(&ps->tok, buf, sizeof buf));
   }
-  int dtype = psg_dtype_from_name(ps->tok.text, ps->tok.len);
+  int dtype = type_dtype(&ps->tok);
   if (!dtype) return error_at(ps, &ps->tok, "unknown dtype '%.*s'", (int)ps->tok.len, ps->tok.text);
   advance(ps);
   if (!expect(ps, "]", "to close the tensor type")) return PSG_ERR_PARSE;
@@ -258,6 +291,43 @@ static psg_status parse_type_list(parser *ps, const char *close, const psg_type 
   return PSG_OK;
 }
 
+/* [A, B, ...]: fresh TypeVars, put in scope (the caller restores
+ * ps->tyscope.len); their list in tparams (up to 64). */
+static psg_status parse_type_params(parser *ps, const psg_type **tparams, int *n) {
+  *n = 0;
+  advance(ps); /* [ */
+  while (!tok_is(&ps->tok, "]")) {
+    token t = ps->tok;
+    if (t.kind != TOK_IDENT || type_dtype(&t) || tok_is(&t, "Tensor")) {
+      char buf[80];
+      return error_at(ps, &t, "expected a type parameter name, found %s", tok_desc(&t, buf, sizeof buf));
+    }
+    if (*n == 64) return error_at(ps, &t, "too many type parameters");
+    for (int i = 0; i < *n; i++)
+      if (strlen(psg_type_var_name(tparams[i])) == t.len && !memcmp(psg_type_var_name(tparams[i]), t.text, t.len))
+        return error_at(ps, &t, "type parameter '%.*s' is given twice", (int)t.len, t.text);
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)t.len, t.text);
+    psg_status st = psg_type_var(ps->ctx, name, PSG_TYPE_KIND_TYPE, &tparams[*n]);
+    if (st) return st;
+    type_binding b = {t.text, t.len, tparams[(*n)++]};
+    if (!PSGI_VEC_PUSH(ps->ctx, &ps->tyscope, b)) return psgi_nomem(ps->ctx);
+    advance(ps);
+    if (tok_is(&ps->tok, ",")) advance(ps);
+    else if (!tok_is(&ps->tok, "]")) return expect(ps, "]", "after the type parameters") ? PSG_OK : PSG_ERR_PARSE;
+  }
+  advance(ps);
+  return PSG_OK;
+}
+
+/* The type parameter `t` names, innermost first; NULL if none. */
+static const psg_type *lookup_type_var(const parser *ps, const token *t) {
+  for (size_t i = ps->tyscope.len; i-- > 0;)
+    if (ps->tyscope.data[i].len == t->len && !memcmp(ps->tyscope.data[i].name, t->text, t->len))
+      return ps->tyscope.data[i].tv;
+  return NULL;
+}
+
 static psg_status parse_type(parser *ps, const psg_type **out) {
   if (++ps->depth > MAX_DEPTH) {
     ps->depth--;
@@ -273,15 +343,33 @@ static psg_status parse_type(parser *ps, const psg_type **out) {
     st = parse_type_list(ps, ")", items, &n);
     if (!st) st = psg_type_tuple(ps->ctx, items, n, out);
   } else if (tok_is(&ps->tok, "fn")) {
+    /* fn [A, ...](args) -> ret: the parameters are in scope in the type. */
     advance(ps);
-    if (!expect(ps, "(", "after fn in a function type")) st = PSG_ERR_PARSE;
-    else st = parse_type_list(ps, ")", items, &n);
+    size_t mark = ps->tyscope.len;
+    const psg_type *tparams[64];
+    int ntp = 0;
+    st = tok_is(&ps->tok, "[") ? parse_type_params(ps, tparams, &ntp) : PSG_OK;
+    if (!st && !expect(ps, "(", "after fn in a function type")) st = PSG_ERR_PARSE;
+    else if (!st) st = parse_type_list(ps, ")", items, &n);
     const psg_type *ret = NULL;
     if (!st && !expect(ps, "->", "in a function type")) st = PSG_ERR_PARSE;
     if (!st) st = parse_type(ps, &ret);
-    if (!st) st = psg_type_func(ps->ctx, items, n, ret, out);
-  } else if (ps->tok.kind == TOK_IDENT && psg_dtype_from_name(ps->tok.text, ps->tok.len)) {
-    st = psg_type_tensor(ps->ctx, NULL, 0, psg_dtype_from_name(ps->tok.text, ps->tok.len), out);
+    if (!st) st = psg_type_func_poly(ps->ctx, items, n, ret, tparams, ntp, out);
+    ps->tyscope.len = mark;
+  } else if (tok_is(&ps->tok, "ref") && tok_is(&ps->next, "(")) {
+    /* ref(T): a reference type, as TVM prints RefType. */
+    advance(ps);
+    advance(ps);
+    const psg_type *v = NULL;
+    st = parse_type(ps, &v);
+    if (!st && !expect(ps, ")", "to close the reference type")) st = PSG_ERR_PARSE;
+    if (!st) st = psg_type_ref(ps->ctx, v, out);
+  } else if (ps->tok.kind == TOK_IDENT && !type_dtype(&ps->tok) && lookup_type_var(ps, &ps->tok)) {
+    *out = lookup_type_var(ps, &ps->tok);
+    advance(ps);
+    st = PSG_OK;
+  } else if (type_dtype(&ps->tok)) {
+    st = psg_type_tensor(ps->ctx, NULL, 0, type_dtype(&ps->tok), out);
     advance(ps);
   } else {
     char buf[80];
@@ -289,6 +377,17 @@ static psg_status parse_type(parser *ps, const psg_type **out) {
   }
   ps->depth--;
   return st;
+}
+
+/* A type annotation (of a parameter, let or free variable): a type, or `_`,
+ * TVM's incomplete type, which leaves the variable unannotated (*out NULL). */
+static psg_status parse_annotation(parser *ps, const psg_type **out) {
+  if (tok_is(&ps->tok, "_")) {
+    advance(ps);
+    *out = NULL;
+    return PSG_OK;
+  }
+  return parse_type(ps, out);
 }
 
 /* Literals --------------------------------------------------------------------- */
@@ -333,6 +432,20 @@ static uint16_t to_half(float f) {
   return (uint16_t)half;
 }
 
+/* The number text of a literal whose number part is [0, nl) into num (cap
+ * bytes, NUL-terminated): leading minus signs negate in turn ("--10" is 10),
+ * as TVM's tokenizer reads them. False if it does not fit. */
+static bool literal_number(const token *t, size_t nl, char *num, size_t cap) {
+  size_t dashes = 0;
+  while (dashes < nl && t->text[dashes] == '-') dashes++;
+  size_t neg = dashes & 1, rest = nl - dashes;
+  if (rest == 0 || neg + rest >= cap) return false;
+  if (neg) num[0] = '-';
+  memcpy(num + neg, t->text + dashes, rest);
+  num[neg + rest] = 0;
+  return true;
+}
+
 /* A scalar constant from a numeric literal or True/False. */
 static psg_status parse_scalar(parser *ps, psg_expr **out) {
   token t = ps->tok;
@@ -345,9 +458,11 @@ static psg_status parse_scalar(parser *ps, psg_expr **out) {
   } else {
     size_t nl;
     dtype = literal_dtype(&t, &nl);
-    if (!dtype || nl == 0 || nl >= sizeof num) return error_at(ps, &t, "bad numeric literal '%.*s'", (int)t.len, t.text);
-    memcpy(num, t.text, nl);
-    num[nl] = 0;
+    if (!dtype || !literal_number(&t, nl, num, sizeof num))
+      return error_at(ps, &t, "bad numeric literal '%.*s'", (int)t.len, t.text);
+    /* No width given (7, 7i): an int32 that does not fit is an int64, TVM's
+     * legacy rule. */
+    bool widen = dtype == PSG_DTYPE_INT32 && nl + 1 >= t.len;
     char *endp;
     errno = 0;
     if (psg_dtype_is_float(dtype)) {
@@ -355,9 +470,11 @@ static psg_status parse_scalar(parser *ps, psg_expr **out) {
       if (*endp) return error_at(ps, &t, "bad numeric literal '%.*s'", (int)t.len, t.text);
       /* Out-of-range literals are errors, not infinities: no literal spells
        * an infinity, so the printer could not write it back. */
+      /* Beyond the largest finite value is out of range, as TVM's
+       * ValueToFloatImm has it (3.40283e+38f32 and 65505f16 are errors). */
       bool overflow = dtype == PSG_DTYPE_FLOAT64   ? isinf(v)
-                      : dtype == PSG_DTYPE_FLOAT32 ? isinf((float)v)
-                                                   : !(fabs(v) < 65520.0); /* float16 rounds up to inf */
+                      : dtype == PSG_DTYPE_FLOAT32 ? !(fabs(v) <= FLT_MAX)
+                                                   : !(fabs(v) <= 65504.0);
       if (overflow)
         return error_at(ps, &t, "floating-point literal '%.*s' out of range for %s", (int)t.len, t.text,
                         psg_dtype_name(dtype));
@@ -379,6 +496,10 @@ static psg_status parse_scalar(parser *ps, psg_expr **out) {
       if (*endp || errno || strchr(num, '.') || (is_unsigned && num[0] == '-'))
         return error_at(ps, &t, "bad integer literal '%.*s'", (int)t.len, t.text);
       size_t sz = psg_dtype_size(dtype);
+      if (widen && (v < INT32_MIN || v > INT32_MAX)) {
+        dtype = PSG_DTYPE_INT64;
+        sz = 8;
+      }
       if (!is_unsigned && sz < 8 && (v < -(1LL << (sz * 8 - 1)) || v >= (1LL << (sz * 8 - 1))))
         return error_at(ps, &t, "integer literal '%.*s' out of range for %s", (int)t.len, t.text, psg_dtype_name(dtype));
       if (is_unsigned && sz < 8 && u >> (sz * 8))
@@ -516,11 +637,9 @@ static psg_status parse_attr_value(parser *ps, int kind, psg_attr **out) {
     size_t nl;
     int dt = literal_dtype(&t, &nl);
     char num[64];
-    if (!dt || nl == 0 || nl >= sizeof num) {
+    if (!dt || !literal_number(&t, nl, num, sizeof num)) {
       st = error_at(ps, &t, "bad numeric literal '%.*s'", (int)t.len, t.text);
     } else {
-      memcpy(num, t.text, nl);
-      num[nl] = 0;
       char *endp;
       errno = 0;
       if (kind == PSGI_ATTR_INT && psg_dtype_is_float(dt)) {
@@ -601,6 +720,7 @@ static psg_status parse_attr_value(parser *ps, int kind, psg_attr **out) {
 /* Expressions ------------------------------------------------------------------ */
 
 static psg_status parse_expr(parser *ps, psg_expr **out);
+static psg_status parse_binop(parser *ps, psg_expr **out);
 static psg_status parse_block(parser *ps, psg_expr **out);
 
 static psg_status global_ref(parser *ps, const token *t, psg_expr **out) {
@@ -735,7 +855,7 @@ static psg_status parse_params(parser *ps, size_t mark, expr_vec *params, psg_at
       const psg_type *t = NULL;
       if (tok_is(&ps->tok, ":")) {
         advance(ps);
-        if ((st = parse_type(ps, &t)) != PSG_OK) break;
+        if ((st = parse_annotation(ps, &t)) != PSG_OK) break;
       }
       char nbuf[256];
       snprintf(nbuf, sizeof nbuf, "%.*s", (int)name.len, name.text);
@@ -783,25 +903,28 @@ static psg_status parse_params(parser *ps, size_t mark, expr_vec *params, psg_at
   return st;
 }
 
-/* fn (...) [-> T] { block } */
+/* fn [A, ...](...) [-> T] { block } */
 static psg_status parse_fn(parser *ps, psg_expr **out) {
   token start = ps->tok;
   advance(ps);
-  size_t mark = scope_mark(ps);
+  size_t mark = scope_mark(ps), tymark = ps->tyscope.len;
   expr_vec params = {0};
   psg_attrs *attrs = NULL;
-  const psg_type *ret = NULL;
+  const psg_type *ret = NULL, *tparams[64];
+  int ntp = 0;
   psg_expr *body = NULL;
-  psg_status st = parse_params(ps, mark, &params, &attrs);
+  psg_status st = tok_is(&ps->tok, "[") ? parse_type_params(ps, tparams, &ntp) : PSG_OK;
+  if (!st) st = parse_params(ps, mark, &params, &attrs);
   if (!st && tok_is(&ps->tok, "->")) {
     advance(ps);
     st = parse_type(ps, &ret);
   }
   if (!st) st = parse_block(ps, &body);
   scope_restore(ps, mark);
+  ps->tyscope.len = tymark;
   if (!st) {
     psg_span sp = span_of(ps, &start);
-    st = psg_function_create(ps->ctx, params.data, params.len, body, ret, attrs, &sp, out);
+    st = psg_function_create_poly(ps->ctx, params.data, params.len, body, ret, tparams, ntp, attrs, &sp, out);
   }
   psg_expr_release(body);
   psg_attrs_release(attrs);
@@ -817,7 +940,16 @@ static psg_status parse_primary(parser *ps, psg_expr **out) {
   case TOK_LOCAL: {
     psgi_map_entry *e = psgi_map_get_str(&ps->scope, t.text, t.len);
     binding *b = e ? e->value : NULL;
-    if (!b) return error_at(ps, &t, "undefined variable %%%.*s", (int)t.len, t.text);
+    if (!b) {
+      /* Not bound in scope: a free_var, declared anywhere before (TVM keeps
+       * them apart from the scopes). */
+      psgi_map_entry *f = psgi_map_get_str(&ps->free_vars, t.text, t.len);
+      if (!f) return error_at(ps, &t, "undefined variable %%%.*s", (int)t.len, t.text);
+      advance(ps);
+      *out = f->value;
+      psg_expr_retain(*out);
+      return PSG_OK;
+    }
     if (!b->expr) return PSG_ERR_PARSE; /* already reported */
     advance(ps);
     *out = b->expr;
@@ -922,7 +1054,7 @@ static psg_status parse_primary(parser *ps, psg_expr **out) {
 }
 
 /* primary followed by calls f(...) and tuple projections .N */
-static psg_status parse_expr(parser *ps, psg_expr **out) {
+static psg_status parse_postfix(parser *ps, psg_expr **out) {
   *out = NULL;
   if (++ps->depth > MAX_DEPTH) {
     ps->depth--;
@@ -964,6 +1096,83 @@ static psg_status parse_expr(parser *ps, psg_expr **out) {
   return PSG_OK;
 }
 
+/* The infix operators of TVM's text format and the ops their calls build:
+ * all binary and left-associative; a higher precedence binds tighter. */
+typedef struct binop {
+  const char *tok, *op;
+  int prec;
+} binop;
+
+static const binop BINOPS[] = {
+    {"*", "multiply", 12}, {"/", "divide", 12},       {"+", "add", 10},        {"-", "subtract", 10},
+    {"<", "less", 8},      {"<=", "less_equal", 8},   {">", "greater", 8},     {">=", "greater_equal", 8},
+    {"==", "equal", 7},    {"!=", "not_equal", 7},
+};
+
+static const binop *binop_at(const token *t) {
+  if (t->kind != TOK_PUNCT) return NULL;
+  for (size_t i = 0; i < sizeof BINOPS / sizeof BINOPS[0]; i++)
+    if (tok_is(t, BINOPS[i].tok)) return &BINOPS[i];
+  return NULL;
+}
+
+typedef struct pending_op {
+  const binop *op;
+  token at;
+} pending_op;
+typedef PSGI_VEC(pending_op) op_vec;
+
+/* Pops two operands and an operator, pushes their call (spanned at the operator). */
+static psg_status reduce_binop(parser *ps, expr_vec *vals, op_vec *ops) {
+  pending_op o = ops->data[--ops->len];
+  psg_expr *r = vals->data[--vals->len], *l = vals->data[vals->len - 1];
+  psg_expr *op = NULL, *call = NULL, *args[2] = {l, r};
+  psg_status st = psg_op_get(ps->ctx, o.op->op, &op);
+  psg_span sp = span_of(ps, &o.at);
+  if (!st) st = psg_call_create(ps->ctx, op, args, 2, NULL, &sp, &call);
+  psg_expr_release(l);
+  psg_expr_release(r);
+  vals->data[vals->len - 1] = call; /* NULL on failure: released as nothing */
+  return st;
+}
+
+/* Operands joined by infix operators, by precedence (operator precedence
+ * parsing with two explicit stacks: no recursion per operator). */
+static psg_status parse_binop(parser *ps, psg_expr **out) {
+  *out = NULL;
+  expr_vec vals = {0};
+  op_vec ops = {0};
+  psg_expr *e = NULL;
+  psg_status st = parse_postfix(ps, &e);
+  if (!st && !PSGI_VEC_PUSH(ps->ctx, &vals, e)) {
+    psg_expr_release(e);
+    st = psgi_nomem(ps->ctx);
+  }
+  const binop *b;
+  while (!st && (b = binop_at(&ps->tok)) != NULL) {
+    pending_op o = {b, ps->tok};
+    advance(ps);
+    if ((st = parse_postfix(ps, &e)) != PSG_OK) break;
+    while (!st && ops.len && ops.data[ops.len - 1].op->prec >= b->prec) st = reduce_binop(ps, &vals, &ops);
+    if (!st && !PSGI_VEC_PUSH(ps->ctx, &vals, e)) {
+      psg_expr_release(e);
+      st = psgi_nomem(ps->ctx);
+    } else if (st) {
+      psg_expr_release(e);
+    }
+    if (!st && !PSGI_VEC_PUSH(ps->ctx, &ops, o)) st = psgi_nomem(ps->ctx);
+  }
+  while (!st && ops.len) st = reduce_binop(ps, &vals, &ops);
+  if (!st) {
+    *out = vals.data[0];
+    vals.len = 0;
+  }
+  for (size_t i = 0; i < vals.len; i++) psg_expr_release(vals.data[i]);
+  PSGI_VEC_FREE(ps->ctx, &vals);
+  PSGI_VEC_FREE(ps->ctx, &ops);
+  return st;
+}
+
 /* Skips to the end of the current statement: the ';' at the statement's own
  * bracket level `nest` (the error may have left us inside a call's
  * parentheses), or up to the '}' that closes the block, not consumed. */
@@ -984,19 +1193,28 @@ typedef struct pending_let {
   token at;
 } pending_let;
 
-/* { (%t = e; | let %v[: T] = e;)* e } — temps are substitutions; lets are
- * Let nodes, built from the innermost out once the block's result is known. */
-static psg_status parse_block(parser *ps, psg_expr **out) {
+/* A sequence, TVM's ParseExpr: (%t = e; | let %v[: T] = e; | free_var %v[: T]; | e;)* e.
+ * Temps are substitutions; lets are Let nodes, built from the innermost out
+ * once the result is known; `e;` is a let of a fresh variable named "" (TVM's
+ * sequencing). With `close` ("}"), the sequence is a block's body: it ends
+ * with `close`, which is consumed, and an error resynchronizes at the next
+ * statement. Without, it ends after the first expression not followed by ';'
+ * and the caller checks what comes next. */
+static psg_status parse_seq(parser *ps, const char *close, psg_expr **out) {
   *out = NULL;
-  if (++ps->depth > MAX_DEPTH) {
-    ps->depth--;
+  /* A block is a level of nesting; a sequence in parentheses or arguments
+   * is counted by the expression around it. */
+  int level = close ? 1 : 0;
+  ps->depth += level;
+  if (ps->depth > MAX_DEPTH) {
+    ps->depth -= level;
     return error_at(ps, &ps->tok, "blocks nested too deeply (limit %d)", MAX_DEPTH);
   }
   size_t mark = scope_mark(ps);
   PSGI_VEC(pending_let) lets = {0};
   psg_expr *result = NULL;
-  psg_status st = expect(ps, "{", "to start a block") ? PSG_OK : PSG_ERR_PARSE;
-  bool failed = st != PSG_OK;
+  psg_status st = PSG_OK;
+  bool failed = false;
   int nest = ps->nest;
   while (!st && !ps->gave_up) {
     token t = ps->tok;
@@ -1005,52 +1223,81 @@ static psg_status parse_block(parser *ps, psg_expr **out) {
       advance(ps);
       advance(ps);
       psg_expr *e = NULL;
-      s = parse_expr(ps, &e);
+      s = parse_binop(ps, &e);
       if (!s && !expect(ps, ";", "after the binding")) s = PSG_ERR_PARSE;
       if (!define(ps, &t, s ? NULL : e, mark, false) && !s) s = PSG_ERR_PARSE;
       psg_expr_release(e);
-    } else if (tok_is(&t, "let")) {
+    } else if (tok_is(&t, "let") || tok_is(&t, "free_var")) {
+      bool is_let = tok_is(&t, "let");
       advance(ps);
       token name = ps->tok;
       if (name.kind != TOK_LOCAL) {
         char buf[80];
-        s = error_at(ps, &name, "expected a variable after let, found %s", tok_desc(&name, buf, sizeof buf));
+        s = error_at(ps, &name, "expected a variable after %s, found %s", is_let ? "let" : "free_var",
+                     tok_desc(&name, buf, sizeof buf));
       } else {
         advance(ps);
         const psg_type *ty = NULL;
         if (tok_is(&ps->tok, ":")) {
           advance(ps);
-          s = parse_type(ps, &ty);
+          s = parse_annotation(ps, &ty);
         }
-        if (!s && !expect(ps, "=", "after the let variable")) s = PSG_ERR_PARSE;
-        psg_expr *value = NULL, *var = NULL;
-        if (!s) s = parse_expr(ps, &value);
-        if (!s && !expect(ps, ";", "after the let value")) s = PSG_ERR_PARSE;
         char nbuf[256];
         snprintf(nbuf, sizeof nbuf, "%.*s", (int)name.len, name.text);
         psg_span sp = span_of(ps, &name);
-        if (!s) s = psg_var_create(ps->ctx, nbuf, ty, &sp, &var);
-        pending_let pl = {var, value, t};
+        psg_expr *value = NULL, *var = NULL;
+        if (!is_let) {
+          if (!s && !expect(ps, ";", "after the free variable")) s = PSG_ERR_PARSE;
+          if (!s) s = psg_var_create(ps->ctx, nbuf, ty, &sp, &var);
+          if (!s) s = define_free(ps, &name, var);
+          psg_expr_release(var);
+        } else {
+          /* The variable is in scope in its own value, as in TVM's parser (a
+           * recursive closure); a let may shadow an outer variable. */
+          if (!s) s = psg_var_create(ps->ctx, nbuf, ty, &sp, &var);
+          define(ps, &name, s ? NULL : var, mark, true);
+          if (!s && !expect(ps, "=", "after the let variable")) s = PSG_ERR_PARSE;
+          if (!s) s = parse_binop(ps, &value);
+          if (!s && !expect(ps, ";", "after the let value")) s = PSG_ERR_PARSE;
+          pending_let pl = {var, value, t};
+          if (!s && !PSGI_VEC_PUSH(ps->ctx, &lets, pl)) s = psgi_nomem(ps->ctx);
+          if (s) {
+            psg_expr_release(var);
+            psg_expr_release(value);
+          }
+        }
+      }
+    } else {
+      /* An expression: the result, or a value sequenced before the rest. */
+      psg_expr *e = NULL;
+      s = parse_binop(ps, &e);
+      /* `e; }` ends no sequence: outside a block the ';' is left to the
+       * caller, whose message names what it expected ("add(%x;" in a block). */
+      if (!s && tok_is(&ps->tok, ";") && (close || !tok_is(&ps->next, "}"))) {
+        advance(ps);
+        psg_span sp = span_of(ps, &t);
+        psg_expr *var = NULL;
+        s = psg_var_create(ps->ctx, "", NULL, &sp, &var);
+        pending_let pl = {var, e, t};
         if (!s && !PSGI_VEC_PUSH(ps->ctx, &lets, pl)) s = psgi_nomem(ps->ctx);
         if (s) {
           psg_expr_release(var);
-          psg_expr_release(value);
-          var = NULL;
+          psg_expr_release(e);
         }
-        /* A let may shadow an outer variable of the same name. */
-        define(ps, &name, var, mark, true);
-      }
-    } else {
-      /* The block's result, then '}'. */
-      s = parse_expr(ps, &result);
-      if (!s && !tok_is(&ps->tok, "}")) {
-        char buf[80];
-        s = error_at(ps, &ps->tok, "expected '}' after the block's result (or ';' after a binding), found %s",
-                     tok_desc(&ps->tok, buf, sizeof buf));
-      }
-      if (!s) {
-        advance(ps);
-        break;
+      } else if (!s) {
+        result = e;
+        if (!close) break;
+        if (!tok_is(&ps->tok, close)) {
+          char buf[80];
+          /* "%x -1": the minus sign went to the number, as in TVM. */
+          bool neg = (ps->tok.kind == TOK_INT || ps->tok.kind == TOK_FLOAT) && ps->tok.text[0] == '-';
+          s = error_at(ps, &ps->tok, "expected '%s' after the block's result (or ';' after a binding), found %s%s", close,
+                       tok_desc(&ps->tok, buf, sizeof buf),
+                       neg ? " (a minus sign before a digit is part of the number: write '- 1' to subtract)" : "");
+        } else {
+          advance(ps);
+          break;
+        }
       }
     }
     if (s == PSG_ERR_NOMEM) {
@@ -1059,10 +1306,14 @@ static psg_status parse_block(parser *ps, psg_expr **out) {
     }
     if (s) {
       failed = true;
+      if (!close) {
+        st = s;
+        break;
+      }
       psg_expr_release(result);
       result = NULL;
       resync(ps, nest);
-      if (tok_is(&ps->tok, "}")) {
+      if (tok_is(&ps->tok, close)) {
         advance(ps);
         break;
       }
@@ -1086,7 +1337,7 @@ static psg_status parse_block(parser *ps, psg_expr **out) {
   }
   PSGI_VEC_FREE(ps->ctx, &lets);
   scope_restore(ps, mark);
-  ps->depth--;
+  ps->depth -= level;
   if (st) {
     psg_expr_release(body);
     return st;
@@ -1094,6 +1345,17 @@ static psg_status parse_block(parser *ps, psg_expr **out) {
   *out = body;
   return PSG_OK;
 }
+
+/* { sequence } */
+static psg_status parse_block(parser *ps, psg_expr **out) {
+  *out = NULL;
+  if (!expect(ps, "{", "to start a block")) return PSG_ERR_PARSE;
+  return parse_seq(ps, "}", out);
+}
+
+/* A sequence where an expression is expected (call arguments, tuple fields,
+ * a condition, inside parentheses), as TVM's parser reads them. */
+static psg_status parse_expr(parser *ps, psg_expr **out) { return parse_seq(ps, NULL, out); }
 
 /* PrimFuncs in a Relay text ------------------------------------------------------
  * (docs/text-format.md, "Relay and TIR in one file"). A "@T.prim_func" in
@@ -1280,6 +1542,9 @@ static void parser_fini(parser *ps) {
   scope_restore(ps, 0);
   PSGI_VEC_FREE(ps->ctx, &ps->undo_log);
   psgi_map_fini(&ps->scope);
+  for (size_t i = 0; i < ps->free_vars.len; i++) psg_expr_release(ps->free_vars.entries[i].value);
+  psgi_map_fini(&ps->free_vars);
+  PSGI_VEC_FREE(ps->ctx, &ps->tyscope);
   psgi_arena_fini(&ps->arena);
   for (size_t i = 0; i < ps->globals.len; i++) psg_expr_release(ps->globals.entries[i].value);
   psgi_map_fini(&ps->globals);
@@ -1289,27 +1554,90 @@ static void parser_fini(parser *ps) {
   PSGI_VEC_FREE(ps->ctx, &ps->prims);
 }
 
-psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const char *filename, psg_module **out) {
+/* Sets up `ps` over the text and reads its metadata section, then the
+ * `nmeta` extra constants after it; *meta_at is where the section starts. */
+static psg_status parser_init(parser *ps, psg_ctx *ctx, const char *text, size_t len, const char *filename,
+                              psg_tensor *const *meta, size_t nmeta, const char **meta_at) {
+  memset(ps, 0, sizeof *ps);
+  ps->ctx = ctx;
+  psgi_map_init(&ps->scope, ctx);
+  psgi_map_init(&ps->free_vars, ctx);
+  psgi_map_init(&ps->globals, ctx);
+  psgi_arena_init(&ps->arena, ctx);
+  ps->src = text ? text : "";
+  *meta_at = find_metadata(ps->src, len);
+  lexer_init(&ps->lx, ps->src, (size_t)(*meta_at - ps->src));
+  ps->file = psgi_intern(ctx, filename ? filename : "<input>", strlen(filename ? filename : "<input>"));
+  if (!ps->file) return psgi_nomem(ctx);
+  psg_status st = PSG_OK;
+  if (*meta_at < ps->src + len) st = psgi_metadata_parse(ctx, ps->file, ps->src, *meta_at + 11, ps->src + len, &ps->meta);
+  for (size_t i = 0; !st && i < nmeta; i++) {
+    if (!PSGI_VEC_PUSH(ctx, &ps->meta, meta[i])) return psgi_nomem(ctx);
+    psg_tensor_retain(meta[i]);
+  }
+  ps->next = lexer_next(&ps->lx);
+  advance(ps);
+  return st;
+}
+
+psg_status psg_expr_parse(psg_ctx *ctx, const char *text, size_t len, const char *filename, psg_expr **out) {
   *out = NULL;
   if (!text && len) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "NULL text");
   parser ps;
-  memset(&ps, 0, sizeof ps);
-  ps.ctx = ctx;
-  ps.file = psgi_intern(ctx, filename ? filename : "<input>", strlen(filename ? filename : "<input>"));
-  if (!ps.file) return psgi_nomem(ctx);
-  ps.src = text ? text : "";
-  psgi_map_init(&ps.scope, ctx);
-  psgi_map_init(&ps.globals, ctx);
-  psgi_arena_init(&ps.arena, ctx);
-  const char *meta_at = find_metadata(ps.src, len);
-  psg_status st = PSG_OK;
-  if (meta_at < ps.src + len)
-    st = psgi_metadata_parse(ctx, ps.file, ps.src, meta_at + 11, ps.src + len, &ps.meta);
-  lexer_init(&ps.lx, ps.src, (size_t)(meta_at - ps.src));
-  ps.next = lexer_next(&ps.lx);
-  advance(&ps);
+  const char *meta_at;
+  psg_status st = parser_init(&ps, ctx, text, len, filename, NULL, 0, &meta_at);
+  /* The version line is optional here, as in TVM's ParseExpr. */
+  if (!st && tok_is(&ps.tok, "#") && tok_is(&ps.next, "[") && !parse_version(&ps)) st = PSG_ERR_PARSE;
+  psg_expr *e = NULL;
+  if (!st) st = parse_expr(&ps, &e);
+  if (!st && ps.tok.kind != TOK_EOF) {
+    char buf[80];
+    st = error_at(&ps, &ps.tok, "expected the end of the expression, found %s", tok_desc(&ps.tok, buf, sizeof buf));
+  }
+  if (!st && ps.errors) st = PSG_ERR_PARSE;
+  if (st) psg_expr_release(e);
+  else *out = e;
+  parser_fini(&ps);
+  return st;
+}
+
+psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const char *filename, psg_module **out) {
+  return psg_module_parse_in(ctx, text, len, filename, NULL, NULL, 0, out);
+}
+
+psg_status psg_module_parse_in(psg_ctx *ctx, const char *text, size_t len, const char *filename,
+                               const psg_module *init, psg_tensor *const *meta, size_t nmeta, psg_module **out) {
+  *out = NULL;
+  if (!text && len) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "NULL text");
+  parser ps;
+  const char *meta_at;
+  psg_status st = parser_init(&ps, ctx, text, len, filename, meta, nmeta, &meta_at);
   entry_vec defs = {0};
+  /* init's entries come first, their GlobalVars shared: the text calls them
+   * by name, and its def of a taken name replaces the entry in place. */
+  size_t n_init = 0;
+  PSGI_VEC(bool) replaced = {0};
+  for (size_t i = 0; !st && init && i < init->n; i++) {
+    psgi_module_entry en = init->entries[i];
+    const char *name = en.gv->u.gvar.name;
+    bool is_new;
+    psgi_map_entry *g = psgi_map_put_str(&ps.globals, name, strlen(name), &is_new);
+    if (!g || !PSGI_VEC_PUSH(ctx, &defs, en) || !PSGI_VEC_PUSH(ctx, &replaced, false)) {
+      st = psgi_nomem(ctx);
+      break;
+    }
+    g->value = en.gv;
+    psg_expr_retain(en.gv); /* the globals map's reference */
+    psg_expr_retain(en.gv);
+    if (en.func) psg_expr_retain(en.func);
+    if (en.prim) en.prim_ops->retain(en.prim);
+    n_init++;
+  }
   psg_attrs *mod_attrs = NULL;
+  if (init && init->attrs) {
+    mod_attrs = init->attrs;
+    psg_attrs_retain(mod_attrs);
+  }
   if (!st && !parse_version(&ps)) st = PSG_ERR_PARSE;
   /* Optional module attributes: #[attrs = {k=v, ...}] */
   if (!st && tok_is(&ps.tok, "#") && tok_is(&ps.next, "[")) {
@@ -1320,6 +1648,8 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
       advance(&ps);
       if (!expect(&ps, "=", "after attrs")) st = PSG_ERR_PARSE;
       else if (!tok_is(&ps.tok, "{")) st = error_at(&ps, &ps.tok, "expected a dictionary after attrs =");
+      psg_attrs_release(mod_attrs); /* the text's attributes replace init's */
+      mod_attrs = NULL;
       if (!st) st = parse_attr_dict(&ps, &mod_attrs);
       if (!st && !expect(&ps, "]", "to close the module attributes")) st = PSG_ERR_PARSE;
     }
@@ -1351,13 +1681,19 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
     advance(&ps);
     psg_expr *gv = NULL, *fn = NULL;
     psg_status s = global_ref(&ps, &name, &gv);
+    ptrdiff_t replace = -1; /* the init entry this def replaces */
     for (size_t i = 0; !s && i < defs.len; i++)
-      if (defs.data[i].gv == gv) s = error_at(&ps, &name, "@%.*s is defined twice", (int)name.len, name.text);
-    size_t mark = scope_mark(&ps);
+      if (defs.data[i].gv == gv) {
+        if (i < n_init && !replaced.data[i]) replace = (ptrdiff_t)i;
+        else s = error_at(&ps, &name, "@%.*s is defined twice", (int)name.len, name.text);
+      }
+    size_t mark = scope_mark(&ps), tymark = ps.tyscope.len;
     expr_vec params = {0};
     psg_attrs *attrs = NULL;
-    const psg_type *ret = NULL;
+    const psg_type *ret = NULL, *tparams[64];
+    int ntp = 0;
     psg_expr *body = NULL;
+    if (!s && tok_is(&ps.tok, "[")) s = parse_type_params(&ps, tparams, &ntp);
     if (!s) s = parse_params(&ps, mark, &params, &attrs);
     if (!s && tok_is(&ps.tok, "->")) {
       advance(&ps);
@@ -1365,10 +1701,20 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
     }
     if (!s) s = parse_block(&ps, &body);
     scope_restore(&ps, mark);
+    ps.tyscope.len = tymark;
     psg_span sp = span_of(&ps, &t);
-    if (!s) s = psg_function_create(ctx, params.data, params.len, body, ret, attrs, &sp, &fn);
+    if (!s) s = psg_function_create_poly(ctx, params.data, params.len, body, ret, tparams, ntp, attrs, &sp, &fn);
     psgi_module_entry en = {gv, fn, NULL, NULL};
-    if (!s && !PSGI_VEC_PUSH(ctx, &defs, en)) s = psgi_nomem(ctx);
+    if (!s && replace >= 0) {
+      psgi_module_entry *old = &defs.data[replace];
+      psg_expr_release(old->func);
+      if (old->prim) old->prim_ops->release(old->prim);
+      psg_expr_release(gv); /* old->gv is the same node, already held */
+      old->func = fn;
+      old->prim = NULL;
+      old->prim_ops = NULL;
+      replaced.data[replace] = true;
+    } else if (!s && !PSGI_VEC_PUSH(ctx, &defs, en)) s = psgi_nomem(ctx);
     if (s) {
       psg_expr_release(fn);
       psg_expr_release(gv);
@@ -1407,6 +1753,7 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
     if (defs.data[i].prim) defs.data[i].prim_ops->release(defs.data[i].prim);
   }
   PSGI_VEC_FREE(ctx, &defs);
+  PSGI_VEC_FREE(ctx, &replaced);
   psg_attrs_release(mod_attrs);
   parser_fini(&ps);
   return st;

@@ -3,6 +3,7 @@
  * a temporary `%N = ...;` (numbered per def), printed once per scope and then
  * referred to by name: the IR is a DAG. The dataflow walk is iterative; only
  * nested blocks (if branches, fn literals) recurse, capped at MAX_NESTING. */
+#include <math.h>
 #include <stdio.h>
 #include "ir/op_table.h"
 #include "passage/tvmscript.h"
@@ -14,6 +15,7 @@ typedef struct printer {
   psg_ctx *ctx;
   psgi_buf *b;
   psgi_map temps;     /* node -> temp number + 1 (0: not bound in scope) */
+  psgi_map uses;      /* node -> how many operand slots hold it (only with lets) */
   psgi_map var_names; /* Var -> printed name (arena) */
   psgi_map used;      /* printed var names in this def */
   psgi_map meta_index; /* tensor -> index + 1 */
@@ -25,6 +27,7 @@ typedef struct printer {
   uint32_t temp;
   int nesting;
   psg_status st;
+  bool types; /* PSG_PRINT_CHECKED_TYPES: TVM's "ty=T" comments after typed nodes */
   const psg_expr *watch; /* psgi_print_binding_name: the node whose name is wanted */
   char watch_name[64];
 } printer;
@@ -85,7 +88,16 @@ static void print_type(printer *p, const psg_type *t, int depth) {
     put(p, t->n == 1 ? ",)" : ")");
     return;
   case PSG_TYPE_FUNC:
-    put(p, "fn (");
+    put(p, "fn ");
+    if (t->ntparams) { /* TVM: fn [A, B](A) -> B */
+      psgi_buf_putc(p->b, '[');
+      for (int i = 0; i < t->ntparams; i++) {
+        if (i) put(p, ", ");
+        print_type(p, t->tparams[i], depth + 1);
+      }
+      psgi_buf_putc(p->b, ']');
+    }
+    psgi_buf_putc(p->b, '(');
     for (int i = 0; i < t->n; i++) {
       if (i) put(p, ", ");
       print_type(p, t->fields[i], depth + 1);
@@ -93,7 +105,33 @@ static void print_type(printer *p, const psg_type *t, int depth) {
     put(p, ") -> ");
     print_type(p, t->ret, depth + 1);
     return;
+  case PSG_TYPE_VAR:
+  case PSG_TYPE_GLOBAL_VAR: put(p, t->name); return;
+  case PSG_TYPE_INCOMPLETE: psgi_buf_putc(p->b, '_'); return; /* TVM prints it as metadata */
+  case PSG_TYPE_CALL: /* List[A], as TVM */
+    print_type(p, t->ret, depth + 1);
+    psgi_buf_putc(p->b, '[');
+    for (int i = 0; i < t->n; i++) {
+      if (i) put(p, ", ");
+      print_type(p, t->fields[i], depth + 1);
+    }
+    psgi_buf_putc(p->b, ']');
+    return;
+  case PSG_TYPE_REF:
+    put(p, "ref(");
+    print_type(p, t->ret, depth + 1);
+    psgi_buf_putc(p->b, ')');
+    return;
   }
+}
+
+/* TVM's optional info, a comment "ty=T" after a Var's declaration, a constant,
+ * a call, a tuple, a projection or a fn literal whose type is checked. */
+static void print_type_info(printer *p, const psg_expr *e) {
+  if (!p->types || !e->checked_type) return;
+  put(p, " /* ty=");
+  print_type(p, e->checked_type, 0);
+  put(p, " */");
 }
 
 static void print_string(printer *p, const char *s, size_t n) {
@@ -222,6 +260,39 @@ static const char *var_name(printer *p, const psg_expr *v) {
   return name;
 }
 
+/* Counts, for every node below root, the operand slots that hold it (TVM's
+ * dependency graph: a node with one parent prints inline as a let value).
+ * Only a graph with scopes has let values: others skip the walk. */
+static void count_uses(printer *p, const psg_expr *root) {
+  psgi_map_fini(&p->uses);
+  psgi_map_init(&p->uses, p->ctx);
+  if (!(root->flags & PSGI_EXPR_HAS_SCOPES)) return;
+  size_t base = p->stack.len;
+  if (!PSGI_VEC_PUSH(p->ctx, &p->stack, root)) {
+    p->st = PSG_ERR_NOMEM;
+    return;
+  }
+  while (p->stack.len > base && !p->st) {
+    const psg_expr *e = p->stack.data[--p->stack.len];
+    for (uint32_t i = 0; i < e->nkids; i++) {
+      bool is_new;
+      psgi_map_entry *en = psgi_map_put_ptr(&p->uses, e->kids[i], &is_new);
+      if (!en) {
+        p->st = PSG_ERR_NOMEM;
+        break;
+      }
+      en->value = (void *)((uintptr_t)en->value + 1);
+      if (is_new && !PSGI_VEC_PUSH(p->ctx, &p->stack, e->kids[i])) p->st = PSG_ERR_NOMEM;
+    }
+  }
+  p->stack.len = base;
+}
+
+static uintptr_t use_count(printer *p, const psg_expr *e) {
+  psgi_map_entry *en = psgi_map_get_ptr(&p->uses, e);
+  return en ? (uintptr_t)en->value : 0;
+}
+
 static uint32_t temp_of(printer *p, const psg_expr *e) {
   psgi_map_entry *en = psgi_map_get_ptr(&p->temps, e);
   return en ? (uint32_t)(uintptr_t)en->value : 0;
@@ -264,13 +335,32 @@ static bool print_scalar(printer *p, const psg_tensor *t) {
   case PSG_DTYPE_UINT16: put_u64(p, *(const uint16_t *)d); break;
   case PSG_DTYPE_UINT32: put_u64(p, *(const uint32_t *)d); break;
   case PSG_DTYPE_UINT64: put_u64(p, *(const uint64_t *)d); break;
-  default: return false; /* float16, bfloat16: metadata keeps them exact */
+  case PSG_DTYPE_FLOAT16: {
+    /* As TVM: "3f16". The half's value is a float exactly, so the float's
+     * shortest text reads back (through the parser's rounding) to it. */
+    uint16_t h;
+    memcpy(&h, d, 2);
+    int exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+    if (exp == 0x1f) return false; /* NaN and infinities: metadata */
+    double v = exp ? ldexp(1024 + man, exp - 25) : ldexp(man, -24);
+    if (!psgi_format_real(p->b, (h & 0x8000) ? -v : v, true)) return false;
+    put(p, "f16");
+    return true;
+  }
+  default: return false; /* bfloat16: metadata keeps it exact */
   }
   put(p, psgi_scalar_suffix(t->dtype));
   return true;
 }
 
+static void print_constant_text(printer *p, const psg_expr *c);
+
 static void print_constant(printer *p, const psg_expr *c) {
+  print_constant_text(p, c);
+  print_type_info(p, c); /* at every use, as TVM memoizes it with the text */
+}
+
+static void print_constant_text(printer *p, const psg_expr *c) {
   const psg_tensor *t = c->u.constant;
   if (print_scalar(p, t)) return;
   psgi_map_entry *en = psgi_map_put_ptr(&p->meta_index, t, NULL);
@@ -359,6 +449,15 @@ static void print_inline(printer *p, const psg_expr *e) {
 static void print_block(printer *p, const psg_expr *result, int ind);
 
 static void print_params(printer *p, const psg_expr *fn) {
+  const psg_type *tp = fn->u.fn.tparams; /* a tuple of TypeVars: "[A, B]" as TVM */
+  if (tp && tp->n) {
+    psgi_buf_putc(p->b, '[');
+    for (int i = 0; i < tp->n; i++) {
+      if (i) put(p, ", ");
+      print_type(p, tp->fields[i], 0);
+    }
+    psgi_buf_putc(p->b, ']');
+  }
   psgi_buf_putc(p->b, '(');
   for (uint32_t i = 0; i + 1 < fn->nkids; i++) {
     const psg_expr *v = fn->kids[i];
@@ -369,6 +468,7 @@ static void print_params(printer *p, const psg_expr *fn) {
       put(p, ": ");
       print_type(p, v->u.var.type, 0);
     }
+    print_type_info(p, v);
   }
   if (fn->u.fn.attrs && fn->u.fn.attrs->n) {
     if (fn->nkids > 1) put(p, ", ");
@@ -390,6 +490,9 @@ static void print_construct(printer *p, const psg_expr *e, int ind) {
   }
   if (e->kind != PSG_EXPR_IF && e->kind != PSG_EXPR_FUNCTION && e->kind != PSG_EXPR_LET) {
     print_inline(p, e);
+    /* A Var's info is at its declaration; a constant's is in its text. */
+    if (e->kind == PSG_EXPR_CALL || e->kind == PSG_EXPR_TUPLE || e->kind == PSG_EXPR_TUPLE_GET_ITEM)
+      print_type_info(p, e);
     return;
   }
   if (++p->nesting > MAX_NESTING) {
@@ -413,18 +516,47 @@ static void print_construct(printer *p, const psg_expr *e, int ind) {
     print_block(p, psgi_fn_body(e), ind + 1);
     indent(p, ind);
     psgi_buf_putc(p->b, '}');
+    print_type_info(p, e);
   } else {
-    put(p, "{\n");
+    /* A let chain as a value: in parentheses, as TVM prints it. */
+    put(p, "(\n");
     print_block(p, e, ind + 1);
     indent(p, ind);
-    psgi_buf_putc(p->b, '}');
+    psgi_buf_putc(p->b, ')');
   }
   p->nesting--;
+}
+
+/* Declares `v` with a line "free_var %v[: T];" if it is a Var no parameter,
+ * let or earlier declaration named: a variable free in what is printed. */
+static void declare_free(printer *p, const psg_expr *v, int ind) {
+  if (v->kind != PSG_EXPR_VAR || psgi_map_get_ptr(&p->var_names, v)) return;
+  indent(p, ind);
+  put(p, "free_var %");
+  put(p, var_name(p, v));
+  if (v->u.var.type) {
+    put(p, ": ");
+    print_type(p, v->u.var.type, 0);
+  }
+  print_type_info(p, v);
+  put(p, ";\n");
+}
+
+/* Declares the free variables the line printing `e` uses first: e itself or
+ * its inline operands (an If's condition; a fn or let prints its own lines). */
+static void declare_free_operands(printer *p, const psg_expr *e, int ind) {
+  if (temp_of(p, e)) return;
+  if (e->kind == PSG_EXPR_VAR) declare_free(p, e, ind);
+  else if (e->kind == PSG_EXPR_IF) declare_free(p, e->kids[0], ind);
+  else if (e->kind == PSG_EXPR_CALL || e->kind == PSG_EXPR_TUPLE || e->kind == PSG_EXPR_TUPLE_GET_ITEM)
+    for (uint32_t i = 0; i < e->nkids; i++) declare_free(p, e->kids[i], ind);
 }
 
 /* Binds every non-atomic, unbound operand reachable from `root` (not root
  * itself) to a temp, children first; an If's branches and a fn's body are
  * their own blocks and are not entered. */
+static void bind_temp(printer *p, const psg_expr *e, int ind);
+
 static void emit_deps(printer *p, const psg_expr *root, int ind) {
   size_t base = p->stack.len;
   if (!PSGI_VEC_PUSH(p->ctx, &p->stack, root) || !PSGI_VEC_PUSH(p->ctx, &p->next, 0)) {
@@ -437,7 +569,11 @@ static void emit_deps(printer *p, const psg_expr *root, int ind) {
     uint32_t limit = e->kind == PSG_EXPR_IF ? 1 : (e->kind == PSG_EXPR_FUNCTION || e->kind == PSG_EXPR_LET) ? 0 : e->nkids;
     if (e == root && (e->kind == PSG_EXPR_FUNCTION || e->kind == PSG_EXPR_LET)) limit = 0;
     if (*next < limit) {
-      const psg_expr *k = e->kids[(*next)++];
+      /* A call's arguments before its callee, as TVM ("visit args first so
+       * they are lifted before the op": a fn literal callee prints next to
+       * its call). */
+      uint32_t i = (*next)++;
+      const psg_expr *k = e->kind == PSG_EXPR_CALL ? e->kids[i + 1 < e->nkids ? i + 1 : 0] : e->kids[i];
       if (is_atom(k) || temp_of(p, k)) continue;
       if (!PSGI_VEC_PUSH(p->ctx, &p->stack, k) || !PSGI_VEC_PUSH(p->ctx, &p->next, 0)) p->st = PSG_ERR_NOMEM;
       continue;
@@ -445,22 +581,27 @@ static void emit_deps(printer *p, const psg_expr *root, int ind) {
     p->stack.len--;
     p->next.len--;
     if (e == root || temp_of(p, e)) continue;
-    /* Bind e. */
-    uint32_t k = p->temp++;
-    if (e == p->watch) snprintf(p->watch_name, sizeof p->watch_name, "%u", k);
-    indent(p, ind);
-    psgi_buf_putc(p->b, '%');
-    put_u64(p, k);
-    put(p, " = ");
-    print_construct(p, e, ind);
-    put(p, ";\n");
-    psgi_map_entry *en = psgi_map_put_ptr(&p->temps, e, NULL);
-    if (!en || !PSGI_VEC_PUSH(p->ctx, &p->bound, e)) {
-      p->st = PSG_ERR_NOMEM;
-      return;
-    }
-    en->value = (void *)(uintptr_t)(k + 1);
+    bind_temp(p, e, ind);
   }
+}
+
+/* Prints "%N = e;" (its operands are bound or atomic) and binds e to %N. */
+static void bind_temp(printer *p, const psg_expr *e, int ind) {
+  uint32_t k = p->temp++;
+  if (e == p->watch) snprintf(p->watch_name, sizeof p->watch_name, "%u", k);
+  declare_free_operands(p, e, ind);
+  indent(p, ind);
+  psgi_buf_putc(p->b, '%');
+  put_u64(p, k);
+  put(p, " = ");
+  print_construct(p, e, ind);
+  put(p, ";\n");
+  psgi_map_entry *en = psgi_map_put_ptr(&p->temps, e, NULL);
+  if (!en || !PSGI_VEC_PUSH(p->ctx, &p->bound, e)) {
+    p->st = PSG_ERR_NOMEM;
+    return;
+  }
+  en->value = (void *)(uintptr_t)(k + 1);
 }
 
 static void print_block(printer *p, const psg_expr *result, int ind) {
@@ -469,6 +610,10 @@ static void print_block(printer *p, const psg_expr *result, int ind) {
   while (!p->st && result->kind == PSG_EXPR_LET && !temp_of(p, result)) {
     const psg_expr *var = result->kids[0], *value = result->kids[1];
     emit_deps(p, value, ind);
+    /* A value used elsewhere too gets a temp first, so it prints once
+     * (TVM's "%0 = (0, 0); let %x = %0; %0"). */
+    if (!p->st && !is_atom(value) && !temp_of(p, value) && use_count(p, value) > 1) bind_temp(p, value, ind);
+    declare_free_operands(p, value, ind);
     indent(p, ind);
     put(p, "let %");
     put(p, var_name(p, var));
@@ -477,12 +622,14 @@ static void print_block(printer *p, const psg_expr *result, int ind) {
       put(p, ": ");
       print_type(p, var->u.var.type, 0);
     }
+    print_type_info(p, var);
     put(p, " = ");
     print_construct(p, value, ind);
     put(p, ";\n");
     result = result->kids[2];
   }
   emit_deps(p, result, ind);
+  declare_free_operands(p, result, ind);
   indent(p, ind);
   print_construct(p, result, ind);
   psgi_buf_putc(p->b, '\n');
@@ -498,6 +645,7 @@ static void printer_init(printer *p, psg_ctx *ctx, psgi_buf *b) {
   p->ctx = ctx;
   p->b = b;
   psgi_map_init(&p->temps, ctx);
+  psgi_map_init(&p->uses, ctx);
   psgi_map_init(&p->var_names, ctx);
   psgi_map_init(&p->used, ctx);
   psgi_map_init(&p->meta_index, ctx);
@@ -517,6 +665,7 @@ static void printer_reset_def(printer *p) {
 
 static void printer_fini(printer *p) {
   psgi_map_fini(&p->temps);
+  psgi_map_fini(&p->uses);
   psgi_map_fini(&p->var_names);
   psgi_map_fini(&p->used);
   psgi_map_fini(&p->meta_index);
@@ -548,6 +697,7 @@ psg_status psg_module_print(const psg_module *m, int flags, char **out, size_t *
   psgi_buf_init(&b, m->ctx);
   printer p;
   printer_init(&p, m->ctx, &b);
+  p.types = (flags & PSG_PRINT_CHECKED_TYPES) != 0;
   put(&p, "#[version = \"0.0.5\"]\n");
   if (m->attrs && m->attrs->n) {
     put(&p, "#[attrs = {");
@@ -584,6 +734,7 @@ psg_status psg_module_print(const psg_module *m, int flags, char **out, size_t *
       p.st = psg_ctx_fail(m->ctx, PSG_ERR_UNSUPPORTED, "@%s is not a Relay function", m->entries[i].gv->u.gvar.name);
       break;
     }
+    count_uses(&p, fn);
     print_params(&p, fn);
     put(&p, " {\n");
     print_block(&p, psgi_fn_body(fn), 1);
@@ -603,7 +754,27 @@ psg_status psg_expr_print(const psg_expr *e, char **out, size_t *len) {
   psgi_buf_init(&b, e->ctx);
   printer p;
   printer_init(&p, e->ctx, &b);
+  count_uses(&p, e);
   print_block(&p, e, 0);
+  return finish(&p, &b, out, len);
+}
+
+psg_status psg_expr_print_text(const psg_expr *e, int flags, char **out, size_t *len) {
+  *out = NULL;
+  if (len) *len = 0;
+  psgi_buf b;
+  psgi_buf_init(&b, e->ctx);
+  printer p;
+  printer_init(&p, e->ctx, &b);
+  p.types = (flags & PSG_PRINT_CHECKED_TYPES) != 0;
+  if (!(flags & PSG_PRINT_NO_HEADER)) put(&p, "#[version = \"0.0.5\"]\n");
+  count_uses(&p, e);
+  print_block(&p, e, 0);
+  if (b.len && b.data[b.len - 1] == '\n') b.len--; /* TVM ends an expression without one */
+  if (!(flags & PSG_PRINT_NO_METADATA) && p.meta.len) {
+    psgi_buf_putc(&b, '\n');
+    psgi_metadata_print(&b, p.meta.data, p.meta.len);
+  }
   return finish(&p, &b, out, len);
 }
 
@@ -617,6 +788,7 @@ bool psgi_print_binding_name(psg_ctx *ctx, const psg_expr *fn, const psg_expr *n
   printer p;
   printer_init(&p, ctx, &b);
   p.watch = node;
+  count_uses(&p, fn);
   print_params(&p, fn);
   print_block(&p, psgi_fn_body(fn), 1);
   bool found = !p.st && p.watch_name[0];

@@ -12,12 +12,15 @@
  * unannotated let variable below it, so no later module or binding can
  * change it. Later runs keep a final subtree without entering it, so after
  * a pass InferType costs what the pass rebuilt, not the whole function.
- * Unlike TVM there is no unification: function parameters need annotations
- * (let variables without one take their value's type). */
+ * A function with unannotated parameters is first given their types by
+ * unification (infer_type_unified.c) and rebuilt with them annotated; the
+ * pass then returns a module holding the rebuilt functions. Let variables
+ * without an annotation take their value's type. */
 #include <stdio.h>
 #include "interp/interp_internal.h"
 #include "ops/op_impl.h"
 #include "text/text_internal.h"
+#include "transforms/infer_type_internal.h"
 #include "transforms/transforms.h"
 
 typedef struct frame {
@@ -31,9 +34,17 @@ typedef struct checker {
   psgi_map types;      /* expr -> const psg_type* for this run */
   psgi_map let_types;  /* unannotated let var -> type of its value */
   uint8_t *fn_state;   /* per module function: 0 todo, 1 in progress, 2 done, 3 failed */
+  psg_expr **filled;   /* per module function: rebuilt with inferred parameter types (or NULL) */
+  bool fill;           /* infer unannotated parameters (the pass) rather than refuse them */
+  bool want_fill;      /* check_expr met an unannotated parameter to infer */
   const psg_expr *fn;  /* the def being checked (names in messages) */
   int errors;
 } checker;
+
+/* The function of module entry i as checked: the rebuilt one if any. */
+static const psg_expr *entry_func(const checker *c, size_t i) {
+  return c->filled && c->filled[i] ? c->filled[i] : c->mod->entries[i].func;
+}
 
 static const psg_type *type_of(checker *c, const psg_expr *e) {
   const psg_type *t = psgi_expr_final_type(e);
@@ -52,44 +63,6 @@ static bool is_final(const psg_expr *e) {
     if (k->kind != PSG_EXPR_OP && !psgi_expr_final_type(k)) return false;
   }
   return true;
-}
-
-/* "(1, 3)" or "float32" style text for messages. */
-static void format_type(psgi_buf *b, const psg_type *t) {
-  if (!t) {
-    psgi_buf_puts(b, "?");
-    return;
-  }
-  switch (t->kind) {
-  case PSG_TYPE_TENSOR:
-    if (t->n == 0) {
-      psgi_buf_puts(b, psg_dtype_name(t->dtype));
-      return;
-    }
-    psgi_buf_puts(b, "Tensor[(");
-    for (int i = 0; i < t->n; i++) {
-      if (i) psgi_buf_puts(b, ", ");
-      if (t->dims[i] < 0)
-        psgi_buf_putc(b, '?');
-      else
-        psgi_buf_printf(b, "%lld", (long long)t->dims[i]);
-    }
-    psgi_buf_printf(b, "), %s]", psg_dtype_name(t->dtype));
-    return;
-  case PSG_TYPE_TUPLE:
-  case PSG_TYPE_FUNC:
-    psgi_buf_puts(b, t->kind == PSG_TYPE_FUNC ? "fn (" : "(");
-    for (int i = 0; i < t->n; i++) {
-      if (i) psgi_buf_puts(b, ", ");
-      format_type(b, t->fields[i]);
-    }
-    psgi_buf_puts(b, t->kind == PSG_TYPE_TUPLE && t->n == 1 ? ",)" : ")");
-    if (t->kind == PSG_TYPE_FUNC) {
-      psgi_buf_puts(b, " -> ");
-      format_type(b, t->ret);
-    }
-    return;
-  }
 }
 
 /* Records a type error at e's span: "in @main, %3 = add(...): reason", where
@@ -121,6 +94,17 @@ static psg_status type_error(checker *c, const char *fn_name, const psg_expr *e,
   return PSG_ERR_TYPE;
 }
 
+/* A Function's type parameters as an array (NULL when none). */
+static const psg_type *const *fn_tparams(const psg_expr *f) {
+  return f->u.fn.tparams ? f->u.fn.tparams->fields : NULL;
+}
+
+static bool any_needs_unifier(const psg_type *const *ts, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (psgi_type_needs_unifier(ts[i])) return true;
+  return false;
+}
+
 /* Equal, or equal but for dims unknown on either side. */
 static bool compatible(const psg_type *a, const psg_type *b) {
   if (a == b) return true;
@@ -131,10 +115,17 @@ static bool compatible(const psg_type *a, const psg_type *b) {
       if (a->dims[i] >= 0 && b->dims[i] >= 0 && a->dims[i] != b->dims[i]) return false;
     return true;
   }
+  if (!a->fields || a->ntparams != b->ntparams) return false; /* type variables: only themselves */
   for (int i = 0; i < a->n; i++)
     if (!compatible(a->fields[i], b->fields[i])) return false;
-  return a->kind != PSG_TYPE_FUNC || compatible(a->ret, b->ret);
+  return !a->ret || compatible(a->ret, b->ret);
 }
+
+/* Whether a and b agree, through the unifier when either holds a hole or a
+ * polymorphic function type (TVM's), else by `compatible`; *out (may be
+ * NULL) is then their join. msg receives the unifier's reason. */
+static psg_status agree(psg_ctx *ctx, const psg_type *a, const psg_type *b, const psg_type **out, char *msg,
+                        size_t msg_len);
 
 /* The type of an If whose branches have the compatible types a and b: a dim
  * is ? where either branch has ? (TVM's unifier), so the If promises only
@@ -142,7 +133,7 @@ static bool compatible(const psg_type *a, const psg_type *b) {
  * shallow: bounded by the nesting of the types written in the program). */
 static psg_status join(psg_ctx *ctx, const psg_type *a, const psg_type *b, const psg_type **out) {
   *out = a;
-  if (a == b) return PSG_OK;
+  if (a == b || (a->kind != PSG_TYPE_TENSOR && a->kind != PSG_TYPE_TUPLE && a->kind != PSG_TYPE_FUNC)) return PSG_OK;
   if (a->kind == PSG_TYPE_TENSOR) {
     int64_t dims[PSG_MAX_RANK];
     for (int i = 0; i < a->n; i++) dims[i] = a->dims[i] == b->dims[i] ? a->dims[i] : -1;
@@ -160,6 +151,19 @@ static psg_status join(psg_ctx *ctx, const psg_type *a, const psg_type *b, const
   return st;
 }
 
+static psg_status agree(psg_ctx *ctx, const psg_type *a, const psg_type *b, const psg_type **out, char *msg,
+                        size_t msg_len) {
+  msg[0] = 0;
+  if (psgi_type_needs_unifier(a) || psgi_type_needs_unifier(b)) {
+    const psg_type *u = NULL;
+    psg_status st = psgi_unify_pair(ctx, a, b, &u, msg, msg_len);
+    if (!st && out) *out = u;
+    return st;
+  }
+  if (!compatible(a, b)) return PSG_ERR_TYPE;
+  return out ? join(ctx, a, b, out) : PSG_OK;
+}
+
 static psg_status check_function(checker *c, size_t index);
 
 /* The type of global function `name`, typing it first if needed. Calls
@@ -167,7 +171,7 @@ static psg_status check_function(checker *c, size_t index);
 static psg_status global_type(checker *c, const char *fn_name, const psg_expr *gv, const psg_type **out) {
   ptrdiff_t i = psg_module_find(c->mod, gv->u.gvar.name);
   if (i < 0) return type_error(c, fn_name, gv, "no function named @%s in the module", gv->u.gvar.name);
-  const psg_expr *f = c->mod->entries[i].func;
+  const psg_expr *f = entry_func(c, (size_t)i);
   if (!f) {
     /* A PrimFunc: its buffers' types, for call_lowered (a direct call is
      * refused at the call). */
@@ -191,7 +195,8 @@ static psg_status global_type(checker *c, const char *fn_name, const psg_expr *g
     size_t n = f->nkids - 1;
     if (n > 16 && !(params = psgi_alloc(c->ctx, n * sizeof *params))) return psgi_nomem(c->ctx);
     for (size_t k = 0; k < n; k++) params[k] = f->kids[k]->u.var.type;
-    psg_status st = psg_type_func(c->ctx, params, (int)n, f->u.fn.ret_type, &t);
+    psg_status st = psg_type_func_poly(c->ctx, params, (int)n, f->u.fn.ret_type, fn_tparams(f),
+                                       psg_function_num_type_params(f), &t);
     if (params != small) psgi_free(c->ctx, params);
     if (st) return st;
   }
@@ -260,14 +265,20 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
         st = type_error(c, fn_name, e, "%s", "calling a value that is not a function");
       } else if ((size_t)ft->n != nargs) {
         st = type_error(c, fn_name, e, "expected %d arguments, got %zu", ft->n, nargs);
+      } else if (psgi_type_needs_unifier(ft) || any_needs_unifier(args, nargs)) {
+        /* A polymorphic callee is instantiated (TVM's type arguments). */
+        char msg[512];
+        size_t bad = 0;
+        st = psgi_unify_call(ctx, ft, args, nargs, out, msg, sizeof msg, &bad);
+        if (st == PSG_ERR_TYPE) st = type_error(c, fn_name, e, "argument %zu: %s", bad, msg);
       } else {
         for (size_t i = 0; i < nargs && !st; i++)
           if (!compatible(ft->fields[i], args[i])) {
             psgi_buf b;
             psgi_buf_init(&b, ctx);
-            format_type(&b, args[i]);
+            psgi_type_format(&b, args[i]);
             psgi_buf_puts(&b, " where the function expects ");
-            format_type(&b, ft->fields[i]);
+            psgi_type_format(&b, ft->fields[i]);
             st = type_error(c, fn_name, e, "argument %zu has type %s", i, b.data ? b.data : "?");
             psgi_buf_fini(&b);
           }
@@ -279,12 +290,16 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
   }
   case PSG_EXPR_LET: {
     const psg_type *ann = e->kids[0]->u.var.type, *val = type_of(c, e->kids[1]);
-    if (ann && !compatible(ann, val)) {
+    char why[512];
+    psg_status ag = ann ? agree(ctx, ann, val, NULL, why, sizeof why) : PSG_OK;
+    if (ag && ag != PSG_ERR_TYPE) return ag;
+    if (ag) {
       psgi_buf b;
       psgi_buf_init(&b, ctx);
-      format_type(&b, val);
+      psgi_type_format(&b, val);
       psgi_buf_puts(&b, " but it is annotated ");
-      format_type(&b, ann);
+      psgi_type_format(&b, ann);
+      if (why[0]) psgi_buf_printf(&b, " (%s)", why);
       psg_status st = type_error(c, fn_name, e, "the value bound to %%%s has type %s", e->kids[0]->u.var.name,
                                  b.data ? b.data : "?");
       psgi_buf_fini(&b);
@@ -297,17 +312,23 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
     const psg_type *cond = type_of(c, e->kids[0]), *a = type_of(c, e->kids[1]), *b = type_of(c, e->kids[2]);
     if (cond->kind != PSG_TYPE_TENSOR || cond->n != 0 || cond->dtype != PSG_DTYPE_BOOL)
       return type_error(c, fn_name, e, "%s", "the condition must be a bool scalar");
-    if (!compatible(a, b)) {
+    char why[512];
+    const psg_type *joined = NULL;
+    psg_status ag = agree(ctx, a, b, &joined, why, sizeof why);
+    if (ag && ag != PSG_ERR_TYPE) return ag;
+    if (ag) {
       psgi_buf buf;
       psgi_buf_init(&buf, ctx);
-      format_type(&buf, a);
+      psgi_type_format(&buf, a);
       psgi_buf_puts(&buf, " vs ");
-      format_type(&buf, b);
+      psgi_type_format(&buf, b);
+      if (why[0]) psgi_buf_printf(&buf, " (%s)", why);
       psg_status st = type_error(c, fn_name, e, "the branches have different types: %s", buf.data ? buf.data : "");
       psgi_buf_fini(&buf);
       return st;
     }
-    return join(ctx, a, b, out);
+    *out = joined;
+    return PSG_OK;
   }
   case PSG_EXPR_FUNCTION: {
     size_t n = e->nkids - 1;
@@ -316,16 +337,22 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
     for (size_t i = 0; i < n; i++) params[i] = type_of(c, e->kids[i]);
     const psg_type *body = type_of(c, psgi_fn_body(e));
     psg_status st = PSG_OK;
-    if (e->u.fn.ret_type && !compatible(e->u.fn.ret_type, body)) {
+    char why[512];
+    psg_status ag = e->u.fn.ret_type ? agree(ctx, e->u.fn.ret_type, body, NULL, why, sizeof why) : PSG_OK;
+    if (ag && ag != PSG_ERR_TYPE) st = ag;
+    if (ag == PSG_ERR_TYPE) {
       psgi_buf b;
       psgi_buf_init(&b, ctx);
-      format_type(&b, body);
+      psgi_type_format(&b, body);
       psgi_buf_puts(&b, " but the function is annotated ");
-      format_type(&b, e->u.fn.ret_type);
+      psgi_type_format(&b, e->u.fn.ret_type);
+      if (why[0]) psgi_buf_printf(&b, " (%s)", why);
       st = type_error(c, fn_name, e, "the body has type %s", b.data ? b.data : "?");
       psgi_buf_fini(&b);
     }
-    if (!st) st = psg_type_func(ctx, params, (int)n, e->u.fn.ret_type ? e->u.fn.ret_type : body, out);
+    if (!st)
+      st = psg_type_func_poly(ctx, params, (int)n, e->u.fn.ret_type ? e->u.fn.ret_type : body, fn_tparams(e),
+                              psg_function_num_type_params(e), out);
     if (params != small) psgi_free(ctx, params);
     return st;
   }
@@ -348,13 +375,17 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
       continue;
     }
     if (f->next == 0 && e->kind == PSG_EXPR_FUNCTION) {
-      /* TVM infers unannotated parameters by unification with their uses;
-       * Passage has no unification, so say so at the parameter. */
+      /* The InferType pass has inferred unannotated parameters before
+       * (check_function); the checkers without unification (the lowering's)
+       * refuse them at the parameter. */
       for (uint32_t i = 0; i + 1 < e->nkids && !st; i++)
-        if (!e->kids[i]->u.var.type)
+        if (!e->kids[i]->u.var.type && c->fill) {
+          c->want_fill = true; /* check_function infers it, then checks again */
+          st = PSG_ERR_TYPE;
+        } else if (!e->kids[i]->u.var.type)
           st = type_error(c, fn_name, e->kids[i],
-                          "parameter %%%s has no type annotation (Passage does not infer parameter types: "
-                          "annotate it, e.g. %%%s: Tensor[(1, 3), float32])",
+                          "parameter %%%s has no type annotation (run InferType, which infers it, or annotate it, "
+                          "e.g. %%%s: Tensor[(1, 3), float32])",
                           e->kids[i]->u.var.name, e->kids[i]->u.var.name);
       if (st) break;
     }
@@ -405,6 +436,22 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
   return st;
 }
 
+/* Hooks of the unification (infer_type_unified.c) while checking a def. */
+typedef struct fill_env {
+  checker *c;
+  const char *fn_name;
+} fill_env;
+
+static psg_status fill_global_type(void *env, const psg_expr *gv, const psg_type **out) {
+  fill_env *f = env;
+  return global_type(f->c, f->fn_name, gv, out);
+}
+
+static psg_status fill_error(void *env, const psg_expr *at, const char *msg) {
+  fill_env *f = env;
+  return type_error(f->c, f->fn_name, at, "%s", msg);
+}
+
 static psg_status check_function(checker *c, size_t index) {
   const psgi_module_entry *en = &c->mod->entries[index];
   if (!en->func || en->func->kind != PSG_EXPR_FUNCTION) {
@@ -413,31 +460,72 @@ static psg_status check_function(checker *c, size_t index) {
   }
   c->fn_state[index] = 1;
   const psg_expr *saved = c->fn; /* a call to another global checks it first */
+  const char *name = en->gv->u.gvar.name;
   c->fn = en->func;
-  psg_status st = check_expr(c, en->gv->u.gvar.name, en->func);
+  psg_status st = check_expr(c, name, c->fn);
+  if (st == PSG_ERR_TYPE && c->want_fill) {
+    /* An unannotated parameter: infer the types by unification, then check
+     * the function rebuilt with them as if they had been written. */
+    c->want_fill = false;
+    fill_env env = {c, name};
+    psgi_infer_hooks hooks = {&env, fill_global_type, fill_error};
+    psg_expr *filled = NULL;
+    st = psgi_infer_fill_params(c->ctx, en->func, &hooks, &filled);
+    if (!st) c->fn = c->filled[index] = filled;
+    bool saved_fill = c->fill;
+    c->fill = false; /* a parameter still unannotated is an error now */
+    if (!st) st = check_expr(c, name, c->fn);
+    c->fill = saved_fill;
+  }
+  psg_status done = st;
   c->fn = saved;
-  c->fn_state[index] = st ? 3 : 2;
-  if (!st) psgi_expr_set_checked_type(en->gv, type_of(c, en->func));
-  return st;
+  c->fn_state[index] = done ? 3 : 2;
+  if (!done) psgi_expr_set_checked_type(en->gv, type_of(c, entry_func(c, index)));
+  /* The function as given is typed too (TVM's InferTypeLocal reads it). */
+  if (!done && c->filled && c->filled[index]) psgi_expr_set_checked_type(en->func, type_of(c, c->filled[index]));
+  return done;
 }
 
-psg_status psgi_infer_module_types(psg_ctx *ctx, const psg_module *mod) {
-  checker c = {ctx, mod, {0}, {0}, NULL, NULL, 0};
+/* Checks every function of mod; with `filled` (the pass), unannotated
+ * parameters are inferred and *filled is the module holding the rebuilt
+ * functions (mod itself, retained, when none was). */
+static psg_status infer_module(psg_ctx *ctx, const psg_module *mod, psg_module **filled) {
+  checker c = {ctx, mod, {0}, {0}, NULL, NULL, filled != NULL, false, NULL, 0};
   psgi_map_init(&c.types, ctx);
   psgi_map_init(&c.let_types, ctx);
   psg_status st = PSG_OK;
   if (mod->n && !(c.fn_state = psgi_calloc(ctx, mod->n))) st = psgi_nomem(ctx);
+  if (!st && filled && mod->n && !(c.filled = psgi_calloc(ctx, mod->n * sizeof *c.filled))) st = psgi_nomem(ctx);
   for (size_t i = 0; !st && i < mod->n; i++) {
     if (c.fn_state[i] != 0) continue;
     psg_status s = check_function(&c, i);
     if (s == PSG_ERR_NOMEM) st = s; /* type errors: keep checking the other functions */
   }
   if (!st && c.errors) st = PSG_ERR_TYPE;
+  psg_module *cur = (psg_module *)mod;
+  psg_module_retain(cur);
+  for (size_t i = 0; c.filled && i < mod->n; i++) {
+    if (!c.filled[i]) continue;
+    psg_module *next = NULL;
+    if (!st) st = psg_module_update(cur, mod->entries[i].gv, c.filled[i], &next);
+    if (next) {
+      psg_module_release(cur);
+      cur = next;
+    }
+    psg_expr_release(c.filled[i]);
+  }
+  if (!st && filled)
+    *filled = cur;
+  else
+    psg_module_release(cur);
+  psgi_free(ctx, c.filled);
   psgi_free(ctx, c.fn_state);
   psgi_map_fini(&c.types);
   psgi_map_fini(&c.let_types);
   return st;
 }
+
+psg_status psgi_infer_module_types(psg_ctx *ctx, const psg_module *mod) { return infer_module(ctx, mod, NULL); }
 
 /* InferType for one node (include/passage/ir.h): its type when every child
  * has a final type, recorded as final, as check_expr would record it. */
@@ -458,7 +546,7 @@ psg_status psg_expr_infer_type(psg_expr *e, const psg_type **out) {
   }
   t = psgi_expr_final_type(e);
   if (!t && e->kind != PSG_EXPR_OP && is_final(e)) {
-    checker c = {ctx, NULL, {0}, {0}, NULL, NULL, 0};
+    checker c = {ctx, NULL, {0}, {0}, NULL, NULL, false, false, NULL, 0};
     psgi_map_init(&c.types, ctx);
     psgi_map_init(&c.let_types, ctx);
     psg_status st = infer_node(&c, NULL, e, &t);
@@ -474,11 +562,9 @@ psg_status psg_expr_infer_type(psg_expr *e, const psg_type **out) {
 static psg_status infer_type_pass(psg_module *mod, psg_pass_context *pc, void *user, psg_module **out) {
   (void)pc;
   (void)user;
-  psg_status st = psgi_infer_module_types(mod->ctx, mod);
-  if (st) return st;
-  psg_module_retain(mod); /* typed in place: the same, unchanged module */
-  *out = mod;
-  return PSG_OK;
+  /* Typed in place: the same, unchanged module, unless parameters had to
+   * be inferred (then the module of the functions annotated with them). */
+  return infer_module(mod->ctx, mod, out);
 }
 
 const psg_pass_decl psgi_pass_infer_type = {

@@ -1,7 +1,10 @@
 /* libFuzzer target for the Relay text parser (issue 2, STYLE rule 13): any
  * input must parse or fail with diagnostics, never crash or leak; a module
  * that parses must print, re-parse to a structurally equal module, and print
- * to the same text again (the printer's output is canonical). */
+ * to the same text again (the printer's output is canonical). The same input
+ * is also read as one expression (psg_expr_parse, issue 18): one that parses
+ * must print as TVM's astext, re-parse equal (free variables paired) and
+ * print the same again. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,36 @@ static void fail(const char *what, const char *detail) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_expr(psg_ctx *ctx, const uint8_t *data, size_t size) {
+  psg_expr *e = NULL, *e2 = NULL;
+  char *text = NULL, *text2 = NULL;
+  size_t len = 0, len2 = 0;
+  psg_status st = psg_expr_parse(ctx, (const char *)data, size, "fuzz.relay", &e);
+  if (st) {
+    if (e) fail("a failed expression parse returned an expression", NULL);
+    if (st != PSG_ERR_PARSE) fail("a failed expression parse did not return PSG_ERR_PARSE", psg_status_str(st));
+    return;
+  }
+  if (psg_expr_print_text(e, PSG_PRINT_DEFAULT, &text, &len)) fail("a parsed expression does not print", NULL);
+  if (psg_expr_parse(ctx, text, len, "printed.relay", &e2)) {
+    fputs(text, stderr);
+    for (size_t i = 0; i < psg_ctx_diag_count(ctx); i++) fputs(psg_diag_rendered(psg_ctx_get_diag(ctx, i)), stderr);
+    fail("a printed expression does not parse", NULL);
+  }
+  char *path = NULL;
+  if (!psg_expr_structural_equal_ex(e, e2, true, &path)) fail("parse_expr(print(e)) differs from e at", path);
+  psg_free(path);
+  if (psg_expr_print_text(e2, PSG_PRINT_DEFAULT, &text2, &len2)) fail("a re-parsed expression does not print", NULL);
+  if (len != len2 || memcmp(text, text2, len)) {
+    fprintf(stderr, "--- first print\n%s\n--- second print\n%s\n", text, text2);
+    fail("expression printing is not idempotent", NULL);
+  }
+  psg_free(text);
+  psg_free(text2);
+  psg_expr_release(e);
+  psg_expr_release(e2);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > MAX_INPUT) return 0;
@@ -49,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fail("printing is not idempotent", NULL);
   }
 done:
+  check_expr(ctx, data, size);
   psg_free(text);
   psg_free(text2);
   psg_module_release(m);

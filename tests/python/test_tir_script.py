@@ -298,9 +298,10 @@ def test_free_vars_print_and_map_on_reparse():
     passage.ir.assert_structural_equal(f, g, map_free_vars=True)
     with pytest.raises(ValueError, match="free vars 'n' and 'n' differ"):
         passage.ir.assert_structural_equal(f, g)
-    x = passage.relay.var("x", shape=(2,))
-    with pytest.raises(NotImplementedError, match="TIR nodes only"):
-        passage.ir.structural_equal(x, x, map_free_vars=True)
+    # Relay too, since issue 18 (it raised NotImplementedError before).
+    x, y = passage.relay.var("x", shape=(2,)), passage.relay.var("y", shape=(2,))
+    assert not passage.ir.structural_equal(x, y)
+    assert passage.ir.structural_equal(x, y, map_free_vars=True)
 
 
 def test_tvm_call_forms_and_zero_dim_buffer():

@@ -14,10 +14,14 @@ from .._ffi import lib, s
 from ..ir import (Type, TensorType, TupleType, FuncType, Expr, Var, GlobalVar, Constant, Tuple,
                   TupleGetItem, Call, Let, If, Function, Op, IRModule, Tensor, Attrs)
 from ..ir import structural_equal, structural_hash
+from ..ir import TypeVar, GlobalTypeVar, IncompleteType, TypeCall, RefType, TypeKind
+from ..tir import Any
+from . import ty
 
 __all__ = ["var", "const", "Var", "GlobalVar", "Constant", "Tuple", "TupleGetItem", "Call", "Let",
            "If", "Function", "Op", "TensorType", "TupleType", "FuncType", "Expr", "IRModule",
-           "Type", "op", "transform", "analysis", "tec", "ScopeBuilder", "ExprVisitor", "ExprMutator"]
+           "Type", "TypeVar", "GlobalTypeVar", "IncompleteType", "TypeCall", "RefType", "TypeKind",
+           "Any", "ty", "op", "transform", "analysis", "tec", "ScopeBuilder", "ExprVisitor", "ExprMutator"]
 
 
 def var(name_hint, type_annotation=None, shape=None, dtype="float32", span=None):
@@ -166,14 +170,30 @@ from .expr_functor import ExprVisitor, ExprMutator  # noqa: E402
 
 def parse(source, source_name="from_string", init_module=None, init_meta_table=None):
     """tvm.relay.parse: Relay text (it may hold @T.prim_func blocks,
-    docs/text-format.md) as an IRModule. TVM's init_module / init_meta_table
-    (parsing into an existing module, a metadata table) are not supported:
-    only their defaults, None or empty, are accepted."""
-    if init_module is not None or init_meta_table:
-        from ..error import UnsupportedError
-        raise UnsupportedError("relay.parse: init_module and init_meta_table are not supported")
+    docs/text-format.md) as an IRModule, type-checked as TVM's parser does
+    (InferType). With init_module, the text is parsed into a copy of it;
+    init_meta_table {"relay.Constant": [constants]} extends the text's
+    metadata section (its indexes follow the section's own)."""
     from .. import parse as _parse
-    return _parse(source, source_name)
+    table = dict(init_meta_table or {})
+    consts = list(table.pop("relay.Constant", []))
+    if table:
+        from ..error import UnsupportedError
+        raise UnsupportedError("relay.parse: init_meta_table holds only relay.Constant entries here, not %s"
+                               % ", ".join(sorted(table)))
+    mod = _parse(source, source_name, init_module, consts)
+    # A module with PrimFunc blocks (Passage's mixed text; TVM's parser reads
+    # none) is returned as parsed: a Relay call of a PrimFunc is not typable.
+    if any(type(mod[g]).__name__ == "PrimFunc" for g in mod.get_global_vars()):
+        return mod
+    return transform.InferType()(mod)
+
+
+def parse_expr(source):
+    """tvm.relay.parse_expr: one expression (free_var declarations, bindings,
+    lets; no type checking, as TVM)."""
+    from .. import parse_expr as _parse_expr
+    return _parse_expr(source, "string")
 
 
 def fromtext(source, source_name="from_string"):
