@@ -20,6 +20,7 @@
  * (a chain of three reshapes becomes one in a single run). */
 #include <math.h>
 #include <pthread.h>
+#include "ops/elemwise.h"
 #include "ops/kernel_util.h"
 #include "transforms/simplify_expr.h"
 #include "transforms/transforms.h"
@@ -307,9 +308,13 @@ static void build_op_rules(void) {
     ptrdiff_t op = psgi_op_lookup(table[i].op, strlen(table[i].op));
     if (op >= 0 && op < MAX_OPS) op_rules[op] = table[i].rules;
   }
-  for (size_t op = 0; op < psgi_op_table_len && op < MAX_OPS; op++) { /* every broadcasting op */
+  /* Every binary op that broadcasts its two operands against each other
+   * (not nn.bias_add, whose pattern is broadcast too: its bias must stay a
+   * vector, so a scalar fill value does not fit it). */
+  for (size_t op = 0; op < psgi_op_table_len && op < MAX_OPS; op++) {
     const psgi_op_impl *impl = psgi_op_impl_get(op);
-    if (impl && impl->pattern == PSGI_PATTERN_BROADCAST) op_rules[op] |= R_FULL;
+    if (impl && (impl->type_rel == psgi_rel_broadcast || impl->type_rel == psgi_rel_broadcast_cmp))
+      op_rules[op] |= R_FULL;
   }
   ptrdiff_t sq = psgi_op_lookup("squeeze", 7);
   if (sq >= 0) squeeze_op = (size_t)sq;
