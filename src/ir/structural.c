@@ -2,12 +2,16 @@
  * StructuralHash, ir.h): bound variables are equal by their position of
  * definition (alpha-equivalence), free variables only to themselves,
  * GlobalVars and ops by name, constants by dtype, shape and bytes; spans and
- * checked types are ignored. Sharing is ignored too: a DAG equals the tree it
- * unfolds to. Both walks use explicit stacks.
+ * checked types are ignored. Relay expressions compare as graphs, as TVM's
+ * graph nodes do: a node of one side met again must meet the node it was
+ * first paired with (with a = add(x, x), add(a, a) differs from
+ * add(a, add(x, x))). Both walks use explicit stacks.
  *
  * The hash numbers each binder by its binder depth (how many binders enclose
  * it), which is the same in any two alpha-equivalent trees, and memoizes a
- * node's hash together with the depth it was hashed at. */
+ * node's hash together with the depth it was hashed at. A graph node met
+ * again through another edge contributes its first-visit number instead of
+ * its content, so sharing changes the hash as it changes equality. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "ir/ir_internal.h"
@@ -68,17 +72,37 @@ static uint64_t tensor_hash(const psg_tensor *t) {
   return psgi_hash_mix(h, psgi_hash_bytes(t->data, t->nbytes));
 }
 
+/* The kinds compared as graph nodes (TVM's MarkGraphNode; variables are
+ * matched by their own maps, constants, ops and globals by value). */
+static bool is_graph_node(const psg_expr *e) {
+  switch (e->kind) {
+  case PSG_EXPR_CALL:
+  case PSG_EXPR_TUPLE_GET_ITEM:
+  case PSG_EXPR_LET:
+  case PSG_EXPR_IF:
+  case PSG_EXPR_FUNCTION: return true;
+  case PSG_EXPR_TUPLE: return e->nkids > 0; /* () is a constant in TVM */
+  default: return false;
+  }
+}
+
 /* Hash ------------------------------------------------------------------------ */
 
 typedef struct hash_frame {
   const psg_expr *e;
   uint32_t depth; /* binders enclosing e */
   uint32_t next;  /* children pushed so far */
+  const psg_expr *parent; /* the node (and its edge) e was reached through */
+  uint32_t edge;
 } hash_frame;
 
 typedef struct hash_memo {
   uint64_t hash;
   uint32_t depth;
+  bool done;
+  uint32_t order;               /* when the node was first met */
+  const psg_expr *first_parent; /* and through which edge */
+  uint32_t first_edge;
 } hash_memo;
 
 typedef struct hasher {
@@ -86,6 +110,7 @@ typedef struct hasher {
   psgi_map memo;   /* node -> hash_memo* (arena) */
   psgi_map levels; /* bound var -> level + 1 */
   psgi_arena arena;
+  uint32_t met; /* nodes met so far */
   bool failed;
 } hasher;
 
@@ -99,7 +124,7 @@ static uint32_t child_depth(const psg_expr *e, uint32_t depth, uint32_t i) {
 static hash_memo *memo_get(hasher *h, const psg_expr *e, uint32_t depth) {
   psgi_map_entry *en = psgi_map_get_ptr(&h->memo, e);
   hash_memo *m = en ? en->value : NULL;
-  return m && m->depth == depth ? m : NULL;
+  return m && m->done && m->depth == depth ? m : NULL;
 }
 
 static uint64_t node_hash(hasher *h, const psg_expr *e, uint32_t depth) {
@@ -131,7 +156,10 @@ static uint64_t node_hash(hasher *h, const psg_expr *e, uint32_t depth) {
     hash_memo *m = memo_get(h, k, d);
     /* Binders (params, let vars) contribute their annotation, not a use. */
     bool binder = (e->kind == PSG_EXPR_FUNCTION && i + 1 < e->nkids) || (e->kind == PSG_EXPR_LET && i == 0);
-    v = psgi_hash_mix(v, binder ? type_hash(k->u.var.type, 0) : m ? m->hash : 0);
+    if (!binder && m && is_graph_node(k) && (m->first_parent != e || m->first_edge != i))
+      v = psgi_hash_mix(v, psgi_hash_mix(0xbac, m->order)); /* shared: met before */
+    else
+      v = psgi_hash_mix(v, binder ? type_hash(k->u.var.type, 0) : m ? m->hash : 0);
   }
   return v;
 }
@@ -154,7 +182,7 @@ static bool bind_levels(hasher *h, const psg_expr *e, uint32_t depth) {
 
 static uint64_t hash_root(hasher *h, const psg_expr *root) {
   PSGI_VEC(hash_frame) stack = {0};
-  hash_frame f0 = {root, 0, 0};
+  hash_frame f0 = {root, 0, 0, NULL, 0};
   if (!PSGI_VEC_PUSH(h->ctx, &stack, f0)) goto fail;
   while (stack.len) {
     hash_frame *f = &stack.data[stack.len - 1];
@@ -165,23 +193,28 @@ static uint64_t hash_root(hasher *h, const psg_expr *root) {
         continue;
       }
       if (!bind_levels(h, e, f->depth)) goto fail;
+      psgi_map_entry *en = psgi_map_get_ptr(&h->memo, e);
+      if (!en) { /* first met: remember when and through which edge */
+        hash_memo *m = psgi_arena_alloc(&h->arena, sizeof *m);
+        if (!m || !(en = psgi_map_put_ptr(&h->memo, e, NULL))) goto fail;
+        *m = (hash_memo){0, f->depth, false, h->met++, f->parent, f->edge};
+        en->value = m;
+      }
     }
     if (f->next < e->nkids) {
       uint32_t i = f->next++;
       bool binder = (e->kind == PSG_EXPR_FUNCTION && i + 1 < e->nkids) || (e->kind == PSG_EXPR_LET && i == 0);
       if (binder) continue;
-      hash_frame fc = {e->kids[i], child_depth(e, f->depth, i), 0};
+      hash_frame fc = {e->kids[i], child_depth(e, f->depth, i), 0, e, i};
       if (!PSGI_VEC_PUSH(h->ctx, &stack, fc)) goto fail;
       continue;
     }
     uint32_t depth = f->depth;
     stack.len--;
-    hash_memo *m = psgi_arena_alloc(&h->arena, sizeof *m);
-    psgi_map_entry *en = m ? psgi_map_put_ptr(&h->memo, e, NULL) : NULL;
-    if (!en) goto fail;
-    m->depth = depth;
+    hash_memo *m = psgi_map_get_ptr(&h->memo, e)->value; /* put when e was first met */
     m->hash = node_hash(h, e, depth);
-    en->value = m;
+    m->depth = depth;
+    m->done = true;
   }
   PSGI_VEC_FREE(h->ctx, &stack);
   return memo_get(h, root, 0)->hash;
@@ -194,6 +227,7 @@ fail:
 static void hasher_init(hasher *h, psg_ctx *ctx) {
   h->ctx = ctx;
   h->failed = false;
+  h->met = 0;
   psgi_map_init(&h->memo, ctx);
   psgi_map_init(&h->levels, ctx);
   psgi_arena_init(&h->arena, ctx);
@@ -246,7 +280,7 @@ typedef struct trail_entry {
 
 typedef struct equaler {
   psg_ctx *ctx;
-  psgi_map a_to_b, b_to_a; /* bound var maps */
+  psgi_map a_to_b, b_to_a; /* bound var maps, and the pairs of graph nodes met */
   /* Type parameters of the polymorphic Functions met, paired by position. */
   PSGI_VEC(const psg_type *) tva;
   PSGI_VEC(const psg_type *) tvb;
@@ -316,7 +350,20 @@ static const char *kid_label(const psg_expr *e, uint32_t i, int32_t *index) {
 /* Compares one pair; pushes its children (reversed, so pre-order). */
 static bool compare_pair(equaler *q, const eq_item *it, int32_t at) {
   const psg_expr *a = it->a, *b = it->b;
-  if (a == b) return true; /* the same node: its bound variables are its own */
+  if (is_graph_node(a)) {
+    /* A node met before must meet its first partner again (and only it). */
+    psgi_map_entry *x = psgi_map_get_ptr(&q->a_to_b, a), *y = psgi_map_get_ptr(&q->b_to_a, b);
+    if (x || y) return x && x->value == b ? true : mismatch(q, at, "the two sides share nodes differently");
+    psgi_map_entry *nx = psgi_map_put_ptr(&q->a_to_b, a, NULL), *ny = psgi_map_put_ptr(&q->b_to_a, b, NULL);
+    if (!nx || !ny) {
+      q->oom = true;
+      return false;
+    }
+    nx->value = (void *)b;
+    ny->value = (void *)a;
+  } else if (a == b) {
+    return true; /* the same leaf: a variable is its own */
+  }
   if (a->kind != b->kind)
     return mismatch(q, at, "%s vs %s", psgi_expr_kind_names[a->kind], psgi_expr_kind_names[b->kind]);
   switch (a->kind) {
@@ -383,6 +430,7 @@ static bool compare_pair(equaler *q, const eq_item *it, int32_t at) {
 
 static bool equal_root(equaler *q, const psg_expr *a, const psg_expr *b, int32_t root_parent, const char *root_label) {
   q->stack.len = 0;
+  if (a == b) return true; /* one graph is equal to itself */
   if (!push(q, a, b, root_parent, root_label, -1)) return false;
   while (q->stack.len) {
     eq_item it = q->stack.data[--q->stack.len];

@@ -68,6 +68,9 @@ FBIN(ge, a >= b)
 FBIN(lt, a < b)
 FBIN(le, a <= b)
 FBIN(and, a != 0 && b != 0)
+/* Never called: the shifts' relation takes integers only. */
+FBIN(shl, a * b)
+FBIN(shr, a * b)
 FBIN(or, a != 0 || b != 0)
 
 /* Wrapping arithmetic goes through uint64 (signed overflow is undefined). */
@@ -125,6 +128,18 @@ static bool pow_i(int64_t a, int64_t b, bool uns, int64_t *r) {
     e >>= 1;
   }
   *r = (int64_t)acc;
+  return true;
+}
+/* Shifts (integers only, by the relation): an amount outside [0, 64) shifts
+ * everything out (TVM leaves it undefined); a narrower dtype wraps on store. */
+static bool shl_i(int64_t a, int64_t b, bool uns, int64_t *r) {
+  (void)uns;
+  *r = b < 0 || b >= 64 ? 0 : (int64_t)((uint64_t)a << b);
+  return true;
+}
+static bool shr_i(int64_t a, int64_t b, bool uns, int64_t *r) {
+  if (uns) *r = b < 0 || b >= 64 ? 0 : (int64_t)((uint64_t)a >> b);
+  else *r = b < 0 || b >= 64 ? (a < 0 ? -1 : 0) : a >> b; /* arithmetic, as TVM's >> on signed ints */
   return true;
 }
 static bool max_i(int64_t a, int64_t b, bool uns, int64_t *r) {
@@ -279,6 +294,17 @@ BINARY(less, lt)
 BINARY(less_equal, le)
 BINARY(logical_and, and)
 BINARY(logical_or, or)
+BINARY(left_shift, shl)
+BINARY(right_shift, shr)
+
+/* Broadcasting of two integer tensors (TVM's shifts are integer ops). */
+static psg_status shift_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out) {
+  psg_status st = psgi_rel_broadcast(call, args, nargs, out);
+  if (!st && (psg_dtype_is_float((*out)->dtype) || (*out)->dtype == PSG_DTYPE_BOOL))
+    return psgi_op_fail(call, PSG_ERR_TYPE, "%s: needs integer operands, not %s", psgi_op_table[call->op].name,
+                        psg_dtype_name((*out)->dtype));
+  return st;
+}
 
 /* Unary ------------------------------------------------------------------------- */
 
@@ -405,6 +431,8 @@ const psgi_op_impl psgi_impls_elemwise[] = {
     {"logical_and", psgi_rel_broadcast, logical_and_kernel, false, BC},
     {"logical_or", psgi_rel_broadcast, logical_or_kernel, false, BC},
     {"logical_not", psgi_rel_identity, logical_not_kernel, false, EW},
+    {"left_shift", shift_rel, left_shift_kernel, false, BC},
+    {"right_shift", shift_rel, right_shift_kernel, false, BC},
     {"where", psgi_rel_where, psgi_kernel_where, false, BC},
     {"sqrt", psgi_rel_identity, sqrt_kernel, false, EW},
     {"rsqrt", psgi_rel_identity, rsqrt_kernel, false, EW},

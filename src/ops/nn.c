@@ -381,9 +381,9 @@ const psgi_op_impl psgi_impls_nn[] = {
     {"nn.relu", same_type_rel, relu_kernel, false, PSGI_PATTERN_ELEMWISE},
     {"nn.leaky_relu", same_type_rel, leaky_relu_kernel, false, PSGI_PATTERN_ELEMWISE},
     {"nn.prelu", prelu_rel, prelu_kernel, false, PSGI_PATTERN_BROADCAST},
-    {"nn.softmax", softmax_rel, softmax_kernel, false, PSGI_PATTERN_OPAQUE},
-    {"nn.fast_softmax", softmax_rel, softmax_kernel, false, PSGI_PATTERN_OPAQUE},
-    {"nn.log_softmax", softmax_rel, log_softmax_kernel, false, PSGI_PATTERN_OPAQUE},
+    {"nn.softmax", softmax_rel, softmax_kernel, false, PSGI_PATTERN_OUT_ELEMWISE_FUSABLE},
+    {"nn.fast_softmax", softmax_rel, softmax_kernel, false, PSGI_PATTERN_OUT_ELEMWISE_FUSABLE},
+    {"nn.log_softmax", softmax_rel, log_softmax_kernel, false, PSGI_PATTERN_OUT_ELEMWISE_FUSABLE},
     /* TVM marks dropout TOpIsStateful, so FoldConstant leaves it alone (tvm-behavior §5.2). */
     {"nn.dropout", dropout_rel, dropout_kernel, true, PSGI_PATTERN_OPAQUE},
     {"nn.pad", psgi_nn_pad_rel, psgi_nn_pad_kernel, false, PSGI_PATTERN_INJECTIVE},

@@ -9,6 +9,7 @@
  * in (a weak reference would silently leave them out of libpassage.a users). */
 extern const psgi_op_impl psgi_impls_elemwise[];
 extern const psgi_op_impl psgi_impls_transform[];
+extern const psgi_op_impl psgi_impls_transform_like[];
 extern const psgi_op_impl psgi_impls_reduce[];
 extern const psgi_op_impl psgi_impls_nn[];
 extern const psgi_op_impl psgi_impls_norm[];
@@ -24,7 +25,7 @@ static void build(void) {
   /* Immutable after this runs: a table, not mutable global state. */
   static const psgi_op_impl *storage[1024];
   if (psgi_op_table_len > sizeof storage / sizeof *storage) return;
-  const psgi_op_impl *families[] = {psgi_impls_elemwise, psgi_impls_transform, psgi_impls_reduce,
+  const psgi_op_impl *families[] = {psgi_impls_elemwise, psgi_impls_transform, psgi_impls_transform_like, psgi_impls_reduce,
                                     psgi_impls_nn,       psgi_impls_norm,      psgi_impls_pool,
                                     psgi_impls_image,    psgi_impls_misc,      psgi_impls_call};
   for (size_t f = 0; f < sizeof families / sizeof *families; f++) {

@@ -57,8 +57,7 @@ static psg_status pair_attr(psgi_op_call *call, const char *key, int64_t dflt, i
 static psg_status pool_params_read(psgi_op_call *call, int ndim, pool_params *p) {
   psg_status st = layout_hw(call, ndim, &p->h, &p->w);
   if (st) return st;
-  if (!call->attrs || !psg_attrs_get(call->attrs, "pool_size"))
-    return psgi_op_fail(call, PSG_ERR_TYPE, "%s: pool_size is required", opname(call));
+  /* An absent pool_size is TVM's Python default, (1, 1). */
   if ((st = pair_attr(call, "pool_size", 1, 1, p->k)) || (st = pair_attr(call, "strides", 1, 1, p->s)) ||
       (st = pair_attr(call, "dilation", 1, 1, p->d)))
     return st;

@@ -39,6 +39,18 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
    * so an unknown copied dim does not make the inferred one unknown. */
   bool used_in[PSG_MAX_RANK] = {0}, used_out[PSG_MAX_RANK + 1] = {0}; /* +1: PUSH checks the rank */
   if ((st = psgi_tf_ints(call, "newshape", ns, PSG_MAX_RANK * 2, &nn))) return st;
+  /* contrib_reverse_reshape: the same codes read from the right (TVM's
+   * InferNewShape with reverse: both shapes reversed, and the result). */
+  bool reverse = !strcmp(psgi_op_table[call->op].name, "contrib_reverse_reshape");
+  if (reverse) {
+    int64_t rd[PSG_MAX_RANK];
+    for (int i = 0; i < nn / 2; i++) {
+      int64_t v = ns[i];
+      ns[i] = ns[nn - 1 - i], ns[nn - 1 - i] = v;
+    }
+    for (int i = 0; i < x->n; i++) rd[i] = x->dims[x->n - 1 - i];
+    if ((st = psgi_rel_make(call, rd, x->n, x->dtype, &x))) return st;
+  }
   bool allowzero = psgi_attr_bool(call->attrs, "allowzero", false);
   /* The texts of x's shape and of newshape, formatted only for an error
    * message (reshape is typed thousands of times per pipeline). */
@@ -136,6 +148,10 @@ static psg_status reshape_rel(psgi_op_call *call, const psg_type *const *args, s
   }
   if (psg_type_is_static(x) && out_known && psgi_numel(x->dims, x->n) != out_n)
     return psgi_op_fail(call, PSG_ERR_TYPE, "reshape: cannot reshape %s into %s", X_TEXT, NEWSHAPE_TEXT);
+  for (int i = 0; reverse && i < no / 2; i++) {
+    int64_t v = o[i];
+    o[i] = o[no - 1 - i], o[no - 1 - i] = v;
+  }
   return psgi_rel_make(call, o, no, x->dtype, out);
 }
 #undef X_TEXT
@@ -275,8 +291,8 @@ static psg_status broadcast_to_rel(psgi_op_call *call, const psg_type *const *ar
   return psgi_rel_make(call, shape, n, x->dtype, out);
 }
 
-static psg_status broadcast_to_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs,
-                                      const psg_type *out_type, psgi_value **out) {
+psg_status psgi_broadcast_to_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs,
+                                    const psg_type *out_type, psgi_value **out) {
   (void)nargs;
   const psg_tensor *x = psgi_tf_arg(args, 0);
   /* Nothing stretched (only leading 1s added): the same bytes. */
@@ -502,6 +518,7 @@ static psg_status ndarray_size_kernel(psgi_op_call *call, psgi_value *const *arg
 
 const psgi_op_impl psgi_impls_transform[] = {
     {"reshape", reshape_rel, same_bytes_kernel, false, PSGI_PATTERN_INJECTIVE},
+    {"contrib_reverse_reshape", reshape_rel, same_bytes_kernel, false, PSGI_PATTERN_INJECTIVE},
     {"transpose", transpose_rel, transpose_kernel, false, PSGI_PATTERN_INJECTIVE},
     {"squeeze", squeeze_rel, same_bytes_kernel, false, PSGI_PATTERN_INJECTIVE},
     {"expand_dims", expand_dims_rel, same_bytes_kernel, false, PSGI_PATTERN_BROADCAST},
@@ -511,7 +528,7 @@ const psgi_op_impl psgi_impls_transform[] = {
     {"strided_slice", psgi_strided_slice_rel, psgi_strided_slice_kernel, false, PSGI_PATTERN_INJECTIVE},
     {"take", psgi_take_rel, psgi_take_kernel, false, PSGI_PATTERN_INJECTIVE},
     {"gather_nd", psgi_gather_nd_rel, psgi_gather_nd_kernel, false, PSGI_PATTERN_INJECTIVE},
-    {"broadcast_to", broadcast_to_rel, broadcast_to_kernel, false, PSGI_PATTERN_BROADCAST},
+    {"broadcast_to", broadcast_to_rel, psgi_broadcast_to_kernel, false, PSGI_PATTERN_BROADCAST},
     {"tile", tile_rel, tile_kernel, false, PSGI_PATTERN_BROADCAST},
     {"repeat", repeat_rel, repeat_kernel, false, PSGI_PATTERN_BROADCAST},
     {"reverse", reverse_rel, reverse_kernel, false, PSGI_PATTERN_INJECTIVE},

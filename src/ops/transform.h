@@ -35,6 +35,10 @@ const char *psgi_tf_list_str(const int64_t *v, int n, char *buf, size_t len);
  * one). */
 const psg_tensor *psgi_tf_arg(psgi_value *const *args, size_t i);
 
+/* transform.c: broadcast_to's kernel (to out_type's shape), also broadcast_to_like's. */
+psg_status psgi_broadcast_to_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs,
+                                    const psg_type *out_type, psgi_value **out);
+
 /* transform_join.c */
 psg_status psgi_concatenate_rel(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **out);
 psg_status psgi_concatenate_kernel(psgi_op_call *call, psgi_value *const *args, size_t nargs, const psg_type *out_type,

@@ -161,6 +161,12 @@ psg_attr *psgi_build_attr_float(psgi_built *b, double v) {
   return own_attr(b, st, a);
 }
 
+psg_attr *psgi_build_attr_dtype(psgi_built *b, int dtype) {
+  psg_attr *a = NULL;
+  psg_status st = psg_attr_dtype(b->ctx, dtype, &a); /* before own_attr reads a */
+  return own_attr(b, st, a);
+}
+
 psg_attr *psgi_build_attr_ints(psgi_built *b, const int64_t *v, size_t n) {
   psg_attr *small[8] = {0}, **items = n <= 8 ? small : psgi_alloc(b->ctx, n * sizeof *items);
   if (!items) return own_attr(b, psgi_nomem(b->ctx), NULL);

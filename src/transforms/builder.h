@@ -58,6 +58,7 @@ psg_attr *psgi_build_attr_int(psgi_built *b, int64_t v);
 psg_attr *psgi_build_attr_bool(psgi_built *b, bool v);
 psg_attr *psgi_build_attr_float(psgi_built *b, double v);
 psg_attr *psgi_build_attr_ints(psgi_built *b, const int64_t *v, size_t n);
+psg_attr *psgi_build_attr_dtype(psgi_built *b, int dtype);
 
 /* `x` reshaped so that a 1-D per-channel vector broadcasts along `axis` of a
  * rank-`ndim` tensor: expand_dims(x, axis=1, num_newaxis=ndim-axis-1) as

@@ -20,6 +20,7 @@
  * (a chain of three reshapes becomes one in a single run). */
 #include <math.h>
 #include <pthread.h>
+#include "ops/elemwise.h"
 #include "ops/kernel_util.h"
 #include "transforms/simplify_expr.h"
 #include "transforms/transforms.h"
@@ -52,8 +53,14 @@ static bool is_constant_all(const psg_expr *e, double v) {
   return n > 0;
 }
 
-/* A constant is one whose value is known here (folded by FoldConstant later). */
-static bool is_constant(const psg_expr *e) { return e && e->kind == PSG_EXPR_CONSTANT; }
+/* A constant of every element `v`, or (v 0 or 1) a call of zeros / ones or
+ * their *_like forms whose value is known to be that everywhere. */
+static bool is_fill_of(const psg_expr *e, double v) {
+  if (v == 0 && (is_call_of(e, "zeros") || is_call_of(e, "zeros_like"))) return true;
+  if (v == 1 && (is_call_of(e, "ones") || is_call_of(e, "ones_like"))) return true;
+  return is_constant_all(e, v);
+}
+
 
 /* Identity arithmetic: the operand that survives, or NULL. */
 static psg_expr *identity_operand(const psg_expr *now) {
@@ -61,10 +68,10 @@ static psg_expr *identity_operand(const psg_expr *now) {
   if (!op || now->nkids != 3) return NULL;
   psg_expr *a = now->kids[1], *b = now->kids[2];
   psg_expr *keep = NULL;
-  if (!strcmp(op, "add")) keep = is_constant_all(b, 0) ? a : is_constant_all(a, 0) ? b : NULL;
-  else if (!strcmp(op, "subtract")) keep = is_constant_all(b, 0) ? a : NULL;
-  else if (!strcmp(op, "multiply")) keep = is_constant_all(b, 1) ? a : is_constant_all(a, 1) ? b : NULL;
-  else if (!strcmp(op, "divide")) keep = is_constant_all(b, 1) ? a : NULL;
+  if (!strcmp(op, "add")) keep = is_fill_of(b, 0) ? a : is_fill_of(a, 0) ? b : NULL;
+  else if (!strcmp(op, "subtract")) keep = is_fill_of(b, 0) ? a : NULL;
+  else if (!strcmp(op, "multiply")) keep = is_fill_of(b, 1) ? a : is_fill_of(a, 1) ? b : NULL;
+  else if (!strcmp(op, "divide")) keep = is_fill_of(b, 1) ? a : NULL;
   else if (!strcmp(op, "minimum")) keep = is_constant_all(b, INFINITY) ? a : is_constant_all(a, INFINITY) ? b : NULL;
   else if (!strcmp(op, "maximum")) keep = is_constant_all(b, -INFINITY) ? a : is_constant_all(a, -INFINITY) ? b : NULL;
   /* Broadcasting against the constant may change the shape or dtype: only
@@ -73,7 +80,7 @@ static psg_expr *identity_operand(const psg_expr *now) {
 }
 
 static bool is_reshape_like(const psg_expr *e) {
-  return is_call_of(e, "reshape") || is_call_of(e, "squeeze") || is_call_of(e, "expand_dims") ||
+  return is_call_of(e, "reshape") || is_call_of(e, "contrib_reverse_reshape") || is_call_of(e, "squeeze") || is_call_of(e, "expand_dims") ||
          is_call_of(e, "nn.batch_flatten");
 }
 
@@ -244,29 +251,6 @@ static psg_expr *slice_of_concat(const psg_expr *now) {
   return NULL;
 }
 
-/* (x op c1) op c2 -> x op (c1 op c2) for op in {add, multiply}, when the
- * inner call has no other user; FoldConstant then makes one constant. */
-static psg_expr *reassociate_constants(psgi_built *b, const simplifier *s, const psg_expr *orig, const psg_expr *now) {
-  const char *op = psgi_call_op_name(now);
-  if (!op || (strcmp(op, "add") && strcmp(op, "multiply")) || now->nkids != 3) return NULL;
-  for (int side = 0; side < 2; side++) {
-    psg_expr *inner = now->kids[1 + side], *c2 = now->kids[2 - side];
-    const psg_expr *inner0 = orig->kids[1 + side];
-    psgi_map_entry *u = psgi_map_get_ptr(&s->users, inner0);
-    if (!is_constant(c2) || !is_call_of(inner, op) || !u || (uintptr_t)u->value != 1) continue;
-    for (int k = 0; k < 2; k++) {
-      psg_expr *x = inner->kids[1 + k], *c1 = inner->kids[2 - k];
-      if (!is_constant(c1) || is_constant(x)) continue;
-      psg_expr *c = psgi_build_call_typed(b, op, (psg_expr *[]){c1, c2}, 2, NULL);
-      psg_expr *out = psgi_build_call_typed(b, op, (psg_expr *[]){x, c}, 2, NULL);
-      /* Only when the result keeps its type (broadcasting of c1 with c2 may not). */
-      if (out && out->checked_type == now->checked_type) return out;
-      return NULL;
-    }
-  }
-  return NULL;
-}
-
 /* The rules by the op of the call they rewrite (the root of their pattern),
  * so a call runs only those that could apply; a table per op index, built
  * once (op indices are fixed for the process). Squeeze sinking applies
@@ -275,17 +259,17 @@ enum {
   R_IDENTITY = 1 << 0, R_RESHAPES = 1 << 1, R_TRANSPOSES = 1 << 2, R_CAST = 1 << 3, R_NOOP = 1 << 4,
   R_TRIVIAL = 1 << 5, R_SLICE_CONCAT = 1 << 6, R_REASSOC = 1 << 7, R_HARD_SWISH = 1 << 8,
   R_LAYER_NORM = 1 << 9, R_MATMUL = 1 << 10, R_RESHAPE_THROUGH = 1 << 11, R_SQUEEZE = 1 << 12,
-  R_ALL = (1 << 13) - 1
+  R_FULL = 1 << 13, R_CLIP = 1 << 14, R_LIKE = 1 << 15, R_ALL = (1 << 16) - 1
 };
 enum { MAX_OPS = 512 };
-static uint16_t op_rules[MAX_OPS];
+static uint32_t op_rules[MAX_OPS];
 static size_t squeeze_op = (size_t)-1;
 static pthread_once_t op_rules_once = PTHREAD_ONCE_INIT;
 
 static void build_op_rules(void) {
   static const struct {
     const char *op;
-    uint16_t rules;
+    uint32_t rules;
   } table[] = {
       {"add", R_IDENTITY | R_REASSOC | R_LAYER_NORM},
       {"subtract", R_IDENTITY},
@@ -299,6 +283,15 @@ static void build_op_rules(void) {
       {"nn.batch_flatten", R_RESHAPES | R_RESHAPE_THROUGH},
       {"transpose", R_TRANSPOSES},
       {"cast", R_CAST},
+      {"clip", R_CLIP},
+      {"zeros_like", R_LIKE},
+      {"ones_like", R_LIKE},
+      {"full_like", R_LIKE},
+      {"reshape_like", R_LIKE},
+      {"collapse_sum_like", R_LIKE},
+      {"broadcast_to_like", R_LIKE},
+      {"cast_like", R_LIKE},
+      {"contrib_reverse_reshape", R_RESHAPES},
       {"broadcast_to", R_NOOP},
       {"strided_slice", R_NOOP | R_SLICE_CONCAT},
       {"nn.pad", R_NOOP},
@@ -314,6 +307,14 @@ static void build_op_rules(void) {
   for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
     ptrdiff_t op = psgi_op_lookup(table[i].op, strlen(table[i].op));
     if (op >= 0 && op < MAX_OPS) op_rules[op] = table[i].rules;
+  }
+  /* Every binary op that broadcasts its two operands against each other
+   * (not nn.bias_add, whose pattern is broadcast too: its bias must stay a
+   * vector, so a scalar fill value does not fit it). */
+  for (size_t op = 0; op < psgi_op_table_len && op < MAX_OPS; op++) {
+    const psgi_op_impl *impl = psgi_op_impl_get(op);
+    if (impl && (impl->type_rel == psgi_rel_broadcast || impl->type_rel == psgi_rel_broadcast_cmp))
+      op_rules[op] |= R_FULL;
   }
   ptrdiff_t sq = psgi_op_lookup("squeeze", 7);
   if (sq >= 0) squeeze_op = (size_t)sq;
@@ -332,28 +333,46 @@ static unsigned rules_for(const psg_expr *call) {
   return r;
 }
 
+/* The first rule that rewrites `now` (a typed call), or NULL. */
+static psg_expr *apply_rules(psgi_built *b, const simplifier *s, const psg_expr *now) {
+  unsigned r = rules_for(now);
+  psg_expr *better = NULL;
+  if (r & R_LIKE) better = psgi_simplify_concretize_like(b, now);
+  if (!better && (r & R_IDENTITY)) better = identity_operand(now);
+  if (!better && (r & R_RESHAPES)) better = merge_reshapes(b, now);
+  if (!better && !b->status && (r & R_TRANSPOSES)) better = merge_transposes(b, now);
+  if (!better && (r & R_CAST)) better = simplify_cast(now);
+  if (!better && !b->status && (r & R_CAST)) better = psgi_simplify_consecutive_cast(b, now);
+  if (!better && !b->status && (r & R_CAST)) better = psgi_simplify_clip_casts(b, now);
+  if (!better && (r & R_CLIP)) better = psgi_simplify_clip(now);
+  if (!better && !b->status && (r & R_FULL)) better = psgi_simplify_full_elementwise(b, now);
+  if (!better && (r & R_NOOP)) better = drop_noop_slice_or_pad(now);
+  if (!better && !b->status && (r & R_TRIVIAL)) better = drop_trivial_concat_or_reduce(b, now);
+  if (!better && (r & R_SLICE_CONCAT)) better = slice_of_concat(now);
+  if (!better && !b->status && (r & R_REASSOC)) better = psgi_simplify_adjacent_constants(b, s, now);
+  if (!better && !b->status && (r & R_HARD_SWISH)) better = psgi_simplify_hard_swish(b, s, now);
+  if (!better && !b->status && (r & R_LAYER_NORM)) better = psgi_simplify_layer_norm(b, s, now);
+  if (!better && !b->status && (r & R_MATMUL)) better = psgi_simplify_matmul_transpose(b, now);
+  if (!better && !b->status && (r & R_RESHAPE_THROUGH)) better = psgi_simplify_reshape_through(b, s, now);
+  if (!better && !b->status && (r & R_SQUEEZE)) better = psgi_simplify_squeeze_sink(b, s, now);
+  return better;
+}
+
 static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   simplifier *s = m->user;
   psg_status st = psg_mutator_default(m, e, out);
   if (st) return st;
   psgi_give_type(*out, e->checked_type); /* a rewrite has the type of what it replaces */
-  unsigned r = rules_for(*out);
   psgi_built b;
   psgi_built_init(&b, m->ctx, &e->span);
-  psg_expr *better = NULL;
-  if (r & R_IDENTITY) better = identity_operand(*out);
-  if (!better && (r & R_RESHAPES)) better = merge_reshapes(&b, *out);
-  if (!better && !b.status && (r & R_TRANSPOSES)) better = merge_transposes(&b, *out);
-  if (!better && (r & R_CAST)) better = simplify_cast(*out);
-  if (!better && (r & R_NOOP)) better = drop_noop_slice_or_pad(*out);
-  if (!better && !b.status && (r & R_TRIVIAL)) better = drop_trivial_concat_or_reduce(&b, *out);
-  if (!better && (r & R_SLICE_CONCAT)) better = slice_of_concat(*out);
-  if (!better && !b.status && (r & R_REASSOC)) better = reassociate_constants(&b, s, e, *out);
-  if (!better && !b.status && (r & R_HARD_SWISH)) better = psgi_simplify_hard_swish(&b, s, *out);
-  if (!better && !b.status && (r & R_LAYER_NORM)) better = psgi_simplify_layer_norm(&b, s, *out);
-  if (!better && !b.status && (r & R_MATMUL)) better = psgi_simplify_matmul_transpose(&b, *out);
-  if (!better && !b.status && (r & R_RESHAPE_THROUGH)) better = psgi_simplify_reshape_through(&b, s, *out);
-  if (!better && !b.status && (r & R_SQUEEZE)) better = psgi_simplify_squeeze_sink(&b, s, *out);
+  psg_expr *better = apply_rules(&b, s, *out);
+  /* What a rule built may match another (TVM runs its rewrites to a fixed
+   * point): a few more rounds on the new root. */
+  for (int round = 0; better && !b.status && round < 8 && better->kind == PSG_EXPR_CALL; round++) {
+    psg_expr *next = apply_rules(&b, s, better);
+    if (!next) break;
+    better = next;
+  }
   st = b.status;
   if (!st && better) {
     psg_expr_retain(better);

@@ -37,4 +37,23 @@ psg_expr *psgi_simplify_reshape_through(psgi_built *b, const simplifier *s, cons
  * goes (simplify_expr_squeeze.c), so that a following expand_dims cancels. */
 psg_expr *psgi_simplify_squeeze_sink(psgi_built *b, const simplifier *s, const psg_expr *now);
 
+/* TVM's arithmetic rewrites (simplify_expr_arith.c): op(full, x) with a broadcasting op and x of the result's type ->
+ * op(fill scalar, x); (x op c1) op c2 -> x op (c1 op c2) for add and
+ * multiply, the constants folded (the inner call used once). */
+psg_expr *psgi_simplify_full_elementwise(psgi_built *b, const psg_expr *now);
+psg_expr *psgi_simplify_adjacent_constants(psgi_built *b, const simplifier *s, const psg_expr *now);
+
+/* TVM's cast and clip rewrites (simplify_expr_cast.c): cast(cast(x)) whose
+ * first cast widens -> one cast; casts after a clip that hold its range go;
+ * a clip whose range holds its dtype's -> its operand. */
+psg_expr *psgi_simplify_consecutive_cast(psgi_built *b, const psg_expr *now);
+psg_expr *psgi_simplify_clip_casts(psgi_built *b, const psg_expr *now);
+psg_expr *psgi_simplify_clip(const psg_expr *now);
+
+/* zeros_like, ones_like, full_like, reshape_like, collapse_sum_like and
+ * broadcast_to_like of a static result shape into zeros, ones, full,
+ * reshape, collapse_sum_to and broadcast_to; cast_like into cast
+ * (simplify_expr_like.c). */
+psg_expr *psgi_simplify_concretize_like(psgi_built *b, const psg_expr *now);
+
 #endif

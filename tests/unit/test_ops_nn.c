@@ -694,9 +694,9 @@ static void test_registration(void) {
               {"nn.relu", PSGI_PATTERN_ELEMWISE, false},
               {"nn.leaky_relu", PSGI_PATTERN_ELEMWISE, false},
               {"nn.prelu", PSGI_PATTERN_BROADCAST, false},
-              {"nn.softmax", PSGI_PATTERN_OPAQUE, false},
-              {"nn.fast_softmax", PSGI_PATTERN_OPAQUE, false},
-              {"nn.log_softmax", PSGI_PATTERN_OPAQUE, false},
+              {"nn.softmax", PSGI_PATTERN_OUT_ELEMWISE_FUSABLE, false},
+              {"nn.fast_softmax", PSGI_PATTERN_OUT_ELEMWISE_FUSABLE, false},
+              {"nn.log_softmax", PSGI_PATTERN_OUT_ELEMWISE_FUSABLE, false},
               {"nn.dropout", PSGI_PATTERN_OPAQUE, true},
               {"nn.pad", PSGI_PATTERN_INJECTIVE, false},
               {"nn.batch_flatten", PSGI_PATTERN_INJECTIVE, false}};

@@ -77,8 +77,9 @@ static void test_free_vars_and_constants(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
-/* add(m, m) with m shared equals add(m1, m2) with equal copies (TVM's
- * default StructuralEqual compares the unfolded trees), also under lets. */
+/* Relay expressions compare as graphs (TVM's graph nodes): add(m, m) with m
+ * shared differs from add(m, m2) with an equal copy, in equality and hash,
+ * and equals add(n, n) with n an equal node shared the same way; lets. */
 static void test_sharing(void) {
   psg_ctx *ctx = check_ctx();
   psg_expr *x;
@@ -88,8 +89,24 @@ static void test_sharing(void) {
   psg_expr *f1, *f2;
   CHECK_OK(psg_function_create(ctx, &x, 1, shared, NULL, NULL, NULL, &f1));
   CHECK_OK(psg_function_create(ctx, &x, 1, dup, NULL, NULL, NULL, &f2));
-  CHECK(psg_expr_structural_equal(f1, f2));
-  CHECK(psg_expr_structural_hash(f1) == psg_expr_structural_hash(f2));
+  CHECK(!psg_expr_structural_equal(f1, f2));
+  CHECK(!psg_expr_structural_equal(f2, f1));
+  CHECK(psg_expr_structural_hash(f1) != psg_expr_structural_hash(f2));
+  char *why = NULL;
+  CHECK(!psg_expr_structural_equal_explain(f1, f2, &why));
+  CHECK_STR(why, "body.args[1]: the two sides share nodes differently");
+  psg_free(why);
+  psg_expr *m3 = call2(ctx, "multiply", x, x), *shared3 = call2(ctx, "add", m3, m3), *f3;
+  CHECK_OK(psg_function_create(ctx, &x, 1, shared3, NULL, NULL, NULL, &f3));
+  CHECK(psg_expr_structural_equal(f1, f3));
+  CHECK(psg_expr_structural_hash(f1) == psg_expr_structural_hash(f3));
+  /* Pairs form a bijection: m with m2 and m2 with m is consistent. */
+  psg_expr *ab = call2(ctx, "add", m, m2), *ba = call2(ctx, "add", m2, m);
+  CHECK(psg_expr_structural_equal(ab, ba));
+  psg_expr *t1 = call2(ctx, "subtract", ab, m), *t2 = call2(ctx, "subtract", ab, m2);
+  CHECK(!psg_expr_structural_equal(t1, t2)); /* m met again must meet m, not m2 */
+  psg_expr *more[] = {m3, shared3, f3, ab, ba, t1, t2};
+  for (int i = 0; i < 7; i++) psg_expr_release(more[i]);
   /* let %v = x * x; add(%v, %v) vs the same with another variable name. */
   psg_expr *v, *w, *use_v = NULL, *use_w = NULL, *l1, *l2;
   CHECK_OK(psg_var_create(ctx, "v", NULL, NULL, &v));

@@ -161,6 +161,7 @@ def _install_ops():
 
 
 _install_ops()
+reverse_reshape = op.reverse_reshape = contrib_reverse_reshape  # noqa: F821 (TVM's Python name)
 
 from . import transform  # noqa: E402
 from . import analysis  # noqa: E402

@@ -11,6 +11,11 @@ __all__ = ["PassInfo", "PassContext", "Pass", "ModulePass", "FunctionPass", "Seq
            "module_pass", "function_pass", "PrintIR", "get_pass", "list_passes", "parse_pipeline"]
 
 
+def ConvertLayout(desired_layouts):
+    """tvm.relay.transform.ConvertLayout: `desired_layouts` given by position, as TVM takes it."""
+    return get_pass("ConvertLayout", desired_layouts=desired_layouts)
+
+
 def __getattr__(attr):
     if not attr.startswith("_") and registered_name(attr):
         return _registry_ctor(attr)
