@@ -71,7 +71,7 @@ class TensorType(Type):
     __slots__ = ()
 
     def __init__(self, shape, dtype="float32"):
-        dims = [(-1 if d is None else int(d)) for d in shape]
+        dims = [(-1 if d is None else int(_imm_value(d))) for d in shape]
         arr = (ctypes.c_int64 * max(len(dims), 1))(*dims)
         out = ctypes.c_void_p()
         call(lib.psg_type_tensor, CTX, arr, len(dims), dtype_code(dtype), ctypes.byref(out),
@@ -290,7 +290,8 @@ def _tensor_source(value, dtype):
         if dt == "bfloat16":
             flat = [_float_to_bf16(float(x)) for x in arr.reshape(-1)]
             return tuple(arr.shape), dt, struct.pack("<%dH" % len(flat), *flat)
-        arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+        # Not np.ascontiguousarray: it makes a 0-d array 1-d (issue 18, item 4).
+        arr = np.asarray(arr, dtype=arr.dtype.newbyteorder("<"), order="C")
         return tuple(arr.shape), dt, arr.tobytes()
     if np is not None and isinstance(value, np.generic):
         return _tensor_source(np.asarray(value), dtype)
@@ -335,9 +336,21 @@ def _has_buffer(value):
 
 # Attributes ----------------------------------------------------------------------
 
+def _imm_value(value):
+    """The Python number of a tir.IntImm / tir.FloatImm (TVM code passes them
+    as attribute values and dimensions), or `value` itself."""
+    name = type(value).__name__
+    if name == "IntImm":
+        return bool(value.value) if value.dtype == "bool" else int(value.value)
+    if name == "FloatImm":
+        return float(value.value)
+    return value
+
+
 def _attr_from_py(value, key=""):
     """A new C attr reference for a Python value."""
     out = ctypes.c_void_p()
+    value = _imm_value(value)
     if value is None:
         call(lib.psg_attr_none, CTX, ctypes.byref(out))
     elif isinstance(value, bool):
@@ -544,8 +557,19 @@ class Expr(_Owned):
         from . import relay
         return relay.Call(relay.op.get("negative"), [self])
 
+    def astype(self, dtype):
+        """A cast of this expression to `dtype` (tvm.relay.Expr.astype)."""
+        from . import relay
+        return relay.Call(relay.op.get("cast"), [self], {"dtype": dtype})
+
     __eq__ = _Owned.__eq__
     __hash__ = _Owned.__hash__
+
+
+def _call_self(self, *args):
+    """`f(x, y)` on a GlobalVar or Function is the Call of it (as in TVM)."""
+    from . import relay
+    return relay.Call(self, list(args))
 
 
 def _scalar_dtype(expr, value):
@@ -618,6 +642,8 @@ class GlobalVar(Expr):
     @property
     def name_hint(self):
         return s(lib.psg_global_var_name(self._ptr))
+
+    __call__ = _call_self
 
 
 class Constant(Expr):
@@ -777,6 +803,8 @@ class Function(Expr):
         items = dict(self.attrs.items()) if self.attrs else {}
         items[key] = value
         return Function(self.params, self.body, self.ret_type, attrs=items)
+
+    __call__ = _call_self
 
 
 class Op(Expr):
@@ -1078,3 +1106,78 @@ def _submodule(name, **members):
 
 
 module = _submodule("module", IRModule=IRModule)
+
+
+# Serialization and reflection (tvm.ir.save_json / load_json / make_node) -------------------
+
+_JSON_FORMAT = "passage-relay-text/1"
+
+
+def save_json(node):
+    """A JSON string holding `node` (an IRModule, a Relay expression or a
+    type) as Relay text: TVM's JSON graph format is not implemented, this is
+    Passage's own, read back by load_json. An expression that is not a
+    function is saved as the body of a function over its free variables, so
+    those come back as new (structurally equal once mapped) variables."""
+    import json
+    if isinstance(node, IRModule):
+        kind, text = "IRModule", node.astext()
+    elif isinstance(node, Function):
+        kind, text = "Function", IRModule({"main": node}).astext()
+    elif isinstance(node, Expr) and not isinstance(node, (Op, GlobalVar)):
+        kind, text = "Expr", IRModule.from_expr(node).astext()
+    elif isinstance(node, Op):
+        kind, text = "Op", node.name
+    elif isinstance(node, GlobalVar):
+        kind, text = "GlobalVar", node.name_hint
+    elif isinstance(node, Type):
+        # The type as the annotation of a function's one parameter.
+        v = Var("x", node)
+        kind, text = "Type", IRModule({"main": Function([v], v)}).astext()
+    else:
+        raise TypeError("save_json: cannot serialize a %s" % type(node).__name__)
+    return json.dumps({"format": _JSON_FORMAT, "kind": kind, "text": text})
+
+
+def load_json(json_str):
+    """The node a save_json string holds."""
+    import json
+    from . import parse
+    doc = json.loads(json_str)
+    if doc.get("format") != _JSON_FORMAT:
+        raise ValueError("load_json: not a string written by passage.ir.save_json")
+    kind, text = doc["kind"], doc["text"]
+    if kind == "Op":
+        return Op(text)
+    if kind == "GlobalVar":
+        return GlobalVar(text)
+    mod = parse(text)
+    if kind == "IRModule":
+        return mod
+    main = mod["main"]
+    if kind == "Function":
+        return main
+    if kind == "Expr":
+        return main.body
+    if kind == "Type":
+        return main.params[0].type_annotation
+    raise ValueError("load_json: unknown kind %r" % (kind,))
+
+
+def make_node(type_key, **fields):
+    """tvm.ir.make_node for the node kinds Passage has: attributes
+    ("DictAttrs", or any "...Attrs" key: the fields as an Attrs), "IntImm" /
+    "FloatImm" (dtype, value), "relay.TensorType" / "TensorType" (shape,
+    dtype), "relay.Var" (name_hint, type_annotation), "GlobalVar" (name_hint)."""
+    if type_key == "DictAttrs" or type_key.endswith("Attrs"):
+        return Attrs(fields)
+    if type_key in ("IntImm", "FloatImm"):
+        from . import tir
+        return getattr(tir, type_key)(fields.get("dtype", "int32"), fields["value"])
+    if type_key in ("relay.TensorType", "TensorType"):
+        return TensorType(fields.get("shape", ()), fields.get("dtype", "float32"))
+    if type_key == "relay.Var":
+        return Var(fields["name_hint"], fields.get("type_annotation"))
+    if type_key in ("GlobalVar", "relay.GlobalVar"):
+        return GlobalVar(fields["name_hint"])
+    raise ValueError("make_node: unknown or unsupported type key %r" % (type_key,))
