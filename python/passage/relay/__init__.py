@@ -258,12 +258,13 @@ def _make_helper(name, index):
                 extra.append(a)
             else:
                 inputs.append(e)
-        named = {k: kwargs.pop(k) for k in list(kwargs) if k not in attr_names}
+        named = {k: kwargs.pop(k) for k in list(kwargs)
+                 if k not in attr_names and _as_input(kwargs[k]) is not None}
         if named:
             known = _INPUT_NAMES.get(name) or (("data",) if len(inputs) + len(named) == 1
                                                else ("lhs", "rhs"))
             for k, v in named.items():
-                if k not in known or _as_input(v) is None:
+                if k not in known:
                     raise TypeError("%s() got an unexpected argument %r (inputs: %s; attributes: %s)"
                                     % (name, k, ", ".join(known), ", ".join(attr_names) or "none"))
             for pos, k in enumerate(known):
