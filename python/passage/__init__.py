@@ -28,6 +28,12 @@ from . import arith
 from . import te
 from . import runtime
 import sys as _sys
+import types as _types
+
+# tvm._ffi.base.TVMError, where TVM's tests name the base error class.
+_ffi.base = _types.ModuleType(__name__ + "._ffi.base", "tvm._ffi.base: TVMError.")
+_ffi.base.TVMError = TVMError
+_sys.modules[_ffi.base.__name__] = _ffi.base
 
 # TVM spells these tvm.ir.transform and tvm.ir.instrument as well.
 ir.transform = transform

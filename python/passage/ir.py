@@ -116,7 +116,10 @@ class TupleType(Type):
 class FuncType(Type):
     __slots__ = ()
 
-    def __init__(self, arg_types, ret_type):
+    def __init__(self, arg_types, ret_type, type_params=None, type_constraints=None):
+        if type_params or type_constraints:
+            from .error import UnsupportedError
+            raise UnsupportedError("FuncType: type parameters and constraints are not supported")
         ptrs = _ffi.ptr_array([a._ptr for a in arg_types])
         out = ctypes.c_void_p()
         call(lib.psg_type_func, CTX, ptrs, len(arg_types), ret_type._ptr, ctypes.byref(out),

@@ -314,3 +314,31 @@ def test_relay_testing_helpers():
     mod, params = testing.create_workload(relay.nn.conv2d(data, w),
                                           lambda name, arr: zeros.append(name))
     assert zeros == ["w"] and not params["w"].numpy().any()
+
+
+def test_bind_params_by_name():
+    from passage.relay.build_module import bind_params_by_name
+    a, b = relay.var("a", shape=(2,)), relay.var("b", shape=(2,))
+    f = relay.Function([a, b], relay.add(a, b))
+    g = bind_params_by_name(f, {"a": np.array([1.0, 2.0], "float32")})
+    assert [p.name_hint for p in g.params] == ["b"]
+    assert isinstance(g.body.args[0], relay.Constant) and g.body.args[1].same_as(b)
+    assert g.body.args[0].data.numpy().tolist() == [1.0, 2.0]
+    assert bind_params_by_name(f, {}).same_as(f)
+    dup = relay.Function([a, relay.var("a", shape=(2,))], a)
+    with pytest.raises(passage.TVMError, match="multiple parameters"):
+        bind_params_by_name(dup, {"a": [1.0, 2.0]})
+
+
+def test_error_names_and_infer_type_local():
+    import passage._ffi.base
+    assert passage._ffi.base.TVMError is passage.TVMError
+    assert issubclass(passage.ParseError, passage.error.DiagnosticError)
+    assert issubclass(passage.PassTypeError, passage.error.DiagnosticError)
+    with pytest.raises(passage.error.DiagnosticError):
+        passage.parse("def @main(")
+    x = relay.var("x", shape=(3,), dtype="int8")
+    assert transform.InferTypeLocal(relay.abs(x)) == relay.TensorType((3,), "int8")
+    with pytest.raises(passage.UnsupportedError):
+        relay.FuncType([], relay.scalar_type("int8"), [relay.scalar_type("int8")])
+    assert relay.FuncType([], relay.scalar_type("int8"), [], []).ret_type.dtype == "int8"

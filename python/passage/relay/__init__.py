@@ -333,6 +333,7 @@ from . import analysis  # noqa: E402
 from . import tec  # noqa: E402
 from .expr_functor import ExprFunctor, ExprVisitor, ExprMutator  # noqa: E402
 from . import testing  # noqa: E402
+from . import build_module  # noqa: E402
 
 # tvm.relay.expr: the expression constructors under their module's name.
 expr = types.ModuleType(__name__ + ".expr", "tvm.relay.expr: the expression classes and helpers.")

@@ -13,7 +13,14 @@ from ..ir import Expr, Function, IRModule, Op
 
 __all__ = ["PassInfo", "PassContext", "Pass", "ModulePass", "FunctionPass", "Sequential",
            "module_pass", "function_pass", "PrintIR", "get_pass", "list_passes", "parse_pipeline",
-           "register_pass", "FoldConstant", "FoldConstantExpr", "EliminateCommonSubexpr"]
+           "register_pass", "InferTypeLocal", "FoldConstant", "FoldConstantExpr", "EliminateCommonSubexpr"]
+
+
+def InferTypeLocal(expr):
+    """The type of `expr` (TVM's InferTypeLocal): `expr` is type-checked as
+    the body of a function over its free variables, which must be annotated."""
+    from .testing import run_infer_type
+    return run_infer_type(expr).checked_type
 
 
 def FoldConstantExpr(expr, mod=None, fold_qnn=False):
