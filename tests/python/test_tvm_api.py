@@ -342,3 +342,10 @@ def test_error_names_and_infer_type_local():
     with pytest.raises(passage.UnsupportedError):
         relay.FuncType([], relay.scalar_type("int8"), [relay.scalar_type("int8")])
     assert relay.FuncType([], relay.scalar_type("int8"), [], []).ret_type.dtype == "int8"
+
+
+def test_infer_layout_utils():
+    from passage.relay.transform.infer_layout_utils import InferCorrectLayoutOutput
+    out = InferCorrectLayoutOutput(["NCHW", ""], ["NCHW"], {"axis": 1})
+    assert out.input_layouts == ["NCHW", ""] and out.output_layouts == ["NCHW"]
+    assert out.new_attrs["axis"] == 1

@@ -119,6 +119,30 @@ class _CseSkip:
         return t
 
 
+class InferCorrectLayoutOutput:
+    """What a layout inference returns (TVM's InferCorrectLayoutOutput): the
+    layouts the op's inputs and outputs take (layout strings such as "NCHW",
+    "" for one without a layout) and the attributes of the rewritten call."""
+
+    def __init__(self, input_layouts, output_layouts, new_attrs):
+        self.input_layouts = [str(x) for x in input_layouts]
+        self.output_layouts = [str(x) for x in output_layouts]
+        self.new_attrs = new_attrs
+
+    def __repr__(self):
+        return "InferCorrectLayoutOutput(%r, %r, %r)" % (self.input_layouts, self.output_layouts,
+                                                          self.new_attrs)
+
+
+# tvm.relay.transform.infer_layout_utils, the module TVM keeps that class in.
+import sys as _sys  # noqa: E402
+import types as _types  # noqa: E402
+infer_layout_utils = _types.ModuleType(__name__ + ".infer_layout_utils",
+                                       "tvm.relay.transform.infer_layout_utils")
+infer_layout_utils.InferCorrectLayoutOutput = InferCorrectLayoutOutput
+_sys.modules[infer_layout_utils.__name__] = infer_layout_utils
+
+
 def __getattr__(attr):
     if not attr.startswith("_") and registered_name(attr):
         return _registry_ctor(attr)
