@@ -555,6 +555,11 @@ class Expr(_Owned):
     def __rmul__(self, o): return self._bin(o, "multiply", True)
     def __truediv__(self, o): return self._bin(o, "divide")
     def __rtruediv__(self, o): return self._bin(o, "divide", True)
+    # Comparisons build calls as in TVM (`a < b` is less(a, b)); `==` stays identity.
+    def __lt__(self, o): return self._bin(o, "less")
+    def __gt__(self, o): return self._bin(o, "greater")
+    def __le__(self, o): return self._bin(o, "less_equal")
+    def __ge__(self, o): return self._bin(o, "greater_equal")
 
     def __neg__(self):
         from . import relay
@@ -793,6 +798,11 @@ class Function(Expr):
                 for i in range(lib.psg_function_num_params(self._ptr))]
 
     body = _child(lib.psg_function_get_body)
+
+    @property
+    def type_params(self):
+        """Passage's functions are monomorphic: no type parameters (departure 94)."""
+        return []
 
     @property
     def ret_type(self):

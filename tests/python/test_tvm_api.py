@@ -349,3 +349,12 @@ def test_infer_layout_utils():
     out = InferCorrectLayoutOutput(["NCHW", ""], ["NCHW"], {"axis": 1})
     assert out.input_layouts == ["NCHW", ""] and out.output_layouts == ["NCHW"]
     assert out.new_attrs["axis"] == 1
+
+
+def test_comparison_operators_build_calls():
+    a = relay.var("a", shape=(), dtype="float32")
+    b = relay.const(1.0)
+    for expr, op in ((a < b, "less"), (a > b, "greater"), (a <= b, "less_equal"),
+                     (a >= b, "greater_equal"), (a < 2.0, "less")):
+        assert isinstance(expr, relay.Call) and expr.op.name == op and expr.args[0].same_as(a)
+    assert (a == a) is True and relay.Function([a], a).type_params == []
