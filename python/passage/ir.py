@@ -52,6 +52,11 @@ class Type:
     def same_as(self, other):
         return self == other
 
+    @property
+    def span(self):
+        """Types carry no source span in Passage."""
+        return None
+
     def __repr__(self):
         return str(self)
 
@@ -134,6 +139,15 @@ class FuncType(Type):
     @property
     def ret_type(self):
         return _wrap_type(lib.psg_type_func_ret(self._ptr))
+
+    @property
+    def type_params(self):
+        """No type parameters: Passage's function types are monomorphic."""
+        return []
+
+    @property
+    def type_constraints(self):
+        return []
 
     def __str__(self):
         return "fn (%s) -> %s" % (", ".join(str(a) for a in self.arg_types), self.ret_type)
@@ -565,6 +579,11 @@ class Expr(_Owned):
         from . import relay
         return relay.Call(relay.op.get("negative"), [self])
 
+    def __call__(self, *args):
+        """`f(x, y)`: the Call of this expression (TVM's ExprWithOp)."""
+        from . import relay
+        return relay.Call(self, list(args))
+
     def astype(self, dtype):
         """A cast of this expression to `dtype` (tvm.relay.Expr.astype)."""
         from . import relay
@@ -572,12 +591,6 @@ class Expr(_Owned):
 
     __eq__ = _Owned.__eq__
     __hash__ = _Owned.__hash__
-
-
-def _call_self(self, *args):
-    """`f(x, y)` on a GlobalVar or Function is the Call of it (as in TVM)."""
-    from . import relay
-    return relay.Call(self, list(args))
 
 
 def _scalar_dtype(expr, value):
@@ -650,8 +663,6 @@ class GlobalVar(Expr):
     @property
     def name_hint(self):
         return s(lib.psg_global_var_name(self._ptr))
-
-    __call__ = _call_self
 
 
 class Constant(Expr):
@@ -739,6 +750,11 @@ class Call(Expr):
     def attrs(self):
         return _attrs_of(lib.psg_call_get_attrs(self._ptr))
 
+    @property
+    def type_args(self):
+        """Passage's calls carry no type arguments (monomorphic functions)."""
+        return []
+
 
 class Let(Expr):
     __slots__ = ()
@@ -816,8 +832,6 @@ class Function(Expr):
         items = dict(self.attrs.items()) if self.attrs else {}
         items[key] = value
         return Function(self.params, self.body, self.ret_type, attrs=items)
-
-    __call__ = _call_self
 
 
 class Op(Expr):
@@ -1126,45 +1140,62 @@ module = _submodule("module", IRModule=IRModule)
 _JSON_FORMAT = "passage-relay-text/1"
 
 
-def save_json(node):
-    """A JSON string holding `node` (an IRModule, a Relay expression or a
-    type) as Relay text: TVM's JSON graph format is not implemented, this is
-    Passage's own, read back by load_json. An expression that is not a
-    function is saved as the body of a function over its free variables, so
-    those come back as new (structurally equal once mapped) variables."""
-    import json
+def _to_json(node):
+    """The JSON value of one node (see save_json)."""
+    from . import runtime
+    name = type(node).__name__
     if isinstance(node, IRModule):
-        kind, text = "IRModule", node.astext()
-    elif isinstance(node, Function):
-        kind, text = "Function", IRModule({"main": node}).astext()
-    elif isinstance(node, Expr) and not isinstance(node, (Op, GlobalVar)):
-        kind, text = "Expr", IRModule.from_expr(node).astext()
-    elif isinstance(node, Op):
-        kind, text = "Op", node.name
-    elif isinstance(node, GlobalVar):
-        kind, text = "GlobalVar", node.name_hint
-    elif isinstance(node, Type):
+        return {"kind": "IRModule", "text": node.astext()}
+    if isinstance(node, Function):
+        return {"kind": "Function", "text": IRModule({"main": node}).astext()}
+    if isinstance(node, Op):
+        return {"kind": "Op", "name": node.name}
+    if isinstance(node, GlobalVar):
+        return {"kind": "GlobalVar", "name": node.name_hint}
+    if isinstance(node, Expr):
+        return {"kind": "Expr", "text": IRModule.from_expr(node).astext()}
+    if isinstance(node, Type):
         # The type as the annotation of a function's one parameter.
         v = Var("x", node)
-        kind, text = "Type", IRModule({"main": Function([v], v)}).astext()
-    else:
-        raise TypeError("save_json: cannot serialize a %s" % type(node).__name__)
-    return json.dumps({"format": _JSON_FORMAT, "kind": kind, "text": text})
+        return {"kind": "Type", "text": IRModule({"main": Function([v], v)}).astext()}
+    if name in ("IntImm", "FloatImm"):
+        value = node.value
+        if name == "FloatImm" and value != value:
+            value = "nan"
+        elif name == "FloatImm" and value in (float("inf"), float("-inf")):
+            value = "inf" if value > 0 else "-inf"
+        return {"kind": name, "dtype": node.dtype, "value": value}
+    if name in ("Var", "SizeVar") and hasattr(node, "dtype"):   # a TIR variable (a new one on load)
+        return {"kind": "tir." + name, "name": node.name, "dtype": node.dtype}
+    if isinstance(node, runtime.String) or isinstance(node, str):
+        return {"kind": "String", "value": str(node)}
+    if isinstance(node, runtime.Map) or isinstance(node, dict):
+        return {"kind": "Map", "items": [[_to_json(k), _to_json(v)] for k, v in node.items()]}
+    if isinstance(node, (list, tuple)):
+        return {"kind": "Array", "items": [_to_json(v) for v in node]}
+    raise TypeError("save_json: cannot serialize a %s" % name)
 
 
-def load_json(json_str):
-    """The node a save_json string holds."""
-    import json
-    from . import parse
-    doc = json.loads(json_str)
-    if doc.get("format") != _JSON_FORMAT:
-        raise ValueError("load_json: not a string written by passage.ir.save_json")
-    kind, text = doc["kind"], doc["text"]
+def _from_json(d):
+    from . import parse, runtime, tir
+    kind = d["kind"]
     if kind == "Op":
-        return Op(text)
+        return Op(d["name"])
     if kind == "GlobalVar":
-        return GlobalVar(text)
-    mod = parse(text)
+        return GlobalVar(d["name"])
+    if kind in ("IntImm", "FloatImm"):
+        v = d["value"]
+        v = float(v) if isinstance(v, str) else v
+        return getattr(tir, kind)(d["dtype"], v)
+    if kind in ("tir.Var", "tir.SizeVar"):
+        return getattr(tir, kind[4:])(d["name"], d["dtype"])
+    if kind == "String":
+        return runtime.String(d["value"])
+    if kind == "Array":
+        return runtime.Array(_from_json(v) for v in d["items"])
+    if kind == "Map":
+        return runtime.Map((_from_json(k), _from_json(v)) for k, v in d["items"])
+    mod = parse(d["text"])
     if kind == "IRModule":
         return mod
     main = mod["main"]
@@ -1175,6 +1206,30 @@ def load_json(json_str):
     if kind == "Type":
         return main.params[0].type_annotation
     raise ValueError("load_json: unknown kind %r" % (kind,))
+
+
+def save_json(node):
+    """A JSON string holding `node`: Passage's own format, read back by
+    load_json (TVM's JSON node graph is not implemented). An IRModule, a
+    Relay expression or a type is kept as Relay text; an expression that is
+    not a function is saved as the body of a function over its free
+    variables, so those come back as new variables. tir.IntImm / FloatImm
+    (infinities and NaN too), TIR variables (a new variable of the same name
+    and dtype on load), strings, and lists and dicts of these (runtime.Array
+    and Map) are kept as values."""
+    import json
+    doc = _to_json(node)
+    doc["format"] = _JSON_FORMAT
+    return json.dumps(doc)
+
+
+def load_json(json_str):
+    """The node a save_json string holds."""
+    import json
+    doc = json.loads(json_str)
+    if doc.get("format") != _JSON_FORMAT:
+        raise ValueError("load_json: not a string written by passage.ir.save_json")
+    return _from_json(doc)
 
 
 def make_node(type_key, **fields):

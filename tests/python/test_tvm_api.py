@@ -358,3 +358,38 @@ def test_comparison_operators_build_calls():
                      (a >= b, "greater_equal"), (a < 2.0, "less")):
         assert isinstance(expr, relay.Call) and expr.op.name == op and expr.args[0].same_as(a)
     assert (a == a) is True and relay.Function([a], a).type_params == []
+
+
+def test_relay_bind_and_calls_of_any_expression():
+    x, y = relay.var("x", shape=(2,)), relay.var("y", shape=(2,))
+    f = relay.Function([x, y], relay.add(x, y))
+    g = relay.bind(f, {x: relay.const([1.0, 2.0])})
+    assert [p.name_hint for p in g.params] == ["y"] and isinstance(g.body.args[0], relay.Constant)
+    z = relay.bind(relay.add(x, y), {y: x})
+    assert z.args[0].same_as(x) and z.args[1].same_as(x)
+    fv = relay.var("f")
+    c = fv(x, y)  # any expression can be called (a function-typed variable here)
+    assert isinstance(c, relay.Call) and c.op.same_as(fv) and c.type_args == []
+    assert relay.scope_builder.ScopeBuilder is relay.ScopeBuilder
+    ft = relay.FuncType([relay.scalar_type("int8")], relay.scalar_type("int8"))
+    assert ft.type_params == [] and ft.span is None
+
+
+def test_save_json_of_values_and_containers():
+    from passage import runtime
+    for v in (tir.const(3, "int64"), tir.const(float("inf"), "float32"),
+              tir.const(float("-inf"), "float64"), tir.const(0.25, "float32")):
+        back = passage.ir.load_json(passage.ir.save_json(v))
+        assert type(back) is type(v) and back.dtype == v.dtype and back.value == v.value
+    nan = passage.ir.load_json(passage.ir.save_json(tir.const(float("nan"), "float32")))
+    assert nan.value != nan.value
+    s = passage.ir.load_json(passage.ir.save_json(runtime.String("xy\x01z")))
+    assert isinstance(s, runtime.String) and s == "xy\x01z"
+    a = passage.ir.load_json(passage.ir.save_json(runtime.convert([1, 2, 3.5, True])))
+    assert [type(x).__name__ for x in a] == ["IntImm", "IntImm", "FloatImm", "IntImm"]
+    assert a[2].value == 3.5 and a[3].dtype == "bool"
+    m = passage.ir.load_json(passage.ir.save_json(
+        runtime.convert({tir.Var("a", "int32"): 2, tir.Var("b", "int32"): 3})))
+    assert {k.name: v.value for k, v in m.items()} == {"a": 2, "b": 3}
+    with pytest.raises(TypeError, match="cannot serialize"):
+        passage.ir.save_json(object())

@@ -15,7 +15,7 @@ from ..ir import (Type, TensorType, TupleType, FuncType, Expr, Var, GlobalVar, C
                   TupleGetItem, Call, Let, If, Function, Op, IRModule, Tensor, Attrs)
 from ..ir import structural_equal, structural_hash
 
-__all__ = ["var", "const", "scalar_type", "TupleWrapper", "ExprFunctor", "Var", "GlobalVar", "Constant", "Tuple", "TupleGetItem", "Call", "Let",
+__all__ = ["var", "const", "bind", "scalar_type", "TupleWrapper", "ExprFunctor", "Var", "GlobalVar", "Constant", "Tuple", "TupleGetItem", "Call", "Let",
            "If", "Function", "Op", "TensorType", "TupleType", "FuncType", "Expr", "IRModule",
            "Type", "op", "transform", "analysis", "tec", "ScopeBuilder", "ExprVisitor", "ExprMutator"]
 
@@ -334,6 +334,29 @@ from . import tec  # noqa: E402
 from .expr_functor import ExprFunctor, ExprVisitor, ExprMutator  # noqa: E402
 from . import testing  # noqa: E402
 from . import build_module  # noqa: E402
+
+
+
+def bind(expr, binds):
+    """`expr` with the variables of `binds` ({Var: Expr}) replaced (TVM's
+    relay.bind); a Function also loses the parameters that are bound."""
+    from .expr_functor import ExprMutator
+
+    class Bind(ExprMutator):
+        def visit_var(self, v):
+            return binds.get(v, v)
+
+    if isinstance(expr, Function):
+        attrs = expr.attrs
+        return Function([p for p in expr.params if p not in binds], Bind().visit(expr.body),
+                        expr.ret_type, attrs=dict(attrs.items()) if attrs else None)
+    return Bind().visit(expr)
+
+
+# tvm.relay.scope_builder, the module TVM keeps ScopeBuilder in.
+scope_builder = types.ModuleType(__name__ + ".scope_builder", "tvm.relay.scope_builder")
+scope_builder.ScopeBuilder = ScopeBuilder
+sys.modules[scope_builder.__name__] = scope_builder
 
 # tvm.relay.expr: the expression constructors under their module's name.
 expr = types.ModuleType(__name__ + ".expr", "tvm.relay.expr: the expression classes and helpers.")
