@@ -86,14 +86,18 @@ class ScopeBuilder:
             raise ValueError("ScopeBuilder: ret was already called in this scope")
         self._scopes[-1].ret = value
 
-    def _close(self):
-        scope = self._scopes.pop()
+    @staticmethod
+    def _body(scope, what):
+        """The scope's lets around its ret."""
         if scope.ret is None:
-            raise ValueError("ScopeBuilder: a scope ended without ret")
+            raise ValueError("ScopeBuilder: %s" % what)
         body = scope.ret
         for v, val in reversed(scope.bindings):
             body = Let(v, val, body)
         return body
+
+    def _close(self):
+        return self._body(self._scopes.pop(), "a scope ended without ret")
 
     def if_scope(self, cond):
         import contextlib
@@ -122,13 +126,7 @@ class ScopeBuilder:
     def get(self):
         if len(self._scopes) != 1 or self._pending_if is not None:
             raise ValueError("ScopeBuilder: get() inside an open if/else scope")
-        scope = self._scopes[0]
-        if scope.ret is None:
-            raise ValueError("ScopeBuilder: get() before ret")
-        body = scope.ret
-        for v, val in reversed(scope.bindings):
-            body = Let(v, val, body)
-        return body
+        return self._body(self._scopes[0], "get() before ret")
 
 
 class TupleWrapper:

@@ -7,19 +7,24 @@ __all__ = ["free_vars", "bound_vars", "all_vars", "Feature", "detect_feature",
            "check_basic_block_normal_form", "free_type_vars", "bound_type_vars", "all_type_vars"]
 
 
-def _walk(expr):
-    """Nodes of the DAG reachable from `expr`, each once (iterative)."""
-    seen, order, stack = set(), [], [expr._ptr]
+def _dag(roots, children):
+    """Nodes reachable from `roots` through `children(node)`, each once, in
+    depth-first preorder (iterative)."""
+    seen, order, stack = set(), [], list(reversed(roots))
     while stack:
         p = stack.pop()
         if p in seen:
             continue
         seen.add(p)
         order.append(p)
-        n = lib.psg_expr_num_children(p)
-        for i in reversed(range(n)):
-            stack.append(lib.psg_expr_get_child(p, i))
+        stack.extend(reversed(children(p)))
     return order
+
+
+def _walk(expr):
+    """Nodes of the DAG reachable from `expr`, each once."""
+    return _dag([expr._ptr], lambda p: [lib.psg_expr_get_child(p, i)
+                                        for i in range(lib.psg_expr_num_children(p))])
 
 
 def _vars(expr):
@@ -183,20 +188,16 @@ def _type_ptrs(expr):
             roots.append(lib.psg_function_ret_type(p))
         if lib.psg_expr_checked_type(p):
             roots.append(lib.psg_expr_checked_type(p))
-    seen, out = set(), []
-    while roots:
-        t = roots.pop()
-        if t in seen:
-            continue
-        seen.add(t)
-        out.append(t)
+
+    def children(t):
         kind = lib.psg_type_kind(t)
         if kind == 2:
-            roots.extend(lib.psg_type_field(t, i) for i in range(lib.psg_type_num_fields(t)))
-        elif kind == 3:
-            roots.extend(lib.psg_type_field(t, i) for i in range(lib.psg_type_num_fields(t)))
-            roots.append(lib.psg_type_func_ret(t))
-    return out
+            return [lib.psg_type_field(t, i) for i in range(lib.psg_type_num_fields(t))]
+        if kind == 3:
+            return [lib.psg_type_field(t, i) for i in range(lib.psg_type_num_fields(t))] + \
+                [lib.psg_type_func_ret(t)]
+        return []
+    return _dag(roots, children)
 
 
 def _type_vars(expr):
