@@ -13,7 +13,7 @@ mirror TVM's: code written for `tvm` ports by renaming it `passage`.
 import ctypes as _ctypes
 
 from . import _ffi
-from .error import (PassError, PassageError, ParseError, PassTypeError, InvalidArgumentError,
+from .error import (PassError, PassageError, TVMError, ParseError, PassTypeError, InvalidArgumentError,
                     NotFoundError, ConfigError, UnsupportedError, InternalError, Diagnostic)
 from . import ir
 from .ir import IRModule, structural_equal, structural_hash, assert_structural_equal
@@ -30,6 +30,12 @@ from . import runtime
 from . import compiler
 from .compiler import compile  # passage.compile; not in __all__ (it would shadow the builtin)
 import sys as _sys
+import types as _types
+
+# tvm._ffi.base.TVMError, where TVM's tests name the base error class.
+_ffi.base = _types.ModuleType(__name__ + "._ffi.base", "tvm._ffi.base: TVMError.")
+_ffi.base.TVMError = TVMError
+_sys.modules[_ffi.base.__name__] = _ffi.base
 
 # TVM spells these tvm.ir.transform and tvm.ir.instrument as well.
 ir.transform = transform
@@ -95,6 +101,17 @@ def _all_errors():
     return [make_error(-1, d).diagnostic for d in t.diags if _ffi.lib.psg_diag_severity(d) == 0]
 
 
-def load_json(text):
-    """TVM's tvm.ir.load_json has no equivalent; Relay text is the format."""
-    raise NotImplementedError("passage stores modules as Relay text: use passage.parse")
+register_func = transform.register_func
+
+# tvm.load_json / tvm.save_json (Passage's own JSON, ir.save_json).
+load_json = ir.load_json
+save_json = ir.save_json
+
+
+def __getattr__(name):
+    # tvm.testing is reachable as an attribute after `import tvm` alone in
+    # TVM's tests; it needs pytest, so it is imported on first use.
+    if name == "testing":
+        import importlib
+        return importlib.import_module(__name__ + ".testing")
+    raise AttributeError("module 'passage' has no attribute %r" % (name,))

@@ -77,6 +77,7 @@ SHOULD_RUN_FN = ctypes.CFUNCTYPE(I, P, P, P, P, ctypes.POINTER(ctypes.c_bool))
 PASS_CB_FN = ctypes.CFUNCTYPE(I, P, P, P, P)
 DIAG_SINK_FN = ctypes.CFUNCTYPE(None, P, P)
 TEXT_SINK_FN = ctypes.CFUNCTYPE(None, P, P, Z)
+PASS_CTOR_FN = ctypes.CFUNCTYPE(I, P, P, P, PP)
 
 
 class InstrumentCallbacks(ctypes.Structure):
@@ -174,6 +175,8 @@ _PROTOS = {
     "psg_module_structural_equal_ex": (B, [P, P, B, ctypes.POINTER(P)]),
     # passes
     "psg_pass_info_create": (I, [P, S, I, ctypes.POINTER(S), Z, PP]),
+    "psg_pass_register": (I, [P, S, I, I, ctypes.POINTER(S), Z, ctypes.POINTER(S), S, PASS_CTOR_FN,
+                              P]),
     "psg_pass_info_retain": (None, [P]), "psg_pass_info_release": (None, [P]),
     "psg_pass_info_name": (S, [P]), "psg_pass_info_opt_level": (I, [P]),
     "psg_pass_info_num_required": (Z, [P]), "psg_pass_info_required": (S, [P, Z]),

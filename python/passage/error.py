@@ -6,8 +6,8 @@ that was running and the rendered text with notes. An exception raised by
 Python code inside a pass or instrument is re-raised as itself instead, with
 the pass name added (see `passage.transform`)."""
 
-__all__ = ["PassageError", "TVMError", "PassError", "ParseError", "PassTypeError", "InvalidArgumentError",
-           "NotFoundError", "UnsupportedError", "InternalError", "ConfigError", "Diagnostic", "DiagnosticError"]
+__all__ = ["PassageError", "TVMError", "DiagnosticError", "PassError", "ParseError", "PassTypeError", "InvalidArgumentError",
+           "NotFoundError", "UnsupportedError", "InternalError", "ConfigError", "Diagnostic"]
 
 
 class Diagnostic:
@@ -58,14 +58,17 @@ PassageError = PassError
 TVMError = PassError  # TVM's tvm.error.TVMError, base of every error
 
 
-class ParseError(PassError):
+class DiagnosticError(PassError):
+    """TVM's tvm.error.DiagnosticError: an error reported with located
+    diagnostics, the base of ParseError and PassTypeError (TVM's parser and
+    type checker raise it)."""
+
+
+class ParseError(DiagnosticError):
     """Malformed Relay text or pipeline text (status PSG_ERR_PARSE)."""
 
 
-DiagnosticError = ParseError  # TVM's tvm.error.DiagnosticError: what its parser raises
-
-
-class PassTypeError(PassError, TypeError):
+class PassTypeError(DiagnosticError, TypeError):
     """A type error in the IR (status PSG_ERR_TYPE)."""
 
 

@@ -61,6 +61,11 @@ class Type:
     def is_dynamic(self):
         return False
 
+    @property
+    def span(self):
+        """Types carry no source span in Passage."""
+        return None
+
     def __repr__(self):
         return str(self)
 
@@ -98,7 +103,7 @@ class TensorType(Type):
     __slots__ = ()
 
     def __init__(self, shape, dtype="float32"):
-        dims = [(-1 if d is None else int(d)) for d in shape]
+        dims = [(-1 if d is None else int(_imm_value(d))) for d in shape]
         arr = (ctypes.c_int64 * max(len(dims), 1))(*dims)
         self._ptr = _new_type(lib.psg_type_tensor, arr, len(dims), dtype_code(dtype), what="TensorType")
 
@@ -431,7 +436,8 @@ def _tensor_source(value, dtype):
         if dt == "bfloat16":
             flat = [_float_to_bf16(float(x)) for x in arr.reshape(-1)]
             return tuple(arr.shape), dt, struct.pack("<%dH" % len(flat), *flat)
-        arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+        # Not np.ascontiguousarray: it makes a 0-d array 1-d (issue 18, item 4).
+        arr = np.asarray(arr, dtype=arr.dtype.newbyteorder("<"), order="C")
         return tuple(arr.shape), dt, arr.tobytes()
     if np is not None and isinstance(value, np.generic):
         return _tensor_source(np.asarray(value), dtype)
@@ -476,9 +482,21 @@ def _has_buffer(value):
 
 # Attributes ----------------------------------------------------------------------
 
+def _imm_value(value):
+    """The Python number of a tir.IntImm / tir.FloatImm (TVM code passes them
+    as attribute values and dimensions), or `value` itself."""
+    name = type(value).__name__
+    if name == "IntImm":
+        return bool(value.value) if value.dtype == "bool" else int(value.value)
+    if name == "FloatImm":
+        return float(value.value)
+    return value
+
+
 def _attr_from_py(value, key=""):
     """A new C attr reference for a Python value."""
     out = ctypes.c_void_p()
+    value = _imm_value(value)
     if value is None:
         call(lib.psg_attr_none, CTX, ctypes.byref(out))
     elif isinstance(value, bool):
@@ -687,10 +705,25 @@ class Expr(_Owned):
     def __rmul__(self, o): return self._bin(o, "multiply", True)
     def __truediv__(self, o): return self._bin(o, "divide")
     def __rtruediv__(self, o): return self._bin(o, "divide", True)
+    # Comparisons build calls as in TVM (`a < b` is less(a, b)); `==` stays identity.
+    def __lt__(self, o): return self._bin(o, "less")
+    def __gt__(self, o): return self._bin(o, "greater")
+    def __le__(self, o): return self._bin(o, "less_equal")
+    def __ge__(self, o): return self._bin(o, "greater_equal")
 
     def __neg__(self):
         from . import relay
         return relay.Call(relay.op.get("negative"), [self])
+
+    def __call__(self, *args):
+        """`f(x, y)`: the Call of this expression (TVM's ExprWithOp)."""
+        from . import relay
+        return relay.Call(self, list(args))
+
+    def astype(self, dtype):
+        """A cast of this expression to `dtype` (tvm.relay.Expr.astype)."""
+        from . import relay
+        return relay.Call(relay.op.get("cast"), [self], {"dtype": dtype})
 
     __eq__ = _Owned.__eq__
     __hash__ = _Owned.__hash__
@@ -856,6 +889,11 @@ class Call(Expr):
     @property
     def attrs(self):
         return _attrs_of(lib.psg_call_get_attrs(self._ptr))
+
+    @property
+    def type_args(self):
+        """Passage's calls carry no type arguments (monomorphic functions)."""
+        return []
 
 
 class Let(Expr):
@@ -1229,3 +1267,119 @@ def _submodule(name, **members):
 
 
 module = _submodule("module", IRModule=IRModule)
+
+
+# Serialization and reflection (tvm.ir.save_json / load_json / make_node) -------------------
+
+_JSON_FORMAT = "passage-relay-text/1"
+
+
+def _to_json(node):
+    """The JSON value of one node (see save_json)."""
+    from . import runtime
+    name = type(node).__name__
+    if isinstance(node, IRModule):
+        return {"kind": "IRModule", "text": node.astext()}
+    if isinstance(node, Function):
+        return {"kind": "Function", "text": IRModule({"main": node}).astext()}
+    if isinstance(node, Op):
+        return {"kind": "Op", "name": node.name}
+    if isinstance(node, GlobalVar):
+        return {"kind": "GlobalVar", "name": node.name_hint}
+    if isinstance(node, Expr):
+        return {"kind": "Expr", "text": IRModule.from_expr(node).astext()}
+    if isinstance(node, Type):
+        # The type as the annotation of a function's one parameter.
+        v = Var("x", node)
+        return {"kind": "Type", "text": IRModule({"main": Function([v], v)}).astext()}
+    if name in ("IntImm", "FloatImm"):
+        value = node.value
+        if name == "FloatImm" and value != value:
+            value = "nan"
+        elif name == "FloatImm" and value in (float("inf"), float("-inf")):
+            value = "inf" if value > 0 else "-inf"
+        return {"kind": name, "dtype": node.dtype, "value": value}
+    if name in ("Var", "SizeVar") and hasattr(node, "dtype"):   # a TIR variable (a new one on load)
+        return {"kind": "tir." + name, "name": node.name, "dtype": node.dtype}
+    if isinstance(node, runtime.String) or isinstance(node, str):
+        return {"kind": "String", "value": str(node)}
+    if isinstance(node, runtime.Map) or isinstance(node, dict):
+        return {"kind": "Map", "items": [[_to_json(k), _to_json(v)] for k, v in node.items()]}
+    if isinstance(node, (list, tuple)):
+        return {"kind": "Array", "items": [_to_json(v) for v in node]}
+    raise TypeError("save_json: cannot serialize a %s" % name)
+
+
+def _from_json(d):
+    from . import parse, runtime, tir
+    kind = d["kind"]
+    if kind == "Op":
+        return Op(d["name"])
+    if kind == "GlobalVar":
+        return GlobalVar(d["name"])
+    if kind in ("IntImm", "FloatImm"):
+        v = d["value"]
+        v = float(v) if isinstance(v, str) else v
+        return getattr(tir, kind)(d["dtype"], v)
+    if kind in ("tir.Var", "tir.SizeVar"):
+        return getattr(tir, kind[4:])(d["name"], d["dtype"])
+    if kind == "String":
+        return runtime.String(d["value"])
+    if kind == "Array":
+        return runtime.Array(_from_json(v) for v in d["items"])
+    if kind == "Map":
+        return runtime.Map((_from_json(k), _from_json(v)) for k, v in d["items"])
+    mod = parse(d["text"])
+    if kind == "IRModule":
+        return mod
+    main = mod["main"]
+    if kind == "Function":
+        return main
+    if kind == "Expr":
+        return main.body
+    if kind == "Type":
+        return main.params[0].type_annotation
+    raise ValueError("load_json: unknown kind %r" % (kind,))
+
+
+def save_json(node):
+    """A JSON string holding `node`: Passage's own format, read back by
+    load_json (TVM's JSON node graph is not implemented). An IRModule, a
+    Relay expression or a type is kept as Relay text; an expression that is
+    not a function is saved as the body of a function over its free
+    variables, so those come back as new variables. tir.IntImm / FloatImm
+    (infinities and NaN too), TIR variables (a new variable of the same name
+    and dtype on load), strings, and lists and dicts of these (runtime.Array
+    and Map) are kept as values."""
+    import json
+    doc = _to_json(node)
+    doc["format"] = _JSON_FORMAT
+    return json.dumps(doc)
+
+
+def load_json(json_str):
+    """The node a save_json string holds."""
+    import json
+    doc = json.loads(json_str)
+    if doc.get("format") != _JSON_FORMAT:
+        raise ValueError("load_json: not a string written by passage.ir.save_json")
+    return _from_json(doc)
+
+
+def make_node(type_key, **fields):
+    """tvm.ir.make_node for the node kinds Passage has: attributes
+    ("DictAttrs", or any "...Attrs" key: the fields as an Attrs), "IntImm" /
+    "FloatImm" (dtype, value), "relay.TensorType" / "TensorType" (shape,
+    dtype), "relay.Var" (name_hint, type_annotation), "GlobalVar" (name_hint)."""
+    if type_key == "DictAttrs" or type_key.endswith("Attrs"):
+        return Attrs(fields)
+    if type_key in ("IntImm", "FloatImm"):
+        from . import tir
+        return getattr(tir, type_key)(fields.get("dtype", "int32"), fields["value"])
+    if type_key in ("relay.TensorType", "TensorType"):
+        return TensorType(fields.get("shape", ()), fields.get("dtype", "float32"))
+    if type_key == "relay.Var":
+        return Var(fields["name_hint"], fields.get("type_annotation"))
+    if type_key in ("GlobalVar", "relay.GlobalVar"):
+        return GlobalVar(fields["name_hint"])
+    raise ValueError("make_node: unknown or unsupported type key %r" % (type_key,))

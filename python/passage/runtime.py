@@ -22,7 +22,7 @@ from . import _ffi
 from ._ffi import lib, CTX, P, S, I, Z, B, U64, PP
 from .ir import Tensor
 
-__all__ = ["load", "CompiledModel", "TensorInfo"]
+__all__ = ["load", "CompiledModel", "TensorInfo", "convert", "String", "Array", "Map"]
 
 TensorInfo = collections.namedtuple("TensorInfo", ["name", "shape", "dtype"])
 
@@ -224,3 +224,38 @@ class CompiledModel:
                 res[key] = sorted(((n, s * 1e3 / runs, s / in_kernels, c) for n, (s, c) in acc.items()),
                                   key=lambda r: -r[1])
         return res
+
+
+# tvm.runtime.convert and its containers ------------------------------------------------
+
+
+class String(str):
+    """tvm.runtime.String: a str (TVM's string object)."""
+
+
+class Array(list):
+    """tvm.ir.Array as runtime.convert makes it: a list of converted items."""
+
+
+class Map(dict):
+    """tvm.ir.Map as runtime.convert makes it: a dict of converted keys and
+    values, read with `m[k]`, `items()`, `in`."""
+
+
+def convert(value):
+    """tvm.runtime.convert: a Python value as the IR object TVM would make.
+    int, bool and float become tir.IntImm / FloatImm (int32, or int64 when it
+    does not fit; float32), str a String, a list or tuple an Array and a dict
+    a Map of converted items; IR objects are returned as they are."""
+    from .tir import expr as _e
+    if isinstance(value, (String, Array, Map)):
+        return value
+    if isinstance(value, (bool, int, float)) or (hasattr(value, "dtype") and hasattr(value, "item")):
+        return _e.convert(value)
+    if isinstance(value, str):
+        return String(value)
+    if isinstance(value, (list, tuple)):
+        return Array(convert(v) for v in value)
+    if isinstance(value, dict):
+        return Map((convert(k), convert(v)) for k, v in value.items())
+    return value

@@ -23,7 +23,31 @@ import pytest
 
 from .ir import IRModule, assert_structural_equal
 
-__all__ = ["parameter", "parameters", "fixture", "main", "CompareBeforeAfter", "enabled_targets"]
+__all__ = ["parameter", "parameters", "fixture", "main", "CompareBeforeAfter", "enabled_targets",
+           "assert_allclose", "uses_gpu"]
+
+
+def assert_allclose(actual, desired, rtol=1e-7, atol=1e-7):
+    """numpy's assert_allclose with TVM's defaults (rtol = atol = 1e-7); a
+    Tensor or Constant is compared by its values, and the shapes must match
+    exactly (no broadcasting)."""
+    import numpy as np
+
+    def arr(x):
+        if hasattr(x, "data") and hasattr(x.data, "numpy"):   # a Constant
+            x = x.data
+        return x.numpy() if hasattr(x, "numpy") else np.asarray(x)
+    a, d = arr(actual), arr(desired)
+    np.testing.assert_equal(a.shape, d.shape)
+    np.testing.assert_allclose(a, d, rtol=rtol, atol=atol, verbose=True)
+
+
+def uses_gpu(func):
+    """TVM's mark for a test that also runs on GPUs. Passage has no GPU
+    targets, so the test runs as it is, on the host; `func.uses_gpu` records
+    the mark."""
+    func.uses_gpu = True
+    return func
 
 
 def parameter(*values, ids=None, by_dict=None):

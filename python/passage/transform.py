@@ -22,7 +22,7 @@ from .ir import IRModule, Function, Expr, _wrap_expr, _attr_from_py, _attr_to_py
 
 __all__ = ["PassInfo", "PassContext", "Pass", "ModulePass", "FunctionPass", "PrimFuncPass",
            "Sequential", "module_pass", "function_pass", "prim_func_pass", "PrintIR", "get_pass",
-           "list_passes", "parse_pipeline"]
+           "list_passes", "parse_pipeline", "register_pass", "register_func"]
 
 
 def _listify(x):
@@ -404,6 +404,62 @@ def parse_pipeline(text):
     out = ctypes.c_void_p()
     call(lib.psg_pipeline_parse, CTX, enc(text), ctypes.byref(out), what="pipeline")
     return Pass._own(out.value)
+
+
+def _ctor_tramp(ctx, options, user, out):
+    try:
+        make = _ffi.handle_obj(user)
+        with _ffi.Call():
+            made = make()
+            if not isinstance(made, Pass):
+                raise TypeError("register_pass: the constructor returned %r, not a Pass"
+                                % type(made).__name__)
+            lib.psg_pass_retain(made._ptr)
+            out[0] = made._ptr
+        return 0
+    except BaseException as e:
+        return _ffi.park_exception(e)
+
+
+_CTOR_TRAMP = _ffi.immortal(_ffi.PASS_CTOR_FN(_ctor_tramp))
+
+
+def register_pass(name, make, help=""):
+    """Registers a pass made in Python under `name`, as the C passes are:
+    `make()` (a Pass, e.g. a module_pass-decorated class or a function
+    returning one) is called each time the name is resolved, so the name can
+    appear in another pass's `required`, in pipeline text and in get_pass.
+    The kind, opt_level and required passes listed are those of one pass made
+    now. Registering a name again replaces it. Returns `make`, so it can be a
+    decorator: `@register_pass("MyPass")`."""
+    if not callable(make):
+        raise TypeError("register_pass: `make` must be callable")
+    sample = make()
+    if not isinstance(sample, Pass):
+        raise TypeError("register_pass: make() returned %r, not a Pass" % type(sample).__name__)
+    info = sample.info
+    required = list(info.required)
+    arr = (ctypes.c_char_p * max(len(required), 1))(*[enc(r) for r in required])
+    h = _ffi.new_handle(make)  # kept for the life of the registry (the process)
+    kind = lib.psg_pass_kind(sample._ptr)
+    call(lib.psg_pass_register, CTX, enc(name), kind, info.opt_level, arr, len(required), None,
+         enc(help or "a pass registered from Python"), _CTOR_TRAMP, h, what="register_pass")
+    return make
+
+
+def register_func(func_name, f=None, override=False):
+    """tvm.register_func for the names TVM resolves passes by:
+    "transform.NAME" or "relay._transform.NAME" registers `f` (returning a
+    Pass) as the pass NAME (register_pass). Other global functions are not
+    part of Passage."""
+    def do(fn):
+        for prefix in ("relay._transform.", "transform."):
+            if func_name.startswith(prefix):
+                return register_pass(func_name[len(prefix):], fn)
+        from .error import UnsupportedError
+        raise UnsupportedError("register_func: only pass constructors (transform.NAME, "
+                               "relay._transform.NAME) can be registered, not %r" % func_name)
+    return do(f) if f is not None else do
 
 
 def _registry_ctor(name):

@@ -7,22 +7,28 @@ from . import type_solver as _type_solver
 # TVM's relay.analysis._ffi_api entry for the type solver's tests.
 _ffi_api = type("_ffi_api", (), {"_test_type_solver": staticmethod(_type_solver.TypeSolver)})
 
-__all__ = ["free_vars", "bound_vars", "all_vars"]
+__all__ = ["free_vars", "bound_vars", "all_vars", "Feature", "detect_feature",
+           "check_basic_block_normal_form", "free_type_vars", "bound_type_vars", "all_type_vars"]
 
 
-def _walk(expr):
-    """Nodes of the DAG reachable from `expr`, each once (iterative)."""
-    seen, order, stack = set(), [], [expr._ptr]
+def _dag(roots, children):
+    """Nodes reachable from `roots` through `children(node)`, each once, in
+    depth-first preorder (iterative)."""
+    seen, order, stack = set(), [], list(reversed(roots))
     while stack:
         p = stack.pop()
         if p in seen:
             continue
         seen.add(p)
         order.append(p)
-        n = lib.psg_expr_num_children(p)
-        for i in reversed(range(n)):
-            stack.append(lib.psg_expr_get_child(p, i))
+        stack.extend(reversed(children(p)))
     return order
+
+
+def _walk(expr):
+    """Nodes of the DAG reachable from `expr`, each once."""
+    return _dag([expr._ptr], lambda p: [lib.psg_expr_get_child(p, i)
+                                        for i in range(lib.psg_expr_num_children(p))])
 
 
 def _vars(expr):
@@ -69,3 +75,158 @@ def all_vars(expr):
             seen.add(p)
             out.append(_wrap_expr(p, False))
     return out
+
+
+# Feature detection (tvm.relay.analysis.detect_feature) --------------------------------
+
+import enum as _enum
+
+
+class Feature(_enum.IntEnum):
+    """The language features a Relay program uses (TVM's numbering)."""
+    fVar = 0
+    fGlobalVar = 1
+    fConstant = 2
+    fTuple = 3
+    fTupleGetItem = 4
+    fFunction = 5
+    fOp = 6
+    fCall = 7
+    fLet = 8
+    fIf = 9
+    fRefCreate = 10
+    fRefRead = 11
+    fRefWrite = 12
+    fConstructor = 13
+    fMatch = 14
+    fGraph = 15   # a non-atomic node used more than once (a graph, not a tree)
+    fLetRec = 16  # a let whose value refers to its own variable
+
+
+# C expression kinds (include/passage/ir.h) -> features.
+_KIND_FEATURE = {0: Feature.fVar, 1: Feature.fGlobalVar, 2: Feature.fConstant, 3: Feature.fTuple,
+                 4: Feature.fTupleGetItem, 5: Feature.fCall, 6: Feature.fLet, 7: Feature.fIf,
+                 8: Feature.fFunction, 9: Feature.fOp}
+_ATOMIC = (0, 1, 2, 9)  # Var, GlobalVar, Constant, Op
+
+
+def _is_primitive(p):
+    attrs = _wrap_expr(p, False).attrs
+    return bool(attrs and attrs.get("Primitive"))
+
+
+def _expr_features(expr):
+    """Features of one expression: each node reached once more through
+    another edge is fGraph unless it is atomic; a primitive function's body
+    is not looked into (it is an operator, as in TVM)."""
+    found, seen, stack = set(), set(), [expr._ptr]
+    while stack:
+        p = stack.pop()
+        kind = lib.psg_expr_kind(p)
+        if p in seen:
+            if kind not in _ATOMIC:
+                found.add(Feature.fGraph)
+            continue
+        seen.add(p)
+        found.add(_KIND_FEATURE[kind])
+        if kind == 8 and _is_primitive(p):
+            continue
+        if kind == 6:
+            v = lib.psg_let_get_var(p)
+            if any(f._ptr == v for f in free_vars(_wrap_expr(lib.psg_let_get_value(p), False))):
+                found.add(Feature.fLetRec)
+        for i in range(lib.psg_expr_num_children(p)):
+            stack.append(lib.psg_expr_get_child(p, i))
+    return found
+
+
+def detect_feature(a, b=None):
+    """The set of Features used by an expression and/or a module (either
+    argument may be either; a module's Relay functions are all looked at)."""
+    from ..ir import IRModule
+    if isinstance(a, IRModule):
+        a, b = b, a
+    found = set()
+    if a is not None:
+        found |= _expr_features(a)
+    if b is not None:
+        for gv in b.get_global_vars():
+            f = b[gv]
+            if isinstance(f, Expr):
+                found |= _expr_features(f)
+    return found
+
+
+# Basic block normal form -------------------------------------------------------------
+
+def check_basic_block_normal_form(expr):
+    """True when `expr` is in basic block normal form: every expression used
+    from more than one scope (both branches of an If, a function body and its
+    surroundings) is let-bound where it dominates its uses. Decided by
+    Passage's ToBasicBlockNormalForm, which binds exactly those: `expr` is in
+    the form when the pass leaves it unchanged. Otherwise raises TVMError
+    naming the expression, as TVM does."""
+    from ..ir import IRModule, structural_equal
+    from ..error import TVMError
+    from .transform import ToBasicBlockNormalForm
+    mod = IRModule.from_expr(expr)
+    after = ToBasicBlockNormalForm()(mod)
+    if structural_equal(after["main"], mod["main"]):
+        return True
+    raise TVMError("The expression below violates the basic block normal form in that its scope "
+                   "should be lifted (ToBasicBlockNormalForm would let-bind it):\n%s"
+                   % after["main"].astext())
+
+
+# Type variables ----------------------------------------------------------------------
+
+def _type_ptrs(expr):
+    """Every type reachable from the annotations, return types and checked
+    types of `expr`'s nodes."""
+    roots = []
+    for p in _walk(expr):
+        kind = lib.psg_expr_kind(p)
+        if kind == 0 and lib.psg_var_type(p):
+            roots.append(lib.psg_var_type(p))
+        if kind == 8 and lib.psg_function_ret_type(p):
+            roots.append(lib.psg_function_ret_type(p))
+        if lib.psg_expr_checked_type(p):
+            roots.append(lib.psg_expr_checked_type(p))
+
+    def children(t):
+        kind = lib.psg_type_kind(t)
+        if kind == 2:
+            return [lib.psg_type_field(t, i) for i in range(lib.psg_type_num_fields(t))]
+        if kind == 3:
+            return [lib.psg_type_field(t, i) for i in range(lib.psg_type_num_fields(t))] + \
+                [lib.psg_type_func_ret(t)]
+        return []
+    return _dag(roots, children)
+
+
+def _type_vars(expr):
+    """Passage's types are tensors, tuples and function types (kinds 1-3 of
+    include/passage/type.h): none is a type variable, so a program has none.
+    A type of another kind is refused rather than guessed at."""
+    from ..error import UnsupportedError
+    if isinstance(expr, Expr):
+        for t in _type_ptrs(expr):
+            if lib.psg_type_kind(t) not in (1, 2, 3):
+                raise UnsupportedError("type variables: a type of kind %d is not known to "
+                                       "passage.relay.analysis" % lib.psg_type_kind(t))
+    return []
+
+
+def free_type_vars(expr, mod=None):
+    """Type variables used in `expr` and not bound by it (none: see _type_vars)."""
+    return _type_vars(expr)
+
+
+def bound_type_vars(expr, mod=None):
+    """Type variables `expr` binds (none: see _type_vars)."""
+    return _type_vars(expr)
+
+
+def all_type_vars(expr, mod=None):
+    """Every type variable of `expr` (none: see _type_vars)."""
+    return _type_vars(expr)

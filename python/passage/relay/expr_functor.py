@@ -5,15 +5,17 @@ rewrites; C passes use the iterative psg_mutate engine."""
 
 from ..ir import Var, GlobalVar, Constant, Tuple, TupleGetItem, Call, Let, If, Function, Op
 
-__all__ = ["ExprVisitor", "ExprMutator"]
+__all__ = ["ExprFunctor", "ExprVisitor", "ExprMutator"]
 
 _DISPATCH = {Var: "visit_var", GlobalVar: "visit_global_var", Constant: "visit_constant",
              Tuple: "visit_tuple", TupleGetItem: "visit_tuple_getitem", Call: "visit_call",
              Let: "visit_let", If: "visit_if", Function: "visit_function", Op: "visit_op"}
 
 
-class ExprVisitor:
-    """Visits each node once; override visit_<kind> methods."""
+class ExprFunctor:
+    """tvm.relay.ExprFunctor: `visit(expr)` calls the visit_<kind> method for
+    the node's class once per node (results memoized); every visit_<kind> is
+    left to the subclass and raises NotImplementedError here."""
 
     def __init__(self):
         self.memo_map = {}
@@ -21,9 +23,27 @@ class ExprVisitor:
     def visit(self, expr):
         if expr in self.memo_map:
             return self.memo_map[expr]
-        res = getattr(self, _DISPATCH[type(expr)])(expr)
+        kind = _DISPATCH.get(type(expr))
+        if kind is None:
+            raise TypeError("ExprFunctor: not a Relay expression: %r" % (type(expr).__name__,))
+        res = getattr(self, kind)(expr)
         self.memo_map[expr] = res
         return res
+
+
+def _unimplemented(kind):
+    def method(self, node):
+        raise NotImplementedError("%s does not define %s" % (type(self).__name__, kind))
+    method.__name__ = kind
+    return method
+
+
+for _kind in _DISPATCH.values():
+    setattr(ExprFunctor, _kind, _unimplemented(_kind))
+
+
+class ExprVisitor(ExprFunctor):
+    """Visits each node once; override visit_<kind> methods."""
 
     def visit_var(self, v):
         pass
