@@ -245,6 +245,18 @@ def test_free_type_vars_of_monomorphic_programs():
     assert analysis.bound_type_vars(f) == []
 
 
+def test_type_vars_of_polymorphic_programs():
+    a, b = relay.TypeVar("A"), relay.TypeVar("B")
+    x, y = relay.var("x", a), relay.var("y", b)
+    ident = relay.Function([x], x, a, [a])
+    assert analysis.free_type_vars(ident) == [] and analysis.bound_type_vars(ident) == [a]
+    assert analysis.all_type_vars(ident) == [a]
+    open_fn = relay.Function([y], y)
+    assert analysis.free_type_vars(open_fn) == [b] and analysis.bound_type_vars(open_fn) == []
+    ft = relay.FuncType([a, b], a, [a])
+    assert analysis.free_type_vars(ft) == [b] and analysis.bound_type_vars(ft) == [a]
+
+
 def test_save_json_load_json_round_trip():
     x = relay.var("x", shape=(2, 3))
     f = relay.Function([x], relay.nn.relu(x))

@@ -180,53 +180,75 @@ def check_basic_block_normal_form(expr):
 
 # Type variables ----------------------------------------------------------------------
 
-def _type_ptrs(expr):
-    """Every type reachable from the annotations, return types and checked
-    types of `expr`'s nodes."""
-    roots = []
-    for p in _walk(expr):
-        kind = lib.psg_expr_kind(p)
-        if kind == 0 and lib.psg_var_type(p):
-            roots.append(lib.psg_var_type(p))
-        if kind == 8 and lib.psg_function_ret_type(p):
-            roots.append(lib.psg_function_ret_type(p))
-        if lib.psg_expr_checked_type(p):
-            roots.append(lib.psg_expr_checked_type(p))
-
-    def children(t):
-        kind = lib.psg_type_kind(t)
-        if kind == 2:
-            return [lib.psg_type_field(t, i) for i in range(lib.psg_type_num_fields(t))]
-        if kind == 3:
-            return [lib.psg_type_field(t, i) for i in range(lib.psg_type_num_fields(t))] + \
-                [lib.psg_type_func_ret(t)]
-        return []
-    return _dag(roots, children)
+_TYPE_TUPLE, _TYPE_FUNC, _TYPE_VAR, _TYPE_CALL, _TYPE_REF = 2, 3, 4, 6, 7
 
 
-def _type_vars(expr):
-    """Passage's types are tensors, tuples and function types (kinds 1-3 of
-    include/passage/type.h): none is a type variable, so a program has none.
-    A type of another kind is refused rather than guessed at."""
-    from ..error import UnsupportedError
-    if isinstance(expr, Expr):
-        for t in _type_ptrs(expr):
-            if lib.psg_type_kind(t) not in (1, 2, 3):
-                raise UnsupportedError("type variables: a type of kind %d is not known to "
-                                       "passage.relay.analysis" % lib.psg_type_kind(t))
+def _type_children(t):
+    """The types directly inside `t` (include/passage/type.h kinds)."""
+    kind = lib.psg_type_kind(t)
+    if kind == _TYPE_TUPLE:
+        return [lib.psg_type_field(t, i) for i in range(lib.psg_type_num_fields(t))]
+    if kind == _TYPE_FUNC:
+        return [lib.psg_type_func_type_param(t, i)
+                for i in range(lib.psg_type_func_num_type_params(t))] + \
+            [lib.psg_type_field(t, i) for i in range(lib.psg_type_num_fields(t))] + \
+            [lib.psg_type_func_ret(t)]
+    if kind == _TYPE_CALL:
+        return [lib.psg_type_call_func(t)] + \
+            [lib.psg_type_field(t, i) for i in range(lib.psg_type_num_fields(t))]
+    if kind == _TYPE_REF:
+        return [lib.psg_type_ref_value(t)]
     return []
 
 
+def _type_vars(expr):
+    """(all, bound) type variables of `expr` (an Expr or a Type), each in
+    first-met order, as TVM's TypeVarEVisitor collects them: from the
+    annotations of variables, functions' return types and type parameters
+    (bound), and the type parameters of function types (bound); checked
+    types are not looked at, as in TVM."""
+    from ..ir import Type, _wrap_type
+    roots, bound = [], []
+    if isinstance(expr, Type):
+        roots.append(expr._ptr)
+    else:
+        for p in _walk(expr):
+            kind = lib.psg_expr_kind(p)
+            if kind == 0 and lib.psg_var_type(p):
+                roots.append(lib.psg_var_type(p))
+            if kind == 8:
+                tps = [lib.psg_function_type_param(p, i)
+                       for i in range(lib.psg_function_num_type_params(p))]
+                bound.extend(tps)
+                roots.extend(tps)
+                if lib.psg_function_ret_type(p):
+                    roots.append(lib.psg_function_ret_type(p))
+    every = []
+    for t in _dag(roots, _type_children):
+        if lib.psg_type_kind(t) == _TYPE_VAR:
+            every.append(t)
+        elif lib.psg_type_kind(t) == _TYPE_FUNC:
+            bound.extend(lib.psg_type_func_type_param(t, i)
+                         for i in range(lib.psg_type_func_num_type_params(t)))
+    seen, bound_once = set(), []
+    for t in bound:
+        if t not in seen:
+            seen.add(t)
+            bound_once.append(t)
+    return [_wrap_type(t) for t in every], [_wrap_type(t) for t in bound_once], set(bound_once)
+
+
 def free_type_vars(expr, mod=None):
-    """Type variables used in `expr` and not bound by it (none: see _type_vars)."""
-    return _type_vars(expr)
+    """Type variables used in `expr` (an Expr or a Type) and not bound in it."""
+    every, _, bound = _type_vars(expr)
+    return [t for t in every if t._ptr not in bound]
 
 
 def bound_type_vars(expr, mod=None):
-    """Type variables `expr` binds (none: see _type_vars)."""
-    return _type_vars(expr)
+    """Type variables `expr` binds: functions' and function types' type parameters."""
+    return _type_vars(expr)[1]
 
 
 def all_type_vars(expr, mod=None):
-    """Every type variable of `expr` (none: see _type_vars)."""
-    return _type_vars(expr)
+    """Every type variable of `expr`, bound or free."""
+    return _type_vars(expr)[0]
