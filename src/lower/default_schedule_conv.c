@@ -9,10 +9,11 @@
  * parallel. Each output element still sums in (rc, ry, rx) order. */
 #include "lower/default_schedule.h"
 #include "tir/tir_internal.h"
+#include <stdio.h>
 #include <string.h>
 
 /* Tile: up to 4 of the outer axis, up to 16 of the vectorized one. */
-enum { TILE_ROWS = 4, TILE_VEC = 16 };
+enum { TILE_ROWS = 8, TILE_VEC = 16 };
 
 typedef struct chan_find {
   const psg_tir_node *ry;
@@ -59,6 +60,40 @@ static psg_status split_div(psgi_dsch *d, psg_tir_expr *loop, int64_t cap, bool 
   return psg_tir_schedule_split(d->s, loop, factors, 2, out);
 }
 
+typedef struct tile_local {
+  const char *stage;
+  psg_tir_expr *at;          /* the innermost loop outside the reductions */
+  psg_tir_expr *rows, *vec;  /* the tile's loops (either may be NULL) */
+  int vec_dim;               /* the buffer dimension of the vector axis */
+} tile_local;
+
+/* cache_write_at of the stage at tl->at; then the rows of the update, of
+ * its init and of the copy-out unrolled, the copy's vector axis vectorized. */
+static psg_status local_tile(psgi_dsch *d, void *arg) {
+  tile_local *tl = arg;
+  psg_status st = psg_tir_schedule_cache_write_at(d->s, tl->stage, tl->at, "local", NULL);
+  if (st) return st;
+  if (tl->rows && tl->vec) {
+    st = psg_tir_schedule_unroll(d->s, tl->rows);
+    if (!st) st = psgi_dsch_unroll_init(d, tl->rows);
+  }
+  psg_tir_expr **loops = NULL;
+  size_t n = 0;
+  if (!st) st = psgi_dsch_loops(d, tl->stage, &loops, &n);
+  /* the copy's own loops come after tl->at */
+  size_t at = n;
+  for (size_t i = 0; !st && i < n; i++)
+    if (loops[i] == tl->at) at = i;
+  char vname[16];
+  snprintf(vname, sizeof vname, "ax%d", tl->vec_dim);
+  for (size_t i = at + 1; !st && i < n; i++) {
+    bool is_vec = tl->vec && i + 1 == n && !strcmp(loops[i]->u.var.name, vname);
+    st = is_vec ? psg_tir_schedule_vectorize(d->s, loops[i]) : tl->vec ? psg_tir_schedule_unroll(d->s, loops[i]) : PSG_OK;
+  }
+  psgi_dsch_loops_free(loops, n);
+  return st;
+}
+
 static psg_status tile(psgi_dsch *d, const char *stage, bool *nhwc) {
   psg_tir_expr **loops = NULL, *c2[2] = {NULL, NULL}, *w2[2] = {NULL, NULL}, *fused = NULL;
   size_t n = 0;
@@ -89,6 +124,13 @@ static psg_status tile(psgi_dsch *d, const char *stage, bool *nhwc) {
   if (!st) st = psg_tir_schedule_decompose_reduction(d->s, stage, loops[4], NULL);
   if (!st && last) st = psg_tir_schedule_vectorize(d->s, last);
   if (!st && last) st = psgi_dsch_vectorize_init(d, last);
+  /* the tile's accumulators in a local array under the loop outside the
+   * reductions (order[nout - 1]), its rows unrolled: registers */
+  size_t nout = k - 3 - (first != NULL) - (last != NULL);
+  if (!st && nout > 0) {
+    tile_local tl = {stage, order[nout - 1], first, last, cpos > wpos ? cpos : wpos};
+    st = psgi_dsch_try(d, local_tile, &tl, NULL);
+  }
   if (!st && npar > 1) st = psg_tir_schedule_fuse(d->s, order, npar, &fused);
   if (!st) st = psgi_dsch_parallel(d, fused ? fused : order[0]);
 done:
