@@ -91,6 +91,20 @@ PSG_API psg_status psg_tir_schedule_compute_at(psg_tir_schedule *s, const char *
  * stage of the new buffer; the copy keeps the name `block`. */
 PSG_API psg_status psg_tir_schedule_cache_write(psg_tir_schedule *s, const char *block, int index,
                                                 const char *scope, const char **out);
+/* cache_write_at: the register tile (TVM's cache_write, reverse_compute_at
+ * of the copy under `loop` and CompactBufferAllocation, in one step). Every
+ * store of stage `block` must lie under `loop`; under it the stage computes
+ * into a new buffer "<name>_<scope>" allocated inside `loop` and shaped to
+ * the region the stage writes in one iteration (constant extents; indices
+ * made relative to the region's start), and a copy nest over the region's
+ * dimensions wider than 1 (vars "ax<k>") ends the loop's body, writing the
+ * region to the original buffer. Refused unless every read of the buffer
+ * under `loop` is a read-modify-write of the element stored and the first
+ * statement of the body that stores writes the whole region (as many
+ * stores as elements, no condition) before anything reads it. *out (may be
+ * NULL) is the new buffer's name. */
+PSG_API psg_status psg_tir_schedule_cache_write_at(psg_tir_schedule *s, const char *block, psg_tir_expr *loop,
+                                                   const char *scope, const char **out);
 /* decompose_reduction: a reduction stage in the init-guarded form (`if k ==
  * 0: C[i] = init` before the update, under the reduction loops) gets its
  * init as a separate nest placed just before `loop`, over the loops from

@@ -32,6 +32,14 @@ static int64_t alloc_bytes(const psg_tir_node *a) {
   return n;
 }
 
+/* A "local" allocation (a register tile, cache_write_at) that fits a stack
+ * array is one wherever it is, so the C compiler can keep it in registers. */
+static bool is_small_local(const psg_tir_node *n, int64_t bytes) {
+  const psg_tir_type *t = psg_tir_var_get_type(psg_tir_allocate_get_buffer_var(n));
+  const char *scope = psg_tir_pointer_type_scope(t); /* NULL: not a pointer */
+  return scope && !strcmp(scope, "local") && bytes <= STACK_ARRAY_MAX_BYTES;
+}
+
 /* One step of the scratch plan's walk: a statement, or (exit) the end of an
  * Allocate's body, where the scratch above `top` is free again. */
 typedef struct ptask {
@@ -42,7 +50,8 @@ typedef struct ptask {
 } ptask;
 
 /* Walks the statements (not expressions) of f: every Allocate outside a
- * parallel loop gets a 64-byte aligned offset. An Allocate's buffer lives
+ * parallel loop, other than a small local one (a stack array), gets a 64-byte
+ * aligned offset. An Allocate's buffer lives
  * only in its body, so the plan is a stack: an allocation takes the first
  * offset above the allocations around it, and siblings (statements one after
  * the other) share the same bytes; c->ws_total is the deepest point. With
@@ -87,7 +96,7 @@ static psg_status plan_scratch(cg *c, const psg_tir_node *f, bool reuse) {
                             psg_tir_var_name(psg_tir_allocate_get_buffer_var(n)));
           continue;
         }
-        if (par) {
+        if (par || is_small_local(n, bytes)) {
           if (bytes > STACK_ARRAY_MAX_BYTES)
             rc = psgi_cg_fail(c, n, PSG_ERR_UNSUPPORTED,
                               "Allocate '%s' of %lld bytes inside a parallel loop (at most %d: a stack array)",
@@ -321,8 +330,9 @@ static void emit_allocate(cg *c, const psg_tir_node *n, int indent) {
     psgi_cg_line(c, indent, "%s *restrict PSG_UNUSED %s = (%s *)(workspace + %llu); /* %lld bytes */", ty, name, ty,
          (unsigned long long)((uintptr_t)e->value - 1), (long long)bytes);
   else
-    psgi_cg_line(c, indent, "%s PSG_UNUSED %s[%lld]; /* in a parallel loop: on each thread's stack */", ty, name,
-         (long long)(bytes / esize > 0 ? bytes / esize : 1));
+    psgi_cg_line(c, indent, "%s PSG_UNUSED %s[%lld]; /* %s */", ty, name,
+         (long long)(bytes / esize > 0 ? bytes / esize : 1),
+         is_small_local(n, bytes) ? "local: kept in registers where it fits" : "in a parallel loop: on each thread's stack");
 }
 
 /* One statement task. */
@@ -600,7 +610,10 @@ psg_status psgi_codegen_c_kernel(psg_ctx *ctx, const psg_tir_prim_func *f, const
   psgi_buf_printf(out, "\n/* %s%s%.*s; workspace %llu bytes */\n", c_name, ops.len ? ": Relay ops " : "",
                   (int)ops.len, ops.data ? ops.data : "", (unsigned long long)c.ws_total);
   psgi_buf_fini(&ops);
-  psgi_buf_printf(out, "static PSG_UNUSED int32_t %s(%.*suint8_t *restrict workspace) {\n", c_name, (int)sig.len,
+  /* never inlined into the host function: there the compiler loses the
+   * parameters' restrict and the kernel's own register allocation (det's
+   * conv2d_transpose ran 2.5x slower inlined) */
+  psgi_buf_printf(out, "static PSG_UNUSED PSG_NOINLINE int32_t %s(%.*suint8_t *restrict workspace) {\n", c_name, (int)sig.len,
                   sig.data ? sig.data : "");
   emit_unused_params(&c, f, &body, out);
   psgi_buf_append(out, body.data ? body.data : "", body.len);

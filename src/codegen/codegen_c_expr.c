@@ -630,6 +630,18 @@ const psg_tir_node *psgi_cg_contiguous_base(const psg_tir_node *n) {
   return s->kind == PSG_TIR_INT_IMM && s->u.int_value == 1 ? i->kids[0] : NULL;
 }
 
+const psg_tir_node *psgi_cg_stride2_base(const psg_tir_node *n) {
+  const psg_tir_node *b = n->kids[0];
+  if (n->kind != PSG_TIR_BUFFER_LOAD || psgi_tir_num_indices(n) != 1 || psg_tir_dtype_lanes(b->dtype) != 1 ||
+      psg_tir_dtype_is_bool(b->dtype) || (n->flags & PSGI_TIR_HAS_PRED) || b->u.buf.nstrides)
+    return NULL;
+  const psg_tir_node *i = psgi_tir_indices(n)[0];
+  int lanes = psg_tir_dtype_lanes(n->dtype);
+  if (i->kind != PSG_TIR_RAMP || lanes < 4 || lanes > 64 || (lanes & (lanes - 1))) return NULL;
+  const psg_tir_node *st = i->kids[1];
+  return st->kind == PSG_TIR_INT_IMM && st->u.int_value == 2 ? i->kids[0] : NULL;
+}
+
 /* Statement mode ------------------------------------------------------------------ */
 
 typedef struct vframe {
@@ -688,6 +700,36 @@ static const char *vector_load(vstate *s, const psg_tir_node *n, const char *con
     else
       psgi_cg_line(c, s->indent, "memcpy(&%s, (const char *)%s + (ptrdiff_t)(%s) * %d, sizeof %s);", r, data, f,
            psg_tir_dtype_bits(se) / 8, r);
+    return r;
+  }
+  if (psgi_cg_stride2_base(n)) {
+    /* A stride-2 Ramp of n lanes spans 2n - 1 elements: two contiguous loads,
+     * [base, base + n) and [base + n - 1, base + 2n - 1), whose even and odd
+     * lanes make the vector (no element outside the span is read). */
+    const char *f = psgi_cg_flat_index(c, b, ops), *lo = decl_vector(s, t, n), *hi = decl_vector(s, t, n);
+    if (!f || !lo || !hi) return NULL;
+    int esz = psg_tir_dtype_bits(se) / 8;
+    const char *f2 = psgi_cg_strf(c, "(%s) + %d", f, lanes - 1);
+    const char *src[2] = {f, f2}, *dst[2] = {lo, hi};
+    for (int h = 0; h < 2; h++) {
+      if (match) psgi_cg_line(c, s->indent, "memcpy(&%s, %s + %s, sizeof %s);", dst[h], data, src[h], dst[h]);
+      else
+        psgi_cg_line(c, s->indent, "memcpy(&%s, (const char *)%s + (ptrdiff_t)(%s) * %d, sizeof %s);", dst[h], data,
+                     src[h], esz, dst[h]);
+    }
+    psgi_buf idx;
+    psgi_buf_init(&idx, c->ctx);
+    for (int l = 0; l < lanes; l++) psgi_buf_printf(&idx, ", %d", l < lanes / 2 ? 2 * l : 2 * l + 1);
+    if (idx.failed && !c->st) c->st = psgi_nomem(c->ctx);
+    psgi_cg_line(c, 0, "#if PSG_SHUFFLE");
+    psgi_cg_line(c, s->indent, "%s = __builtin_shufflevector(%s, %s%.*s);", r, lo, hi, (int)idx.len,
+                 idx.data ? idx.data : "");
+    psgi_buf_fini(&idx);
+    psgi_cg_line(c, 0, "#else");
+    psgi_cg_line(c, s->indent, "for (int psg_l = 0; psg_l < %d; ++psg_l) %s = psg_l < %d ? %s : %s;", lanes,
+                 psgi_cg_lane(c, r, t, "psg_l"), lanes / 2, psgi_cg_lane(c, lo, t, "2 * psg_l"),
+                 psgi_cg_lane(c, hi, t, psgi_cg_strf(c, "2 * psg_l - %d", lanes - 1)));
+    psgi_cg_line(c, 0, "#endif");
     return r;
   }
   bool all_scalar = true;
@@ -795,6 +837,7 @@ static const psg_tir_node *operand_node(const psg_tir_node *n, size_t k) {
   size_t fv = first_value(n);
   if (n->kind == PSG_TIR_BUFFER_LOAD && k == 0) {
     const psg_tir_node *base = psgi_cg_contiguous_base(n);
+    if (!base) base = psgi_cg_stride2_base(n);
     if (base) return base;
   }
   return n->kids[fv + k];

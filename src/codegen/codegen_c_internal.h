@@ -73,5 +73,8 @@ const char *psgi_cg_cond(cg *c, const char *t);
 /* The contiguous base of a vector access of n (BufferLoad/BufferStore): its
  * one index is Ramp(base, 1) over a scalar-element buffer; NULL otherwise. */
 const psg_tir_node *psgi_cg_contiguous_base(const psg_tir_node *n);
+/* The base of a load's stride-2 Ramp index of 4..64 lanes, a power of two
+ * (read as two contiguous vectors and a shuffle), or NULL. */
+const psg_tir_node *psgi_cg_stride2_base(const psg_tir_node *n);
 
 #endif

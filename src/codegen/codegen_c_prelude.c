@@ -14,6 +14,12 @@ static const char PRELUDE_HEAD[] =
 
 /* Everything after the PSG_VECTOR_EXT decision. */
 static const char PRELUDE_BODY[] =
+    "/* two vectors' lanes picked into one (a stride-2 load) */\n"
+    "#if PSG_VECTOR_EXT && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))\n"
+    "#define PSG_SHUFFLE 1\n"
+    "#else\n"
+    "#define PSG_SHUFFLE 0\n"
+    "#endif\n"
     "#if PSG_VECTOR_EXT\n"
     "#define PSG_LANE(x, l) ((x)[l])\n"
     "#define PSG_VOP(r, a, op, b, n) ((r) = (a) op (b))\n"
@@ -28,8 +34,10 @@ static const char PRELUDE_BODY[] =
     "\n"
     "#if defined(__GNUC__) || defined(__clang__)\n"
     "#define PSG_UNUSED __attribute__((unused))\n"
+    "#define PSG_NOINLINE __attribute__((noinline))\n"
     "#else\n"
     "#define PSG_UNUSED\n"
+    "#define PSG_NOINLINE\n"
     "#endif\n"
     "#define PSG_INLINE static inline PSG_UNUSED\n"
     "#if defined(__clang__)\n"

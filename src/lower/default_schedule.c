@@ -66,14 +66,18 @@ static int named_pre(psg_tir_visitor *v, const psg_tir_node *n) {
   return PSG_VISIT_CONTINUE;
 }
 
-psg_status psgi_dsch_vectorize_init(psgi_dsch *d, psg_tir_expr *loop) {
+static psg_status init_kind(psgi_dsch *d, psg_tir_expr *loop, bool unroll) {
   char name[256];
   snprintf(name, sizeof name, "%s_init", loop->u.var.name);
   named_find f = {name, NULL};
   psg_tir_visitor v = {.pre = named_pre, .user = &f};
   psg_status st = psg_tir_visit(d->ctx, &v, psg_tir_schedule_get_func(d->s)->kids[0]);
-  return st || !f.var ? st : psg_tir_schedule_vectorize(d->s, f.var);
+  if (st || !f.var) return st;
+  return unroll ? psg_tir_schedule_unroll(d->s, f.var) : psg_tir_schedule_vectorize(d->s, f.var);
 }
+
+psg_status psgi_dsch_vectorize_init(psgi_dsch *d, psg_tir_expr *loop) { return init_kind(d, loop, false); }
+psg_status psgi_dsch_unroll_init(psgi_dsch *d, psg_tir_expr *loop) { return init_kind(d, loop, true); }
 
 psg_status psgi_dsch_try(psgi_dsch *d, psgi_dsch_step step, void *arg, bool *applied) {
   size_t mark = psg_ctx_diag_count(d->ctx);

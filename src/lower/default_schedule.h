@@ -54,6 +54,8 @@ psg_status psgi_dsch_parallel(psgi_dsch *d, psg_tir_expr *loop);
 /* The init nest decompose_reduction made for loop `loop` (its var
  * "<loop>_init") vectorized, when there is one. */
 psg_status psgi_dsch_vectorize_init(psgi_dsch *d, psg_tir_expr *loop);
+/* The same nest's loop unrolled. */
+psg_status psgi_dsch_unroll_init(psgi_dsch *d, psg_tir_expr *loop);
 /* Runs step(d, arg) and, when it is refused (an error other than NOMEM),
  * forgets its diagnostics and returns PSG_OK with *applied false. */
 typedef psg_status (*psgi_dsch_step)(psgi_dsch *d, void *arg);

@@ -3,16 +3,19 @@
  * NCHWc packing): the padding a parallel, vectorized stage of its own, the
  * output channel and the output width split (the vector one by a power of
  * two that divides it: a whole register), the reduction loops (rc, ry, rx, in their order) outside a
- * register tile of channel x width whose contiguous axis (width in NCHW,
- * channel in NHWC) is vectorized, the init as its own nest before rc
- * (decompose_reduction), and the leading loops up to the width fused and
- * parallel. Each output element still sums in (rc, ry, rx) order. */
+ * register tile of channel (height for NCHW depthwise) x width whose
+ * contiguous axis (width in NCHW, channel in NHWC) is vectorized, its
+ * accumulators a local array (cache_write_at) with the rows unrolled, the
+ * init as its own nest before rc (decompose_reduction), and the leading
+ * loops up to the width fused and parallel. Each output element still sums
+ * in (rc, ry, rx) order. */
 #include "lower/default_schedule.h"
 #include "tir/tir_internal.h"
+#include <stdio.h>
 #include <string.h>
 
 /* Tile: up to 4 of the outer axis, up to 16 of the vectorized one. */
-enum { TILE_ROWS = 4, TILE_VEC = 16 };
+enum { TILE_ROWS = 8, TILE_VEC = 16 };
 
 typedef struct chan_find {
   const psg_tir_node *ry;
@@ -59,8 +62,46 @@ static psg_status split_div(psgi_dsch *d, psg_tir_expr *loop, int64_t cap, bool 
   return psg_tir_schedule_split(d->s, loop, factors, 2, out);
 }
 
-static psg_status tile(psgi_dsch *d, const char *stage, bool *nhwc) {
-  psg_tir_expr **loops = NULL, *c2[2] = {NULL, NULL}, *w2[2] = {NULL, NULL}, *fused = NULL;
+typedef struct tile_local {
+  const char *stage;
+  psg_tir_expr *at;          /* the innermost loop outside the reductions */
+  psg_tir_expr *rows, *vec;  /* the tile's loops (either may be NULL) */
+  int vec_dim;               /* the buffer dimension of the vector axis */
+} tile_local;
+
+/* cache_write_at of the stage at tl->at; then the rows of the update, of
+ * its init and of the copy-out unrolled, the copy's vector axis vectorized. */
+static psg_status local_tile(psgi_dsch *d, void *arg) {
+  tile_local *tl = arg;
+  psg_status st = psg_tir_schedule_cache_write_at(d->s, tl->stage, tl->at, "local", NULL);
+  if (st) return st;
+  if (tl->rows && tl->vec) {
+    st = psg_tir_schedule_unroll(d->s, tl->rows);
+    if (!st) st = psgi_dsch_unroll_init(d, tl->rows);
+  }
+  psg_tir_expr **loops = NULL;
+  size_t n = 0;
+  if (!st) st = psgi_dsch_loops(d, tl->stage, &loops, &n);
+  /* the copy's own loops come after tl->at */
+  size_t at = n;
+  for (size_t i = 0; !st && i < n; i++)
+    if (loops[i] == tl->at) at = i;
+  char vname[16];
+  snprintf(vname, sizeof vname, "ax%d", tl->vec_dim);
+  for (size_t i = at + 1; !st && i < n; i++) {
+    bool is_vec = tl->vec && i + 1 == n && !strcmp(loops[i]->u.var.name, vname);
+    st = is_vec ? psg_tir_schedule_vectorize(d->s, loops[i]) : tl->vec ? psg_tir_schedule_unroll(d->s, loops[i]) : PSG_OK;
+  }
+  psgi_dsch_loops_free(loops, n);
+  return st;
+}
+
+/* dw: a depthwise stage, whose NCHW tile takes its rows from the output
+ * height instead of the channels, so the rows share one weight broadcast
+ * (each channel has its own input: channel rows would load one input
+ * vector per FMA). */
+static psg_status tile(psgi_dsch *d, const char *stage, bool dw, bool *nhwc) {
+  psg_tir_expr **loops = NULL, *r2[2] = {NULL, NULL}, *v2[2] = {NULL, NULL}, *fused = NULL;
   size_t n = 0;
   int cpos = -1;
   psg_status st = psgi_dsch_guard_init(d, stage);
@@ -70,29 +111,39 @@ static psg_status tile(psgi_dsch *d, const char *stage, bool *nhwc) {
   if (st) goto done;
   int wpos = cpos == 3 ? 2 : 3;
   *nhwc = cpos > wpos;
-  /* the axis that comes last in memory is the vector one */
-  st = split_div(d, loops[cpos], cpos > wpos ? TILE_VEC : TILE_ROWS, cpos > wpos, c2);
-  if (!st) st = split_div(d, loops[wpos], wpos > cpos ? TILE_VEC : TILE_ROWS, wpos > cpos, w2);
+  /* the axis that comes last in memory is the vector one; the other of
+   * channel and width gives the tile's rows (the height for NCHW depthwise) */
+  int vpos = cpos > wpos ? cpos : wpos, rpos = cpos < wpos ? cpos : wpos;
+  if (dw && rpos == 1) rpos = 2;
+  st = split_div(d, loops[rpos], TILE_ROWS, false, r2);
+  if (!st) st = split_div(d, loops[vpos], TILE_VEC, true, v2);
   if (st) goto done;
   psg_tir_expr *order[9];
   size_t k = 0, npar = 0;
   for (int p = 0; p < 4; p++) {
     if (p == wpos && !npar) npar = k; /* loops before the width's outer part */
-    psg_tir_expr *l = p == cpos ? c2[0] : p == wpos ? w2[0] : loops[p];
+    psg_tir_expr *l = p == rpos ? r2[0] : p == vpos ? v2[0] : loops[p];
     if (l) order[k++] = l;
   }
   for (size_t r = 4; r < 7; r++) order[k++] = loops[r];
-  psg_tir_expr *first = cpos < wpos ? c2[1] : w2[1], *last = cpos < wpos ? w2[1] : c2[1];
+  psg_tir_expr *first = r2[1], *last = v2[1];
   if (first) order[k++] = first;
   if (last) order[k++] = last;
   st = psg_tir_schedule_reorder(d->s, order, k);
   if (!st) st = psg_tir_schedule_decompose_reduction(d->s, stage, loops[4], NULL);
   if (!st && last) st = psg_tir_schedule_vectorize(d->s, last);
   if (!st && last) st = psgi_dsch_vectorize_init(d, last);
+  /* the tile's accumulators in a local array under the loop outside the
+   * reductions (order[nout - 1]), its rows unrolled: registers */
+  size_t nout = k - 3 - (first != NULL) - (last != NULL);
+  if (!st && nout > 0) {
+    tile_local tl = {stage, order[nout - 1], first, last, vpos};
+    st = psgi_dsch_try(d, local_tile, &tl, NULL);
+  }
   if (!st && npar > 1) st = psg_tir_schedule_fuse(d->s, order, npar, &fused);
   if (!st) st = psgi_dsch_parallel(d, fused ? fused : order[0]);
 done:
-  for (int x = 0; x < 2; x++) psg_tir_release(c2[x]), psg_tir_release(w2[x]);
+  for (int x = 0; x < 2; x++) psg_tir_release(r2[x]), psg_tir_release(v2[x]);
   psg_tir_release(fused);
   psgi_dsch_loops_free(loops, n);
   return st;
@@ -105,8 +156,8 @@ psg_status psgi_dsch_conv2d(psgi_dsch *d, const char **kind) {
    * TVM's x86 conv schedules keep data_pad: inlined, its bounds test would
    * scalarize the vector loop of the convolution */
   psg_status st = psgi_dsch_inline_all(d, a->op);
-  bool nhwc = false;
-  if (!st) st = tile(d, a->buffer, &nhwc);
+  bool nhwc = false, dw = !strcmp(a->buffer, "DepthwiseConv2d"), grp = !strncmp(a->buffer, "group_", 6);
+  if (!st) st = tile(d, a->buffer, dw, &nhwc);
   a->done = true;
   for (size_t i = 0; !st && i < d->stages.len; i++) {
     psgi_dsch_stage *g = &d->stages.data[i];
@@ -114,7 +165,6 @@ psg_status psgi_dsch_conv2d(psgi_dsch *d, const char **kind) {
     st = psgi_dsch_injective_nest(d, g->buffer);
     g->done = true;
   }
-  bool dw = !strcmp(a->buffer, "DepthwiseConv2d"), grp = !strncmp(a->buffer, "group_", 6);
   *kind = dw    ? (nhwc ? "depthwise_conv2d_nhwc" : "depthwise_conv2d_nchw")
           : grp ? (nhwc ? "group_conv2d_nhwc" : "group_conv2d_nchw")
                 : (nhwc ? "conv2d_nhwc" : "conv2d_nchw");

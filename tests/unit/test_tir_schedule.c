@@ -385,6 +385,73 @@ static void test_tiled_matmul(void) {
   finish(s, f, 16);
 }
 
+/* cache_write_at: the register tile of a tiled matmul, a local [4, 5]
+ * under j_0 with the copy at the end of j_0's body; refused where the init
+ * does not cover the tile, where the stage stores outside the loop, and
+ * where the tile is read other than by its own update. */
+/* *k is pooled (released by tb_fini); io and jo are the caller's to release. */
+static psg_tir_schedule *tiled(psg_tir_prim_func **f, psg_tir_expr **io, psg_tir_expr **jo, psg_tir_expr **k) {
+  psg_tir_schedule *s = sched(MATMUL_GUARDED, f);
+  if (!s) return NULL;
+  psg_tir_expr *i = loop_of(s, "C", 0), *j = loop_of(s, "C", 1);
+  *k = loop_of(s, "C", 2);
+  int64_t fi[2] = {0, 4}, fj[2] = {0, 5};
+  CHECK_OK(psg_tir_schedule_split(s, i, fi, 2, io));
+  CHECK_OK(psg_tir_schedule_split(s, j, fj, 2, jo));
+  psg_tir_expr *order[5] = {io[0], jo[0], *k, io[1], jo[1]};
+  CHECK_OK(psg_tir_schedule_reorder(s, order, 5));
+  return s;
+}
+
+static void release2(psg_tir_expr **a, psg_tir_expr **b) {
+  for (int q = 0; q < 2; q++) psg_tir_release(a[q]), psg_tir_release(b[q]);
+}
+
+static void test_cache_write_at(void) {
+  psg_tir_prim_func *f;
+  psg_tir_expr *io[2], *jo[2], *k;
+  psg_tir_schedule *s = tiled(&f, io, jo, &k);
+  if (!s) return;
+  CHECK_OK(psg_tir_schedule_decompose_reduction(s, "C", k, NULL));
+  psg_tir_prim_func *now = psg_tir_schedule_get_func(s);
+  /* the loop outside the init: the stage stores outside it */
+  expect_refused(s, psg_tir_schedule_cache_write_at(s, "C", k, "local", NULL), PSG_ERR_INVALID_ARGUMENT,
+                 "stores outside loop 'k'", now);
+  const char *cache = NULL;
+  CHECK_OK(psg_tir_schedule_cache_write_at(s, "C", jo[0], "local", &cache));
+  CHECK_STR(cache, "C_local");
+  const char *want[] = {"for i_0, j_0 in T.grid(2, 2):\n        C_local = T.allocate([4, 5], \"float32\", \"local\")",
+                        "C_local_1[i_1_init, j_1_init] = T.float32(0.0)",
+                        "C_local_1[i_1, j_1] = C_local_1[i_1, j_1] + A[i_0 * 4 + i_1, k] * B[k, j_0 * 5 + j_1]",
+                        "for ax0, ax1 in T.grid(4, 5):\n            C[i_0 * 4 + ax0, j_0 * 5 + ax1] = C_local_1[ax0, ax1]"};
+  expect_text(s, want, 4);
+  CHECK_OK(psg_tir_schedule_vectorize(s, jo[1]));
+  CHECK_OK(psg_tir_schedule_unroll(s, io[1]));
+  CHECK_OK(psg_tir_schedule_parallel(s, io[0]));
+  release2(io, jo);
+  finish(s, f, 19);
+  /* without decompose_reduction the init is guarded: no init nest covers the tile */
+  s = tiled(&f, io, jo, &k);
+  if (!s) return;
+  now = psg_tir_schedule_get_func(s);
+  expect_refused(s, psg_tir_schedule_cache_write_at(s, "C", jo[0], "local", NULL), PSG_ERR_INVALID_ARGUMENT,
+                 "does not write its whole region", now);
+  release2(io, jo);
+  finish(s, f, 20);
+  /* a tile read at another element (a running sum) is refused */
+  static const char *prefix = "# from tvm.script import tir as T\n\n@T.prim_func\n"
+                              "def main(A: T.Buffer((8,), \"float32\"), C: T.Buffer((8,), \"float32\")):\n"
+                              "    for o in range(2):\n        for i in range(4):\n            C[o * 4 + i] = A[o * 4 + i]\n"
+                              "        for i in range(3):\n"
+                              "            C[o * 4 + i + 1] = C[o * 4 + i + 1] + C[o * 4 + i]\n";
+  s = sched(prefix, &f);
+  if (!s) return;
+  psg_tir_expr *o = loop_of(s, "C", 0);
+  expect_refused(s, psg_tir_schedule_cache_write_at(s, "C", o, "local", NULL), PSG_ERR_INVALID_ARGUMENT,
+                 "other than by the store of the same element", f);
+  finish(s, f, 21);
+}
+
 /* Random nests (tests/unit/tir_equiv.h): every loop of stage O split by a
  * random factor (one in three inferred), then its two outer loops fused
  * when they nest perfectly (refused, unchanged, otherwise). */
@@ -468,6 +535,7 @@ int main(void) {
   RUN_TEST(test_cache_write);
   RUN_TEST(test_decompose_reduction);
   RUN_TEST(test_tiled_matmul);
+  RUN_TEST(test_cache_write_at);
   RUN_TEST(test_random_nests);
   RUN_TEST(test_deep_nest);
   tb_fini();

@@ -23,6 +23,7 @@ static const char USAGE[] =
     "  compute_inline BLOCK | reverse_compute_inline BLOCK\n"
     "  compute_at BLOCK LOOP [preserve_unit_loops]\n"
     "  cache_write BLOCK INDEX SCOPE\n"
+    "  cache_write_at BLOCK LOOP SCOPE\n"
     "  decompose_reduction BLOCK LOOP\n";
 
 typedef struct finder {
@@ -126,6 +127,10 @@ static int run_step(psg_ctx *ctx, psg_tir_schedule *s, char *step) {
   } else if (!strcmp(p, "cache_write")) {
     NEED(4);
     st = psg_tir_schedule_cache_write(s, tok[1], atoi(tok[2]), tok[3], NULL);
+  } else if (!strcmp(p, "cache_write_at")) {
+    NEED(4);
+    LOOP(0, tok[2]);
+    st = psg_tir_schedule_cache_write_at(s, tok[1], loops[0], tok[3], NULL);
   } else if (!strcmp(p, "decompose_reduction")) {
     NEED(3);
     LOOP(0, tok[2]);

@@ -355,11 +355,18 @@ typedef struct reduce_check {
   const psg_tir_node *var;
   const psg_tir_node *bad; /* a store whose indices do not use var */
   psg_ctx *ctx;
+  /* buffers allocated under the loop: private to an iteration (a register
+   * tile, cache_write_at), their stores reduce over nothing outside */
+  const psg_tir_node *local[8];
+  size_t nlocal;
 } reduce_check;
 
 static int reduce_pre(psg_tir_visitor *v, const psg_tir_node *n) {
   reduce_check *rc = v->user;
+  if (n->kind == PSG_TIR_ALLOCATE && rc->nlocal < 8) rc->local[rc->nlocal++] = n->kids[0];
   if (n->kind != PSG_TIR_BUFFER_STORE || rc->bad) return PSG_VISIT_CONTINUE;
+  for (size_t i = 0; i < rc->nlocal; i++)
+    if (n->kids[0]->kids[0] == rc->local[i]) return PSG_VISIT_CONTINUE;
   bool uses = false;
   size_t ni = psgi_tir_num_indices(n);
   for (size_t i = 0; i < ni && !uses; i++) {
@@ -382,7 +389,7 @@ static psg_status set_loop(psg_tir_schedule *s, psg_tir_expr *loop, int kind, co
   if (st) goto done;
   psg_tir_node *f = psgi_sch_path_last(&path);
   if (kind == PSG_TIR_FOR_PARALLEL || kind == PSG_TIR_FOR_VECTORIZED) {
-    reduce_check rc = {f->kids[0], NULL, ctx};
+    reduce_check rc = {f->kids[0], NULL, ctx, {0}, 0};
     psg_tir_visitor v = {.pre = reduce_pre, .user = &rc};
     if ((st = psg_tir_visit(ctx, &v, f->kids[3]))) goto done;
     if (rc.bad) {
