@@ -306,8 +306,10 @@ static psg_status run_family(psgi_dsch *d, const char **kind) {
   static const char *const softmaxes[] = {"nn.softmax", "nn.fast_softmax", "nn.log_softmax", NULL};
   const psgi_dsch_stage *a = &d->stages.data[d->anchor];
   psg_status st;
-  if (op_in(a->op, matmuls)) st = psgi_dsch_matmul(d, kind);
+  if (psgi_dsch_has_lane_split(d)) st = psgi_dsch_lane_split(d, kind);
+  else if (op_in(a->op, matmuls)) st = psgi_dsch_matmul(d, kind);
   else if (!strcmp(a->op, "nn.conv2d")) st = psgi_dsch_conv2d(d, kind);
+  else if (!strcmp(a->op, "nn.conv2d_transpose")) st = psgi_dsch_conv2d_transpose(d, kind);
   else if (op_in(a->op, pools)) st = psgi_dsch_pool(d, kind);
   else if (op_in(a->op, softmaxes)) st = psgi_dsch_softmax(d, kind);
   else if (any_reduction(d)) st = psgi_dsch_reduce(d, kind);

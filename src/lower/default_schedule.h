@@ -81,6 +81,10 @@ psg_status psgi_dsch_guard_init(psgi_dsch *d, const char *stage);
  * psgi_default_schedule then keeps the naive function. */
 psg_status psgi_dsch_matmul(psgi_dsch *d, const char **kind);    /* default_schedule_dense.c */
 psg_status psgi_dsch_conv2d(psgi_dsch *d, const char **kind);    /* default_schedule_conv.c */
+psg_status psgi_dsch_conv2d_transpose(psgi_dsch *d, const char **kind); /* default_schedule_conv_transpose.c */
+/* A stage "<name>_rf" of the anchor's op: the lane-split sum (te_nn.c). */
+bool psgi_dsch_has_lane_split(const psgi_dsch *d);                /* default_schedule_rfactor.c */
+psg_status psgi_dsch_lane_split(psgi_dsch *d, const char **kind); /* default_schedule_rfactor.c */
 psg_status psgi_dsch_reduce(psgi_dsch *d, const char **kind);    /* default_schedule_reduce.c */
 psg_status psgi_dsch_pool(psgi_dsch *d, const char **kind);      /* default_schedule_reduce.c */
 psg_status psgi_dsch_softmax(psgi_dsch *d, const char **kind);   /* default_schedule_softmax.c */

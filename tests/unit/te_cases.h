@@ -79,6 +79,10 @@
 {"%x: " F(2, 3, 5) ", %y: " F(2, 4, 5), "nn.batch_matmul(%x, %y)", 0, 0},
 {"%x: " F(2, 3, 5) ", %y: " F(1, 5, 4), "nn.batch_matmul(%x, %y, transpose_b=False)", 0, 0},
 {"%x: " F(2, 5, 3) ", %y: " F(2, 4, 5), "nn.batch_matmul(%x, %y, transpose_a=True)", 0, 0},
+/* Both operands contiguous in a long k: the lane-split sum (16 and 8 lanes). */
+{"%x: " F(2, 64) ", %w: " F(6, 64), "nn.dense(%x, %w)", 0, 0},
+{"%x: " F(2, 3, 72) ", %y: " F(1, 5, 72), "nn.batch_matmul(%x, %y)", 0, 0},
+{"%x: " F(1, 1, 2, 200) ", %w: " F(3, 1, 2, 64), "nn.conv2d(%x, %w, strides=[1, 40])", 0, 0},
 /* A fused chain as FuseOps makes them. */
 {"%x: " F(1, 3, 5, 5) ", %w: " F(4, 3, 3, 3) ", %b: " F(4, 1, 1), "nn.relu(add(nn.conv2d(%x, %w, padding=[1, 1, 1, 1]), %b))", 0, 0},
 {"%x: " F(2, 6) ", %w: " F(3, 6) ", %b: " F(3), "sigmoid(nn.bias_add(nn.dense(%x, %w), %b, axis=-1))", 0, 0},
@@ -135,6 +139,7 @@
 {"%x: " F(1, 3, 4, 4) ", %w: " F(3, 2, 2, 2), "nn.conv2d_transpose(%x, %w, channels=2, kernel_size=[2, 2], strides=[2, 2], kernel_layout=\"IOHW\")", 0, 0},
 {"%x: " F(1, 2, 5, 4) ", %w: " F(2, 3, 3, 3), "nn.conv2d_transpose(%x, %w, channels=3, kernel_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 1], kernel_layout=\"IOHW\")", 0, 0},
 {"%x: " F(1, 4, 3, 3) ", %w: " F(4, 1, 3, 3), "nn.conv2d_transpose(%x, %w, channels=2, kernel_size=[3, 3], groups=2, dilation=[2, 2], kernel_layout=\"IOHW\")", 0, 0},
+{"%x: " F(1, 4, 3, 4) ", %w: " F(4, 3, 4, 3), "nn.conv2d_transpose(%x, %w, channels=6, kernel_size=[4, 3], strides=[3, 2], padding=[2, 1, 1, 0], output_padding=[2, 1], groups=2, kernel_layout=\"IOHW\")", 0, 0},
 {"%x: " F(1, 2, 4, 5), "image.resize2d(%x, size=[8, 10], method=\"nearest_neighbor\", coordinate_transformation_mode=\"asymmetric\", rounding_method=\"floor\")", 0, 0},
 {"%x: " F(1, 2, 4, 5), "image.resize2d(%x, size=[7, 3], method=\"nearest_neighbor\", coordinate_transformation_mode=\"half_pixel\", rounding_method=\"round_prefer_ceil\")", 0, 0},
 {"%x: " F(1, 2, 4, 5), "image.resize2d(%x, size=[7, 9], method=\"nearest_neighbor\", coordinate_transformation_mode=\"align_corners\")", 0, 0},
