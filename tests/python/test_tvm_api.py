@@ -351,7 +351,7 @@ def test_error_names_and_infer_type_local():
         passage.parse("def @main(")
     x = relay.var("x", shape=(3,), dtype="int8")
     assert transform.InferTypeLocal(relay.abs(x)) == relay.TensorType((3,), "int8")
-    with pytest.raises(passage.UnsupportedError):
+    with pytest.raises(passage.InvalidArgumentError):  # a type parameter must be a TypeVar
         relay.FuncType([], relay.scalar_type("int8"), [relay.scalar_type("int8")])
     assert relay.FuncType([], relay.scalar_type("int8"), [], []).ret_type.dtype == "int8"
 
