@@ -4,6 +4,7 @@
  * holds its dtype's. Widening follows TVM's loose order int < uint < float
  * (int32 -> float32 counts as widening there, so it does here). */
 #include <float.h>
+#include <math.h>
 #include "ops/op_impl.h"
 #include "transforms/simplify_expr.h"
 
@@ -43,9 +44,9 @@ static void dtype_range(int dtype, double *lo, double *hi) {
   case PSG_DTYPE_BOOL: *lo = 0, *hi = 1; return;
   default: break;
   }
-  int n = bits(dtype);
-  if (type_code(dtype) == 1) *lo = 0, *hi = (double)(n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1);
-  else *lo = -(double)(INT64_C(1) << (n - 1)), *hi = (double)((UINT64_C(1) << (n - 1)) - 1);
+  int n = bits(dtype); /* 2^n in double: no shift of a 64-bit integer by 63 or 64 */
+  if (type_code(dtype) == 1) *lo = 0, *hi = ldexp(1.0, n) - 1;
+  else *lo = -ldexp(1.0, n - 1), *hi = ldexp(1.0, n - 1) - 1;
 }
 
 static int dtype_of(const psg_expr *e) {
