@@ -1,4 +1,4 @@
-"""tools/tvm-tests/run.py: the drop rule (departure 93) and the test counting,
+"""tools/tvm-tests/run.py: the drop rule (departure 104) and the test counting,
 on sources written here."""
 
 import importlib.util

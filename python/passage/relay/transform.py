@@ -50,7 +50,7 @@ def EliminateCommonSubexpr(fskip=None):
     """The EliminateCommonSubexpr pass. With `fskip(expr) -> bool`, a Python
     function pass with the same rules that leaves every call or tuple item
     fskip accepts as it is (the C pass cannot call back into Python per
-    node; departure 94)."""
+    node; departure 105)."""
     if fskip is None:
         return get_pass("EliminateCommonSubexpr")
 
