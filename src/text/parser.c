@@ -758,6 +758,12 @@ static psg_status suggest_op(parser *ps, const token *t) {
 
 /* (args, attrs) of a call whose callee is parsed; `op` is the op index or -1. */
 static psg_status parse_call(parser *ps, psg_expr *callee, ptrdiff_t op, const token *start, psg_expr **out) {
+  /* The IR rejects these callees (psg_call_create); say so where the call
+   * begins rather than fail later without a position. */
+  int ck = psg_expr_kind(callee);
+  if (ck == PSG_EXPR_CONSTANT || ck == PSG_EXPR_TUPLE)
+    return error_at(ps, &ps->tok, "a %s cannot be called: a callee is an operator, a function or a variable",
+                    ck == PSG_EXPR_CONSTANT ? "constant" : "tuple");
   advance(ps); /* ( */
   PSGI_VEC(psg_expr *) args = {0};
   PSGI_VEC(const char *) keys = {0};
