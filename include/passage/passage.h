@@ -13,6 +13,7 @@
 #include "passage/ir.h"
 #include "passage/module.h"
 #include "passage/op.h"
+#include "passage/op_attr.h"
 #include "passage/text.h"
 #include "passage/pass.h"
 #include "passage/instrument.h"

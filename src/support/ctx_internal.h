@@ -28,6 +28,9 @@ struct psg_ctx {
    * on first use and freed by pass_state_free when the context dies. */
   void *pass_state;
   void (*pass_state_free)(psg_ctx *ctx, void *state);
+  /* The op attributes the host set (src/ops/op_attr.c), made on first use. */
+  void *op_attr_state;
+  void (*op_attr_state_free)(psg_ctx *ctx, void *state);
   psg_diag_sink sink;
   void *sink_user;
   /* Strings psgi_intern_again interned, direct-mapped by address (relaxed

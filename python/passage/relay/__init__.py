@@ -335,6 +335,7 @@ from . import transform  # noqa: E402
 from . import analysis  # noqa: E402
 from . import tec  # noqa: E402
 from .expr_functor import ExprFunctor, ExprVisitor, ExprMutator  # noqa: E402
+from . import op_attr  # noqa: E402  (op.register_legalize, Op.set_attr, ...)
 from . import testing  # noqa: E402
 from . import build_module  # noqa: E402
 

@@ -141,6 +141,7 @@ infer_layout_utils = _types.ModuleType(__name__ + ".infer_layout_utils",
                                        "tvm.relay.transform.infer_layout_utils")
 infer_layout_utils.InferCorrectLayoutOutput = InferCorrectLayoutOutput
 _sys.modules[infer_layout_utils.__name__] = infer_layout_utils
+__path__ = []  # a package of made submodules, so `import ...transform.infer_layout_utils` works
 
 
 def ConvertLayout(desired_layouts):

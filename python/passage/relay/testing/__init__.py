@@ -3,7 +3,7 @@ import: run_infer_type, run_opt_pass, create_workload. TVM's model zoo
 (resnet, mobilenet, ...) and the executor helpers are not here: they are
 outside Passage's scope (issue 18)."""
 
-from ..ir import IRModule, Function, Tensor
+from ...ir import IRModule, Function, Tensor
 
 __all__ = ["run_infer_type", "run_opt_pass", "create_workload"]
 
@@ -17,7 +17,7 @@ def _entry(expr, mod):
 
 def run_infer_type(expr):
     """`expr` with its types checked: run InferType on it as a module's main."""
-    from .transform import InferType
+    from ..transform import InferType
     mod = InferType()(IRModule.from_expr(expr))
     return _entry(expr, mod)
 
@@ -25,9 +25,9 @@ def run_infer_type(expr):
 def run_opt_pass(expr, opt_pass, import_prelude=False):
     """`expr` after InferType and `opt_pass` (a pass or a list of them, run
     in order) as a module's main."""
-    from .transform import InferType
+    from ..transform import InferType
     if import_prelude:
-        from ..error import UnsupportedError
+        from ...error import UnsupportedError
         raise UnsupportedError("run_opt_pass: Passage has no Relay prelude (ADTs)")
     mod = InferType()(IRModule.from_expr(expr))
     for p in (opt_pass if isinstance(opt_pass, (list, tuple)) else [opt_pass]):
@@ -59,7 +59,7 @@ def create_workload(net, initializer=None, seed=0):
     but `data` gets a value: `initializer(name, array)` fills a numpy array of
     the parameter's shape and dtype (default: Xavier-style uniform, seeded)."""
     import numpy as np
-    from .transform import InferType
+    from ..transform import InferType
     mod = InferType()(IRModule.from_expr(net))
     rng = np.random.RandomState(seed)
     params = {}
