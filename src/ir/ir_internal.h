@@ -107,6 +107,11 @@ struct psg_expr {
 /* The node with the same kind, payload and span as `e` but children `kids`
  * (retained; as many as e has). checked_type is dropped. */
 psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr **out);
+/* Call attributes compared as TVM's full attribute nodes are: an absent
+ * layout attribute equals its default (src/ir/attr_defaults.c). */
+bool psgi_call_attrs_equal(const psg_expr *a, const psg_expr *b);
+/* Whether `key` of the call's op has such a default (hashing skips it). */
+bool psgi_call_attr_has_default(const psg_expr *call, const char *key);
 /* Kind names, from expr_kinds.def. */
 extern const char *const psgi_expr_kind_names[PSG_EXPR_KIND_COUNT];
 /* Functions with a body: the body is the last child. */

@@ -66,6 +66,19 @@ static uint64_t attr_hash(const psg_attr *a, int depth) {
   return h;
 }
 
+/* A call's attributes without those that have a default (psgi_call_attrs_equal
+ * takes an absent one as its default, so equal calls must hash alike). */
+static uint64_t call_attrs_hash(const psg_expr *e) {
+  const psg_attrs *d = e->u.attrs;
+  uint64_t h = 0x77;
+  for (size_t i = 0; d && i < d->n; i++) {
+    if (psgi_call_attr_has_default(e, d->e[i].key)) continue;
+    h = psgi_hash_mix(h, psgi_hash_bytes(d->e[i].key, strlen(d->e[i].key)));
+    h = psgi_hash_mix(h, attr_hash(d->e[i].value, 1));
+  }
+  return h;
+}
+
 static uint64_t tensor_hash(const psg_tensor *t) {
   uint64_t h = psgi_hash_mix((uint64_t)t->dtype, (uint64_t)t->ndim);
   for (int i = 0; i < t->ndim; i++) h = psgi_hash_mix(h, (uint64_t)t->shape[i]);
@@ -139,7 +152,7 @@ static uint64_t node_hash(hasher *h, const psg_expr *e, uint32_t depth) {
   case PSG_EXPR_CONSTANT: return psgi_hash_mix(v, tensor_hash(e->u.constant));
   case PSG_EXPR_OP: return psgi_hash_mix(v, e->u.op);
   case PSG_EXPR_TUPLE_GET_ITEM: v = psgi_hash_mix(v, (uint64_t)e->u.index); break;
-  case PSG_EXPR_CALL: v = psgi_hash_mix(v, attrs_hash(e->u.attrs, 0)); break;
+  case PSG_EXPR_CALL: v = psgi_hash_mix(v, call_attrs_hash(e)); break;
   case PSG_EXPR_FUNCTION:
     v = psgi_hash_mix(v, attrs_hash(e->u.fn.attrs, 0));
     v = psgi_hash_mix(v, type_hash(e->u.fn.ret_type, 0));
@@ -389,7 +402,7 @@ static bool compare_pair(equaler *q, const eq_item *it, int32_t at) {
     break;
   case PSG_EXPR_CALL:
     if (a->nkids != b->nkids) return mismatch(q, at, "Call args count %u vs %u", a->nkids - 1, b->nkids - 1);
-    if (!psg_attrs_equal(a->u.attrs, b->u.attrs)) return mismatch(q, at, "Call attrs differ");
+    if (!psgi_call_attrs_equal(a, b)) return mismatch(q, at, "Call attrs differ");
     break;
   case PSG_EXPR_TUPLE:
     if (a->nkids != b->nkids) return mismatch(q, at, "Tuple size %u vs %u", a->nkids, b->nkids);
