@@ -2,6 +2,7 @@
  * Conv2DTransposeRel (any permutation of NCHW / OIHW as layouts, padding of 1,
  * 2 or 4 values, groups, optional channels / kernel_size checked against the
  * weight) and direct-loop reference kernels with a fixed summation order. */
+#include "ops/layout_blocked.h"
 #include "ops/nn_internal.h"
 
 enum { AX_N, AX_C, AX_H, AX_W }; /* data and output axes, NCHW order */
@@ -145,14 +146,21 @@ static psg_status check_transpose(psgi_op_call *call, conv_geom *g, int64_t chan
   return PSG_OK;
 }
 
+/* The data, kernel and output layouts of the call (out_layout "" is the
+ * data layout). */
+static void conv_layouts(psgi_op_call *call, bool transpose, const char *lay[3]) {
+  const psg_attrs *a = call->attrs;
+  lay[0] = psgi_attr_str(a, "data_layout", "NCHW");
+  lay[1] = psgi_attr_str(a, "kernel_layout", transpose ? "IOHW" : "OIHW");
+  lay[2] = psgi_attr_str(a, "out_layout", "");
+  if (!*lay[2]) lay[2] = lay[0];
+}
+
 static psg_status conv_setup(psgi_op_call *call, bool transpose, const psg_type *data, const psg_type *weight,
-                             conv_geom *g) {
+                             const char *const lay[3], conv_geom *g) {
   const char *op = psgi_nn_name(call);
   const psg_attrs *a = call->attrs;
-  const char *dl = psgi_attr_str(a, "data_layout", "NCHW");
-  const char *kl = psgi_attr_str(a, "kernel_layout", transpose ? "IOHW" : "OIHW");
-  const char *ol = psgi_attr_str(a, "out_layout", "");
-  if (!*ol) ol = dl;
+  const char *dl = lay[0], *kl = lay[1], *ol = lay[2];
   memset(g, 0, sizeof *g);
   if (!parse_layout(dl, "NCHW", g->dpos))
     return psgi_op_fail(call, PSG_ERR_TYPE, "%s: unsupported data_layout '%s' (a permutation of NCHW)", op, dl);
@@ -203,13 +211,57 @@ static psg_status conv_setup(psgi_op_call *call, bool transpose, const psg_type 
   return psgi_nn_out_dtype(call, data->dtype, &g->out_dtype);
 }
 
+/* A type of `t`'s dtype in the primal form of blocked layout l (t is in l). */
+static psg_status primal_type(psgi_op_call *call, const psgi_blocked_layout *l, const psg_type *t,
+                              const psg_type **out) {
+  if (t->n != l->n)
+    return psgi_op_fail(call, PSG_ERR_TYPE, "%s: a %d-D argument for a layout of %d axes", psgi_nn_name(call), t->n,
+                        l->n);
+  int64_t dims[PSG_MAX_RANK];
+  psgi_blocked_to_primal(l, t->dims, dims);
+  return psgi_rel_make(call, dims, l->nprimal, t->dtype, out);
+}
+
+/* Blocked layouts (NCHW16c, OIHW16i) as TVM's Conv2DRel takes them: the
+ * shapes mapped to their primal layouts, the relation there, the output
+ * mapped back to the blocked out_layout. */
+static psg_status conv_rel_blocked(psgi_op_call *call, bool transpose, const psg_type *data, const psg_type *weight,
+                                   const char *lay[3], const psg_type **out) {
+  psgi_blocked_layout l[3];
+  for (int i = 0; i < 3; i++)
+    if (!psgi_blocked_parse(lay[i], &l[i]))
+      return psgi_op_fail(call, PSG_ERR_TYPE, "%s: unsupported layout '%s'", psgi_nn_name(call), lay[i]);
+  const char *primal[3] = {l[0].primal, l[1].primal, l[2].primal};
+  conv_geom g;
+  psg_status st;
+  if ((st = primal_type(call, &l[0], data, &data)) || (st = primal_type(call, &l[1], weight, &weight)) ||
+      (st = conv_setup(call, transpose, data, weight, primal, &g)))
+    return st;
+  int64_t p[4], dims[PSG_MAX_RANK];
+  p[g.opos[AX_N]] = g.n, p[g.opos[AX_C]] = g.oc, p[g.opos[AX_H]] = g.oh, p[g.opos[AX_W]] = g.ow;
+  if (!psgi_blocked_from_primal(&l[2], p, dims))
+    return psgi_op_fail(call, PSG_ERR_TYPE, "%s: the output does not split into out_layout '%s'", psgi_nn_name(call),
+                        lay[2]);
+  return psgi_rel_make(call, dims, l[2].n, g.out_dtype, out);
+}
+
+static bool any_split(const char *const lay[3]) {
+  psgi_blocked_layout l;
+  for (int i = 0; i < 3; i++)
+    if (psgi_blocked_parse(lay[i], &l) && psgi_blocked_is_split(&l)) return true;
+  return false;
+}
+
 static psg_status conv_rel(psgi_op_call *call, bool transpose, const psg_type *const *args, const psg_type **out) {
   const psg_type *data, *weight;
   conv_geom g;
   psg_status st;
-  if ((st = psgi_rel_tensor_arg(call, args, 0, &data)) || (st = psgi_rel_tensor_arg(call, args, 1, &weight)) ||
-      (st = conv_setup(call, transpose, data, weight, &g)))
+  const char *lay[3];
+  conv_layouts(call, transpose, lay);
+  if ((st = psgi_rel_tensor_arg(call, args, 0, &data)) || (st = psgi_rel_tensor_arg(call, args, 1, &weight)))
     return st;
+  if (any_split(lay)) return conv_rel_blocked(call, transpose, data, weight, lay, out);
+  if ((st = conv_setup(call, transpose, data, weight, lay, &g))) return st;
   int64_t dims[4];
   dims[g.opos[AX_N]] = g.n, dims[g.opos[AX_C]] = g.oc, dims[g.opos[AX_H]] = g.oh, dims[g.opos[AX_W]] = g.ow;
   return psgi_rel_make(call, dims, 4, g.out_dtype, out);
@@ -354,7 +406,9 @@ static psg_status conv_kernel(psgi_op_call *call, bool transpose, psgi_value *co
   if (!x || !w || !xt || !wt)
     return psgi_op_fail(call, PSG_ERR_TYPE, "%s: arguments must be tensors", psgi_nn_name(call));
   conv_geom g;
-  psg_status st = conv_setup(call, transpose, xt, wt, &g);
+  const char *lay[3];
+  conv_layouts(call, transpose, lay);
+  psg_status st = conv_setup(call, transpose, xt, wt, lay, &g);
   if (st) return st;
   /* float32 inputs accumulate in float, as TVM's float32 kernels do; anything
    * else (integers, float64, half) in double. */

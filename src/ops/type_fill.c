@@ -4,6 +4,7 @@
 #include <string.h>
 #include "ops/elemwise.h"
 #include "ops/kernel_util.h"
+#include "ops/layout_blocked.h"
 #include "ops/type_fill.h"
 
 /* Position of axis letter c in a 4-letter layout, or -1. */
@@ -23,26 +24,35 @@ static psg_status vector_of(psgi_op_call *call, const psg_type *data, int64_t ax
 
 static bool tensor(const psg_type *t) { return t && t->kind == PSG_TYPE_TENSOR; }
 
-/* Conv2DRel: weight (channels, C / groups, kh, kw) in kernel_layout. */
+/* Conv2DRel: weight (channels, C / groups, kh, kw) in kernel_layout; with
+ * blocked layouts (NCHW16c, OIHW16i) through their primal forms, as TVM's
+ * relation maps them. */
 static psg_status conv2d_fill(psgi_op_call *call, const psg_type *const *args, size_t nargs,
                               const psg_type *out, const psg_type **in) {
   (void)out;
-  if (nargs != 2 || !tensor(args[0]) || args[1] || args[0]->n != 4) return PSG_OK;
+  psgi_blocked_layout dl, kl;
   const psg_attrs *a = call->attrs;
+  if (nargs != 2 || !tensor(args[0]) || args[1] ||
+      !psgi_blocked_parse(psgi_attr_str(a, "data_layout", "NCHW"), &dl) ||
+      !psgi_blocked_parse(psgi_attr_str(a, "kernel_layout", "OIHW"), &kl) || args[0]->n != dl.n ||
+      dl.nprimal != 4 || kl.nprimal != 4)
+    return PSG_OK; /* the forward relation reports it */
   int64_t channels = psgi_attr_int(a, "channels", -1), groups = psgi_attr_int(a, "groups", 1), ks[2];
   int nks = a ? psgi_attr_ints(a, "kernel_size", ks, 2) : 0;
   if (channels < 0 || nks < 1 || groups < 1) return PSG_OK; /* TVM waits as well */
   if (nks == 1) ks[1] = ks[0];
-  const char *dl = psgi_attr_str(a, "data_layout", "NCHW"), *kl = psgi_attr_str(a, "kernel_layout", "OIHW");
-  int c = axis_of(dl, 'C'), ko = axis_of(kl, 'O'), ki = axis_of(kl, 'I'), kh = axis_of(kl, 'H'), kw = axis_of(kl, 'W');
-  if (c < 0 || ko < 0 || ki < 0 || kh < 0 || kw < 0) return PSG_OK; /* the forward relation reports it */
-  int64_t dims[4], cin = args[0]->dims[c];
-  dims[ko] = channels;
-  dims[ki] = cin < 0 ? PSG_DIM_UNKNOWN : cin / groups;
-  dims[kh] = ks[0];
-  dims[kw] = ks[1];
-  if (ks[0] < 1 || ks[1] < 1) return PSG_OK;
-  return psg_type_tensor(call->ctx, dims, 4, args[0]->dtype, &in[1]);
+  int c = axis_of(dl.primal, 'C'), ko = axis_of(kl.primal, 'O'), ki = axis_of(kl.primal, 'I'),
+      kh = axis_of(kl.primal, 'H'), kw = axis_of(kl.primal, 'W');
+  if (c < 0 || ko < 0 || ki < 0 || kh < 0 || kw < 0) return PSG_OK;
+  int64_t data[PSG_MAX_RANK], primal[4], dims[PSG_MAX_RANK];
+  psgi_blocked_to_primal(&dl, args[0]->dims, data);
+  int64_t cin = data[c];
+  primal[ko] = channels;
+  primal[ki] = cin < 0 ? PSG_DIM_UNKNOWN : cin / groups;
+  primal[kh] = ks[0];
+  primal[kw] = ks[1];
+  if (ks[0] < 1 || ks[1] < 1 || !psgi_blocked_from_primal(&kl, primal, dims)) return PSG_OK;
+  return psg_type_tensor(call->ctx, dims, kl.n, args[0]->dtype, &in[1]);
 }
 
 /* DenseRel / MatmulRel: weight (units, K), or (K, units) for matmul without

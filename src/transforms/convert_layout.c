@@ -4,8 +4,10 @@
  * or "default"]}) that puts nn.conv2d and the 2-D pools in the desired layout
  * and carries that layout through the layout-agnostic ops after them, so a
  * layout_transform is inserted only where the layout must change. */
+#include "ops/op_attr.h"
 #include "ops/op_impl.h"
 #include "transforms/builder.h"
+#include "transforms/layout_rewrite.h"
 #include "transforms/transforms.h"
 
 /* One entry of desired_layouts; strings interned. kernel NULL: "default". */
@@ -15,6 +17,10 @@ typedef struct desired {
 
 typedef struct config {
   psg_ctx *ctx;
+  /* The op hooks the pass calls (FTVMConvertOpLayout for the ops of d[],
+   * FTVMAlterOpLayout for every op when `alter`), or NULL. */
+  const char *hook;
+  bool alter;
   size_t n;
   desired d[];
 } config;
@@ -582,6 +588,74 @@ static psg_status restore_kids(converter *c, const psg_expr *e, psg_expr **out) 
   return st;
 }
 
+/* A tag whose new layout splits an axis (NCHW -> NCHW16c): only the rules
+ * that never move an axis by its letter take it. */
+static bool is_blocked(const tag *t) { return t && strlen(t->orig) != strlen(t->cur); }
+
+static bool is_conv(const char *op) { return op && (!strcmp(op, "nn.conv2d") || !strcmp(op, "nn.conv2d_transpose")); }
+
+/* The data, kernel and output layouts of a conv call. */
+static void conv_layouts(const psg_expr *e, const char *lay[3]) {
+  const char *op = psgi_call_op_name(e);
+  lay[0] = psgi_attr_str(e->u.attrs, "data_layout", "NCHW");
+  lay[1] = psgi_attr_str(e->u.attrs, "kernel_layout", !strcmp(op, "nn.conv2d_transpose") ? "IOHW" : "OIHW");
+  lay[2] = psgi_attr_str(e->u.attrs, "out_layout", "");
+  if (!lay[2][0]) lay[2] = lay[0];
+}
+
+/* What the op's hook made of call `e` (rewritten as `now`), placed in the
+ * layouts around it, as TVM's LayoutRewriter does with the call that
+ * FTVMAlterOpLayout / FTVMConvertOpLayout return: the hook sees the inputs
+ * in the layouts they now have; a conv it returns gets each input
+ * transformed from that layout into the one its attributes name, and its
+ * output is tagged (old out layout -> new); any other call reads its
+ * inputs in their original layouts. NULL when the hook answers None. */
+static psg_expr *hooked_call(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now, psgi_op_hook *h,
+                             const desired *d) {
+  size_t nargs = e->nkids - 1;
+  if (nargs > 64) return NULL;
+  const psg_type *types[65];
+  for (size_t i = 0; i < nargs; i++) types[i] = psgi_type_of(e->kids[i + 1]);
+  types[nargs] = psgi_type_of(e);
+  const char *layouts[2] = {d ? d->data : NULL, d && d->kernel ? d->kernel : "default"};
+  psg_expr *rep = NULL;
+  psg_status st = psgi_op_hook_call(c->ctx, h, now->u.attrs, now->kids + 1, nargs, types, nargs + 1, layouts,
+                                    d ? 2 : 0, &rep);
+  if (st || !rep) {
+    if (st && !b->status) b->status = st;
+    return NULL;
+  }
+  if (!PSGI_VEC_PUSH(c->ctx, &b->exprs, rep)) { /* b owns it from here */
+    psg_expr_release(rep);
+    if (!b->status) b->status = psgi_nomem(c->ctx);
+    return NULL;
+  }
+  const char *rop = rep->kind == PSG_EXPR_CALL ? psgi_call_op_name(rep) : NULL;
+  psg_expr *args[64];
+  if (is_conv(rop) && is_conv(psgi_call_op_name(e)) && rep->nkids == 3 && nargs == 2) {
+    const char *old[3], *new[3];
+    conv_layouts(e, old);
+    conv_layouts(rep, new);
+    for (int i = 0; i < 2; i++) args[i] = in_layout(c, b, e->kids[i + 1], rep->kids[i + 1], old[i], new[i]);
+    psg_expr *call = remake(b, rep, args, 2, rep->u.attrs);
+    if (call && !b->status) b->status = set_tag(c, e, old[2], new[2]);
+    return call;
+  }
+  bool tagged = false;
+  for (size_t i = 0; i < nargs && !tagged; i++) tagged = tag_of(c, e->kids[i + 1]) != NULL;
+  if (!tagged) return rep;
+  if (rep->kind != PSG_EXPR_CALL || rep->nkids != e->nkids) {
+    if (!b->status)
+      b->status = psg_ctx_fail(c->ctx, PSG_ERR_UNSUPPORTED,
+                               "%s of op '%s' returned a %s with other inputs while an input's layout changed; "
+                               "only a call with the same inputs can be put in place",
+                               c->cfg->hook, psgi_call_op_name(e), psg_expr_kind_name(rep->kind));
+    return NULL;
+  }
+  for (size_t i = 0; i < nargs; i++) args[i] = original_layout(c, b, e->kids[i + 1], rep->kids[i + 1]);
+  return remake(b, rep, args, nargs, rep->u.attrs);
+}
+
 static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   converter *c = m->user;
   psg_status st = psg_mutator_default(m, e, out);
@@ -596,12 +670,26 @@ static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out
     for (uint32_t j = 0; k->kind == PSG_EXPR_TUPLE && j < k->nkids && !any_tag; j++)
       any_tag = tag_of(c, k->kids[j]) != NULL;
   }
-  if (!any_tag && !d) return PSG_OK;
+  psgi_op_hook *h = op && c->cfg->hook && (c->cfg->alter || d)
+                       ? psgi_op_hook_acquire(c->ctx, e->kids[0]->u.op, c->cfg->hook)
+                       : NULL;
+  if (!any_tag && !d && !h) return PSG_OK;
+  bool blocked = false;
+  for (uint32_t i = 1; i < e->nkids && !blocked; i++) blocked = is_blocked(tag_of(c, e->kids[i]));
   psgi_built b;
   psgi_built_init(&b, c->ctx, &e->span);
-  psg_expr *r = NULL;
+  psg_expr *r = h ? hooked_call(c, &b, e, *out, h, d) : NULL;
+  psgi_op_hook_release(c->ctx, h);
   const psgi_op_impl *impl = op ? psgi_op_impl_get(e->kids[0]->u.op) : NULL;
-  if (op && !strcmp(op, "nn.conv2d") && d) r = convert_conv(c, &b, e, *out, d);
+  if (r || b.status) {
+    /* the hook's call is in place */
+  } else if (blocked) {
+    /* split axes: the rules that never move an axis by its letter */
+    if (in_list(op, pool_ops, sizeof pool_ops / sizeof *pool_ops)) r = convert_pool(c, &b, e, *out, d);
+    else if (impl && impl->pattern == PSGI_PATTERN_ELEMWISE && e->nkids == 2) r = convert_unary(c, &b, e, *out);
+    else if (in_list(op, broadcast_ops, sizeof broadcast_ops / sizeof *broadcast_ops))
+      r = convert_broadcast(c, &b, e, *out);
+  } else if (op && !strcmp(op, "nn.conv2d") && d) r = convert_conv(c, &b, e, *out, d);
   else if (in_list(op, pool_ops, sizeof pool_ops / sizeof *pool_ops)) r = convert_pool(c, &b, e, *out, d);
   else if (impl && impl->pattern == PSGI_PATTERN_ELEMWISE && e->nkids == 2) r = convert_unary(c, &b, e, *out);
   else if (in_list(op, broadcast_ops, sizeof broadcast_ops / sizeof *broadcast_ops))
@@ -635,14 +723,11 @@ static psg_status convert_other(psg_mutator *m, const psg_expr *e, psg_expr **ou
   return restore_kids(c, e, out);
 }
 
-static psg_status convert_layout(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user,
-                                 psg_expr **out) {
-  (void)pc;
+static psg_status rewrite_layouts(psg_expr *func, const config *cfg, const char *pass, psg_expr **out) {
   *out = NULL;
-  (void)mod; /* typed by the runner: the pass declares needs TYPED */
-  psg_status st = psgi_check_typed(func, "ConvertLayout");
+  psg_status st = psgi_check_typed(func, pass);
   if (st) return st;
-  converter c = {.ctx = func->ctx, .cfg = user};
+  converter c = {.ctx = func->ctx, .cfg = cfg};
   psgi_map_init(&c.tags, c.ctx);
   psgi_map_init(&c.memo, c.ctx);
   psg_mutator m;
@@ -659,6 +744,18 @@ static psg_status convert_layout(psg_expr *func, psg_module *mod, psg_pass_conte
   psgi_map_fini(&c.tags);
   PSGI_VEC_FREE(c.ctx, &c.tag_list);
   return st;
+}
+
+static psg_status convert_layout(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user,
+                                 psg_expr **out) {
+  (void)pc;
+  (void)mod; /* typed by the runner: the pass declares needs TYPED */
+  return rewrite_layouts(func, user, "ConvertLayout", out);
+}
+
+psg_status psgi_alter_op_layouts(psg_expr *func, psg_expr **out) {
+  static const config alter = {.hook = "FTVMAlterOpLayout", .alter = true};
+  return rewrite_layouts(func, &alter, "AlterOpLayout", out);
 }
 
 /* Options ----------------------------------------------------------------------------------- */
@@ -703,6 +800,8 @@ static psg_status parse_desired(psg_ctx *ctx, const psg_attr *opt, config **out)
   config *cfg = psgi_alloc(ctx, sizeof *cfg + n * sizeof cfg->d[0]);
   if (!cfg) return psgi_nomem(ctx);
   cfg->ctx = ctx;
+  cfg->hook = "FTVMConvertOpLayout";
+  cfg->alter = false;
   cfg->n = n;
   for (size_t i = 0; i < n; i++) {
     const char *op = psg_attrs_key(dict, i);
