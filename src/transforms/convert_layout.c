@@ -52,6 +52,11 @@ typedef struct converter {
 static const char *const pool_ops[] = {"nn.max_pool2d", "nn.avg_pool2d", "nn.global_max_pool2d",
                                        "nn.global_avg_pool2d"};
 
+/* Ops that follow their input's layout when a desired layout does not name
+ * them: the pools and nn.upsampling (a `layout` attribute, unsplit H and W). */
+static const char *const follow_ops[] = {"nn.max_pool2d", "nn.avg_pool2d", "nn.global_max_pool2d",
+                                         "nn.global_avg_pool2d", "nn.upsampling"};
+
 /* Broadcasting ops whose result does not depend on the layout (TVM's
  * BinaryBroadcastLayout ops, and where). */
 static const char *const broadcast_ops[] = {"add", "subtract", "multiply", "divide", "power", "maximum",
@@ -263,6 +268,13 @@ static psg_expr *convert_unary(converter *c, psgi_built *b, const psg_expr *e, c
   return (psg_expr *)now; /* the default rebuild already reads the new input */
 }
 
+/* A lower-rank operand of one element broadcasts alike in every layout. */
+static bool is_single(const psg_type *t) {
+  for (int i = 0; i < t->n; i++)
+    if (t->dims[i] != 1) return false;
+  return true;
+}
+
 /* A broadcasting op: when its tagged operands agree, the others follow them
  * (lower-rank operands are first expanded to full rank, as TVM does for
  * biases; scalars broadcast as they are). */
@@ -281,7 +293,7 @@ static psg_expr *convert_broadcast(converter *c, psgi_built *b, const psg_expr *
     const psg_type *ti = psgi_tensor_type_of(e->kids[i]);
     psg_expr *v = now->kids[i];
     if (!ti || ti->n > rank) return NULL;
-    if (!tag_of(c, e->kids[i]) && ti->n > 0) {
+    if (!tag_of(c, e->kids[i]) && ti->n > 0 && !(ti->n < rank && is_single(ti))) {
       if (ti->n < rank) {
         psg_attrs *ex = psgi_build_attrs(b, (const char *[]){"axis", "num_newaxis"},
                                          (psg_attr *[]){psgi_build_attr_int(b, 0), psgi_build_attr_int(b, rank - ti->n)},
@@ -685,12 +697,12 @@ static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out
     /* the hook's call is in place */
   } else if (blocked) {
     /* split axes: the rules that never move an axis by its letter */
-    if (in_list(op, pool_ops, sizeof pool_ops / sizeof *pool_ops)) r = convert_pool(c, &b, e, *out, d);
+    if (in_list(op, follow_ops, sizeof follow_ops / sizeof *follow_ops)) r = convert_pool(c, &b, e, *out, d);
     else if (impl && impl->pattern == PSGI_PATTERN_ELEMWISE && e->nkids == 2) r = convert_unary(c, &b, e, *out);
     else if (in_list(op, broadcast_ops, sizeof broadcast_ops / sizeof *broadcast_ops))
       r = convert_broadcast(c, &b, e, *out);
   } else if (op && !strcmp(op, "nn.conv2d") && d) r = convert_conv(c, &b, e, *out, d);
-  else if (in_list(op, pool_ops, sizeof pool_ops / sizeof *pool_ops)) r = convert_pool(c, &b, e, *out, d);
+  else if (in_list(op, follow_ops, sizeof follow_ops / sizeof *follow_ops)) r = convert_pool(c, &b, e, *out, d);
   else if (impl && impl->pattern == PSGI_PATTERN_ELEMWISE && e->nkids == 2) r = convert_unary(c, &b, e, *out);
   else if (in_list(op, broadcast_ops, sizeof broadcast_ops / sizeof *broadcast_ops))
     r = convert_broadcast(c, &b, e, *out);
