@@ -721,6 +721,10 @@ static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out
   }
   psgi_built_fini(&b);
   if (!st && !r) st = restore_kids(c, e, out);
+  if (st) { /* psg_mutate keeps no result of a failing callback */
+    psg_expr_release(*out);
+    *out = NULL;
+  }
   return st;
 }
 

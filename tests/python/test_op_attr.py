@@ -153,3 +153,135 @@ def test_hook_must_return_a_call():
     with TempOpAttr("nn.relu", "FTVMLegalize", legal_relu):
         with pytest.raises(passage.error.PassError, match="can only replace the operator with another call"):
             _run(relay.Function([x], relay.nn.relu(x)), [transform.Legalize()])
+
+
+# AlterOpLayout (what TVM's test_pass_alter_op_layout.py checks) ------------------------------
+
+def _alter_to(data_layout, kernel_layout=None):
+    def alter_conv2d(attrs, inputs, tinfos, out_type):
+        data, weight = inputs
+        new_attrs = dict(attrs)
+        new_attrs["data_layout"] = data_layout
+        if kernel_layout:
+            new_attrs["kernel_layout"] = kernel_layout
+        return relay.nn.conv2d(data, weight, **new_attrs)
+    return alter_conv2d
+
+
+def test_alter_same_layout_replaces_the_call():
+    seen = []
+
+    def alter_conv2d(attrs, inputs, tinfos, out_type):
+        seen.append(([str(t) for t in tinfos], str(out_type)))
+        data, weight = inputs
+        return relay.nn.conv2d(data, relay.multiply(weight, relay.const(2.0)), **attrs)
+
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", alter_conv2d):
+        got = _run(_conv_relu(), [transform.AlterOpLayout()])
+    x = relay.var("x", shape=(1, 4, 8, 8))
+    w = relay.var("w", shape=(4, 4, 3, 3))
+    y = relay.nn.conv2d(x, relay.multiply(w, relay.const(2.0)), channels=4, kernel_size=(3, 3),
+                        padding=(1, 1))
+    passage.ir.assert_structural_equal(got, _typed(relay.Function([x, w], relay.nn.relu(y))))
+    assert seen == [(["Tensor[(1, 4, 8, 8), float32]", "Tensor[(4, 4, 3, 3), float32]"],
+                     "Tensor[(1, 4, 8, 8), float32]")]
+
+
+def test_alter_none_keeps_and_no_hooks_is_identity():
+    called = []
+    x = relay.var("x", shape=(1, 4, 8, 8))
+    f = relay.Function([x], relay.nn.global_max_pool2d(x))
+    with TempOpAttr("nn.global_max_pool2d", "FTVMAlterOpLayout", lambda *a: called.append(1)):
+        got = _run(f, [transform.AlterOpLayout()])
+    passage.ir.assert_structural_equal(got, _typed(f))
+    assert called == [1]
+    mod = transform.InferType()(passage.IRModule.from_expr(_conv_relu()))
+    assert transform.AlterOpLayout()(mod)["main"].same_as(mod["main"])
+
+
+def test_alter_blocked_layout_carried_through():
+    """NCHW16c from the hook: data and weight transformed in, the bias
+    expanded and transformed, relu and max_pool2d kept in NCHW16c, one
+    transform back before batch_flatten."""
+    def before():
+        x = relay.var("x", shape=(1, 32, 8, 8))
+        w = relay.var("w", shape=(32, 32, 3, 3))
+        b = relay.var("b", shape=(32,))
+        y = relay.nn.conv2d(x, w, channels=32, kernel_size=(3, 3), padding=(1, 1))
+        y = relay.nn.bias_add(y, b)
+        y = relay.nn.max_pool2d(relay.nn.relu(y), pool_size=(2, 2))
+        return relay.Function([x, w, b], relay.nn.batch_flatten(y))
+
+    def expected():
+        x = relay.var("x", shape=(1, 32, 8, 8))
+        w = relay.var("w", shape=(32, 32, 3, 3))
+        b = relay.var("b", shape=(32,))
+        y = relay.nn.conv2d(relay.layout_transform(x, "NCHW", "NCHW16c"),
+                            relay.layout_transform(w, "OIHW", "OIHW16i"), channels=32,
+                            kernel_size=(3, 3), padding=(1, 1), data_layout="NCHW16c",
+                            kernel_layout="OIHW16i")
+        bias = relay.expand_dims(relay.expand_dims(b, axis=1, num_newaxis=2), axis=0, num_newaxis=1)
+        y = relay.add(y, relay.layout_transform(bias, "NCHW", "NCHW16c"))
+        y = relay.nn.max_pool2d(relay.nn.relu(y), pool_size=(2, 2), layout="NCHW16c")
+        y = relay.layout_transform(y, "NCHW16c", "NCHW")
+        return relay.Function([x, w, b], relay.nn.batch_flatten(y))
+
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", _alter_to("NCHW16c", "OIHW16i")):
+        got = _run(before(), [transform.CanonicalizeOps(), transform.AlterOpLayout()])
+    want = _typed(expected())
+    passage.ir.assert_structural_equal(got, want)
+    assert str(got.body.args[0].args[0].checked_type) == "Tensor[(1, 2, 7, 7, 16), float32]"
+
+
+def test_alter_shared_input_transformed_once():
+    """Two convs of one input in NCHW16c: one layout_transform of x (TVM's
+    transform memo), the sum stays blocked."""
+    x = relay.var("x", shape=(1, 16, 8, 8))
+    w1, w2 = relay.var("w1", shape=(16, 16, 3, 3)), relay.var("w2", shape=(16, 16, 1, 1))
+    y = relay.nn.conv2d(x, w1, channels=16, kernel_size=(3, 3), padding=(1, 1))
+    z = relay.nn.conv2d(x, w2, channels=16, kernel_size=(1, 1))
+    f = relay.Function([x, w1, w2], relay.nn.global_max_pool2d(relay.add(y, z)))
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", _alter_to("NCHW16c")):
+        got = _run(f, [transform.AlterOpLayout()])
+    text = got.astext()
+    assert text.count('dst_layout="NCHW16c"') == 1, text
+    assert text.count('src_layout="NCHW16c"') == 1, text
+    assert 'nn.global_max_pool2d(%3, layout="NCHW16c")' in text, text
+
+
+def test_blocked_conv2d_type_and_weight_inference():
+    x = relay.var("x", shape=(1, 4, 7, 7, 16))
+    w = relay.var("w")
+    y = relay.nn.conv2d(x, w, channels=64, kernel_size=(3, 3), padding=(1, 1), data_layout="NCHW16c",
+                        kernel_layout="OIHW16i")
+    f = _typed(relay.Function([x, w], y))
+    assert str(f.body.checked_type) == "Tensor[(1, 4, 7, 7, 16), float32]"
+    assert str(f.params[1].checked_type) == "Tensor[(64, 4, 3, 3, 16), float32]"
+
+
+def test_failing_alter_hook_names_the_op():
+    def alter(attrs, inputs, tinfos, out_type):
+        raise KeyError("layout")
+
+    mod = transform.InferType()(passage.IRModule.from_expr(_conv_relu()))
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", alter):
+        with pytest.raises(KeyError) as info:
+            transform.AlterOpLayout()(mod)
+    assert "FTVMAlterOpLayout of op 'nn.conv2d' failed" in str(info.value.__cause__)
+
+
+def test_convert_layout_calls_the_convert_hook():
+    seen = []
+
+    def convert_conv2d(attrs, inputs, tinfos, desired_layouts):
+        seen.append(list(desired_layouts))
+        data, weight = inputs
+        new_attrs = dict(attrs)
+        new_attrs["data_layout"], new_attrs["kernel_layout"] = "NHWC", "HWIO"
+        return relay.nn.conv2d(data, weight, **new_attrs)
+
+    with TempOpAttr("nn.conv2d", "FTVMConvertOpLayout", convert_conv2d):
+        got = _run(_conv_relu(), [transform.ConvertLayout({"nn.conv2d": ["NHWC", "default"]})])
+    plain = _run(_conv_relu(), [transform.ConvertLayout({"nn.conv2d": ["NHWC", "HWIO"]})])
+    passage.ir.assert_structural_equal(got, plain)
+    assert seen == [["NHWC", "default"]]
