@@ -81,6 +81,10 @@ static const tag *tag_of(const converter *c, const psg_expr *e) {
   return en ? &c->tag_list.data[(uintptr_t)en->value - 1] : NULL;
 }
 
+/* A tag whose new layout splits an axis (NCHW -> NCHW16c): only the rules
+ * that never move an axis by its letter take it. */
+static bool is_blocked(const tag *t) { return t && strlen(t->orig) != strlen(t->cur); }
+
 static psg_status set_tag(converter *c, const psg_expr *e, const char *orig, const char *cur) {
   orig = psgi_intern(c->ctx, orig, strlen(orig));
   cur = psgi_intern(c->ctx, cur, strlen(cur));
@@ -139,6 +143,11 @@ static psg_expr *transform(converter *c, psgi_built *b, psg_expr *v, const char 
  * layout: one layout_transform back per tagged node, shared by its users. */
 static psg_expr *tuple_in_original(converter *c, psgi_built *b, const psg_expr *e, psg_expr *now, const tag *t);
 
+/* Whether a field of a tagged tuple is a tensor of the tag's rank. */
+static bool in_tagged_rank(const psg_type *field, const tag *t) {
+  return field && field->kind == PSG_TYPE_TENSOR && field->n == (int)strlen(t->orig);
+}
+
 static psg_expr *original_layout(converter *c, psgi_built *b, const psg_expr *e, psg_expr *now) {
   const tag *t = tag_of(c, e);
   const psg_type *ty = t ? psgi_type_of(e) : NULL;
@@ -155,8 +164,12 @@ static psg_expr *tuple_in_original(converter *c, psgi_built *b, const psg_expr *
     return NULL;
   }
   psg_expr *fields[64];
-  for (int i = 0; i < ty->n; i++)
-    if (!(fields[i] = transform(c, b, psgi_build_tuple_get_item(b, now, i), t->cur, t->orig))) return NULL;
+  for (int i = 0; i < ty->n; i++) {
+    /* only the fields of the layout's rank are in it (batch_norm's mean and
+     * variance are not) */
+    psg_expr *f = psgi_build_tuple_get_item(b, now, i);
+    if (!(fields[i] = in_tagged_rank(ty->fields[i], t) ? transform(c, b, f, t->cur, t->orig) : f)) return NULL;
+  }
   psg_expr *tup = NULL;
   psg_status st = psg_tuple_create(c->ctx, fields, (size_t)ty->n, &e->span, &tup);
   if (!st && !PSGI_VEC_PUSH(c->ctx, &b->exprs, tup)) psg_expr_release(tup), st = psgi_nomem(c->ctx);
@@ -249,11 +262,17 @@ static psg_expr *convert_pool(converter *c, psgi_built *b, const psg_expr *e, co
   const char *l = psgi_attr_str(a, "layout", "NCHW"), *ol = psgi_attr_str(a, "out_layout", "");
   const tag *t = tag_of(c, e->kids[1]);
   const char *want = d ? d->data : t && !strcmp(t->orig, l) ? t->cur : NULL;
-  if (!want || !strcmp(want, l) || (ol[0] && strcmp(ol, l)) || !is_layout(l, "NCHW") || !psgi_tensor_type_of(e))
+  /* Desired as it is: a pool whose input arrives converted still gets its
+   * out_layout written (it is rebuilt anyway); one that nothing touches
+   * stays the very same node. */
+  if (!want || (!strcmp(want, l) && (!d || ol[0] || !t)) || (ol[0] && strcmp(ol, l)) || !is_layout(l, "NCHW") ||
+      !psgi_tensor_type_of(e))
     return NULL;
   psg_expr *x = in_layout(c, b, e->kids[1], now->kids[1], l, want);
   const char *keys[2] = {"layout", "out_layout"}, *vals[2] = {want, want};
-  psg_attrs *attrs = with_strings(b, a, keys, vals, ol[0] ? 2 : 1);
+  /* A pool named in desired_layouts gets out_layout too, as TVM's pool
+   * layout rule writes both; one that follows its input keeps its own. */
+  psg_attrs *attrs = with_strings(b, a, keys, vals, ol[0] || d ? 2 : 1);
   psg_expr *call = attrs ? remake(b, e, &x, 1, attrs) : NULL;
   if (call && !b->status) b->status = set_tag(c, e, l, want);
   return call;
@@ -380,6 +399,36 @@ static psg_expr *convert_softmax(converter *c, psgi_built *b, const psg_expr *e,
   int axis = t ? moved_axis(t, psgi_attr_int(e->u.attrs, "axis", -1)) : -1;
   if (axis < 0 || e->nkids != 2) return NULL;
   psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_int(b, axis));
+  psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return call;
+}
+
+/* nn.batch_norm: the same channel axis where it moved to; the tuple is
+ * tagged, its first field carries the layout on (mean and variance are
+ * vectors, in no layout). */
+static psg_expr *convert_batch_norm(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = e->nkids == 6 ? tag_of(c, e->kids[1]) : NULL;
+  const psg_type *in = t ? psgi_tensor_type_of(e->kids[1]) : NULL;
+  for (uint32_t i = 2; t && i < e->nkids; i++)
+    if (tag_of(c, e->kids[i])) return NULL;
+  int axis = in && in->n == (int)strlen(t->orig) && !is_blocked(t) ? moved_axis(t, psgi_attr_int(e->u.attrs, "axis", 1)) : -1;
+  if (axis < 0) return NULL;
+  psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_int(b, axis));
+  psg_expr *call = attrs ? remake(b, e, now->kids + 1, e->nkids - 1, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return call;
+}
+
+/* nn.l2_normalize: each listed axis where it moved to, in the listed order. */
+static psg_expr *convert_l2_normalize(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = input_tag(c, e);
+  int64_t axes[PSG_MAX_RANK];
+  int na = t && e->nkids == 2 ? psgi_attr_ints(e->u.attrs, "axis", axes, PSG_MAX_RANK) : -1;
+  if (na <= 0) return NULL;
+  for (int k = 0; k < na; k++)
+    if ((axes[k] = moved_axis(t, axes[k])) < 0) return NULL;
+  psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_ints(b, axes, (size_t)na));
   psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
   if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
   return call;
@@ -600,10 +649,6 @@ static psg_status restore_kids(converter *c, const psg_expr *e, psg_expr **out) 
   return st;
 }
 
-/* A tag whose new layout splits an axis (NCHW -> NCHW16c): only the rules
- * that never move an axis by its letter take it. */
-static bool is_blocked(const tag *t) { return t && strlen(t->orig) != strlen(t->cur); }
-
 static bool is_conv(const char *op) { return op && (!strcmp(op, "nn.conv2d") || !strcmp(op, "nn.conv2d_transpose")); }
 
 /* The data, kernel and output layouts of a conv call. */
@@ -708,6 +753,8 @@ static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out
     r = convert_broadcast(c, &b, e, *out);
   else if (op && !strcmp(op, "nn.bias_add")) r = convert_bias_add(c, &b, e, *out);
   else if (op && (!strcmp(op, "nn.softmax") || !strcmp(op, "nn.log_softmax"))) r = convert_softmax(c, &b, e, *out);
+  else if (op && !strcmp(op, "nn.l2_normalize")) r = convert_l2_normalize(c, &b, e, *out);
+  else if (op && !strcmp(op, "nn.batch_norm")) r = convert_batch_norm(c, &b, e, *out);
   else if (in_list(op, reduce_ops, sizeof reduce_ops / sizeof *reduce_ops)) r = convert_reduce(c, &b, e, *out);
   else if (op && !strcmp(op, "nn.pad")) r = convert_pad(c, &b, e, *out);
   else if (op && !strcmp(op, "strided_slice")) r = convert_strided_slice(c, &b, e, *out);
@@ -735,7 +782,8 @@ static psg_status convert_other(psg_mutator *m, const psg_expr *e, psg_expr **ou
   /* A field of a converted split stays in the converted layout. */
   const tag *t = e->kind == PSG_EXPR_TUPLE_GET_ITEM ? tag_of(c, e->kids[0]) : NULL;
   const psg_type *ty = t ? psgi_type_of(e->kids[0]) : NULL;
-  if (ty && ty->kind == PSG_TYPE_TUPLE) return set_tag(c, e, t->orig, t->cur);
+  if (ty && ty->kind == PSG_TYPE_TUPLE)
+    return in_tagged_rank(psgi_type_of(e), t) ? set_tag(c, e, t->orig, t->cur) : PSG_OK;
   return restore_kids(c, e, out);
 }
 

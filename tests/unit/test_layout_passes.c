@@ -259,12 +259,13 @@ static void test_convert_pools(void) {
                  "  %5 = nn.global_avg_pool2d(%4, layout=\"NHWC\");\n"
                  "  %6 = " TO_NCHW("%5") ";\n"
                  "  nn.batch_flatten(%6)\n}\n");
-  /* A desired layout for a pool alone converts just the pool. */
+  /* A desired layout for a pool alone converts just the pool, and writes
+   * its out_layout too (TVM's pool layout rule sets both). */
   check_spec("ConvertLayout{desired_layouts={nn.avg_pool2d=[\"NHWC\"]}}",
              HDR "def @main(" CONV_X ") {\n  nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1, 1, 1])\n}\n",
              HDR "def @main(" CONV_X ") {\n"
                  "  %0 = " TO_NHWC("%x", ) ";\n"
-                 "  %1 = nn.avg_pool2d(%0, pool_size=[3, 3], padding=[1, 1, 1, 1], layout=\"NHWC\");\n"
+                 "  %1 = nn.avg_pool2d(%0, pool_size=[3, 3], padding=[1, 1, 1, 1], layout=\"NHWC\", out_layout=\"NHWC\");\n"
                  "  " TO_NCHW("%1") "\n}\n");
 }
 
