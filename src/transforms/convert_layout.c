@@ -1,9 +1,13 @@
 /* Passage — ConvertLayout (tvm-behavior §7.1, TVM's convert_layout.cc and
  * transform_layout.h): a function pass (opt 3, required InferType and
  * CanonicalizeOps; option desired_layouts = {op: [data layout, kernel layout
- * or "default"]}) that puts nn.conv2d and the 2-D pools in the desired layout
- * and carries that layout through the layout-agnostic ops after them, so a
- * layout_transform is inserted only where the layout must change. */
+ * or "default"]}) that puts nn.conv2d, nn.conv2d_transpose, the 2-D pools
+ * and image.resize2d in the desired layout and carries that layout through
+ * the layout-agnostic ops after them, so a layout_transform is inserted only
+ * where the layout must change. An op of desired_layouts with an
+ * FTVMConvertOpLayout hook (include/passage/op_attr.h) is converted by the
+ * hook instead. The same rewriter runs AlterOpLayout (alter_op_layout.c),
+ * whose FTVMAlterOpLayout hooks may pick blocked layouts such as NCHW16c. */
 #include "ops/op_attr.h"
 #include "ops/op_impl.h"
 #include "transforms/builder.h"
@@ -53,9 +57,10 @@ static const char *const pool_ops[] = {"nn.max_pool2d", "nn.avg_pool2d", "nn.glo
                                        "nn.global_avg_pool2d"};
 
 /* Ops that follow their input's layout when a desired layout does not name
- * them: the pools and nn.upsampling (a `layout` attribute, unsplit H and W). */
+ * them: the pools, nn.upsampling and image.resize2d (a `layout` attribute,
+ * unsplit H and W). */
 static const char *const follow_ops[] = {"nn.max_pool2d", "nn.avg_pool2d", "nn.global_max_pool2d",
-                                         "nn.global_avg_pool2d", "nn.upsampling"};
+                                         "nn.global_avg_pool2d", "nn.upsampling", "image.resize2d"};
 
 /* Broadcasting ops whose result does not depend on the layout (TVM's
  * BinaryBroadcastLayout ops, and where). */
@@ -224,6 +229,8 @@ static bool is_layout(const char *l, const char *letters) {
 
 /* TVM's default kernel layout for a data layout (convert_conv2d). */
 static const char *default_kernel(const char *data, const psg_expr *conv) {
+  if (!strcmp(psgi_call_op_name(conv), "nn.conv2d_transpose")) /* convert_conv2d_transpose */
+    return !strcmp(data, "NCHW") ? "IOHW" : !strcmp(data, "NHWC") ? "HWIO" : NULL;
   if (!strcmp(data, "NCHW")) return "OIHW";
   if (!strcmp(data, "HWNC")) return "HWOI";
   if (strcmp(data, "NHWC")) return NULL;
@@ -236,11 +243,13 @@ static const char *default_kernel(const char *data, const psg_expr *conv) {
   return depthwise ? "HWOI" : "HWIO";
 }
 
-/* nn.conv2d with a desired layout: data and weight transformed in, the
- * result tagged with the new layout. */
+/* nn.conv2d or nn.conv2d_transpose with a desired layout: data and weight
+ * transformed in, the result tagged with the new layout. */
 static psg_expr *convert_conv(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now, const desired *d) {
   const psg_attrs *a = e->u.attrs;
-  const char *dl = psgi_attr_str(a, "data_layout", "NCHW"), *kl = psgi_attr_str(a, "kernel_layout", "OIHW");
+  bool transpose = !strcmp(psgi_call_op_name(e), "nn.conv2d_transpose");
+  const char *dl = psgi_attr_str(a, "data_layout", "NCHW");
+  const char *kl = psgi_attr_str(a, "kernel_layout", transpose ? "IOHW" : "OIHW");
   const char *ol = psgi_attr_str(a, "out_layout", "");
   const char *kernel = d->kernel ? d->kernel : default_kernel(d->data, e);
   if (!kernel || (ol[0] && strcmp(ol, dl)) || !is_layout(dl, "NCHW") || !is_layout(kl, "OIHW") ||
@@ -272,7 +281,8 @@ static psg_expr *convert_pool(converter *c, psgi_built *b, const psg_expr *e, co
   const char *keys[2] = {"layout", "out_layout"}, *vals[2] = {want, want};
   /* A pool named in desired_layouts gets out_layout too, as TVM's pool
    * layout rule writes both; one that follows its input keeps its own. */
-  psg_attrs *attrs = with_strings(b, a, keys, vals, ol[0] || d ? 2 : 1);
+  bool has_out = psgi_op_attr_index(e->kids[0]->u.op, "out_layout", strlen("out_layout")) >= 0;
+  psg_attrs *attrs = with_strings(b, a, keys, vals, ol[0] || (d && has_out) ? 2 : 1);
   psg_expr *call = attrs ? remake(b, e, &x, 1, attrs) : NULL;
   if (call && !b->status) b->status = set_tag(c, e, l, want);
   return call;
@@ -746,7 +756,7 @@ static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out
     else if (impl && impl->pattern == PSGI_PATTERN_ELEMWISE && e->nkids == 2) r = convert_unary(c, &b, e, *out);
     else if (in_list(op, broadcast_ops, sizeof broadcast_ops / sizeof *broadcast_ops))
       r = convert_broadcast(c, &b, e, *out);
-  } else if (op && !strcmp(op, "nn.conv2d") && d) r = convert_conv(c, &b, e, *out, d);
+  } else if (is_conv(op) && d) r = convert_conv(c, &b, e, *out, d);
   else if (in_list(op, follow_ops, sizeof follow_ops / sizeof *follow_ops)) r = convert_pool(c, &b, e, *out, d);
   else if (impl && impl->pattern == PSGI_PATTERN_ELEMWISE && e->nkids == 2) r = convert_unary(c, &b, e, *out);
   else if (in_list(op, broadcast_ops, sizeof broadcast_ops / sizeof *broadcast_ops))
@@ -838,8 +848,8 @@ static const char *intern_attr_string(psg_ctx *ctx, const psg_attr *a) {
 /* What is wrong with one parsed entry, or NULL. */
 static const char *desired_problem(const desired *d, bool conv, bool pool, size_t len, const psg_attr *second) {
   if (!conv && !pool)
-    return "is not an op ConvertLayout converts (nn.conv2d, nn.max_pool2d, nn.avg_pool2d, "
-           "nn.global_max_pool2d, nn.global_avg_pool2d)";
+    return "is not an op ConvertLayout converts (nn.conv2d, nn.conv2d_transpose, nn.max_pool2d, "
+           "nn.avg_pool2d, nn.global_max_pool2d, nn.global_avg_pool2d, image.resize2d)";
   bool second_ok = !second || d->kernel || (psg_attr_kind(second) == PSG_ATTR_STRING &&
                                             !strcmp(psg_attr_get_string(second), "default"));
   if (len < 1 || len > (conv ? 2u : 1u) || !d->data || !second_ok)
@@ -873,8 +883,8 @@ static psg_status parse_desired(psg_ctx *ctx, const psg_attr *opt, config **out)
     size_t len = psg_attr_kind(v) == PSG_ATTR_LIST ? psg_attr_list_len(v) : 1;
     const psg_attr *first = psg_attr_kind(v) == PSG_ATTR_LIST ? (len ? psg_attr_list_get(v, 0) : NULL) : v;
     const psg_attr *second = psg_attr_kind(v) == PSG_ATTR_LIST && len > 1 ? psg_attr_list_get(v, 1) : NULL;
-    bool conv = !strcmp(op, "nn.conv2d");
-    bool pool = in_list(op, pool_ops, sizeof pool_ops / sizeof *pool_ops);
+    bool conv = is_conv(op);
+    bool pool = in_list(op, pool_ops, sizeof pool_ops / sizeof *pool_ops) || !strcmp(op, "image.resize2d");
     desired *d = &cfg->d[i];
     d->op = psgi_intern(ctx, op, strlen(op));
     d->data = intern_attr_string(ctx, first);
@@ -903,7 +913,8 @@ const psg_pass_decl psgi_pass_convert_layout = {
     .opt_level = 3,
     .required = required,
     .options = options,
-    .help = "nn.conv2d and the 2-D pools into the layouts of desired_layouts "
+    .help = "nn.conv2d, nn.conv2d_transpose, the 2-D pools and image.resize2d into the layouts of "
+            "desired_layouts "
             "({nn.conv2d=[\"NHWC\",\"default\"]}), with layout_transform only where needed",
     .needs = PSG_PROP_TYPED,
     .function = convert_layout,
