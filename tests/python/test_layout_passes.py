@@ -1,0 +1,78 @@
+"""ConvertLayout and structural equality as TVM's test_pass_convert_op_layout.py
+checks them: layout attributes at their defaults compare equal to absent
+ones, pools named in desired_layouts get out_layout, batch_norm /
+l2_normalize axes follow a moved channel, conv2d_transpose converts."""
+
+import passage
+from passage import relay
+from passage.relay import transform
+
+
+def _run(f, passes):
+    mod = passage.IRModule.from_expr(f)
+    with passage.transform.PassContext(opt_level=3):
+        return passage.transform.Sequential(passes)(mod)["main"]
+
+
+def _typed(f):
+    return _run(f, [transform.InferType()])
+
+
+def _to_nchw(f):
+    return _run(f, [transform.ConvertLayout({"nn.conv2d": ["NCHW", "default"]})])
+
+
+def _nhwc_conv(x, w):
+    return relay.nn.conv2d(x, w, channels=8, kernel_size=(3, 3), padding=(1, 1), data_layout="NHWC",
+                           kernel_layout="HWIO")
+
+
+def test_default_layout_attrs_equal_absent_ones():
+    x, w = relay.var("x", shape=(1, 4, 8, 8)), relay.var("w", shape=(4, 4, 3, 3))
+    plain = relay.nn.conv2d(x, w, kernel_size=(3, 3))
+    spelled = relay.nn.conv2d(x, w, kernel_size=(3, 3), data_layout="NCHW", kernel_layout="OIHW", out_layout="")
+    other = relay.nn.conv2d(relay.layout_transform(x, "NCHW", "NHWC"), w, kernel_size=(3, 3),
+                            data_layout="NHWC")
+    assert passage.ir.structural_equal(plain, spelled)
+    assert passage.ir.structural_hash(plain) == passage.ir.structural_hash(spelled)
+    assert not passage.ir.structural_equal(plain, other)
+    pool = relay.nn.max_pool2d(x, pool_size=(2, 2))
+    assert passage.ir.structural_equal(pool, relay.nn.max_pool2d(x, pool_size=(2, 2), layout="NCHW"))
+    assert not passage.ir.structural_equal(pool, relay.nn.max_pool2d(x, pool_size=(2, 2), layout="NCHW",
+                                                                     out_layout="NCHW"))
+
+
+def test_pool_named_in_desired_layouts_gets_out_layout():
+    x, w = relay.var("x", shape=(1, 8, 8, 4)), relay.var("w", shape=(3, 3, 4, 8))
+    y = relay.nn.max_pool2d(relay.nn.relu(_nhwc_conv(x, w)), pool_size=(2, 2), layout="NHWC")
+    got = _run(relay.Function([x, w], y),
+               [transform.ConvertLayout({"nn.conv2d": ["NCHW", "default"], "nn.max_pool2d": ["NHWC"]})])
+    assert got.body.attrs["out_layout"] == "NHWC"
+    assert got.body.args[0].op.name == "layout_transform"
+
+
+def test_batch_norm_and_l2_normalize_follow_the_channel():
+    x, w = relay.var("x", shape=(1, 8, 8, 4)), relay.var("w", shape=(3, 3, 4, 8))
+    g, b, m, v = (relay.var(n, shape=(8,)) for n in ("g", "b", "m", "v"))
+    y = relay.nn.batch_norm(_nhwc_conv(x, w), g, b, m, v, axis=3)[0]
+    y = relay.nn.l2_normalize(relay.nn.relu(y), eps=0.001, axis=[2, 3])
+    got = _to_nchw(relay.Function([x, w, g, b, m, v], y))
+    l2 = got.body.args[0]
+    assert got.body.op.name == "layout_transform" and l2.op.name == "nn.l2_normalize"
+    assert list(l2.attrs["axis"]) == [3, 1]
+    bn = l2.args[0].args[0].tuple_value
+    assert bn.op.name == "nn.batch_norm" and bn.attrs["axis"] == 1
+
+
+def test_conv2d_transpose_converts_with_default_kernel():
+    x, w = relay.var("x", shape=(1, 8, 8, 4)), relay.var("w", shape=(3, 3, 4, 4))
+    y = relay.nn.conv2d_transpose(x, w, channels=4, kernel_size=(3, 3), padding=(1, 1), data_layout="NHWC",
+                                  kernel_layout="HWIO")
+    got = _run(relay.Function([x, w], y),
+               [transform.ConvertLayout({"nn.conv2d_transpose": ["NCHW", "default"]})])
+    xx, ww = relay.var("x", shape=(1, 8, 8, 4)), relay.var("w", shape=(3, 3, 4, 4))
+    want = relay.nn.conv2d_transpose(relay.layout_transform(xx, "NHWC", "NCHW"),
+                                     relay.layout_transform(ww, "HWIO", "IOHW"), channels=4, kernel_size=(3, 3),
+                                     padding=(1, 1))
+    want = relay.Function([xx, ww], relay.layout_transform(want, "NCHW", "NHWC"))
+    passage.ir.assert_structural_equal(got, _typed(want))
