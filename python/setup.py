@@ -27,7 +27,7 @@ setup(
     name="passage",
     version="0.1.0",
     description="Relay-style tensor IR and TVM's pass infrastructure (ctypes bindings to libpassage)",
-    packages=["passage", "passage.relay", "passage.tir", "passage.script"],
+    packages=["passage", "passage.relay", "passage.relay.testing", "passage.tir", "passage.script"],
     python_requires=">=3.8",
     cmdclass={"build_py": BuildPy},
     zip_safe=False,
