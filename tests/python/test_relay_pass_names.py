@@ -1,0 +1,46 @@
+"""TVM's Python names of Relay passes (issue 18, item 5), and what TVM's
+test_pass_inline.py checks of `relay.transform.Inline()`, as our own tests."""
+
+import passage
+from passage import relay
+
+
+def _leaf(name, compiler=None):
+    x = relay.var("x_" + name, shape=(3, 5))
+    y = relay.var("y_" + name, shape=(3, 5))
+    fn = relay.Function([x, y], x + y).with_attr("Inline", passage.tir.IntImm("int32", 1))
+    return fn.with_attr("Compiler", compiler) if compiler else fn
+
+
+def _module(compiler=None):
+    mod = passage.IRModule({})
+    g1 = relay.GlobalVar("g1")
+    mod[g1] = _leaf("g1", compiler)
+    p0 = relay.var("p0", shape=(3, 5))
+    p1 = relay.var("p1", shape=(3, 5))
+    mod["main"] = relay.Function([p0, p1], g1(p0, p1) * p0)
+    return mod
+
+
+def test_inline_is_inline_globals():
+    p = relay.transform.Inline()
+    assert p.info.name == "InlineGlobals"
+    assert p.info.opt_level == 1
+
+
+def test_inline_splices_leaf_and_drops_it():
+    got = relay.transform.Inline()(_module())
+    p0 = relay.var("p0", shape=(3, 5))
+    p1 = relay.var("p1", shape=(3, 5))
+    want = passage.IRModule({})
+    want["main"] = relay.Function([p0, p1], (p0 + p1) * p0)
+    passage.ir.assert_structural_equal(got, want, map_free_vars=True)
+
+
+def test_inline_external_callee_is_called_as_function():
+    got = relay.transform.Inline()(_module("a"))
+    p0 = relay.var("p0", shape=(3, 5))
+    p1 = relay.var("p1", shape=(3, 5))
+    want = passage.IRModule({})
+    want["main"] = relay.Function([p0, p1], relay.Call(_leaf("g1", "a"), [p0, p1]) * p0)
+    passage.ir.assert_structural_equal(got, want, map_free_vars=True)
