@@ -44,3 +44,23 @@ def test_inline_external_callee_is_called_as_function():
     want = passage.IRModule({})
     want["main"] = relay.Function([p0, p1], relay.Call(_leaf("g1", "a"), [p0, p1]) * p0)
     passage.ir.assert_structural_equal(got, want, map_free_vars=True)
+
+
+def test_div_to_mul_reciprocal_per_dtype():
+    import numpy as np
+    for dtype, rtol in (("float16", 1e-3), ("float32", 1e-7), ("float64", 1e-12)):
+        x = relay.var("x", relay.TensorType((), dtype))
+        y = relay.Constant(passage.nd.array(np.array([1.5]).astype(dtype)))
+        got = relay.transform.DivToMul()(passage.IRModule.from_expr(x / y))["main"].body
+        assert got.op.name == "multiply"
+        np.testing.assert_allclose(got.args[1].data.numpy()[0], 1 / 1.5, rtol=rtol)
+    p = relay.transform.DivToMul()
+    assert (p.info.opt_level, list(p.info.required)) == (0, ["InferType", "FoldConstant"])
+
+
+def test_div_to_mul_keeps_larger_constants():
+    import numpy as np
+    x = relay.var("x", shape=(2,))
+    y = relay.const(np.array([2.0, 4.0], dtype="float32"))
+    got = relay.transform.DivToMul()(passage.IRModule.from_expr(x / y))["main"].body
+    assert got.op.name == "divide"
