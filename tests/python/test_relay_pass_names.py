@@ -64,3 +64,18 @@ def test_div_to_mul_keeps_larger_constants():
     y = relay.const(np.array([2.0, 4.0], dtype="float32"))
     got = relay.transform.DivToMul()(passage.IRModule.from_expr(x / y))["main"].body
     assert got.op.name == "divide"
+
+
+def test_eta_expand_global_var():
+    mod = passage.relay.fromtext(
+        '#[version = "0.0.5"]\n'
+        "def @aux(%x: Tensor[(), int32]) -> Tensor[(), int32] { %x }\n"
+        "def @main() -> fn(Tensor[(), int32]) -> Tensor[(), int32] { @aux }\n")
+    got = relay.transform.EtaExpand(expand_global_var=True)(mod)
+    want = passage.relay.fromtext(
+        '#[version = "0.0.5"]\n'
+        "def @aux(%x: Tensor[(), int32]) -> Tensor[(), int32] { %x }\n"
+        "def @main() -> fn(Tensor[(), int32]) -> Tensor[(), int32] {\n"
+        "  fn (%x: Tensor[(), int32]) -> Tensor[(), int32] { @aux(%x) }\n}\n")
+    passage.ir.assert_structural_equal(got["main"], want["main"], map_free_vars=True)
+    assert relay.transform.EtaExpand().info.opt_level == 1

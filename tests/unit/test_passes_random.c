@@ -441,6 +441,7 @@ static const char *spec_of(const char *pass) {
   /* The generated programs are training graphs (dropout, batch_norm), which
    * TVM's relay.build always runs SimplifyInference on before lowering: those
    * ops have no compute definition in TVM either. */
+  if (!strcmp(pass, "EtaExpand")) return "EtaExpand{expand_global_var=true}";
   if (!strcmp(pass, "LowerTE")) return "sequential(SimplifyInference,LowerTE)";
   if (!strcmp(pass, "lower")) return "sequential(SimplifyInference,lower)";
   return pass;
