@@ -1,42 +1,141 @@
 /* Passage — InlineGlobals (TVM's `Inline()`, tvm-behavior §7.1): a module pass
- * (opt 1) that replaces each call of a global function marked Inline=1 by the
- * function's body with the arguments substituted for its parameters, then
- * drops the marked functions nobody calls any more.
+ * (opt 1) that inlines global functions marked Inline=1, as TVM v0.19 does.
  *
- * Only bodies without binders (no let, no nested fn) are inlined: a body
- * inlined twice would otherwise bind the same variable twice in one
- * function. Calls inside an inlined body are inlined on the next round; the
- * rounds stop when nothing changes, after at most one per function (so a
- * recursive Inline function is left called, not unrolled forever). */
+ * The module's call graph has one edge per (caller, GlobalVar referenced in
+ * it); a function is recursive if it references itself. Functions are
+ * visited callees first (the reverse of the breadth-first order from the
+ * entries: functions nobody references, or referenced only by themselves).
+ * In each, a reference to a global that can be inlined — marked, not
+ * recursive, and calling no global any more (its own calls were inlined
+ * first) — drops its edge and is replaced: a call by the callee's body with
+ * the arguments bound to its parameters, a bare reference by a copy of the
+ * function. A callee with a "Compiler" or nonzero "Extern" attribute is
+ * never spliced: the call (or reference) gets a copy of the function
+ * instead. Afterwards every marked function that nothing references any more
+ * is removed, but for recursive functions and the original entries (a
+ * marked @main stays). Bound variables are not renamed (TVM's Bind): a body
+ * inlined twice into one function binds its let variables twice, as TVM's
+ * does. */
 #include "transforms/transforms.h"
 
+typedef struct cg_node {
+  PSGI_VEC(uint32_t) callees; /* one per GlobalVar node the function references */
+  uint32_t refs;              /* edges into this function */
+  bool recursive;
+} cg_node;
+
+typedef struct inliner {
+  psg_ctx *ctx;
+  const psg_module *mod;
+  cg_node *nodes;
+  psg_expr **funcs; /* per entry: its function as rewritten so far (NULL: a PrimFunc) */
+  size_t cur;       /* the function being rewritten */
+} inliner;
+
 static bool is_marked(const psg_expr *fn) {
-  psg_attr *a = fn->kind == PSG_EXPR_FUNCTION ? psg_attrs_get(fn->u.fn.attrs, "Inline") : NULL;
+  psg_attr *a = fn && fn->kind == PSG_EXPR_FUNCTION ? psg_attrs_get(fn->u.fn.attrs, "Inline") : NULL;
   return a && psg_attr_get_int(a) != 0;
 }
 
-static int find_binder(psg_visitor *v, const psg_expr *e) {
-  if (e->kind == PSG_EXPR_LET || e->kind == PSG_EXPR_FUNCTION) {
-    *(bool *)v->user = true;
-    return PSG_VISIT_ABORT;
+/* A callee kept as a function: external codegen compiles it as a unit. */
+static bool is_external(const psg_expr *fn) {
+  psg_attr *ext = psg_attrs_get(fn->u.fn.attrs, "Extern");
+  return psg_attrs_get(fn->u.fn.attrs, "Compiler") || (ext && psg_attr_get_int(ext) != 0);
+}
+
+static ptrdiff_t entry_of(const inliner *in, const psg_expr *gv) {
+  return gv->kind == PSG_EXPR_GLOBAL_VAR ? psg_module_find(in->mod, gv->u.gvar.name) : -1;
+}
+
+/* Edges -------------------------------------------------------------------- */
+
+static psg_status add_edge(psg_visitor *v, const psg_expr *e) {
+  inliner *in = v->user;
+  ptrdiff_t j = entry_of(in, e);
+  if (j < 0) return PSG_OK;
+  cg_node *caller = &in->nodes[in->cur];
+  if (!PSGI_VEC_PUSH(in->ctx, &caller->callees, (uint32_t)j)) return psgi_nomem(in->ctx);
+  in->nodes[j].refs++;
+  if ((size_t)j == in->cur) caller->recursive = true;
+  return PSG_OK;
+}
+
+static psg_status build_graph(inliner *in) {
+  psg_visitor v = {NULL, add_edge, in};
+  psg_status st = PSG_OK;
+  for (in->cur = 0; !st && in->cur < in->mod->n; in->cur++)
+    if (in->funcs[in->cur]) st = psg_visit(in->ctx, &v, in->funcs[in->cur]);
+  return st;
+}
+
+/* Removes one edge cur -> j (none left: nothing to do). */
+static void remove_call_to(inliner *in, size_t j) {
+  cg_node *c = &in->nodes[in->cur];
+  for (size_t k = 0; k < c->callees.len; k++) {
+    if (c->callees.data[k] != j) continue;
+    in->nodes[j].refs--;
+    c->callees.data[k] = c->callees.data[--c->callees.len];
+    return;
   }
-  return PSG_VISIT_CONTINUE;
 }
 
-static bool has_binder(psg_ctx *ctx, const psg_expr *body) {
-  bool found = false;
-  psg_visitor v = {find_binder, NULL, &found};
-  return psg_visit(ctx, &v, body) != PSG_OK || found;
+/* Breadth-first from each entry, each entry's order placed before the
+ * previous ones' (TVM's CallGraph::TopologicalOrder). */
+static psg_status topological_order(inliner *in, size_t *order) {
+  size_t n = in->mod->n, filled = 0;
+  uint8_t *seen = psgi_calloc(in->ctx, n ? n : 1);
+  size_t *part = psgi_alloc(in->ctx, (n ? n : 1) * sizeof *part);
+  psg_status st = seen && part ? PSG_OK : psgi_nomem(in->ctx);
+  for (size_t e = 0; !st && e < n; e++) {
+    const cg_node *en = &in->nodes[e];
+    if (seen[e] || !(en->refs == 0 || (en->refs == 1 && en->recursive))) continue;
+    size_t len = 0;
+    seen[e] = 1;
+    part[len++] = e;
+    for (size_t head = 0; head < len; head++) {
+      const cg_node *c = &in->nodes[part[head]];
+      for (size_t k = 0; k < c->callees.len; k++)
+        if (!seen[c->callees.data[k]]) {
+          seen[c->callees.data[k]] = 1;
+          part[len++] = c->callees.data[k];
+        }
+    }
+    memmove(order + len, order, filled * sizeof *order);
+    memcpy(order, part, len * sizeof *order);
+    filled += len;
+  }
+  for (size_t i = 0; !st && i < n; i++)
+    if (!seen[i])
+      st = psg_ctx_fail(in->ctx, PSG_ERR_INVALID_ARGUMENT,
+                        "InlineGlobals: @%s is reached from no entry function (functions that only call each other)",
+                        in->mod->entries[i].gv->u.gvar.name);
+  psgi_free(in->ctx, seen);
+  psgi_free(in->ctx, part);
+  return st;
 }
 
-typedef struct inliner {
-  const psg_module *mod;
-  const uint8_t *inlinable; /* per module entry */
-  bool changed;
-} inliner;
+/* Rewriting ---------------------------------------------------------------- */
+
+static bool can_inline(const inliner *in, size_t j) {
+  const cg_node *c = &in->nodes[j];
+  return !c->callees.len && !c->recursive && is_marked(in->funcs[j]);
+}
+
+/* A fresh Function node with fn's fields (TVM copies the callee). */
+static psg_status copy_function(psg_ctx *ctx, const psg_expr *fn, psg_expr **out) {
+  int nt = psg_function_num_type_params(fn);
+  const psg_type *tps[16];
+  const psg_type **tp = nt > 16 ? psgi_alloc(ctx, (size_t)nt * sizeof *tp) : tps;
+  if (!tp) return psgi_nomem(ctx);
+  for (int i = 0; i < nt; i++) tp[i] = psg_function_type_param(fn, i);
+  psg_status st = psg_function_create_poly(ctx, fn->kids, fn->nkids - 1, psgi_fn_body(fn), fn->u.fn.ret_type, tp, nt,
+                                           fn->u.fn.attrs, &fn->span, out);
+  if (tp != tps) psgi_free(ctx, tp);
+  return st;
+}
 
 /* body[params := args]. */
-static psg_status substitute(psg_ctx *ctx, const psg_expr *fn, psg_expr *const *args, psg_expr **out) {
+static psg_status bind_body(psg_ctx *ctx, const psg_expr *fn, psg_expr *const *args, psg_expr **out) {
   psg_mutator sub;
   psg_mutator_init(&sub, ctx);
   psg_status st = PSG_OK;
@@ -46,80 +145,94 @@ static psg_status substitute(psg_ctx *ctx, const psg_expr *fn, psg_expr *const *
   return st;
 }
 
-static psg_status inline_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+/* A bare reference (and the callee of a call, visited first): a copy of the
+ * function. */
+static psg_status on_global(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  inliner *in = m->user;
+  ptrdiff_t j = entry_of(in, e);
+  if (j < 0 || !can_inline(in, (size_t)j)) return psg_mutator_default(m, e, out);
+  remove_call_to(in, (size_t)j);
+  return copy_function(m->ctx, in->funcs[j], out);
+}
+
+static psg_status on_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   inliner *in = m->user;
   psg_status st = psg_mutator_default(m, e, out);
-  const psg_expr *callee = (*out)->kids[0];
-  if (st || callee->kind != PSG_EXPR_GLOBAL_VAR) return st;
-  ptrdiff_t i = psg_module_find(in->mod, callee->u.gvar.name);
-  if (i < 0 || !in->inlinable[i]) return PSG_OK;
-  const psg_expr *fn = in->mod->entries[i].func;
-  if (fn->nkids != (*out)->nkids) return PSG_OK; /* arity mismatch: InferType reports it */
+  ptrdiff_t j = entry_of(in, e->kids[0]);
+  if (st || j < 0 || !can_inline(in, (size_t)j)) return st;
+  const psg_expr *fn = in->funcs[j];
+  if (is_external(fn) || fn->nkids != (*out)->nkids) return PSG_OK; /* a call of the copy; arity: InferType's */
   psg_expr *body = NULL;
-  st = substitute(m->ctx, fn, (*out)->kids + 1, &body);
+  st = bind_body(m->ctx, fn, (*out)->kids + 1, &body);
   if (st) return st;
   psg_expr_release(*out);
   *out = body;
-  in->changed = true;
   return PSG_OK;
 }
 
-static int count_global(psg_visitor *v, const psg_expr *e) {
-  if (e->kind == PSG_EXPR_GLOBAL_VAR) {
-    const psg_module *mod = ((const void **)v->user)[0];
-    uint32_t *refs = ((void **)v->user)[1];
-    ptrdiff_t i = psg_module_find(mod, e->u.gvar.name);
-    if (i >= 0) refs[i]++;
-  }
-  return PSG_VISIT_CONTINUE;
+static psg_status rewrite(inliner *in, size_t i) {
+  psg_mutator m;
+  psg_mutator_init(&m, in->ctx);
+  m.user = in;
+  m.visit[PSG_EXPR_CALL] = on_call;
+  m.visit[PSG_EXPR_GLOBAL_VAR] = on_global;
+  in->cur = i;
+  psg_expr *out = NULL;
+  psg_status st = psg_mutate(&m, in->funcs[i], &out);
+  psg_mutator_fini(&m);
+  if (st) return st;
+  psg_expr_release(in->funcs[i]);
+  in->funcs[i] = out;
+  return PSG_OK;
 }
 
-/* One round over every function; *out is a new module or NULL if unchanged. */
-static psg_status inline_round(psg_ctx *ctx, const psg_module *mod, const uint8_t *inlinable, psg_module **out) {
-  *out = NULL;
-  inliner in = {mod, inlinable, false};
-  psgi_module_entry *es = psgi_calloc(ctx, (mod->n ? mod->n : 1) * sizeof *es);
-  if (!es) return psgi_nomem(ctx);
-  psg_status st = PSG_OK;
-  size_t done = 0;
-  for (; !st && done < mod->n; done++) {
-    psg_mutator m;
-    psg_mutator_init(&m, ctx);
-    m.user = &in;
-    m.visit[PSG_EXPR_CALL] = inline_call;
-    es[done] = mod->entries[done];
-    es[done].func = NULL;
-    if (mod->entries[done].func) st = psg_mutate(&m, mod->entries[done].func, &es[done].func); /* else a PrimFunc */
-    psg_mutator_fini(&m);
+/* The module of the rewritten functions, without the removed ones. */
+static psg_status assemble(inliner *in, const uint8_t *removed, psg_module **out) {
+  const psg_module *mod = in->mod;
+  bool same = true;
+  for (size_t i = 0; i < mod->n; i++) same = same && !removed[i] && in->funcs[i] == mod->entries[i].func;
+  if (same) {
+    psg_module_retain((psg_module *)mod);
+    *out = (psg_module *)mod;
+    return PSG_OK;
   }
-  if (!st && in.changed) st = psgi_module_from_entries(ctx, es, mod->n, mod->attrs, out);
-  for (size_t i = 0; i < done; i++) psg_expr_release(es[i].func);
-  psgi_free(ctx, es);
-  return st;
-}
-
-/* Drops marked functions that no function references any more. */
-static psg_status drop_inlined(psg_ctx *ctx, psg_module *mod, psg_module **out) {
-  uint32_t *refs = psgi_calloc(ctx, (mod->n ? mod->n : 1) * sizeof *refs);
-  psgi_module_entry *es = psgi_alloc(ctx, (mod->n ? mod->n : 1) * sizeof *es);
-  psg_status st = refs && es ? PSG_OK : psgi_nomem(ctx);
-  const void *user[2] = {mod, refs};
-  psg_visitor v = {count_global, NULL, (void *)user};
-  for (size_t i = 0; !st && i < mod->n; i++)
-    if (mod->entries[i].func) st = psg_visit(ctx, &v, mod->entries[i].func);
+  psgi_module_entry *es = psgi_alloc(in->ctx, (mod->n ? mod->n : 1) * sizeof *es);
+  if (!es) return psgi_nomem(in->ctx);
   size_t k = 0;
-  for (size_t i = 0; !st && i < mod->n; i++)
-    if (refs[i] || !mod->entries[i].func || !is_marked(mod->entries[i].func) || !strcmp(mod->entries[i].gv->u.gvar.name, "main"))
-      es[k++] = mod->entries[i];
-  if (!st && k == mod->n) {
-    psg_module_retain(mod);
-    *out = mod;
-  } else if (!st) {
-    st = psgi_module_from_entries(ctx, es, k, mod->attrs, out);
+  for (size_t i = 0; i < mod->n; i++) {
+    if (removed[i]) continue;
+    es[k] = mod->entries[i];
+    es[k++].func = in->funcs[i];
   }
-  psgi_free(ctx, refs);
-  psgi_free(ctx, es);
+  psg_status st = psgi_module_from_entries(in->ctx, es, k, mod->attrs, out);
+  psgi_free(in->ctx, es);
   return st;
+}
+
+static psg_status inline_module(inliner *in, size_t *order, uint8_t *flags, psg_module **out) {
+  size_t n = in->mod->n;
+  psg_status st = build_graph(in);
+  if (!st) st = topological_order(in, order);
+  enum { ENTRY = 1, REMOVED = 2 };
+  for (size_t k = n; !st && k-- > 0;) {
+    size_t i = order[k];
+    const cg_node *c = &in->nodes[i];
+    if (!c->refs) flags[i] |= ENTRY;
+    if (!in->funcs[i] || !c->callees.len || (c->recursive && c->callees.len == 1)) continue;
+    st = rewrite(in, i);
+  }
+  for (size_t k = 0; !st && k < n; k++) {
+    size_t i = order[k];
+    cg_node *c = &in->nodes[i];
+    /* TVM asserts a marked function left referenced was inlined; it is kept. */
+    if (c->recursive || (flags[i] & ENTRY) || !is_marked(in->funcs[i]) || c->refs) continue;
+    for (size_t e = 0; e < c->callees.len; e++) in->nodes[c->callees.data[e]].refs--;
+    c->callees.len = 0;
+    flags[i] |= REMOVED;
+  }
+  uint8_t *removed = flags;
+  for (size_t i = 0; i < n; i++) removed[i] = (flags[i] & REMOVED) != 0;
+  return st ? st : assemble(in, removed, out);
 }
 
 static psg_status run_inline(psg_module *mod, psg_pass_context *pc, void *user, psg_module **out) {
@@ -127,25 +240,22 @@ static psg_status run_inline(psg_module *mod, psg_pass_context *pc, void *user, 
   (void)user;
   *out = NULL;
   psg_ctx *ctx = mod->ctx;
-  uint8_t *inlinable = psgi_calloc(ctx, mod->n ? mod->n : 1);
-  if (!inlinable) return psgi_nomem(ctx);
-  for (size_t i = 0; i < mod->n; i++) {
-    const psg_expr *fn = mod->entries[i].func;
-    inlinable[i] = fn && is_marked(fn) && !has_binder(ctx, psgi_fn_body(fn));
+  size_t n = mod->n ? mod->n : 1;
+  inliner in = {ctx, mod, psgi_calloc(ctx, n * sizeof *in.nodes), psgi_calloc(ctx, n * sizeof *in.funcs), 0};
+  size_t *order = psgi_alloc(ctx, n * sizeof *order);
+  uint8_t *flags = psgi_calloc(ctx, n);
+  psg_status st = in.nodes && in.funcs && order && flags ? PSG_OK : psgi_nomem(ctx);
+  for (size_t i = 0; !st && i < mod->n; i++) {
+    in.funcs[i] = mod->entries[i].func;
+    if (in.funcs[i]) psg_expr_retain(in.funcs[i]);
   }
-  psg_module *cur = mod;
-  psg_module_retain(cur);
-  psg_status st = PSG_OK;
-  for (size_t round = 0; !st && round <= mod->n; round++) {
-    psg_module *next = NULL;
-    st = inline_round(ctx, cur, inlinable, &next);
-    if (st || !next) break;
-    psg_module_release(cur);
-    cur = next;
-  }
-  if (!st) st = drop_inlined(ctx, cur, out);
-  psg_module_release(cur);
-  psgi_free(ctx, inlinable);
+  if (!st) st = inline_module(&in, order, flags, out);
+  for (size_t i = 0; in.funcs && i < mod->n; i++) psg_expr_release(in.funcs[i]);
+  for (size_t i = 0; in.nodes && i < mod->n; i++) PSGI_VEC_FREE(ctx, &in.nodes[i].callees);
+  psgi_free(ctx, in.nodes);
+  psgi_free(ctx, in.funcs);
+  psgi_free(ctx, order);
+  psgi_free(ctx, flags);
   return st;
 }
 

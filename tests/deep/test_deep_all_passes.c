@@ -122,6 +122,7 @@ static bool close_to(const psg_tensor *a, const psg_tensor *b) {
 /* The pipeline text that makes `pass` (options where a pass needs them). */
 static const char *spec_of(const char *pass) {
   if (!strcmp(pass, "ConvertLayout")) return "ConvertLayout{desired_layouts={nn.conv2d=[\"NHWC\",\"default\"]}}";
+  if (!strcmp(pass, "EtaExpand")) return "EtaExpand{expand_global_var=true}";
   return pass;
 }
 

@@ -149,6 +149,11 @@ def ConvertLayout(desired_layouts):
     return get_pass("ConvertLayout", desired_layouts=desired_layouts)
 
 
+def Inline():
+    """tvm.relay.transform.Inline: the module pass TVM names InlineGlobals."""
+    return get_pass("InlineGlobals")
+
+
 def __getattr__(attr):
     if not attr.startswith("_") and registered_name(attr):
         return _registry_ctor(attr)
