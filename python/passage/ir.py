@@ -148,12 +148,14 @@ class TupleType(Type):
 
 class FuncType(Type):
     """FuncType(arg_types, ret_type, type_params=None, type_constraints=None):
-    a function type, quantified over the TypeVars in type_params."""
-    __slots__ = ()
+    a function type, quantified over the TypeVars in type_params. Its
+    type_constraints (TypeRelations) stay with this Python object: the C
+    FuncType has none, so equality, printing and inference do not see them
+    (docs/design.md, departure "FuncType constraints")."""
+    __slots__ = ("_constraints",)
 
     def __init__(self, arg_types, ret_type, type_params=None, type_constraints=None):
-        if type_constraints:
-            raise ValueError("FuncType: type constraints are not supported")
+        self._constraints = tuple(type_constraints or ())
         tps = list(type_params or [])
         args = _ffi.ptr_array([a._ptr for a in arg_types])
         self._ptr = _new_type(lib.psg_type_func_poly, args, len(arg_types), ret_type._ptr,
@@ -174,7 +176,7 @@ class FuncType(Type):
 
     @property
     def type_constraints(self):
-        return []
+        return list(getattr(self, "_constraints", ()))
 
     def __str__(self):
         tps = self.type_params
@@ -1174,7 +1176,17 @@ def structural_equal(lhs, rhs, map_free_vars=False):
     if _is_tir(lhs) and _is_tir(rhs):
         return bool(lib.psg_tir_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
     if isinstance(lhs, Type) and isinstance(rhs, Type):
-        return bool(lib.psg_type_structural_equal(lhs._ptr, rhs._ptr, bool(map_free_vars)))
+        if not lib.psg_type_structural_equal(lhs._ptr, rhs._ptr, bool(map_free_vars)):
+            return False
+        ca, cb = getattr(lhs, "type_constraints", []), getattr(rhs, "type_constraints", [])
+        return len(ca) == len(cb) and all(structural_equal(x, y, map_free_vars) for x, y in zip(ca, cb))
+    from .relay.type_solver import TypeRelation, _relation_name
+    if isinstance(lhs, TypeRelation) and isinstance(rhs, TypeRelation):
+        # The arguments compare as one tuple type, so free variables pair
+        # consistently across them.
+        return (_relation_name(lhs.func) == _relation_name(rhs.func) and lhs.num_inputs == rhs.num_inputs
+                and lhs.attrs == rhs.attrs and len(lhs.args) == len(rhs.args)
+                and structural_equal(TupleType(lhs.args), TupleType(rhs.args), map_free_vars))
     if isinstance(lhs, IRModule) and isinstance(rhs, IRModule):
         return bool(lib.psg_module_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
     if isinstance(lhs, Expr) and isinstance(rhs, Expr):
@@ -1383,3 +1395,14 @@ def make_node(type_key, **fields):
     if type_key in ("GlobalVar", "relay.GlobalVar"):
         return GlobalVar(fields["name_hint"])
     raise ValueError("make_node: unknown or unsupported type key %r" % (type_key,))
+
+
+def _first_mismatch(lhs, rhs, map_free_vars=False):
+    from .object_path import get_first_structural_mismatch
+    return get_first_structural_mismatch(lhs, rhs, map_free_vars)
+
+
+# tvm.ir.base, where TVM keeps structural equality, JSON and the mismatch path.
+base = _submodule("base", structural_equal=structural_equal, structural_hash=structural_hash,
+                  assert_structural_equal=assert_structural_equal, save_json=save_json, load_json=load_json,
+                  get_first_structural_mismatch=_first_mismatch)
