@@ -191,3 +191,64 @@ def test_first_structural_mismatch_equal_containers():
     assert get_first_structural_mismatch(ShapeTuple([1, 2]), ShapeTuple([1, 2])) is None
     assert get_first_structural_mismatch(convert({"a": True}), convert({"a": True})) is None
     assert get_first_structural_mismatch(convert([True]), convert([1])) is not None  # bool is not int32
+
+
+# Smaller API pieces: Span, DataType, JSON of types, containers, DictAttrs ---------------
+
+def test_func_type_constraints_compare_under_its_type_params():
+    bcast = passage.ir.EnvFunc.get("tvm.relay.type_relation.Broadcast")
+    ident = passage.ir.EnvFunc.get("tvm.relay.type_relation.Identity")
+    t = relay.TensorType((1, 2), "float32")
+
+    def ft(func, n_inputs=1):
+        a, s = relay.TypeVar("a"), relay.TypeVar("s", K.ShapeVar)
+        return relay.FuncType([t], a, [a, s], [relay.TypeRelation(func, [a, s], n_inputs, None)])
+    assert ft(bcast) == ft(bcast)                 # parameters renamed: equal
+    assert ft(bcast) != ft(ident)
+    assert ft(bcast) != ft(bcast, 2)
+    assert ft(bcast) != relay.FuncType([t], relay.TypeVar("a"), [relay.TypeVar("a")])
+
+
+def test_span_fields_in_tvm_order():
+    sp = relay.Span(None, 1, 2, 3, 4)
+    assert (sp.source_name, sp.line, sp.end_line, sp.column, sp.end_column) == (None, 1, 2, 3, 4)
+    assert sp == relay.Span(None, 1, 2, 3, 4) and sp != relay.Span("f", 1, 2, 3, 4)
+    assert isinstance(sp, relay.base.Span)
+    back = passage.ir.load_json(passage.ir.save_json(sp))
+    assert back == sp and back is not sp
+
+
+def test_data_type():
+    assert passage.DataType("float32x4").itemsize() == 16
+    assert passage.DataType("uint8").itemsize() == 1
+    assert passage.DataType("bool").bits == 1
+    assert str(passage.DataType("int8x4")) == "int8x4" and passage.DataType("int8") == "int8"
+    with pytest.raises(ValueError):
+        passage.DataType("int32xvscalex4")
+    assert relay.TensorType((), "float").dtype == "float32"   # TVM's shorthand
+
+
+def test_type_json_round_trip_keeps_variables_and_constraints():
+    a = relay.TypeVar("a")
+    rel = relay.TypeRelation(passage.ir.EnvFunc.get("tvm.relay.type_relation.Broadcast"), [a, a], 1,
+                             passage.ir.make_node("DictAttrs", n=1))
+    for t in [a, relay.TupleType([a, relay.FuncType([], relay.TupleType([]))]),
+              relay.FuncType([a], a, [a], [rel]), relay.RefType(relay.TensorType((2, None), "int8"))]:
+        back = passage.ir.load_json(passage.ir.save_json(t))
+        assert passage.ir.structural_equal(back, t, map_free_vars=True)
+    back = passage.ir.load_json(passage.ir.save_json(relay.TupleType([a, a])))
+    assert back.fields[0].same_as(back.fields[1]) and not back.fields[0].same_as(a)
+    with pytest.raises(passage.error.TVMError):
+        relay.TensorType("xx", "xx")
+
+
+def test_structural_equal_of_containers_and_dict_attrs():
+    eq = passage.ir.structural_equal
+    d0 = passage.ir.make_node("DictAttrs", x=1, y=[10, 20])
+    assert isinstance(d0, passage.ir.DictAttrs) and d0.x.value == 1 and d0["y"][1].value == 20
+    assert eq(d0, passage.ir.make_node("DictAttrs", y=[10, 20], x=1))
+    assert not eq(d0, passage.ir.make_node("DictAttrs", x=1, y=None))
+    assert not eq({"x": 1}, convert(1)) and not eq([1, 2], convert(1))
+    assert eq(convert("xy\x01z"), passage.ir.load_json(passage.ir.save_json(convert("xy\x01z"))))
+    assert eq([convert(1), "a"], (convert(1), "a")) and not eq([convert(1)], [convert(2)])
+    assert not eq(True, 1)

@@ -336,6 +336,8 @@ from . import analysis  # noqa: E402
 from . import tec  # noqa: E402
 from .expr_functor import ExprFunctor, ExprVisitor, ExprMutator  # noqa: E402
 from .ty import TypeRelation  # noqa: E402
+from . import base  # noqa: E402
+from .base import Span  # noqa: E402
 from .type_functor import TypeFunctor, TypeVisitor, TypeMutator  # noqa: E402
 from . import testing  # noqa: E402
 from . import build_module  # noqa: E402
