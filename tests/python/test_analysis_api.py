@@ -252,3 +252,15 @@ def test_structural_equal_of_containers_and_dict_attrs():
     assert eq(convert("xy\x01z"), passage.ir.load_json(passage.ir.save_json(convert("xy\x01z"))))
     assert eq([convert(1), "a"], (convert(1), "a")) and not eq([convert(1)], [convert(2)])
     assert not eq(True, 1)
+
+
+def test_frontend_infer_type_and_op_const():
+    import numpy as np
+    from passage.relay.frontend.common import infer_type
+    c = relay.op.const(np.array((1, 1)).astype("int32"), dtype="int64")
+    assert infer_type(c).checked_type.dtype == "int64"
+    x = relay.var("x", shape=(2, 3))
+    assert infer_type(x + x).checked_type == relay.TensorType((2, 3), "float32")
+    fn = infer_type(relay.Function([x], x))
+    assert isinstance(fn, relay.Function) and fn.checked_type.ret_type == relay.TensorType((2, 3), "float32")
+    assert relay.op.const(1, dtype="int8").data.numpy().dtype == np.int8

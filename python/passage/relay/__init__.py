@@ -338,6 +338,7 @@ from .expr_functor import ExprFunctor, ExprVisitor, ExprMutator  # noqa: E402
 from .ty import TypeRelation  # noqa: E402
 from . import base  # noqa: E402
 from .base import Span  # noqa: E402
+op.const = const  # tvm.relay.op.const, the same helper
 from .type_functor import TypeFunctor, TypeVisitor, TypeMutator  # noqa: E402
 from . import testing  # noqa: E402
 from . import build_module  # noqa: E402
