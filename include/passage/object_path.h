@@ -6,6 +6,7 @@
 #ifndef PASSAGE_OBJECT_PATH_H
 #define PASSAGE_OBJECT_PATH_H
 
+#include "passage/ir.h"
 #include "passage/tir.h"
 
 PSG_BEGIN_DECLS
@@ -68,6 +69,14 @@ PSG_API psg_status psg_tir_map_first_mismatch(psg_object_path *root_a, const cha
                                               const psg_tir_node *const *a, size_t na, psg_object_path *root_b,
                                               const char *const *keys_b, const psg_tir_node *const *b, size_t nb,
                                               psg_object_path **out_a, psg_object_path **out_b);
+
+/* The first structural mismatch of two Relay expressions (the comparison of
+ * psg_expr_structural_equal_ex) as paths from root_a / root_b: the same
+ * steps on both sides, one attribute per child edge named as the text path
+ * names it ("body", "args"[i], "value", ...). Both NULL when equal. */
+PSG_API psg_status psg_expr_first_mismatch(const psg_expr *a, const psg_expr *b, bool map_free_vars,
+                                           psg_object_path *root_a, psg_object_path *root_b,
+                                           psg_object_path **out_a, psg_object_path **out_b);
 
 PSG_END_DECLS
 #endif

@@ -29,6 +29,7 @@ _PROTOS = {
     "psg_object_path_is_prefix_of": (B, [P, P]),
     "psg_object_path_to_string": (I, [P, _POUT]),
     "psg_tir_array_first_mismatch": (I, [P, PP, Z, P, PP, Z, _POUT, _POUT]),
+    "psg_expr_first_mismatch": (I, [P, P, B, P, P, _POUT, _POUT]),
     "psg_tir_map_first_mismatch": (I, [P, ctypes.POINTER(S), PP, Z, P, ctypes.POINTER(S), PP, Z, _POUT, _POUT]),
 }
 for _name, (_res, _args) in _PROTOS.items():
@@ -184,13 +185,17 @@ def _tir_values(items):
 
 
 def get_first_structural_mismatch(lhs, rhs, map_free_vars=False):
-    """tvm.ir.base.get_first_structural_mismatch for containers (an Array,
-    ShapeTuple or list; a Map or dict with string keys) of TIR values: None
-    when equal, else the ObjectPathPair of the first difference."""
-    del map_free_vars  # containers of immediates bind nothing
+    """tvm.ir.base.get_first_structural_mismatch for two Relay expressions, or
+    containers (an Array, ShapeTuple or list; a Map or dict with string keys)
+    of TIR values: None when equal, else the ObjectPathPair of the first
+    difference."""
+    from .ir import Expr
     ra, rb = ObjectPath.root(), ObjectPath.root()
     pa, pb = P(), P()
-    if isinstance(lhs, dict) and isinstance(rhs, dict):
+    if isinstance(lhs, Expr) and isinstance(rhs, Expr):
+        _ffi.call(lib.psg_expr_first_mismatch, lhs._ptr, rhs._ptr, bool(map_free_vars), ra._ptr, rb._ptr,
+                  ctypes.byref(pa), ctypes.byref(pb), what="get_first_structural_mismatch")
+    elif isinstance(lhs, dict) and isinstance(rhs, dict):
         ka, kb = [str(k) for k in lhs], [str(k) for k in rhs]
         na, arr_a = _tir_values(lhs.values())
         nb, arr_b = _tir_values(rhs.values())
@@ -203,7 +208,8 @@ def get_first_structural_mismatch(lhs, rhs, map_free_vars=False):
         _ffi.call(lib.psg_tir_array_first_mismatch, ra._ptr, arr_a, len(na), rb._ptr, arr_b, len(nb),
                   ctypes.byref(pa), ctypes.byref(pb), what="get_first_structural_mismatch")
     else:
-        raise TypeError("get_first_structural_mismatch: containers of TIR values (Array, Map) are supported, "
+        raise TypeError("get_first_structural_mismatch: Relay expressions and containers of TIR values (Array, "
+                        "Map) are supported, "
                         "not %s and %s" % (type(lhs).__name__, type(rhs).__name__))
     if not pa.value:
         return None

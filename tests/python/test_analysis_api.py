@@ -186,6 +186,20 @@ def test_first_structural_mismatch(a, b, pa, pb):
     assert get_first_structural_mismatch(convert(b), convert(a)) == (pb, pa)
 
 
+def test_first_structural_mismatch_of_relay_expressions():
+    x, y = relay.var("x", shape=(2,)), relay.var("y", shape=(2,))
+    a = relay.Function([x], relay.add(x, relay.const(1.0)))
+    b = relay.Function([y], relay.add(y, relay.const(2.0)))
+    path = ObjectPath.root().attr("body").attr("args").array_index(1)
+    assert get_first_structural_mismatch(a, b) == (path, path)
+    assert get_first_structural_mismatch(a, relay.Function([y], relay.add(y, relay.const(1.0)))) is None
+    # Sharing counts: add(s, s) is not add(s, add(x, x)) (Relay compares graphs).
+    s = relay.add(x, x)
+    here = ObjectPath.root().attr("args").array_index(1)
+    assert get_first_structural_mismatch(relay.add(s, s), relay.add(s, relay.add(x, x))) == (here, here)
+    assert get_first_structural_mismatch(relay.add(x, x), relay.add(y, y), map_free_vars=True) is None
+
+
 def test_first_structural_mismatch_equal_containers():
     assert get_first_structural_mismatch(convert([1, 2]), convert([1, 2])) is None
     assert get_first_structural_mismatch(ShapeTuple([1, 2]), ShapeTuple([1, 2])) is None

@@ -271,10 +271,36 @@ static void test_container_mismatch(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+static void test_expr_mismatch(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_module *m = parse(ctx,
+                        "#[version = \"0.0.5\"]\n"
+                        "def @a(%x: Tensor[(2), float32]) { add(%x, 1f) }\n"
+                        "def @b(%y: Tensor[(2), float32]) { add(%y, 2f) }\n"
+                        "def @c(%z: Tensor[(2), float32]) { add(%z, 1f) }\n");
+  psg_expr *a = psg_module_lookup(m, "a"), *b = psg_module_lookup(m, "b"), *c = psg_module_lookup(m, "c");
+  psg_object_path *ra = NULL, *rb = NULL, *pa = NULL, *pb = NULL;
+  CHECK_OK(psg_object_path_root(ctx, NULL, &ra));
+  CHECK_OK(psg_object_path_root(ctx, "rhs", &rb));
+  CHECK_OK(psg_expr_first_mismatch(a, b, false, ra, rb, &pa, &pb));
+  CHECK_PATH(pa, "<root>.body.args[1]");
+  CHECK_PATH(pb, "rhs.body.args[1]");
+  psg_object_path_release(pa);
+  psg_object_path_release(pb);
+  /* Alpha-equivalent functions: no mismatch. */
+  CHECK_OK(psg_expr_first_mismatch(a, c, false, ra, rb, &pa, &pb));
+  CHECK(pa == NULL && pb == NULL);
+  psg_object_path_release(ra);
+  psg_object_path_release(rb);
+  psg_module_release(m);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 int main(void) {
   RUN_TEST(test_check_kind);
   RUN_TEST(test_call_graph);
   RUN_TEST(test_object_path);
   RUN_TEST(test_container_mismatch);
+  RUN_TEST(test_expr_mismatch);
   return check_finish();
 }
