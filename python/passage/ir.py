@@ -629,8 +629,8 @@ class Attrs:
     def __len__(self):
         return len(self._items)
 
-    def __eq__(self, other):
-        return isinstance(other, Attrs) and self._items == other._items
+    def __eq__(self, other):  # structural, as TVM compares attributes
+        return isinstance(other, Attrs) and _container_equal(self, other, False)
 
     def __repr__(self):
         return "Attrs(%r)" % (self._items,)
@@ -1202,13 +1202,14 @@ def structural_equal(lhs, rhs, map_free_vars=False):
     with the other side's free variables."""
     if _is_tir(lhs) and _is_tir(rhs):
         return bool(lib.psg_tir_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
-    from .relay.type_solver import TypeRelation, _relation_name
     if isinstance(lhs, Type) and isinstance(rhs, Type):
         ca, cb = getattr(lhs, "type_constraints", []), getattr(rhs, "type_constraints", [])
         if not ca and not cb:
             return bool(lib.psg_type_structural_equal(lhs._ptr, rhs._ptr, bool(map_free_vars)))
+        from .relay.type_solver import _relation_name
         if len(ca) != len(cb) or any(_relation_name(x.func) != _relation_name(y.func) or x.num_inputs != y.num_inputs
-                                     or x.attrs != y.attrs or len(x.args) != len(y.args) for x, y in zip(ca, cb)):
+                                     or not _container_equal(x.attrs, y.attrs, False) or len(x.args) != len(y.args)
+                                     for x, y in zip(ca, cb)):
             return False
 
         # The constraints' arguments join the arguments of one function type,
@@ -1217,11 +1218,12 @@ def structural_equal(lhs, rhs, map_free_vars=False):
             return FuncType(list(ft.arg_types) + [TupleType(c.args) for c in ft.type_constraints], ft.ret_type,
                             ft.type_params)
         return bool(lib.psg_type_structural_equal(joined(lhs)._ptr, joined(rhs)._ptr, bool(map_free_vars)))
+    from .relay.type_solver import TypeRelation, _relation_name
     if isinstance(lhs, TypeRelation) and isinstance(rhs, TypeRelation):
         # The arguments compare as one tuple type, so free variables pair
         # consistently across them.
         return (_relation_name(lhs.func) == _relation_name(rhs.func) and lhs.num_inputs == rhs.num_inputs
-                and lhs.attrs == rhs.attrs and len(lhs.args) == len(rhs.args)
+                and _container_equal(lhs.attrs, rhs.attrs, False) and len(lhs.args) == len(rhs.args)
                 and structural_equal(TupleType(lhs.args), TupleType(rhs.args), map_free_vars))
     if isinstance(lhs, IRModule) and isinstance(rhs, IRModule):
         return bool(lib.psg_module_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
