@@ -45,7 +45,7 @@ static psg_status on_node(psg_visitor *v, const psg_expr *x) {
 
 void psg_call_graph_free(psg_call_graph *g) {
   if (!g) return;
-  for (size_t i = 0; i < g->n; i++) psgi_free(g->ctx, g->entries[i].callees);
+  for (size_t i = 0; g->entries && i < g->n; i++) psgi_free(g->ctx, g->entries[i].callees);
   psgi_free(g->ctx, g->entries);
   psg_module_release(g->mod);
   psgi_free(g->ctx, g);

@@ -296,11 +296,75 @@ static void test_expr_mismatch(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* One run of every analysis in ctx; each step may fail with NOMEM only. */
+static void analyses_once(psg_ctx *ctx) {
+  static const char text[] = "#[version = \"0.0.5\"]\n"
+                             "def @g(%x: Tensor[(2), float32]) { @g(%x) }\n"
+                             "def @main(%p: Tensor[(2), float32]) { add(@g(%p), 1f) }\n";
+  psg_module *m = NULL;
+  if (psg_module_parse(ctx, text, strlen(text), "<oom>", &m) != PSG_OK) return;
+  psg_call_graph *g = NULL;
+  char *s = NULL;
+  psg_status st = psg_call_graph_create(m, &g);
+  CHECK(st == PSG_OK || st == PSG_ERR_NOMEM);
+  if (st == PSG_OK) {
+    st = psg_call_graph_print(g, &s);
+    CHECK(st == PSG_OK || st == PSG_ERR_NOMEM);
+    psg_free(s);
+    s = NULL;
+    st = psg_call_graph_print_entry(g, 0, &s);
+    CHECK(st == PSG_OK || st == PSG_ERR_NOMEM);
+    psg_free(s);
+    s = NULL;
+  }
+  psg_call_graph_free(g);
+  psg_object_path *ra = NULL, *rb = NULL, *pa = NULL, *pb = NULL;
+  if (psg_object_path_root(ctx, NULL, &ra) == PSG_OK && psg_object_path_root(ctx, "b", &rb) == PSG_OK) {
+    st = psg_expr_first_mismatch(psg_module_get_function(m, 0), psg_module_get_function(m, 1), false, ra, rb, &pa,
+                                 &pb);
+    CHECK(st == PSG_OK || st == PSG_ERR_NOMEM);
+    if (pa) {
+      st = psg_object_path_to_string(pa, &s);
+      CHECK(st == PSG_OK || st == PSG_ERR_NOMEM);
+      psg_free(s);
+    }
+  }
+  psg_object_path_release(pa);
+  psg_object_path_release(pb);
+  psg_object_path_release(ra);
+  psg_object_path_release(rb);
+  const psg_type *t = NULL, *v = NULL;
+  int k;
+  if (psg_type_var(ctx, "v", PSG_TYPE_KIND_SHAPE_VAR, &v) == PSG_OK &&
+      psg_type_tuple(ctx, (const psg_type *[]){v, v}, 2, &t) == PSG_OK) {
+    st = psg_type_check_kind(ctx, t, &k);
+    CHECK(st == PSG_ERR_TYPE || st == PSG_ERR_NOMEM);
+  }
+  psg_module_release(m);
+}
+
+/* Every allocation failure in turn: clean errors, no leak, no crash. */
+static void test_oom(void) {
+  check_alloc clean = {0, 0};
+  psg_ctx *ctx = check_ctx_with(&clean);
+  analyses_once(ctx);
+  CHECK_CTX_CLEAN(ctx);
+  for (long n = 1; n <= clean.calls; n++) {
+    check_alloc a = {0, n};
+    ctx = check_ctx_with(&a);
+    if (!ctx) continue;
+    analyses_once(ctx);
+    CHECK_EQ_INT(psg_ctx_live_objects(ctx), 0);
+    psg_ctx_release(ctx);
+  }
+}
+
 int main(void) {
   RUN_TEST(test_check_kind);
   RUN_TEST(test_call_graph);
   RUN_TEST(test_object_path);
   RUN_TEST(test_container_mismatch);
   RUN_TEST(test_expr_mismatch);
+  RUN_TEST(test_oom);
   return check_finish();
 }
