@@ -267,6 +267,7 @@ _PROTOS = {
     "psg_type_relation_check_kind": (_I, [_P, _PP, _I, _ctypes.POINTER(_I)]),
     "psg_call_graph_create": (_I, [_P, _ctypes.POINTER(_P)]),
     "psg_call_graph_free": (None, [_P]),
+    "psg_call_graph_get_module": (_P, [_P]),
     "psg_call_graph_find": (_ctypes.c_ssize_t, [_P, _ctypes.c_char_p]),
     "psg_call_graph_ref_count": (_Z, [_P, _Z]),
     "psg_call_graph_call_count": (_Z, [_P, _Z]),
@@ -311,7 +312,6 @@ class CallGraph:
         out = _P()
         _ffi.call(lib.psg_call_graph_create, module._ptr, _ctypes.byref(out), what="CallGraph")
         self._ptr = out.value
-        self._module = module
 
     def __del__(self):
         ptr, self._ptr = getattr(self, "_ptr", None), None
@@ -320,7 +320,9 @@ class CallGraph:
 
     @property
     def module(self):
-        return self._module
+        """The module the graph was built from (as it was then)."""
+        from ..ir import IRModule
+        return IRModule._borrow(lib.psg_call_graph_get_module(self._ptr))
 
     def _entry(self, var):
         from ..ir import GlobalVar
