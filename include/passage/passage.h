@@ -20,5 +20,7 @@
 #include "passage/interp.h"
 #include "passage/tir.h"
 #include "passage/tvmscript.h"
+#include "passage/analysis.h"
+#include "passage/object_path.h"
 
 #endif

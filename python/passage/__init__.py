@@ -27,6 +27,7 @@ from . import script
 from . import arith
 from . import te
 from . import runtime
+from .dtype import DataType
 from . import compiler
 from .compiler import compile  # passage.compile; not in __all__ (it would shadow the builtin)
 import sys as _sys

@@ -22,10 +22,14 @@ _STRUCT = {"float16": "e", "float32": "f", "float64": "d", "int8": "b", "int16":
            "bool": "?"}
 
 
+# TVM's shorthands: DataType("float") is float32, "int" int32, "uint" uint32.
+_SHORTHAND = {"float": "float32", "int": "int32", "uint": "uint32"}
+
+
 def dtype_code(dtype):
     if isinstance(dtype, int):
         return dtype
-    name = str(dtype)
+    name = _SHORTHAND.get(str(dtype), str(dtype))
     code = lib.psg_dtype_from_name(enc(name), len(enc(name)))
     if code == 0:
         raise ValueError("unknown dtype %r" % (dtype,))
@@ -47,7 +51,7 @@ class Type:
         self._ptr = ptr
 
     def __eq__(self, other):
-        return isinstance(other, Type) and bool(lib.psg_type_structural_equal(self._ptr, other._ptr, False))
+        return isinstance(other, Type) and structural_equal(self, other)
 
     def __ne__(self, other):
         return not self.__eq__(other)
@@ -103,7 +107,11 @@ class TensorType(Type):
     __slots__ = ()
 
     def __init__(self, shape, dtype="float32"):
-        dims = [(-1 if d is None else int(_imm_value(d))) for d in shape]
+        try:
+            dims = [(-1 if d is None else int(_imm_value(d))) for d in shape]
+        except (TypeError, ValueError) as e:
+            raise _ffi._err.InvalidArgumentError("TensorType: a shape of integer dimensions, not %r (%s)"
+                                                 % (shape, e)) from None
         arr = (ctypes.c_int64 * max(len(dims), 1))(*dims)
         self._ptr = _new_type(lib.psg_type_tensor, arr, len(dims), dtype_code(dtype), what="TensorType")
 
@@ -148,12 +156,14 @@ class TupleType(Type):
 
 class FuncType(Type):
     """FuncType(arg_types, ret_type, type_params=None, type_constraints=None):
-    a function type, quantified over the TypeVars in type_params."""
-    __slots__ = ()
+    a function type, quantified over the TypeVars in type_params. Its
+    type_constraints (TypeRelations) stay with this Python object: the C
+    FuncType has none, so equality, printing and inference do not see them
+    (docs/design.md, departure "FuncType constraints")."""
+    __slots__ = ("_constraints",)
 
     def __init__(self, arg_types, ret_type, type_params=None, type_constraints=None):
-        if type_constraints:
-            raise ValueError("FuncType: type constraints are not supported")
+        self._constraints = tuple(type_constraints or ())
         tps = list(type_params or [])
         args = _ffi.ptr_array([a._ptr for a in arg_types])
         self._ptr = _new_type(lib.psg_type_func_poly, args, len(arg_types), ret_type._ptr,
@@ -174,7 +184,7 @@ class FuncType(Type):
 
     @property
     def type_constraints(self):
-        return []
+        return list(getattr(self, "_constraints", ()))
 
     def __str__(self):
         tps = self.type_params
@@ -619,8 +629,8 @@ class Attrs:
     def __len__(self):
         return len(self._items)
 
-    def __eq__(self, other):
-        return isinstance(other, Attrs) and self._items == other._items
+    def __eq__(self, other):  # structural, as TVM compares attributes
+        return isinstance(other, Attrs) and _container_equal(self, other, False)
 
     def __repr__(self):
         return "Attrs(%r)" % (self._items,)
@@ -633,13 +643,32 @@ def _attrs_of(ptr):
 # Expressions ------------------------------------------------------------------------
 
 class Span:
-    """A source range (file, line, col, end_line, end_col); line 0 = none."""
+    """tvm.ir.Span(source_name, line, end_line, column, end_column): a source
+    range (line 0 = none); `file`, `col` and `end_col` are other names of
+    source_name, column and end_column."""
 
-    def __init__(self, file, line, col, end_line, end_col):
-        self.file, self.line, self.col, self.end_line, self.end_col = file, line, col, end_line, end_col
+    def __init__(self, source_name, line, end_line, column, end_column):
+        self.source_name, self.line, self.end_line = source_name, line, end_line
+        self.column, self.end_column = column, end_column
+
+    file = property(lambda self: self.source_name)
+    col = property(lambda self: self.column)
+    end_col = property(lambda self: self.end_column)
+
+    def same_as(self, other):
+        return self is other
+
+    def __eq__(self, other):
+        return isinstance(other, Span) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def _key(self):
+        return (self.source_name, self.line, self.end_line, self.column, self.end_column)
 
     def __repr__(self):
-        return "Span(%r, %d, %d, %d, %d)" % (self.file, self.line, self.col, self.end_line, self.end_col)
+        return "Span(%r, %d, %d, %d, %d)" % self._key()
 
 
 def _out():
@@ -669,7 +698,7 @@ class Expr(_Owned):
     def span(self):
         sp = _ffi.Span()
         lib.psg_expr_span(self._ptr, ctypes.byref(sp))
-        return Span(s(sp.file), sp.line, sp.col, sp.end_line, sp.end_col) if sp.line else None
+        return Span(s(sp.file), sp.line, sp.end_line, sp.col, sp.end_col) if sp.line else None
 
     def _text(self, flags):
         out = ctypes.c_void_p()
@@ -1174,11 +1203,50 @@ def structural_equal(lhs, rhs, map_free_vars=False):
     if _is_tir(lhs) and _is_tir(rhs):
         return bool(lib.psg_tir_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
     if isinstance(lhs, Type) and isinstance(rhs, Type):
-        return bool(lib.psg_type_structural_equal(lhs._ptr, rhs._ptr, bool(map_free_vars)))
+        ca, cb = getattr(lhs, "type_constraints", []), getattr(rhs, "type_constraints", [])
+        if not ca and not cb:
+            return bool(lib.psg_type_structural_equal(lhs._ptr, rhs._ptr, bool(map_free_vars)))
+        from .relay.type_solver import _relation_name
+        if len(ca) != len(cb) or any(_relation_name(x.func) != _relation_name(y.func) or x.num_inputs != y.num_inputs
+                                     or not _container_equal(x.attrs, y.attrs, False) or len(x.args) != len(y.args)
+                                     for x, y in zip(ca, cb)):
+            return False
+
+        # The constraints' arguments join the arguments of one function type,
+        # so that the type parameters bind them too.
+        def joined(ft):
+            return FuncType(list(ft.arg_types) + [TupleType(c.args) for c in ft.type_constraints], ft.ret_type,
+                            ft.type_params)
+        return bool(lib.psg_type_structural_equal(joined(lhs)._ptr, joined(rhs)._ptr, bool(map_free_vars)))
+    from .relay.type_solver import TypeRelation, _relation_name
+    if isinstance(lhs, TypeRelation) and isinstance(rhs, TypeRelation):
+        # The arguments compare as one tuple type, so free variables pair
+        # consistently across them.
+        return (_relation_name(lhs.func) == _relation_name(rhs.func) and lhs.num_inputs == rhs.num_inputs
+                and _container_equal(lhs.attrs, rhs.attrs, False) and len(lhs.args) == len(rhs.args)
+                and structural_equal(TupleType(lhs.args), TupleType(rhs.args), map_free_vars))
     if isinstance(lhs, IRModule) and isinstance(rhs, IRModule):
         return bool(lib.psg_module_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
     if isinstance(lhs, Expr) and isinstance(rhs, Expr):
         return bool(lib.psg_expr_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
+    return _container_equal(lhs, rhs, map_free_vars)
+
+
+def _container_equal(lhs, rhs, map_free_vars):
+    """structural_equal of containers (lists, tuples, dicts, Attrs: item by
+    item) and plain values (strings, None, Python scalars: by type and value)."""
+    if isinstance(lhs, Attrs) and isinstance(rhs, Attrs):
+        lhs, rhs = dict(lhs.items()), dict(rhs.items())
+    if isinstance(lhs, dict) and isinstance(rhs, dict):
+        return lhs.keys() == rhs.keys() and all(structural_equal(v, rhs[k], map_free_vars) for k, v in lhs.items())
+    if isinstance(lhs, (list, tuple)) and isinstance(rhs, (list, tuple)):
+        return len(lhs) == len(rhs) and all(structural_equal(a, b, map_free_vars) for a, b in zip(lhs, rhs))
+    if isinstance(lhs, str) and isinstance(rhs, str):
+        return str(lhs) == str(rhs)
+    if lhs is None or rhs is None:
+        return lhs is rhs
+    if type(lhs) in (bool, int, float) and type(rhs) in (bool, int, float):
+        return type(lhs) is type(rhs) and lhs == rhs
     return False
 
 
@@ -1289,9 +1357,10 @@ def _to_json(node):
     if isinstance(node, Expr):
         return {"kind": "Expr", "text": IRModule.from_expr(node).astext()}
     if isinstance(node, Type):
-        # The type as the annotation of a function's one parameter.
-        v = Var("x", node)
-        return {"kind": "Type", "text": IRModule({"main": Function([v], v)}).astext()}
+        return {"kind": "Type", "type": _type_to_json(node, {})}
+    from .relay.type_solver import TypeRelation
+    if isinstance(node, TypeRelation):
+        return {"kind": "TypeRelation", "type": _type_to_json(node, {})}
     if name in ("IntImm", "FloatImm"):
         value = node.value
         if name == "FloatImm" and value != value:
@@ -1303,6 +1372,12 @@ def _to_json(node):
         return {"kind": "tir." + name, "name": node.name, "dtype": node.dtype}
     if isinstance(node, runtime.String) or isinstance(node, str):
         return {"kind": "String", "value": str(node)}
+    if isinstance(node, Span):
+        return {"kind": "Span", "fields": list(node._key())}
+    if node is None or type(node) in (bool, int, float):  # plain Python values stay themselves
+        return {"kind": "Py", "value": node}
+    if isinstance(node, Attrs):
+        return {"kind": "Attrs", "items": [[k, _to_json(v)] for k, v in node.items()]}
     if isinstance(node, runtime.Map) or isinstance(node, dict):
         return {"kind": "Map", "items": [[_to_json(k), _to_json(v)] for k, v in node.items()]}
     if isinstance(node, (list, tuple)):
@@ -1325,10 +1400,18 @@ def _from_json(d):
         return getattr(tir, kind[4:])(d["name"], d["dtype"])
     if kind == "String":
         return runtime.String(d["value"])
+    if kind == "Span":
+        return Span(*d["fields"])
+    if kind == "Py":
+        return d["value"]
+    if kind == "Attrs":
+        return Attrs((k, _from_json(v)) for k, v in d["items"])
     if kind == "Array":
         return runtime.Array(_from_json(v) for v in d["items"])
     if kind == "Map":
         return runtime.Map((_from_json(k), _from_json(v)) for k, v in d["items"])
+    if kind in ("Type", "TypeRelation"):
+        return _type_from_json(d["type"], {})
     mod = parse(d["text"])
     if kind == "IRModule":
         return mod
@@ -1340,6 +1423,63 @@ def _from_json(d):
     if kind == "Type":
         return main.params[0].type_annotation
     raise ValueError("load_json: unknown kind %r" % (kind,))
+
+
+def _type_to_json(t, ids):
+    """A type (or TypeRelation) as nested JSON; each type variable gets an id
+    in `ids` (by identity), so that the same variable loads as one new one."""
+    from .relay.type_solver import TypeRelation, _relation_name
+    if isinstance(t, TypeRelation):
+        return {"t": "TypeRelation", "func": None if t.func is None else _relation_name(t.func),
+                "num_inputs": t.num_inputs,
+                "attrs": _to_json(dict(t.attrs.items())) if t.attrs is not None else None,
+                "args": [_type_to_json(a, ids) for a in t.args]}
+    if isinstance(t, (TypeVar, GlobalTypeVar, IncompleteType)):
+        return {"t": type(t).__name__, "id": ids.setdefault(t._ptr, len(ids)),
+                "name": getattr(t, "name_hint", None), "kind": t.kind}
+    if isinstance(t, TensorType):
+        return {"t": "TensorType", "shape": [-1 if d is None else int(_imm_value(d)) for d in t.shape],
+                "dtype": t.dtype}
+    if isinstance(t, TupleType):
+        return {"t": "TupleType", "fields": [_type_to_json(f, ids) for f in t.fields]}
+    if isinstance(t, FuncType):
+        return {"t": "FuncType", "args": [_type_to_json(a, ids) for a in t.arg_types],
+                "ret": _type_to_json(t.ret_type, ids), "params": [_type_to_json(p, ids) for p in t.type_params],
+                "constraints": [_type_to_json(c, ids) for c in t.type_constraints]}
+    if isinstance(t, TypeCall):
+        return {"t": "TypeCall", "func": _type_to_json(t.func, ids), "args": [_type_to_json(a, ids) for a in t.args]}
+    if isinstance(t, RefType):
+        return {"t": "RefType", "value": _type_to_json(t.value, ids)}
+    raise TypeError("save_json: cannot serialize a %s" % type(t).__name__)
+
+
+def _type_from_json(d, vars_):
+    from .relay.type_solver import TypeRelation
+    k = d["t"]
+    if k in ("TypeVar", "GlobalTypeVar", "IncompleteType"):
+        if d["id"] not in vars_:
+            vars_[d["id"]] = IncompleteType(d["kind"]) if k == "IncompleteType" else \
+                globals()[k](d["name"], d["kind"])
+        return vars_[d["id"]]
+    if k == "TensorType":
+        return TensorType(d["shape"], d["dtype"])
+    if k == "TupleType":
+        return TupleType([_type_from_json(f, vars_) for f in d["fields"]])
+    if k == "FuncType":
+        params = [_type_from_json(p, vars_) for p in d["params"]]
+        return FuncType([_type_from_json(a, vars_) for a in d["args"]], _type_from_json(d["ret"], vars_), params,
+                        [_type_from_json(c, vars_) for c in d["constraints"]])
+    if k == "TypeCall":
+        return TypeCall(_type_from_json(d["func"], vars_), [_type_from_json(a, vars_) for a in d["args"]])
+    if k == "RefType":
+        return RefType(_type_from_json(d["value"], vars_))
+    if k == "TypeRelation":
+        attrs = _from_json(d["attrs"]) if d["attrs"] is not None else None
+        func = None if d["func"] is None else EnvFunc.get("tvm.relay.type_relation." + d["func"])
+        return TypeRelation(func,
+                            [_type_from_json(a, vars_) for a in d["args"]], d["num_inputs"],
+                            Attrs(attrs) if attrs is not None else None)
+    raise ValueError("load_json: unknown type kind %r" % (k,))
 
 
 def save_json(node):
@@ -1372,7 +1512,8 @@ def make_node(type_key, **fields):
     "FloatImm" (dtype, value), "relay.TensorType" / "TensorType" (shape,
     dtype), "relay.Var" (name_hint, type_annotation), "GlobalVar" (name_hint)."""
     if type_key == "DictAttrs" or type_key.endswith("Attrs"):
-        return Attrs(fields)
+        from .runtime import convert
+        return Attrs((k, convert(v)) for k, v in fields.items())
     if type_key in ("IntImm", "FloatImm"):
         from . import tir
         return getattr(tir, type_key)(fields.get("dtype", "int32"), fields["value"])
@@ -1383,3 +1524,22 @@ def make_node(type_key, **fields):
     if type_key in ("GlobalVar", "relay.GlobalVar"):
         return GlobalVar(fields["name_hint"])
     raise ValueError("make_node: unknown or unsupported type key %r" % (type_key,))
+
+
+def _first_mismatch(lhs, rhs, map_free_vars=False):
+    from .object_path import get_first_structural_mismatch
+    return get_first_structural_mismatch(lhs, rhs, map_free_vars)
+
+
+# tvm.ir.base, where TVM keeps structural equality, JSON and the mismatch path.
+base = _submodule("base", structural_equal=structural_equal, structural_hash=structural_hash,
+                  assert_structural_equal=assert_structural_equal, save_json=save_json, load_json=load_json,
+                  get_first_structural_mismatch=_first_mismatch)
+
+
+# tvm.ir.DictAttrs: Passage's attributes are one class.
+DictAttrs = Attrs
+
+# tvm.ir._ffi_api: the registered functions TVM's Python reaches through it.
+_ffi_api = _submodule("_ffi_api", StructuralEqual=structural_equal, StructuralHash=structural_hash,
+                      SaveJSON=save_json, LoadJSON=load_json, GetFirstStructuralMismatch=_first_mismatch)

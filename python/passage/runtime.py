@@ -17,12 +17,22 @@ workspace): load it once per thread."""
 
 import collections
 import ctypes
+import sys
 
 from . import _ffi
 from ._ffi import lib, CTX, P, S, I, Z, B, U64, PP
 from .ir import Tensor
 
-__all__ = ["load", "CompiledModel", "TensorInfo", "convert", "String", "Array", "Map"]
+from . import object_path
+from .object_path import ObjectPath
+
+# `passage.runtime.object_path`, where TVM keeps ObjectPath: this module is a
+# package of that one submodule (an empty __path__: nothing searched on disk).
+__path__ = []
+sys.modules[__name__ + ".object_path"] = object_path
+
+__all__ = ["load", "CompiledModel", "TensorInfo", "convert", "String", "Array", "Map", "ShapeTuple",
+           "object_path", "ObjectPath"]
 
 TensorInfo = collections.namedtuple("TensorInfo", ["name", "shape", "dtype"])
 
@@ -229,17 +239,26 @@ class CompiledModel:
 # tvm.runtime.convert and its containers ------------------------------------------------
 
 
+class ShapeTuple(tuple):
+    """tvm.runtime.ShapeTuple: a tuple of int64 extents."""
+
+    def __new__(cls, shape):
+        return tuple.__new__(cls, (int(x) for x in shape))
+
+
 class String(str):
     """tvm.runtime.String: a str (TVM's string object)."""
 
 
 class Array(list):
     """tvm.ir.Array as runtime.convert makes it: a list of converted items."""
+    type_key = "Array"
 
 
 class Map(dict):
     """tvm.ir.Map as runtime.convert makes it: a dict of converted keys and
     values, read with `m[k]`, `items()`, `in`."""
+    type_key = "Map"
 
 
 def convert(value):

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "ir/ir_internal.h"
+#include "passage/object_path.h"
 
 /* Types ------------------------------------------------------------------- */
 
@@ -577,4 +578,56 @@ bool psg_module_structural_equal_ex(const psg_module *a, const psg_module *b, bo
   }
   equaler_fini(&q);
   return eq;
+}
+
+/* The trail to the mismatch as an ObjectPath: each labelled step an
+ * attribute, each index an array index (include/passage/object_path.h). */
+static psg_status trail_path(equaler *q, psg_object_path *root, psg_object_path **out) {
+  PSGI_VEC(int32_t) chain = {0};
+  psg_status st = PSG_OK;
+  for (int32_t i = q->where; i >= 0 && st == PSG_OK; i = q->trail.data[i].parent)
+    if (!PSGI_VEC_PUSH(q->ctx, &chain, i)) st = psgi_nomem(q->ctx);
+  psg_object_path *p = root;
+  psg_object_path_retain(p);
+  for (size_t k = chain.len; st == PSG_OK && k-- > 0;) {
+    const trail_entry *t = &q->trail.data[chain.data[k]];
+    if (!t->label) continue;
+    psg_object_path *next = NULL;
+    st = psg_object_path_attr(p, t->label, &next);
+    if (st == PSG_OK && t->index >= 0) {
+      psg_object_path *attr = next;
+      st = psg_object_path_array_index(attr, t->index, &next);
+      psg_object_path_release(attr);
+    }
+    psg_object_path_release(p);
+    p = st == PSG_OK ? next : NULL;
+  }
+  PSGI_VEC_FREE(q->ctx, &chain);
+  if (st != PSG_OK) {
+    psg_object_path_release(p);
+    return st;
+  }
+  *out = p;
+  return PSG_OK;
+}
+
+psg_status psg_expr_first_mismatch(const psg_expr *a, const psg_expr *b, bool map_free_vars, psg_object_path *root_a,
+                                   psg_object_path *root_b, psg_object_path **out_a, psg_object_path **out_b) {
+  if (!out_a || !out_b) return PSG_ERR_INVALID_ARGUMENT;
+  *out_a = *out_b = NULL;
+  if (!a || !b || !root_a || !root_b) return PSG_ERR_INVALID_ARGUMENT;
+  equaler q;
+  equaler_init(&q, a->ctx, true);
+  q.map_free = map_free_vars;
+  psg_status st = PSG_OK;
+  if (!equal_root(&q, a, b, -1, NULL)) {
+    st = q.oom ? psgi_nomem(a->ctx) : trail_path(&q, root_a, out_a);
+    if (st == PSG_OK) st = trail_path(&q, root_b, out_b);
+    if (st != PSG_OK) {
+      psg_object_path_release(*out_a);
+      *out_a = NULL;
+    }
+  }
+  equaler_fini(&q);
+  return st;
 }

@@ -336,6 +336,12 @@ from . import analysis  # noqa: E402
 from . import tec  # noqa: E402
 from .expr_functor import ExprFunctor, ExprVisitor, ExprMutator  # noqa: E402
 from . import op_attr  # noqa: E402  (op.register_legalize, Op.set_attr, ...)
+
+from .ty import TypeRelation  # noqa: E402
+from . import base  # noqa: E402
+from .base import Span  # noqa: E402
+op.const = const  # tvm.relay.op.const, the same helper
+from .type_functor import TypeFunctor, TypeVisitor, TypeMutator  # noqa: E402
 from . import testing  # noqa: E402
 from . import build_module  # noqa: E402
 

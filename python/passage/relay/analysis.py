@@ -8,7 +8,8 @@ from . import type_solver as _type_solver
 _ffi_api = type("_ffi_api", (), {"_test_type_solver": staticmethod(_type_solver.TypeSolver)})
 
 __all__ = ["free_vars", "bound_vars", "all_vars", "Feature", "detect_feature",
-           "check_basic_block_normal_form", "free_type_vars", "bound_type_vars", "all_type_vars"]
+           "check_basic_block_normal_form", "free_type_vars", "bound_type_vars", "all_type_vars",
+           "check_kind", "CallGraph"]
 
 
 def _dag(roots, children):
@@ -252,3 +253,106 @@ def bound_type_vars(expr, mod=None):
 def all_type_vars(expr, mod=None):
     """Every type variable of `expr`, bound or free."""
     return _type_vars(expr)[0]
+
+
+# Kind checking and the call graph (include/passage/analysis.h) -----------------------
+
+import ctypes as _ctypes
+
+from .. import _ffi
+from .._ffi import P as _P, I as _I, Z as _Z, B as _B, PP as _PP, CTX as _CTX
+
+_PROTOS = {
+    "psg_type_check_kind": (_I, [_P, _P, _ctypes.POINTER(_I)]),
+    "psg_type_relation_check_kind": (_I, [_P, _PP, _I, _ctypes.POINTER(_I)]),
+    "psg_call_graph_create": (_I, [_P, _ctypes.POINTER(_P)]),
+    "psg_call_graph_free": (None, [_P]),
+    "psg_call_graph_get_module": (_P, [_P]),
+    "psg_call_graph_find": (_ctypes.c_ssize_t, [_P, _ctypes.c_char_p]),
+    "psg_call_graph_ref_count": (_Z, [_P, _Z]),
+    "psg_call_graph_call_count": (_Z, [_P, _Z]),
+    "psg_call_graph_is_recursive": (_B, [_P, _Z]),
+    "psg_call_graph_print_entry": (_I, [_P, _Z, _ctypes.POINTER(_P)]),
+    "psg_call_graph_print": (_I, [_P, _ctypes.POINTER(_P)]),
+}
+for _name, (_res, _args) in _PROTOS.items():
+    _fn = getattr(lib, _name)
+    _fn.restype = _res
+    _fn.argtypes = _args
+
+
+def check_kind(t, mod=None):
+    """tvm.relay.analysis.check_kind: the TypeKind of `t` (a type or a
+    TypeRelation) once its parts are checked to be well kinded (a tuple's
+    fields, a function type's arguments, result and constraints, ...); a
+    mistake raises TVMError (PassTypeError) naming the part. `mod` is
+    accepted for TVM's signature: a Passage module holds no ADT definitions,
+    so a TypeCall is an undefined type in any module."""
+    from ..ir import FuncType
+    from .type_solver import TypeRelation
+    kind = _I()
+    if isinstance(t, TypeRelation):
+        args = _ffi.ptr_array([a._ptr for a in t.args])
+        _ffi.call(lib.psg_type_relation_check_kind, _CTX, args, len(t.args), _ctypes.byref(kind),
+                  what="check_kind")
+        return kind.value
+    _ffi.call(lib.psg_type_check_kind, _CTX, t._ptr, _ctypes.byref(kind), what="check_kind")
+    if isinstance(t, FuncType):
+        for c in t.type_constraints:
+            if check_kind(c, mod) != 4:  # TypeKind.Constraint
+                raise _ffi._err.PassTypeError("Incorrect kind for a function type constraint: %s" % (c,))
+    return kind.value
+
+
+class CallGraph:
+    """tvm.relay.analysis.CallGraph(module): which global functions each one
+    references, counted by the C call graph."""
+
+    def __init__(self, module):
+        out = _P()
+        _ffi.call(lib.psg_call_graph_create, module._ptr, _ctypes.byref(out), what="CallGraph")
+        self._ptr = out.value
+
+    def __del__(self):
+        ptr, self._ptr = getattr(self, "_ptr", None), None
+        if ptr:
+            lib.psg_call_graph_free(ptr)
+
+    @property
+    def module(self):
+        """The module the graph was built from (as it was then)."""
+        from ..ir import IRModule
+        return IRModule._borrow(lib.psg_call_graph_get_module(self._ptr))
+
+    def _entry(self, var):
+        from ..ir import GlobalVar
+        if isinstance(var, GlobalVar):
+            var = var.name_hint
+        if not isinstance(var, str):
+            raise TypeError("var should be either a string or GlobalVar")
+        i = lib.psg_call_graph_find(self._ptr, _ffi.enc(var))
+        if i < 0:
+            raise _ffi._err.NotFoundError("GlobalVar %s not found in the call graph!" % var)
+        return i
+
+    def ref_count(self, var):
+        """How many global functions reference `var` (a GlobalVar or name)."""
+        return lib.psg_call_graph_ref_count(self._ptr, self._entry(var))
+
+    def global_call_count(self, var):
+        """How many globals the function `var` calls."""
+        return lib.psg_call_graph_call_count(self._ptr, self._entry(var))
+
+    def is_recursive(self, var):
+        return bool(lib.psg_call_graph_is_recursive(self._ptr, self._entry(var)))
+
+    def print_var(self, var):
+        out = _P()
+        _ffi.call(lib.psg_call_graph_print_entry, self._ptr, self._entry(var), _ctypes.byref(out),
+                  what="CallGraph.print_var")
+        return _ffi.take_string(out.value)
+
+    def __str__(self):
+        out = _P()
+        _ffi.call(lib.psg_call_graph_print, self._ptr, _ctypes.byref(out), what="CallGraph")
+        return _ffi.take_string(out.value)

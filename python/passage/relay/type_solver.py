@@ -22,6 +22,16 @@ class TypeRelation:
     def __init__(self, func, args, num_inputs, attrs=None):
         self.func, self.args, self.num_inputs, self.attrs = func, list(args), int(num_inputs), attrs
 
+    def __eq__(self, other):  # TVM's structural equality, as for types
+        from ..ir import structural_equal
+        return isinstance(other, TypeRelation) and structural_equal(self, other)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash((_relation_name(self.func), self.num_inputs, len(self.args)))
+
 
 def _relation_name(func):
     name = func.name if isinstance(func, EnvFunc) else str(func)

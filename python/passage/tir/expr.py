@@ -29,7 +29,7 @@ class Node(_Owned):
         sp = _ffi.Span()
         lib.psg_tir_span(self._ptr, ctypes.byref(sp))
         from ..ir import Span
-        return Span(s(sp.file), sp.line, sp.col, sp.end_line, sp.end_col) if sp.line else None
+        return Span(s(sp.file), sp.line, sp.end_line, sp.col, sp.end_col) if sp.line else None
 
     def __repr__(self):
         return "%s(%s)" % (type(self).__name__, str(self))

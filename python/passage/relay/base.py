@@ -1,0 +1,5 @@
+"""Passage — tvm.relay.base: the source span of Relay nodes."""
+
+from ..ir import Span
+
+__all__ = ["Span"]
