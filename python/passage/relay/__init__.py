@@ -336,7 +336,6 @@ from . import analysis  # noqa: E402
 from . import tec  # noqa: E402
 from .expr_functor import ExprFunctor, ExprVisitor, ExprMutator  # noqa: E402
 from . import op_attr  # noqa: E402  (op.register_legalize, Op.set_attr, ...)
-
 from .ty import TypeRelation  # noqa: E402
 from . import base  # noqa: E402
 from .base import Span  # noqa: E402
