@@ -76,6 +76,13 @@ PSG_API psg_status psg_match_clause_pattern(const psg_expr *m, size_t i, psg_pat
 PSG_API size_t psg_match_clause_num_vars(const psg_expr *m, size_t i);
 PSG_API psg_expr *psg_match_clause_var(const psg_expr *m, size_t i, size_t j);
 
+/* TVM's UnmatchedCases: the cases no clause of Match `m` handles, as the
+ * fields of a tuple pattern *out (none: an empty tuple). Constructors are
+ * expanded with the TypeData `mod` (may be NULL when no pattern has a
+ * constructor) gives them. INVALID_ARGUMENT when a constructor's type is
+ * not in mod; UNSUPPORTED past a million candidate cases. */
+PSG_API psg_status psg_match_unmatched_cases(const psg_expr *m, const psg_module *mod, psg_pattern **out);
+
 /* TypeData ------------------------------------------------------------------
  * `type List[A] { Cons(A, List[A]), Nil }`: the GlobalTypeVar `header`, its
  * type parameters (distinct TypeVars) and constructors (Constructors whose

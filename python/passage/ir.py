@@ -1125,6 +1125,11 @@ class IRModule(_Owned):
         from .relay import adt
         return adt.get_constructor(self, name)
 
+    def import_from_std(self, file_to_import):
+        """Parses relay/std/FILE (prelude.rly, nat.rly) into this module."""
+        from .relay import adt
+        adt.import_from_std(self, file_to_import)
+
     def get_type(self, name):
         """TVM's IRModule.get_type: the ADT's GlobalTypeVar and its constructors."""
         td = self[self.get_global_type_var(name)]

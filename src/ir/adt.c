@@ -72,7 +72,7 @@ static void node_retain(const psgi_pat_node *p) {
   psg_expr_retain(p->var);
 }
 
-static psg_status pattern_alloc(psg_ctx *ctx, size_t n, psg_pattern **out) {
+psg_status psgi_pattern_alloc(psg_ctx *ctx, size_t n, psg_pattern **out) {
   *out = NULL;
   if (n > UINT32_MAX / 2) return bad(ctx, "pattern too large");
   psg_pattern *p = psgi_calloc(ctx, sizeof *p + n * sizeof(psgi_pat_node));
@@ -95,7 +95,7 @@ static psg_status pattern_join(psg_ctx *ctx, psgi_pat_node head, psg_pattern *co
     if (!fields[i]) return bad(ctx, "a sub-pattern is NULL");
     total += fields[i]->n;
   }
-  psg_status st = pattern_alloc(ctx, total, out);
+  psg_status st = psgi_pattern_alloc(ctx, total, out);
   if (st) return st;
   psg_pattern *p = *out;
   head.nsub = (uint32_t)n;
@@ -155,8 +155,7 @@ psg_expr *psg_pattern_get_var(const psg_pattern *p) { return p->nodes[0].var; }
 psg_expr *psg_pattern_get_constructor(const psg_pattern *p) { return p->nodes[0].ctor; }
 int psg_pattern_num_fields(const psg_pattern *p) { return (int)p->nodes[0].nsub; }
 
-/* The index just past the subtree starting at nodes[at]. */
-static uint32_t subtree_end(const psgi_pat_node *nodes, uint32_t at) {
+uint32_t psgi_pat_subtree_end(const psgi_pat_node *nodes, uint32_t at) {
   uint64_t need = 1;
   while (need) need += (uint64_t)nodes[at++].nsub - 1;
   return at;
@@ -166,9 +165,9 @@ psg_status psg_pattern_field(const psg_pattern *p, int i, psg_pattern **out) {
   *out = NULL;
   if (i < 0 || i >= psg_pattern_num_fields(p)) return bad(p->ctx, "pattern field index out of range");
   uint32_t at = 1;
-  for (int k = 0; k < i; k++) at = subtree_end(p->nodes, at);
-  uint32_t end = subtree_end(p->nodes, at);
-  psg_status st = pattern_alloc(p->ctx, end - at, out);
+  for (int k = 0; k < i; k++) at = psgi_pat_subtree_end(p->nodes, at);
+  uint32_t end = psgi_pat_subtree_end(p->nodes, at);
+  psg_status st = psgi_pattern_alloc(p->ctx, end - at, out);
   if (st) return st;
   for (uint32_t k = at; k < end; k++) {
     (*out)->nodes[k - at] = p->nodes[k];
@@ -279,7 +278,7 @@ psg_status psg_match_clause_pattern(const psg_expr *m, size_t i, psg_pattern **o
   if (i >= psg_match_num_clauses(m)) return bad(m->ctx, "Match clause index out of range");
   const psgi_match_info *mi = m->u.match;
   uint32_t a = mi->pat_start[i], b = mi->pat_start[i + 1], kv = mi->kid_start[i];
-  psg_status st = pattern_alloc(m->ctx, b - a, out);
+  psg_status st = psgi_pattern_alloc(m->ctx, b - a, out);
   if (st) return st;
   for (uint32_t k = a; k < b; k++) {
     psgi_pat_node nd = mi->pats[k];

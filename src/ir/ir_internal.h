@@ -139,6 +139,11 @@ typedef struct psgi_match_info {
   psgi_pat_node *pats;
 } psgi_match_info;
 void psgi_match_info_release(psg_ctx *ctx, psgi_match_info *mi);
+/* A pattern of n nodes, zeroed (the caller fills them and retains their
+ * ctor and var). */
+psg_status psgi_pattern_alloc(psg_ctx *ctx, size_t n, psg_pattern **out);
+/* The index just past the subtree that starts at nodes[at]. */
+uint32_t psgi_pat_subtree_end(const psgi_pat_node *nodes, uint32_t at);
 
 /* Whether child i of e is a variable e binds: a Function's parameter, a
  * Let's variable, a Match pattern's variable. */

@@ -281,8 +281,9 @@ psg_status psgi_rp_parse_match(parser *ps, psg_expr **out) {
     psgi_rp_advance(ps);
   }
   psg_expr *data = NULL;
-  psg_status st = psgi_rp_expect(ps, "(", "after match") ? psgi_rp_parse_expr(ps, &data) : PSG_ERR_PARSE;
-  if (!st && !psgi_rp_expect(ps, ")", "after the matched expression")) st = PSG_ERR_PARSE;
+  /* The matched value is parenthesized, and may be a tuple: (%a, %b). */
+  psg_status st = tok_is(&ps->tok, "(") ? psgi_rp_parse_expr(ps, &data) : PSG_OK;
+  if (!data && !st) st = psgi_rp_expect(ps, "(", "after match") ? PSG_OK : PSG_ERR_PARSE;
   if (!st && !psgi_rp_expect(ps, "{", "to start the match clauses")) st = PSG_ERR_PARSE;
   pattern_vec pats = {0};
   expr_vec rhs = {0};

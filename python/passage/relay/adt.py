@@ -25,6 +25,8 @@ _PROTOS = {
     "psg_match_create": (I, [P, P, PP, PP, Z, B, P, PP]), "psg_match_get_data": (P, [P]),
     "psg_match_num_clauses": (Z, [P]), "psg_match_complete": (B, [P]),
     "psg_match_clause_rhs": (P, [P, Z]), "psg_match_clause_pattern": (I, [P, Z, PP]),
+    "psg_match_clause_num_vars": (Z, [P, Z]), "psg_match_clause_var": (P, [P, Z, Z]),
+    "psg_match_unmatched_cases": (I, [P, P, PP]),
     "psg_type_data_create": (I, [P, P, PP, I, PP, I, PP]),
     "psg_type_data_retain": (None, [P]), "psg_type_data_release": (None, [P]),
     "psg_type_data_header": (P, [P]), "psg_type_data_num_tvars": (I, [P]),
@@ -337,6 +339,45 @@ def get_constructor(mod, name):
     if not ptr:
         raise ValueError("Cannot find constructor \"%s\" in the Module" % name)
     return _wrap_expr(ptr, False)
+
+
+# A type each std file defines: its import is done when the module has it.
+_STD_SENTINEL = {"prelude.rly": "List", "nat.rly": "nat"}
+
+
+def import_from_std(mod, file_to_import):
+    """mod.import_from_std(FILE): our std file's definitions added to mod."""
+    import os
+    from .. import parse as _parse
+    sentinel = _STD_SENTINEL.get(file_to_import)
+    if sentinel is not None and lib.psg_module_find_type_def(mod._ptr, enc(sentinel)):
+        return
+    if file_to_import == "nat.rly":
+        import_from_std(mod, "prelude.rly")
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "std", file_to_import)
+    if not os.path.exists(path):
+        raise FileNotFoundError("no std file %r in passage (relay/std has prelude.rly, nat.rly)"
+                                % file_to_import)
+    with open(path) as f:
+        out = _parse(f.read(), path, mod)
+    lib.psg_module_retain(out._ptr)
+    old, mod._ptr = mod._ptr, out._ptr
+    lib.psg_module_release(old)
+
+
+def unmatched_cases(match, mod=None):
+    """TVM's relay.analysis.unmatched_cases: the patterns no clause of
+    `match` handles (constructors expanded with `mod`'s type definitions)."""
+    out = ctypes.c_void_p()
+    call(lib.psg_match_unmatched_cases, match._ptr, mod._ptr if mod is not None else None,
+         ctypes.byref(out), what="unmatched_cases")
+    return _wrap_pattern(out.value).patterns
+
+
+def match_vars(ptr):
+    """The variables Match `ptr`'s patterns bind (C pointers)."""
+    return [lib.psg_match_clause_var(ptr, c, j) for c in range(lib.psg_match_num_clauses(ptr))
+            for j in range(lib.psg_match_clause_num_vars(ptr, c))]
 
 
 _ir._EXPR_CLASSES.update({10: Constructor, 11: Match, 12: RefCreate, 13: RefRead, 14: RefWrite})
