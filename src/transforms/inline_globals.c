@@ -92,7 +92,7 @@ static psg_status inline_round(psg_ctx *ctx, const psg_module *mod, const uint8_
     if (mod->entries[done].func) st = psg_mutate(&m, mod->entries[done].func, &es[done].func); /* else a PrimFunc */
     psg_mutator_fini(&m);
   }
-  if (!st && in.changed) st = psgi_module_from_entries(ctx, es, mod->n, mod->attrs, out);
+  if (!st && in.changed) st = psgi_module_from_entries_of(mod, es, mod->n, mod->attrs, out);
   for (size_t i = 0; i < done; i++) psg_expr_release(es[i].func);
   psgi_free(ctx, es);
   return st;
@@ -115,7 +115,7 @@ static psg_status drop_inlined(psg_ctx *ctx, psg_module *mod, psg_module **out) 
     psg_module_retain(mod);
     *out = mod;
   } else if (!st) {
-    st = psgi_module_from_entries(ctx, es, k, mod->attrs, out);
+    st = psgi_module_from_entries_of(mod, es, k, mod->attrs, out);
   }
   psgi_free(ctx, refs);
   psgi_free(ctx, es);
