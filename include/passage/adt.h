@@ -46,8 +46,8 @@ enum {
 };
 PSG_API psg_status psg_pattern_wildcard(psg_ctx *ctx, psg_pattern **out);
 PSG_API psg_status psg_pattern_var(psg_ctx *ctx, psg_expr *var, psg_pattern **out);
-/* Errors: INVALID_ARGUMENT when `ctor` is not a Constructor or n differs
- * from its number of inputs. */
+/* Errors: INVALID_ARGUMENT when `ctor` is not a Constructor. A field count
+ * other than the constructor's is a type error (InferType), as in TVM. */
 PSG_API psg_status psg_pattern_constructor(psg_ctx *ctx, psg_expr *ctor, psg_pattern *const *fields, int n,
                                            psg_pattern **out);
 PSG_API psg_status psg_pattern_tuple(psg_ctx *ctx, psg_pattern *const *fields, int n, psg_pattern **out);

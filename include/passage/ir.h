@@ -215,6 +215,9 @@ PSG_API bool psg_expr_structural_equal_explain(const psg_expr *a, const psg_expr
 /* TVM's structural_equal(a, b, map_free_vars): with map_free_vars a free
  * variable of `a` may pair with one of `b` (same annotation, a bijection, as
  * definitions pair); path as above (may be NULL). */
+/* TVM's WellFormed: no variable is bound twice and none is used outside
+ * its scope (free variables are allowed). */
+PSG_API bool psg_expr_well_formed(const psg_expr *e);
 PSG_API bool psg_expr_structural_equal_ex(const psg_expr *a, const psg_expr *b, bool map_free_vars, char **path);
 
 PSG_END_DECLS

@@ -304,7 +304,7 @@ static psg_status pattern_matches(interp *in, const psg_expr *e, uint32_t c, psg
     if (nd->kind == PSG_PATTERN_VAR) binds[nb++] = x;
     if (nd->kind != PSG_PATTERN_CONSTRUCTOR && nd->kind != PSG_PATTERN_TUPLE) continue;
     if (nd->kind == PSG_PATTERN_CONSTRUCTOR)
-      *ok = x->kind == PSGI_VALUE_ADT && (x->u.tuple.ctor == nd->ctor ||
+      *ok = x->kind == PSGI_VALUE_ADT && x->u.tuple.n == nd->nsub && (x->u.tuple.ctor == nd->ctor ||
                                          (!strcmp(x->u.tuple.ctor->u.ctor.name, nd->ctor->u.ctor.name) &&
                                           !strcmp(x->u.tuple.ctor->u.ctor.belongs_to->name,
                                                   nd->ctor->u.ctor.belongs_to->name)));

@@ -123,11 +123,8 @@ psg_status psg_pattern_var(psg_ctx *ctx, psg_expr *var, psg_pattern **out) {
 psg_status psg_pattern_constructor(psg_ctx *ctx, psg_expr *ctor, psg_pattern *const *fields, int n,
                                    psg_pattern **out) {
   *out = NULL;
+  /* As TVM, the field count is not checked here: InferType reports it. */
   if (!IS(ctor, PSG_EXPR_CONSTRUCTOR)) return bad(ctx, "a PatternConstructor needs a Constructor");
-  if (n != ctor->u.ctor.inputs->n)
-    return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0, NULL,
-                         "constructor %s takes %d fields, the pattern has %d", ctor->u.ctor.name,
-                         ctor->u.ctor.inputs->n, n);
   return pattern_join(ctx, (psgi_pat_node){PSG_PATTERN_CONSTRUCTOR, 0, ctor, NULL}, fields, n, out);
 }
 

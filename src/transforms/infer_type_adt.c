@@ -28,9 +28,14 @@ typedef PSGI_VEC(const psg_type *) type_vec;
 /* Expected types for the fields of constructor `c` matched against `want`:
  * want is unified with the ADT applied to fresh holes, and the fields are
  * the inputs with the type parameters replaced by those holes. */
-static psg_status ctor_fields(psgi_unifier *u, const psg_module *mod, const psg_expr *c, const psg_type *want,
-                              type_vec *out) {
+static psg_status ctor_fields(psgi_unifier *u, const psg_module *mod, const psg_expr *c, uint32_t nsub,
+                              const psg_type *want, type_vec *out) {
   psg_ctx *ctx = u->ctx;
+  if (nsub != (uint32_t)c->u.ctor.inputs->n) {
+    snprintf(u->msg, sizeof u->msg, "constructor %s takes %d fields, the pattern has %u", c->u.ctor.name,
+             c->u.ctor.inputs->n, nsub);
+    return PSG_ERR_TYPE;
+  }
   const psg_type_data *td = mod ? psg_module_lookup_type_def(mod, c->u.ctor.belongs_to) : NULL;
   if (!td) {
     snprintf(u->msg, sizeof u->msg, "constructor %s: its type %s is not defined in the module", c->u.ctor.name,
@@ -72,7 +77,7 @@ psg_status psgi_infer_match_patterns(psgi_unifier *u, const psg_module *mod, con
         else st = psgi_unify(u, kid_types[kv], t, NULL);
         kv++;
       } else if (nd->kind == PSG_PATTERN_CONSTRUCTOR) {
-        st = ctor_fields(u, mod, nd->ctor, t, &want);
+        st = ctor_fields(u, mod, nd->ctor, nd->nsub, t, &want);
       } else if (nd->kind == PSG_PATTERN_TUPLE) {
         const psg_type *small[16], **holes = small, *tup = NULL;
         if (nd->nsub > 16 && !(holes = psgi_alloc(ctx, nd->nsub * sizeof *holes))) st = psgi_nomem(ctx);

@@ -189,3 +189,30 @@ def test_prelude():
     assert len(mod.type_definitions) == 3
     mod.import_from_std("nat.rly")
     assert mod.get_constructor("succ").name_hint == "succ"
+
+
+def test_well_formed():
+    from passage.relay.analysis import well_formed
+    x = relay.Var("x")
+    v = relay.const(10)
+    let = relay.Let(x, v, x)
+    assert well_formed(x) and well_formed(let)
+    assert not well_formed(relay.Let(x, v, let))           # x bound twice
+    assert not well_formed(relay.Tuple([let, relay.Let(x, v, x)]))
+    assert well_formed(relay.Tuple([let, let]))             # one node, shared
+    assert not well_formed(relay.Tuple([let, x]))           # x used outside its let
+    _, lst, cons, nil = list_module()
+    y = relay.Var("y")
+    one = relay.Clause(relay.PatternConstructor(cons, [relay.PatternVar(y), relay.PatternWildcard()]), y)
+    other = relay.Clause(relay.PatternVar(y), y)
+    assert well_formed(relay.Match(nil(), [one]))
+    assert not well_formed(relay.Match(nil(), [one, other]))  # y bound by two clauses
+
+
+def test_pattern_arity_is_a_type_error():
+    mod, lst, cons, nil = list_module()
+    xs = relay.Var("xs", lst(relay.scalar_type("int32")))
+    bad = relay.Match(xs, [relay.Clause(relay.PatternConstructor(cons, [relay.PatternWildcard()]), relay.const(0))])
+    mod["main"] = relay.Function([xs], bad)
+    with pytest.raises(passage.PassTypeError, match="constructor Cons takes 2 fields, the pattern has 1"):
+        relay.transform.InferType()(mod)

@@ -26,7 +26,7 @@ _PROTOS = {
     "psg_match_num_clauses": (Z, [P]), "psg_match_complete": (B, [P]),
     "psg_match_clause_rhs": (P, [P, Z]), "psg_match_clause_pattern": (I, [P, Z, PP]),
     "psg_match_clause_num_vars": (Z, [P, Z]), "psg_match_clause_var": (P, [P, Z, Z]),
-    "psg_match_unmatched_cases": (I, [P, P, PP]),
+    "psg_match_unmatched_cases": (I, [P, P, PP]), "psg_expr_well_formed": (B, [P]),
     "psg_type_data_create": (I, [P, P, PP, I, PP, I, PP]),
     "psg_type_data_retain": (None, [P]), "psg_type_data_release": (None, [P]),
     "psg_type_data_header": (P, [P]), "psg_type_data_num_tvars": (I, [P]),
@@ -372,6 +372,12 @@ def unmatched_cases(match, mod=None):
     call(lib.psg_match_unmatched_cases, match._ptr, mod._ptr if mod is not None else None,
          ctypes.byref(out), what="unmatched_cases")
     return _wrap_pattern(out.value).patterns
+
+
+def well_formed(expr):
+    """TVM's relay.analysis.well_formed: no variable bound twice, none used
+    outside its scope."""
+    return bool(lib.psg_expr_well_formed(_expr_ptr(expr)))
 
 
 def match_vars(ptr):

@@ -9,7 +9,13 @@ _ffi_api = type("_ffi_api", (), {"_test_type_solver": staticmethod(_type_solver.
 
 __all__ = ["free_vars", "bound_vars", "all_vars", "Feature", "detect_feature",
            "check_basic_block_normal_form", "free_type_vars", "bound_type_vars", "all_type_vars",
-           "unmatched_cases"]
+           "unmatched_cases", "well_formed"]
+
+
+def well_formed(expr):
+    """No variable bound twice, none used outside its scope (relay/adt.py)."""
+    from .adt import well_formed as _well_formed
+    return _well_formed(expr)
 
 
 def unmatched_cases(match, mod=None):
