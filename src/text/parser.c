@@ -62,6 +62,7 @@ static void parser_fini(parser *ps) {
   PSGI_VEC_FREE(ps->ctx, &ps->meta);
   PSGI_VEC_FREE(ps->ctx, &ps->prims);
   psgi_map_fini(&ps->type_names);
+  psgi_map_fini(&ps->declared_types);
   for (size_t i = 0; i < ps->ctors.len; i++) psg_expr_release(ps->ctors.entries[i].value);
   psgi_map_fini(&ps->ctors);
   for (size_t i = 0; i < ps->type_defs.len; i++) psg_type_data_release(ps->type_defs.data[i]);
@@ -78,6 +79,7 @@ static psg_status parser_init(parser *ps, psg_ctx *ctx, const char *text, size_t
   psgi_map_init(&ps->free_vars, ctx);
   psgi_map_init(&ps->globals, ctx);
   psgi_map_init(&ps->type_names, ctx);
+  psgi_map_init(&ps->declared_types, ctx);
   psgi_map_init(&ps->ctors, ctx);
   psgi_arena_init(&ps->arena, ctx);
   ps->src = text ? text : "";
@@ -91,6 +93,7 @@ static psg_status parser_init(parser *ps, psg_ctx *ctx, const char *text, size_t
     if (!PSGI_VEC_PUSH(ctx, &ps->meta, meta[i])) return psgi_nomem(ctx);
     psg_tensor_retain(meta[i]);
   }
+  if (!st) st = psgi_rp_scan_type_names(ps, ps->src, (size_t)(*meta_at - ps->src));
   ps->next = lexer_next(&ps->lx);
   psgi_rp_advance(ps);
   return st;

@@ -24,6 +24,24 @@ static psg_status type_name(parser *ps, const token *t, const psg_type **out) {
   return PSG_OK;
 }
 
+psg_status psgi_rp_scan_type_names(parser *ps, const char *text, size_t len) {
+  lexer lx;
+  lexer_init(&lx, text, len);
+  token prev = lexer_next(&lx);
+  while (prev.kind != TOK_EOF && prev.kind != TOK_ERROR) {
+    token t = lexer_next(&lx);
+    if (prev.kind == TOK_IDENT && tok_is(&prev, "type") && t.kind == TOK_IDENT &&
+        !psgi_map_put_str(&ps->declared_types, t.text, t.len, NULL))
+      return psgi_nomem(ps->ctx);
+    prev = t;
+  }
+  return PSG_OK;
+}
+
+bool psgi_rp_is_type_name(const parser *ps, const token *t) {
+  return t->kind == TOK_IDENT && psgi_map_get_str(&ps->declared_types, t->text, t->len) != NULL;
+}
+
 psg_status psgi_rp_parse_adt_type(parser *ps, const psg_type **out) {
   token t = ps->tok;
   const psg_type *head = NULL;
@@ -144,7 +162,8 @@ psg_status psgi_rp_add_init_type_defs(parser *ps, const psg_module *init) {
     psg_type_data *td = psg_module_get_type_def(init, i);
     const char *h = psg_type_var_name(psg_type_data_header(td));
     psgi_map_entry *e = psgi_map_put_str(&ps->type_names, h, strlen(h), NULL);
-    if (!e || !PSGI_VEC_PUSH(ps->ctx, &ps->type_defs, td)) return psgi_nomem(ps->ctx);
+    if (!e || !psgi_map_put_str(&ps->declared_types, h, strlen(h), NULL) || !PSGI_VEC_PUSH(ps->ctx, &ps->type_defs, td))
+      return psgi_nomem(ps->ctx);
     e->value = (void *)psg_type_data_header(td);
     psg_type_data_retain(td);
     for (int c = 0; c < psg_type_data_num_constructors(td); c++) {

@@ -62,6 +62,7 @@ typedef struct parser {
   psgi_tensor_vec meta;
   PSGI_VEC(prim_block) prims;
   psgi_map type_names; /* ADT name -> its GlobalTypeVar (const psg_type *) */
+  psgi_map declared_types; /* names the text defines with `type NAME` (a pre-scan), or init's */
   psgi_map ctors;      /* constructor name -> Constructor (retained) */
   PSGI_VEC(psg_type_data *) type_defs; /* the module's, init's first (retained) */
 } parser;
@@ -100,6 +101,10 @@ psg_status psgi_rp_parse_block(parser *ps, psg_expr **out);
 psg_status psgi_rp_parse_expr(parser *ps, psg_expr **out);
 /* relay_parse_adt.c */
 psg_status psgi_rp_parse_adt_type(parser *ps, const psg_type **out);
+/* Records every `type NAME` of the text (types may be used before their
+ * definition); whether `t` names one. */
+psg_status psgi_rp_scan_type_names(parser *ps, const char *text, size_t len);
+bool psgi_rp_is_type_name(const parser *ps, const token *t);
 psg_status psgi_rp_parse_type_def(parser *ps);
 psg_status psgi_rp_add_init_type_defs(parser *ps, const psg_module *init);
 psg_expr *psgi_rp_lookup_ctor(const parser *ps, const token *t);

@@ -156,7 +156,7 @@ psg_status psgi_rp_parse_type(parser *ps, const psg_type **out) {
   } else if (type_dtype(&ps->tok)) {
     st = psg_type_tensor(ps->ctx, NULL, 0, type_dtype(&ps->tok), out);
     psgi_rp_advance(ps);
-  } else if (ps->tok.kind == TOK_IDENT) {
+  } else if (psgi_rp_is_type_name(ps, &ps->tok)) {
     st = psgi_rp_parse_adt_type(ps, out); /* List[A]: an ADT, defined before or after */
   } else {
     char buf[80];
