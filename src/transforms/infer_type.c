@@ -56,7 +56,7 @@ static const psg_type *type_of(checker *c, const psg_expr *e) {
 /* Whether e's type, just inferred, is final: it depends on nothing but its
  * children (ops have no type and are final), and they are all final. */
 static bool is_final(const psg_expr *e) {
-  if (e->kind == PSG_EXPR_GLOBAL_VAR) return false;
+  if (e->kind == PSG_EXPR_GLOBAL_VAR || e->kind == PSG_EXPR_CONSTRUCTOR) return false; /* typed by the module */
   if (e->kind == PSG_EXPR_VAR) return e->u.var.type != NULL;
   for (uint32_t i = 0; i < e->nkids; i++) {
     const psg_expr *k = e->kids[i];
