@@ -216,3 +216,43 @@ def test_pattern_arity_is_a_type_error():
     mod["main"] = relay.Function([xs], bad)
     with pytest.raises(passage.PassTypeError, match="constructor Cons takes 2 fields, the pattern has 1"):
         relay.transform.InferType()(mod)
+
+
+def test_expr_visitor_and_mutator_walk_adts():
+    mod = passage.parse(SEMVER + """
+type List[A] { Cons(A, List[A]), Nil }
+def @main(%x: float32) -> float32 {
+  %0 = ref(%x);
+  let %u = ref_write(%0, 1f);
+  match (Cons(ref_read(%0), Nil)) { Cons(%h, _) => %h, Nil => 2f }
+}
+""")
+
+    class Count(relay.ExprVisitor):
+        def __init__(self):
+            super().__init__()
+            self.kinds = []
+
+        def visit_match(self, m):
+            self.kinds.append("match")
+            super().visit_match(m)
+
+        def visit_constructor(self, c):
+            self.kinds.append(c.name_hint)
+
+        def visit_ref_write(self, r):
+            self.kinds.append("ref_write")
+            super().visit_ref_write(r)
+
+    c = Count()
+    c.visit(mod["main"].body)
+    assert sorted(c.kinds) == ["Cons", "Nil", "match", "ref_write"]
+
+    class Bump(relay.ExprMutator):
+        def visit_constant(self, k):
+            return relay.const(9.0)
+
+    out = Bump().visit(mod["main"].body)
+    text = out.astext()
+    assert "ref_write(%0, 9f)" in text and "Nil => {" in text and "9f" in text
+    assert Bump().visit(mod["main"].body.body.data.op).name_hint == "Cons"
