@@ -32,7 +32,12 @@ enum {
   PSG_EXPR_IF = 7,
   PSG_EXPR_FUNCTION = 8,
   PSG_EXPR_OP = 9,
-  PSG_EXPR_KIND_COUNT = 10
+  PSG_EXPR_CONSTRUCTOR = 10, /* an ADT constructor (passage/adt.h) */
+  PSG_EXPR_MATCH = 11,
+  PSG_EXPR_REF_CREATE = 12,
+  PSG_EXPR_REF_READ = 13,
+  PSG_EXPR_REF_WRITE = 14,
+  PSG_EXPR_KIND_COUNT = 15
 };
 
 /* A source range. `file` may be NULL; lines and columns count from 1, and 0
@@ -106,7 +111,9 @@ PSG_API psg_status psg_expr_infer_type(psg_expr *e, const psg_type **out);
 
 /* Generic children: Call: callee then args; Tuple: fields; TupleGetItem:
  * tuple; Let: var, value, body; If: cond, then, else; Function: params then
- * body; leaves: none. Borrowed. */
+ * body; Match: data, then per clause its pattern's variables and its
+ * right-hand side; RefCreate: value; RefRead: ref; RefWrite: ref, value;
+ * leaves (Constructor among them): none. Borrowed. */
 PSG_API size_t psg_expr_num_children(const psg_expr *e);
 PSG_API psg_expr *psg_expr_get_child(const psg_expr *e, size_t i);
 
@@ -208,6 +215,9 @@ PSG_API bool psg_expr_structural_equal_explain(const psg_expr *a, const psg_expr
 /* TVM's structural_equal(a, b, map_free_vars): with map_free_vars a free
  * variable of `a` may pair with one of `b` (same annotation, a bijection, as
  * definitions pair); path as above (may be NULL). */
+/* TVM's WellFormed: no variable is bound twice and none is used outside
+ * its scope (free variables are allowed). */
+PSG_API bool psg_expr_well_formed(const psg_expr *e);
 PSG_API bool psg_expr_structural_equal_ex(const psg_expr *a, const psg_expr *b, bool map_free_vars, char **path);
 
 PSG_END_DECLS

@@ -12,6 +12,7 @@
 #include "passage/attrs.h"
 #include "passage/ir.h"
 #include "passage/module.h"
+#include "passage/adt.h"
 #include "passage/op.h"
 #include "passage/op_attr.h"
 #include "passage/text.h"

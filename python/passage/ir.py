@@ -1041,6 +1041,8 @@ class IRModule(_Owned):
         self._ptr = out.value
         for k, v in (functions or {}).items():
             self._set(k, v, update=False)
+        for k, v in (type_definitions or {}).items():
+            self._set(k, v, update=False)
         if attrs:
             a = attrs_from_py(attrs)
             try:
@@ -1067,6 +1069,9 @@ class IRModule(_Owned):
         lib.psg_module_release(old)
 
     def _set(self, var, func, update=True):
+        if type(func).__name__ == "TypeData":  # mod[gtv] = TypeData (relay/adt.py)
+            from .relay import adt
+            return adt.set_type_def(self, var, func, update)
         if isinstance(var, str):
             existing = self.get_global_var(var) if var in self else None
             var = existing if existing is not None else GlobalVar(var)
@@ -1108,6 +1113,9 @@ class IRModule(_Owned):
         self.remove(var)
 
     def __getitem__(self, var):
+        if isinstance(var, GlobalTypeVar):
+            from .relay import adt
+            return adt.get_type_def(self, var)
         name = var if isinstance(var, str) else var.name_hint
         i = lib.psg_module_find(self._ptr, enc(name))
         if i < 0:
@@ -1134,6 +1142,32 @@ class IRModule(_Owned):
         if i < 0:
             raise ValueError("Cannot find global var \"%s\" in the Module" % name)
         return _wrap_expr(lib.psg_module_get_global_var(self._ptr, i), False)
+
+    def get_global_type_var(self, name):
+        from .relay import adt
+        return adt.get_global_type_var(self, name)
+
+    def get_global_type_vars(self):
+        return list(self.type_definitions.keys())
+
+    def get_constructor(self, name):
+        from .relay import adt
+        return adt.get_constructor(self, name)
+
+    def import_from_std(self, file_to_import):
+        """Parses relay/std/FILE (prelude.rly, nat.rly) into this module."""
+        from .relay import adt
+        adt.import_from_std(self, file_to_import)
+
+    def get_type(self, name):
+        """TVM's IRModule.get_type: the ADT's GlobalTypeVar and its constructors."""
+        td = self[self.get_global_type_var(name)]
+        return tuple([td.header] + list(td.constructors))
+
+    @property
+    def type_definitions(self):
+        from .relay import adt
+        return adt.type_definitions(self)
 
     def get_global_vars(self):
         return [_wrap_expr(lib.psg_module_get_global_var(self._ptr, i), False)

@@ -289,6 +289,80 @@ static bool is_call_lowered(const psg_expr *e) {
          !strcmp(psgi_op_table[e->kids[0]->u.op].name, name);
 }
 
+/* Whether value v matches clause c's pattern of Match e; binds[] gets the
+ * value of each pattern variable (borrowed), in the pattern's order. */
+static psg_status pattern_matches(interp *in, const psg_expr *e, uint32_t c, psgi_value *v, psgi_value **binds,
+                                  bool *ok) {
+  const psgi_match_info *mi = e->u.match;
+  PSGI_VEC(psgi_value *) want = {0};
+  *ok = PSGI_VEC_PUSH(in->ctx, &want, v);
+  if (!*ok) return psgi_nomem(in->ctx);
+  size_t nb = 0;
+  for (uint32_t i = mi->pat_start[c]; i < mi->pat_start[c + 1] && *ok; i++) {
+    const psgi_pat_node *nd = &mi->pats[i];
+    psgi_value *x = want.data[--want.len];
+    if (nd->kind == PSG_PATTERN_VAR) binds[nb++] = x;
+    if (nd->kind != PSG_PATTERN_CONSTRUCTOR && nd->kind != PSG_PATTERN_TUPLE) continue;
+    if (nd->kind == PSG_PATTERN_CONSTRUCTOR)
+      *ok = x->kind == PSGI_VALUE_ADT && x->u.tuple.n == nd->nsub && (x->u.tuple.ctor == nd->ctor ||
+                                         (!strcmp(x->u.tuple.ctor->u.ctor.name, nd->ctor->u.ctor.name) &&
+                                          !strcmp(x->u.tuple.ctor->u.ctor.belongs_to->name,
+                                                  nd->ctor->u.ctor.belongs_to->name)));
+    else
+      *ok = x->kind == PSGI_VALUE_TUPLE && x->u.tuple.n == nd->nsub;
+    for (size_t k = nd->nsub; *ok && k-- > 0;)
+      if (!PSGI_VEC_PUSH(in->ctx, &want, x->u.tuple.items[k])) {
+        PSGI_VEC_FREE(in->ctx, &want);
+        return psgi_nomem(in->ctx);
+      }
+  }
+  PSGI_VEC_FREE(in->ctx, &want);
+  return PSG_OK;
+}
+
+/* A Match: its data, then the first clause whose pattern matches binds the
+ * pattern's variables and gives the value (stage 2 + the clause's index). */
+static psg_status step_match(interp *in, frame *f) {
+  psg_ctx *ctx = in->ctx;
+  const psg_expr *e = f->e;
+  uint32_t act = f->act;
+  const psgi_match_info *mi = e->u.match;
+  if (f->stage == 0) {
+    f->stage = 1;
+    if (!lookup(in, act, e->kids[0])) {
+      frame fc = {e->kids[0], 0, act, false};
+      return PSGI_VEC_PUSH(ctx, &in->stack, fc) ? PSG_OK : psgi_nomem(ctx);
+    }
+  }
+  if (f->stage == 1) {
+    psgi_value *data = lookup(in, act, e->kids[0]);
+    psgi_value **binds = psgi_alloc(ctx, e->nkids * sizeof *binds);
+    if (!binds) return psgi_nomem(ctx);
+    psg_status st = PSG_OK;
+    bool ok = false;
+    uint32_t c = 0;
+    for (; c < mi->nclauses && !st; c++)
+      if (!(st = pattern_matches(in, e, c, data, binds, &ok)) && ok) break;
+    for (uint32_t k = 0; !st && ok && mi->kid_start[c] + k + 1 < mi->kid_start[c + 1]; k++) {
+      psgi_value_retain(binds[k]);
+      st = bind(in, act, e->kids[mi->kid_start[c] + k], binds[k]);
+    }
+    psgi_free(ctx, binds);
+    if (st) return st;
+    if (!ok) return fail(in, e, PSG_ERR_INVALID_ARGUMENT, "%s", "match: no clause matches the value");
+    f->stage = 2 + c;
+    const psg_expr *rhs = e->kids[mi->kid_start[c + 1] - 1];
+    if (!lookup(in, act, rhs)) {
+      frame fc = {rhs, 0, act, false};
+      return PSGI_VEC_PUSH(ctx, &in->stack, fc) ? PSG_OK : psgi_nomem(ctx);
+    }
+  }
+  psgi_value *v = lookup(in, act, e->kids[mi->kid_start[f->stage - 2 + 1] - 1]);
+  psgi_value_retain(v);
+  in->stack.len--;
+  return bind(in, act, e, v);
+}
+
 /* One step for frame f (the top of the stack). */
 static psg_status step(interp *in) {
   psg_ctx *ctx = in->ctx;
@@ -310,13 +384,20 @@ static psg_status step(interp *in) {
     return fail(in, e, PSG_ERR_UNSUPPORTED, "operator '%s' used as a value (only calls to it are evaluable)",
                 psgi_op_table[e->u.op].name);
   case PSG_EXPR_FUNCTION: st = make_closure(in, act, e, &v); break;
+  case PSG_EXPR_CONSTRUCTOR:
+    return fail(in, e, PSG_ERR_UNSUPPORTED, "constructor %s used as a value (only calls to it are evaluable)",
+                e->u.ctor.name);
+  case PSG_EXPR_MATCH: return step_match(in, f);
   case PSG_EXPR_TUPLE:
   case PSG_EXPR_TUPLE_GET_ITEM:
+  case PSG_EXPR_REF_CREATE:
+  case PSG_EXPR_REF_READ:
+  case PSG_EXPR_REF_WRITE:
   case PSG_EXPR_CALL: {
-    /* Children first (an op callee is not evaluated). */
+    /* Children first (an op or constructor callee is not evaluated). */
     while (f->stage < e->nkids) {
       const psg_expr *k = e->kids[f->stage];
-      if (e->kind == PSG_EXPR_CALL && f->stage == 0 && k->kind == PSG_EXPR_OP) {
+      if (e->kind == PSG_EXPR_CALL && f->stage == 0 && (k->kind == PSG_EXPR_OP || k->kind == PSG_EXPR_CONSTRUCTOR)) {
         f->stage++;
         continue;
       }
@@ -338,6 +419,25 @@ static psg_status step(interp *in) {
       for (uint32_t i = 0; i < e->nkids; i++) items[i] = lookup(in, act, e->kids[i]);
       st = psgi_value_tuple(ctx, items, e->nkids, &v);
       if (items != small) psgi_free(ctx, items);
+      break;
+    }
+    if (e->kind >= PSG_EXPR_REF_CREATE) {
+      psgi_value *r = lookup(in, act, e->kids[0]);
+      if (e->kind == PSG_EXPR_REF_CREATE) {
+        st = psgi_value_ref(ctx, r, &v);
+      } else if (r->kind != PSGI_VALUE_REF) {
+        return fail(in, e, PSG_ERR_TYPE, "%s of a value that is not a reference",
+                    e->kind == PSG_EXPR_REF_READ ? "ref_read" : "ref_write");
+      } else if (e->kind == PSG_EXPR_REF_READ) {
+        v = r->u.ref;
+        psgi_value_retain(v);
+      } else {
+        psgi_value *nv = lookup(in, act, e->kids[1]), *old = r->u.ref;
+        psgi_value_retain(nv);
+        r->u.ref = nv;
+        psgi_value_release(old);
+        st = psgi_value_tuple(ctx, NULL, 0, &v); /* ref_write is () */
+      }
       break;
     }
     if (e->kind == PSG_EXPR_TUPLE_GET_ITEM) {
@@ -362,6 +462,12 @@ static psg_status step(interp *in) {
                  st != PSG_ERR_NOMEM) {
         st = fail(in, e, st, "call_lowered: %s", in->msg);
       }
+    } else if (callee->kind == PSG_EXPR_CONSTRUCTOR) {
+      if (nargs != (size_t)callee->u.ctor.inputs->n)
+        st = fail(in, e, PSG_ERR_TYPE, "constructor %s takes %d fields, %zu given", callee->u.ctor.name,
+                  callee->u.ctor.inputs->n, nargs);
+      else
+        st = psgi_value_adt(ctx, (psg_expr *)callee, args, nargs, &v);
     } else if (callee->kind == PSG_EXPR_OP) {
       st = psgi_eval_op_within(ctx, callee->u.op, e->u.attrs, args, NULL, nargs, &in->budget, &v, in->msg,
                                sizeof in->msg);
@@ -467,6 +573,9 @@ static psg_status flatten(psg_ctx *ctx, const psgi_value *v, tensor_vec *out, in
   }
   if (v->kind == PSGI_VALUE_CLOSURE || depth > 64)
     return psg_ctx_fail(ctx, PSG_ERR_UNSUPPORTED, "the function returns a function; only tensors and tuples can be outputs");
+  if (v->kind == PSGI_VALUE_ADT || v->kind == PSGI_VALUE_REF)
+    return psg_ctx_fail(ctx, PSG_ERR_UNSUPPORTED, "the function returns %s; only tensors and tuples can be outputs",
+                        v->kind == PSGI_VALUE_REF ? "a reference" : "an ADT value");
   for (size_t i = 0; i < v->u.tuple.n; i++) {
     psg_status st = flatten(ctx, v->u.tuple.items[i], out, depth + 1);
     if (st) return st;

@@ -8,7 +8,8 @@
  * deep as the program wrote them (value release recurses the same way); past
  * a generous depth the answer is "yes", which only changes the message. */
 static bool has_closure(const psgi_value *v, int depth) {
-  if (v->kind == PSGI_VALUE_CLOSURE || depth > 256) return true;
+  if (v->kind == PSGI_VALUE_CLOSURE || v->kind == PSGI_VALUE_ADT || v->kind == PSGI_VALUE_REF || depth > 256)
+    return true; /* ADT values and references are no op operands either */
   if (v->kind == PSGI_VALUE_TUPLE)
     for (size_t i = 0; i < v->u.tuple.n; i++)
       if (has_closure(v->u.tuple.items[i], depth + 1)) return true;
@@ -234,7 +235,9 @@ static psg_status to_expr(psg_ctx *ctx, const psgi_value *v, const psg_span *spa
   switch (v->kind) {
   case PSGI_VALUE_TENSOR: return psg_constant_create(ctx, v->u.tensor, span, out);
   case PSGI_VALUE_TUPLE: break;
-  case PSGI_VALUE_CLOSURE: return PSG_ERR_UNSUPPORTED;
+  case PSGI_VALUE_CLOSURE:
+  case PSGI_VALUE_ADT:
+  case PSGI_VALUE_REF: return PSG_ERR_UNSUPPORTED;
   }
   if (depth > MAX_TUPLE_DEPTH) return PSG_ERR_UNSUPPORTED;
   size_t n = v->u.tuple.n;

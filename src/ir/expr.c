@@ -67,7 +67,8 @@ static psg_status new_expr(psg_ctx *ctx, int kind, size_t nkids, const psg_span 
  * built-in passes keep as it is (psgi_is_composite_fn). */
 static void inherit_scopes(psg_expr *e) {
   if (e->kind == PSG_EXPR_FUNCTION && psgi_is_composite_fn(e)) return;
-  bool scoped = e->kind == PSG_EXPR_IF || e->kind == PSG_EXPR_LET || e->kind == PSG_EXPR_FUNCTION;
+  bool scoped = e->kind == PSG_EXPR_IF || e->kind == PSG_EXPR_LET || e->kind == PSG_EXPR_FUNCTION ||
+                e->kind == PSG_EXPR_MATCH;
   for (uint32_t i = 0; i < e->nkids && !scoped; i++) scoped = e->kids[i]->flags & PSGI_EXPR_HAS_SCOPES;
   if (scoped) e->flags |= PSGI_EXPR_HAS_SCOPES;
 }
@@ -86,6 +87,11 @@ static bool all_present(psg_expr *const *kids, size_t n) {
     if (!kids[i]) return false;
   return true;
 }
+
+psg_status psgi_expr_new(psg_ctx *ctx, int kind, size_t nkids, const psg_span *span, psg_expr **out) {
+  return new_expr(ctx, kind, nkids, span, out);
+}
+void psgi_expr_set_kids(psg_expr *e, psg_expr *const *kids) { set_kids(e, kids); }
 
 static psg_status bad(psg_ctx *ctx, const char *what) {
   return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, 0, NULL,
@@ -321,6 +327,7 @@ psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr 
   }
   if (n->kind == PSG_EXPR_CALL) psg_attrs_retain(n->u.attrs);
   if (n->kind == PSG_EXPR_FUNCTION) psg_attrs_retain(n->u.fn.attrs);
+  if (n->kind == PSG_EXPR_MATCH) psgi_ref_inc(&n->u.match->refcount);
   psgi_ctx_object_born(ctx);
   *out = n;
   return PSG_OK;
@@ -350,6 +357,11 @@ static void release_payload(psg_expr *e) {
   case PSG_EXPR_CONSTANT: psg_tensor_release(e->u.constant); break;
   case PSG_EXPR_CALL: psg_attrs_release(e->u.attrs); break;
   case PSG_EXPR_FUNCTION: psg_attrs_release(e->u.fn.attrs); break;
+  case PSG_EXPR_MATCH: psgi_match_info_release(e->ctx, e->u.match); break;
+  case PSG_EXPR_CONSTRUCTOR:
+  case PSG_EXPR_REF_CREATE:
+  case PSG_EXPR_REF_READ:
+  case PSG_EXPR_REF_WRITE:
   case PSG_EXPR_VAR:
   case PSG_EXPR_GLOBAL_VAR:
   case PSG_EXPR_TUPLE:

@@ -4,6 +4,7 @@
 #define PSG_IR_INTERNAL_H
 
 #include "passage/passage.h"
+#include "passage/adt.h"
 #include "support/support.h"
 #include "support/ctx_internal.h"
 
@@ -98,11 +99,77 @@ struct psg_expr {
     /* tparams: the type parameters as a TupleType of TypeVars, or NULL. */
     struct { psg_attrs *attrs; const psg_type *ret_type; const psg_type *tparams; } fn;
     uint32_t op; /* index in the op table */
+    /* Constructor: name interned; inputs a TupleType of the field types;
+     * tag set once when a TypeData takes the constructor (-1 before). */
+    struct { const char *name; const psg_type *belongs_to; const psg_type *inputs; int32_t tag; } ctor;
+    struct psgi_match_info *match; /* Match: clause layout, shared by rebuilds */
     struct psg_expr *dead_next; /* release: links dead nodes (no allocation) */
   } u;
   uint32_t nkids;
   psg_expr *kids[]; /* see psg_expr_get_child for the order per kind */
 };
+
+/* Patterns, flat in pre-order: a node is followed by its nsub sub-patterns.
+ * In a psg_pattern, `var` is the VAR node's variable; in a Match's layout it
+ * is NULL (the variables are the Match's children). ctor retained. */
+typedef struct psgi_pat_node {
+  uint8_t kind;
+  uint32_t nsub;
+  psg_expr *ctor;
+  psg_expr *var;
+} psgi_pat_node;
+
+struct psg_pattern {
+  uint32_t refcount;
+  psg_ctx *ctx;
+  uint32_t n;
+  psgi_pat_node nodes[];
+};
+
+/* A Match's layout: children are data, then per clause c its variables
+ * (kids[kid_start[c]] ...) and its right-hand side (kids[kid_start[c+1]-1]);
+ * clause c's pattern is pats[pat_start[c] .. pat_start[c+1]). binder[i]
+ * says whether child i is a pattern variable. Immutable, reference counted. */
+typedef struct psgi_match_info {
+  uint32_t refcount;
+  bool complete;
+  uint32_t nclauses;
+  uint32_t *pat_start, *kid_start; /* nclauses + 1 each */
+  uint8_t *binder;                 /* one per child */
+  psgi_pat_node *pats;
+} psgi_match_info;
+void psgi_match_info_release(psg_ctx *ctx, psgi_match_info *mi);
+/* A pattern of n nodes, zeroed (the caller fills them and retains their
+ * ctor and var). */
+psg_status psgi_pattern_alloc(psg_ctx *ctx, size_t n, psg_pattern **out);
+/* The index just past the subtree that starts at nodes[at]. */
+uint32_t psgi_pat_subtree_end(const psgi_pat_node *nodes, uint32_t at);
+
+/* Whether child i of e is a variable e binds: a Function's parameter, a
+ * Let's variable, a Match pattern's variable. */
+static inline bool psgi_expr_binds_child(const psg_expr *e, uint32_t i) {
+  switch (e->kind) {
+  case PSG_EXPR_FUNCTION: return i + 1 < e->nkids;
+  case PSG_EXPR_LET: return i == 0;
+  case PSG_EXPR_MATCH: return e->u.match->binder[i];
+  default: return false;
+  }
+}
+
+/* TypeData (src/ir/type_data.c): tvars and ctors live in the same block. */
+struct psg_type_data {
+  uint32_t refcount;
+  psg_ctx *ctx;
+  const psg_type *header;
+  int ntvars, nctors;
+  const psg_type **tvars;
+  psg_expr **ctors;
+};
+
+/* A node of `kind` with room for `nkids` children, and setting them
+ * (retained) once the payload is in place (adt.c builds its kinds so). */
+psg_status psgi_expr_new(psg_ctx *ctx, int kind, size_t nkids, const psg_span *span, psg_expr **out);
+void psgi_expr_set_kids(psg_expr *e, psg_expr *const *kids);
 
 /* The node with the same kind, payload and span as `e` but children `kids`
  * (retained; as many as e has). checked_type is dropped. */
@@ -205,12 +272,21 @@ struct psg_module {
    * exist; freed with the module. */
   uint32_t props;
   psgi_spec_node *specs;
+  /* Type definitions (ADTs), insertion order, each retained. */
+  size_t ntypes;
+  psg_type_data **types;
 };
 
 /* Builds a module directly from entries (each retained), checking names are
  * distinct. The parser uses it to avoid n intermediate modules. */
 psg_status psgi_module_from_entries(psg_ctx *ctx, const psgi_module_entry *entries, size_t n,
                                     psg_attrs *attrs, psg_module **out);
+/* The same, keeping the type definitions of `types_from` (passes that
+ * rebuild a module's function list keep its ADTs). */
+psg_status psgi_module_from_entries_of(const psg_module *types_from, const psgi_module_entry *entries, size_t n,
+                                       psg_attrs *attrs, psg_module **out);
+/* Retains and installs `n` type definitions into a module being built. */
+psg_status psgi_module_set_types(psg_module *m, psg_type_data *const *types, size_t n);
 
 /* A new module with `e` (retained) added last; with `replace`, an entry of
  * the same name is replaced in place instead, keeping its GlobalVar. A taken

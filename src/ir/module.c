@@ -64,6 +64,8 @@ void psg_module_release(psg_module *m) {
     if (m->entries[i].prim) m->entries[i].prim_ops->release(m->entries[i].prim);
   }
   psgi_free(ctx, m->entries);
+  for (size_t i = 0; i < m->ntypes; i++) psg_type_data_release(m->types[i]);
+  psgi_free(ctx, m->types);
   psgi_map_fini(&m->by_name);
   psg_attrs_release(m->attrs);
   for (psgi_spec_node *s = m->specs, *next; s; s = next) {
@@ -112,7 +114,7 @@ static psg_status derive(const psg_module *m, size_t at, const psgi_module_entry
     es[k++] = i == at ? *with : m->entries[i];
   }
   if (at == m->n && !remove) es[k++] = *with;
-  psg_status st = psgi_module_from_entries(ctx, es, k, attrs, out);
+  psg_status st = psgi_module_from_entries_of(m, es, k, attrs, out);
   psgi_free(ctx, es);
   return st;
 }
@@ -156,7 +158,7 @@ psg_status psg_module_remove(const psg_module *m, const char *name, psg_module *
 }
 
 psg_status psg_module_with_attrs(const psg_module *m, psg_attrs *attrs, psg_module **out) {
-  return psgi_module_from_entries(m->ctx, m->entries, m->n, attrs, out);
+  return psgi_module_from_entries_of(m, m->entries, m->n, attrs, out);
 }
 
 size_t psg_module_num_functions(const psg_module *m) { return m->n; }

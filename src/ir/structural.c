@@ -94,7 +94,11 @@ static bool is_graph_node(const psg_expr *e) {
   case PSG_EXPR_TUPLE_GET_ITEM:
   case PSG_EXPR_LET:
   case PSG_EXPR_IF:
-  case PSG_EXPR_FUNCTION: return true;
+  case PSG_EXPR_FUNCTION:
+  case PSG_EXPR_MATCH:
+  case PSG_EXPR_REF_CREATE:
+  case PSG_EXPR_REF_READ:
+  case PSG_EXPR_REF_WRITE: return true;
   case PSG_EXPR_TUPLE: return e->nkids > 0; /* () is a constant in TVM */
   default: return false;
   }
@@ -132,7 +136,21 @@ typedef struct hasher {
 static uint32_t child_depth(const psg_expr *e, uint32_t depth, uint32_t i) {
   if (e->kind == PSG_EXPR_FUNCTION && i == e->nkids - 1) return depth + e->nkids - 1;
   if (e->kind == PSG_EXPR_LET && i == 2) return depth + 1;
+  if (e->kind == PSG_EXPR_MATCH && i > 0 && !e->u.match->binder[i]) /* a clause's rhs: under its variables */
+    for (uint32_t k = i; k-- > 1 && e->u.match->binder[k];) depth++;
   return depth;
+}
+
+/* A Match's completeness and pattern shapes (constructors by name). */
+static uint64_t match_layout_hash(const psgi_match_info *mi) {
+  uint64_t v = psgi_hash_mix(mi->complete, mi->nclauses);
+  for (uint32_t c = 0; c < mi->nclauses; c++) v = psgi_hash_mix(v, mi->pat_start[c + 1] - mi->pat_start[c]);
+  for (uint32_t i = 0; i < mi->pat_start[mi->nclauses]; i++) {
+    const psgi_pat_node *p = &mi->pats[i];
+    v = psgi_hash_mix(v, psgi_hash_mix(p->kind, p->nsub));
+    if (p->ctor) v = psgi_hash_mix(v, psgi_hash_bytes(p->ctor->u.ctor.name, strlen(p->ctor->u.ctor.name)));
+  }
+  return v;
 }
 
 static hash_memo *memo_get(hasher *h, const psg_expr *e, uint32_t depth) {
@@ -159,9 +177,16 @@ static uint64_t node_hash(hasher *h, const psg_expr *e, uint32_t depth) {
     v = psgi_hash_mix(v, type_hash(e->u.fn.ret_type, 0));
     v = psgi_hash_mix(v, (uint64_t)psg_function_num_type_params(e));
     break;
+  case PSG_EXPR_CONSTRUCTOR:
+    v = psgi_hash_mix(v, psgi_hash_bytes(e->u.ctor.name, strlen(e->u.ctor.name)));
+    return psgi_hash_mix(v, type_hash(e->u.ctor.inputs, 0));
+  case PSG_EXPR_MATCH: v = psgi_hash_mix(v, match_layout_hash(e->u.match)); break;
   case PSG_EXPR_TUPLE:
   case PSG_EXPR_LET:
-  case PSG_EXPR_IF: break;
+  case PSG_EXPR_IF:
+  case PSG_EXPR_REF_CREATE:
+  case PSG_EXPR_REF_READ:
+  case PSG_EXPR_REF_WRITE: break;
   }
   v = psgi_hash_mix(v, e->nkids);
   for (uint32_t i = 0; i < e->nkids; i++) {
@@ -169,7 +194,7 @@ static uint64_t node_hash(hasher *h, const psg_expr *e, uint32_t depth) {
     uint32_t d = child_depth(e, depth, i);
     hash_memo *m = memo_get(h, k, d);
     /* Binders (params, let vars) contribute their annotation, not a use. */
-    bool binder = (e->kind == PSG_EXPR_FUNCTION && i + 1 < e->nkids) || (e->kind == PSG_EXPR_LET && i == 0);
+    bool binder = psgi_expr_binds_child(e, i);
     if (!binder && m && is_graph_node(k) && (m->first_parent != e || m->first_edge != i))
       v = psgi_hash_mix(v, psgi_hash_mix(0xbac, m->order)); /* shared: met before */
     else
@@ -190,6 +215,17 @@ static bool bind_levels(hasher *h, const psg_expr *e, uint32_t depth) {
     psgi_map_entry *en = psgi_map_put_ptr(&h->levels, e->kids[0], NULL);
     if (!en) return false;
     en->value = (void *)(uintptr_t)(depth + 1);
+  } else if (e->kind == PSG_EXPR_MATCH) {
+    uint32_t level = depth;
+    for (uint32_t i = 1; i < e->nkids; i++) {
+      if (!e->u.match->binder[i]) { /* a rhs: the next clause's variables start over */
+        level = depth;
+        continue;
+      }
+      psgi_map_entry *en = psgi_map_put_ptr(&h->levels, e->kids[i], NULL);
+      if (!en) return false;
+      en->value = (void *)(uintptr_t)(++level);
+    }
   }
   return true;
 }
@@ -217,7 +253,7 @@ static uint64_t hash_root(hasher *h, const psg_expr *root) {
     }
     if (f->next < e->nkids) {
       uint32_t i = f->next++;
-      bool binder = (e->kind == PSG_EXPR_FUNCTION && i + 1 < e->nkids) || (e->kind == PSG_EXPR_LET && i == 0);
+      bool binder = psgi_expr_binds_child(e, i);
       if (binder) continue;
       hash_frame fc = {e->kids[i], child_depth(e, f->depth, i), 0, e, i};
       if (!PSGI_VEC_PUSH(h->ctx, &stack, fc)) goto fail;
@@ -272,6 +308,15 @@ uint64_t psg_module_structural_hash(const psg_module *m) {
     v = psgi_hash_mix(v, e->prim ? e->prim_ops->hash(e->prim) : hash_root(&h, e->func));
   }
   v = psgi_hash_mix(v, attrs_hash(m->attrs, 0));
+  for (size_t i = 0; i < m->ntypes; i++) {
+    const psg_type_data *td = m->types[i];
+    v = psgi_hash_mix(v, psg_type_structural_hash(td->header));
+    v = psgi_hash_mix(v, psgi_hash_mix((uint64_t)td->ntvars, (uint64_t)td->nctors));
+    for (int c = 0; c < td->nctors; c++) {
+      const char *cn = td->ctors[c]->u.ctor.name;
+      v = psgi_hash_mix(v, psgi_hash_mix(psgi_hash_bytes(cn, strlen(cn)), (uint64_t)td->ctors[c]->u.ctor.inputs->n));
+    }
+  }
   hasher_fini(&h);
   return v;
 }
@@ -357,8 +402,24 @@ static const char *kid_label(const psg_expr *e, uint32_t i, int32_t *index) {
   case PSG_EXPR_LET: return i == 1 ? "value" : "body";
   case PSG_EXPR_IF: return i == 0 ? "cond" : i == 1 ? "true_branch" : "false_branch";
   case PSG_EXPR_FUNCTION: return "body";
+  case PSG_EXPR_MATCH: return i == 0 ? "data" : "clauses";
+  case PSG_EXPR_REF_CREATE: return "value";
+  case PSG_EXPR_REF_READ: return "ref";
+  case PSG_EXPR_REF_WRITE: return i == 0 ? "ref" : "value";
   default: return "?";
   }
+}
+
+static bool match_layouts_equal(const psgi_match_info *x, const psgi_match_info *y) {
+  if (x->complete != y->complete || x->nclauses != y->nclauses) return false;
+  for (uint32_t c = 0; c <= x->nclauses; c++)
+    if (x->pat_start[c] != y->pat_start[c]) return false;
+  for (uint32_t i = 0; i < x->pat_start[x->nclauses]; i++) {
+    const psgi_pat_node *p = &x->pats[i], *r = &y->pats[i];
+    if (p->kind != r->kind || p->nsub != r->nsub) return false;
+    if (p->ctor && strcmp(p->ctor->u.ctor.name, r->ctor->u.ctor.name) != 0) return false;
+  }
+  return true;
 }
 
 /* Compares one pair; pushes its children (reversed, so pre-order). */
@@ -430,10 +491,24 @@ static bool compare_pair(equaler *q, const eq_item *it, int32_t at) {
     for (uint32_t i = 0; i + 1 < a->nkids; i++)
       if (!map_binder(q, at, a->kids[i], b->kids[i])) return false;
     break;
+  case PSG_EXPR_CONSTRUCTOR:
+    if (strcmp(a->u.ctor.name, b->u.ctor.name) != 0 ||
+        strcmp(a->u.ctor.belongs_to->name, b->u.ctor.belongs_to->name) != 0)
+      return mismatch(q, at, "constructor %s vs %s", a->u.ctor.name, b->u.ctor.name);
+    return true;
+  case PSG_EXPR_MATCH:
+    if (a->nkids != b->nkids || !match_layouts_equal(a->u.match, b->u.match))
+      return mismatch(q, at, "Match clauses or patterns differ");
+    for (uint32_t i = 1; i < a->nkids; i++)
+      if (a->u.match->binder[i] && !map_binder(q, at, a->kids[i], b->kids[i])) return false;
+    break;
+  case PSG_EXPR_REF_CREATE:
+  case PSG_EXPR_REF_READ:
+  case PSG_EXPR_REF_WRITE: break;
   }
   /* Children in reverse so the first is compared first; binders are done. */
   for (uint32_t i = a->nkids; i-- > 0;) {
-    bool binder = (a->kind == PSG_EXPR_FUNCTION && i + 1 < a->nkids) || (a->kind == PSG_EXPR_LET && i == 0);
+    bool binder = psgi_expr_binds_child(a, i);
     if (binder) continue;
     int32_t index;
     const char *label = kid_label(a, i, &index);
@@ -527,9 +602,37 @@ bool psg_module_structural_equal(const psg_module *a, const psg_module *b, char 
   return psg_module_structural_equal_ex(a, b, false, path);
 }
 
+/* Type definitions: in order, by name, with constructors' inputs compared
+ * under the two definitions' type parameters paired by position. */
+static bool type_defs_equal(const psg_module *a, const psg_module *b, char *buf, size_t cap) {
+  if (a->ntypes != b->ntypes) {
+    snprintf(buf, cap, "module: %zu type definitions vs %zu", a->ntypes, b->ntypes);
+    return false;
+  }
+  for (size_t i = 0; i < a->ntypes; i++) {
+    const psg_type_data *x = a->types[i], *y = b->types[i];
+    snprintf(buf, cap, "type %s", x->header->name);
+    if (strcmp(x->header->name, y->header->name) != 0 || x->ntvars != y->ntvars || x->nctors != y->nctors)
+      return false;
+    for (int c = 0; c < x->nctors; c++) {
+      const psg_expr *p = x->ctors[c], *r = y->ctors[c];
+      if (strcmp(p->u.ctor.name, r->u.ctor.name) != 0 ||
+          !psgi_type_equal_paired(p->u.ctor.inputs, r->u.ctor.inputs, x->tvars, y->tvars, (size_t)x->ntvars)) {
+        snprintf(buf, cap, "type %s: constructor %s vs %s", x->header->name, p->u.ctor.name, r->u.ctor.name);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 bool psg_module_structural_equal_ex(const psg_module *a, const psg_module *b, bool map_free_vars, char **path) {
   if (path) *path = NULL;
   char buf[256];
+  if (!type_defs_equal(a, b, buf, sizeof buf)) {
+    if (path) *path = strdup(buf);
+    return false;
+  }
   if (a->n != b->n || !psg_attrs_equal(a->attrs, b->attrs)) {
     if (path) {
       snprintf(buf, sizeof buf, a->n != b->n ? "module: %zu functions vs %zu" : "module attrs differ", a->n, b->n);

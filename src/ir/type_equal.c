@@ -25,6 +25,8 @@ static bool vars_equal(pairing *p, const psg_type *a, const psg_type *b) {
     if (p->a[i] == a || p->b[i] == b) return p->a[i] == a && p->b[i] == b;
   }
   if (a == b) return true;
+  /* GlobalTypeVars name ADTs as GlobalVars name functions: by name. */
+  if (a->kind == PSG_TYPE_GLOBAL_VAR) return b->kind == PSG_TYPE_GLOBAL_VAR && strcmp(a->name, b->name) == 0;
   if (!p->map_free || a->kind != b->kind || a->tkind != b->tkind || p->n == MAX_PAIRS) return false;
   p->a[p->n] = a; /* a free pair, kept for the rest of the comparison */
   p->b[p->n++] = b;
@@ -95,6 +97,7 @@ static uint64_t hash(const psg_type *t, const psg_type **bound, int nbound, int 
   if (!t) return 0x51;
   uint64_t h = psgi_hash_mix((uint64_t)t->kind, (uint64_t)t->n);
   if (depth > MAX_DEPTH) return h;
+  if (t->kind == PSG_TYPE_GLOBAL_VAR) return psgi_hash_mix(h, psgi_hash_bytes(t->name, strlen(t->name)));
   if (is_variable(t)) {
     for (int i = nbound - 1; i >= 0; i--)
       if (bound[i] == t) return psgi_hash_mix(h, 0x9e37u + (uint64_t)i);

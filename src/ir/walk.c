@@ -264,6 +264,13 @@ done:
   return st;
 }
 
+/* Whether a rebuilt Match keeps variables where its patterns bind them. */
+static bool binders_stay_vars(const psg_expr *e, psg_expr *const *kids) {
+  for (uint32_t i = 0; i < e->nkids; i++)
+    if (psgi_expr_binds_child(e, i) && kids[i]->kind != PSG_EXPR_VAR) return false;
+  return true;
+}
+
 psg_status psg_mutator_default(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   *out = NULL;
   psg_ctx *ctx = m->ctx;
@@ -298,6 +305,8 @@ psg_status psg_mutator_default(psg_mutator *m, const psg_expr *e, psg_expr **out
   } else if (e->kind == PSG_EXPR_LET && kids[0]->kind != PSG_EXPR_VAR) {
     st = psg_ctx_fail(ctx, PSG_ERR_INTERNAL, "a mutator replaced a Let's variable by a %s",
                       psgi_expr_kind_names[kids[0]->kind]);
+  } else if (e->kind == PSG_EXPR_MATCH && !binders_stay_vars(e, kids)) {
+    st = psg_ctx_fail(ctx, PSG_ERR_INTERNAL, "a mutator replaced a Match pattern variable by a non-variable");
   } else {
     st = psgi_expr_rebuild(e, kids, out);
   }
@@ -334,7 +343,7 @@ static psg_status free_vars_walk(psg_ctx *ctx, const psg_expr *fn, psgi_expr_vec
       continue;
     }
     uint32_t i = f->next++;
-    bool bound = (e->kind == PSG_EXPR_FUNCTION && i + 1 < e->nkids) || (e->kind == PSG_EXPR_LET && i == 0);
+    bool bound = psgi_expr_binds_child(e, i);
     const psg_expr *k = e->kids[i];
     psgi_map_entry *m = psgi_map_put_ptr(&marks, k, NULL);
     if (!m) {

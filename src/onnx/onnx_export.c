@@ -503,6 +503,11 @@ static psg_status post(psg_visitor *v, const psg_expr *e) {
   case PSG_EXPR_IF:       /* exported whole by pre (export_if) */
     return x->errors ? PSG_ERR_UNSUPPORTED : PSG_OK;
   case PSG_EXPR_GLOBAL_VAR:
+  case PSG_EXPR_CONSTRUCTOR:
+  case PSG_EXPR_MATCH:
+  case PSG_EXPR_REF_CREATE:
+  case PSG_EXPR_REF_READ:
+  case PSG_EXPR_REF_WRITE:
   case PSG_EXPR_KIND_COUNT:
     return onnxi_ex_fail(x, PSG_ERR_UNSUPPORTED, "%s expressions are not exported", psg_expr_kind_name(psg_expr_kind(e)));
   }

@@ -23,19 +23,24 @@ enum {
 };
 
 /* Runtime values of the interpreter and kernels: a tensor, a tuple of
- * values, or a closure (a Function expression). Reference counted. */
-enum { PSGI_VALUE_TENSOR = 1, PSGI_VALUE_TUPLE = 2, PSGI_VALUE_CLOSURE = 3 };
+ * values, a closure (a Function expression), an ADT value (a constructor and
+ * its fields, laid out as a tuple) or a mutable reference. Reference
+ * counted; releasing one is iterative (an ADT list may be long). */
+enum { PSGI_VALUE_TENSOR = 1, PSGI_VALUE_TUPLE = 2, PSGI_VALUE_CLOSURE = 3, PSGI_VALUE_ADT = 4, PSGI_VALUE_REF = 5 };
 typedef struct psgi_value psgi_value;
 struct psgi_value {
   uint32_t refcount;
   int kind;
   psg_ctx *ctx;
+  psgi_value *dead_next; /* release: links values being freed */
   union {
     psg_tensor *tensor;
     struct {
       size_t n;
       psgi_value **items;
+      psg_expr *ctor; /* ADT: its Constructor (retained); TUPLE: NULL */
     } tuple;
+    psgi_value *ref; /* REF: the value it holds (owned; replaced by a write) */
     struct {
       psg_expr *fn; /* a Function (retained) */
       /* Captured free variables: fn's free Vars and their values. */
@@ -48,6 +53,10 @@ struct psgi_value {
 
 psg_status psgi_value_tensor(psg_ctx *ctx, psg_tensor *t, psgi_value **out); /* retains t */
 psg_status psgi_value_tuple(psg_ctx *ctx, psgi_value *const *items, size_t n, psgi_value **out);
+/* An ADT value: `ctor` applied to items (retained). */
+psg_status psgi_value_adt(psg_ctx *ctx, psg_expr *ctor, psgi_value *const *items, size_t n, psgi_value **out);
+/* A reference holding v (retained). */
+psg_status psgi_value_ref(psg_ctx *ctx, psgi_value *v, psgi_value **out);
 void psgi_value_retain(psgi_value *v);
 void psgi_value_release(psgi_value *v);
 /* The interned type of a value (closures: NULL). */

@@ -1,5 +1,6 @@
-/* Passage — interpreter values (tensor, tuple, closure), reference counted.
- * Tuples nest shallowly in practice; release recurses on tuple depth only. */
+/* Passage — interpreter values (tensor, tuple, closure, ADT value,
+ * reference), reference counted. Release is iterative: dead values are
+ * chained through dead_next, so a long ADT list needs no stack. */
 #include "ops/op_impl.h"
 
 static psg_status new_value(psg_ctx *ctx, int kind, psgi_value **out) {
@@ -36,27 +37,61 @@ psg_status psgi_value_tuple(psg_ctx *ctx, psgi_value *const *items, size_t n, ps
   return PSG_OK;
 }
 
+psg_status psgi_value_adt(psg_ctx *ctx, psg_expr *ctor, psgi_value *const *items, size_t n, psgi_value **out) {
+  psg_status st = psgi_value_tuple(ctx, items, n, out);
+  if (st) return st;
+  (*out)->kind = PSGI_VALUE_ADT;
+  (*out)->u.tuple.ctor = ctor;
+  psg_expr_retain(ctor);
+  return PSG_OK;
+}
+
+psg_status psgi_value_ref(psg_ctx *ctx, psgi_value *v, psgi_value **out) {
+  psg_status st = new_value(ctx, PSGI_VALUE_REF, out);
+  if (st) return st;
+  psgi_value_retain(v);
+  (*out)->u.ref = v;
+  return PSG_OK;
+}
+
 void psgi_value_retain(psgi_value *v) {
   if (v) psgi_ref_inc(&v->refcount);
 }
 
+/* Drops one reference to k; a value that dies joins the dead chain. */
+static void drop(psgi_value *k, psgi_value **dead) {
+  if (k && psgi_ref_dec(&k->refcount)) {
+    k->dead_next = *dead;
+    *dead = k;
+  }
+}
+
 void psgi_value_release(psgi_value *v) {
   if (!v || !psgi_ref_dec(&v->refcount)) return;
-  psg_ctx *ctx = v->ctx;
-  switch (v->kind) {
-  case PSGI_VALUE_TENSOR: psg_tensor_release(v->u.tensor); break;
-  case PSGI_VALUE_TUPLE:
-    for (size_t i = 0; i < v->u.tuple.n; i++) psgi_value_release(v->u.tuple.items[i]);
-    psgi_free(ctx, v->u.tuple.items);
-    break;
-  case PSGI_VALUE_CLOSURE:
-    psg_expr_release(v->u.closure.fn);
-    for (size_t i = 0; i < v->u.closure.n; i++) psgi_value_release(v->u.closure.values[i]);
-    psgi_free(ctx, v->u.closure.vars);
-    psgi_free(ctx, v->u.closure.values);
-    break;
+  v->dead_next = NULL;
+  psgi_value *dead = v;
+  while (dead) {
+    psgi_value *d = dead;
+    dead = d->dead_next;
+    psg_ctx *ctx = d->ctx;
+    switch (d->kind) {
+    case PSGI_VALUE_TENSOR: psg_tensor_release(d->u.tensor); break;
+    case PSGI_VALUE_TUPLE:
+    case PSGI_VALUE_ADT:
+      for (size_t i = 0; i < d->u.tuple.n; i++) drop(d->u.tuple.items[i], &dead);
+      psgi_free(ctx, d->u.tuple.items);
+      psg_expr_release(d->u.tuple.ctor);
+      break;
+    case PSGI_VALUE_CLOSURE:
+      psg_expr_release(d->u.closure.fn);
+      for (size_t i = 0; i < d->u.closure.n; i++) drop(d->u.closure.values[i], &dead);
+      psgi_free(ctx, d->u.closure.vars);
+      psgi_free(ctx, d->u.closure.values);
+      break;
+    case PSGI_VALUE_REF: drop(d->u.ref, &dead); break;
+    }
+    psgi_free(ctx, d);
   }
-  psgi_free(ctx, v);
 }
 
 const psg_type *psgi_value_type(psg_ctx *ctx, const psgi_value *v) {
@@ -73,7 +108,9 @@ const psg_type *psgi_value_type(psg_ctx *ctx, const psgi_value *v) {
     if (fields != small) psgi_free(ctx, fields);
     return t;
   }
-  case PSGI_VALUE_CLOSURE: return NULL;
+  case PSGI_VALUE_CLOSURE:
+  case PSGI_VALUE_ADT: /* its type arguments are not in the value */
+  case PSGI_VALUE_REF: return NULL;
   }
   return NULL;
 }

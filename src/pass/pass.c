@@ -236,7 +236,7 @@ psg_status psgi_map_functions(psg_module *mod, psgi_select_fn select, psgi_rewri
     psg_module_retain(mod);
     *out = mod;
   } else if (!st) {
-    st = psgi_module_from_entries(ctx, es, k, mod->attrs, out);
+    st = psgi_module_from_entries_of(mod, es, k, mod->attrs, out);
   }
   for (size_t i = 0; es && owned && i < k; i++)
     if (owned[i]) psg_expr_release(es[i].func);

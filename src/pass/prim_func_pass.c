@@ -46,7 +46,7 @@ psg_status psgi_prim_func_body(psg_pass *p, psg_module *mod, psg_pass_context *p
     psg_module_retain(mod);
     *out = mod;
   } else if (!st) {
-    st = psgi_module_from_entries(ctx, es, k, mod->attrs, out);
+    st = psgi_module_from_entries_of(mod, es, k, mod->attrs, out);
   }
   for (size_t i = 0; es && owned && i < k; i++)
     if (owned[i]) psg_tir_release(es[i].prim);

@@ -156,7 +156,8 @@ token lexer_next(lexer *lx) {
     t.len = (size_t)(lx->p - t.text);
     lx->p++;
     return t;
-  } else if (c == '-' && lx->p + 1 < lx->end && lx->p[1] == '>') {
+  } else if ((c == '-' || c == '=') && lx->p + 1 < lx->end && lx->p[1] == '>') {
+    /* -> and a match clause's => */
     lx->p += 2;
     t.kind = TOK_PUNCT;
   } else if ((c == '=' || c == '!' || c == '<' || c == '>') && lx->p + 1 < lx->end && lx->p[1] == '=') {

@@ -300,7 +300,13 @@ static uint32_t temp_of(printer *p, const psg_expr *e) {
 
 static bool is_atom(const psg_expr *e) {
   return e->kind == PSG_EXPR_VAR || e->kind == PSG_EXPR_GLOBAL_VAR || e->kind == PSG_EXPR_OP ||
-         e->kind == PSG_EXPR_CONSTANT;
+         e->kind == PSG_EXPR_CONSTANT || e->kind == PSG_EXPR_CONSTRUCTOR;
+}
+
+/* If, Match, fn and let print as blocks (print_construct), never inline. */
+static bool is_block(const psg_expr *e) {
+  return e->kind == PSG_EXPR_IF || e->kind == PSG_EXPR_FUNCTION || e->kind == PSG_EXPR_LET ||
+         e->kind == PSG_EXPR_MATCH;
 }
 
 /* Scalars print inline when their literal reads back exactly. */
@@ -400,8 +406,21 @@ static void print_inline(printer *p, const psg_expr *e) {
     return;
   case PSG_EXPR_OP: put(p, psgi_op_table[e->u.op].name); return;
   case PSG_EXPR_CONSTANT: print_constant(p, e); return;
+  case PSG_EXPR_CONSTRUCTOR: put(p, e->u.ctor.name); return;
+  case PSG_EXPR_REF_CREATE:
+  case PSG_EXPR_REF_READ:
+  case PSG_EXPR_REF_WRITE:
+    put(p, e->kind == PSG_EXPR_REF_CREATE ? "ref(" : e->kind == PSG_EXPR_REF_READ ? "ref_read(" : "ref_write(");
+    for (uint32_t i = 0; i < e->nkids; i++) {
+      if (i) put(p, ", ");
+      print_inline(p, e->kids[i]);
+    }
+    psgi_buf_putc(p->b, ')');
+    return;
   case PSG_EXPR_CALL: {
     print_inline(p, e->kids[0]);
+    /* A nullary constructor's call prints as its name, as TVM. */
+    if (e->kids[0]->kind == PSG_EXPR_CONSTRUCTOR && e->kids[0]->u.ctor.inputs->n == 0 && e->nkids == 1) return;
     psgi_buf_putc(p->b, '(');
     for (uint32_t i = 1; i < e->nkids; i++) {
       if (i > 1) put(p, ", ");
@@ -438,6 +457,7 @@ static void print_inline(printer *p, const psg_expr *e) {
   case PSG_EXPR_LET:
   case PSG_EXPR_IF:
   case PSG_EXPR_FUNCTION:
+  case PSG_EXPR_MATCH:
     /* Block constructs are printed by print_construct, never inline. */
     p->st = PSG_ERR_INTERNAL;
     return;
@@ -481,6 +501,69 @@ static void print_params(printer *p, const psg_expr *fn) {
   }
 }
 
+/* A pattern variable as TVM declares it: %x or %x: T. */
+static void print_binder(printer *p, const psg_expr *v) {
+  psgi_buf_putc(p->b, '%');
+  put(p, var_name(p, v));
+  if (v->u.var.type) {
+    put(p, ": ");
+    print_type(p, v->u.var.type, 0);
+  }
+}
+
+/* Clause c's pattern (flat, pre-order; a pending-close count per level
+ * stands in for recursion). */
+static void print_pattern(printer *p, const psg_expr *m, uint32_t c) {
+  const psgi_match_info *mi = m->u.match;
+  uint32_t kv = mi->kid_start[c];
+  PSGI_VEC(uint32_t) open = {0}; /* fields still to print at each open level */
+  for (uint32_t i = mi->pat_start[c]; i < mi->pat_start[c + 1] && !p->st; i++) {
+    const psgi_pat_node *nd = &mi->pats[i];
+    if (nd->kind == PSG_PATTERN_WILDCARD) psgi_buf_putc(p->b, '_');
+    else if (nd->kind == PSG_PATTERN_VAR) print_binder(p, m->kids[kv++]);
+    else {
+      if (nd->kind == PSG_PATTERN_CONSTRUCTOR) put(p, nd->ctor->u.ctor.name);
+      if (nd->nsub || nd->kind == PSG_PATTERN_TUPLE) { /* a nullary constructor prints bare */
+        psgi_buf_putc(p->b, '(');
+        if (!PSGI_VEC_PUSH(p->ctx, &open, nd->nsub)) p->st = PSG_ERR_NOMEM;
+        if (nd->nsub) continue;
+      }
+    }
+    /* One field done: close every level it completes. */
+    while (open.len) {
+      uint32_t *left = &open.data[open.len - 1];
+      if (*left > 0 && --*left > 0) {
+        put(p, ", ");
+        break;
+      }
+      psgi_buf_putc(p->b, ')');
+      open.len--;
+    }
+  }
+  PSGI_VEC_FREE(p->ctx, &open);
+}
+
+/* match (data) { pattern => { block }, ... } with TVM's `match?` for an
+ * incomplete one. */
+static void print_match(printer *p, const psg_expr *e, int ind) {
+  const psgi_match_info *mi = e->u.match;
+  put(p, mi->complete ? "match (" : "match? (");
+  print_inline(p, e->kids[0]);
+  put(p, ") {");
+  for (uint32_t c = 0; c < mi->nclauses && !p->st; c++) {
+    psgi_buf_putc(p->b, '\n');
+    indent(p, ind + 1);
+    print_pattern(p, e, c);
+    put(p, " => {\n");
+    print_block(p, e->kids[mi->kid_start[c + 1] - 1], ind + 2);
+    indent(p, ind + 1);
+    put(p, "},");
+  }
+  psgi_buf_putc(p->b, '\n');
+  indent(p, ind);
+  psgi_buf_putc(p->b, '}');
+}
+
 /* An If, a fn literal or a let-block as text (after "%N = " or as a block's
  * result), or the inline text of anything else. */
 static void print_construct(printer *p, const psg_expr *e, int ind) {
@@ -488,10 +571,11 @@ static void print_construct(printer *p, const psg_expr *e, int ind) {
     print_inline(p, e);
     return;
   }
-  if (e->kind != PSG_EXPR_IF && e->kind != PSG_EXPR_FUNCTION && e->kind != PSG_EXPR_LET) {
+  if (!is_block(e)) {
     print_inline(p, e);
     /* A Var's info is at its declaration; a constant's is in its text. */
-    if (e->kind == PSG_EXPR_CALL || e->kind == PSG_EXPR_TUPLE || e->kind == PSG_EXPR_TUPLE_GET_ITEM)
+    if (e->kind == PSG_EXPR_CALL || e->kind == PSG_EXPR_TUPLE || e->kind == PSG_EXPR_TUPLE_GET_ITEM ||
+        e->kind >= PSG_EXPR_REF_CREATE)
       print_type_info(p, e);
     return;
   }
@@ -509,6 +593,8 @@ static void print_construct(printer *p, const psg_expr *e, int ind) {
     print_block(p, e->kids[2], ind + 1);
     indent(p, ind);
     psgi_buf_putc(p->b, '}');
+  } else if (e->kind == PSG_EXPR_MATCH) {
+    print_match(p, e, ind);
   } else if (e->kind == PSG_EXPR_FUNCTION) {
     put(p, "fn ");
     print_params(p, e);
@@ -547,8 +633,9 @@ static void declare_free(printer *p, const psg_expr *v, int ind) {
 static void declare_free_operands(printer *p, const psg_expr *e, int ind) {
   if (temp_of(p, e)) return;
   if (e->kind == PSG_EXPR_VAR) declare_free(p, e, ind);
-  else if (e->kind == PSG_EXPR_IF) declare_free(p, e->kids[0], ind);
-  else if (e->kind == PSG_EXPR_CALL || e->kind == PSG_EXPR_TUPLE || e->kind == PSG_EXPR_TUPLE_GET_ITEM)
+  else if (e->kind == PSG_EXPR_IF || e->kind == PSG_EXPR_MATCH) declare_free(p, e->kids[0], ind);
+  else if (e->kind == PSG_EXPR_CALL || e->kind == PSG_EXPR_TUPLE || e->kind == PSG_EXPR_TUPLE_GET_ITEM ||
+           e->kind >= PSG_EXPR_REF_CREATE)
     for (uint32_t i = 0; i < e->nkids; i++) declare_free(p, e->kids[i], ind);
 }
 
@@ -566,7 +653,9 @@ static void emit_deps(printer *p, const psg_expr *root, int ind) {
   while (p->stack.len > base && !p->st) {
     const psg_expr *e = p->stack.data[p->stack.len - 1];
     uint32_t *next = &p->next.data[p->next.len - 1];
-    uint32_t limit = e->kind == PSG_EXPR_IF ? 1 : (e->kind == PSG_EXPR_FUNCTION || e->kind == PSG_EXPR_LET) ? 0 : e->nkids;
+    uint32_t limit = e->kind == PSG_EXPR_IF || e->kind == PSG_EXPR_MATCH ? 1
+                     : (e->kind == PSG_EXPR_FUNCTION || e->kind == PSG_EXPR_LET) ? 0
+                                                                                  : e->nkids;
     if (e == root && (e->kind == PSG_EXPR_FUNCTION || e->kind == PSG_EXPR_LET)) limit = 0;
     if (*next < limit) {
       /* A call's arguments before its callee, as TVM ("visit args first so
@@ -690,6 +779,37 @@ static psg_status finish(printer *p, psgi_buf *b, char **out, size_t *len) {
   return st;
 }
 
+/* type List[A] {\n  Cons(A, List[A]),\n  Nil,\n}: TVM's layout (its brace puts
+ * an indented empty line in an empty body). */
+static void print_type_def(printer *p, const psg_type_data *td) {
+  put(p, "type ");
+  put(p, td->header->name);
+  if (td->ntvars) {
+    psgi_buf_putc(p->b, '[');
+    for (int i = 0; i < td->ntvars; i++) {
+      if (i) put(p, ", ");
+      print_type(p, td->tvars[i], 0);
+    }
+    psgi_buf_putc(p->b, ']');
+  }
+  put(p, " {\n  ");
+  for (int c = 0; c < td->nctors; c++) {
+    const psg_expr *k = td->ctors[c];
+    if (c) put(p, "\n  ");
+    put(p, k->u.ctor.name);
+    if (k->u.ctor.inputs->n) {
+      psgi_buf_putc(p->b, '(');
+      for (int i = 0; i < k->u.ctor.inputs->n; i++) {
+        if (i) put(p, ", ");
+        print_type(p, k->u.ctor.inputs->fields[i], 0);
+      }
+      psgi_buf_putc(p->b, ')');
+    }
+    psgi_buf_putc(p->b, ',');
+  }
+  put(p, "\n}\n");
+}
+
 psg_status psg_module_print(const psg_module *m, int flags, char **out, size_t *len) {
   *out = NULL;
   if (len) *len = 0;
@@ -704,10 +824,14 @@ psg_status psg_module_print(const psg_module *m, int flags, char **out, size_t *
     print_attrs_body(&p, m->attrs, 0);
     put(&p, "}]\n");
   }
+  for (size_t i = 0; i < m->ntypes; i++) {
+    if (i) psgi_buf_putc(&b, '\n');
+    print_type_def(&p, m->types[i]);
+  }
   for (size_t i = 0; i < m->n && !p.st; i++) {
     const psg_expr *fn = m->entries[i].func;
     printer_reset_def(&p);
-    if (i) psgi_buf_putc(&b, '\n');
+    if (i || m->ntypes) psgi_buf_putc(&b, '\n');
     if (m->entries[i].prim) {
       /* A PrimFunc is a TVMScript block (docs/text-format.md, "Relay and TIR in one file"),
        * named by `def NAME`: the name must read back as a Python identifier. */

@@ -52,6 +52,7 @@ static psg_status purity_post(psg_visitor *v, const psg_expr *e) {
     impure = false; /* making a closure has no effect; calling it may */
   } else {
     if (e->kind == PSG_EXPR_CALL) impure = callee_impure(d, e->kids[0]);
+    if (e->kind == PSG_EXPR_REF_READ || e->kind == PSG_EXPR_REF_WRITE) impure = true; /* order matters */
     for (uint32_t i = 0; i < e->nkids && !impure; i++) impure = is_impure(d, e->kids[i]);
   }
   if (!impure) return PSG_OK;
@@ -155,6 +156,7 @@ static psg_status compute_liveness(dce *d, const psg_expr *fn) {
     case PSG_EXPR_VAR:
     case PSG_EXPR_GLOBAL_VAR:
     case PSG_EXPR_CONSTANT:
+    case PSG_EXPR_CONSTRUCTOR:
     case PSG_EXPR_OP: break;
     case PSG_EXPR_LET: {
       psgi_map_entry *b = psgi_map_put_ptr(&d->binding_depth, e->kids[0], NULL);
@@ -177,7 +179,12 @@ static psg_status compute_liveness(dce *d, const psg_expr *fn) {
     case PSG_EXPR_TUPLE_GET_ITEM:
     case PSG_EXPR_CALL:
     case PSG_EXPR_IF:
+    case PSG_EXPR_MATCH:
+    case PSG_EXPR_REF_CREATE:
+    case PSG_EXPR_REF_READ:
+    case PSG_EXPR_REF_WRITE:
       for (uint32_t i = 0; i < e->nkids && !st; i++) {
+        if (psgi_expr_binds_child(e, i)) continue; /* a pattern variable */
         st = count_use(d, e->kids[i], f.depth);
         if (!st) st = push(d, &s, e->kids[i], f.depth, false);
       }

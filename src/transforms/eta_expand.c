@@ -77,7 +77,7 @@ static psg_status eta_expand(psg_module *mod, psg_pass_context *pc, void *user, 
     if (mod->entries[done].func) st = psg_mutate(&m, mod->entries[done].func, &es[done].func);
   }
   psg_mutator_fini(&m);
-  if (!st) st = psgi_module_from_entries(ctx, es, mod->n, mod->attrs, out);
+  if (!st) st = psgi_module_from_entries_of(mod, es, mod->n, mod->attrs, out);
   for (size_t i = 0; i < done; i++) psg_expr_release(es[i].func);
   psgi_free(ctx, es);
   return st;

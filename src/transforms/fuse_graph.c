@@ -109,6 +109,7 @@ static psg_status add_node(psgi_fuse_graph *g, const psg_expr *e) {
   switch ((int)e->kind) {
   case PSG_EXPR_VAR:
   case PSG_EXPR_GLOBAL_VAR:
+  case PSG_EXPR_CONSTRUCTOR:
   case PSG_EXPR_OP: break;
   case PSG_EXPR_CONSTANT: pattern = constant_pattern(e); break;
   case PSG_EXPR_CALL: st = call_edges(g, e, idx, &pattern); break;
@@ -126,6 +127,10 @@ static psg_status add_node(psgi_fuse_graph *g, const psg_expr *e) {
   case PSG_EXPR_LET:
   case PSG_EXPR_IF:
   case PSG_EXPR_FUNCTION:
+  case PSG_EXPR_MATCH:
+  case PSG_EXPR_REF_CREATE:
+  case PSG_EXPR_REF_READ:
+  case PSG_EXPR_REF_WRITE:
     /* Nothing fuses across a let binding, into a branch or a function
      * boundary: every child is used from outside any group. A primitive
      * function's children were not visited and are not in the graph. */

@@ -56,7 +56,7 @@ static const psg_type *type_of(checker *c, const psg_expr *e) {
 /* Whether e's type, just inferred, is final: it depends on nothing but its
  * children (ops have no type and are final), and they are all final. */
 static bool is_final(const psg_expr *e) {
-  if (e->kind == PSG_EXPR_GLOBAL_VAR) return false;
+  if (e->kind == PSG_EXPR_GLOBAL_VAR || e->kind == PSG_EXPR_CONSTRUCTOR) return false; /* typed by the module */
   if (e->kind == PSG_EXPR_VAR) return e->u.var.type != NULL;
   for (uint32_t i = 0; i < e->nkids; i++) {
     const psg_expr *k = e->kids[i];
@@ -330,6 +330,39 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
     *out = joined;
     return PSG_OK;
   }
+  case PSG_EXPR_CONSTRUCTOR: {
+    char msg[300];
+    psg_status st = psgi_constructor_type(ctx, c->mod, e, out, msg, sizeof msg);
+    return st == PSG_ERR_TYPE ? type_error(c, fn_name, e, "%s", msg) : st;
+  }
+  case PSG_EXPR_REF_CREATE:
+  case PSG_EXPR_REF_READ:
+  case PSG_EXPR_REF_WRITE: {
+    const psg_type *kids[2] = {type_of(c, e->kids[0]), e->nkids > 1 ? type_of(c, e->kids[1]) : NULL};
+    psgi_unifier u;
+    psgi_unifier_init(&u, ctx);
+    psg_status st = psgi_ref_type_rule(&u, e, kids, out);
+    if (st == PSG_ERR_TYPE) st = type_error(c, fn_name, e, "%s", u.msg);
+    psgi_unifier_fini(&u);
+    return st;
+  }
+  case PSG_EXPR_MATCH: {
+    /* The clauses' types agree (the pattern variables were typed before
+     * the clauses, bind_pattern_vars). */
+    const psg_type *joined = NULL;
+    psg_status st = PSG_OK;
+    for (size_t k = 0; k < psg_match_num_clauses(e) && !st; k++) {
+      const psg_type *t = type_of(c, psg_match_clause_rhs(e, k));
+      char why[512];
+      psg_status ag = joined ? agree(ctx, joined, t, &joined, why, sizeof why) : PSG_OK;
+      if (!joined) joined = t;
+      if (ag == PSG_ERR_TYPE) st = type_error(c, fn_name, e, "match clause %zu has another type than the first (%s)", k, why);
+      else st = ag;
+    }
+    if (!st && !joined) st = psg_type_incomplete(ctx, PSG_TYPE_KIND_TYPE, &joined);
+    *out = joined;
+    return st;
+  }
   case PSG_EXPR_FUNCTION: {
     size_t n = e->nkids - 1;
     const psg_type *small[16] = {0}, **params = small;
@@ -358,6 +391,34 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
   }
   }
   return PSG_ERR_INTERNAL;
+}
+
+/* The types a Match's patterns give their variables, from the matched
+ * value's type (typed by now): recorded as an unannotated let variable's. */
+static psg_status bind_pattern_vars(checker *c, const char *fn_name, const psg_expr *e) {
+  psg_ctx *ctx = c->ctx;
+  const psg_type **kt = psgi_calloc(ctx, e->nkids * sizeof *kt);
+  if (!kt) return psgi_nomem(ctx);
+  psgi_unifier u;
+  psgi_unifier_init(&u, ctx);
+  psg_status st = psgi_infer_match_patterns(&u, c->mod, e, type_of(c, e->kids[0]), kt);
+  if (st == PSG_ERR_TYPE) st = type_error(c, fn_name, e, "a pattern does not fit the matched value: %s", u.msg);
+  for (uint32_t i = 1; i < e->nkids && !st; i++) {
+    if (!e->u.match->binder[i]) continue;
+    const psg_type *t = NULL;
+    if ((st = psgi_unifier_resolve(&u, kt[i], &t))) break;
+    psgi_map_entry *lt = psgi_map_put_ptr(&c->let_types, e->kids[i], NULL);
+    psgi_map_entry *vt = lt ? psgi_map_put_ptr(&c->types, e->kids[i], NULL) : NULL;
+    if (!vt) {
+      st = psgi_nomem(ctx);
+      break;
+    }
+    lt->value = vt->value = (void *)t;
+    psgi_expr_set_checked_type(e->kids[i], t);
+  }
+  psgi_unifier_fini(&u);
+  psgi_free(ctx, kt);
+  return st;
 }
 
 /* Types one expression tree (a function) with an explicit stack. */
@@ -410,6 +471,8 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
         psgi_expr_set_checked_type(e->kids[0], en->value);
       }
       if (e->kind == PSG_EXPR_LET && i == 0 && !e->kids[0]->u.var.type) continue; /* typed at i == 2 */
+      if (e->kind == PSG_EXPR_MATCH && i == 1 && (st = bind_pattern_vars(c, fn_name, e))) break;
+      if (e->kind == PSG_EXPR_MATCH && e->u.match->binder[i]) continue; /* typed by bind_pattern_vars */
       const psg_expr *k = e->kids[i];
       if (type_of(c, k) || k->kind == PSG_EXPR_OP) continue;
       frame fc = {k, 0};
@@ -468,7 +531,7 @@ static psg_status check_function(checker *c, size_t index) {
      * the function rebuilt with them as if they had been written. */
     c->want_fill = false;
     fill_env env = {c, name};
-    psgi_infer_hooks hooks = {&env, fill_global_type, fill_error};
+    psgi_infer_hooks hooks = {&env, fill_global_type, fill_error, c->mod};
     psg_expr *filled = NULL;
     st = psgi_infer_fill_params(c->ctx, en->func, &hooks, &filled);
     if (!st) c->fn = c->filled[index] = filled;

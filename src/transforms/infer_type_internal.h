@@ -90,7 +90,23 @@ typedef struct psgi_infer_hooks {
   psg_status (*global_type)(void *env, const psg_expr *gv, const psg_type **out);
   /* Records a located type error at `at`; returns PSG_ERR_TYPE. */
   psg_status (*error)(void *env, const psg_expr *at, const char *msg);
+  const psg_module *mod; /* its type definitions type constructors and patterns */
 } psgi_infer_hooks;
+
+/* ADTs and references (infer_type_adt.c). A constructor's type: fn [tvars]
+ * (inputs) -> ADT[tvars], from the module's TypeData (PSG_ERR_TYPE with msg
+ * when the module does not define it). */
+psg_status psgi_constructor_type(psg_ctx *ctx, const psg_module *mod, const psg_expr *ctor, const psg_type **out,
+                                 char *msg, size_t cap);
+/* Unifies every clause pattern of Match m with the matched type `data`;
+ * kid_types (one per child of m) holds at each pattern variable's position
+ * its type so far or NULL, and gets the type the pattern gives it (its
+ * annotation, else what it matches; resolve through u). */
+psg_status psgi_infer_match_patterns(psgi_unifier *u, const psg_module *mod, const psg_expr *m,
+                                     const psg_type *data, const psg_type **kid_types);
+/* RefCreate: ref(T); RefRead: T of a ref(T); RefWrite: () after its value
+ * unifies with the reference's. kids: the children's types. */
+psg_status psgi_ref_type_rule(psgi_unifier *u, const psg_expr *e, const psg_type *const *kids, const psg_type **out);
 
 /* TVM's unification over fn: every expression gets a type with holes for the
  * unknowns, every op call a relation, the solver runs them to a fixed point,

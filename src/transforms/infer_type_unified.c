@@ -175,6 +175,30 @@ static psg_status visit(unified *w, const psg_expr *e, const psg_type **out) {
     if (!st) st = unify_at(w, e, "the branches differ: ", type_of(w, e->kids[1]), type_of(w, e->kids[2]), out);
     return st;
   }
+  case PSG_EXPR_CONSTRUCTOR: {
+    psg_status st = psgi_constructor_type(ctx, w->h->mod, e, out, w->s.u.msg, sizeof w->s.u.msg);
+    return st == PSG_ERR_TYPE ? fail(w, e, NULL) : st;
+  }
+  case PSG_EXPR_REF_CREATE:
+  case PSG_EXPR_REF_READ:
+  case PSG_EXPR_REF_WRITE: {
+    const psg_type *kids[2] = {type_of(w, e->kids[0]), e->nkids > 1 ? type_of(w, e->kids[1]) : NULL};
+    psg_status st = psgi_ref_type_rule(&w->s.u, e, kids, out);
+    return st == PSG_ERR_TYPE ? fail(w, e, NULL) : st;
+  }
+  case PSG_EXPR_MATCH: {
+    const psg_type **kt = psgi_calloc(ctx, e->nkids * sizeof *kt);
+    if (!kt) return psgi_nomem(ctx);
+    for (uint32_t i = 1; i < e->nkids; i++)
+      if (e->u.match->binder[i]) kt[i] = type_of(w, e->kids[i]);
+    psg_status st = psgi_infer_match_patterns(&w->s.u, w->h->mod, e, type_of(w, e->kids[0]), kt);
+    if (st == PSG_ERR_TYPE) st = fail(w, e, "a pattern does not fit the matched value: ");
+    psgi_free(ctx, kt);
+    if (!st) st = psg_type_incomplete(ctx, PSG_TYPE_KIND_TYPE, out);
+    for (size_t c = 0; c < psg_match_num_clauses(e) && !st; c++)
+      st = unify_at(w, e, "the clauses differ: ", *out, type_of(w, psg_match_clause_rhs(e, c)), out);
+    return st;
+  }
   case PSG_EXPR_FUNCTION: {
     size_t n = e->nkids - 1;
     const psg_type *small[16] = {0}, **params = small, *body = type_of(w, psgi_fn_body(e));

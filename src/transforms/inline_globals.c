@@ -204,7 +204,7 @@ static psg_status assemble(inliner *in, const uint8_t *removed, psg_module **out
     es[k] = mod->entries[i];
     es[k++].func = in->funcs[i];
   }
-  psg_status st = psgi_module_from_entries(in->ctx, es, k, mod->attrs, out);
+  psg_status st = psgi_module_from_entries_of(mod, es, k, mod->attrs, out);
   psgi_free(in->ctx, es);
   return st;
 }

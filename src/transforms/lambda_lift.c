@@ -168,7 +168,7 @@ static psg_status run_lambda_lift(psg_module *mod, psg_pass_context *pc, void *u
         if (psg_module_find(mod, l.lifted.data[i].gv->u.gvar.name) >= 0) es[k++] = l.lifted.data[i];
       for (size_t i = 0; i < l.lifted.len; i++)
         if (psg_module_find(mod, l.lifted.data[i].gv->u.gvar.name) < 0) es[k++] = l.lifted.data[i];
-      st = psgi_module_from_entries(ctx, es, k, mod->attrs, out);
+      st = psgi_module_from_entries_of(mod, es, k, mod->attrs, out);
       psgi_free(ctx, es);
     }
   } else if (!st) {

@@ -59,7 +59,7 @@ static psg_status remove_unused(psg_module *mod, psg_pass_context *pc, void *use
     size_t k = 0;
     for (size_t i = 0; es && i < mod->n; i++)
       if (r.live[i]) es[k++] = mod->entries[i];
-    st = es ? psgi_module_from_entries(ctx, es, k, mod->attrs, out) : psgi_nomem(ctx);
+    st = es ? psgi_module_from_entries_of(mod, es, k, mod->attrs, out) : psgi_nomem(ctx);
     psgi_free(ctx, es);
   }
   PSGI_VEC_FREE(ctx, &r.todo);

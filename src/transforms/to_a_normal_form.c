@@ -18,7 +18,8 @@
 #include "transforms/normal_form.h"
 
 static bool is_atom(const psg_expr *e) {
-  return e->kind == PSG_EXPR_VAR || e->kind == PSG_EXPR_GLOBAL_VAR || e->kind == PSG_EXPR_OP;
+  return e->kind == PSG_EXPR_VAR || e->kind == PSG_EXPR_GLOBAL_VAR || e->kind == PSG_EXPR_OP ||
+         e->kind == PSG_EXPR_CONSTRUCTOR;
 }
 
 /* A function the analysis keeps as a leaf: Primitive, or Composite (kept
@@ -34,7 +35,11 @@ static bool walks_kid(const psg_expr *e, uint32_t i) {
   case PSG_EXPR_CALL:
   case PSG_EXPR_TUPLE:
   case PSG_EXPR_TUPLE_GET_ITEM:
-  case PSG_EXPR_IF: return true;
+  case PSG_EXPR_IF:
+  case PSG_EXPR_REF_CREATE:
+  case PSG_EXPR_REF_READ:
+  case PSG_EXPR_REF_WRITE: return true;
+  case PSG_EXPR_MATCH: return i == 0; /* the data; clauses are kept whole (design.md) */
   default: return false;
   }
 }

@@ -33,6 +33,7 @@ static bool callee_impure(const gnf *g, const psg_expr *callee) {
     return en && en->value;
   }
   case PSG_EXPR_FUNCTION: return is_impure(g, psgi_fn_body(callee));
+  case PSG_EXPR_CONSTRUCTOR: return false; /* builds a value */
   case PSG_EXPR_VAR: {
     psgi_map_entry *en = psgi_map_get_ptr(&g->let_value, callee);
     const psg_expr *fn = en ? en->value : NULL;
@@ -61,6 +62,7 @@ static psg_status purity_post(psg_visitor *v, const psg_expr *e) {
   bool impure = false;
   if (e->kind != PSG_EXPR_FUNCTION) { /* making a closure has no effect; calling it may */
     if (e->kind == PSG_EXPR_CALL) impure = callee_impure(g, e->kids[0]);
+    if (e->kind == PSG_EXPR_REF_READ || e->kind == PSG_EXPR_REF_WRITE) impure = true; /* order matters */
     for (uint32_t i = 0; i < e->nkids && !impure; i++) impure = is_impure(g, e->kids[i]);
   }
   if (!impure) return PSG_OK;

@@ -17,11 +17,15 @@ from ..ir import structural_equal, structural_hash
 from ..ir import TypeVar, GlobalTypeVar, IncompleteType, TypeCall, RefType, TypeKind
 from ..tir import Any
 from . import ty
+from .adt import (TypeData, Constructor, Match, Clause, Pattern, PatternWildcard, PatternVar,
+                  PatternConstructor, PatternTuple, RefCreate, RefRead, RefWrite)
 
 __all__ = ["var", "const", "bind", "scalar_type", "TupleWrapper", "ExprFunctor", "Var", "GlobalVar", "Constant", "Tuple", "TupleGetItem", "Call", "Let",
            "If", "Function", "Op", "TensorType", "TupleType", "FuncType", "Expr", "IRModule",
            "Type", "TypeVar", "GlobalTypeVar", "IncompleteType", "TypeCall", "RefType", "TypeKind",
-           "Any", "ty", "op", "transform", "analysis", "tec", "ScopeBuilder", "ExprVisitor", "ExprMutator"]
+           "Any", "ty", "op", "TypeData", "Constructor", "Match", "Clause", "Pattern",
+           "PatternWildcard", "PatternVar", "PatternConstructor", "PatternTuple", "RefCreate",
+           "RefRead", "RefWrite", "transform", "analysis", "tec", "ScopeBuilder", "ExprVisitor", "ExprMutator"]
 
 
 def var(name_hint, type_annotation=None, shape=None, dtype="float32", span=None):

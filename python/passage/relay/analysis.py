@@ -9,7 +9,19 @@ _ffi_api = type("_ffi_api", (), {"_test_type_solver": staticmethod(_type_solver.
 
 __all__ = ["free_vars", "bound_vars", "all_vars", "Feature", "detect_feature",
            "check_basic_block_normal_form", "free_type_vars", "bound_type_vars", "all_type_vars",
-           "check_kind", "CallGraph"]
+           "check_kind", "CallGraph", "unmatched_cases", "well_formed"]
+
+
+def well_formed(expr):
+    """No variable bound twice, none used outside its scope (relay/adt.py)."""
+    from .adt import well_formed as _well_formed
+    return _well_formed(expr)
+
+
+def unmatched_cases(match, mod=None):
+    """The patterns no clause of `match` handles (relay/adt.py)."""
+    from .adt import unmatched_cases as _unmatched
+    return _unmatched(match, mod)
 
 
 def _dag(roots, children):
@@ -43,6 +55,9 @@ def _vars(expr):
                          for i in range(lib.psg_function_num_params(p)))
         elif k == 6:
             bound.append(lib.psg_let_get_var(p))
+        elif k == 11:  # Match: its patterns' variables (relay/adt.py)
+            from .adt import match_vars
+            bound.extend(match_vars(p))
     return bound, used
 
 

@@ -4,12 +4,15 @@ Python versions they recurse, so they suit the small graphs a Python pass
 rewrites; C passes use the iterative psg_mutate engine."""
 
 from ..ir import Var, GlobalVar, Constant, Tuple, TupleGetItem, Call, Let, If, Function, Op
+from .adt import Constructor, Match, Clause, RefCreate, RefRead, RefWrite
 
 __all__ = ["ExprFunctor", "ExprVisitor", "ExprMutator"]
 
 _DISPATCH = {Var: "visit_var", GlobalVar: "visit_global_var", Constant: "visit_constant",
              Tuple: "visit_tuple", TupleGetItem: "visit_tuple_getitem", Call: "visit_call",
-             Let: "visit_let", If: "visit_if", Function: "visit_function", Op: "visit_op"}
+             Let: "visit_let", If: "visit_if", Function: "visit_function", Op: "visit_op",
+             Constructor: "visit_constructor", Match: "visit_match", RefCreate: "visit_ref_create",
+             RefRead: "visit_ref_read", RefWrite: "visit_ref_write"}
 
 
 class ExprFunctor:
@@ -84,6 +87,28 @@ class ExprVisitor(ExprFunctor):
             self.visit(p)
         self.visit(fn.body)
 
+    def visit_constructor(self, c):
+        pass
+
+    def visit_pattern(self, p):
+        pass
+
+    def visit_match(self, m):
+        self.visit(m.data)
+        for c in m.clauses:
+            self.visit_pattern(c.lhs)
+            self.visit(c.rhs)
+
+    def visit_ref_create(self, r):
+        self.visit(r.value)
+
+    def visit_ref_read(self, r):
+        self.visit(r.ref)
+
+    def visit_ref_write(self, r):
+        self.visit(r.ref)
+        self.visit(r.value)
+
 
 class ExprMutator(ExprVisitor):
     """Rebuilds each node from its visited children; a node whose children
@@ -129,3 +154,28 @@ class ExprMutator(ExprVisitor):
             return fn
         attrs = fn.attrs
         return Function(params, body, fn.ret_type, attrs=dict(attrs.items()) if attrs else None)
+
+    visit_constructor = visit_var
+
+    def visit_pattern(self, p):
+        return p
+
+    def visit_match(self, m):
+        data = self.visit(m.data)
+        clauses = m.clauses
+        new = [Clause(self.visit_pattern(c.lhs), self.visit(c.rhs)) for c in clauses]
+        if data.same_as(m.data) and all(a.rhs.same_as(b.rhs) and a.lhs is b.lhs for a, b in zip(new, clauses)):
+            return m
+        return Match(data, new, m.complete)
+
+    def visit_ref_create(self, r):
+        v = self.visit(r.value)
+        return r if v.same_as(r.value) else RefCreate(v)
+
+    def visit_ref_read(self, r):
+        v = self.visit(r.ref)
+        return r if v.same_as(r.ref) else RefRead(v)
+
+    def visit_ref_write(self, r):
+        ref, v = self.visit(r.ref), self.visit(r.value)
+        return r if ref.same_as(r.ref) and v.same_as(r.value) else RefWrite(ref, v)
