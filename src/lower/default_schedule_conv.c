@@ -11,7 +11,6 @@
  * in (rc, ry, rx) order. */
 #include "lower/default_schedule.h"
 #include "tir/tir_internal.h"
-#include <stdio.h>
 #include <string.h>
 
 /* Tile: up to 4 of the outer axis, up to 16 of the vectorized one. */
@@ -62,40 +61,6 @@ static psg_status split_div(psgi_dsch *d, psg_tir_expr *loop, int64_t cap, bool 
   return psg_tir_schedule_split(d->s, loop, factors, 2, out);
 }
 
-typedef struct tile_local {
-  const char *stage;
-  psg_tir_expr *at;          /* the innermost loop outside the reductions */
-  psg_tir_expr *rows, *vec;  /* the tile's loops (either may be NULL) */
-  int vec_dim;               /* the buffer dimension of the vector axis */
-} tile_local;
-
-/* cache_write_at of the stage at tl->at; then the rows of the update, of
- * its init and of the copy-out unrolled, the copy's vector axis vectorized. */
-static psg_status local_tile(psgi_dsch *d, void *arg) {
-  tile_local *tl = arg;
-  psg_status st = psg_tir_schedule_cache_write_at(d->s, tl->stage, tl->at, "local", NULL);
-  if (st) return st;
-  if (tl->rows && tl->vec) {
-    st = psg_tir_schedule_unroll(d->s, tl->rows);
-    if (!st) st = psgi_dsch_unroll_init(d, tl->rows);
-  }
-  psg_tir_expr **loops = NULL;
-  size_t n = 0;
-  if (!st) st = psgi_dsch_loops(d, tl->stage, &loops, &n);
-  /* the copy's own loops come after tl->at */
-  size_t at = n;
-  for (size_t i = 0; !st && i < n; i++)
-    if (loops[i] == tl->at) at = i;
-  char vname[16];
-  snprintf(vname, sizeof vname, "ax%d", tl->vec_dim);
-  for (size_t i = at + 1; !st && i < n; i++) {
-    bool is_vec = tl->vec && i + 1 == n && !strcmp(loops[i]->u.var.name, vname);
-    st = is_vec ? psg_tir_schedule_vectorize(d->s, loops[i]) : tl->vec ? psg_tir_schedule_unroll(d->s, loops[i]) : PSG_OK;
-  }
-  psgi_dsch_loops_free(loops, n);
-  return st;
-}
-
 /* dw: a depthwise stage, whose NCHW tile takes its rows from the output
  * height instead of the channels, so the rows share one weight broadcast
  * (each channel has its own input: channel rows would load one input
@@ -137,8 +102,8 @@ static psg_status tile(psgi_dsch *d, const char *stage, bool dw, bool *nhwc) {
    * reductions (order[nout - 1]), its rows unrolled: registers */
   size_t nout = k - 3 - (first != NULL) - (last != NULL);
   if (!st && nout > 0) {
-    tile_local tl = {stage, order[nout - 1], first, last, vpos};
-    st = psgi_dsch_try(d, local_tile, &tl, NULL);
+    psgi_dsch_tile tl = {stage, order[nout - 1], first, last, vpos};
+    st = psgi_dsch_try(d, psgi_dsch_local_tile, &tl, NULL);
   }
   if (!st && npar > 1) st = psg_tir_schedule_fuse(d->s, order, npar, &fused);
   if (!st) st = psgi_dsch_parallel(d, fused ? fused : order[0]);
