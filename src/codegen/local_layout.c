@@ -1,8 +1,9 @@
 /* Passage — CodeGenC's layout of register tiles: a small "local" array
  * (cache_write_at's tile) that is only ever read and written as vectors of
- * L lanes at a constant stride s (s * L its size, each vector starting at a
- * constant below s) or as single elements at constant indices is stored
- * transposed, element e at (e % s) * L + e / s. Its vectors become
+ * L lanes at a constant stride s (its size a multiple of s * L, each vector
+ * starting at a constant whose remainder by s * L is below s) or as single
+ * elements at constant indices is stored transposed by blocks of s * L:
+ * element e = b * s * L + r at b * s * L + (r % s) * L + r / s. Its vectors become
  * contiguous: whole registers for the C compiler instead of L lane inserts
  * and extracts per access. This happens when the tile's vector axis is not
  * the output's last one (a matmul vectorized over i, rec's 40 x 6625 head).
@@ -53,7 +54,8 @@ static void check_access(tile_layout *t, const psg_tir_node *n) {
     return;
   }
   if (!t->stride) t->stride = s, t->lanes = lanes;
-  t->ok &= s == t->stride && lanes == t->lanes && s * lanes == t->size && e >= 0 && e < s;
+  t->ok &= s == t->stride && lanes == t->lanes && t->size % (s * lanes) == 0 && e >= 0 && e % (s * lanes) < s &&
+           e + s * (lanes - 1) < t->size;
 }
 
 static int scan_pre(psg_tir_visitor *v, const psg_tir_node *n) {
@@ -81,11 +83,13 @@ static psg_status relocate(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_no
   if (!t || !t->ok || !t->stride) return st;
   psg_tir_node *r = *out, *ix = psgi_tir_indices(r)[0], *nix = NULL, *base = NULL, *one = NULL, *nn = NULL;
   psg_ctx *ctx = m->ctx;
+  int64_t blk = t->stride * t->lanes;
   if (ix->kind == PSG_TIR_INT_IMM) {
-    int64_t e = ix->u.int_value;
-    st = psg_tir_int_imm_create(ctx, ix->dtype, (e % t->stride) * t->lanes + e / t->stride, NULL, &nix);
+    int64_t e = ix->u.int_value, r = e % blk;
+    st = psg_tir_int_imm_create(ctx, ix->dtype, e - r + (r % t->stride) * t->lanes + r / t->stride, NULL, &nix);
   } else {
-    st = psg_tir_int_imm_create(ctx, ix->kids[0]->dtype, ix->kids[0]->u.int_value * t->lanes, NULL, &base);
+    int64_t e = ix->kids[0]->u.int_value, r = e % blk;
+    st = psg_tir_int_imm_create(ctx, ix->kids[0]->dtype, e - r + r * t->lanes, NULL, &base);
     if (!st) st = psg_tir_int_imm_create(ctx, ix->kids[0]->dtype, 1, NULL, &one);
     if (!st) st = psg_tir_ramp_create(ctx, base, one, (int)t->lanes, NULL, &nix);
   }

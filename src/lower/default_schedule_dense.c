@@ -14,7 +14,7 @@
 
 /* Tile sizes: up to 8 rows, columns up to 16 (a vector register of float32
  * on AVX-512, TVM's injective factor), both dividing the extents. */
-enum { TILE_ROWS = 8, TILE_VEC = 16, MIN_VEC = 8 };
+enum { TILE_ROWS = 8, TILE_VEC = 16, MIN_VEC = 8, MAX_ACC = 25 /* of AVX-512's 32 vector registers */ };
 
 typedef struct last_find {
   const psg_tir_node *var;
@@ -48,7 +48,7 @@ static int64_t pow2_factor(int64_t extent) {
 }
 
 static psg_status tile(psgi_dsch *d, const char *stage) {
-  psg_tir_expr **loops = NULL, *io[2] = {NULL, NULL}, *jo[2] = {NULL, NULL}, *fused = NULL;
+  psg_tir_expr **loops = NULL, *io[2] = {NULL, NULL}, *jo[2] = {NULL, NULL}, *vm = NULL, *fused = NULL;
   size_t n = 0;
   psg_status st = psgi_dsch_guard_init(d, stage);
   if (!st) st = psgi_dsch_loops(d, stage, &loops, &n);
@@ -64,10 +64,24 @@ static psg_status tile(psgi_dsch *d, const char *stage) {
   /* r: the rows' loop, v: the vector one (in the output, v is dim nb + !vec_i) */
   psg_tir_expr *r = vec_i ? j : i, *v = vec_i ? i : j, **ro = vec_i ? jo : io, **vo = vec_i ? io : jo;
   int64_t fr = psgi_dsch_factor(psgi_dsch_extent(d, r), TILE_ROWS), fv = psgi_dsch_vec_factor(psgi_dsch_extent(d, v), TILE_VEC);
-  int64_t sr[2] = {0, fr}, sv[2] = {0, fv};
-  if (!(st = psg_tir_schedule_split(d->s, r, sr, 2, ro))) st = psg_tir_schedule_split(d->s, v, sv, 2, vo);
-  psg_tir_expr *order[5] = {io[0], jo[0], k, ro[1], vo[1]};
-  if (!st) st = psg_tir_schedule_reorder(d->s, order, 5);
+  /* vectorized over i, the tile also takes m vectors of i (vm, unrolled): rec's head holds 5 x 5
+   * accumulators, so each k loads its B row once for all of i */
+  int64_t m = 1, nv = vec_i && fv > 1 ? psgi_dsch_extent(d, v) / fv : 1;
+  for (int64_t c = nv; c > 1 && m == 1; c--)
+    if (nv % c == 0 && c * fr <= MAX_ACC) m = c;
+  int64_t sr[2] = {0, fr}, sv[3] = {0, m, fv};
+  psg_tir_expr *v3[3] = {NULL, NULL, NULL};
+  if (!(st = psg_tir_schedule_split(d->s, r, sr, 2, ro))) {
+    if (m > 1 && !(st = psg_tir_schedule_split(d->s, v, sv, 3, v3))) {
+      vo[0] = v3[0], vm = v3[1], vo[1] = v3[2];
+    } else if (!st) {
+      int64_t sv2[2] = {0, fv};
+      st = psg_tir_schedule_split(d->s, v, sv2, 2, vo);
+    }
+  }
+  psg_tir_expr *order[6] = {io[0], jo[0], k, vm, ro[1], vo[1]};
+  if (!vm) order[3] = ro[1], order[4] = vo[1];
+  if (!st) st = psg_tir_schedule_reorder(d->s, order, vm ? 6 : 5);
   if (!st) st = psg_tir_schedule_decompose_reduction(d->s, stage, k, NULL);
   if (!st && fv > 1) st = psg_tir_schedule_vectorize(d->s, vo[1]);
   if (!st && fv > 1) st = psgi_dsch_vectorize_init(d, vo[1]);
@@ -77,7 +91,10 @@ static psg_status tile(psgi_dsch *d, const char *stage) {
    * lane, in memory either way) */
   if (!st && (fv == 1 || !(fv & (fv - 1)))) {
     psgi_dsch_tile tl = {stage, jo[0], ro[1], fv > 1 ? vo[1] : NULL, (int)nb + (vec_i ? 0 : 1)};
-    st = psgi_dsch_try(d, psgi_dsch_local_tile, &tl, NULL);
+    bool tiled = false;
+    st = psgi_dsch_try(d, psgi_dsch_local_tile, &tl, &tiled);
+    if (!st && tiled && vm) st = psg_tir_schedule_unroll(d->s, vm);
+    if (!st && tiled && vm) st = psgi_dsch_unroll_init(d, vm);
   }
   /* batch and the outer tile loops: one parallel loop */
   psg_tir_expr *outer[PSG_MAX_RANK + 2];
@@ -88,6 +105,7 @@ static psg_status tile(psgi_dsch *d, const char *stage) {
   if (!st) st = psgi_dsch_parallel(d, fused);
 done:
   for (int x = 0; x < 2; x++) psg_tir_release(io[x]), psg_tir_release(jo[x]);
+  psg_tir_release(vm);
   psg_tir_release(fused);
   psgi_dsch_loops_free(loops, n);
   return st;
