@@ -85,7 +85,14 @@ static psg_status tile(psgi_dsch *d, const char *stage, bool dw, bool *nhwc) {
   if (st) goto done;
   psg_tir_expr *order[9];
   size_t k = 0, npar = 0;
-  for (int p = 0; p < 4; p++) {
+  /* NCHW with channel rows: the height outside the channel blocks, so the
+   * input rows one output row reads (all its channels) stay in cache for
+   * every block of output channels; channel blocks outermost streamed the
+   * whole padded input from memory once per block (det: 10 MB x 12) */
+  static const int nchw_rows[4] = {0, 2, 1, 3}, natural[4] = {0, 1, 2, 3};
+  const int *walk = !*nhwc && rpos == 1 ? nchw_rows : natural;
+  for (int q = 0; q < 4; q++) {
+    int p = walk[q];
     if (p == wpos && !npar) npar = k; /* loops before the width's outer part */
     psg_tir_expr *l = p == rpos ? r2[0] : p == vpos ? v2[0] : loops[p];
     if (l) order[k++] = l;
