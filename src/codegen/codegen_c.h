@@ -39,7 +39,8 @@ psg_status psgi_cg_local_layout(psg_ctx *ctx, const psg_tir_prim_func *f, psg_ti
 
 /* Kernel k of program p specialized on the one-element float constants
  * every call passes it (each load of one becomes its literal), with
- * pow(x, 2) and pow(x, 1) folded to x * x and x (const_scalars.c). *out is
+ * pow(x, 2), pow(x, 1) and pow(x, 0.5) folded to x * x, x and LLVM's
+ * guarded sqrt (const_scalars.c). *out is
  * a new reference (f itself when nothing changes). */
 struct psgi_host_program;
 psg_status psgi_cg_bind_const_scalars(psg_ctx *ctx, const struct psgi_host_program *p, uint32_t k,

@@ -2,9 +2,9 @@
  * before C generation: when every call of a kernel passes the same
  * one-element float constant for a parameter (silero_vad's `power`
  * exponent, a constant the fused function takes as an argument), loads of
- * it become the literal, and `pow` with a literal exponent of 2 or 1
- * becomes x * x or x, as LLVM folds them for TVM's CPU targets (both exact:
- * the same values as powf). The other calls keep the library's powf. */
+ * it become the literal, and `pow` with a literal exponent of 2, 1 or 0.5
+ * becomes x * x, x or a guarded sqrt, as LLVM folds them for TVM's CPU
+ * targets (exact). Other exponents keep the library's powf. */
 #include "codegen/codegen_c.h"
 #include "codegen/host_program.h"
 #include "passage/type.h"
@@ -82,15 +82,45 @@ static psg_status bind_load(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_n
   return PSG_OK;
 }
 
-/* pow(x, 2) -> x * x; pow(x, 1) -> x. */
+/* A float constant of x's dtype (a Broadcast for a vector). */
+static psg_status constant_like(psg_ctx *ctx, const psg_tir_node *x, double v, psg_tir_node **out) {
+  int lanes = psg_tir_dtype_lanes(x->dtype);
+  psg_tir_node *s = NULL;
+  psg_status st = psg_tir_float_imm_create(ctx, psg_tir_dtype_with_lanes(x->dtype, 1), v, NULL, &s);
+  if (!st && lanes > 1) st = psg_tir_broadcast_create(ctx, s, lanes, NULL, out);
+  else if (!st) psg_tir_retain(*out = s);
+  psg_tir_release(s);
+  return st;
+}
+
+/* pow(x, 0.5) -> x == -inf ? +inf : fabs(sqrt(x)), LLVM's exact form
+ * (powf gives +inf at -inf and +0 at -0, where sqrt gives NaN and -0). */
+static psg_status sqrt_form(psg_ctx *ctx, psg_tir_node *x, psg_tir_node **out) {
+  psg_tir_node *ninf = NULL, *pinf = NULL, *eq = NULL, *sq = NULL, *ab = NULL;
+  psg_status st = constant_like(ctx, x, -INFINITY, &ninf);
+  if (!st) st = constant_like(ctx, x, INFINITY, &pinf);
+  if (!st) st = psg_tir_binary_create(ctx, PSG_TIR_EQ, x, ninf, NULL, &eq);
+  if (!st) st = psg_tir_call_create(ctx, x->dtype, "tir.sqrt", &x, 1, NULL, &sq);
+  if (!st) st = psg_tir_call_create(ctx, x->dtype, "tir.fabs", &sq, 1, NULL, &ab);
+  if (!st) st = psg_tir_select_create(ctx, eq, pinf, ab, NULL, out);
+  psg_tir_release(ninf);
+  psg_tir_release(pinf);
+  psg_tir_release(eq);
+  psg_tir_release(sq);
+  psg_tir_release(ab);
+  return st;
+}
+
+/* pow(x, 2) -> x * x; pow(x, 1) -> x; pow(x, 0.5) -> sqrt_form. */
 static psg_status fold_pow(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out) {
   psg_status st = psg_tir_mutator_default(m, n, out);
   double e;
   if (st || strcmp(psg_tir_call_op(*out), "tir.pow") || psg_tir_call_num_args(*out) != 2 ||
-      !is_imm_value(psg_tir_call_get_arg(*out, 1), &e) || (e != 2.0 && e != 1.0))
+      !is_imm_value(psg_tir_call_get_arg(*out, 1), &e) || (e != 2.0 && e != 1.0 && e != 0.5))
     return st;
   psg_tir_node *x = psg_tir_call_get_arg(*out, 0), *r = NULL;
   if (e == 1.0) psg_tir_retain(r = x);
+  else if (e == 0.5) st = sqrt_form(m->ctx, x, &r);
   else st = psg_tir_binary_create(m->ctx, PSG_TIR_MUL, x, x, NULL, &r);
   if (st) return st;
   psg_tir_release(*out);
