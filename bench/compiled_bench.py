@@ -14,7 +14,13 @@ The inputs are the ones onnx_ort_run.js makes (its seeded generator for
 floats, fixed values for integers), written as .npy files for `passage bench
 --input`, so both sides run on the same numbers (control flow included).
 
-Usage: bench/compiled_bench.py --build BUILD [--runs N] [--quick] [--only NAME] [--profile] [--keep DIR]"""
+With --cpu, each side is also given as CPU time per run (user + system of the
+process, /usr/bin/time): that of N runs minus that of 1 run, over N - 1, with N
+sized to about 2 s of runs from the median. On a loaded machine this is the
+figure to compare, before and after in the same run (wall medians of both sides
+are inflated by sharing a core).
+
+Usage: bench/compiled_bench.py --build BUILD [--runs N] [--quick] [--only NAME] [--profile] [--cpu] [--keep DIR]"""
 import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
 
 import numpy as np
@@ -62,6 +68,28 @@ def run_rss(cmd):
         return p, int(lines[-1]) / 1024.0 if lines else None
 
 
+def cpu_seconds(cmd):
+    """User + system CPU seconds of a command (/usr/bin/time), or None."""
+    if not os.path.exists("/usr/bin/time"):
+        return None
+    with tempfile.NamedTemporaryFile("r", suffix=".cpu") as f:
+        p = subprocess.run(["/usr/bin/time", "-f", "%U %S", "-o", f.name] + cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        if p.returncode:
+            return None
+        vals = open(f.name).read().split()[-2:]
+        return float(vals[0]) + float(vals[1])
+
+
+def cpu_ms_per_run(make_cmd, median_ms):
+    """CPU ms per run: (CPU of n runs - CPU of 1 run) / (n - 1), n about 2 s of runs."""
+    n = max(5, min(20000, int(2000.0 / max(median_ms, 1e-3))))
+    one, many = cpu_seconds(make_cmd(1)), cpu_seconds(make_cmd(n))
+    if one is None or many is None:
+        return None
+    return max(many - one, 0.0) * 1e3 / (n - 1)
+
+
 def ort_inputs(spec):
     """The arrays onnx_ort_run.js feeds: one LCG over the inputs in order, in
     JavaScript's arithmetic (the product is a double, rounded past 2^53, then
@@ -92,6 +120,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="the small models only, 5 runs")
     ap.add_argument("--only", default="", help="models whose label contains this")
     ap.add_argument("--profile", action="store_true", help="shares of time per op kind (passage bench --profile)")
+    ap.add_argument("--cpu", action="store_true", help="also CPU ms per run of each side (/usr/bin/time)")
     ap.add_argument("--keep", help="keep the compiled libraries and inputs in this directory")
     args = ap.parse_args()
     passage = os.path.join(args.build, "passage")
@@ -105,7 +134,7 @@ def main():
         print("note: %s has no `passage compile` yet (issue 17): only ONNX Runtime's side is measured" % passage)
     print("%-15s %10s %10s %7s | %10s %10s %10s | %10s %9s %9s | %8s %6s" % (
         "model", "ours ms", "ORT ms", "ratio", "pipeline", "cc", "ORT sess", "workspace", "ours RSS", "ORT RSS",
-        "GFLOP/s", "peak"))
+        "GFLOP/s", "peak") + (" | %9s %9s %7s" % ("ours CPU", "ORT CPU", "ratio") if args.cpu else ""))
     profiles = []
     for label, model, shapes, macs in MODELS:
         if (args.quick and "PP-OCRv4" in label) or args.only not in label:
@@ -129,7 +158,10 @@ def main():
             q = subprocess.run(["node", os.path.join(HERE, "onnx_ort_opt.js"), model, stem + ".ext.onnx",
                                 "1" if args.quick else "3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             sess_ms = json.loads(q.stdout)["all_ms"] if q.returncode == 0 else None
-            ours = pipe_ms = cc_ms = ours_rss = None
+            ours = pipe_ms = cc_ms = ours_rss = ours_cpu = ort_cpu = None
+            if args.cpu and ort_ms:
+                ort_cpu = cpu_ms_per_run(lambda r: ["node", os.path.join(HERE, "onnx_ort_run.js"), str(r), "0",
+                                                    stem + ".in.json", model + ":all"], ort_ms)
             note = ""
             if compiled:
                 sh = sum((["--input-shape", s] for s in shapes), [])
@@ -154,6 +186,11 @@ def main():
                         note = "bench failed: " + b.stderr.decode().strip()[:160]
                     else:
                         ours = json.loads(b.stdout)
+                        if args.cpu:
+                            feeds = cmd[cmd.index("--json") + 1:]
+                            feeds = [a for a in feeds if a != "--profile"]
+                            ours_cpu = cpu_ms_per_run(lambda r: [passage, "bench", stem + ".so", "--runs", str(r),
+                                                                 "--warmup", "0"] + feeds, ours["median_ms"])
                         if args.profile:
                             profiles.append((label, ours))
             f = lambda v, w=10: ("%*.3f" % (w, v)) if v is not None else "%*s" % (w, "n/a")
@@ -162,9 +199,13 @@ def main():
             gflops = 2 * macs / (ours_ms * 1e-3) / 1e9 if ours_ms else None
             ws = "%8.2fMB" % (ours["workspace_bytes"] / 2**20) if ours else "       n/a"
             mb = lambda v: "%7.1fMB" % v if v is not None else "      n/a"
-            print("%-15s %s %s %s | %s %s %s | %s %s %s | %s %s %s" % (
+            cpu = ""
+            if args.cpu:
+                cpu = " | %s %s %s" % (f(ours_cpu, 9), f(ort_cpu, 9), ("%6.2fx" % (ours_cpu / ort_cpu)) if ours_cpu and ort_cpu
+                                       else "    n/a")
+            print("%-15s %s %s %s | %s %s %s | %s %s %s | %s %s%s %s" % (
                 label, f(ours_ms), f(ort_ms), ratio, f(pipe_ms), f(cc_ms), f(sess_ms), ws, mb(ours_rss), mb(ort_rss), f(gflops, 8), ("%5.1f%%" % (100 * gflops / PEAK_GFLOPS)) if gflops else "   n/a",
-                note))
+                cpu, note))
         finally:
             if not args.keep:
                 shutil.rmtree(tmp, ignore_errors=True)

@@ -571,8 +571,12 @@ static void emit_unused_params(cg *c, const psg_tir_node *f, const psgi_buf *bod
   if (!mentions(body, "workspace")) psgi_buf_puts(out, "  (void)workspace;\n");
 }
 
-psg_status psgi_codegen_c_kernel(psg_ctx *ctx, const psg_tir_prim_func *f, const char *c_name,
+psg_status psgi_codegen_c_kernel(psg_ctx *ctx, const psg_tir_prim_func *given, const char *c_name,
                                  const psgi_codegen_opts *o, psgi_buf *out) {
+  psg_tir_prim_func *f = NULL;
+  psg_status lst = given && psg_tir_kind(given) == PSG_TIR_PRIM_FUNC ? psgi_cg_local_layout(ctx, given, &f) : PSG_OK;
+  if (lst) return lst;
+  if (!f) f = (psg_tir_prim_func *)given, psg_tir_retain(f);
   psgi_buf body, sig;
   psgi_buf_init(&body, ctx);
   psgi_buf_init(&sig, ctx);
@@ -621,6 +625,7 @@ psg_status psgi_codegen_c_kernel(psg_ctx *ctx, const psg_tir_prim_func *f, const
   if (out->failed) c.st = psgi_nomem(ctx);
 done:;
   psg_status st = c.st;
+  psg_tir_release(f);
   PSGI_VEC_FREE(ctx, &stack);
   cg_fini(&c);
   psgi_buf_fini(&body);

@@ -33,6 +33,19 @@ bool psgi_codegen_c_prelude(psgi_buf *out, const psgi_codegen_opts *o);
 psg_status psgi_codegen_c_kernel(psg_ctx *ctx, const psg_tir_prim_func *f, const char *c_name,
                                  const psgi_codegen_opts *o, psgi_buf *out);
 
+/* `f` with its register tiles stored transposed where their vectors are
+ * strided (local_layout.c); *out is f itself (retained) when none is. */
+psg_status psgi_cg_local_layout(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
+
+/* Kernel k of program p specialized on the one-element float constants
+ * every call passes it (each load of one becomes its literal), with
+ * pow(x, 2), pow(x, 1) and pow(x, 0.5) folded to x * x, x and LLVM's
+ * guarded sqrt (const_scalars.c). *out is
+ * a new reference (f itself when nothing changes). */
+struct psgi_host_program;
+psg_status psgi_cg_bind_const_scalars(psg_ctx *ctx, const struct psgi_host_program *p, uint32_t k,
+                                      psg_tir_prim_func **out);
+
 /* Bytes of workspace the kernel of `f` needs: its T.allocate buffers outside
  * parallel loops, each at a 64-byte aligned offset, in the order the body
  * holds them (no reuse between them). Allocations inside a parallel loop are

@@ -127,7 +127,10 @@ psg_status psg_compile_to_c(psg_module *lowered, const char *target, const char 
   for (uint32_t k = 0; k < p.kernels.len; k++) {
     psgi_host_c_kernel_name(&p, k, kname, sizeof kname);
     psgi_buf_putc(&src, '\n');
-    if ((st = psgi_codegen_c_kernel(ctx, p.kernels.data[k].func, kname, &co, &src)) != PSG_OK) goto fail;
+    psg_tir_prim_func *kf = NULL;
+    if ((st = psgi_cg_bind_const_scalars(ctx, &p, k, &kf)) == PSG_OK) st = psgi_codegen_c_kernel(ctx, kf, kname, &co, &src);
+    psg_tir_release(kf);
+    if (st) goto fail;
   }
   if ((st = psgi_host_c_emit(&p, &ho, &src)) != PSG_OK) goto fail;
   if ((st = psgi_host_c_header(&p, &ho, &hdr)) != PSG_OK) goto fail;

@@ -77,6 +77,19 @@ psg_status psgi_dsch_reduce_nest(psgi_dsch *d, const char *stage);
  * loops are reordered). The order of the updates is unchanged. */
 psg_status psgi_dsch_guard_init(psgi_dsch *d, const char *stage);
 
+/* The register tile (default_schedule_tile.c): cache_write_at of `stage`
+ * at loop `at` (the innermost loop outside its reductions); then the tile's
+ * `rows` loop (in the update and its init) and the copy-out's loops other
+ * than the vector one unrolled, the copy's "ax<vec_dim>" loop vectorized
+ * (when `vec`: the tile's vector loop, may be NULL). A psgi_dsch_step. */
+typedef struct psgi_dsch_tile {
+  const char *stage;
+  psg_tir_expr *at;
+  psg_tir_expr *rows, *vec;
+  int vec_dim;
+} psgi_dsch_tile;
+psg_status psgi_dsch_local_tile(psgi_dsch *d, void *arg);
+
 /* The families (one file each). A family returns an error to give up:
  * psgi_default_schedule then keeps the naive function. */
 psg_status psgi_dsch_matmul(psgi_dsch *d, const char **kind);    /* default_schedule_dense.c */

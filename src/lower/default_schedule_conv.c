@@ -11,7 +11,6 @@
  * in (rc, ry, rx) order. */
 #include "lower/default_schedule.h"
 #include "tir/tir_internal.h"
-#include <stdio.h>
 #include <string.h>
 
 /* Tile: up to 4 of the outer axis, up to 16 of the vectorized one. */
@@ -62,46 +61,12 @@ static psg_status split_div(psgi_dsch *d, psg_tir_expr *loop, int64_t cap, bool 
   return psg_tir_schedule_split(d->s, loop, factors, 2, out);
 }
 
-typedef struct tile_local {
-  const char *stage;
-  psg_tir_expr *at;          /* the innermost loop outside the reductions */
-  psg_tir_expr *rows, *vec;  /* the tile's loops (either may be NULL) */
-  int vec_dim;               /* the buffer dimension of the vector axis */
-} tile_local;
-
-/* cache_write_at of the stage at tl->at; then the rows of the update, of
- * its init and of the copy-out unrolled, the copy's vector axis vectorized. */
-static psg_status local_tile(psgi_dsch *d, void *arg) {
-  tile_local *tl = arg;
-  psg_status st = psg_tir_schedule_cache_write_at(d->s, tl->stage, tl->at, "local", NULL);
-  if (st) return st;
-  if (tl->rows && tl->vec) {
-    st = psg_tir_schedule_unroll(d->s, tl->rows);
-    if (!st) st = psgi_dsch_unroll_init(d, tl->rows);
-  }
-  psg_tir_expr **loops = NULL;
-  size_t n = 0;
-  if (!st) st = psgi_dsch_loops(d, tl->stage, &loops, &n);
-  /* the copy's own loops come after tl->at */
-  size_t at = n;
-  for (size_t i = 0; !st && i < n; i++)
-    if (loops[i] == tl->at) at = i;
-  char vname[16];
-  snprintf(vname, sizeof vname, "ax%d", tl->vec_dim);
-  for (size_t i = at + 1; !st && i < n; i++) {
-    bool is_vec = tl->vec && i + 1 == n && !strcmp(loops[i]->u.var.name, vname);
-    st = is_vec ? psg_tir_schedule_vectorize(d->s, loops[i]) : tl->vec ? psg_tir_schedule_unroll(d->s, loops[i]) : PSG_OK;
-  }
-  psgi_dsch_loops_free(loops, n);
-  return st;
-}
-
 /* dw: a depthwise stage, whose NCHW tile takes its rows from the output
  * height instead of the channels, so the rows share one weight broadcast
  * (each channel has its own input: channel rows would load one input
  * vector per FMA). */
 static psg_status tile(psgi_dsch *d, const char *stage, bool dw, bool *nhwc) {
-  psg_tir_expr **loops = NULL, *r2[2] = {NULL, NULL}, *v2[2] = {NULL, NULL}, *fused = NULL;
+  psg_tir_expr **loops = NULL, *r2[2] = {NULL, NULL}, *v2[2] = {NULL, NULL}, *h2[2] = {NULL, NULL}, *fused = NULL;
   size_t n = 0;
   int cpos = -1;
   psg_status st = psgi_dsch_guard_init(d, stage);
@@ -117,17 +82,30 @@ static psg_status tile(psgi_dsch *d, const char *stage, bool dw, bool *nhwc) {
   if (dw && rpos == 1) rpos = 2;
   st = split_div(d, loops[rpos], TILE_ROWS, false, r2);
   if (!st) st = split_div(d, loops[vpos], TILE_VEC, true, v2);
+  /* NCHW with channel rows: two output rows per tile (each weight broadcast
+   * feeds two vectors: 2 input loads and 8 broadcasts per 16 FMAs, where
+   * one row was load-bound at 9 loads per 8 FMAs) */
+  bool two_rows = !*nhwc && rpos == 1 && vpos == 3 && r2[1] && v2[1] && psgi_dsch_extent(d, loops[2]) % 2 == 0;
+  if (!st && two_rows) st = split_div(d, loops[2], 2, false, h2);
   if (st) goto done;
-  psg_tir_expr *order[9];
+  psg_tir_expr *order[10];
   size_t k = 0, npar = 0;
-  for (int p = 0; p < 4; p++) {
+  /* NCHW with channel rows: the height outside the channel blocks, so the
+   * input rows one output row reads (all its channels) stay in cache for
+   * every block of output channels; channel blocks outermost streamed the
+   * whole padded input from memory once per block (det: 10 MB x 12) */
+  static const int nchw_rows[4] = {0, 2, 1, 3}, natural[4] = {0, 1, 2, 3};
+  const int *walk = !*nhwc && rpos == 1 ? nchw_rows : natural;
+  for (int q = 0; q < 4; q++) {
+    int p = walk[q];
     if (p == wpos && !npar) npar = k; /* loops before the width's outer part */
-    psg_tir_expr *l = p == rpos ? r2[0] : p == vpos ? v2[0] : loops[p];
+    psg_tir_expr *l = p == rpos ? r2[0] : p == vpos ? v2[0] : p == 2 && two_rows ? h2[0] : loops[p];
     if (l) order[k++] = l;
   }
   for (size_t r = 4; r < 7; r++) order[k++] = loops[r];
-  psg_tir_expr *first = r2[1], *last = v2[1];
+  psg_tir_expr *first = r2[1], *mid = h2[1], *last = v2[1];
   if (first) order[k++] = first;
+  if (mid) order[k++] = mid;
   if (last) order[k++] = last;
   st = psg_tir_schedule_reorder(d->s, order, k);
   if (!st) st = psg_tir_schedule_decompose_reduction(d->s, stage, loops[4], NULL);
@@ -135,15 +113,18 @@ static psg_status tile(psgi_dsch *d, const char *stage, bool dw, bool *nhwc) {
   if (!st && last) st = psgi_dsch_vectorize_init(d, last);
   /* the tile's accumulators in a local array under the loop outside the
    * reductions (order[nout - 1]), its rows unrolled: registers */
-  size_t nout = k - 3 - (first != NULL) - (last != NULL);
+  size_t nout = k - 3 - (first != NULL) - (mid != NULL) - (last != NULL);
   if (!st && nout > 0) {
-    tile_local tl = {stage, order[nout - 1], first, last, vpos};
-    st = psgi_dsch_try(d, local_tile, &tl, NULL);
+    psgi_dsch_tile tl = {stage, order[nout - 1], first, last, vpos};
+    bool tiled = false;
+    st = psgi_dsch_try(d, psgi_dsch_local_tile, &tl, &tiled);
+    if (!st && tiled && mid) st = psg_tir_schedule_unroll(d->s, mid);
+    if (!st && tiled && mid) st = psgi_dsch_unroll_init(d, mid);
   }
   if (!st && npar > 1) st = psg_tir_schedule_fuse(d->s, order, npar, &fused);
   if (!st) st = psgi_dsch_parallel(d, fused ? fused : order[0]);
 done:
-  for (int x = 0; x < 2; x++) psg_tir_release(r2[x]), psg_tir_release(v2[x]);
+  for (int x = 0; x < 2; x++) psg_tir_release(r2[x]), psg_tir_release(v2[x]), psg_tir_release(h2[x]);
   psg_tir_release(fused);
   psgi_dsch_loops_free(loops, n);
   return st;

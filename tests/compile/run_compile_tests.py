@@ -22,6 +22,11 @@ CASES = [
     (os.path.join(HERE, "if_model.relay"), [{"flag": True}, {"flag": False}]),
     # standalone reshapes share storage: of an input, of an intermediate, in a branch, as outputs
     (os.path.join(HERE, "reshape_model.relay"), [{"f": True}, {"f": False}]),
+    # register tiles (default_schedule_dense.c): a transposed-a matmul vectorized over i (24 = 3 x 8 lanes) with
+    # 7 rows of j (35 has no power-of-two factor), whose tile CodeGenC stores transposed (local_layout.c); a
+    # matmul with 6 rows of 3 x 8 lanes; a dense and a batch_matmul of odd widths (13, 12 = 3 x 4); power with a
+    # constant exponent of 2 or 0.5 bound into its kernel (const_scalars.c)
+    (os.path.join(HERE, "tile_model.relay"), [{}]),
 ]
 
 
