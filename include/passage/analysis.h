@@ -15,14 +15,19 @@ PSG_BEGIN_DECLS
  * once its parts are checked: a tuple's fields, a function type's argument
  * and result types, a reference's contents and a type call's arguments must
  * be of kind Type, a type call's callee a GlobalTypeVar of kind AdtHandle
- * whose definition the module gives. A module holds no type definitions
- * (ADTs) yet, so a well-kinded TypeCall is still "undefined".
+ * whose definition the module gives (with as many arguments as the
+ * definition has type variables); without a module every TypeCall is
+ * "undefined", as in TVM's checker with an empty module.
  * Errors: PSG_ERR_TYPE with a diagnostic naming the part, its kind and the
  * kind expected ("Incorrect kind for a tuple member: ..."). */
 PSG_API psg_status psg_type_check_kind(psg_ctx *ctx, const psg_type *t, int *kind);
+/* The same, looking type calls up in `mod` (may be NULL). */
+PSG_API psg_status psg_type_check_kind_in(psg_ctx *ctx, const psg_type *t, const psg_module *mod, int *kind);
 /* A TypeRelation's kind: Constraint, once each of its `n` argument types is
  * checked to be of kind Type (errors as above). */
 PSG_API psg_status psg_type_relation_check_kind(psg_ctx *ctx, const psg_type *const *args, int n, int *kind);
+PSG_API psg_status psg_type_relation_check_kind_in(psg_ctx *ctx, const psg_type *const *args, int n,
+                                                   const psg_module *mod, int *kind);
 
 /* Call graph -------------------------------------------------------------
  * Which global functions each global function references (TVM's CallGraph:

@@ -4,6 +4,7 @@
  * Type, and a type call's callee is an ADT handle. A type's own kind is the
  * one its variable carries, else Type. Walks with an explicit stack. */
 #include "passage/analysis.h"
+#include "passage/adt.h"
 
 #include "ir/ir_internal.h"
 
@@ -50,7 +51,7 @@ static psg_status mismatch(psg_ctx *ctx, const part *p, int found, int expected)
 
 /* Pushes the parts of `t` that must be of kind Type (or, for a type call's
  * callee, checks it here). */
-static psg_status push_parts(psg_ctx *ctx, part_vec *stack, const psg_type *t) {
+static psg_status push_parts(psg_ctx *ctx, const psg_module *mod, part_vec *stack, const psg_type *t) {
   const char *role = NULL;
   switch (t->kind) {
   case PSG_TYPE_TUPLE: role = "tuple member"; break;
@@ -74,9 +75,16 @@ static psg_status push_parts(psg_ctx *ctx, part_vec *stack, const psg_type *t) {
       part a = {t->fields[i], role};
       if (own_kind(a.t) != PSG_TYPE_KIND_TYPE) return mismatch(ctx, &a, own_kind(a.t), PSG_TYPE_KIND_TYPE);
     }
-    /* The arity check needs the ADT's definition, and no module holds one. */
-    return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_TYPE, NULL, 0, 0, NULL, 0, NULL,
-                         "the type variable `%s` is undefined", callee->name ? callee->name : "");
+    /* The arity comes from the ADT's definition in the module. */
+    const psg_type_data *td = mod ? psg_module_lookup_type_def(mod, callee) : NULL;
+    if (!td)
+      return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_TYPE, NULL, 0, 0, NULL, 0, NULL,
+                           "the type variable `%s` is undefined", callee->name ? callee->name : "");
+    if (psg_type_data_num_tvars(td) != t->n)
+      return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_TYPE, NULL, 0, 0, NULL, 0, NULL,
+                           "Expected %d arguments for the type call of `%s`; got %d", psg_type_data_num_tvars(td),
+                           callee->name ? callee->name : "", t->n);
+    return PSG_OK;
   }
   if (t->kind == PSG_TYPE_FUNC) {
     part r = {t->ret, "function return type"};
@@ -92,7 +100,8 @@ static psg_status push_parts(psg_ctx *ctx, part_vec *stack, const psg_type *t) {
 
 /* Checks that every part of every type in `roots` is well kinded, each root
  * itself having to be of kind Type when `role` is given. */
-static psg_status check_parts(psg_ctx *ctx, const psg_type *const *roots, int n, const char *role) {
+static psg_status check_parts(psg_ctx *ctx, const psg_module *mod, const psg_type *const *roots, int n,
+                              const char *role) {
   part_vec stack = {0};
   psg_status st = PSG_OK;
   for (int i = n - 1; i >= 0 && st == PSG_OK; i--) {
@@ -108,25 +117,34 @@ static psg_status check_parts(psg_ctx *ctx, const psg_type *const *roots, int n,
       st = mismatch(ctx, &p, k, PSG_TYPE_KIND_TYPE);
       break;
     }
-    st = push_parts(ctx, &stack, p.t);
+    st = push_parts(ctx, mod, &stack, p.t);
   }
   PSGI_VEC_FREE(ctx, &stack);
   return st;
 }
 
 psg_status psg_type_check_kind(psg_ctx *ctx, const psg_type *t, int *kind) {
+  return psg_type_check_kind_in(ctx, t, NULL, kind);
+}
+
+psg_status psg_type_check_kind_in(psg_ctx *ctx, const psg_type *t, const psg_module *mod, int *kind) {
   if (!ctx || !t || !kind) return PSG_ERR_INVALID_ARGUMENT;
   *kind = -1;
-  psg_status st = check_parts(ctx, &t, 1, NULL);
+  psg_status st = check_parts(ctx, mod, &t, 1, NULL);
   if (st != PSG_OK) return st;
   *kind = own_kind(t);
   return PSG_OK;
 }
 
 psg_status psg_type_relation_check_kind(psg_ctx *ctx, const psg_type *const *args, int n, int *kind) {
+  return psg_type_relation_check_kind_in(ctx, args, n, NULL, kind);
+}
+
+psg_status psg_type_relation_check_kind_in(psg_ctx *ctx, const psg_type *const *args, int n, const psg_module *mod,
+                                           int *kind) {
   if (!ctx || !kind || n < 0 || (n && !args)) return PSG_ERR_INVALID_ARGUMENT;
   *kind = -1;
-  psg_status st = check_parts(ctx, args, n, "argument to type relation");
+  psg_status st = check_parts(ctx, mod, args, n, "argument to type relation");
   if (st == PSG_OK) *kind = PSG_TYPE_KIND_CONSTRAINT;
   return st;
 }

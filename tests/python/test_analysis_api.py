@@ -60,6 +60,19 @@ def test_check_kind_type_call_is_undefined_without_adt_definitions():
         check_kind(call, passage.IRModule())
 
 
+def test_check_kind_type_call_of_a_module_adt_checks_its_arity():
+    mod = passage.IRModule()
+    pair = relay.GlobalTypeVar("Pair")
+    a, b = relay.TypeVar("a"), relay.TypeVar("b")
+    mod[pair] = relay.TypeData(pair, [a, b], [])
+    two = relay.TypeCall(pair, [relay.TupleType([]), relay.scalar_type("int8")])
+    assert check_kind(two, mod) == relay.TypeKind.Type
+    with pytest.raises(TVMError, match="Expected 2 arguments"):
+        check_kind(relay.TypeCall(pair, [relay.TupleType([])]), mod)
+    with pytest.raises(TVMError, match="`Pair` is undefined"):
+        check_kind(two)
+
+
 # CallGraph ------------------------------------------------------------------------------
 
 def _graph_module():

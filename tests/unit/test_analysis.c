@@ -93,6 +93,35 @@ static psg_module *parse(psg_ctx *ctx, const char *text) {
   return m;
 }
 
+/* A type call of an ADT the module defines is of kind Type when it gives as
+ * many arguments as the definition has type variables. */
+static void test_check_kind_adt(void) {
+  psg_ctx *ctx = NULL;
+  CHECK_OK(psg_ctx_create(NULL, &ctx));
+  psg_module *m = parse(ctx, "#[version = \"0.0.5\"]\n"
+                             "type List[A] { Cons(A, List[A]), Nil }\n"
+                             "def @main() { () }\n");
+  psg_type_data *td = m ? psg_module_find_type_def(m, "List") : NULL;
+  CHECK(td != NULL);
+  if (td) {
+    const psg_type *list = psg_type_data_header(td), *tt = NULL, *t = NULL;
+    int k = -2;
+    CHECK_OK(psg_type_tuple(ctx, NULL, 0, &tt));
+    CHECK_OK(psg_type_call(ctx, list, (const psg_type *[]){tt}, 1, &t));
+    CHECK_OK(psg_type_check_kind_in(ctx, t, m, &k));
+    CHECK_EQ_INT(k, PSG_TYPE_KIND_TYPE);
+    CHECK_EQ_INT(psg_type_check_kind(ctx, t, &k), PSG_ERR_TYPE); /* no module: undefined */
+    CHECK(strstr(last_message(ctx), "`List` is undefined") != NULL);
+    CHECK_OK(psg_type_call(ctx, list, NULL, 0, &t));
+    CHECK_EQ_INT(psg_type_check_kind_in(ctx, t, m, &k), PSG_ERR_TYPE);
+    CHECK(strstr(last_message(ctx), "Expected 1 arguments") != NULL);
+    CHECK_OK(psg_type_relation_check_kind_in(ctx, (const psg_type *[]){tt}, 1, m, &k));
+    CHECK_EQ_INT(k, PSG_TYPE_KIND_CONSTRAINT);
+  }
+  psg_module_release(m);
+  psg_ctx_release(ctx);
+}
+
 static ptrdiff_t entry(psg_call_graph *g, const char *name) {
   ptrdiff_t i = psg_call_graph_find(g, name);
   CHECK(i >= 0);
@@ -361,6 +390,7 @@ static void test_oom(void) {
 
 int main(void) {
   RUN_TEST(test_check_kind);
+  RUN_TEST(test_check_kind_adt);
   RUN_TEST(test_call_graph);
   RUN_TEST(test_object_path);
   RUN_TEST(test_container_mismatch);

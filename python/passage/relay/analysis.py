@@ -278,8 +278,8 @@ from .. import _ffi
 from .._ffi import P as _P, I as _I, Z as _Z, B as _B, PP as _PP, CTX as _CTX
 
 _PROTOS = {
-    "psg_type_check_kind": (_I, [_P, _P, _ctypes.POINTER(_I)]),
-    "psg_type_relation_check_kind": (_I, [_P, _PP, _I, _ctypes.POINTER(_I)]),
+    "psg_type_check_kind_in": (_I, [_P, _P, _P, _ctypes.POINTER(_I)]),
+    "psg_type_relation_check_kind_in": (_I, [_P, _PP, _I, _P, _ctypes.POINTER(_I)]),
     "psg_call_graph_create": (_I, [_P, _ctypes.POINTER(_P)]),
     "psg_call_graph_free": (None, [_P]),
     "psg_call_graph_get_module": (_P, [_P]),
@@ -300,18 +300,19 @@ def check_kind(t, mod=None):
     """tvm.relay.analysis.check_kind: the TypeKind of `t` (a type or a
     TypeRelation) once its parts are checked to be well kinded (a tuple's
     fields, a function type's arguments, result and constraints, ...); a
-    mistake raises TVMError (PassTypeError) naming the part. `mod` is
-    accepted for TVM's signature: a Passage module holds no ADT definitions,
-    so a TypeCall is an undefined type in any module."""
+    mistake raises TVMError (PassTypeError) naming the part. A TypeCall's
+    ADT is looked up in `mod` (its arity checked); without a module every
+    TypeCall is undefined, as in TVM."""
     from ..ir import FuncType
     from .type_solver import TypeRelation
     kind = _I()
+    mod_ptr = mod._ptr if mod is not None else None
     if isinstance(t, TypeRelation):
         args = _ffi.ptr_array([a._ptr for a in t.args])
-        _ffi.call(lib.psg_type_relation_check_kind, _CTX, args, len(t.args), _ctypes.byref(kind),
+        _ffi.call(lib.psg_type_relation_check_kind_in, _CTX, args, len(t.args), mod_ptr, _ctypes.byref(kind),
                   what="check_kind")
         return kind.value
-    _ffi.call(lib.psg_type_check_kind, _CTX, t._ptr, _ctypes.byref(kind), what="check_kind")
+    _ffi.call(lib.psg_type_check_kind_in, _CTX, t._ptr, mod_ptr, _ctypes.byref(kind), what="check_kind")
     if isinstance(t, FuncType):
         for c in t.type_constraints:
             if check_kind(c, mod) != 4:  # TypeKind.Constraint
