@@ -256,3 +256,14 @@ def @main(%x: float32) -> float32 {
     text = out.astext()
     assert "ref_write(%0, 9f)" in text and "Nil => {" in text and "9f" in text
     assert Bump().visit(mod["main"].body.body.data.op).name_hint == "Cons"
+
+
+def test_adt_names_where_tvm_code_imports_them():
+    # TVM code reaches the prelude as an attribute of relay and the
+    # reference nodes through relay.expr.
+    assert relay.prelude.Prelude is Prelude
+    r = relay.expr.RefCreate(relay.const(1.0))
+    read = relay.expr.RefRead(r)
+    write = relay.expr.RefWrite(r, relay.const(2.0))
+    assert isinstance(read, relay.RefRead) and isinstance(write, relay.RefWrite)
+    assert relay.expr.RefCreate is relay.RefCreate

@@ -99,7 +99,8 @@ def drop_statements(source, imports, defs):
     """The source without (a) its module-level imports of the modules or
     `module.name`s in `imports` (one name of a `from` import goes alone, the
     others stay) and (b) its module-level definitions (assignment, function,
-    class) of the names in `defs`. Every entry must match something."""
+    class, and the module-level method calls on them that finish the
+    definition) of the names in `defs`. Every entry must match something."""
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     used = set()
@@ -139,6 +140,12 @@ def drop_statements(source, imports, defs):
         elif isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Name) and t.id in defs for t in node.targets):
             used.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            replace(node, "pass")
+        elif (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+              and isinstance(node.value.func, ast.Attribute)
+              and isinstance(node.value.func.value, ast.Name) and node.value.func.value.id in defs):
+            # `core.import_from_std(...)`: a method call on a dropped name
+            # finishes its definition and goes with it.
             replace(node, "pass")
     unused = (set(imports) | set(defs)) - used
     if unused:

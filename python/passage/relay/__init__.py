@@ -347,6 +347,7 @@ op.const = const  # tvm.relay.op.const, the same helper
 from .type_functor import TypeFunctor, TypeVisitor, TypeMutator  # noqa: E402
 from . import testing  # noqa: E402
 from . import build_module  # noqa: E402
+from . import prelude  # noqa: E402  (relay.prelude, as TVM's package imports it)
 
 
 
@@ -375,7 +376,7 @@ sys.modules[scope_builder.__name__] = scope_builder
 expr = types.ModuleType(__name__ + ".expr", "tvm.relay.expr: the expression classes and helpers.")
 sys.modules[expr.__name__] = expr
 for _name in ("var", "const", "Expr", "Var", "GlobalVar", "Constant", "Tuple", "TupleGetItem", "Call",
-              "Let", "If", "Function", "TupleWrapper"):
+              "Let", "If", "Function", "TupleWrapper", "RefCreate", "RefRead", "RefWrite"):
     setattr(expr, _name, globals()[_name])
 
 
