@@ -79,3 +79,14 @@ def test_eta_expand_global_var():
         "  fn (%x: Tensor[(), int32]) -> Tensor[(), int32] { @aux(%x) }\n}\n")
     passage.ir.assert_structural_equal(got["main"], want["main"], map_free_vars=True)
     assert relay.transform.EtaExpand().info.opt_level == 1
+
+
+def test_remove_unused_functions_takes_entry_functions_by_position():
+    mod = passage.IRModule({})
+    x = relay.var("x", shape=(2,))
+    for name in ("main1", "main2", "unused"):
+        mod[relay.GlobalVar(name)] = relay.Function([x], x)
+    kept = relay.transform.RemoveUnusedFunctions(["main1", "main2"])(mod)
+    assert sorted(g.name_hint for g in kept.get_global_vars()) == ["main1", "main2"]
+    by_default = relay.transform.RemoveUnusedFunctions()(mod)
+    assert by_default.get_global_vars() == []

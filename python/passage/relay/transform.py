@@ -149,6 +149,14 @@ def ConvertLayout(desired_layouts):
     return get_pass("ConvertLayout", desired_layouts=desired_layouts)
 
 
+def RemoveUnusedFunctions(entry_functions=None):
+    """tvm.relay.transform.RemoveUnusedFunctions: `entry_functions` (names; default ["main"]) given
+    by position or keyword, as TVM takes it."""
+    if entry_functions is None:
+        return get_pass("RemoveUnusedFunctions")
+    return get_pass("RemoveUnusedFunctions", entry_functions=list(entry_functions))
+
+
 def Inline():
     """tvm.relay.transform.Inline: the module pass TVM names InlineGlobals."""
     return get_pass("InlineGlobals")
