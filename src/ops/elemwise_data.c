@@ -75,7 +75,10 @@ PSGI_KERNEL_DECL(where) {
 }
 
 /* TVM's max(min(x, a_max), a_min) with both bounds cast to the tensor's
- * dtype (a_min wins when the bounds cross); NaN stays NaN. */
+ * dtype (a_min wins when the bounds cross); NaN stays NaN. A bool is the
+ * integer type uint1: its bounds saturate to [0, 1] and truncate, so a
+ * clip whose range holds [0, 1] is the identity, as SimplifyExpr assumes
+ * (C's bool conversion would turn a_min=-1 into true). */
 PSGI_KERNEL_DECL(clip) {
   (void)nargs;
   *out = NULL;
@@ -91,6 +94,7 @@ PSGI_KERNEL_DECL(clip) {
     psgi_store_f(dt, scratch, 0, lo);
     psgi_store_f(dt, scratch, 1, hi);
     int64_t ilo = psgi_load_i(dt, scratch, 0), ihi = psgi_load_i(dt, scratch, 1);
+    if (dt == PSG_DTYPE_BOOL) ilo = lo >= 1, ihi = hi >= 1;
     bool u = is_unsigned(dt);
     for (size_t i = 0; i < n; i++) {
       int64_t x = psgi_load_i(dt, a->data, i);

@@ -92,6 +92,9 @@ static psg_tir_expr *unary_value(psgi_te_call *c, int dtype, int odtype, psg_tir
   }
   if (!strcmp(op, "clip")) {
     double lo = psgi_attr_float(c->attrs, "a_min", 0), hi = psgi_attr_float(c->attrs, "a_max", 0);
+    /* A bool is uint1, as in the clip kernel: the bounds saturate to [0, 1]
+     * and truncate, a_min winning; TIR has no min/max on bools. */
+    if (dtype == PSG_DTYPE_BOOL) return lo >= 1 || hi < 1 ? psgi_te_const(b, dtype, lo >= 1) : x;
     return psgi_te_bin(b, PSG_TIR_MAX, psgi_te_bin(b, PSG_TIR_MIN, x, psgi_te_const(b, dtype, hi)),
                        psgi_te_const(b, dtype, lo));
   }

@@ -50,6 +50,8 @@
 {"%a: " F(2, 3), "nn.leaky_relu(%a, alpha=0.1f)", 0, 0},
 {"%a: " F(2, 3), "clip(%a, a_min=-0.5f, a_max=1f)", 0, 0},
 {"%a: " I(2, 3), "clip(%a, a_min=-2f, a_max=3f)", -9, 9},
+{"%a: " B(2, 3), "clip(%a, a_min=-1f, a_max=1f)", 0, 0},
+{"%a: " B(2, 3), "clip(%a, a_min=1f, a_max=2f)", 0, 0},
 {"%a: " F(2, 3), "cast(%a, dtype=\"int32\")", -9, 9},
 {"%a: " I(2, 3), "cast(%a, dtype=\"float32\")", -9, 9},
 {"%a: " F(2, 3), "cast(%a, dtype=\"bool\")", -1, 1},
