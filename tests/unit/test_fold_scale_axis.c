@@ -16,6 +16,7 @@
 /* (2, 1, 1) = [3, 0.25] (positive) and [0.5, 2]. */
 #define S2POS "    {\"dtype\": \"float32\", \"shape\": [2, 1, 1], \"data\": \"AABAQAAAgD4=\"}"
 #define S2POS2 "    {\"dtype\": \"float32\", \"shape\": [2, 1, 1], \"data\": \"AAAAPwAAAEA=\"}"
+#define S4IN "    {\"dtype\": \"float32\", \"shape\": [4, 1, 1], \"data\": \"AABAQAAAgD4AAAC/AAAAQA==\"}"
 #define SD "    {\"dtype\": \"float32\", \"shape\": [3], \"data\": \"AADAPwAAAMAAAAA/\"}"
 #define CONV_PARAMS "%x: Tensor[(1, 2, 4, 4), float32], %w: Tensor[(3, 2, 3, 3), float32]"
 
@@ -201,7 +202,9 @@ static void test_no_fold_shared_conv(void) {
              is_tuple_unchanged);
 }
 
-/* A scale that is not a constant cannot fold. */
+/* A scale that is not a constant does not fold (TVM folds it when it
+ * crosses no relu; Passage keeps weights constant: departure "FoldScaleAxis
+ * constant scales"). */
 static void test_no_fold_variable_scale(void) {
   check_fold("BackwardFoldScaleAxis",
              HDR "def @main(" CONV_PARAMS ", %s: Tensor[(3, 1, 1), float32]) {\n"
@@ -209,12 +212,21 @@ static void test_no_fold_variable_scale(void) {
              is_unchanged_multiply);
 }
 
-/* Grouped convolutions do not take an input-channel scale forward. */
-static void test_no_forward_fold_grouped(void) {
+/* A depthwise conv takes an input-channel scale into its output channels. */
+static void test_forward_fold_depthwise(void) {
   check_fold("ForwardFoldScaleAxis",
              HDR "def @main(%x: Tensor[(1, 2, 4, 4), float32], %w: Tensor[(2, 1, 3, 3), float32]) {\n"
                  "  %0 = multiply(%x, meta[relay.Constant][0]);\n  nn.conv2d(%0, %w, padding=[1, 1, 1, 1], groups=2)\n}\n\n"
                  META(S2IN "\n"),
+             is_conv_of_plain_input);
+}
+
+/* Grouped convolutions that are not depthwise do not take it. */
+static void test_no_forward_fold_grouped(void) {
+  check_fold("ForwardFoldScaleAxis",
+             HDR "def @main(%x: Tensor[(1, 4, 4, 4), float32], %w: Tensor[(4, 2, 3, 3), float32]) {\n"
+                 "  %0 = multiply(%x, meta[relay.Constant][0]);\n"
+                 "  nn.conv2d(%0, %w, padding=[1, 1, 1, 1], groups=2)\n}\n\n" META(S4IN "\n"),
              is_conv_with_scaled_input);
 }
 
@@ -275,6 +287,7 @@ int main(void) {
   RUN_TEST(test_no_fold_wrong_axis);
   RUN_TEST(test_no_fold_shared_conv);
   RUN_TEST(test_no_fold_variable_scale);
+  RUN_TEST(test_forward_fold_depthwise);
   RUN_TEST(test_no_forward_fold_grouped);
   RUN_TEST(test_bundled_model_chain);
   return check_finish();
