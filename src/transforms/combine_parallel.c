@@ -4,7 +4,7 @@
 
 #include "ops/op_impl.h"
 
-typedef PSGI_VEC(const psg_expr *) node_vec;
+typedef psgi_combine_branch node_vec;
 
 typedef struct combiner {
   psg_ctx *ctx;
@@ -96,7 +96,9 @@ static bool level_matches(const combiner *c, node_vec *branches, size_t n, size_
         !psg_attrs_equal(other->u.attrs, call->u.attrs) || other->kids[parent] != branches[j].data[depth - 1])
       return false;
     for (uint32_t k = 1; k < call->nkids; k++)
-      if ((int)k != parent && !c->spec->follow_last_axis && !args_compatible(call, other, k, channel_pos))
+      if ((int)k != parent && (c->spec->arg_compatible ? !c->spec->arg_compatible(call, other, k)
+                                                      : !c->spec->follow_last_axis &&
+                                                            !args_compatible(call, other, k, channel_pos)))
         return false;
   }
   return true;
@@ -110,11 +112,18 @@ static psg_expr *own(psgi_built *b, psg_status st, psg_expr *e) {
   return st ? NULL : e;
 }
 
-/* The rewrite of original node `e` (mutated now if not yet), owned by b. */
-static psg_expr *rewritten(psgi_built *b, psg_mutator *m, const psg_expr *e) {
+psg_expr *psgi_combine_rewritten(psgi_built *b, psg_mutator *m, const psg_expr *e) {
   psg_expr *r = NULL;
   psg_status st = b->status ? b->status : psg_mutate(m, e, &r);
   return own(b, st, r);
+}
+
+psg_expr *psgi_combine_tuple(psgi_built *b, psg_expr *const *fields, size_t n) {
+  for (size_t j = 0; j < n; j++)
+    if (!fields[j]) return NULL;
+  psg_expr *tuple = NULL;
+  psg_status st = psg_tuple_create(b->ctx, fields, n, &b->span, &tuple); /* before own reads tuple */
+  return own(b, st, tuple);
 }
 
 /* concatenate((operand k of every branch at depth, rewritten), axis). */
@@ -123,24 +132,18 @@ static psg_expr *concat_operands(psgi_built *b, psg_mutator *m, node_vec *branch
   psg_expr *small[16], **fields = n <= 16 ? small : psgi_alloc(b->ctx, n * sizeof *fields);
   if (!fields) return own(b, psgi_nomem(b->ctx), NULL);
   bool ok = true;
-  for (size_t j = 0; j < n; j++) ok &= (fields[j] = rewritten(b, m, branches[j].data[depth]->kids[k])) != NULL;
-  psg_expr *tuple = NULL;
-  if (ok) {
-    psg_status st = psg_tuple_create(b->ctx, fields, n, &b->span, &tuple); /* before own reads tuple */
-    tuple = own(b, st, tuple);
-  }
+  for (size_t j = 0; j < n; j++) ok &= (fields[j] = psgi_combine_rewritten(b, m, branches[j].data[depth]->kids[k])) != NULL;
+  psg_expr *tuple = ok ? psgi_combine_tuple(b, fields, n) : NULL;
   if (fields != small) psgi_free(b->ctx, fields);
   psg_attrs *attrs = psgi_build_attrs(b, (const char *[]){"axis"}, (psg_attr *[]){psgi_build_attr_int(b, axis)}, 1);
   return tuple && attrs ? psgi_build_call(b, "concatenate", &tuple, 1, attrs) : NULL;
 }
 
-/* strided_slice(data, begin=[0.., start], end=[-1.., size], strides=[1..],
- * slice_mode="size"), as TVM's UpdateGroupOutput writes it. */
-static psg_expr *channel_slice(psgi_built *b, psg_expr *data, int channel_pos, int64_t start, int64_t size) {
+psg_expr *psgi_combine_slice(psgi_built *b, psg_expr *data, int rank, int axis, int64_t start, int64_t size) {
   int64_t begin[PSG_MAX_RANK], end[PSG_MAX_RANK], strides[PSG_MAX_RANK];
-  for (int i = 0; i < channel_pos; i++) begin[i] = 0, end[i] = -1, strides[i] = 1;
-  begin[channel_pos] = start, end[channel_pos] = size, strides[channel_pos] = 1;
-  size_t n = (size_t)channel_pos + 1;
+  for (int i = 0; i < rank; i++) begin[i] = 0, end[i] = -1, strides[i] = 1;
+  begin[axis] = start, end[axis] = size;
+  size_t n = (size_t)rank;
   psg_attr *mode = NULL;
   psg_status st = psg_attr_string(b->ctx, "size", 4, &mode);
   if (st && !b->status) b->status = st;
@@ -161,13 +164,18 @@ static psg_status combine_group(combiner *c, psg_mutator *m, node_vec *branches,
   psgi_built_init(&b, c->ctx, &first->span);
   int64_t channels = 0;
   for (size_t j = 0; j < n; j++) channels += psgi_tensor_type_of(branches[j].data[0])->dims[channel_pos];
-  psg_expr *weight = concat_operands(&b, m, branches, n, 0, 2, spec->weight_axis(first));
-  psg_expr *data = rewritten(&b, m, first->kids[1]);
-  /* the head's attrs may be NULL (all defaults) */
-  psg_attrs *attrs = spec->combined_attrs ? spec->combined_attrs(&b, first, channels) : first->u.attrs;
-  psg_expr *combined = weight && data && (attrs || !spec->combined_attrs)
-                           ? psgi_build_call(&b, spec->op, (psg_expr *[]){data, weight}, 2, attrs)
-                           : NULL;
+  psg_expr *combined = NULL;
+  if (spec->combined_call) {
+    combined = spec->combined_call(&b, m, branches, n);
+  } else {
+    psg_expr *weight = concat_operands(&b, m, branches, n, 0, 2, spec->weight_axis(first));
+    psg_expr *data = psgi_combine_rewritten(&b, m, first->kids[1]);
+    /* the head's attrs may be NULL (all defaults) */
+    psg_attrs *attrs = spec->combined_attrs ? spec->combined_attrs(&b, first, channels) : first->u.attrs;
+    combined = weight && data && (attrs || !spec->combined_attrs)
+                   ? psgi_build_call(&b, spec->op, (psg_expr *[]){data, weight}, 2, attrs)
+                   : NULL;
+  }
   size_t depth = branches[0].len;
   for (size_t j = 1; j < n; j++)
     if (branches[j].len < depth) depth = branches[j].len;
@@ -180,6 +188,7 @@ static psg_status combine_group(combiner *c, psg_mutator *m, node_vec *branches,
     if (call->nkids - 1 > 16) break;
     for (uint32_t k = 1; k < call->nkids; k++)
       args[k - 1] = (int)k == parent ? combined
+                    : spec->follow_operand ? spec->follow_operand(&b, m, branches, n, level, k, (uint32_t)parent)
                     : concat_operands(&b, m, branches, n, level, k,
                                       spec->follow_last_axis
                                           ? -1
@@ -189,13 +198,21 @@ static psg_status combine_group(combiner *c, psg_mutator *m, node_vec *branches,
                                                           &call->span, &next);
     combined = own(&b, st, next);
   }
-  int64_t start = 0;
-  for (size_t j = 0; combined && !b.status && j < n; j++) {
-    int64_t size = psgi_tensor_type_of(branches[j].data[0])->dims[channel_pos];
-    psg_expr *slice = channel_slice(&b, combined, channel_pos, start, size);
-    start += size;
-    if (slice && !b.status) b.status = psg_mutator_set_result(m, branches[j].data[level - 1], slice);
+  psg_expr *small[16], **parts = n <= 16 ? small : psgi_alloc(c->ctx, n * sizeof *parts);
+  if (!parts && !b.status) b.status = psgi_nomem(c->ctx);
+  if (spec->outputs && combined && !b.status) {
+    if (!spec->outputs(&b, branches, n, level - 1, combined, parts) && !b.status) b.status = psgi_nomem(c->ctx);
+  } else {
+    int64_t start = 0;
+    for (size_t j = 0; combined && !b.status && j < n; j++) {
+      int64_t size = psgi_tensor_type_of(branches[j].data[0])->dims[channel_pos];
+      parts[j] = psgi_combine_slice(&b, combined, channel_pos + 1, channel_pos, start, size);
+      start += size;
+    }
   }
+  for (size_t j = 0; combined && !b.status && j < n; j++)
+    if (parts[j]) b.status = psg_mutator_set_result(m, branches[j].data[level - 1], parts[j]);
+  if (parts != small) psgi_free(c->ctx, parts);
   psg_status st = b.status;
   psgi_built_fini(&b);
   return st;
