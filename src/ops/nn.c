@@ -371,6 +371,7 @@ static psg_status batch_flatten_kernel(psgi_op_call *call, psgi_value *const *ar
 
 const psgi_op_impl psgi_impls_nn[] = {
     {"nn.conv2d", psgi_nn_conv2d_rel, psgi_nn_conv2d_kernel, false, PSGI_PATTERN_OUT_ELEMWISE_FUSABLE},
+    {"nn.conv3d", psgi_nn_conv3d_rel, psgi_nn_conv3d_kernel, false, PSGI_PATTERN_OUT_ELEMWISE_FUSABLE},
     {"nn.conv2d_transpose", psgi_nn_conv2d_transpose_rel, psgi_nn_conv2d_transpose_kernel, false,
      PSGI_PATTERN_OUT_ELEMWISE_FUSABLE},
     {"nn.dense", psgi_nn_dense_rel, psgi_nn_dense_kernel, false, PSGI_PATTERN_OUT_ELEMWISE_FUSABLE},

@@ -31,6 +31,7 @@ void psgi_nn_store_float(int dtype, void *dst, const void *src, bool is_double, 
                                    const psg_type *out_type, psgi_value **out);
 PSGI_NN_DECL(conv2d)
 PSGI_NN_DECL(conv2d_transpose)
+PSGI_NN_DECL(conv3d)
 PSGI_NN_DECL(dense)
 PSGI_NN_DECL(matmul)
 PSGI_NN_DECL(batch_matmul)

@@ -7,13 +7,6 @@
 #include "ops/layout_blocked.h"
 #include "ops/type_fill.h"
 
-/* Position of axis letter c in a 4-letter layout, or -1. */
-static int axis_of(const char *layout, char c) {
-  if (strlen(layout) != 4) return -1;
-  const char *p = strchr(layout, c);
-  return p ? (int)(p - layout) : -1;
-}
-
 static psg_status vector_of(psgi_op_call *call, const psg_type *data, int64_t axis, const psg_type **out) {
   int64_t a = axis < 0 ? axis + data->n : axis;
   if (a < 0 || a >= data->n)
@@ -24,35 +17,56 @@ static psg_status vector_of(psgi_op_call *call, const psg_type *data, int64_t ax
 
 static bool tensor(const psg_type *t) { return t && t->kind == PSG_TYPE_TENSOR; }
 
-/* Conv2DRel: weight (channels, C / groups, kh, kw) in kernel_layout; with
- * blocked layouts (NCHW16c, OIHW16i) through their primal forms, as TVM's
- * relation maps them. */
-static psg_status conv2d_fill(psgi_op_call *call, const psg_type *const *args, size_t nargs,
-                              const psg_type *out, const psg_type **in) {
-  (void)out;
+/* Position of axis letter c in a primal layout, or -1. */
+static int letter_of(const char *layout, char c) {
+  const char *p = strchr(layout, c);
+  return p ? (int)(p - layout) : -1;
+}
+
+/* Conv2DRel / Conv3DRel: weight (channels, C / groups, k...) in
+ * kernel_layout; with blocked layouts (NCHW16c, OIHW16i) through their
+ * primal forms, as TVM's relation maps them. */
+static psg_status conv_fill(psgi_op_call *call, const psg_type *const *args, size_t nargs, const psg_type **in,
+                            int nsp) {
+  static const char *const spatial = "DHW";
+  const char *sp = spatial + 3 - nsp; /* conv2d: "HW" */
   psgi_blocked_layout dl, kl;
   const psg_attrs *a = call->attrs;
   if (nargs != 2 || !tensor(args[0]) || args[1] ||
-      !psgi_blocked_parse(psgi_attr_str(a, "data_layout", "NCHW"), &dl) ||
-      !psgi_blocked_parse(psgi_attr_str(a, "kernel_layout", "OIHW"), &kl) || args[0]->n != dl.n ||
-      dl.nprimal != 4 || kl.nprimal != 4)
+      !psgi_blocked_parse(psgi_attr_str(a, "data_layout", nsp == 3 ? "NCDHW" : "NCHW"), &dl) ||
+      !psgi_blocked_parse(psgi_attr_str(a, "kernel_layout", nsp == 3 ? "OIDHW" : "OIHW"), &kl) ||
+      args[0]->n != dl.n || dl.nprimal != nsp + 2 || kl.nprimal != nsp + 2)
     return PSG_OK; /* the forward relation reports it */
-  int64_t channels = psgi_attr_int(a, "channels", -1), groups = psgi_attr_int(a, "groups", 1), ks[2];
-  int nks = a ? psgi_attr_ints(a, "kernel_size", ks, 2) : 0;
+  int64_t channels = psgi_attr_int(a, "channels", -1), groups = psgi_attr_int(a, "groups", 1), ks[3];
+  int nks = a ? psgi_attr_ints(a, "kernel_size", ks, nsp) : 0;
   if (channels < 0 || nks < 1 || groups < 1) return PSG_OK; /* TVM waits as well */
-  if (nks == 1) ks[1] = ks[0];
-  int c = axis_of(dl.primal, 'C'), ko = axis_of(kl.primal, 'O'), ki = axis_of(kl.primal, 'I'),
-      kh = axis_of(kl.primal, 'H'), kw = axis_of(kl.primal, 'W');
-  if (c < 0 || ko < 0 || ki < 0 || kh < 0 || kw < 0) return PSG_OK;
-  int64_t data[PSG_MAX_RANK], primal[4], dims[PSG_MAX_RANK];
+  for (int i = nks; i < nsp; i++) ks[i] = ks[0];
+  int c = letter_of(dl.primal, 'C'), ko = letter_of(kl.primal, 'O'), ki = letter_of(kl.primal, 'I');
+  if (c < 0 || ko < 0 || ki < 0) return PSG_OK;
+  int64_t data[PSG_MAX_RANK], primal[5], dims[PSG_MAX_RANK];
+  for (int i = 0; i < nsp; i++) {
+    int k = letter_of(kl.primal, sp[i]);
+    if (k < 0 || ks[i] < 1) return PSG_OK;
+    primal[k] = ks[i];
+  }
   psgi_blocked_to_primal(&dl, args[0]->dims, data);
   int64_t cin = data[c];
   primal[ko] = channels;
   primal[ki] = cin < 0 ? PSG_DIM_UNKNOWN : cin / groups;
-  primal[kh] = ks[0];
-  primal[kw] = ks[1];
-  if (ks[0] < 1 || ks[1] < 1 || !psgi_blocked_from_primal(&kl, primal, dims)) return PSG_OK;
+  if (!psgi_blocked_from_primal(&kl, primal, dims)) return PSG_OK;
   return psg_type_tensor(call->ctx, dims, kl.n, args[0]->dtype, &in[1]);
+}
+
+static psg_status conv2d_fill(psgi_op_call *call, const psg_type *const *args, size_t nargs,
+                              const psg_type *out, const psg_type **in) {
+  (void)out;
+  return conv_fill(call, args, nargs, in, 2);
+}
+
+static psg_status conv3d_fill(psgi_op_call *call, const psg_type *const *args, size_t nargs,
+                              const psg_type *out, const psg_type **in) {
+  (void)out;
+  return conv_fill(call, args, nargs, in, 3);
 }
 
 /* DenseRel / MatmulRel: weight (units, K), or (K, units) for matmul without
@@ -113,7 +127,7 @@ static const struct {
   const char *name;
   psgi_type_fill_fn fill;
 } fills[] = {
-    {"nn.conv2d", conv2d_fill},      {"nn.dense", dense_fill},         {"nn.matmul", dense_fill},
+    {"nn.conv2d", conv2d_fill},      {"nn.conv3d", conv3d_fill},      {"nn.dense", dense_fill},         {"nn.matmul", dense_fill},
     {"nn.bias_add", bias_add_fill},  {"nn.batch_norm", vectors_fill},  {"nn.layer_norm", vectors_fill},
     {"nn.prelu", vectors_fill},      {"nn.relu", identity_fill},       {"nn.leaky_relu", identity_fill},
 };
