@@ -15,6 +15,7 @@
 #include "passage/adt.h"
 #include "passage/op.h"
 #include "passage/op_attr.h"
+#include "passage/op_register.h"
 #include "passage/text.h"
 #include "passage/pass.h"
 #include "passage/instrument.h"

@@ -362,6 +362,18 @@ def park_exception(exc, pass_name=None):
     return ERR_FRONTEND
 
 
+def park_exception_noted(exc, note):
+    """park_exception after adding `note` (where it was raised: "in
+    FTVMLegalize of op 'nn.relu'"; None: nothing) to exc, when exc takes
+    notes."""
+    try:
+        if note is not None:
+            exc.add_note(note)
+    except BaseException:
+        pass
+    return park_exception(exc)
+
+
 def _last_error_diag():
     t = _state()
     for d in reversed(t.diags):

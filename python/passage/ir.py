@@ -818,6 +818,38 @@ class Var(Expr):
     def type_annotation(self):
         return _wrap_type(lib.psg_var_type(self._ptr))
 
+    @property
+    def vid(self):
+        """The variable's identity (TVM's Id): `same_as` and `==` hold for
+        the vids of the same variable, wherever a pass put it."""
+        return Id(self)
+
+
+class Id:
+    """tvm.relay.Id, a variable's identity. A Passage Var is its own
+    identity (passes keep the node; a renamed or re-annotated variable is a
+    new one), so an Id stands for the Var node it came from."""
+    __slots__ = ("_var",)
+
+    def __init__(self, var):
+        self._var = var
+
+    @property
+    def name_hint(self):
+        return self._var.name_hint
+
+    def same_as(self, other):
+        return isinstance(other, Id) and self._var.same_as(other._var)
+
+    def __eq__(self, other):
+        return self.same_as(other)
+
+    def __hash__(self):
+        return hash(self._var._ptr)
+
+    def __repr__(self):
+        return "Id(%s)" % self.name_hint
+
 
 class GlobalVar(Expr):
     """GlobalVar(name_hint): the name of a module function."""
@@ -921,8 +953,35 @@ class Call(Expr):
 
     @property
     def type_args(self):
-        """Passage's calls carry no type arguments (monomorphic functions)."""
-        return []
+        """The type arguments TVM's InferType records on a call, derived here
+        from the checked types (a Passage Call stores none; docs/design.md,
+        "type_args"): for an op, the argument types (TVM's PrimitiveCall);
+        for a callee of polymorphic function type, its type parameters as
+        this call instantiates them; [] for a monomorphic callee or before
+        InferType."""
+        args = self.args
+        if any(not lib.psg_expr_checked_type(a._ptr) for a in args):
+            return []
+        if isinstance(self.op, Op):
+            return [a.checked_type for a in args]
+        ft = _wrap_type(lib.psg_expr_checked_type(self.op._ptr))
+        if not isinstance(ft, FuncType) or not ft.type_params:
+            return []
+        bound = {}
+        pairs = list(zip(ft.arg_types, [a.checked_type for a in args]))
+        if lib.psg_expr_checked_type(self._ptr):
+            pairs.append((ft.ret_type, self.checked_type))
+        while pairs:  # match the generic type against the instance
+            gen, inst = pairs.pop()
+            if isinstance(gen, TypeVar):
+                bound.setdefault(gen._ptr, inst)
+            elif isinstance(gen, FuncType) and isinstance(inst, FuncType):
+                pairs.extend(zip(gen.arg_types, inst.arg_types))
+                pairs.append((gen.ret_type, inst.ret_type))
+            elif type(gen) is type(inst) and isinstance(gen, (TupleType, TypeCall)):
+                pairs.extend(zip(gen.fields, inst.fields) if isinstance(gen, TupleType)
+                             else zip(gen.args, inst.args))
+        return [bound.get(p._ptr, p) for p in ft.type_params]
 
 
 class Let(Expr):

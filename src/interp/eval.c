@@ -286,7 +286,7 @@ static psg_status global_closure(interp *in, const psg_expr *gv, psgi_value **ou
 static bool is_call_lowered(const psg_expr *e) {
   static const char name[] = "call_lowered";
   return e->kind == PSG_EXPR_CALL && e->kids[0]->kind == PSG_EXPR_OP &&
-         !strcmp(psgi_op_table[e->kids[0]->u.op].name, name);
+         !strcmp(psg_op_name(e->kids[0]), name);
 }
 
 /* Whether value v matches clause c's pattern of Match e; binds[] gets the
@@ -382,7 +382,7 @@ static psg_status step(interp *in) {
   case PSG_EXPR_GLOBAL_VAR: st = global_closure(in, e, &v); break;
   case PSG_EXPR_OP:
     return fail(in, e, PSG_ERR_UNSUPPORTED, "operator '%s' used as a value (only calls to it are evaluable)",
-                psgi_op_table[e->u.op].name);
+                psg_op_name(e));
   case PSG_EXPR_FUNCTION: st = make_closure(in, act, e, &v); break;
   case PSG_EXPR_CONSTRUCTOR:
     return fail(in, e, PSG_ERR_UNSUPPORTED, "constructor %s used as a value (only calls to it are evaluable)",
@@ -474,7 +474,7 @@ static psg_status step(interp *in) {
       if (st && st != PSG_ERR_NOMEM) {
         /* "divide: integer division by zero": the op named once, whether or
          * not the kernel's message starts with its name. */
-        const char *op = psgi_op_table[callee->u.op].name;
+        const char *op = psg_op_name(callee);
         size_t n = strlen(op);
         bool named = !strncmp(in->msg, op, n) && in->msg[n] == ':';
         st = fail(in, e, st, "%s%s%s", named ? "" : op, named ? "" : ": ", in->msg);

@@ -18,10 +18,10 @@ static bool has_closure(const psgi_value *v, int depth) {
 
 /* The op's implementation when it has a relation and a kernel; NULL and the
  * message otherwise. */
-static const psgi_op_impl *evaluable(size_t op, char *msg, size_t msglen) {
+static const psgi_op_impl *evaluable(psg_ctx *ctx, size_t op, char *msg, size_t msglen) {
   const psgi_op_impl *impl = psgi_op_impl_get(op);
   if (impl && impl->type_rel && impl->kernel) return impl;
-  snprintf(msg, msglen, "operator '%s' has no reference kernel", psgi_op_table[op].name);
+  snprintf(msg, msglen, "operator '%s' has no reference kernel", psgi_op_name_in(ctx, op));
   return NULL;
 }
 
@@ -140,7 +140,7 @@ psg_status psgi_eval_op_within(psg_ctx *ctx, size_t op, const psg_attrs *attrs, 
                                const psg_type *const *arg_types, size_t nargs, psgi_eval_budget *budget,
                                psgi_value **out, char *msg, size_t msglen) {
   *out = NULL;
-  const psgi_op_impl *impl = evaluable(op, msg, msglen);
+  const psgi_op_impl *impl = evaluable(ctx, op, msg, msglen);
   if (!impl) return PSG_ERR_UNSUPPORTED;
   const char *name = psgi_op_table[op].name;
   const psg_type *small[8], **types = small;
@@ -188,7 +188,7 @@ psg_status psgi_eval_op_kernel_within(psg_ctx *ctx, size_t op, const psg_attrs *
                                       size_t nargs, const psg_type *out_type, const psgi_eval_budget *budget,
                                       psgi_value **out, char *msg, size_t msglen) {
   *out = NULL;
-  const psgi_op_impl *impl = evaluable(op, msg, msglen);
+  const psgi_op_impl *impl = evaluable(ctx, op, msg, msglen);
   if (!impl) return PSG_ERR_UNSUPPORTED;
   const char *name = psgi_op_table[op].name;
   psgi_op_call call;

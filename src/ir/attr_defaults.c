@@ -43,6 +43,7 @@ static ptrdiff_t callee_op(const psg_expr *call) {
 /* The default of attribute `key` of op `op`, or NULL when it has none here. */
 static const char *default_of(ptrdiff_t op, const char *key) {
   if (op < 0) return NULL;
+  if ((size_t)op >= psgi_op_table_len) return NULL; /* a registered op (op_custom.c): no defaults */
   const char *name = psgi_op_table[op].name;
   for (size_t i = 0; i < NUM_DEFAULTS; i++)
     if (!strcmp(defaults[i].op, name) && !strcmp(defaults[i].key, key)) return defaults[i].value;

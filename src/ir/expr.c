@@ -244,18 +244,26 @@ psg_status psg_function_create_poly(psg_ctx *ctx, psg_expr *const *params, size_
 psg_status psg_op_get(psg_ctx *ctx, const char *name, psg_expr **out) {
   *out = NULL;
   if (!name) return bad(ctx, "psg_op_get needs a name");
-  ptrdiff_t idx = psgi_op_lookup(name, strlen(name));
+  ptrdiff_t idx = psgi_op_lookup_in(ctx, name, strlen(name));
   if (idx < 0)
     return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_NOT_FOUND, NULL, 0, 0, NULL, 0, NULL,
                          "unknown operator '%s'", name);
   psg_status st = PSG_OK;
   bool locked = !psgi_single_threaded(); /* no other thread to exclude (support.h) */
   if (locked) pthread_mutex_lock(&ctx->lock);
-  if (!ctx->op_nodes) {
-    ctx->op_nodes = psgi_calloc(ctx, psgi_op_table_len * sizeof *ctx->op_nodes);
-    if (ctx->op_nodes) ctx->num_op_nodes = psgi_op_table_len;
+  if ((size_t)idx >= ctx->num_op_nodes) {
+    /* The built-in ops at first; room for the registered ones (op_custom.c)
+     * when the first of them is asked for. */
+    size_t n = (size_t)idx < psgi_op_table_len ? psgi_op_table_len : psgi_op_table_len + PSGI_OP_CUSTOM_MAX;
+    psg_expr **nodes = psgi_calloc(ctx, n * sizeof *nodes);
+    if (nodes) {
+      if (ctx->op_nodes) memcpy(nodes, ctx->op_nodes, ctx->num_op_nodes * sizeof *nodes);
+      psgi_free(ctx, ctx->op_nodes);
+      ctx->op_nodes = nodes;
+      ctx->num_op_nodes = n;
+    }
   }
-  if (!ctx->op_nodes) {
+  if ((size_t)idx >= ctx->num_op_nodes) {
     st = PSG_ERR_NOMEM;
   } else if (!ctx->op_nodes[idx]) {
     /* Op nodes are immortal: owned by the context, never counted as live
@@ -452,5 +460,5 @@ const psg_type *psg_function_type_param(const psg_expr *f, int i) {
 }
 psg_attrs *psg_function_get_attrs(const psg_expr *f) { return KIND_OR(f, PSG_EXPR_FUNCTION, f->u.fn.attrs, NULL); }
 const char *psg_op_name(const psg_expr *op) {
-  return KIND_OR(op, PSG_EXPR_OP, psgi_op_table[op->u.op].name, NULL);
+  return KIND_OR(op, PSG_EXPR_OP, psgi_op_name_in(op->ctx, op->u.op), NULL);
 }

@@ -44,7 +44,7 @@ static psg_status on_node(psg_visitor *v, const psg_expr *e) {
   name_walk *w = v->user;
   if (e->kind == PSG_EXPR_CALL && e->kids[0]->kind == PSG_EXPR_OP) {
     psgi_buf_putc(w->b, '_');
-    psgi_buf_puts(w->b, psgi_op_table[e->kids[0]->u.op].name);
+    psgi_buf_puts(w->b, psg_op_name(e->kids[0]));
   }
   return PSG_OK;
 }

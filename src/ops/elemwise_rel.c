@@ -4,7 +4,7 @@
 #include <string.h>
 #include "ops/elemwise.h"
 
-static const char *op_name(const psgi_op_call *call) { return psgi_op_table[call->op].name; }
+static const char *op_name(const psgi_op_call *call) { return psgi_op_call_name(call); }
 
 int psgi_dtype_class(int dtype) {
   switch (dtype) {

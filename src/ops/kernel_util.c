@@ -192,7 +192,7 @@ psg_status psgi_rel_tensor_arg(psgi_op_call *call, const psg_type *const *args, 
   *out = NULL;
   if (!args[i] || args[i]->kind != PSG_TYPE_TENSOR)
     return psgi_op_fail(call, PSG_ERR_TYPE, "argument %zu of '%s' must be a tensor", i,
-                        psgi_op_table[call->op].name);
+                        psgi_op_call_name(call));
   *out = args[i];
   return PSG_OK;
 }
@@ -239,13 +239,13 @@ psg_status psgi_rel_make(psgi_op_call *call, const int64_t *dims, int ndim, int 
   if (ndim >= 0 && ndim <= PSG_MAX_RANK && !psgi_shape_fits(dims, ndim, psg_dtype_size(dtype))) {
     char buf[PSG_MAX_RANK * 22 + 3];
     return psgi_op_fail(call, PSG_ERR_TYPE, "'%s' would produce shape %s of %s, more than INT64_MAX bytes",
-                        psgi_op_table[call->op].name, psgi_dims_str(dims, ndim, buf, sizeof buf),
+                        psgi_op_call_name(call), psgi_dims_str(dims, ndim, buf, sizeof buf),
                         psg_dtype_name(dtype));
   }
   psg_status st = psg_type_tensor(call->ctx, dims, ndim, dtype, out);
   if (st == PSG_ERR_INVALID_ARGUMENT)
     return psgi_op_fail(call, PSG_ERR_TYPE, "'%s' would produce an invalid tensor type (rank %d)",
-                        psgi_op_table[call->op].name, ndim);
+                        psgi_op_call_name(call), ndim);
   return st;
 }
 
@@ -278,12 +278,12 @@ psg_status psgi_kernel_alloc(psgi_op_call *call, const psg_type *t, psg_tensor *
   *data = NULL;
   if (!t || t->kind != PSG_TYPE_TENSOR || !psg_type_is_static(t))
     return psgi_op_fail(call, PSG_ERR_UNSUPPORTED, "'%s' cannot be evaluated on a tensor of unknown shape",
-                        psgi_op_table[call->op].name);
+                        psgi_op_call_name(call));
   psg_status lim = within_limit(call, t);
   if (lim) return lim;
   psg_status st = psg_tensor_create(call->ctx, t->dtype, t->dims, t->n, NULL, out);
   if (st) return st == PSG_ERR_NOMEM ? st : psgi_op_fail(call, st, "cannot allocate the result of '%s'",
-                                                         psgi_op_table[call->op].name);
+                                                         psgi_op_call_name(call));
   *data = (void *)(*out)->data; /* private until the kernel hands it over */
   return PSG_OK;
 }
@@ -293,12 +293,12 @@ psg_status psgi_kernel_alloc_raw(psgi_op_call *call, const psg_type *t, psg_tens
   *data = NULL;
   if (!t || t->kind != PSG_TYPE_TENSOR || !psg_type_is_static(t))
     return psgi_op_fail(call, PSG_ERR_UNSUPPORTED, "'%s' cannot be evaluated on a tensor of unknown shape",
-                        psgi_op_table[call->op].name);
+                        psgi_op_call_name(call));
   psg_status lim = within_limit(call, t);
   if (lim) return lim;
   psg_status st = psgi_tensor_alloc(call->ctx, t->dtype, t->dims, t->n, out);
   if (st) return st == PSG_ERR_NOMEM ? st : psgi_op_fail(call, st, "cannot allocate the result of '%s'",
-                                                         psgi_op_table[call->op].name);
+                                                         psgi_op_call_name(call));
   *data = (void *)(*out)->data;
   return PSG_OK;
 }
@@ -307,11 +307,11 @@ psg_status psgi_kernel_view(psgi_op_call *call, psg_tensor *x, const psg_type *t
   *out = NULL;
   if (!t || t->kind != PSG_TYPE_TENSOR || !psg_type_is_static(t) || t->dtype != x->dtype)
     return psgi_op_fail(call, PSG_ERR_UNSUPPORTED, "'%s' cannot be evaluated on a tensor of unknown shape",
-                        psgi_op_table[call->op].name);
+                        psgi_op_call_name(call));
   psg_tensor *v;
   psg_status st = psgi_tensor_view(call->ctx, x, t->dims, t->n, &v);
   if (st) return st == PSG_ERR_NOMEM ? st : psgi_op_fail(call, st, "cannot allocate the result of '%s'",
-                                                         psgi_op_table[call->op].name);
+                                                         psgi_op_call_name(call));
   return psgi_kernel_result(call, v, out);
 }
 

@@ -57,7 +57,7 @@ static psgi_op_hook *unref_locked(psgi_op_hook *h) { return --h->refcount == 0 ?
 
 static psg_status op_and_key(psg_ctx *ctx, const char *op, const char *key, size_t *index, const char **ikey) {
   if (!ctx || !op || !key) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "op attribute: NULL argument");
-  ptrdiff_t i = psgi_op_lookup(op, strlen(op));
+  ptrdiff_t i = psgi_op_lookup_in(ctx, op, strlen(op));
   if (i < 0) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "op attribute %s: unknown op '%s'", key, op);
   *index = (size_t)i;
   *ikey = psgi_intern(ctx, key, strlen(key));
@@ -123,7 +123,7 @@ psg_status psg_op_attr_reset(psg_ctx *ctx, const char *op, const char *key) {
 }
 
 bool psg_op_attr_get(psg_ctx *ctx, const char *op, const char *key, void **user_out, int *level_out) {
-  ptrdiff_t index = ctx && op && key ? psgi_op_lookup(op, strlen(op)) : -1;
+  ptrdiff_t index = ctx && op && key ? psgi_op_lookup_in(ctx, op, strlen(op)) : -1;
   const char *ikey = index >= 0 ? psgi_intern(ctx, key, strlen(key)) : NULL;
   if (!ikey) return false;
   pthread_mutex_lock(&ctx->lock);
@@ -172,7 +172,7 @@ psg_status psgi_op_hook_call(psg_ctx *ctx, psgi_op_hook *h, const psg_attrs *att
   if (st) {
     if (*out) psg_expr_release(*out);
     *out = NULL;
-    return psg_ctx_fail(ctx, st, "%s of op '%s' failed", h->key, psgi_op_table[h->op].name);
+    return psg_ctx_fail(ctx, st, "%s of op '%s' failed", h->key, psgi_op_name_in(ctx, h->op));
   }
   return PSG_OK;
 }

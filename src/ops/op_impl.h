@@ -101,6 +101,12 @@ typedef struct psgi_op_impl {
 /* The behaviour of op `op` (index in psgi_op_table), or NULL if the op has
  * none yet. Thread-safe; the table is built once. */
 const psgi_op_impl *psgi_op_impl_get(size_t op);
+/* The same for any op of ctx, a registered one too (op_register.c): its
+ * impl has the pattern and stateful flag the host set and, once it has a
+ * relation, a type_rel; never a kernel. Passes that type calls use this. */
+const psgi_op_impl *psgi_op_impl_in(psg_ctx *ctx, size_t op);
+/* The name of the op a relation or kernel runs for (built in or registered). */
+const char *psgi_op_call_name(const psgi_op_call *call);
 
 /* Attribute readers with defaults, for relations and kernels. */
 int64_t psgi_attr_int(const psg_attrs *a, const char *key, int64_t dflt);

@@ -133,6 +133,7 @@ static const struct {
 };
 
 psgi_type_fill_fn psgi_type_fill_get(size_t op) {
+  if (op >= psgi_op_table_len) return NULL; /* a registered op's relation runs forward only (op_register.h) */
   const char *name = psgi_op_table[op].name;
   for (size_t i = 0; i < sizeof fills / sizeof fills[0]; i++)
     if (strcmp(fills[i].name, name) == 0) return fills[i].fill;

@@ -31,6 +31,9 @@ struct psg_ctx {
   /* The op attributes the host set (src/ops/op_attr.c), made on first use. */
   void *op_attr_state;
   void (*op_attr_state_free)(psg_ctx *ctx, void *state);
+  /* The ops the host registered (src/ir/op_custom.c), made on first use. */
+  void *custom_ops;
+  void (*custom_ops_free)(psg_ctx *ctx, void *table);
   psg_diag_sink sink;
   void *sink_user;
   /* Strings psgi_intern_again interned, direct-mapped by address (relaxed

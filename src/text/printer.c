@@ -404,7 +404,7 @@ static void print_inline(printer *p, const psg_expr *e) {
     psgi_buf_putc(p->b, '@');
     put(p, e->u.gvar.name);
     return;
-  case PSG_EXPR_OP: put(p, psgi_op_table[e->u.op].name); return;
+  case PSG_EXPR_OP: put(p, psg_op_name(e)); return;
   case PSG_EXPR_CONSTANT: print_constant(p, e); return;
   case PSG_EXPR_CONSTRUCTOR: put(p, e->u.ctor.name); return;
   case PSG_EXPR_REF_CREATE:

@@ -298,17 +298,18 @@ static psg_status parse_primary(parser *ps, psg_expr **out) {
       return psg_constant_create(ps->ctx, ps->meta.data[i], &sp, out);
     }
     {
-      ptrdiff_t op = psgi_op_lookup(t.text, t.len);
+      ptrdiff_t op = psgi_op_lookup_in(ps->ctx, t.text, t.len); /* a registered op too (op_register.h) */
       if (op < 0) return suggest_op(ps, &t);
       psgi_rp_advance(ps);
       psg_expr *o;
-      psg_status st = psg_op_get(ps->ctx, psgi_op_table[op].name, &o);
+      psg_status st = psg_op_get(ps->ctx, psgi_op_name_in(ps->ctx, (size_t)op), &o);
       if (st) return st;
       if (!tok_is(&ps->tok, "(")) {
         *out = o;
         return PSG_OK;
       }
-      return parse_call(ps, o, op, &t, out);
+      /* A registered op has no schema: any attributes, counted by InferType. */
+      return parse_call(ps, o, (size_t)op < psgi_op_table_len ? op : -1, &t, out);
     }
   case TOK_PUNCT:
     /* A block as a value, as TVM's parser accepts it: the printer writes a

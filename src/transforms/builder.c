@@ -220,5 +220,5 @@ const psg_type *psgi_tensor_type_of(const psg_expr *e) {
 
 const char *psgi_call_op_name(const psg_expr *call) {
   if (!call || call->kind != PSG_EXPR_CALL || call->kids[0]->kind != PSG_EXPR_OP) return NULL;
-  return psgi_op_table[call->kids[0]->u.op].name;
+  return psg_op_name(call->kids[0]);
 }

@@ -29,7 +29,7 @@ static bool is_impure(const dce *d, const psg_expr *e) {
 static bool callee_impure(const dce *d, const psg_expr *callee) {
   switch (callee->kind) {
   case PSG_EXPR_OP: {
-    const psgi_op_impl *impl = psgi_op_impl_get(callee->u.op);
+    const psgi_op_impl *impl = psgi_op_impl_in(callee->ctx, callee->u.op);
     return impl && impl->stateful;
   }
   case PSG_EXPR_GLOBAL_VAR: {

@@ -217,7 +217,7 @@ static psg_status find_or_add_constant(cse *c, psg_expr *e, psg_expr **match) {
 static bool is_candidate_call(const psg_expr *call) {
   const psg_expr *callee = call->kids[0];
   if (callee->kind != PSG_EXPR_OP || call->nkids < 2) return false;
-  const psgi_op_impl *impl = psgi_op_impl_get(callee->u.op);
+  const psgi_op_impl *impl = psgi_op_impl_in(callee->ctx, callee->u.op);
   return !(impl && impl->stateful);
 }
 

@@ -208,10 +208,10 @@ static psg_status evaluate(folder *fo, const psg_expr *call, psg_expr *const *ki
     if (st == PSG_ERR_NOMEM) /* the pass fails: an error at the call, not an unlocated "out of memory" */
       return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, st, psgi_span_where(&call->span), call->span.line, call->span.col,
                            NULL, 0, NULL, "in @%s, %s%s(...): out of memory evaluating the call", fo->fn_name, bound,
-                           psgi_op_table[op].name);
+                           psg_op_name(call->kids[0]));
     psgi_diag_add(ctx, PSG_SEVERITY_WARNING, PSG_OK, psgi_span_where(&call->span), call->span.line, call->span.col, NULL, 0,
                   "FoldConstant", "in @%s, %s%s(...) not folded: %s", fo->fn_name, bound,
-                  psgi_op_table[op].name, msg[0] ? msg : psg_status_str(st));
+                  psg_op_name(call->kids[0]), msg[0] ? msg : psg_status_str(st));
     psg_expr_release(*out);
     *out = NULL;
   }
@@ -222,12 +222,12 @@ static psg_status evaluate(folder *fo, const psg_expr *call, psg_expr *const *ki
  * arguments is evaluated (shape_of and ndarray_size: rules 5-6 instead). */
 static bool evaluates(const psg_expr *callee) {
   if (callee->kind != PSG_EXPR_OP) return false;
-  const psgi_op_impl *impl = psgi_op_impl_get(callee->u.op);
+  const psgi_op_impl *impl = psgi_op_impl_in(callee->ctx, callee->u.op);
   if (impl && impl->stateful) return false;
   if (op_is(callee, rule_op(OP_SHAPE_OF)) || op_is(callee, rule_op(OP_NDARRAY_SIZE)) ||
       op_is(callee, rule_op(OP_DEVICE_COPY)) || op_is(callee, rule_op(OP_ON_DEVICE)))
     return false;
-  const char *name = psgi_op_table[callee->u.op].name;
+  const char *name = psg_op_name(callee);
   return name[0] != 'a' || strncmp(name, "annotation.", 11) != 0;
 }
 
@@ -261,7 +261,7 @@ static psg_status fold_call(psg_mutator *m, const psg_expr *call, psg_expr **out
   if (st) return st;
   const psg_expr *callee = post->kids[0];
   nargs = post->nkids - 1;
-  const psgi_op_impl *impl = callee->kind == PSG_EXPR_OP ? psgi_op_impl_get(callee->u.op) : NULL;
+  const psgi_op_impl *impl = callee->kind == PSG_EXPR_OP ? psgi_op_impl_in(callee->ctx, callee->u.op) : NULL;
   /* Rules 2-4. */
   if (nargs == 0 || callee->kind != PSG_EXPR_OP || (impl && impl->stateful)) goto keep;
   /* Rules 5-6: the ORIGINAL argument's type, if statically known. */

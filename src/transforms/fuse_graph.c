@@ -72,7 +72,7 @@ static psg_status call_edges(psgi_fuse_graph *g, const psg_expr *e, uint32_t idx
   psg_status st = PSG_OK;
   *pattern = PSGI_PATTERN_OPAQUE;
   if (callee->kind == PSG_EXPR_OP) {
-    const psgi_op_impl *impl = psgi_op_impl_get(callee->u.op);
+    const psgi_op_impl *impl = psgi_op_impl_in(callee->ctx, callee->u.op);
     if (impl) *pattern = impl->pattern;
   } else {
     st = add_edge(g, idx, 0, PSGI_PATTERN_OPAQUE);

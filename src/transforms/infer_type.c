@@ -80,7 +80,7 @@ static psg_status type_error(checker *c, const char *fn_name, const psg_expr *e,
   if (c->fn && e->kind != PSG_EXPR_VAR && psgi_print_binding_name(c->ctx, c->fn, e, bound, sizeof bound))
     psgi_buf_printf(&b, "%%%s = ", bound);
   if (e->kind == PSG_EXPR_CALL && e->kids[0]->kind == PSG_EXPR_OP)
-    psgi_buf_printf(&b, "%s(...): ", psgi_op_table[e->kids[0]->u.op].name);
+    psgi_buf_printf(&b, "%s(...): ", psg_op_name(e->kids[0]));
   else if (e->kind != PSG_EXPR_VAR) /* a variable's message names it */
     psgi_buf_printf(&b, "%s: ", psgi_expr_kind_names[e->kind]);
   va_list ap;
@@ -248,9 +248,9 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
     for (size_t i = 0; i < nargs; i++) args[i] = type_of(c, e->kids[i + 1]);
     psg_status st = PSG_OK;
     if (callee->kind == PSG_EXPR_OP) {
-      const psgi_op_impl *impl = psgi_op_impl_get(callee->u.op);
+      const psgi_op_impl *impl = psgi_op_impl_in(ctx, callee->u.op);
       if (!impl || !impl->type_rel) {
-        st = type_error(c, fn_name, e, "operator '%s' has no type relation", psgi_op_table[callee->u.op].name);
+        st = type_error(c, fn_name, e, "operator '%s' has no type relation", psg_op_name(callee));
       } else {
         psgi_op_call call = {.ctx = ctx, .op = callee->u.op, .attrs = e->u.attrs};
         st = impl->type_rel(&call, args, nargs, out);
@@ -562,7 +562,9 @@ static psg_status infer_module(psg_ctx *ctx, const psg_module *mod, psg_module *
   for (size_t i = 0; !st && i < mod->n; i++) {
     if (c.fn_state[i] != 0) continue;
     psg_status s = check_function(&c, i);
-    if (s == PSG_ERR_NOMEM) st = s; /* type errors: keep checking the other functions */
+    /* Type errors: keep checking the other functions; a host's type relation
+     * that raised (op_register.h) stops the pass with its status. */
+    if (s == PSG_ERR_NOMEM || s == PSG_ERR_FRONTEND) st = s;
   }
   if (!st && c.errors) st = PSG_ERR_TYPE;
   psg_module *cur = (psg_module *)mod;

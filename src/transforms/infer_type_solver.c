@@ -87,14 +87,15 @@ psg_status psgi_solver_rel_identity(psgi_solver *s, const psg_type *const *types
  * with the output type types[n - 1]. */
 static psg_status forward(psgi_solver *s, size_t op, const psg_type *const *types, int n,
                           const psg_attrs *attrs, bool *done) {
-  const psgi_op_impl *impl = psgi_op_impl_get(op);
+  const psgi_op_impl *impl = psgi_op_impl_in(s->u.ctx, op);
   psgi_op_call call = {.ctx = s->u.ctx, .op = op, .attrs = attrs};
   const psg_type *out = NULL;
   psg_status st = impl->type_rel(&call, types, (size_t)n - 1, &out);
   if (st) {
     if (st == PSG_ERR_TYPE || call.msg[0])
       snprintf(s->u.msg, sizeof s->u.msg, "%s", call.msg[0] ? call.msg : "type error");
-    return st == PSG_ERR_NOMEM ? st : PSG_ERR_TYPE;
+    /* A host's relation (op_register.h) that raised keeps its status. */
+    return st == PSG_ERR_NOMEM || st == PSG_ERR_FRONTEND ? st : PSG_ERR_TYPE;
   }
   if ((st = psgi_unify(&s->u, types[n - 1], out, NULL))) return st;
   *done = true;

@@ -93,10 +93,10 @@ static psg_status visit_call(unified *w, const psg_expr *e, const psg_type **out
   for (size_t i = 0; i < nargs; i++) ts[i] = type_of(w, e->kids[i + 1]);
   psg_status st = psg_type_incomplete(ctx, PSG_TYPE_KIND_TYPE, out);
   if (!st && callee->kind == PSG_EXPR_OP) {
-    const psgi_op_impl *impl = psgi_op_impl_get(callee->u.op);
+    const psgi_op_impl *impl = psgi_op_impl_in(ctx, callee->u.op);
     if (!impl || !impl->type_rel) {
       char msg[160];
-      snprintf(msg, sizeof msg, "operator '%s' has no type relation", psgi_op_table[callee->u.op].name);
+      snprintf(msg, sizeof msg, "operator '%s' has no type relation", psg_op_name(callee));
       st = w->h->error(w->h->env, e, msg);
     } else {
       ts[nargs] = *out;

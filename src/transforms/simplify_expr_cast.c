@@ -10,7 +10,7 @@
 
 static bool is_call_of(const psg_expr *e, const char *op) {
   if (!e || e->kind != PSG_EXPR_CALL || e->kids[0]->kind != PSG_EXPR_OP) return false;
-  const char *name = psgi_op_table[e->kids[0]->u.op].name;
+  const char *name = psg_op_name(e->kids[0]);
   return name[0] == op[0] && !strcmp(name, op);
 }
 

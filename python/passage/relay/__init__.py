@@ -340,6 +340,7 @@ from . import analysis  # noqa: E402
 from . import tec  # noqa: E402
 from .expr_functor import ExprFunctor, ExprVisitor, ExprMutator  # noqa: E402
 from . import op_attr  # noqa: E402  (op.register_legalize, Op.set_attr, ...)
+from . import op_registry  # noqa: E402  (op.op.register, Op.add_type_rel, ...)
 from .ty import TypeRelation  # noqa: E402
 from . import base  # noqa: E402
 from .base import Span  # noqa: E402

@@ -71,12 +71,8 @@ def _hook_tramp(ctx, attrs, args, nargs, types, ntypes, layouts, nlayouts, user,
                 out[0] = res._ptr
         return 0
     except BaseException as e:
-        try:
-            if hook is not None:
-                e.add_note("in %s of op '%s'" % (hook.key, hook.op))
-        except BaseException:
-            pass
-        return _ffi.park_exception(e)
+        note = "in %s of op '%s'" % (hook.key, hook.op) if hook is not None else None
+        return _ffi.park_exception_noted(e, note)
 
 
 _HOOK_TRAMP = _ffi.immortal(HOOK_FN(_hook_tramp))
@@ -87,6 +83,10 @@ def _op_name(op):
 
 
 def _set(op_name, key, value, level):
+    if key in ("TOpPattern", "TOpIsStateful"):  # properties of a registered op (op_registry.py)
+        from . import op_registry
+        setter = op_registry.register_pattern if key == "TOpPattern" else op_registry.register_stateful
+        return setter(op_name, value, level)
     if not callable(value):
         from ..error import UnsupportedError
         raise UnsupportedError("op attribute %s of %s: Passage's op attributes hold functions only, "
@@ -99,6 +99,10 @@ def _set(op_name, key, value, level):
 
 
 def _get(op_name, key):
+    from . import op_registry
+    known, value = op_registry.builtin_attr(Op(op_name), key)
+    if known:
+        return value
     user = ctypes.c_void_p()
     if not lib.psg_op_attr_get(CTX, enc(op_name), enc(key), ctypes.byref(user), None):
         return None
