@@ -78,7 +78,8 @@ static psg_status instantiate(unified *w, const psg_type *ft, const psg_type **o
 }
 
 static psg_status var_type(unified *w, const psg_expr *v, const psg_type **out) {
-  *out = v->u.var.type ? v->u.var.type : type_of(w, v);
+  const psg_type *ann = psgi_var_annotation(v);
+  *out = ann ? ann : type_of(w, v);
   if (*out) return PSG_OK;
   psg_status st = psg_type_incomplete(w->ctx, PSG_TYPE_KIND_TYPE, out);
   return st ? st : set_type(w, v, *out);
@@ -206,7 +207,7 @@ static psg_status visit(unified *w, const psg_expr *e, const psg_type **out) {
     psg_status st = PSG_OK;
     for (size_t i = 0; i < n && !st; i++) {
       st = var_type(w, e->kids[i], &params[i]);
-      if (!st && !e->kids[i]->u.var.type && !PSGI_VEC_PUSH(ctx, &w->holes, e->kids[i])) st = psgi_nomem(ctx);
+      if (!st && !psgi_var_annotation(e->kids[i]) && !PSGI_VEC_PUSH(ctx, &w->holes, e->kids[i])) st = psgi_nomem(ctx);
     }
     if (!st && e->u.fn.ret_type)
       st = unify_at(w, e, "the body does not fit the return type: ", e->u.fn.ret_type, body, NULL);

@@ -102,3 +102,17 @@ def test_polymorphic_functions():
         assert "nn.relu" in str(e)
     else:
         raise AssertionError("relu of a type variable must not type-check")
+
+
+def test_incomplete_type_annotations_count_as_none():
+    # relay.Var("c", relay.IncompleteType()) says nothing about c: a let takes
+    # its value's type, a parameter is inferred (as TVM's InferType does).
+    c, d = relay.Var("c", relay.IncompleteType()), relay.Var("d", relay.IncompleteType())
+    body = relay.Let(c, relay.const(True), relay.Let(d, relay.If(c, relay.const(2), relay.const(3)), d))
+    mod = relay.transform.InferType()(passage.IRModule.from_expr(body))
+    assert mod["main"].body.checked_type == relay.TensorType((), "int32")
+    data = relay.var("data", shape=(1, 4))
+    w = relay.Var("w", relay.IncompleteType())
+    mod = passage.IRModule.from_expr(relay.Function([data, w], relay.nn.dense(data, w, units=3)))
+    ft = relay.transform.InferType()(mod)["main"].checked_type
+    assert ft.arg_types[1] == relay.TensorType((3, 4), "float32")
