@@ -193,3 +193,15 @@ def test_recursive_let_function_without_annotation():
     t = relay.TensorType((2,), "float32")
     assert main.body.var.type_annotation == relay.FuncType([relay.TensorType((), "int32"), t], t)
     assert main.checked_type == relay.FuncType([t], t)
+
+
+def test_broadcast_to_reads_a_constant_shape():
+    # TVM's helper turns a Constant shape into the static attribute, so the
+    # argmax after it types as on a static broadcast.
+    x = relay.var("data", relay.TensorType((1, 1), "float32"))
+    b = relay.op.broadcast_to(x, relay.const([1, 1], dtype="int32"))
+    assert len(b.args) == 1 and list(b.attrs["shape"]) == [1, 1]
+    main = _infer(relay.Function([x], relay.argmax(b, axis=[1])))
+    assert main.checked_type == relay.FuncType([relay.TensorType((1, 1), "float32")],
+                                               relay.TensorType((1,), "int32"))
+    assert list(relay.broadcast_to(x, 3).attrs["shape"]) == [3]
