@@ -40,8 +40,12 @@ static psg_status fill_function(psg_mutator *m, const psg_expr *e, psg_expr **ou
   st = psg_function_create_poly(m->ctx, r->kids, r->nkids - 1, psgi_fn_body(r), t->ret, tp ? tp->fields : NULL,
                                 tp ? tp->n : 0, r->u.fn.attrs, &r->span, out);
   psg_expr_release(r);
-  if (!st) psgi_expr_set_checked_type(*out, t);
-  return st;
+  if (st) return st;
+  if (psgi_expr_final_type(e)) /* as keep_type: final stays final */
+    psgi_expr_set_final_type(*out, t);
+  else
+    psgi_expr_set_checked_type(*out, t);
+  return PSG_OK;
 }
 
 psg_status psgi_infer_resolve(psg_ctx *ctx, const psg_expr *fn, psg_expr **out) {
