@@ -4,9 +4,8 @@
  * function they occur in.
  *
  * Types are interned and nodes immutable, so the checked type is a write-once
- * cache on the node: InferType returns the very same module, typed, when
- * nothing needs writing back. The walk is iterative (explicit frames), so
- * deep graphs and let chains are fine.
+ * cache on the node: InferType returns the very same module, typed. The walk
+ * is iterative (explicit frames), so deep graphs and let chains are fine.
  *
  * A node whose type follows from its children alone, all of them final
  * themselves, is marked TYPE_FINAL (ir_internal.h): no GlobalVar and no
@@ -16,10 +15,7 @@
  * A function with unannotated parameters is first given their types by
  * unification (infer_type_unified.c) and rebuilt with them annotated; the
  * pass then returns a module holding the rebuilt functions. Let variables
- * without an annotation take their value's type; one bound to a function
- * literal that calls itself goes through unification too. Last, as TVM's
- * Resolver, the pass writes the inferred return types and variable types
- * into the def where annotations are missing (infer_type_resolve.c). */
+ * without an annotation take their value's type. */
 #include <stdio.h>
 #include "interp/interp_internal.h"
 #include "ops/op_impl.h"
@@ -41,9 +37,7 @@ typedef struct checker {
   psg_expr **filled;   /* per module function: rebuilt with inferred parameter types (or NULL) */
   bool fill;           /* infer unannotated parameters (the pass) rather than refuse them */
   bool want_fill;      /* check_expr met an unannotated parameter to infer */
-  bool want_resolve;   /* the def has a Function or Var whose type the pass writes back */
   const psg_expr *fn;  /* the def being checked (names in messages) */
-  PSGI_VEC(psg_expr *) retired; /* rebuilt defs replaced again: kept alive, c->types holds their nodes */
   int errors;
 } checker;
 
@@ -427,7 +421,6 @@ static psg_status bind_pattern_vars(checker *c, const char *fn_name, const psg_e
     }
     lt->value = vt->value = (void *)t;
     psgi_expr_set_checked_type(e->kids[i], t);
-    if (!psgi_var_annotation(e->kids[i])) c->want_resolve = true;
   }
   psgi_unifier_fini(&u);
   psgi_free(ctx, kt);
@@ -482,7 +475,6 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
         }
         vt->value = en->value;
         psgi_expr_set_checked_type(e->kids[0], en->value);
-        c->want_resolve = true;
       }
       if (e->kind == PSG_EXPR_LET && i == 0 && !psgi_var_annotation(e->kids[0])) continue; /* typed at i == 2 */
       if (e->kind == PSG_EXPR_MATCH && i == 1 && (st = bind_pattern_vars(c, fn_name, e))) break;
@@ -497,7 +489,6 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
     const psg_type *t = NULL;
     if ((st = infer_node(c, fn_name, e, &t)) != PSG_OK) break;
     if (e->kind == PSG_EXPR_OP) continue;
-    if (e->kind == PSG_EXPR_FUNCTION && !e->u.fn.ret_type) c->want_resolve = true;
     if (is_final(e)) {
       psgi_expr_set_final_type((psg_expr *)e, t);
       continue;
@@ -530,29 +521,6 @@ static psg_status fill_error(void *env, const psg_expr *at, const char *msg) {
   return type_error(f->c, f->fn_name, at, "%s", msg);
 }
 
-/* The pass writes what it inferred back into def `index` (TVM's Resolver,
- * infer_type_resolve.c): c->fn becomes the rebuilt function, typed. */
-static psg_status resolve(checker *c, size_t index) {
-  psg_expr *r = NULL;
-  psg_status st = psgi_infer_resolve(c->ctx, c->fn, &r);
-  if (st || r == c->fn) {
-    psg_expr_release(r);
-    return st;
-  }
-  psgi_map_entry *en = psgi_map_put_ptr(&c->types, r, NULL);
-  if (!en) {
-    psg_expr_release(r);
-    return psgi_nomem(c->ctx);
-  }
-  en->value = (void *)type_of(c, c->fn);
-  if (c->filled[index] && !PSGI_VEC_PUSH(c->ctx, &c->retired, c->filled[index])) {
-    psg_expr_release(r);
-    return psgi_nomem(c->ctx);
-  }
-  c->fn = c->filled[index] = r;
-  return PSG_OK;
-}
-
 static psg_status check_function(checker *c, size_t index) {
   const psgi_module_entry *en = &c->mod->entries[index];
   if (!en->func || en->func->kind != PSG_EXPR_FUNCTION) {
@@ -561,8 +529,6 @@ static psg_status check_function(checker *c, size_t index) {
   }
   c->fn_state[index] = 1;
   const psg_expr *saved = c->fn; /* a call to another global checks it first */
-  bool saved_resolve = c->want_resolve;
-  c->want_resolve = false;
   const char *name = en->gv->u.gvar.name;
   c->fn = en->func;
   psg_status st = check_expr(c, name, c->fn);
@@ -580,8 +546,6 @@ static psg_status check_function(checker *c, size_t index) {
     if (!st) st = check_expr(c, name, c->fn);
     c->fill = saved_fill;
   }
-  if (!st && c->filled && (c->want_resolve || !c->fn->u.fn.ret_type)) st = resolve(c, index);
-  c->want_resolve = saved_resolve;
   psg_status done = st;
   c->fn = saved;
   c->fn_state[index] = done ? 3 : 2;
@@ -595,7 +559,7 @@ static psg_status check_function(checker *c, size_t index) {
  * parameters are inferred and *filled is the module holding the rebuilt
  * functions (mod itself, retained, when none was). */
 static psg_status infer_module(psg_ctx *ctx, const psg_module *mod, psg_module **filled) {
-  checker c = {.ctx = ctx, .mod = mod, .fill = filled != NULL};
+  checker c = {ctx, mod, {0}, {0}, NULL, NULL, filled != NULL, false, NULL, 0};
   psgi_map_init(&c.types, ctx);
   psgi_map_init(&c.let_types, ctx);
   psg_status st = PSG_OK;
@@ -623,8 +587,6 @@ static psg_status infer_module(psg_ctx *ctx, const psg_module *mod, psg_module *
     *filled = cur;
   else
     psg_module_release(cur);
-  for (size_t i = 0; i < c.retired.len; i++) psg_expr_release(c.retired.data[i]);
-  PSGI_VEC_FREE(ctx, &c.retired);
   psgi_free(ctx, c.filled);
   psgi_free(ctx, c.fn_state);
   psgi_map_fini(&c.types);
@@ -653,7 +615,7 @@ psg_status psg_expr_infer_type(psg_expr *e, const psg_type **out) {
   }
   t = psgi_expr_final_type(e);
   if (!t && e->kind != PSG_EXPR_OP && is_final(e)) {
-    checker c = {.ctx = ctx};
+    checker c = {ctx, NULL, {0}, {0}, NULL, NULL, false, false, NULL, 0};
     psgi_map_init(&c.types, ctx);
     psgi_map_init(&c.let_types, ctx);
     psg_status st = infer_node(&c, NULL, e, &t);
@@ -669,8 +631,8 @@ psg_status psg_expr_infer_type(psg_expr *e, const psg_type **out) {
 static psg_status infer_type_pass(psg_module *mod, psg_pass_context *pc, void *user, psg_module **out) {
   (void)pc;
   (void)user;
-  /* Typed in place: the same, unchanged module, unless something inferred
-   * is written back (then the module of the rebuilt functions). */
+  /* Typed in place: the same, unchanged module, unless parameters had to
+   * be inferred (then the module of the functions annotated with them). */
   return infer_module(mod->ctx, mod, out);
 }
 
@@ -678,10 +640,8 @@ const psg_pass_decl psgi_pass_infer_type = {
     .name = "InferType",
     .kind = PSG_PASS_MODULE,
     .help = "fill in the checked type of every expression",
-    /* Types are filled in place; a def is rebuilt only to carry inferred
-     * annotations (parameters, let variables, return types), which changes
-     * no normal form and no fusion. */
-    .keeps = PSG_PROP_ANF | PSG_PROP_GNF | PSG_PROP_BBNF | PSG_PROP_FUSED,
+    /* Types are filled in place: the result is the input itself, so it keeps
+     * every property it had. */
     .establishes = PSG_PROP_TYPED,
     .module = infer_type_pass,
 };

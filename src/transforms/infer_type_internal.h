@@ -123,13 +123,6 @@ psg_status psgi_ref_type_rule(psgi_unifier *u, const psg_expr *e, const psg_type
  * contradiction, is a located PSG_ERR_TYPE. */
 psg_status psgi_infer_fill_params(psg_ctx *ctx, const psg_expr *fn, const psgi_infer_hooks *h, psg_expr **out);
 
-/* TVM's Resolver (infer_type_resolve.c): fn, typed, rebuilt with every
- * Function lacking a return type given its inferred one and every Var lacking
- * an annotation (or annotated IncompleteType) annotated with its inferred
- * type; rebuilt nodes keep their checked types. *out is fn itself (retained)
- * when nothing was missing. */
-psg_status psgi_infer_resolve(psg_ctx *ctx, const psg_expr *fn, psg_expr **out);
-
 /* Whether t holds a hole or a polymorphic FuncType (the checker then asks
  * the unifier rather than comparing). */
 bool psgi_type_needs_unifier(const psg_type *t);

@@ -120,7 +120,13 @@ static psg_status lift(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   if (!st && rec) {
     psg_expr *rebound = NULL;
     if (fv.len) {
-      st = written_type(ctx, fn, &ret);
+      /* The variable's annotation (InferType writes it for a recursive let),
+       * else the function's own annotations. */
+      const psg_type *ann = rec->u.var.type;
+      if (ann && ann->kind == PSG_TYPE_FUNC && !ann->ntparams)
+        ret = ann;
+      else
+        st = written_type(ctx, fn, &ret);
       if (!st) st = psg_call_create(ctx, gv, (psg_expr *const *)fv.data, fv.len, NULL, &span, &rebound);
     } else {
       psg_expr_retain(gv);

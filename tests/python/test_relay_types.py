@@ -122,63 +122,6 @@ def _infer(expr):
     return relay.transform.InferType()(passage.IRModule.from_expr(expr))["main"]
 
 
-def test_infer_type_writes_back_annotations():
-    # TVM's Resolver: after InferType a let variable without annotation, or
-    # annotated IncompleteType, carries its inferred type, and every function
-    # without a return type carries the inferred one; an annotation given
-    # stays as it is.
-    c = relay.Var("c", relay.IncompleteType())
-    d = relay.Var("d")
-    body = relay.Let(c, relay.const(True), relay.Let(d, relay.If(c, relay.const(2), relay.const(3)), d))
-    main = _infer(body)
-    i32, b = relay.TensorType((), "int32"), relay.TensorType((), "bool")
-    assert main.body.var.type_annotation == b
-    assert main.body.body.var.type_annotation == i32
-    assert main.ret_type == i32
-    assert c.type_annotation != b  # the input is not modified
-    x = relay.var("x", shape=(2, 3))
-    p = relay.var("p", shape=(2, 3))
-    inner = relay.Function([p], relay.exp(p))
-    assert inner.ret_type is None
-    main = _infer(relay.Function([x], relay.Call(inner, [x])))
-    t = relay.TensorType((2, 3), "float32")
-    assert main.ret_type == t and main.body.op.ret_type == t
-    # Written with the return type, it is the same program.
-    p2, x2 = relay.var("p", shape=(2, 3)), relay.var("x", shape=(2, 3))
-    written = relay.Function([x2], relay.Call(relay.Function([p2], relay.exp(p2), t), [x2]), t)
-    passage.assert_structural_equal(main, written)
-
-
-def test_fused_functions_compare_with_typed_goldens():
-    # FuseOps gives each primitive function its return type; a golden written
-    # without it equals the result once InferType has filled it in (what
-    # TVM's FuseOps tests compare).
-    x = relay.var("x", shape=(10, 20))
-    before = relay.Function([x], relay.squeeze(relay.exp(relay.add(x, relay.const(1, "float32")))))
-    mod = passage.IRModule.from_expr(before)
-    fused = relay.transform.FuseOps()(relay.transform.InferType()(mod))["main"]
-    p = relay.var("p", shape=(10, 20))
-    prim = relay.Function([p], relay.squeeze(relay.exp(relay.add(p, relay.const(1, "float32")))))
-    prim = prim.with_attr("Primitive", 1)
-    x2 = relay.var("x", shape=(10, 20))
-    golden = relay.Function([x2], relay.Call(prim, [x2]))
-    assert not passage.ir.structural_equal(fused, golden)
-    passage.assert_structural_equal(fused, _infer(golden))
-
-
-def test_a_normal_form_compares_with_incomplete_annotations():
-    # ToANormalForm's new let variables and a golden's variables annotated
-    # IncompleteType both end up annotated with their types after InferType.
-    cond = relay.const(True)
-    x = relay.If(cond, relay.const(2), relay.const(3))
-    mod = relay.transform.InferType()(relay.transform.ToANormalForm()(passage.IRModule.from_expr(x)))
-    a, b, c, d = (relay.Var(n, relay.IncompleteType()) for n in "abcd")
-    want = relay.Let(c, cond, relay.Let(d, relay.If(c, relay.Let(a, relay.const(2), a),
-                                                     relay.Let(b, relay.const(3), b)), d))
-    passage.assert_structural_equal(mod["main"].body, _infer(want).body)
-    assert not passage.ir.structural_equal(mod["main"].body, want)
-
-
 def test_recursive_let_function_without_annotation():
     # let %loop = fn (%i, %s) { if (%i < 10) { %loop(%i + 1, %s + %x) } else { %s } }
     # TVM infers %loop's type from the function and its recursive call.
