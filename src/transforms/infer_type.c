@@ -57,7 +57,7 @@ static const psg_type *type_of(checker *c, const psg_expr *e) {
  * children (ops have no type and are final), and they are all final. */
 static bool is_final(const psg_expr *e) {
   if (e->kind == PSG_EXPR_GLOBAL_VAR || e->kind == PSG_EXPR_CONSTRUCTOR) return false; /* typed by the module */
-  if (e->kind == PSG_EXPR_VAR) return e->u.var.type != NULL;
+  if (e->kind == PSG_EXPR_VAR) return psgi_var_annotation(e) != NULL;
   for (uint32_t i = 0; i < e->nkids; i++) {
     const psg_expr *k = e->kids[i];
     if (k->kind != PSG_EXPR_OP && !psgi_expr_final_type(k)) return false;
@@ -194,7 +194,7 @@ static psg_status global_type(checker *c, const char *fn_name, const psg_expr *g
     const psg_type *small[16] = {0}, **params = small;
     size_t n = f->nkids - 1;
     if (n > 16 && !(params = psgi_alloc(c->ctx, n * sizeof *params))) return psgi_nomem(c->ctx);
-    for (size_t k = 0; k < n; k++) params[k] = f->kids[k]->u.var.type;
+    for (size_t k = 0; k < n; k++) params[k] = psgi_var_annotation(f->kids[k]);
     psg_status st = psg_type_func_poly(c->ctx, params, (int)n, f->u.fn.ret_type, fn_tparams(f),
                                        psg_function_num_type_params(f), &t);
     if (params != small) psgi_free(c->ctx, params);
@@ -210,10 +210,16 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
   *out = NULL;
   switch (e->kind) {
   case PSG_EXPR_VAR: {
-    const psg_type *t = e->u.var.type;
+    const psg_type *t = psgi_var_annotation(e);
     if (!t) {
       psgi_map_entry *en = psgi_map_get_ptr(&c->let_types, e);
       t = en ? en->value : NULL;
+    }
+    if (!t && c->fill) {
+      /* A let-bound function calling itself (TVM infers it): unification
+       * (check_function) annotates the variable, then checks again. */
+      c->want_fill = true;
+      return PSG_ERR_TYPE;
     }
     if (!t) return type_error(c, fn_name, e, "variable %%%s has no type annotation", e->u.var.name);
     *out = t;
@@ -289,7 +295,7 @@ static psg_status infer_node(checker *c, const char *fn_name, const psg_expr *e,
     return st;
   }
   case PSG_EXPR_LET: {
-    const psg_type *ann = e->kids[0]->u.var.type, *val = type_of(c, e->kids[1]);
+    const psg_type *ann = psgi_var_annotation(e->kids[0]), *val = type_of(c, e->kids[1]);
     char why[512];
     psg_status ag = ann ? agree(ctx, ann, val, NULL, why, sizeof why) : PSG_OK;
     if (ag && ag != PSG_ERR_TYPE) return ag;
@@ -440,10 +446,10 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
        * (check_function); the checkers without unification (the lowering's)
        * refuse them at the parameter. */
       for (uint32_t i = 0; i + 1 < e->nkids && !st; i++)
-        if (!e->kids[i]->u.var.type && c->fill) {
+        if (!psgi_var_annotation(e->kids[i]) && c->fill) {
           c->want_fill = true; /* check_function infers it, then checks again */
           st = PSG_ERR_TYPE;
-        } else if (!e->kids[i]->u.var.type)
+        } else if (!psgi_var_annotation(e->kids[i]))
           st = type_error(c, fn_name, e->kids[i],
                           "parameter %%%s has no type annotation (run InferType, which infers it, or annotate it, "
                           "e.g. %%%s: Tensor[(1, 3), float32])",
@@ -454,7 +460,7 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
       uint32_t i = f->next++;
       /* A let variable without annotation takes its value's type before the
        * body is typed. */
-      if (e->kind == PSG_EXPR_LET && i == 2 && !e->kids[0]->u.var.type) {
+      if (e->kind == PSG_EXPR_LET && i == 2 && !psgi_var_annotation(e->kids[0])) {
         psgi_map_entry *en = psgi_map_put_ptr(&c->let_types, e->kids[0], NULL);
         if (!en) {
           st = psgi_nomem(ctx);
@@ -470,7 +476,7 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
         vt->value = en->value;
         psgi_expr_set_checked_type(e->kids[0], en->value);
       }
-      if (e->kind == PSG_EXPR_LET && i == 0 && !e->kids[0]->u.var.type) continue; /* typed at i == 2 */
+      if (e->kind == PSG_EXPR_LET && i == 0 && !psgi_var_annotation(e->kids[0])) continue; /* typed at i == 2 */
       if (e->kind == PSG_EXPR_MATCH && i == 1 && (st = bind_pattern_vars(c, fn_name, e))) break;
       if (e->kind == PSG_EXPR_MATCH && e->u.match->binder[i]) continue; /* typed by bind_pattern_vars */
       const psg_expr *k = e->kids[i];
@@ -604,7 +610,7 @@ psg_status psg_expr_infer_type(psg_expr *e, const psg_type **out) {
     psg_expr *k = i < e->nkids ? e->kids[i] : e;
     if (psgi_expr_final_type(k)) continue;
     const psg_type *lt = k->kind == PSG_EXPR_CONSTANT ? psg_tensor_type(ctx, k->u.constant)
-                         : k->kind == PSG_EXPR_VAR    ? k->u.var.type
+                         : k->kind == PSG_EXPR_VAR    ? psgi_var_annotation(k)
                                                       : NULL;
     if (k->kind == PSG_EXPR_CONSTANT && !lt) return psgi_nomem(ctx);
     if (lt) psgi_expr_set_final_type(k, lt);

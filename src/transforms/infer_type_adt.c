@@ -72,7 +72,7 @@ psg_status psgi_infer_match_patterns(psgi_unifier *u, const psg_module *mod, con
       const psg_type *t = want.data[--want.len];
       if (nd->kind == PSG_PATTERN_VAR) {
         const psg_expr *v = m->kids[kv];
-        if (!kid_types[kv]) kid_types[kv] = v->u.var.type;
+        if (!kid_types[kv]) kid_types[kv] = psgi_var_annotation(v);
         if (!kid_types[kv]) kid_types[kv] = t;
         else st = psgi_unify(u, kid_types[kv], t, NULL);
         kv++;

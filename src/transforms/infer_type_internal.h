@@ -11,6 +11,14 @@
  * messages; NULL and IncompleteTypes print as "?". */
 void psgi_type_format(psgi_buf *b, const psg_type *t);
 
+/* A variable's annotation as InferType reads it: an IncompleteType
+ * annotation (`relay.Var("x", relay.IncompleteType())`) says nothing, as
+ * in TVM, so the variable counts as unannotated. */
+static inline const psg_type *psgi_var_annotation(const psg_expr *v) {
+  const psg_type *t = v->u.var.type;
+  return t && t->kind == PSG_TYPE_INCOMPLETE ? NULL : t;
+}
+
 /* Whether t is or contains an IncompleteType. */
 bool psgi_type_has_holes(const psg_type *t);
 

@@ -20,6 +20,7 @@ typedef struct unified {
   psgi_solver s;
   psgi_map types;                   /* expr -> type with holes */
   PSGI_VEC(const psg_expr *) holes; /* unannotated parameters, in order met */
+  PSGI_VEC(const psg_expr *) lets;  /* unannotated variables bound to a function literal */
 } unified;
 
 static const psg_type *type_of(unified *w, const psg_expr *e) {
@@ -78,7 +79,8 @@ static psg_status instantiate(unified *w, const psg_type *ft, const psg_type **o
 }
 
 static psg_status var_type(unified *w, const psg_expr *v, const psg_type **out) {
-  *out = v->u.var.type ? v->u.var.type : type_of(w, v);
+  const psg_type *ann = psgi_var_annotation(v);
+  *out = ann ? ann : type_of(w, v);
   if (*out) return PSG_OK;
   psg_status st = psg_type_incomplete(w->ctx, PSG_TYPE_KIND_TYPE, out);
   return st ? st : set_type(w, v, *out);
@@ -164,6 +166,12 @@ static psg_status visit(unified *w, const psg_expr *e, const psg_type **out) {
   case PSG_EXPR_LET: {
     const psg_type *vt = NULL;
     psg_status st = var_type(w, e->kids[0], &vt);
+    /* A function bound without annotation may call itself (TVM permits the
+     * recursion): its variable is annotated too, so the checker knows it
+     * inside the function. */
+    if (!st && !psgi_var_annotation(e->kids[0]) && e->kids[1]->kind == PSG_EXPR_FUNCTION &&
+        !PSGI_VEC_PUSH(ctx, &w->lets, e->kids[0]))
+      st = psgi_nomem(ctx);
     if (!st) st = unify_at(w, e, "the value does not fit the variable: ", vt, type_of(w, e->kids[1]), NULL);
     *out = type_of(w, e->kids[2]);
     return st;
@@ -206,7 +214,7 @@ static psg_status visit(unified *w, const psg_expr *e, const psg_type **out) {
     psg_status st = PSG_OK;
     for (size_t i = 0; i < n && !st; i++) {
       st = var_type(w, e->kids[i], &params[i]);
-      if (!st && !e->kids[i]->u.var.type && !PSGI_VEC_PUSH(ctx, &w->holes, e->kids[i])) st = psgi_nomem(ctx);
+      if (!st && !psgi_var_annotation(e->kids[i]) && !PSGI_VEC_PUSH(ctx, &w->holes, e->kids[i])) st = psgi_nomem(ctx);
     }
     if (!st && e->u.fn.ret_type)
       st = unify_at(w, e, "the body does not fit the return type: ", e->u.fn.ret_type, body, NULL);
@@ -234,13 +242,14 @@ static psg_status walk(unified *w, const psg_expr *root) {
   return psg_visit(w->ctx, &v, root);
 }
 
-/* fn with each unannotated parameter replaced by one annotated `types[i]`. */
-static psg_status rebuild(unified *w, const psg_expr *fn, const psg_type *const *types, psg_expr **out) {
+/* fn with each variable vars[i] replaced by one annotated `types[i]`. */
+static psg_status rebuild(unified *w, const psg_expr *fn, const psg_expr *const *vars, size_t n,
+                          const psg_type *const *types, psg_expr **out) {
   psg_mutator m;
   psg_mutator_init(&m, w->ctx);
   psg_status st = PSG_OK;
-  for (size_t i = 0; i < w->holes.len && !st; i++) {
-    const psg_expr *v = w->holes.data[i];
+  for (size_t i = 0; i < n && !st; i++) {
+    const psg_expr *v = vars[i];
     psg_expr *nv = NULL;
     st = psg_var_create(w->ctx, v->u.var.name, types[i], &v->span, &nv);
     if (!st) st = psg_mutator_set_result(&m, v, nv);
@@ -266,6 +275,10 @@ psg_status psgi_infer_fill_params(psg_ctx *ctx, const psg_expr *fn, const psgi_i
     st = psgi_solver_solve(&w.s, &all_done, &failed);
     if (st == PSG_ERR_TYPE) st = fail(&w, failed ? failed->where : fn, NULL);
   }
+  /* The variables to annotate: the parameters, then the let variables. */
+  for (size_t i = 0; i < w.lets.len && !st; i++)
+    if (!PSGI_VEC_PUSH(ctx, &w.holes, w.lets.data[i])) st = psgi_nomem(ctx);
+  size_t nparams = w.holes.len - w.lets.len;
   const psg_type **types = NULL;
   if (!st && w.holes.len && !(types = psgi_calloc(ctx, w.holes.len * sizeof *types))) st = psgi_nomem(ctx);
   for (size_t i = 0; i < w.holes.len && !st; i++) {
@@ -274,7 +287,7 @@ psg_status psgi_infer_fill_params(psg_ctx *ctx, const psg_expr *fn, const psgi_i
     if (!psgi_type_has_holes(types[i])) continue;
     psgi_buf b;
     psgi_buf_init(&b, ctx);
-    psgi_buf_printf(&b, "cannot infer the type of parameter %%%s", v->u.var.name);
+    psgi_buf_printf(&b, "cannot infer the type of %s %%%s", i < nparams ? "parameter" : "let variable", v->u.var.name);
     if (types[i]->kind != PSG_TYPE_INCOMPLETE) {
       psgi_buf_puts(&b, " beyond ");
       psgi_type_format(&b, types[i]);
@@ -283,9 +296,10 @@ psg_status psgi_infer_fill_params(psg_ctx *ctx, const psg_expr *fn, const psgi_i
     st = h->error(h->env, v, b.data ? b.data : "cannot infer a parameter type");
     psgi_buf_fini(&b);
   }
-  if (!st) st = rebuild(&w, fn, types, out);
+  if (!st) st = rebuild(&w, fn, w.holes.data, w.holes.len, types, out);
   psgi_free(ctx, types);
   PSGI_VEC_FREE(ctx, &w.holes);
+  PSGI_VEC_FREE(ctx, &w.lets);
   psgi_map_fini(&w.types);
   psgi_solver_fini(&w.s);
   return st;

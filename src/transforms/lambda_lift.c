@@ -10,8 +10,11 @@
  * lifted first (the mutator is post-order), so an outer function captures
  * what its inner closures need. The function a Closure=1 global returns is
  * its code, not a nested function: it stays, so the pass is idempotent. A
- * let-bound function that calls itself is reported as unsupported (TVM
- * rewrites that recursion through the global). */
+ * let-bound function that calls itself does so through the global, as in
+ * TVM: its variable is not captured, and its uses inside become the
+ * GlobalVar (or the call of it that rebuilds the closure); the closure
+ * global then carries the function's type as its return type, which a
+ * recursive global needs to type-check. */
 #include <stdio.h>
 #include "transforms/normal_form.h"
 
@@ -53,6 +56,35 @@ static const char *fresh_name(lifter *l) {
   }
 }
 
+/* *fn with the recursive variable `self` replaced by `rebound`. */
+static psg_status rebind_self(psg_ctx *ctx, psg_expr **fn, const psg_expr *self, psg_expr *rebound) {
+  psg_mutator m;
+  psg_mutator_init(&m, ctx);
+  psg_expr *nf = NULL;
+  psg_status st = psg_mutator_set_result(&m, self, rebound);
+  if (!st) st = psg_mutate(&m, *fn, &nf);
+  psg_mutator_fini(&m);
+  if (st) return st;
+  psg_expr_release(*fn);
+  *fn = nf;
+  return PSG_OK;
+}
+
+/* fn's type as written (every parameter annotated and a return type), or
+ * NULL: the return type of a recursive closure's global. */
+static psg_status written_type(psg_ctx *ctx, const psg_expr *fn, const psg_type **out) {
+  *out = NULL;
+  size_t n = fn->nkids - 1;
+  if (!fn->u.fn.ret_type || fn->u.fn.tparams) return PSG_OK;
+  const psg_type **params = psgi_alloc(ctx, (n ? n : 1) * sizeof *params);
+  if (!params) return psgi_nomem(ctx);
+  bool all = true;
+  for (size_t i = 0; i < n; i++) all &= (params[i] = fn->kids[i]->u.var.type) != NULL;
+  psg_status st = all ? psg_type_func(ctx, params, (int)n, fn->u.fn.ret_type, out) : PSG_OK;
+  psgi_free(ctx, params);
+  return st;
+}
+
 static psg_status lift(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   lifter *l = m->user;
   psg_expr *fn = NULL;
@@ -72,14 +104,37 @@ static psg_status lift(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   psg_attrs *attrs = NULL;
   const char *name = NULL;
   st = psgi_free_vars(ctx, fn, &fv);
+  /* A let-bound function calling itself: its variable is not captured. */
   psgi_map_entry *self = psgi_map_get_ptr(&l->let_var, e);
+  const psg_expr *rec = NULL;
   for (size_t i = 0; !st && self && i < fv.len; i++)
-    if (fv.data[i] == self->value)
-      st = psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, psgi_span_where(&span), span.line, span.col, NULL, 0,
-                         "LambdaLift", "LambdaLift: the local function %%%s calls itself; recursive local functions are not supported",
-                         psg_var_name(self->value));
+    if (fv.data[i] == self->value) {
+      rec = self->value;
+      memmove(&fv.data[i], &fv.data[i + 1], (fv.len - i - 1) * sizeof *fv.data);
+      fv.len--;
+      break;
+    }
   if (!st) st = (name = fresh_name(l)) ? PSG_OK : psgi_nomem(ctx);
   if (!st) st = psg_global_var_create(ctx, name, &span, &gv);
+  const psg_type *ret = NULL;
+  if (!st && rec) {
+    psg_expr *rebound = NULL;
+    if (fv.len) {
+      /* The variable's annotation (InferType writes it for a recursive let),
+       * else the function's own annotations. */
+      const psg_type *ann = rec->u.var.type;
+      if (ann && ann->kind == PSG_TYPE_FUNC && !ann->ntparams)
+        ret = ann;
+      else
+        st = written_type(ctx, fn, &ret);
+      if (!st) st = psg_call_create(ctx, gv, (psg_expr *const *)fv.data, fv.len, NULL, &span, &rebound);
+    } else {
+      psg_expr_retain(gv);
+      rebound = gv;
+    }
+    if (!st) st = rebind_self(ctx, &fn, rec, rebound);
+    psg_expr_release(rebound);
+  }
   if (!st && !fv.len) {
     psg_expr_retain(fn);
     global_fn = fn;
@@ -88,7 +143,7 @@ static psg_status lift(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   } else if (!st) {
     st = psg_attr_int(ctx, 1, &one);
     if (!st) st = psg_attrs_with(ctx, NULL, "Closure", one, &attrs);
-    if (!st) st = psg_function_create(ctx, (psg_expr *const *)fv.data, fv.len, fn, NULL, attrs, &span, &global_fn);
+    if (!st) st = psg_function_create(ctx, (psg_expr *const *)fv.data, fv.len, fn, ret, attrs, &span, &global_fn);
     if (!st) st = psg_call_create(ctx, gv, (psg_expr *const *)fv.data, fv.len, NULL, &span, &replacement);
   }
   if (!st) {

@@ -102,3 +102,49 @@ def test_polymorphic_functions():
         assert "nn.relu" in str(e)
     else:
         raise AssertionError("relu of a type variable must not type-check")
+
+
+def test_incomplete_type_annotations_count_as_none():
+    # relay.Var("c", relay.IncompleteType()) says nothing about c: a let takes
+    # its value's type, a parameter is inferred (as TVM's InferType does).
+    c, d = relay.Var("c", relay.IncompleteType()), relay.Var("d", relay.IncompleteType())
+    body = relay.Let(c, relay.const(True), relay.Let(d, relay.If(c, relay.const(2), relay.const(3)), d))
+    mod = relay.transform.InferType()(passage.IRModule.from_expr(body))
+    assert mod["main"].body.checked_type == relay.TensorType((), "int32")
+    data = relay.var("data", shape=(1, 4))
+    w = relay.Var("w", relay.IncompleteType())
+    mod = passage.IRModule.from_expr(relay.Function([data, w], relay.nn.dense(data, w, units=3)))
+    ft = relay.transform.InferType()(mod)["main"].checked_type
+    assert ft.arg_types[1] == relay.TensorType((3, 4), "float32")
+
+
+def _infer(expr):
+    return relay.transform.InferType()(passage.IRModule.from_expr(expr))["main"]
+
+
+def test_recursive_let_function_without_annotation():
+    # let %loop = fn (%i, %s) { if (%i < 10) { %loop(%i + 1, %s + %x) } else { %s } }
+    # TVM infers %loop's type from the function and its recursive call.
+    x = relay.var("x", shape=(2,))
+    i = relay.var("i", shape=(), dtype="int32")
+    s = relay.var("s", shape=(2,))
+    loop = relay.var("while_loop")
+    body = relay.If(i < relay.const(10, "int32"), loop(i + relay.const(1, "int32"), s + x), s)
+    ret = relay.Let(loop, relay.Function([i, s], body),
+                    loop(relay.const(0, "int32"), relay.zeros(shape=(2,), dtype="float32")))
+    main = _infer(relay.Function([x], ret))
+    t = relay.TensorType((2,), "float32")
+    assert main.body.var.type_annotation == relay.FuncType([relay.TensorType((), "int32"), t], t)
+    assert main.checked_type == relay.FuncType([t], t)
+
+
+def test_broadcast_to_reads_a_constant_shape():
+    # TVM's helper turns a Constant shape into the static attribute, so the
+    # argmax after it types as on a static broadcast.
+    x = relay.var("data", relay.TensorType((1, 1), "float32"))
+    b = relay.op.broadcast_to(x, relay.const([1, 1], dtype="int32"))
+    assert len(b.args) == 1 and list(b.attrs["shape"]) == [1, 1]
+    main = _infer(relay.Function([x], relay.argmax(b, axis=[1])))
+    assert main.checked_type == relay.FuncType([relay.TensorType((1, 1), "float32")],
+                                               relay.TensorType((1,), "int32"))
+    assert list(relay.broadcast_to(x, 3).attrs["shape"]) == [3]

@@ -335,6 +335,22 @@ def _install_ops():
 _install_ops()
 reverse_reshape = op.reverse_reshape = contrib_reverse_reshape  # noqa: F821 (TVM's Python name)
 
+
+def _static_broadcast_to(helper):
+    def broadcast_to(data, shape):
+        """broadcast_to(data, shape): TVM's helper reads a Constant shape into
+        the static `shape` attribute (only a shape computed at run time makes
+        TVM's dyn.broadcast_to, which Passage does not have)."""
+        if isinstance(shape, Constant):
+            shape = [int(v) for v in shape.data.numpy().reshape(-1)]
+        elif isinstance(shape, int):
+            shape = [shape]
+        return helper(data, shape)
+    return broadcast_to
+
+
+broadcast_to = op.broadcast_to = _static_broadcast_to(broadcast_to)  # noqa: F821
+
 from . import transform  # noqa: E402
 from . import analysis  # noqa: E402
 from . import tec  # noqa: E402
