@@ -17,8 +17,10 @@ PSG_BEGIN_DECLS
  * A Constructor is a leaf expression identified by its node (as a Var is):
  * `name` (non-empty), the types of its fields `inputs` (may mention the type
  * variables of the TypeData it goes into) and `belongs_to`, the ADT's
- * GlobalTypeVar. Its tag (its index in the TypeData) is set when a TypeData
- * takes it, -1 before. */
+ * GlobalTypeVar. Its tag is set when a TypeData takes it, -1 before: its
+ * index in the TypeData in the low 24 bits, under a non-zero prefix made
+ * from the ADT's name (TVM's scheme: constructors of one ADT have
+ * consecutive tags, those of different ADTs differ). */
 PSG_API psg_status psg_constructor_create(psg_ctx *ctx, const char *name, const psg_type *const *inputs,
                                           int n, const psg_type *belongs_to, const psg_span *span,
                                           psg_expr **out);

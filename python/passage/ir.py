@@ -115,9 +115,15 @@ class TensorType(Type):
         arr = (ctypes.c_int64 * max(len(dims), 1))(*dims)
         self._ptr = _new_type(lib.psg_type_tensor, arr, len(dims), dtype_code(dtype), what="TensorType")
 
+    def _dims(self):
+        return tuple(lib.psg_type_dim(self._ptr, i) for i in range(lib.psg_type_ndim(self._ptr)))
+
     @property
     def shape(self):
-        return tuple(lib.psg_type_dim(self._ptr, i) for i in range(lib.psg_type_ndim(self._ptr)))
+        """The dimensions: ints, and tir.Any() for each unknown one, as TVM
+        gives them."""
+        from .tir import Any
+        return tuple(Any() if d < 0 else d for d in self._dims())
 
     @property
     def dtype(self):
@@ -128,11 +134,11 @@ class TensorType(Type):
         return self.shape
 
     def is_dynamic(self):
-        return any(d < 0 for d in self.shape)
+        return any(d < 0 for d in self._dims())
 
     def __str__(self):
-        dims = ", ".join("?" if d < 0 else str(d) for d in self.shape)
-        return "Tensor[(%s%s), %s]" % (dims, "," if len(self.shape) == 1 else "", self.dtype)
+        dims = ", ".join("?" if d < 0 else str(d) for d in self._dims())
+        return "Tensor[(%s%s), %s]" % (dims, "," if len(self._dims()) == 1 else "", self.dtype)
 
 
 def _fields(ptr):
@@ -1214,7 +1220,7 @@ class IRModule(_Owned):
         return adt.get_constructor(self, name)
 
     def import_from_std(self, file_to_import):
-        """Parses relay/std/FILE (prelude.rly, nat.rly) into this module."""
+        """Parses relay/std/FILE (prelude.rly, nat.rly, gradient.rly) into this module."""
         from .relay import adt
         adt.import_from_std(self, file_to_import)
 
@@ -1322,6 +1328,11 @@ def structural_equal(lhs, rhs, map_free_vars=False):
         return bool(lib.psg_module_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
     if isinstance(lhs, Expr) and isinstance(rhs, Expr):
         return bool(lib.psg_expr_structural_equal_ex(lhs._ptr, rhs._ptr, bool(map_free_vars), None))
+    from .relay import adt
+    if isinstance(lhs, adt.Pattern) and isinstance(rhs, adt.Pattern):
+        return adt.pattern_structural_equal(lhs, rhs, map_free_vars)
+    if isinstance(lhs, adt.TypeData) and isinstance(rhs, adt.TypeData):
+        return adt.type_data_structural_equal(lhs, rhs, map_free_vars)
     return _container_equal(lhs, rhs, map_free_vars)
 
 
@@ -1352,6 +1363,11 @@ def structural_hash(node, map_free_vars=False):
         return lib.psg_tir_structural_hash(node._ptr)
     if isinstance(node, Type):
         return hash(node)
+    from .relay import adt
+    if isinstance(node, adt.Pattern):
+        return adt.pattern_structural_hash(node)
+    if isinstance(node, adt.TypeData):
+        return adt.type_data_structural_hash(node)
     raise TypeError("structural_hash of %r" % type(node).__name__)
 
 

@@ -105,7 +105,11 @@ static psg_status fail(interp *in, const psg_expr *e, psg_status st, const char 
  * (no type) or a function annotation is not checked here. Types nest only as
  * deep as the program wrote them; past a generous depth they fit. */
 static bool fits(const psg_type *want, const psg_type *have, int depth) {
-  if (!want || !have || want == have || want->kind == PSG_TYPE_FUNC || depth > 64) return true;
+  if (!want || !have || want == have || depth > 64) return true;
+  /* Only tensors and tuples are checked: a type variable (a polymorphic
+   * parameter), an ADT, a reference or a function fits what InferType let
+   * through. */
+  if (want->kind != PSG_TYPE_TENSOR && want->kind != PSG_TYPE_TUPLE) return true;
   if (want->kind != have->kind || want->n != have->n) return false;
   if (want->kind == PSG_TYPE_TENSOR) {
     if (want->dtype != have->dtype) return false;

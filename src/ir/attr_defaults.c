@@ -54,7 +54,14 @@ bool psgi_call_attr_has_default(const psg_expr *call, const char *key) {
   return default_of(callee_op(call), key) != NULL;
 }
 
+/* An op attribute given as None is TVM's null default (`units=None` of
+ * nn.dense: its printer writes every field, Python's helpers often omit it). */
+bool psgi_call_attr_is_none(const psg_expr *call, const psg_attr *v) {
+  return callee_op(call) >= 0 && v->kind == PSG_ATTR_NONE;
+}
+
 static bool is_default(ptrdiff_t op, const char *key, const psg_attr *v) {
+  if (op >= 0 && v->kind == PSG_ATTR_NONE) return true;
   const char *d = default_of(op, key);
   return d && v->kind == PSG_ATTR_STRING && v->u.str.len == strlen(d) && !memcmp(v->u.str.s, d, v->u.str.len);
 }

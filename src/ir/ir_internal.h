@@ -179,6 +179,9 @@ psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr 
 bool psgi_call_attrs_equal(const psg_expr *a, const psg_expr *b);
 /* Whether `key` of the call's op has such a default (hashing skips it). */
 bool psgi_call_attr_has_default(const psg_expr *call, const char *key);
+bool psgi_call_attr_is_none(const psg_expr *call, const psg_attr *v);
+/* A constructor tag's low bits: its index in its TypeData (type_data.c). */
+#define PSGI_TAG_INDEX_MASK 0xffffff
 /* Kind names, from expr_kinds.def. */
 extern const char *const psgi_expr_kind_names[PSG_EXPR_KIND_COUNT];
 /* Functions with a body: the body is the last child. */

@@ -73,7 +73,7 @@ static uint64_t call_attrs_hash(const psg_expr *e) {
   const psg_attrs *d = e->u.attrs;
   uint64_t h = 0x77;
   for (size_t i = 0; d && i < d->n; i++) {
-    if (psgi_call_attr_has_default(e, d->e[i].key)) continue;
+    if (psgi_call_attr_has_default(e, d->e[i].key) || psgi_call_attr_is_none(e, d->e[i].value)) continue;
     h = psgi_hash_mix(h, psgi_hash_bytes(d->e[i].key, strlen(d->e[i].key)));
     h = psgi_hash_mix(h, attr_hash(d->e[i].value, 1));
   }

@@ -12,6 +12,7 @@ psg_status psg_type_data_create(psg_ctx *ctx, const psg_type *header, const psg_
   if (!header || header->kind != PSG_TYPE_GLOBAL_VAR) return bad(ctx, "%s", "a TypeData needs a GlobalTypeVar");
   if (ntvars < 0 || nctors < 0 || (ntvars && !tvars) || (nctors && !ctors))
     return bad(ctx, "%s", "bad TypeData arguments");
+  if (nctors > PSGI_TAG_INDEX_MASK) return bad(ctx, "%s", "a TypeData has too many constructors");
   for (int i = 0; i < ntvars; i++) {
     if (!tvars[i] || tvars[i]->kind != PSG_TYPE_VAR) return bad(ctx, "%s", "a TypeData parameter must be a TypeVar");
     for (int j = 0; j < i; j++)
@@ -36,12 +37,16 @@ psg_status psg_type_data_create(psg_ctx *ctx, const psg_type *header, const psg_
   td->ctors = (psg_expr **)(td + 1);
   td->tvars = (const psg_type **)(td->ctors + nctors);
   for (int i = 0; i < ntvars; i++) td->tvars[i] = tvars[i];
+  /* A constructor's tag, given once, is its position under a prefix in the
+   * top byte from the ADT's name, as TVM tags constructors when their module
+   * registers them: tags differ across ADTs (by name, so two modules with
+   * the same definitions agree) and are consecutive within one. The prefix
+   * stays in 1..127: never 0, and tags stay positive. */
+  int prefix = 1 + (int)(psgi_hash_bytes(header->name, strlen(header->name)) % 127);
   for (int i = 0; i < nctors; i++) {
     td->ctors[i] = ctors[i];
     psg_expr_retain(ctors[i]);
-    /* The tag is the constructor's position, given once (TVM tags it when
-     * the definition enters a module). */
-    if (ctors[i]->u.ctor.tag < 0) ctors[i]->u.ctor.tag = i;
+    if (ctors[i]->u.ctor.tag < 0) ctors[i]->u.ctor.tag = prefix << 24 | i;
   }
   psgi_ctx_object_born(ctx);
   *out = td;

@@ -1,5 +1,6 @@
 /* Passage — the lexer of the Relay text format: one pass over the buffer,
  * no allocation, line/column tracking for diagnostics. */
+#include <string.h>
 #include "text/lexer.h"
 
 void lexer_init(lexer *lx, const char *src, size_t len) {
@@ -23,11 +24,23 @@ static int is_digit(int c) { return c >= '0' && c <= '9'; }
 static int is_ident_char(int c) { return is_ident_start(c) || is_digit(c) || c == '.'; }
 /* %x and @f names have no dots, so `%t.0` is a projection of %t. */
 static int is_name_char(int c) { return is_ident_start(c) || is_digit(c); }
+/* After its first character a name may hold '/' (TVM's tokenizer: `%base/x`,
+ * names from frameworks' scopes), unless a comment starts there. */
+static int continues_name(const char *p, const char *end) {
+  if (is_name_char(*p)) return 1;
+  return *p == '/' && !(p + 1 < end && (p[1] == '/' || p[1] == '*'));
+}
 
-/* '-'+ followed by a digit: a (possibly multiply negated) number. */
+/* `inff` at p, not the start of a longer identifier: TVM's float32
+ * infinity literal (the printer writes infinite float attributes so). */
+static int is_inff(const char *p, const char *end) {
+  return end - p >= 4 && memcmp(p, "inff", 4) == 0 && !(end - p > 4 && is_ident_char(p[4]));
+}
+
+/* '-'+ followed by a digit or `inff`: a (possibly multiply negated) number. */
 static int dashes_then_digit(const char *p, const char *end) {
   while (p < end && *p == '-') p++;
-  return p < end && is_digit(*p);
+  return p < end && (is_digit(*p) || is_inff(p, end));
 }
 
 static void newline(lexer *lx) {
@@ -85,6 +98,10 @@ static int lex_number(lexer *lx) {
   const char *p = lx->p;
   int is_float = 0;
   while (p < lx->end && *p == '-') p++;
+  if (is_inff(p, lx->end)) {
+    lx->p = p + 4;
+    return TOK_FLOAT;
+  }
   while (p < lx->end && is_digit(*p)) p++;
   if (p < lx->end && *p == '.' && p + 1 < lx->end && is_digit(p[1])) {
     is_float = 1;
@@ -128,13 +145,16 @@ token lexer_next(lexer *lx) {
     return t;
   }
   char c = *lx->p;
-  if (is_ident_start(c)) {
+  if (is_inff(lx->p, lx->end)) {
+    t.kind = lex_number(lx);
+  } else if (is_ident_start(c)) {
     while (lx->p < lx->end && is_ident_char(*lx->p)) lx->p++;
     t.kind = TOK_IDENT;
   } else if ((c == '%' || c == '@') && lx->p + 1 < lx->end && is_name_char(lx->p[1])) {
     lx->p++;
     t.text = lx->p;
-    while (lx->p < lx->end && is_name_char(*lx->p)) lx->p++;
+    lx->p++;
+    while (lx->p < lx->end && continues_name(lx->p, lx->end)) lx->p++;
     t.kind = c == '%' ? TOK_LOCAL : TOK_GLOBAL;
   } else if (is_digit(c) || (c == '-' && dashes_then_digit(lx->p, lx->end))) {
     t.kind = lex_number(lx);

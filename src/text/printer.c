@@ -169,10 +169,13 @@ static void print_attr(printer *p, const psg_attr *v, int depth) {
   case PSG_ATTR_NONE: put(p, "None"); return;
   case PSG_ATTR_INT: put_i64(p, v->u.i); return;
   case PSG_ATTR_FLOAT:
-    if (!psgi_format_real(p->b, v->u.f, false)) {
-      /* NaN and infinities have no literal: print as strings is wrong, so
-       * refuse rather than write text that reads back differently. */
-      p->st = psg_ctx_fail(p->ctx, PSG_ERR_UNSUPPORTED, "cannot print a non-finite float attribute");
+    if (isinf(v->u.f)) { /* TVM's `inff` (its printer writes the double, then 'f') */
+      if (v->u.f < 0) psgi_buf_putc(p->b, '-');
+      put(p, "inf");
+    } else if (!psgi_format_real(p->b, v->u.f, false)) {
+      /* NaN has no literal: print as a string is wrong, so refuse rather
+       * than write text that reads back differently. */
+      p->st = psg_ctx_fail(p->ctx, PSG_ERR_UNSUPPORTED, "cannot print a NaN float attribute");
       return;
     }
     psgi_buf_putc(p->b, 'f');
@@ -234,7 +237,8 @@ static const char *var_name(printer *p, const psg_expr *v) {
   bool digits_only = true;
   for (size_t i = 0; i < n && k < n + 1; i++) {
     char c = hint[i];
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+              (c == '/' && i > 0 && i + 1 < n && hint[i + 1] != '/' && hint[i + 1] != '*'); /* as the lexer reads it */
     base[k++] = ok ? c : '_';
     digits_only &= c >= '0' && c <= '9';
   }

@@ -62,6 +62,13 @@ static bool literal_number(const token *t, size_t nl, char *num, size_t cap) {
   return true;
 }
 
+/* The number text is TVM's infinity literal (`inff`, `-inff`): strtod
+ * reads it as an infinity on purpose, where others overflow. */
+static bool spelled_inf(const char *num) {
+  size_t n = strlen(num);
+  return n >= 3 && strcmp(num + n - 3, "inf") == 0;
+}
+
 /* A scalar constant from a numeric literal or True/False. */
 psg_status psgi_rp_parse_scalar(parser *ps, psg_expr **out) {
   token t = ps->tok;
@@ -91,7 +98,7 @@ psg_status psgi_rp_parse_scalar(parser *ps, psg_expr **out) {
       bool overflow = dtype == PSG_DTYPE_FLOAT64   ? isinf(v)
                       : dtype == PSG_DTYPE_FLOAT32 ? !(fabs(v) <= FLT_MAX)
                                                    : !(fabs(v) <= 65504.0);
-      if (overflow)
+      if (overflow && !spelled_inf(num))
         return psgi_rp_error_at(ps, &t, "floating-point literal '%.*s' out of range for %s", (int)t.len, t.text,
                         psg_dtype_name(dtype));
       if (dtype == PSG_DTYPE_FLOAT32) {
@@ -262,7 +269,7 @@ psg_status psgi_rp_parse_attr_value(parser *ps, int kind, psg_attr **out) {
       } else if (psg_dtype_is_float(dt) || kind == PSGI_ATTR_FLOAT) {
         double v = strtod(num, &endp);
         st = *endp        ? psgi_rp_error_at(ps, &t, "bad number '%.*s'", (int)t.len, t.text)
-             : isinf(v) ? psgi_rp_error_at(ps, &t, "number '%.*s' out of range", (int)t.len, t.text)
+             : isinf(v) && !spelled_inf(num) ? psgi_rp_error_at(ps, &t, "number '%.*s' out of range", (int)t.len, t.text)
                         : psg_attr_float(ps->ctx, v, out);
       } else {
         long long v = strtoll(num, &endp, 10);

@@ -7,9 +7,9 @@
  * @g becomes the same function node.
  *
  * Options as TVM's: expand_global_var and expand_constructor (both false by
- * default; at least one must be set). Constructors are expanded only where
- * the IR has them (ADTs); without ADTs, expand_constructor has nothing to
- * expand (docs/design.md, "EtaExpand"). */
+ * default; at least one must be set). expand_constructor turns each
+ * constructor that is not applied into a function that applies it. */
+#include "transforms/infer_type_internal.h"
 #include "transforms/transforms.h"
 
 typedef struct expander {
@@ -47,6 +47,61 @@ static psg_status expand_global(psg_mutator *m, const psg_expr *e, psg_expr **ou
   return st;
 }
 
+/* A constructor used as a value: `fn [A, ...](%eta_expand_param: In_0, ...)
+ * -> T[A, ...] { C(%eta_expand_param, ...) }` over fresh copies of its ADT's
+ * type parameters (TVM's type-variable replacer). A constructor the module
+ * does not define stays. */
+static psg_status expand_ctor(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  const expander *x = m->user;
+  const psg_type_data *td = psg_module_lookup_type_def(x->mod, e->u.ctor.belongs_to);
+  if (!td) return psg_mutator_default(m, e, out);
+  psg_ctx *ctx = m->ctx;
+  int nt = td->ntvars, n = e->u.ctor.inputs->n;
+  const psg_type **fresh = psgi_calloc(ctx, (size_t)(nt + 1) * sizeof *fresh);
+  psg_expr **params = psgi_calloc(ctx, (size_t)(n + 1) * sizeof *params);
+  psg_status st = fresh && params ? PSG_OK : psgi_nomem(ctx);
+  for (int i = 0; !st && i < nt; i++) st = psg_type_var(ctx, td->tvars[i]->name, td->tvars[i]->tkind, &fresh[i]);
+  for (int i = 0; !st && i < n; i++) {
+    const psg_type *t;
+    st = psgi_type_subst(ctx, e->u.ctor.inputs->fields[i], td->tvars, fresh, nt, &t);
+    if (!st) st = psg_var_create(ctx, "eta_expand_param", t, &e->span, &params[i]);
+  }
+  const psg_type *ret = NULL;
+  if (!st) st = psg_type_call(ctx, td->header, fresh, nt, &ret); /* T[] for no parameters, as TVM */
+  psg_expr *call = NULL;
+  if (!st) st = psg_call_create(ctx, (psg_expr *)e, params, (size_t)n, NULL, &e->span, &call);
+  if (!st) st = psg_function_create_poly(ctx, params, (size_t)n, call, ret, fresh, nt, NULL, &e->span, out);
+  psg_expr_release(call);
+  for (int i = 0; params && i < n; i++) psg_expr_release(params[i]);
+  psgi_free(ctx, params);
+  psgi_free(ctx, fresh);
+  return st;
+}
+
+/* A call of a constructor keeps it as the callee (TVM expands only
+ * constructors that are not applied); its arguments are rewritten. */
+static psg_status keep_applied_ctor(psg_mutator *m, const psg_expr *e, psg_expr **out) {
+  if (e->kids[0]->kind != PSG_EXPR_CONSTRUCTOR) return psg_mutator_default(m, e, out);
+  psg_ctx *ctx = m->ctx;
+  psg_expr **kids = psgi_alloc(ctx, e->nkids * sizeof *kids);
+  if (!kids) return psgi_nomem(ctx);
+  bool same = true;
+  kids[0] = e->kids[0];
+  for (uint32_t i = 1; i < e->nkids; i++) {
+    kids[i] = psg_mutator_get_result(m, e->kids[i]);
+    same &= kids[i] == e->kids[i];
+  }
+  psg_status st = PSG_OK;
+  if (same) {
+    psg_expr_retain((psg_expr *)e);
+    *out = (psg_expr *)e;
+  } else {
+    st = psgi_expr_rebuild(e, kids, out);
+  }
+  psgi_free(ctx, kids);
+  return st;
+}
+
 static psg_status eta_expand(psg_module *mod, psg_pass_context *pc, void *user, psg_module **out) {
   (void)pc;
   *out = NULL;
@@ -57,18 +112,17 @@ static psg_status eta_expand(psg_module *mod, psg_pass_context *pc, void *user, 
   if (!globals && !constructors)
     return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT,
                         "EtaExpand: must expand at least one language feature (expand_global_var or expand_constructor)");
-  if (!globals) {
-    psg_module_retain(mod);
-    *out = mod;
-    return PSG_OK;
-  }
   expander x = {mod};
   psgi_module_entry *es = psgi_alloc(ctx, (mod->n ? mod->n : 1) * sizeof *es);
   if (!es) return psgi_nomem(ctx);
   psg_mutator m;
   psg_mutator_init(&m, ctx);
   m.user = &x;
-  m.visit[PSG_EXPR_GLOBAL_VAR] = expand_global;
+  if (globals) m.visit[PSG_EXPR_GLOBAL_VAR] = expand_global;
+  if (constructors) {
+    m.visit[PSG_EXPR_CONSTRUCTOR] = expand_ctor;
+    m.visit[PSG_EXPR_CALL] = keep_applied_ctor;
+  }
   psg_status st = PSG_OK;
   size_t done = 0;
   for (; !st && done < mod->n; done++) {

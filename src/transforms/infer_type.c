@@ -635,7 +635,20 @@ static psg_status infer_type_pass(psg_module *mod, psg_pass_context *pc, void *u
   (void)user;
   /* Typed in place: the same, unchanged module, unless parameters had to
    * be inferred (then the module of the functions annotated with them). */
-  return infer_module(mod->ctx, mod, out);
+  psg_status st = infer_module(mod->ctx, mod, out);
+  if (st || !(*out)->ntypes) return st;
+  /* Unannotated match pattern variables get their types as annotations
+   * (infer_pattern_vars.c); the rewritten functions are typed again. */
+  psg_module *annotated = NULL;
+  if ((st = psgi_annotate_pattern_vars(mod->ctx, *out, &annotated)) != PSG_OK || annotated == *out) {
+    psg_module_release(annotated);
+    return st;
+  }
+  psg_module_release(*out);
+  *out = NULL;
+  st = infer_module(mod->ctx, annotated, out);
+  psg_module_release(annotated);
+  return st;
 }
 
 const psg_pass_decl psgi_pass_infer_type = {

@@ -22,6 +22,10 @@ static inline const psg_type *psgi_var_annotation(const psg_expr *v) {
 /* Whether t is or contains an IncompleteType. */
 bool psgi_type_has_holes(const psg_type *t);
 
+/* mod with each match pattern variable written without an annotation
+ * annotated with its checked type (mod itself, retained, when none is). */
+psg_status psgi_annotate_pattern_vars(psg_ctx *ctx, const psg_module *mod, psg_module **out);
+
 /* t with each TypeVar from[i] replaced by to[i] (n pairs); a FuncType
  * binding one of them again shadows it. Types are shallow, so this recurses. */
 psg_status psgi_type_subst(psg_ctx *ctx, const psg_type *t, const psg_type *const *from,

@@ -36,7 +36,8 @@ def test_type_data_in_module():
     assert mod.get_constructor("Cons").name_hint == "Cons"
     td = mod[lst]
     assert [c.name_hint for c in td.constructors] == ["Cons", "Nil"]
-    assert [c.tag for c in td.constructors] == [0, 1]
+    tags = [c.tag for c in td.constructors]  # consecutive, under the ADT's prefix
+    assert tags[1] == tags[0] + 1 and tags[0] >> 24 != 0
     assert len(td.type_vars) == 1
     assert list(mod.type_definitions.keys())[0].name_hint == "List"
     _, c, n = mod.get_type("List")
@@ -267,3 +268,107 @@ def test_adt_names_where_tvm_code_imports_them():
     write = relay.expr.RefWrite(r, relay.const(2.0))
     assert isinstance(read, relay.RefRead) and isinstance(write, relay.RefWrite)
     assert relay.expr.RefCreate is relay.RefCreate
+
+
+def test_gradient_std_file():
+    # Our gradient.rly has TVM's names: GradCell with Raw / One / Zero and
+    # the three functions over it, with tuple patterns; it type-checks and
+    # round-trips.
+    mod = passage.IRModule()
+    mod.import_from_std("gradient.rly")
+    gc, raw, one, zero = mod.get_type("GradCell")
+    assert [c.name_hint for c in (raw, one, zero)] == ["Raw", "One", "Zero"]
+    typed = relay.transform.InferType()(mod)
+    t = relay.TypeVar("T")
+    want = relay.FuncType([relay.FuncType([t, t], t), gc(t), gc(t)], gc(t), [t])
+    for name in ("MultiplyGradCell", "AddGradCell"):
+        assert passage.ir.structural_equal(typed[name].checked_type, want)
+    passage.assert_structural_equal(passage.parse(mod.astext()), mod)
+    mod.import_from_std("gradient.rly")  # a second import is a no-op
+    assert len(mod.type_definitions) == 1
+
+
+def test_constructor_tags_are_prefixed_and_consecutive():
+    mods = []
+    for _ in range(2):
+        mod = passage.IRModule()
+        Prelude(mod).mod.import_from_std("nat.rly")
+        mods.append(mod)
+    prefixes = set()
+    for name in ("List", "Option", "nat", "Tree"):
+        ctors1, ctors2 = mods[0].get_type(name)[1:], mods[1].get_type(name)[1:]
+        for i, (c1, c2) in enumerate(zip(ctors1, ctors2)):
+            assert c1.tag == c2.tag and c1.tag - i == ctors1[0].tag and c1.tag - i != 0
+            found = mods[1].get_constructor(c1.tag)
+            assert found.same_as(c2) and found.name_hint == c1.name_hint
+        prefixes.add(ctors1[0].tag >> 24)
+    assert all(1 <= p <= 127 for p in prefixes)
+    with pytest.raises(ValueError):
+        mods[0].get_constructor(0)
+
+
+def test_pattern_and_type_data_structural_equal_and_hash():
+    mod, lst, cons, nil = list_module()
+    x, y = relay.Var("x"), relay.Var("y")
+    a = relay.PatternConstructor(cons, [relay.PatternWildcard(), relay.PatternVar(x)])
+    b = relay.PatternConstructor(cons, [relay.PatternWildcard(), relay.PatternVar(y)])
+    c = relay.PatternConstructor(cons, [relay.PatternVar(y), relay.PatternWildcard()])
+    assert passage.ir.structural_equal(a, b)  # pattern variables are definitions
+    assert passage.ir.structural_hash(a) == passage.ir.structural_hash(b)
+    assert not passage.ir.structural_equal(a, c)
+    assert passage.ir.structural_hash(a) != passage.ir.structural_hash(c)
+    assert not passage.ir.structural_equal(relay.Var("v"), relay.PatternVar(x))
+    td = relay.TypeData(relay.GlobalTypeVar("td"), [relay.TypeVar("tv")], [])
+    again = relay.TypeData(relay.GlobalTypeVar("td"), [relay.TypeVar("other")], [])
+    other = relay.TypeData(relay.GlobalTypeVar("te"), [relay.TypeVar("tv")], [])
+    assert passage.ir.structural_equal(td, again)
+    assert passage.ir.structural_hash(td) == passage.ir.structural_hash(again)
+    assert not passage.ir.structural_equal(td, other)
+
+
+def test_match_vars_in_binding_order():
+    from passage.relay.analysis import bound_vars, all_vars
+    mod, lst, cons, nil = list_module()
+    x, y, z, v = relay.Var("x"), relay.Var("y"), relay.Var("z"), relay.Var("v")
+    m = relay.Match(nil(), [
+        relay.Clause(relay.PatternConstructor(nil), relay.Let(v, z, v)),
+        relay.Clause(relay.PatternConstructor(cons, [relay.PatternVar(x), relay.PatternVar(y)]), cons(x, y)),
+    ])
+    assert [w.name_hint for w in bound_vars(m)] == ["v", "x", "y"]
+    assert [w.name_hint for w in all_vars(m)] == ["v", "z", "x", "y"]
+    assert [w.name_hint for w in free_vars(m)] == ["z"]
+
+
+def test_prelude_has_tvms_other_list_functions():
+    p = Prelude()
+    p.mod.import_from_std("nat.rly")
+    typed = relay.transform.InferType()(p.mod)
+    a, b, c = relay.TypeVar("A"), relay.TypeVar("B"), relay.TypeVar("C")
+    step = relay.FuncType([a, b], relay.TupleType([a, c]))
+    want = relay.FuncType([step, a, p.l(b)], relay.TupleType([a, p.l(c)]), [a, b, c])
+    for name in ("map_accuml", "map_accumr"):
+        assert passage.ir.structural_equal(typed[name].checked_type, want)
+    for name in ("iterate", "unfoldr", "unfoldl"):
+        assert getattr(p, name).name_hint == name
+    nat = p.mod.get_global_type_var("nat")
+    assert passage.ir.structural_equal(typed["nat_double"].checked_type,
+                                       relay.FuncType([nat()], nat()))
+
+
+def test_infer_type_annotates_pattern_variables():
+    # TVM's Resolver writes a pattern variable's type as its annotation, so a
+    # program built without it equals the text that spells it.
+    mod, lst, cons, nil = list_module()
+    a = relay.TypeVar("A")
+    xs, rest = relay.Var("xs", lst(a)), relay.Var("rest")
+    length = relay.GlobalVar("length")
+    body = relay.Match(xs, [
+        relay.Clause(relay.PatternConstructor(cons, [relay.PatternWildcard(), relay.PatternVar(rest)]),
+                     relay.add(relay.const(1), length(rest))),
+        relay.Clause(relay.PatternConstructor(nil), relay.const(0))])
+    mod[length] = relay.Function([xs], body, relay.scalar_type("int32"), [a])
+    typed = relay.transform.InferType()(mod)
+    assert "Cons(_, %rest: List[A])" in typed.astext()
+    spelled = passage.parse(typed.astext())
+    passage.ir.assert_structural_equal(spelled, typed)
+    assert rest.type_annotation is None  # the input is not changed

@@ -237,3 +237,58 @@ def test_type_parameters_round_trip():
     assert "fn [A](A, (A, int32)) -> A = fn [B](%x: B, %y: (B, int32)) -> B {" in roundtrip_expr(e)
     with pytest.raises(passage.ParseError, match="given twice"):
         relay.parse_expr("fn [A, A](%x: A) { %x }")
+
+
+def test_slash_names_and_infinite_attributes_round_trip():
+    # TVM's tokenizer reads '/' inside a name and `inff` as an infinity; its
+    # printer writes an infinite float attribute so (test_tokenize_inf).
+    x = relay.var("base/x", shape=(3, 4))
+    y = relay.var("base/y", shape=(3, 4))
+    e = relay.add(relay.clip(x, -np.inf, np.inf), y)
+    text = roundtrip_expr(e)
+    assert "%base/x" in text and "%base/y" in text
+    assert "a_min=-inff, a_max=inff" in text
+    mod = passage.IRModule.from_expr(relay.Function([x, y], e))
+    roundtrip_mod(relay.transform.AnnotateSpans()(mod))
+    with pytest.raises(passage.error.UnsupportedError, match="NaN"):
+        relay.clip(x, float("nan"), 1.0).astext()
+
+
+def test_call_attrs_type_key_and_none_attributes():
+    # TVM prints a call of a function with its attributes' node type, and
+    # every field of an op's attributes (`units=None` of a dense without
+    # units): both read back equal to the graph built without them.
+    shape = (2, 4)
+    x0 = relay.var("data", shape=shape)
+    w0 = relay.var("weight", shape=shape)
+    sub = relay.Function([x0, w0], relay.nn.relu(relay.nn.dense(x0, w0)))
+    p0, p1 = relay.var("p0", shape=shape), relay.var("p1", shape=shape)
+    attrs = passage.ir.make_node("attrs.TestAttrs", name="func_call_attrs")
+    mod = passage.IRModule.from_expr(relay.Function([p0, p1], relay.Call(sub, [p0, p1], attrs=attrs)))
+    text = SEMVER + """
+    def @main(%p0: Tensor[(2, 4), float32], %p1: Tensor[(2, 4), float32]) {
+      %1 = fn (%data: Tensor[(2, 4), float32], %weight: Tensor[(2, 4), float32]) {
+        %0 = nn.dense(%data, %weight, units=None);
+        nn.relu(%0)
+      };
+      %1(%p0, %p1, name="func_call_attrs", attrs_type_key="attrs.TestAttrs")
+    }
+    """
+    parsed = passage.parse(text)
+    passage.ir.assert_structural_equal(parsed, mod, map_free_vars=True)
+    assert passage.ir.structural_hash(parsed) == passage.ir.structural_hash(mod)
+    assert "attrs_type_key" not in parsed.astext()
+    # None stands for the op's null default only: units=2 still differs.
+    units = relay.parse_expr("free_var %a; free_var %b; nn.dense(%a, %b, units=2)")
+    none = relay.parse_expr("free_var %a; free_var %b; nn.dense(%a, %b, units=None)")
+    assert not passage.ir.structural_equal(units, none, map_free_vars=True)
+
+
+def test_tensor_type_shape_gives_any_for_unknown_dims():
+    mod = passage.parse(SEMVER + "type my_dtype {\n  my_cons(Tensor[(?, 1), uint16]),\n}\n")
+    (gtv, data), = mod.type_definitions.items()
+    shape = data.constructors[0].inputs[0].shape
+    assert isinstance(shape[0], passage.tir.Any) and shape[1] == 1
+    t = relay.TensorType((relay.Any(), 3))
+    assert t.is_dynamic() and str(t) == "Tensor[(?, 3), float32]"
+    assert not relay.TensorType((2, 3)).is_dynamic() and relay.TensorType((2, 3)).shape == (2, 3)

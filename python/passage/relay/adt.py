@@ -219,6 +219,48 @@ class PatternTuple(Pattern):
         return "(%s)" % ", ".join(str(p) for p in self.patterns)
 
 
+def _as_match(pattern):
+    """A one-clause Match over `pattern`: the C comparison and hash of
+    expressions see a pattern's variables as bindings (docs/design.md,
+    departure "ADTs: a Match's pattern variables are its children"), so a
+    pattern compares as the Match that holds it."""
+    unit = _ir.Tuple([])
+    return Match(unit, [Clause(pattern, unit)])
+
+
+def pattern_structural_equal(lhs, rhs, map_free_vars=False):
+    """TVM's StructuralEqual of two patterns: the same shape and
+    constructors, variables paired as definitions (by annotation)."""
+    a, b = _as_match(lhs), _as_match(rhs)  # held across the call
+    return bool(lib.psg_expr_structural_equal_ex(a._ptr, b._ptr, bool(map_free_vars), None))
+
+
+def pattern_structural_hash(pattern):
+    """TVM's StructuralHash of a pattern, consistent with
+    pattern_structural_equal."""
+    m = _as_match(pattern)  # held across the call
+    return lib.psg_expr_structural_hash(m._ptr)
+
+
+def _module_of(type_data):
+    mod = _ir.IRModule()
+    set_type_def(mod, type_data.header, type_data)
+    return mod
+
+
+def type_data_structural_equal(lhs, rhs, map_free_vars=False):
+    """TVM's StructuralEqual of two TypeData: compared as the type
+    definitions of two modules are (header by name, type parameters paired
+    by position, constructors by name and inputs)."""
+    a, b = _module_of(lhs), _module_of(rhs)
+    return bool(lib.psg_module_structural_equal_ex(a._ptr, b._ptr, bool(map_free_vars), None))
+
+
+def type_data_structural_hash(type_data):
+    mod = _module_of(type_data)  # held across the call
+    return lib.psg_module_structural_hash(mod._ptr)
+
+
 _PATTERN_CLASSES = {0: PatternWildcard, 1: PatternVar, 2: PatternConstructor, 3: PatternTuple}
 
 
@@ -335,6 +377,14 @@ def get_global_type_var(mod, name):
 
 
 def get_constructor(mod, name):
+    """The constructor named `name`, or (an int) whose tag is `name`, as
+    TVM's IRModule.get_constructor(tag) looks it up."""
+    if isinstance(name, int):
+        for td in type_definitions(mod).values():
+            for c in td.constructors:
+                if c.tag == name:
+                    return c
+        raise ValueError("Cannot find constructor with tag %d in the Module" % name)
     ptr = lib.psg_module_find_constructor(mod._ptr, enc(name))
     if not ptr:
         raise ValueError("Cannot find constructor \"%s\" in the Module" % name)
@@ -342,7 +392,7 @@ def get_constructor(mod, name):
 
 
 # A type each std file defines: its import is done when the module has it.
-_STD_SENTINEL = {"prelude.rly": "List", "nat.rly": "nat"}
+_STD_SENTINEL = {"prelude.rly": "List", "nat.rly": "nat", "gradient.rly": "GradCell"}
 
 
 def import_from_std(mod, file_to_import):
@@ -356,7 +406,7 @@ def import_from_std(mod, file_to_import):
         import_from_std(mod, "prelude.rly")
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "std", file_to_import)
     if not os.path.exists(path):
-        raise FileNotFoundError("no std file %r in passage (relay/std has prelude.rly, nat.rly)"
+        raise FileNotFoundError("no std file %r in passage (relay/std has prelude.rly, nat.rly, gradient.rly)"
                                 % file_to_import)
     with open(path) as f:
         out = _parse(f.read(), path, mod)

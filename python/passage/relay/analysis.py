@@ -45,52 +45,41 @@ def _walk(expr):
 
 
 def _vars(expr):
-    bound, used = [], []
+    """The variables of `expr` in TVM's VarVisitor order (a binder's
+    variables where it binds them, before what they scope over: they are
+    its children, visited in pre-order), and the set of those bound."""
+    order, bound = [], set()
     for p in _walk(expr):
         k = lib.psg_expr_kind(p)
         if k == 0:
-            used.append(p)
+            order.append(p)
         elif k == 8:
-            bound.extend(lib.psg_function_get_param(p, i)
+            bound.update(lib.psg_function_get_param(p, i)
                          for i in range(lib.psg_function_num_params(p)))
         elif k == 6:
-            bound.append(lib.psg_let_get_var(p))
+            bound.add(lib.psg_let_get_var(p))
         elif k == 11:  # Match: its patterns' variables (relay/adt.py)
             from .adt import match_vars
-            bound.extend(match_vars(p))
-    return bound, used
+            bound.update(match_vars(p))
+    return order, bound
 
 
 def free_vars(expr):
     """Variables used in `expr` but not bound in it, in first-use order."""
-    bound, used = _vars(expr)
-    b = set(bound)
-    seen, out = set(), []
-    for p in used:
-        if p not in b and p not in seen:
-            seen.add(p)
-            out.append(_wrap_expr(p, False))
-    return out
+    order, bound = _vars(expr)
+    return [_wrap_expr(p, False) for p in order if p not in bound]
 
 
 def bound_vars(expr):
-    bound, _ = _vars(expr)
-    seen, out = set(), []
-    for p in bound:
-        if p not in seen:
-            seen.add(p)
-            out.append(_wrap_expr(p, False))
-    return out
+    """Variables bound in `expr`, in the order their binders bind them."""
+    order, bound = _vars(expr)
+    return [_wrap_expr(p, False) for p in order if p in bound]
 
 
 def all_vars(expr):
-    bound, used = _vars(expr)
-    seen, out = set(), []
-    for p in bound + used:
-        if p not in seen:
-            seen.add(p)
-            out.append(_wrap_expr(p, False))
-    return out
+    """Every variable of `expr`, bound where bound, free at first use."""
+    order, _ = _vars(expr)
+    return [_wrap_expr(p, False) for p in order]
 
 
 # Feature detection (tvm.relay.analysis.detect_feature) --------------------------------

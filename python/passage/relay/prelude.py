@@ -6,7 +6,8 @@ from ..ir import IRModule
 
 # The prelude's functions, each an attribute of Prelude (TVM's list).
 GLOBAL_DEFS = ["id", "compose", "flip", "hd", "tl", "nth", "update", "length", "map", "foldl",
-               "foldr", "foldr1", "concat", "filter", "zip", "rev", "sum", "tmap", "size"]
+               "foldr", "foldr1", "concat", "filter", "zip", "rev", "sum", "tmap", "size", "iterate",
+               "unfoldr", "unfoldl", "map_accuml", "map_accumr"]
 
 
 class Prelude:
