@@ -430,6 +430,20 @@ static psg_expr *convert_batch_norm(converter *c, psgi_built *b, const psg_expr 
   return call;
 }
 
+/* nn.layer_norm / nn.instance_norm (TVM's NormalizationInferCorrectLayout):
+ * the same axis where it moved to; gamma and beta are vectors in no layout. */
+static psg_expr *convert_norm(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = e->nkids == 4 ? input_tag(c, e) : NULL;
+  if (!t || is_blocked(t) || tag_of(c, e->kids[2]) || tag_of(c, e->kids[3])) return NULL;
+  int64_t dflt = !strcmp(psgi_call_op_name(e), "nn.layer_norm") ? -1 : 1;
+  int axis = moved_axis(t, psgi_attr_int(e->u.attrs, "axis", dflt));
+  if (axis < 0) return NULL;
+  psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_int(b, axis));
+  psg_expr *call = attrs ? remake(b, e, now->kids + 1, 3, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return call;
+}
+
 /* nn.l2_normalize: each listed axis where it moved to, in the listed order. */
 static psg_expr *convert_l2_normalize(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
   const tag *t = input_tag(c, e);
@@ -518,27 +532,44 @@ static psg_expr *convert_pad(converter *c, psgi_built *b, const psg_expr *e, con
   return call;
 }
 
-/* strided_slice: listed axes where they moved to; without axes, begin/end
- * of equal length are for axes 0, 1, ..., which become the listed axes. */
+/* strided_slice (TVM's StridedSliceInferCorrectLayout between layouts of one
+ * rank): listed axes where they moved to, begin/end/strides as given;
+ * without axes, begin/end/strides are filled to full rank (0, the extent,
+ * 1) and put in the new layout's order. */
 static psg_expr *convert_strided_slice(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
   const tag *t = input_tag(c, e);
-  if (!t || e->nkids != 2) return NULL;
+  if (!t || e->nkids != 2 || is_blocked(t)) return NULL;
+  const psg_type *in = psgi_tensor_type_of(e->kids[1]);
   psg_attr *ax = psg_attrs_get(e->u.attrs, "axes");
   int64_t axes[PSG_MAX_RANK], begin[PSG_MAX_RANK], end[PSG_MAX_RANK], strides[PSG_MAX_RANK];
   int nb = psgi_attr_ints(e->u.attrs, "begin", begin, PSG_MAX_RANK);
   int ne = psgi_attr_ints(e->u.attrs, "end", end, PSG_MAX_RANK);
   int ns = psg_attrs_get(e->u.attrs, "strides") ? psgi_attr_ints(e->u.attrs, "strides", strides, PSG_MAX_RANK) : 0;
-  int na;
+  if (nb < 0 || ne < 0 || ns < 0) return NULL;
   if (ax && psg_attr_kind(ax) != PSG_ATTR_NONE) {
-    na = psgi_attr_ints(e->u.attrs, "axes", axes, PSG_MAX_RANK);
-  } else {
-    na = nb;
-    for (int k = 0; k < na; k++) axes[k] = k;
+    int na = psgi_attr_ints(e->u.attrs, "axes", axes, PSG_MAX_RANK);
+    if (na < 0 || nb != na || ne != na || ns > na) return NULL;
+    for (int k = 0; k < na; k++)
+      if ((axes[k] = moved_axis(t, axes[k])) < 0) return NULL;
+    psg_attrs *attrs = with_value(b, e->u.attrs, "axes", psgi_build_attr_ints(b, axes, (size_t)na));
+    psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
+    if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+    return call;
   }
-  if (nb < 0 || ne < 0 || ns < 0 || na < 0 || nb != na || ne != na || ns > na) return NULL;
-  for (int k = 0; k < na; k++)
-    if ((axes[k] = moved_axis(t, axes[k])) < 0) return NULL;
-  psg_attrs *attrs = with_value(b, e->u.attrs, "axes", psgi_build_attr_ints(b, axes, (size_t)na));
+  int n = in->n;
+  if (nb > n || ne > n || ns > n) return NULL;
+  bool size_mode = !strcmp(psgi_attr_str(e->u.attrs, "slice_mode", "end"), "size");
+  int64_t nbeg[PSG_MAX_RANK], nend[PSG_MAX_RANK], nstr[PSG_MAX_RANK];
+  for (int i = 0; i < n; i++) {
+    int k = (int)(strchr(t->orig, t->cur[i]) - t->orig);
+    if (k >= ne && in->dims[k] == PSG_DIM_UNKNOWN) return NULL;
+    nbeg[i] = k < nb ? begin[k] : 0;
+    nend[i] = k < ne ? end[k] : in->dims[k];
+    nstr[i] = size_mode || k >= ns ? 1 : strides[k];
+  }
+  psg_attrs *attrs = with_value(b, e->u.attrs, "begin", psgi_build_attr_ints(b, nbeg, (size_t)n));
+  if (attrs) attrs = with_value(b, attrs, "end", psgi_build_attr_ints(b, nend, (size_t)n));
+  if (attrs) attrs = with_value(b, attrs, "strides", psgi_build_attr_ints(b, nstr, (size_t)n));
   psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
   if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
   return call;
@@ -620,14 +651,17 @@ static psg_expr *convert_squeeze(converter *c, psgi_built *b, const psg_expr *e,
   return call;
 }
 
-/* split: the same pieces along the axis where it moved to. The tuple is
- * tagged: its TupleGetItems carry the layout on, any other user reads it
- * field by field in the original layout (tuple_in_original). */
+/* split and topk: the same op along the axis where it moved to. A tuple
+ * result is tagged: its TupleGetItems carry the layout on, any other user
+ * reads it field by field in the original layout (tuple_in_original). */
 static psg_expr *convert_split(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
   const tag *t = e->nkids == 2 ? tag_of(c, e->kids[1]) : NULL;
   const psg_type *in = t ? psgi_tensor_type_of(e->kids[1]) : NULL, *out = psgi_type_of(e);
-  if (!in || in->n != (int)strlen(t->orig) || !out || out->kind != PSG_TYPE_TUPLE) return NULL;
-  int axis = moved_axis(t, psgi_attr_int(e->u.attrs, "axis", 0));
+  bool topk = !strcmp(psgi_call_op_name(e), "topk");
+  if (!in || in->n != (int)strlen(t->orig) || !out || (out->kind != PSG_TYPE_TUPLE && !topk) ||
+      (topk && is_blocked(t)))
+    return NULL;
+  int axis = moved_axis(t, psgi_attr_int(e->u.attrs, "axis", topk ? -1 : 0));
   if (axis < 0) return NULL;
   psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_int(b, axis));
   psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
@@ -635,7 +669,26 @@ static psg_expr *convert_split(converter *c, psgi_built *b, const psg_expr *e, c
   return call;
 }
 
-static const char *const reduce_ops[] = {"sum", "mean", "max", "min", "prod"};
+/* transpose (TVM's TransposeInferCorrectLayout): the same letters in the
+ * same order out, read from where they moved to; the result is in the
+ * layout the original transpose gave, so nothing is carried on. */
+static psg_expr *convert_transpose(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = input_tag(c, e);
+  if (!t || e->nkids != 2 || is_blocked(t)) return NULL;
+  int n = (int)strlen(t->orig);
+  psg_attr *a = psg_attrs_get(e->u.attrs, "axes");
+  int64_t axes[PSG_MAX_RANK];
+  int na = a && psg_attr_kind(a) != PSG_ATTR_NONE ? psgi_attr_ints(e->u.attrs, "axes", axes, PSG_MAX_RANK) : 0;
+  if (na < 0 || (na && na != n)) return NULL;
+  if (!na) /* no axes: reversed */
+    for (int i = 0; i < n; i++) axes[na++] = n - 1 - i;
+  for (int k = 0; k < n; k++)
+    if ((axes[k] = moved_axis(t, axes[k])) < 0) return NULL;
+  psg_attrs *attrs = with_value(b, e->u.attrs, "axes", psgi_build_attr_ints(b, axes, (size_t)n));
+  return attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
+}
+
+static const char *const reduce_ops[] = {"sum", "mean", "max", "min", "prod", "argmax", "argmin"};
 
 /* Any other node reads its operands in their original layouts. */
 static psg_status restore_kids(converter *c, const psg_expr *e, psg_expr **out) {
@@ -765,12 +818,15 @@ static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out
   else if (op && (!strcmp(op, "nn.softmax") || !strcmp(op, "nn.log_softmax"))) r = convert_softmax(c, &b, e, *out);
   else if (op && !strcmp(op, "nn.l2_normalize")) r = convert_l2_normalize(c, &b, e, *out);
   else if (op && !strcmp(op, "nn.batch_norm")) r = convert_batch_norm(c, &b, e, *out);
+  else if (op && (!strcmp(op, "nn.layer_norm") || !strcmp(op, "nn.instance_norm")))
+    r = convert_norm(c, &b, e, *out);
   else if (in_list(op, reduce_ops, sizeof reduce_ops / sizeof *reduce_ops)) r = convert_reduce(c, &b, e, *out);
   else if (op && !strcmp(op, "nn.pad")) r = convert_pad(c, &b, e, *out);
   else if (op && !strcmp(op, "strided_slice")) r = convert_strided_slice(c, &b, e, *out);
   else if (op && !strcmp(op, "concatenate")) r = convert_concatenate(c, &b, e, *out);
   else if (op && !strcmp(op, "squeeze")) r = convert_squeeze(c, &b, e, *out);
-  else if (op && !strcmp(op, "split")) r = convert_split(c, &b, e, *out);
+  else if (op && (!strcmp(op, "split") || !strcmp(op, "topk"))) r = convert_split(c, &b, e, *out);
+  else if (op && !strcmp(op, "transpose")) r = convert_transpose(c, &b, e, *out);
   st = b.status;
   if (!st && r && r != *out) {
     psg_expr_release(*out);
