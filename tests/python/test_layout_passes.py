@@ -115,3 +115,10 @@ def test_resize2d_takes_size_first_and_converts():
     assert list(y.attrs["size"]) == [8, 8]
     got = _run(relay.Function([x], y), [transform.ConvertLayout({"image.resize2d": ["NHWC"]})])
     assert got.body.op.name == "layout_transform" and got.body.args[0].attrs["layout"] == "NHWC"
+
+
+def test_pad_value_defaults_to_a_zero_constant():
+    x = relay.var("x", shape=(1, 2, 4, 4))
+    y = relay.nn.pad(x, pad_width=((0, 0), (0, 0), (1, 1), (1, 1)))
+    assert len(y.args) == 2 and y.args[1].data.numpy() == 0
+    assert str(_typed(relay.Function([x], y)).body.checked_type) == "Tensor[(1, 2, 6, 6), float32]"
