@@ -122,3 +122,23 @@ def test_pad_value_defaults_to_a_zero_constant():
     y = relay.nn.pad(x, pad_width=((0, 0), (0, 0), (1, 1), (1, 1)))
     assert len(y.args) == 2 and y.args[1].data.numpy() == 0
     assert str(_typed(relay.Function([x], y)).body.checked_type) == "Tensor[(1, 2, 6, 6), float32]"
+
+
+def test_layout_config_skips_listed_conv_layers():
+    x = relay.var("x", shape=(1, 8, 8, 4))
+    w1, w2 = relay.var("w1", shape=(3, 3, 4, 8)), relay.var("w2", shape=(3, 3, 8, 8))
+    y = relay.nn.relu(_nhwc_conv(x, w1))
+    y = relay.nn.conv2d(y, w2, channels=8, kernel_size=(3, 3), padding=(1, 1), data_layout="NHWC",
+                        kernel_layout="HWIO")
+    f = relay.Function([x, w1, w2], y)
+    with transform.LayoutConfig(skip_layers=[0]) as cfg:
+        got = _to_nchw(f)
+        assert cfg.skip_counter == 2
+    assert relay.op.get("nn.conv2d").get_attr("FTVMConvertOpLayout") is None  # removed on exit
+    second = got.body.args[0]
+    assert second.op.name == "nn.conv2d" and second.attrs["data_layout"] == "NCHW"
+    relu = second.args[0].args[0]
+    first = relu.args[0]
+    assert relu.op.name == "nn.relu" and first.attrs["data_layout"] == "NHWC"
+    whole = _to_nchw(f)  # without the block both convert: one transform in, one out
+    assert whole.body.args[0].op.name == "nn.conv2d" and whole.body.args[0].args[0].op.name == "nn.relu"
