@@ -447,18 +447,24 @@ static psg_expr *convert_norm(converter *c, psgi_built *b, const psg_expr *e, co
   return call;
 }
 
+/* e (one input) with the axes list `key` (axes[na], of the original layout)
+ * where the axes moved to; the result carries t on. */
+static psg_expr *with_moved_axes(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now, const tag *t,
+                                 const char *key, int64_t *axes, int na) {
+  for (int k = 0; k < na; k++)
+    if ((axes[k] = moved_axis(t, axes[k])) < 0) return NULL;
+  psg_attrs *attrs = with_value(b, e->u.attrs, key, psgi_build_attr_ints(b, axes, (size_t)na));
+  psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return call;
+}
+
 /* nn.l2_normalize: each listed axis where it moved to, in the listed order. */
 static psg_expr *convert_l2_normalize(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
   const tag *t = input_tag(c, e);
   int64_t axes[PSG_MAX_RANK];
   int na = t && e->nkids == 2 ? psgi_attr_ints(e->u.attrs, "axis", axes, PSG_MAX_RANK) : -1;
-  if (na <= 0) return NULL;
-  for (int k = 0; k < na; k++)
-    if ((axes[k] = moved_axis(t, axes[k])) < 0) return NULL;
-  psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_ints(b, axes, (size_t)na));
-  psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
-  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
-  return call;
+  return na > 0 ? with_moved_axes(c, b, e, now, t, "axis", axes, na) : NULL;
 }
 
 /* Tags `e` with t's layouts less the letters of the original axes dropped[]
@@ -663,12 +669,7 @@ static psg_expr *convert_strided_slice(converter *c, psgi_built *b, const psg_ex
   if (ax && psg_attr_kind(ax) != PSG_ATTR_NONE) {
     int na = psgi_attr_ints(e->u.attrs, "axes", axes, PSG_MAX_RANK);
     if (na < 0 || nb != na || ne != na || ns > na) return NULL;
-    for (int k = 0; k < na; k++)
-      if ((axes[k] = moved_axis(t, axes[k])) < 0) return NULL;
-    psg_attrs *attrs = with_value(b, e->u.attrs, "axes", psgi_build_attr_ints(b, axes, (size_t)na));
-    psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
-    if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
-    return call;
+    return with_moved_axes(c, b, e, now, t, "axes", axes, na);
   }
   int n = in->n;
   if (nb > n || ne > n || ns > n) return NULL;
