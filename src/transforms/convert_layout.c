@@ -8,6 +8,9 @@
  * FTVMConvertOpLayout hook (include/passage/op_attr.h) is converted by the
  * hook instead. The same rewriter runs AlterOpLayout (alter_op_layout.c),
  * whose FTVMAlterOpLayout hooks may pick blocked layouts such as NCHW16c. */
+#include <stdio.h>
+
+#include "ops/layout_blocked.h"
 #include "ops/op_attr.h"
 #include "ops/op_impl.h"
 #include "transforms/builder.h"
@@ -430,18 +433,38 @@ static psg_expr *convert_batch_norm(converter *c, psgi_built *b, const psg_expr 
   return call;
 }
 
+/* nn.layer_norm / nn.instance_norm (TVM's NormalizationInferCorrectLayout):
+ * the same axis where it moved to; gamma and beta are vectors in no layout. */
+static psg_expr *convert_norm(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = e->nkids == 4 ? input_tag(c, e) : NULL;
+  if (!t || is_blocked(t) || tag_of(c, e->kids[2]) || tag_of(c, e->kids[3])) return NULL;
+  int64_t dflt = !strcmp(psgi_call_op_name(e), "nn.layer_norm") ? -1 : 1;
+  int axis = moved_axis(t, psgi_attr_int(e->u.attrs, "axis", dflt));
+  if (axis < 0) return NULL;
+  psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_int(b, axis));
+  psg_expr *call = attrs ? remake(b, e, now->kids + 1, 3, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return call;
+}
+
+/* e (one input) with the axes list `key` (axes[na], of the original layout)
+ * where the axes moved to; the result carries t on. */
+static psg_expr *with_moved_axes(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now, const tag *t,
+                                 const char *key, int64_t *axes, int na) {
+  for (int k = 0; k < na; k++)
+    if ((axes[k] = moved_axis(t, axes[k])) < 0) return NULL;
+  psg_attrs *attrs = with_value(b, e->u.attrs, key, psgi_build_attr_ints(b, axes, (size_t)na));
+  psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return call;
+}
+
 /* nn.l2_normalize: each listed axis where it moved to, in the listed order. */
 static psg_expr *convert_l2_normalize(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
   const tag *t = input_tag(c, e);
   int64_t axes[PSG_MAX_RANK];
   int na = t && e->nkids == 2 ? psgi_attr_ints(e->u.attrs, "axis", axes, PSG_MAX_RANK) : -1;
-  if (na <= 0) return NULL;
-  for (int k = 0; k < na; k++)
-    if ((axes[k] = moved_axis(t, axes[k])) < 0) return NULL;
-  psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_ints(b, axes, (size_t)na));
-  psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
-  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
-  return call;
+  return na > 0 ? with_moved_axes(c, b, e, now, t, "axis", axes, na) : NULL;
 }
 
 /* Tags `e` with t's layouts less the letters of the original axes dropped[]
@@ -499,18 +522,91 @@ static psg_expr *convert_reduce(converter *c, psgi_built *b, const psg_expr *e, 
   return call;
 }
 
-/* nn.pad: the [before, after] pair of each axis goes where the axis went. */
+/* A reduction in a blocked layout (TVM's ReduceInferCorrectLayout): a
+ * reduced axis that is split is reduced in both its parts; with keepdims the
+ * inner part stays with extent 1 (NCHW16c summed over C gives NCHW1c),
+ * without it both parts leave. Only when the reduced axes keep their order
+ * (outer part before inner, nothing reduced between), so that sums add in
+ * the same order; exclude is left to the original layout. */
+static psg_expr *convert_reduce_blocked(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = input_tag(c, e);
+  psgi_blocked_layout cur;
+  if (!t || e->nkids != 2 || psgi_attr_bool(e->u.attrs, "exclude", false) || !psgi_blocked_parse(t->cur, &cur))
+    return NULL;
+  int n = (int)strlen(t->orig);
+  psg_attr *a = psg_attrs_get(e->u.attrs, "axis");
+  int64_t axes[PSG_MAX_RANK];
+  int na = a && psg_attr_kind(a) != PSG_ATTR_NONE ? psgi_attr_ints(e->u.attrs, "axis", axes, PSG_MAX_RANK) : 0;
+  if (na < 0) return NULL;
+  bool reduced[PSG_MAX_RANK] = {0};
+  for (int k = 0; k < na; k++) {
+    int64_t ax = axes[k] < 0 ? axes[k] + n : axes[k];
+    if (ax < 0 || ax >= n) return NULL;
+    reduced[ax] = true;
+  }
+  for (int i = 0; !na && i < n; i++) reduced[i] = true;
+  bool keep = psgi_attr_bool(e->u.attrs, "keepdims", false);
+  const psg_type *in = psgi_tensor_type_of(e->kids[1]);
+  int64_t v[PSG_MAX_RANK];
+  int nv = 0, last = -1, j = 0;
+  char out[3 * PSG_MAX_RANK + 1] = "";
+  for (int i = 0; i < cur.n; i++) {
+    int o = (int)(strchr(t->orig, cur.axis[i]) - t->orig);
+    size_t len = strlen(out);
+    if (reduced[o]) {
+      v[nv++] = i;
+      if (in->dims[o] != 1) {
+        if (o < last) return NULL;
+        last = o;
+      }
+      if (keep && cur.factor[i] > 0) snprintf(out + len, sizeof out - len, "1%c", cur.axis[i] + 32);
+      else if (keep) snprintf(out + len, sizeof out - len, "%c", cur.axis[i]);
+    } else if (cur.factor[i] > 0) {
+      snprintf(out + len, sizeof out - len, "%lld%c", (long long)cur.factor[i], cur.axis[i] + 32);
+    } else {
+      snprintf(out + len, sizeof out - len, "%c", cur.axis[i]);
+    }
+  }
+  char orig[PSG_MAX_RANK + 1];
+  for (int i = 0; i < n; i++)
+    if (keep || !reduced[i]) orig[j++] = t->orig[i];
+  orig[j] = '\0';
+  psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_ints(b, v, (size_t)nv));
+  psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, orig, out);
+  return call;
+}
+
+/* Whether attr `a` is a list of ints that are all 0. */
+static bool all_zero(const psg_attr *a) {
+  if (!a || psg_attr_kind(a) != PSG_ATTR_LIST) return false;
+  for (size_t i = 0; i < psg_attr_list_len(a); i++) {
+    const psg_attr *v = psg_attr_list_get(a, i);
+    if (psg_attr_kind(v) != PSG_ATTR_INT || psg_attr_get_int(v) != 0) return false;
+  }
+  return true;
+}
+
+/* nn.pad (TVM's PadInferCorrectLayout): the [before, after] pair of each
+ * axis goes where the axis went; in a blocked layout (NCHW16c) the inner
+ * axis takes its primal axis's pair, which must be [0, 0]. */
 static psg_expr *convert_pad(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
   const tag *t = input_tag(c, e);
   psg_attr *pw = psg_attrs_get(e->u.attrs, "pad_width");
   int n = t ? (int)strlen(t->orig) : 0;
+  psgi_blocked_layout cur;
   if (!t || tag_of(c, e->kids[e->nkids - 1]) || !pw || psg_attr_kind(pw) != PSG_ATTR_LIST ||
-      psg_attr_list_len(pw) != (size_t)n)
+      psg_attr_list_len(pw) != (size_t)n || !psgi_blocked_parse(t->cur, &cur))
     return NULL;
   psg_attr *items[PSG_MAX_RANK];
-  for (int i = 0; i < n; i++) items[moved_axis(t, i)] = psg_attr_list_get(pw, (size_t)i);
+  for (int i = 0; i < cur.n; i++) {
+    const char *at = strchr(t->orig, cur.axis[i]);
+    if (!at) return NULL;
+    items[i] = psg_attr_list_get(pw, (size_t)(at - t->orig));
+    if (cur.factor[i] > 0 && !all_zero(items[i])) return NULL; /* padding a split axis */
+  }
   psg_attr *list = NULL;
-  psg_status st = psg_attr_list(b->ctx, items, (size_t)n, &list);
+  psg_status st = psg_attr_list(b->ctx, items, (size_t)cur.n, &list);
   if (st && !b->status) b->status = st;
   psg_attrs *attrs = st ? NULL : with_value(b, e->u.attrs, "pad_width", list);
   psg_expr *call = attrs ? remake(b, e, now->kids + 1, e->nkids - 1, attrs) : NULL;
@@ -518,27 +614,77 @@ static psg_expr *convert_pad(converter *c, psgi_built *b, const psg_expr *e, con
   return call;
 }
 
-/* strided_slice: listed axes where they moved to; without axes, begin/end
- * of equal length are for axes 0, 1, ..., which become the listed axes. */
+/* strided_slice in a blocked layout that extends the original (NHWC ->
+ * NHWC4c; TVM's StridedSliceInferCorrectLayout): the primal axes keep their
+ * positions, and a slice of a split axis is taken in its outer part, with
+ * begin and end divided by the factor; only with stride 1 and bounds the
+ * factor divides, in slice_mode "end". */
+static psg_expr *slice_blocked(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now, const tag *t,
+                               int64_t *begin, int nb, int64_t *end, int ne, const int64_t *strides, int ns) {
+  psgi_blocked_layout cur;
+  int n = (int)strlen(t->orig);
+  if (strncmp(t->cur, t->orig, (size_t)n) || !psgi_blocked_parse(t->cur, &cur) ||
+      strcmp(psgi_attr_str(e->u.attrs, "slice_mode", "end"), "end"))
+    return NULL;
+  psg_attr *ax = psg_attrs_get(e->u.attrs, "axes");
+  int64_t axes[PSG_MAX_RANK];
+  int na = nb;
+  if (ax && psg_attr_kind(ax) != PSG_ATTR_NONE) na = psgi_attr_ints(e->u.attrs, "axes", axes, PSG_MAX_RANK);
+  else
+    for (int k = 0; k < na; k++) axes[k] = k;
+  if (na < 0 || nb != na || ne != na) return NULL;
+  for (int k = 0; k < na; k++) {
+    int64_t a = axes[k] < 0 ? axes[k] + n : axes[k];
+    if (a < 0 || a >= n) return NULL;
+    int64_t f = 0;
+    for (int i = n; i < cur.n; i++)
+      if (cur.axis[i] == t->orig[a]) f = cur.factor[i];
+    if (!f) continue;
+    if ((k < ns && strides[k] != 1) || begin[k] % f || end[k] % f) return NULL;
+    begin[k] /= f;
+    end[k] /= f;
+  }
+  psg_attrs *attrs = with_value(b, e->u.attrs, "begin", psgi_build_attr_ints(b, begin, (size_t)nb));
+  if (attrs) attrs = with_value(b, attrs, "end", psgi_build_attr_ints(b, end, (size_t)ne));
+  psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
+  if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
+  return call;
+}
+
+/* strided_slice (TVM's StridedSliceInferCorrectLayout between layouts of one
+ * rank): listed axes where they moved to, begin/end/strides as given;
+ * without axes, begin/end/strides are filled to full rank (0, the extent,
+ * 1) and put in the new layout's order. */
 static psg_expr *convert_strided_slice(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
   const tag *t = input_tag(c, e);
   if (!t || e->nkids != 2) return NULL;
+  const psg_type *in = psgi_tensor_type_of(e->kids[1]);
   psg_attr *ax = psg_attrs_get(e->u.attrs, "axes");
   int64_t axes[PSG_MAX_RANK], begin[PSG_MAX_RANK], end[PSG_MAX_RANK], strides[PSG_MAX_RANK];
   int nb = psgi_attr_ints(e->u.attrs, "begin", begin, PSG_MAX_RANK);
   int ne = psgi_attr_ints(e->u.attrs, "end", end, PSG_MAX_RANK);
   int ns = psg_attrs_get(e->u.attrs, "strides") ? psgi_attr_ints(e->u.attrs, "strides", strides, PSG_MAX_RANK) : 0;
-  int na;
+  if (nb < 0 || ne < 0 || ns < 0) return NULL;
+  if (is_blocked(t)) return slice_blocked(c, b, e, now, t, begin, nb, end, ne, strides, ns);
   if (ax && psg_attr_kind(ax) != PSG_ATTR_NONE) {
-    na = psgi_attr_ints(e->u.attrs, "axes", axes, PSG_MAX_RANK);
-  } else {
-    na = nb;
-    for (int k = 0; k < na; k++) axes[k] = k;
+    int na = psgi_attr_ints(e->u.attrs, "axes", axes, PSG_MAX_RANK);
+    if (na < 0 || nb != na || ne != na || ns > na) return NULL;
+    return with_moved_axes(c, b, e, now, t, "axes", axes, na);
   }
-  if (nb < 0 || ne < 0 || ns < 0 || na < 0 || nb != na || ne != na || ns > na) return NULL;
-  for (int k = 0; k < na; k++)
-    if ((axes[k] = moved_axis(t, axes[k])) < 0) return NULL;
-  psg_attrs *attrs = with_value(b, e->u.attrs, "axes", psgi_build_attr_ints(b, axes, (size_t)na));
+  int n = in->n;
+  if (nb > n || ne > n || ns > n) return NULL;
+  bool size_mode = !strcmp(psgi_attr_str(e->u.attrs, "slice_mode", "end"), "size");
+  int64_t nbeg[PSG_MAX_RANK], nend[PSG_MAX_RANK], nstr[PSG_MAX_RANK];
+  for (int i = 0; i < n; i++) {
+    int k = (int)(strchr(t->orig, t->cur[i]) - t->orig);
+    if (k >= ne && in->dims[k] == PSG_DIM_UNKNOWN) return NULL;
+    nbeg[i] = k < nb ? begin[k] : 0;
+    nend[i] = k < ne ? end[k] : in->dims[k];
+    nstr[i] = size_mode || k >= ns ? 1 : strides[k];
+  }
+  psg_attrs *attrs = with_value(b, e->u.attrs, "begin", psgi_build_attr_ints(b, nbeg, (size_t)n));
+  if (attrs) attrs = with_value(b, attrs, "end", psgi_build_attr_ints(b, nend, (size_t)n));
+  if (attrs) attrs = with_value(b, attrs, "strides", psgi_build_attr_ints(b, nstr, (size_t)n));
   psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
   if (call && !b->status) b->status = set_tag(c, e, t->orig, t->cur);
   return call;
@@ -620,14 +766,17 @@ static psg_expr *convert_squeeze(converter *c, psgi_built *b, const psg_expr *e,
   return call;
 }
 
-/* split: the same pieces along the axis where it moved to. The tuple is
- * tagged: its TupleGetItems carry the layout on, any other user reads it
- * field by field in the original layout (tuple_in_original). */
+/* split and topk: the same op along the axis where it moved to. A tuple
+ * result is tagged: its TupleGetItems carry the layout on, any other user
+ * reads it field by field in the original layout (tuple_in_original). */
 static psg_expr *convert_split(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
   const tag *t = e->nkids == 2 ? tag_of(c, e->kids[1]) : NULL;
   const psg_type *in = t ? psgi_tensor_type_of(e->kids[1]) : NULL, *out = psgi_type_of(e);
-  if (!in || in->n != (int)strlen(t->orig) || !out || out->kind != PSG_TYPE_TUPLE) return NULL;
-  int axis = moved_axis(t, psgi_attr_int(e->u.attrs, "axis", 0));
+  bool topk = !strcmp(psgi_call_op_name(e), "topk");
+  if (!in || in->n != (int)strlen(t->orig) || !out || (out->kind != PSG_TYPE_TUPLE && !topk) ||
+      (topk && is_blocked(t)))
+    return NULL;
+  int axis = moved_axis(t, psgi_attr_int(e->u.attrs, "axis", topk ? -1 : 0));
   if (axis < 0) return NULL;
   psg_attrs *attrs = with_value(b, e->u.attrs, "axis", psgi_build_attr_int(b, axis));
   psg_expr *call = attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
@@ -635,7 +784,26 @@ static psg_expr *convert_split(converter *c, psgi_built *b, const psg_expr *e, c
   return call;
 }
 
-static const char *const reduce_ops[] = {"sum", "mean", "max", "min", "prod"};
+/* transpose (TVM's TransposeInferCorrectLayout): the same letters in the
+ * same order out, read from where they moved to; the result is in the
+ * layout the original transpose gave, so nothing is carried on. */
+static psg_expr *convert_transpose(converter *c, psgi_built *b, const psg_expr *e, const psg_expr *now) {
+  const tag *t = input_tag(c, e);
+  if (!t || e->nkids != 2 || is_blocked(t)) return NULL;
+  int n = (int)strlen(t->orig);
+  psg_attr *a = psg_attrs_get(e->u.attrs, "axes");
+  int64_t axes[PSG_MAX_RANK];
+  int na = a && psg_attr_kind(a) != PSG_ATTR_NONE ? psgi_attr_ints(e->u.attrs, "axes", axes, PSG_MAX_RANK) : 0;
+  if (na < 0 || (na && na != n)) return NULL;
+  if (!na) /* no axes: reversed */
+    for (int i = 0; i < n; i++) axes[na++] = n - 1 - i;
+  for (int k = 0; k < n; k++)
+    if ((axes[k] = moved_axis(t, axes[k])) < 0) return NULL;
+  psg_attrs *attrs = with_value(b, e->u.attrs, "axes", psgi_build_attr_ints(b, axes, (size_t)n));
+  return attrs ? remake(b, e, now->kids + 1, 1, attrs) : NULL;
+}
+
+static const char *const reduce_ops[] = {"sum", "mean", "max", "min", "prod", "argmax", "argmin"};
 
 /* Any other node reads its operands in their original layouts. */
 static psg_status restore_kids(converter *c, const psg_expr *e, psg_expr **out) {
@@ -756,6 +924,10 @@ static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out
     else if (impl && impl->pattern == PSGI_PATTERN_ELEMWISE && e->nkids == 2) r = convert_unary(c, &b, e, *out);
     else if (in_list(op, broadcast_ops, sizeof broadcast_ops / sizeof *broadcast_ops))
       r = convert_broadcast(c, &b, e, *out);
+    else if (in_list(op, reduce_ops, sizeof reduce_ops / sizeof *reduce_ops) && strncmp(op, "arg", 3))
+      r = convert_reduce_blocked(c, &b, e, *out);
+    else if (op && !strcmp(op, "nn.pad")) r = convert_pad(c, &b, e, *out);
+    else if (op && !strcmp(op, "strided_slice")) r = convert_strided_slice(c, &b, e, *out);
   } else if (is_conv(op) && d) r = convert_conv(c, &b, e, *out, d);
   else if (in_list(op, follow_ops, sizeof follow_ops / sizeof *follow_ops)) r = convert_pool(c, &b, e, *out, d);
   else if (impl && impl->pattern == PSGI_PATTERN_ELEMWISE && e->nkids == 2) r = convert_unary(c, &b, e, *out);
@@ -765,12 +937,15 @@ static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out
   else if (op && (!strcmp(op, "nn.softmax") || !strcmp(op, "nn.log_softmax"))) r = convert_softmax(c, &b, e, *out);
   else if (op && !strcmp(op, "nn.l2_normalize")) r = convert_l2_normalize(c, &b, e, *out);
   else if (op && !strcmp(op, "nn.batch_norm")) r = convert_batch_norm(c, &b, e, *out);
+  else if (op && (!strcmp(op, "nn.layer_norm") || !strcmp(op, "nn.instance_norm")))
+    r = convert_norm(c, &b, e, *out);
   else if (in_list(op, reduce_ops, sizeof reduce_ops / sizeof *reduce_ops)) r = convert_reduce(c, &b, e, *out);
   else if (op && !strcmp(op, "nn.pad")) r = convert_pad(c, &b, e, *out);
   else if (op && !strcmp(op, "strided_slice")) r = convert_strided_slice(c, &b, e, *out);
   else if (op && !strcmp(op, "concatenate")) r = convert_concatenate(c, &b, e, *out);
   else if (op && !strcmp(op, "squeeze")) r = convert_squeeze(c, &b, e, *out);
-  else if (op && !strcmp(op, "split")) r = convert_split(c, &b, e, *out);
+  else if (op && (!strcmp(op, "split") || !strcmp(op, "topk"))) r = convert_split(c, &b, e, *out);
+  else if (op && !strcmp(op, "transpose")) r = convert_transpose(c, &b, e, *out);
   st = b.status;
   if (!st && r && r != *out) {
     psg_expr_release(*out);

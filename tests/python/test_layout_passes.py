@@ -76,3 +76,69 @@ def test_conv2d_transpose_converts_with_default_kernel():
                                      padding=(1, 1))
     want = relay.Function([xx, ww], relay.layout_transform(want, "NCHW", "NHWC"))
     passage.ir.assert_structural_equal(got, _typed(want))
+
+
+def test_post_order_visit_sees_each_node_once_children_first():
+    x, w = relay.var("x", shape=(1, 8, 8, 4)), relay.var("w", shape=(3, 3, 4, 8))
+    g, b, m, v = (relay.var(n, shape=(8,)) for n in ("g", "b", "m", "v"))
+    y = relay.nn.batch_norm(_nhwc_conv(x, w), g, b, m, v, axis=3)[0]
+    got = _to_nchw(relay.Function([x, w, g, b, m, v], y))
+    seen = []
+    relay.analysis.post_order_visit(got, seen.append)
+    assert isinstance(seen[-1], relay.Function)
+    names = [n.name for n in seen if isinstance(n, passage.ir.Op)]
+    assert names.count("layout_transform") == 1  # the op node is shared: visited once
+    back = [n for n in seen if isinstance(n, relay.Call) and n.op.name == "layout_transform"
+            and n.attrs["src_layout"] == "NCHW"]
+    assert len(back) == 1 and back[0].attrs["dst_layout"] == "NHWC"
+    pos = {id(n): i for i, n in enumerate(seen)}
+    assert all(pos[id(a)] < pos[id(c)] for c in seen if isinstance(c, relay.Call) for a in c.args if id(a) in pos)
+
+
+def test_layer_norm_strided_slice_and_transpose_follow_the_layout():
+    x, w = relay.var("x", shape=(1, 8, 8, 4)), relay.var("w", shape=(3, 3, 4, 8))
+    g, b = relay.var("g", shape=(8,)), relay.var("b", shape=(8,))
+    y = relay.nn.layer_norm(_nhwc_conv(x, w), g, b, axis=3)
+    y = relay.strided_slice(y, begin=[0, 1], end=[1, -1, 6], strides=[1, 2])
+    y = relay.transpose(y, axes=[0, 3, 1, 2])
+    got = _to_nchw(relay.Function([x, w, g, b], y))
+    assert got.body.op.name == "transpose" and list(got.body.attrs["axes"]) == [0, 1, 2, 3]
+    sl = got.body.args[0]
+    assert list(sl.attrs["begin"]) == [0, 0, 1, 0] and list(sl.attrs["end"]) == [1, 8, -1, 6]
+    assert list(sl.attrs["strides"]) == [1, 1, 2, 1]
+    assert sl.args[0].op.name == "nn.layer_norm" and sl.args[0].attrs["axis"] == 1
+
+
+def test_resize2d_takes_size_first_and_converts():
+    x = relay.var("x", shape=(1, 2, 4, 4))
+    y = relay.image.resize2d(x, (8, 8))
+    assert list(y.attrs["size"]) == [8, 8]
+    got = _run(relay.Function([x], y), [transform.ConvertLayout({"image.resize2d": ["NHWC"]})])
+    assert got.body.op.name == "layout_transform" and got.body.args[0].attrs["layout"] == "NHWC"
+
+
+def test_pad_value_defaults_to_a_zero_constant():
+    x = relay.var("x", shape=(1, 2, 4, 4))
+    y = relay.nn.pad(x, pad_width=((0, 0), (0, 0), (1, 1), (1, 1)))
+    assert len(y.args) == 2 and y.args[1].data.numpy() == 0
+    assert str(_typed(relay.Function([x], y)).body.checked_type) == "Tensor[(1, 2, 6, 6), float32]"
+
+
+def test_layout_config_skips_listed_conv_layers():
+    x = relay.var("x", shape=(1, 8, 8, 4))
+    w1, w2 = relay.var("w1", shape=(3, 3, 4, 8)), relay.var("w2", shape=(3, 3, 8, 8))
+    y = relay.nn.relu(_nhwc_conv(x, w1))
+    y = relay.nn.conv2d(y, w2, channels=8, kernel_size=(3, 3), padding=(1, 1), data_layout="NHWC",
+                        kernel_layout="HWIO")
+    f = relay.Function([x, w1, w2], y)
+    with transform.LayoutConfig(skip_layers=[0]) as cfg:
+        got = _to_nchw(f)
+        assert cfg.skip_counter == 2
+    assert relay.op.get("nn.conv2d").get_attr("FTVMConvertOpLayout") is None  # removed on exit
+    second = got.body.args[0]
+    assert second.op.name == "nn.conv2d" and second.attrs["data_layout"] == "NCHW"
+    relu = second.args[0].args[0]
+    first = relu.args[0]
+    assert relu.op.name == "nn.relu" and first.attrs["data_layout"] == "NHWC"
+    whole = _to_nchw(f)  # without the block both convert: one transform in, one out
+    assert whole.body.args[0].op.name == "nn.conv2d" and whole.body.args[0].args[0].op.name == "nn.relu"

@@ -285,3 +285,53 @@ def test_convert_layout_calls_the_convert_hook():
     plain = _run(_conv_relu(), [transform.ConvertLayout({"nn.conv2d": ["NHWC", "HWIO"]})])
     passage.ir.assert_structural_equal(got, plain)
     assert seen == [["NHWC", "default"]]
+
+
+def _conv_then(op, shape=(1, 32, 8, 8), layout="NCHW"):
+    x = relay.var("x", shape=shape)
+    w = relay.var("w")
+    y = relay.nn.conv2d(x, w, channels=32, kernel_size=(3, 3), padding=(1, 1), data_layout=layout,
+                        kernel_layout="OIHW" if layout == "NCHW" else "HWIO")
+    return relay.Function([x, w], op(y))
+
+
+def _blocked_conv(x, w, layout="NCHW", blocked="NCHW16c"):
+    return relay.nn.conv2d(relay.layout_transform(x, layout, blocked), w, channels=32, kernel_size=(3, 3),
+                           padding=(1, 1), data_layout=blocked,
+                           kernel_layout="OIHW" if layout == "NCHW" else "HWIO")
+
+
+def _alter_blocked(op, want_op, layout="NCHW", blocked="NCHW16c", back=None, shape=(1, 32, 8, 8)):
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", _alter_to(blocked)):
+        got = _run(_conv_then(op, shape, layout), [transform.AlterOpLayout()])
+    x, w = relay.var("x", shape=shape), relay.var("w")
+    y = want_op(_blocked_conv(x, w, layout, blocked))
+    want = _typed(relay.Function([x, w], relay.layout_transform(y, back or blocked, layout)))
+    passage.ir.assert_structural_equal(got, want)
+
+
+def test_alter_blocked_pad_sum_strided_slice():
+    """TVM's rules for a blocked input: pad gets [0, 0] for the inner axis,
+    sum over C reduces both parts (NCHW1c with keepdims), strided_slice of
+    the split axis divides begin and end by the factor."""
+    pw = ((0, 0), (0, 0), (1, 1), (1, 1))
+    _alter_blocked(lambda y: relay.nn.pad(y, pad_width=pw),
+                   lambda y: relay.nn.pad(y, pad_width=pw + ((0, 0),)))
+    _alter_blocked(lambda y: relay.sum(y, axis=1, keepdims=True),
+                   lambda y: relay.sum(y, axis=[1, 4], keepdims=True), back="NCHW1c")
+    _alter_blocked(lambda y: relay.strided_slice(y, begin=[0, 16], end=[1, 32], strides=[1, 1], axes=[0, 3]),
+                   lambda y: relay.strided_slice(y, begin=[0, 4], end=[1, 8], strides=[1, 1], axes=[0, 3]),
+                   layout="NHWC", blocked="NHWC4c", shape=(1, 8, 8, 32))
+
+
+def test_alter_blocked_rules_that_must_not_fire():
+    """Padding the split axis, a slice the factor does not divide and a sum
+    over C and H (the sum order would change) read NCHW back."""
+    def check(op):
+        with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", _alter_to("NCHW16c")):
+            got = _run(_conv_then(op), [transform.AlterOpLayout()])
+        assert got.body.args[0].op.name == "layout_transform"
+        assert got.body.args[0].attrs["src_layout"] == "NCHW16c"
+    check(lambda y: relay.nn.pad(y, pad_width=((0, 0), (1, 1), (0, 0), (0, 0))))
+    check(lambda y: relay.strided_slice(y, begin=[0, 8], end=[1, 32]))
+    check(lambda y: relay.sum(y, axis=[1, 2], keepdims=True))

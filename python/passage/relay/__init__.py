@@ -292,6 +292,8 @@ def _make_helper(name, index):
             if k in attrs:
                 raise TypeError("%s() got multiple values for attribute %r" % (name, k))
             attrs[k] = v
+        if name == "nn.pad" and len(inputs) == 1:  # TVM's helper: pad_value=0, a constant
+            inputs.append(const(0))
         result = Call(Op(name), inputs, attrs or None)
         size = _TUPLE_OUTPUTS[name](attrs) if name in _TUPLE_OUTPUTS else None
         if size is None:

@@ -9,7 +9,7 @@ _ffi_api = type("_ffi_api", (), {"_test_type_solver": staticmethod(_type_solver.
 
 __all__ = ["free_vars", "bound_vars", "all_vars", "Feature", "detect_feature",
            "check_basic_block_normal_form", "free_type_vars", "bound_type_vars", "all_type_vars",
-           "check_kind", "CallGraph", "unmatched_cases", "well_formed"]
+           "check_kind", "CallGraph", "unmatched_cases", "well_formed", "post_order_visit"]
 
 
 def well_formed(expr):
@@ -42,6 +42,23 @@ def _walk(expr):
     """Nodes of the DAG reachable from `expr`, each once."""
     return _dag([expr._ptr], lambda p: [lib.psg_expr_get_child(p, i)
                                         for i in range(lib.psg_expr_num_children(p))])
+
+
+def post_order_visit(expr, fvisit):
+    """Calls fvisit on every node reachable from `expr` (ops included), each
+    once, children before their parent, as TVM's ExprApplyVisit (iterative)."""
+    seen, stack = set(), [(expr._ptr, False)]
+    while stack:
+        p, done = stack.pop()
+        if done:
+            fvisit(_wrap_expr(p, False))
+            continue
+        if p in seen:
+            continue
+        seen.add(p)
+        stack.append((p, True))
+        n = lib.psg_expr_num_children(p)
+        stack.extend((lib.psg_expr_get_child(p, i), False) for i in reversed(range(n)))
 
 
 def _vars(expr):

@@ -13,7 +13,8 @@ from ..ir import Expr, Function, IRModule, Op
 
 __all__ = ["PassInfo", "PassContext", "Pass", "ModulePass", "FunctionPass", "Sequential",
            "module_pass", "function_pass", "PrintIR", "get_pass", "list_passes", "parse_pipeline",
-           "register_pass", "InferTypeLocal", "FoldConstant", "FoldConstantExpr", "EliminateCommonSubexpr"]
+           "register_pass", "InferTypeLocal", "FoldConstant", "FoldConstantExpr", "EliminateCommonSubexpr",
+           "LayoutConfig"]
 
 
 def InferTypeLocal(expr):
@@ -142,6 +143,59 @@ infer_layout_utils = _types.ModuleType(__name__ + ".infer_layout_utils",
 infer_layout_utils.InferCorrectLayoutOutput = InferCorrectLayoutOutput
 _sys.modules[infer_layout_utils.__name__] = infer_layout_utils
 __path__ = []  # a package of made submodules, so `import ...transform.infer_layout_utils` works
+
+
+class LayoutConfig:
+    """tvm.relay.transform.LayoutConfig(skip_layers): inside its `with`
+    block, ConvertLayout leaves the nn.conv2d calls whose index (in the order
+    the pass meets them, from 0) is in skip_layers as they are. TVM's
+    built-in conv2d convert hook asks it; Passage's conversion is C, so the
+    block installs an FTVMConvertOpLayout hook for nn.conv2d that answers
+    the skipped layers with the call unchanged and None (the C rule) for the
+    others. A hook the host registered itself stays, and decides alone, as
+    it replaces TVM's built-in one."""
+
+    current = None
+
+    def __init__(self, skip_layers=None):
+        self.skip_counter = 0
+        self.skip_layers = skip_layers if skip_layers is not None else []
+        self._installed = False
+
+    def check_skip(self):
+        """Whether the next conv2d is skipped (counts it)."""
+        skip = self.skip_counter in self.skip_layers
+        self.skip_counter += 1
+        return skip
+
+    def reset(self):
+        self.skip_counter = 0
+        self.skip_layers = []
+
+    def __enter__(self):
+        self._old_manager = LayoutConfig.current
+        LayoutConfig.current = self
+        from . import op as _op
+        conv = _op.get("nn.conv2d")
+        self._installed = conv.get_attr("FTVMConvertOpLayout") is None
+        if self._installed:
+            conv.set_attr("FTVMConvertOpLayout", _convert_conv2d_skipping)
+        return self
+
+    def __exit__(self, ptype, value, trace):
+        LayoutConfig.current = self._old_manager
+        if self._installed:
+            from . import op as _op
+            _op.get("nn.conv2d").reset_attr("FTVMConvertOpLayout")
+            self._installed = False
+
+
+def _convert_conv2d_skipping(attrs, inputs, tinfos, desired_layouts):
+    config = LayoutConfig.current
+    if config is not None and config.check_skip():
+        from . import nn
+        return nn.conv2d(*inputs, **dict(attrs))
+    return None
 
 
 def ConvertLayout(desired_layouts):
