@@ -77,4 +77,21 @@ const psg_tir_node *psgi_cg_contiguous_base(const psg_tir_node *n);
  * (read as two contiguous vectors and a shuffle), or NULL. */
 const psg_tir_node *psgi_cg_stride2_base(const psg_tir_node *n);
 
+/* A vector integer index as scalar terms and constant lane offsets:
+ * lane l is sum(coef[i] * term[i]) + off[l] (lane_gather.c). */
+#define PSGI_CG_LANE_TERMS 8
+typedef struct psgi_cg_lanes {
+  int lanes, nterms;
+  const psg_tir_node *term[PSGI_CG_LANE_TERMS];
+  int64_t coef[PSGI_CG_LANE_TERMS];
+  int64_t off[64];
+} psgi_cg_lanes;
+/* Does gather load n (one index, scalar elements, no predicate) have an
+ * index of that form, with at least one term, every term simple? */
+bool psgi_cg_lane_split(cg *c, const psg_tir_node *n, psgi_cg_lanes *out);
+/* Writes the gather of n by split v into vector temp r (declared) from data
+ * (match: data points at the buffer's element type); r, NULL on failure. */
+const char *psgi_cg_offset_gather(cg *c, const psg_tir_node *n, const psgi_cg_lanes *v, const char *data, bool match,
+                                  const char *r, int indent);
+
 #endif
