@@ -340,6 +340,11 @@ static psg_arith_bound bound_of(cg *c, const psg_tir_node *n) {
 }
 
 void psgi_cg_bound_var(cg *c, const psg_tir_node *v, const psg_tir_node *min, const psg_tir_node *extent) {
+  if (min && !extent) {
+    psgi_map_entry *le = psgi_map_put_ptr(&c->let_value, v, NULL);
+    if (le) le->value = (void *)(uintptr_t)min;
+    else if (!c->st) c->st = psgi_nomem(c->ctx);
+  }
   if (!c->an || psg_tir_dtype_lanes(v->dtype) != 1 || !(psg_tir_dtype_is_int(v->dtype) || psg_tir_dtype_is_uint(v->dtype)))
     return;
   psg_arith_bound b = {0, 0};
