@@ -446,6 +446,7 @@ static void cg_init(cg *c, psg_ctx *ctx, const psgi_codegen_opts *o, psgi_buf *o
   psgi_map_init(&c->ptype, ctx);
   psgi_map_init(&c->simple, ctx);
   psgi_map_init(&c->ws_off, ctx);
+  psgi_map_init(&c->let_value, ctx);
   if (psg_arith_analyzer_create(ctx, &c->an)) c->an = NULL; /* then every integer op wraps explicitly */
 }
 
@@ -456,6 +457,7 @@ static void cg_fini(cg *c) {
   psgi_map_fini(&c->ptype);
   psgi_map_fini(&c->simple);
   psgi_map_fini(&c->ws_off);
+  psgi_map_fini(&c->let_value);
   PSGI_VEC_FREE(c->ctx, &c->vtypes);
   psg_arith_analyzer_destroy(c->an);
 }

@@ -340,6 +340,11 @@ static psg_arith_bound bound_of(cg *c, const psg_tir_node *n) {
 }
 
 void psgi_cg_bound_var(cg *c, const psg_tir_node *v, const psg_tir_node *min, const psg_tir_node *extent) {
+  if (min && !extent) {
+    psgi_map_entry *le = psgi_map_put_ptr(&c->let_value, v, NULL);
+    if (le) le->value = (void *)(uintptr_t)min;
+    else if (!c->st) c->st = psgi_nomem(c->ctx);
+  }
   if (!c->an || psg_tir_dtype_lanes(v->dtype) != 1 || !(psg_tir_dtype_is_int(v->dtype) || psg_tir_dtype_is_uint(v->dtype)))
     return;
   psg_arith_bound b = {0, 0};
@@ -744,6 +749,8 @@ static const char *vector_load(vstate *s, const psg_tir_node *n, const char *con
            f, r, r);
     return r;
   }
+  psgi_cg_lanes split;
+  if (psgi_cg_lane_split(c, n, &split)) return psgi_cg_offset_gather(c, n, &split, data, match, r, s->indent);
   /* Gather: lane by lane. */
   const char *lidx[64];
   if (nidx > 64) return psgi_cg_fail(c, n, PSG_ERR_UNSUPPORTED, "a buffer of more than 64 dimensions"), NULL;
@@ -833,12 +840,16 @@ static const char *pop_result(vstate *s) { return s->results.data[--s->results.l
 
 /* The operand node pushed k-th for n (a contiguous access evaluates its
  * Ramp's base only). */
-static const psg_tir_node *operand_node(const psg_tir_node *n, size_t k) {
+static const psg_tir_node *operand_node(cg *c, const psg_tir_node *n, size_t k) {
   size_t fv = first_value(n);
   if (n->kind == PSG_TIR_BUFFER_LOAD && k == 0) {
     const psg_tir_node *base = psgi_cg_contiguous_base(n);
     if (!base) base = psgi_cg_stride2_base(n);
     if (base) return base;
+    /* a gather at constant lane offsets prints its scalar terms itself: its
+     * operand is one of them (simple: no statements) */
+    psgi_cg_lanes split;
+    if (psg_tir_dtype_lanes(n->dtype) > 1 && psgi_cg_lane_split(c, n, &split)) return split.term[0];
   }
   return n->kids[fv + k];
 }
@@ -925,7 +936,7 @@ static void vstep(vstate *s) {
   }
   size_t nops = n->nkids - first_value(n);
   if ((size_t)f->state < nops) {
-    const psg_tir_node *k = operand_node(n, (size_t)f->state);
+    const psg_tir_node *k = operand_node(c, n, (size_t)f->state);
     f->state++;
     vpush(s, k);
     return;

@@ -27,6 +27,7 @@ typedef struct cg {
   psgi_map ptype;      /* data Var node -> dtype of its declared pointee (+1) */
   psgi_map simple;     /* expression node -> 1 simple, 2 not */
   psgi_map ws_off;     /* Allocate node -> workspace offset + 1 (0 absent: a stack array) */
+  psgi_map let_value;  /* Let var -> its value node (lane_gather.c looks through it) */
   PSGI_VEC(psg_tir_dtype) vtypes; /* vector types the kernel uses */
   psg_arith_analyzer *an; /* bounds of the vars in scope: plain C arithmetic where nothing can overflow */
   uint64_t ws_total;
@@ -45,7 +46,8 @@ const char *psgi_cg_suffix(psg_tir_dtype t);
 /* The C type of t, registering a vector type; NULL after a failure at n. */
 const char *psgi_cg_ctype(cg *c, psg_tir_dtype t, const psg_tir_node *n);
 /* Records what var v (an int Var) can hold: [lo, hi] of the bounds of min
- * (NULL: 0) and min + extent - 1 (a loop) or of value (a Let): extent NULL. */
+ * (NULL: 0) and min + extent - 1 (a loop) or of value (a Let): extent NULL;
+ * a Let's value (any var) is also kept in c->let_value. */
 void psgi_cg_bound_var(cg *c, const psg_tir_node *v, const psg_tir_node *min, const psg_tir_node *extent);
 /* Lane psg_l of the vector value `name` of dtype t. */
 const char *psgi_cg_lane(cg *c, const char *name, psg_tir_dtype t, const char *lane);
@@ -76,5 +78,27 @@ const psg_tir_node *psgi_cg_contiguous_base(const psg_tir_node *n);
 /* The base of a load's stride-2 Ramp index of 4..64 lanes, a power of two
  * (read as two contiguous vectors and a shuffle), or NULL. */
 const psg_tir_node *psgi_cg_stride2_base(const psg_tir_node *n);
+
+/* A vector integer index as scalar terms and constant lane offsets:
+ * lane l is sum(coef[i] * term[i]) + off[l] (lane_gather.c). */
+#define PSGI_CG_LANE_TERMS 8
+typedef struct psgi_cg_lanes {
+  int lanes, nterms;
+  const psg_tir_node *term[PSGI_CG_LANE_TERMS];
+  int64_t coef[PSGI_CG_LANE_TERMS];
+  /* a term with a table is table[term - table_lo] (term a loop var): a
+   * piece of the index that depends on that var alone, evaluated here */
+  const int32_t *table[PSGI_CG_LANE_TERMS];
+  int64_t table_lo[PSGI_CG_LANE_TERMS];
+  int table_len[PSGI_CG_LANE_TERMS];
+  int64_t off[64];
+} psgi_cg_lanes;
+/* Does gather load n (one index, scalar elements, no predicate) have an
+ * index of that form, with at least one term, every term simple? */
+bool psgi_cg_lane_split(cg *c, const psg_tir_node *n, psgi_cg_lanes *out);
+/* Writes the gather of n by split v into vector temp r (declared) from data
+ * (match: data points at the buffer's element type); r, NULL on failure. */
+const char *psgi_cg_offset_gather(cg *c, const psg_tir_node *n, const psgi_cg_lanes *v, const char *data, bool match,
+                                  const char *r, int indent);
 
 #endif

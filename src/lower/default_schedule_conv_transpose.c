@@ -3,8 +3,10 @@
  * is a stride-1 convolution per output parity, scheduled as one: the
  * output channel split into a tile of up to 4 rows, qx split by a power of
  * two up to 16, the reduction loops (rc, ry, rx, in their order) outside the
- * tile (o_inner, qx_inner) whose qx part is vectorized, the init its own nest
- * before rc (decompose_reduction), the loops up to qy fused and parallel. The
+ * tile (o_inner, qx_inner) whose qx part is vectorized and whose
+ * accumulators are a local array (registers, psgi_dsch_local_tile), the init
+ * its own nest before rc (decompose_reduction), the loops up to qy fused and
+ * parallel. The
  * consumers are inlined into the output stage that interleaves the
  * parities (TVM's schedule_injective). The dilated form, a guarded gather,
  * keeps the generic reduction schedule. */
@@ -54,6 +56,15 @@ static psg_status tile_parity(psgi_dsch *d, const char *stage) {
   if (!st) st = psg_tir_schedule_decompose_reduction(d->s, stage, loops[6], NULL);
   if (!st && q[1]) st = psg_tir_schedule_vectorize(d->s, q[1]);
   if (!st && q[1]) st = psgi_dsch_vectorize_init(d, q[1]);
+  /* the tile's accumulators in registers (the conv2d family's local tile
+   * under the loop outside the reductions): accumulating in the workspace
+   * loaded and stored the output vector around every FMA */
+  size_t nout = k - 3 - (o[1] != NULL) - (q[1] != NULL);
+  if (!st && nout > 0 && q[1]) {
+    psgi_dsch_tile tl = {stage, order[nout - 1], o[1], q[1], 5};
+    bool tiled = false;
+    st = psgi_dsch_try(d, psgi_dsch_local_tile, &tl, &tiled);
+  }
   if (!st) st = psg_tir_schedule_fuse(d->s, order, npar, &fused);
   if (!st) st = psgi_dsch_parallel(d, fused);
 done:

@@ -27,6 +27,15 @@ CASES = [
     # matmul with 6 rows of 3 x 8 lanes; a dense and a batch_matmul of odd widths (13, 12 = 3 x 4); power with a
     # constant exponent of 2 or 0.5 bound into its kernel (const_scalars.c)
     (os.path.join(HERE, "tile_model.relay"), [{}]),
+    # conv2d_transpose in sub-pixel form (default_schedule_conv_transpose.c): the parity convolution's register
+    # tile (4 channels x 16 lanes; 5 x 3 lanes for the 3x3 kernel), and the interleave of the parity planes, a
+    # gather at constant lane offsets read as two 8-lane windows and one shuffle (lane_gather.c)
+    (os.path.join(HERE, "transpose_model.relay"), [{}]),
+    # nearest resize (lane_gather.c): the column index, a function of the width loop alone, evaluated at compile
+    # time into a table; 2x reads one 8-lane window, 8x a 2-lane one, duplicated by a shuffle; scales whose
+    # columns do not repeat one pattern per vector (1.5x, half_pixel 3x) keep the lane-by-lane gather; 6 lanes
+    # (not a power of two): no shuffle, lane loads at the offset table
+    (os.path.join(HERE, "resize_model.relay"), [{}]),
 ]
 
 
