@@ -268,6 +268,23 @@ psg_status psgi_fsa_typed_default(psg_mutator *m, const psg_expr *e, psg_expr **
   return psgi_fsa_typed(st, e, st ? NULL : *out);
 }
 
+psg_status psgi_fsa_rewrite(psg_expr *func, bool any, void *user, psg_mutate_fn rewrite_call, psg_expr **out) {
+  if (!any) {
+    psg_expr_retain(func);
+    *out = func;
+    return PSG_OK;
+  }
+  psg_mutator m;
+  psg_mutator_init(&m, func->ctx);
+  m.user = user;
+  for (int k = 0; k < PSG_EXPR_KIND_COUNT; k++) m.visit[k] = psgi_fsa_typed_default;
+  m.visit[PSG_EXPR_CALL] = rewrite_call;
+  psg_status st = psgi_mutator_keep_composite(&m);
+  if (!st) st = psg_mutate(&m, func, out);
+  psg_mutator_fini(&m);
+  return st;
+}
+
 /* Messages by node -------------------------------------------------------------- */
 
 void psgi_fsa_msgs_init(psgi_fsa_msgs *ms, psg_ctx *ctx) {

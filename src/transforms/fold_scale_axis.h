@@ -75,6 +75,11 @@ psg_expr *psgi_fsa_call_like(psgi_built *b, const psg_expr *ref, psg_expr *const
 psg_status psgi_fsa_typed(psg_status st, const psg_expr *e, psg_expr *out);
 /* psg_mutator_default, then psgi_fsa_typed: the visit of every non-call kind. */
 psg_status psgi_fsa_typed_default(psg_mutator *m, const psg_expr *e, psg_expr **out);
+/* The rewrite step both directions share: `func` itself when their prepare
+ * walk found nothing to fold (`any` false), else `func` mutated with
+ * `rewrite_call` (over the walk state `user`) on calls and every other
+ * node kept typed (psgi_fsa_typed). */
+psg_status psgi_fsa_rewrite(psg_expr *func, bool any, void *user, psg_mutate_fn rewrite_call, psg_expr **out);
 
 /* Messages by node: a map to indices into a pool. */
 typedef struct psgi_fsa_msgs {

@@ -272,19 +272,7 @@ psg_status psgi_fsa_backward(psg_expr *func, psg_expr **out) {
   psgi_map_init(&w.users, w.ctx);
   bool any = false;
   psg_status st = prepare(&w, func, &any);
-  if (!st && !any) {
-    psg_expr_retain(func);
-    *out = func;
-  } else if (!st) {
-    psg_mutator m;
-    psg_mutator_init(&m, w.ctx);
-    m.user = &w;
-    for (int k = 0; k < PSG_EXPR_KIND_COUNT; k++) m.visit[k] = psgi_fsa_typed_default;
-    m.visit[PSG_EXPR_CALL] = transform_call;
-    st = psgi_mutator_keep_composite(&m);
-    if (!st) st = psg_mutate(&m, func, out);
-    psg_mutator_fini(&m);
-  }
+  if (!st) st = psgi_fsa_rewrite(func, any, &w, transform_call, out);
   psgi_map_fini(&w.users);
   psgi_fsa_msgs_fini(&w.msgs, w.ctx);
   psgi_built_fini(&w.b);

@@ -209,19 +209,7 @@ psg_status psgi_fsa_forward(psg_expr *func, psg_expr **out) {
   psgi_map_init(&f.at, f.ctx);
   bool any = false;
   psg_status st = prepare(&f, func, &any);
-  if (!st && !any) {
-    psg_expr_retain(func);
-    *out = func;
-  } else if (!st) {
-    psg_mutator m;
-    psg_mutator_init(&m, f.ctx);
-    m.user = &f;
-    for (int k = 0; k < PSG_EXPR_KIND_COUNT; k++) m.visit[k] = psgi_fsa_typed_default;
-    m.visit[PSG_EXPR_CALL] = rewrite_call;
-    st = psgi_mutator_keep_composite(&m);
-    if (!st) st = psg_mutate(&m, func, out);
-    psg_mutator_fini(&m);
-  }
+  if (!st) st = psgi_fsa_rewrite(func, any, &f, rewrite_call, out);
   PSGI_VEC_FREE(f.ctx, &f.recs);
   psgi_map_fini(&f.at);
   psgi_fsa_msgs_fini(&f.msgs, f.ctx);
