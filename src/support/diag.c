@@ -133,6 +133,15 @@ psg_status psgi_diag_vadd(psg_ctx *ctx, int severity, psg_status code, const cha
   return code;
 }
 
+size_t psgi_diag_clean_line(char *dst, size_t cap, const char *src, size_t n) {
+  if (n > cap) n = cap;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)src[i];
+    dst[i] = (c < 0x20 && c != '\t') || c == 0x7f ? '?' : (char)c;
+  }
+  return n;
+}
+
 psg_status psgi_diag_add(psg_ctx *ctx, int severity, psg_status code, const char *file, int line,
                          int col, const char *source_line, size_t source_len, const char *pass,
                          const char *fmt, ...) {

@@ -159,6 +159,10 @@ psg_status psgi_diag_add(psg_ctx *ctx, int severity, psg_status code, const char
 psg_status psgi_diag_vadd(psg_ctx *ctx, int severity, psg_status code, const char *file,
                           int line, int col, const char *source_line, size_t source_len,
                           const char *pass, const char *fmt, va_list ap);
+/* The source line `src` (n bytes) as a diagnostic echoes it: at most `cap`
+ * bytes into dst, control bytes (NUL, escapes) as '?', so that binary input
+ * cannot cut the diagnostic short or drive the terminal. Returns the length. */
+size_t psgi_diag_clean_line(char *dst, size_t cap, const char *src, size_t n);
 /* Appends a note line to the newest diagnostic (e.g. "in pass 'FoldConstant'"). */
 /* Replaces the message of diagnostic `i`, dropping its location (diag.c). */
 void psgi_diag_reword(psg_ctx *ctx, size_t i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -37,15 +37,8 @@ psg_status psgi_rp_error_at(parser *ps, const token *t, const char *fmt, ...) {
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
   }
-  /* The echoed source line: control bytes (NUL, escapes) become '?', so
-   * binary input cannot cut the diagnostic short or drive the terminal. */
   char line[200];
-  size_t n = lexer_line_len(&ps->lx, t->line_start);
-  if (n > sizeof line) n = sizeof line;
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)t->line_start[i];
-    line[i] = (c < 0x20 && c != '\t') || c == 0x7f ? '?' : (char)c;
-  }
+  size_t n = psgi_diag_clean_line(line, sizeof line, t->line_start, lexer_line_len(&ps->lx, t->line_start));
   psgi_diag_add(ps->ctx, PSG_SEVERITY_ERROR, PSG_ERR_PARSE, ps->file, t->line, t->col, line, n, NULL, "%s", msg);
   return PSG_ERR_PARSE;
 }

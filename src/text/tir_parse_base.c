@@ -24,12 +24,7 @@ static psg_status verror_at(tparser *ps, const ttoken *t, const char *fmt, va_li
   if (t->kind == TT_ERROR) snprintf(msg, sizeof msg, "%s", ps->lx.error);
   else vsnprintf(msg, sizeof msg, fmt, ap);
   char line[200];
-  size_t n = tlex_line_len(&ps->lx, t->line_start);
-  if (n > sizeof line) n = sizeof line;
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)t->line_start[i];
-    line[i] = (c < 0x20 && c != '\t') || c == 0x7f ? '?' : (char)c;
-  }
+  size_t n = psgi_diag_clean_line(line, sizeof line, t->line_start, tlex_line_len(&ps->lx, t->line_start));
   psgi_diag_add(ps->ctx, PSG_SEVERITY_ERROR, PSG_ERR_PARSE, ps->file, t->line, t->col, line, n, NULL, "%s", msg);
   return PSG_ERR_PARSE;
 }
@@ -85,12 +80,7 @@ psg_status psgi_tirp_located(tparser *ps, const ttoken *t, size_t diag_mark, psg
     return st;
   }
   char line[200];
-  size_t n = tlex_line_len(&ps->lx, t->line_start);
-  if (n > sizeof line) n = sizeof line;
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)t->line_start[i];
-    line[i] = (c < 0x20 && c != '\t') || c == 0x7f ? '?' : (char)c;
-  }
+  size_t n = psgi_diag_clean_line(line, sizeof line, t->line_start, tlex_line_len(&ps->lx, t->line_start));
   psgi_diag_locate_since(ps->ctx, diag_mark, ps->file, t->line, t->col, line, n);
   ps->errors++;
   return PSG_ERR_PARSE;
