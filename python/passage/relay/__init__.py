@@ -339,7 +339,7 @@ reverse_reshape = op.reverse_reshape = contrib_reverse_reshape  # noqa: F821 (TV
 
 
 def _static_broadcast_to(helper):
-    def broadcast_to(data, shape):
+    def broadcast_to(data, shape=None):
         """broadcast_to(data, shape): TVM's helper reads a Constant shape into
         the static `shape` attribute (only a shape computed at run time makes
         TVM's dyn.broadcast_to, which Passage does not have)."""
@@ -347,7 +347,7 @@ def _static_broadcast_to(helper):
             shape = [int(v) for v in shape.data.numpy().reshape(-1)]
         elif isinstance(shape, int):
             shape = [shape]
-        return helper(data, shape)
+        return helper(data) if shape is None else helper(data, shape)
     return broadcast_to
 
 
