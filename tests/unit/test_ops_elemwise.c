@@ -681,14 +681,14 @@ static void test_clip_copy(void) {
    * SimplifyExpr takes it for; a_min=1 forces true (the fuzz_interp input
    * tests/fuzz/corpus/interp/clip_bool_identity.bin) */
   uint8_t bo[2] = {0, 1};
-  r = un("clip", lim, V(PSG_DTYPE_BOOL, ((int64_t[]){2}), bo));
+  psg_attrs *both = attrs_of(2, (const char *[]){"a_min", "a_max"}, (psg_attr *[]){a_float(-1), a_float(1)});
+  r = un("clip", both, V(PSG_DTYPE_BOOL, ((int64_t[]){2}), bo));
   check_ints(r, PSG_DTYPE_BOOL, (const int64_t[]){0, 1}, 2);
   psgi_value_release(r);
   psg_attrs *at_least_1 = attrs_of(2, (const char *[]){"a_min", "a_max"}, (psg_attr *[]){a_float(1), a_float(1)});
   r = un("clip", at_least_1, V(PSG_DTYPE_BOOL, ((int64_t[]){2}), bo));
   check_ints(r, PSG_DTYPE_BOOL, (const int64_t[]){1, 1}, 2);
   psgi_value_release(r);
-  psg_attrs_release(at_least_1);
   double d[2] = {1.25, -7};
   r = un("copy", NULL, V(PSG_DTYPE_FLOAT64, ((int64_t[]){2}), d));
   check_floats(r, PSG_DTYPE_FLOAT64, d, 2, 0);
