@@ -94,9 +94,12 @@ psg_status psgi_rp_parse_scalar(parser *ps, psg_expr **out) {
       /* Out-of-range literals are errors, not infinities: no literal spells
        * an infinity, so the printer could not write it back. */
       /* Beyond the largest finite value is out of range, as TVM's
-       * ValueToFloatImm has it (3.40283e+38f32 and 65505f16 are errors). */
+       * ValueToFloatImm has it (3.40283e+38f32 and 65505f16 are errors).
+       * A float32 literal that rounds to FLT_MAX is FLT_MAX: the printer's
+       * shortest spelling of it, 3.4028235e+38f, lies above it in decimal.
+       * The rounding bound is FLT_MAX plus half an ulp (0x1.ffffffp+127). */
       bool overflow = dtype == PSG_DTYPE_FLOAT64   ? isinf(v)
-                      : dtype == PSG_DTYPE_FLOAT32 ? !(fabs(v) <= FLT_MAX)
+                      : dtype == PSG_DTYPE_FLOAT32 ? !(fabs(v) < 0x1.ffffffp+127)
                                                    : !(fabs(v) <= 65504.0);
       if (overflow && !spelled_inf(num))
         return psgi_rp_error_at(ps, &t, "floating-point literal '%.*s' out of range for %s", (int)t.len, t.text,
