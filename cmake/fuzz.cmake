@@ -8,7 +8,7 @@
 # The old in-tree block builds the same targets when the whole build is clang.
 # The fuzzers carry their own ASan+UBSan, so the sanitizer configuration of
 # `make test` does not build and run them a second time.
-if(PASSAGE_FUZZ OR NOT PASSAGE_TESTS OR PASSAGE_SANITIZE)
+if(PASSAGE_FUZZ OR NOT PASSAGE_TESTS OR PASSAGE_SANITIZE OR NOT PASSAGE_CLANG_FUZZERS)
   return()
 endif()
 

@@ -116,7 +116,7 @@ endif()
 # ModelProto edits; libFuzzer's byte mutations for what does not decode).
 find_program(PASSAGE_ONNX_CLANG14 NAMES clang-14)
 # Like cmake/fuzz.cmake's, it is built and run in the non-sanitizer configuration only.
-if(PASSAGE_TESTS AND NOT PASSAGE_FUZZ AND NOT PASSAGE_SANITIZE AND PASSAGE_ONNX_CLANG14
+if(PASSAGE_TESTS AND NOT PASSAGE_FUZZ AND NOT PASSAGE_SANITIZE AND PASSAGE_CLANG_FUZZERS AND PASSAGE_ONNX_CLANG14
    AND EXISTS /usr/share/libonnx-testdata/data/node)
   set(exe ${PROJECT_BINARY_DIR}/fuzz/fuzz_onnx)
   add_custom_command(
