@@ -1,4 +1,4 @@
-# CodeGenC (issue 17): the generated kernels of the TIR corpus and of five
+# CodeGenC (issue 17): the generated kernels of the TIR corpus and of the 8
 # lowered real models, built with the system C compiler(s) and compared with
 # the TIR interpreter (tests/codegen/test_codegen_corpus.c). In the sanitizer
 # build the generated code is compiled with -fsanitize=address,undefined.
