@@ -268,7 +268,7 @@ def main():
     ap.add_argument("files", nargs="*", help="test files relative to --tvm-tests (default: files.txt)")
     ap.add_argument("--tvm-tests", default="/work/scratch/tvm19/tests/python",
                     help="TVM's tests/python directory (read only)")
-    ap.add_argument("--shim", default="/work/scratch/tvmshim", help="directory holding the tvm shim")
+    ap.add_argument("--shim", default=os.path.join(HERE, "shim"), help="directory holding the tvm shim (default: shim/ beside this script)")
     ap.add_argument("--root", default=REPO, help="the Passage checkout whose python/ is tested")
     ap.add_argument("--library", help="libpassage.so to load (default: the checkout's release build)")
     ap.add_argument("--limit", type=int, default=120, help="seconds per test")
