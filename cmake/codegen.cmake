@@ -12,5 +12,5 @@ if(PASSAGE_TESTS AND NOT PASSAGE_TSAN)
   endif()
   add_test(NAME codegen.corpus COMMAND test_codegen_corpus ${PROJECT_SOURCE_DIR}/tests/tir_corpus/cases
            ${PROJECT_SOURCE_DIR}/tests/models/cache ${CMAKE_CURRENT_BINARY_DIR}/codegen_work ${CODEGEN_TEST_FLAGS})
-  set_tests_properties(codegen.corpus PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 900)
+  set_tests_properties(codegen.corpus PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 1800)
 endif()

