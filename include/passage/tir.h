@@ -501,13 +501,24 @@ struct psg_tir_mutator {
    * `parent` is rewritten (e.g. to enter the scope of a Let's var). */
   psg_status (*before_child)(psg_tir_mutator *m, const psg_tir_node *parent, size_t slot);
   void *user;
+  /* Set when a callback reads the rewrite of a node other than an operand
+   * of the node at hand (a grandchild, or anything after the walk): every
+   * rewrite is then kept in the memo (psg_tir_mutator_get_result). */
+  bool memo_all;
   void *state_; /* private: the memo */
 };
 PSG_API void psg_tir_mutator_init(psg_tir_mutator *m, psg_ctx *ctx);
 PSG_API void psg_tir_mutator_fini(psg_tir_mutator *m);
 PSG_API psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out);
 PSG_API psg_status psg_tir_mutator_default(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out);
-/* The memoized rewrite of `n` (borrowed), or NULL if not reached yet. */
+/* The rewrite of `n` (borrowed), or NULL if not reached yet. Without
+ * memo_all: during a walk, that of an operand of the node being rewritten
+ * (or, in before_child and pre, of the node being walked) or of any node
+ * with more than one reference when it was reached; after the walk, those
+ * and the root's. A node held once, rewritten by the first walk of a
+ * mutator, is reached only through its parent and forgotten once the parent
+ * is rewritten (keeping it would cost a memo entry per node). With
+ * memo_all: every node reached so far. */
 PSG_API psg_tir_node *psg_tir_mutator_get_result(psg_tir_mutator *m, const psg_tir_node *n);
 /* Makes `result` (retained) the rewrite of `n` for the rest of the walk. */
 PSG_API psg_status psg_tir_mutator_set_result(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node *result);

@@ -12,6 +12,16 @@ typedef struct frame {
 } frame;
 typedef PSGI_VEC(frame) frame_vec;
 
+/* The mutator's frame: also where its children's pending rewrites start,
+ * and whether its own rewrite is pending (not memoized). */
+typedef struct mframe {
+  const psg_tir_node *node;
+  uint32_t next;
+  bool pend;
+  size_t scope;
+} mframe;
+typedef PSGI_VEC(mframe) mframe_vec;
+
 static const psg_tir_node *child_at(const psg_tir_node *n, uint32_t k, uint32_t *slot) {
   bool def;
   *slot = psgi_tir_visit_slot(n, k, &def);
@@ -38,6 +48,14 @@ typedef struct mstate {
    * walk, through its one parent, and needs no entry reserved to be
    * recognized when reached again (it is not). */
   bool fresh;
+  /* The rewrites of such nodes (reached once, by a fresh walk) wait here
+   * for their parent's instead of entering the memo: only the parent reads
+   * them (its callback, or before_child / pre while it is walked), and
+   * they are dropped when it is rewritten. In order of completion; the
+   * parent's children are the entries from `scope` on. */
+  PSGI_VEC(memo_slot) pending;
+  size_t scope;  /* the first pending entry of the node being walked or rewritten */
+  size_t cursor; /* where the last pending lookup hit (children are read in order) */
 } mstate;
 
 /* Fibonacci hashing of the address (nodes are 16-byte aligned). */
@@ -143,11 +161,17 @@ static mstate *state(psg_tir_mutator *m) {
   return m->state_;
 }
 
+static void drop_pending(mstate *s, size_t from) {
+  while (s->pending.len > from) psg_tir_release(s->pending.data[--s->pending.len].value);
+}
+
 void psg_tir_mutator_fini(psg_tir_mutator *m) {
   mstate *s = m->state_;
   if (!s) return;
   for (size_t i = 0; i < s->cap; i++)
     if (s->slots[i].key) psg_tir_release(s->slots[i].value);
+  drop_pending(s, 0);
+  PSGI_VEC_FREE(m->ctx, &s->pending);
   psgi_free(m->ctx, s->slots);
   psgi_free(m->ctx, s);
   m->state_ = NULL;
@@ -155,7 +179,16 @@ void psg_tir_mutator_fini(psg_tir_mutator *m) {
 
 psg_tir_node *psg_tir_mutator_get_result(psg_tir_mutator *m, const psg_tir_node *n) {
   mstate *s = m->state_;
-  memo_slot *e = s ? memo_find(s, n) : NULL;
+  if (!s) return NULL;
+  if (s->pending.len > s->scope) {
+    /* a child of the node at hand: after the last hit first, then all */
+    memo_slot *p = s->pending.data;
+    size_t c = s->cursor + 1;
+    if (c >= s->scope && c < s->pending.len && p[c].key == n) return p[s->cursor = c].value;
+    for (size_t i = s->pending.len; i-- > s->scope;)
+      if (p[i].key == n) return p[s->cursor = i].value;
+  }
+  memo_slot *e = memo_find(s, n);
   return e ? e->value : NULL;
 }
 
@@ -176,12 +209,33 @@ static psg_status memo_put(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_no
 psg_status psg_tir_mutator_set_result(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node *result) {
   if (!n || !result) return PSG_ERR_INVALID_ARGUMENT;
   psg_tir_retain(result);
+  mstate *s = m->state_;
+  for (size_t i = s ? s->pending.len : 0; i-- > (s ? s->scope : 0);) {
+    if (s->pending.data[i].key != n) continue;
+    psg_tir_release(s->pending.data[i].value); /* a pending child's: replaced where it is read */
+    s->pending.data[i].value = result;
+    return PSG_OK;
+  }
   return memo_put(m, n, result);
 }
 
-static psg_status rewrite(psg_tir_mutator *m, const psg_tir_node *n) {
+/* Records `result` (a reference taken over) as n's rewrite: pending for
+ * its parent, or in the memo. */
+static psg_status done_node(psg_tir_mutator *m, mstate *s, const psg_tir_node *n, bool pend, psg_tir_node *result) {
+  if (!pend) return memo_put(m, n, result);
+  if (!PSGI_VEC_PUSH(m->ctx, &s->pending, ((memo_slot){n, result}))) {
+    psg_tir_release(result);
+    return psgi_nomem(m->ctx);
+  }
+  return PSG_OK;
+}
+
+/* n's rewrite from its children's (pending from `scope` on, or memoized). */
+static psg_status rewrite(psg_tir_mutator *m, mstate *s, const psg_tir_node *n, size_t scope, bool pend) {
   psg_tir_mutate_fn fn = m->visit[n->kind];
   psg_tir_node *out = NULL;
+  s->scope = scope;
+  s->cursor = scope - 1;
   psg_status st = fn ? fn(m, n, &out) : psg_tir_mutator_default(m, n, &out);
   if (!st && !out)
     st = psg_ctx_fail(m->ctx, PSG_ERR_INTERNAL, "a TIR mutator callback for %s returned no node", psg_tir_kind_name(n->kind));
@@ -189,7 +243,8 @@ static psg_status rewrite(psg_tir_mutator *m, const psg_tir_node *n) {
     psg_tir_release(out);
     return st;
   }
-  return memo_put(m, n, out);
+  drop_pending(s, scope); /* the children's: read by now */
+  return done_node(m, s, n, pend, out);
 }
 
 psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *root, psg_tir_node **out) {
@@ -198,17 +253,20 @@ psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *root, psg_tir_
   psg_ctx *ctx = m->ctx;
   mstate *s = state(m);
   if (!s) return psgi_nomem(ctx);
-  s->fresh = s->depth++ == 0 && s->len == 0;
-  frame_vec stack = {0};
+  s->fresh = s->depth++ == 0 && s->len == 0 && !m->memo_all;
+  size_t saved_scope = s->scope, saved_cursor = s->cursor, pend_base = s->pending.len;
+  mframe_vec stack = {0};
   psg_status st = PSG_OK;
   /* A node's memo entry is reserved (value NULL) when it is first reached;
-   * a node reached again later is done already (a DAG has no cycles). */
+   * a node reached again later is done already (a DAG has no cycles). The
+   * root's rewrite is always memoized (it is the result). */
   bool is_new;
   memo_slot *e0 = memo_reserve(ctx, s, root, &is_new);
   if (!e0) goto nomem;
   if (e0->value) goto done; /* rewritten by an earlier call */
   if (m->pre) {
     psg_tir_node *rep = NULL;
+    s->scope = s->pending.len;
     if ((st = m->pre(m, root, &rep)) != PSG_OK) {
       psg_tir_release(rep);
       goto done;
@@ -218,34 +276,38 @@ psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *root, psg_tir_
       goto done;
     }
   }
-  if (!PSGI_VEC_PUSH(ctx, &stack, ((frame){root, 0}))) goto nomem;
+  if (!PSGI_VEC_PUSH(ctx, &stack, ((mframe){root, 0, false, s->pending.len}))) goto nomem;
   while (stack.len) {
-    frame *f = &stack.data[stack.len - 1];
+    mframe *f = &stack.data[stack.len - 1];
     const psg_tir_node *node = f->node;
     if (f->next < node->nkids) {
       uint32_t slot;
       const psg_tir_node *child = child_at(node, f->next++, &slot);
+      s->scope = f->scope;
       if (m->before_child && (st = m->before_child(m, node, slot)) != PSG_OK) goto done;
-      if (!s->fresh || maybe_shared(child)) {
+      bool pend = s->fresh && !maybe_shared(child);
+      if (!pend) {
         if (!memo_reserve(ctx, s, child, &is_new)) goto nomem;
         if (!is_new) continue; /* rewritten already (or an ancestor: a cycle cannot occur) */
       }
       if (m->pre) {
         psg_tir_node *rep = NULL;
+        s->scope = f->scope;
         if ((st = m->pre(m, child, &rep)) != PSG_OK) {
           psg_tir_release(rep);
           goto done;
         }
         if (rep) {
-          if ((st = memo_put(m, child, rep)) != PSG_OK) goto done;
+          if ((st = done_node(m, s, child, pend, rep)) != PSG_OK) goto done;
           continue;
         }
       }
-      if (!PSGI_VEC_PUSH(ctx, &stack, ((frame){child, 0}))) goto nomem;
+      if (!PSGI_VEC_PUSH(ctx, &stack, ((mframe){child, 0, pend, s->pending.len}))) goto nomem;
       continue;
     }
+    mframe done = *f;
     stack.len--;
-    if ((st = rewrite(m, node)) != PSG_OK) goto done;
+    if ((st = rewrite(m, s, done.node, done.scope, done.pend)) != PSG_OK) goto done;
   }
   goto done;
 nomem:
@@ -253,8 +315,12 @@ nomem:
 done:
   PSGI_VEC_FREE(ctx, &stack);
   s->depth--;
+  drop_pending(s, pend_base); /* left by an error: nothing reads them */
+  s->scope = saved_scope;
+  s->cursor = saved_cursor;
   if (!st) {
-    *out = psg_tir_mutator_get_result(m, root);
+    memo_slot *e = memo_find(s, root);
+    *out = e ? e->value : NULL;
     if (!*out) st = psg_ctx_fail(ctx, PSG_ERR_INTERNAL, "the TIR mutator left %s without a rewrite", psg_tir_kind_name(root->kind));
     psg_tir_retain(*out);
   }

@@ -97,7 +97,22 @@ static void test_mutate(void) {
   CHECK(loop != loop2);
   CHECK(psg_tir_get_var(loop) == psg_tir_get_var(loop2));
   CHECK(psg_tir_let_get_value(psg_tir_get_body(loop)) == psg_tir_let_get_value(psg_tir_get_body(loop2)));
-  CHECK(psg_tir_mutator_get_result(&m, loop) == loop2);
+  /* after the walk: the root and the shared nodes (the buffer: in the
+   * buffer map, the load and the store) keep their rewrites; the loop, held
+   * once by the function, was forgotten when the function was rewritten */
+  CHECK(psg_tir_mutator_get_result(&m, f) == out);
+  CHECK(psg_tir_mutator_get_result(&m, psg_tir_prim_func_buffer_map_value(f, 0)) ==
+        psg_tir_prim_func_buffer_map_value(f, 0));
+  CHECK(psg_tir_mutator_get_result(&m, loop) == NULL);
+  psg_tir_mutator_fini(&m);
+  psg_tir_release(out);
+  /* memo_all keeps every rewrite */
+  psg_tir_mutator_init(&m, ctx);
+  m.visit[PSG_TIR_FLOAT_IMM] = scale_floats;
+  m.memo_all = true;
+  CHECK_OK(psg_tir_mutate(&m, f, &out));
+  CHECK(psg_tir_structural_equal(out, want));
+  CHECK(psg_tir_mutator_get_result(&m, loop) == psg_tir_get_body(out));
   psg_tir_mutator_fini(&m);
   psg_tir_release(out);
   psg_tir_release(want);

@@ -342,7 +342,11 @@ static psg_status replace_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir
     psg_tir_retain(*repl = (psg_tir_node *)n); /* buffers, iter vars: not rewritten */
     return PSG_OK;
   }
-  if (!is_expr || psgi_cse_is_leaf(n)) return PSG_OK;
+  if (!is_expr) return PSG_OK;
+  if (psgi_cse_is_leaf(n)) { /* never a computation: kept without a visit */
+    psg_tir_retain(*repl = (psg_tir_node *)n);
+    return PSG_OK;
+  }
   bool eq, oom = false;
   psg_status st;
   if (r->target_size) {

@@ -38,7 +38,14 @@ typedef struct psgi_cse_info {
 typedef struct psgi_cse_tables {
   psg_ctx *ctx;
   psgi_map cache;      /* stmt (retained) -> psgi_cse_table * */
-  psgi_map info_index; /* expr (retained) -> index + 1 into infos */
+  /* expr (retained) -> index + 1 into infos: open addressing, linear
+   * probing, at most half full (the pass's most frequent lookup; a
+   * psgi_map's entries cost twice as much) */
+  struct psgi_cse_info_slot {
+    const psg_tir_node *key; /* NULL: empty */
+    size_t index;
+  } *info_slots;
+  size_t info_cap; /* 0 or a power of two */
   PSGI_VEC(psgi_cse_info) infos;
 } psgi_cse_tables;
 void psgi_cse_tables_init(psgi_cse_tables *c, psg_ctx *ctx);

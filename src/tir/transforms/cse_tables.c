@@ -41,10 +41,43 @@ static uint64_t leaf_hash(const psg_tir_node *n) {
   return h;
 }
 
+/* Fibonacci hashing of the address (nodes are 16-byte aligned). */
+static size_t info_home(const psgi_cse_tables *c, const psg_tir_node *key) {
+  return (size_t)(((uint64_t)(uintptr_t)key >> 4) * 0x9e3779b97f4a7c15ull >> 32) & (c->info_cap - 1);
+}
+
 static bool cached_info(const psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out) {
-  psgi_map_entry *me = psgi_map_get_ptr(&c->info_index, e);
-  if (!me) return false;
-  *out = c->infos.data[(size_t)(uintptr_t)me->value - 1];
+  if (!c->info_cap) return false;
+  for (size_t i = info_home(c, e);; i = (i + 1) & (c->info_cap - 1)) {
+    const struct psgi_cse_info_slot *sl = &c->info_slots[i];
+    if (sl->key == e) {
+      *out = c->infos.data[sl->index - 1];
+      return true;
+    }
+    if (!sl->key) return false;
+  }
+}
+
+/* Records e (not cached yet) as the owner of infos[index - 1], the last. */
+static bool info_put(psgi_cse_tables *c, const psg_tir_node *e, size_t index) {
+  if (2 * index > c->info_cap) {
+    size_t ncap = c->info_cap ? 2 * c->info_cap : 256, ocap = c->info_cap;
+    struct psgi_cse_info_slot *ns = psgi_calloc(c->ctx, psgi_mul_size(ncap, sizeof *ns)), *old = c->info_slots;
+    if (!ns) return false;
+    c->info_slots = ns;
+    c->info_cap = ncap;
+    for (size_t k = 0; k < ocap; k++) {
+      if (!old[k].key) continue;
+      size_t i = info_home(c, old[k].key);
+      while (ns[i].key) i = (i + 1) & (ncap - 1);
+      ns[i] = old[k];
+    }
+    psgi_free(c->ctx, old);
+  }
+  size_t i = info_home(c, e);
+  while (c->info_slots[i].key) i = (i + 1) & (c->info_cap - 1);
+  c->info_slots[i].key = e;
+  c->info_slots[i].index = index;
   return true;
 }
 
@@ -92,13 +125,16 @@ psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_
       continue;
     }
     st.len--;
-    psgi_map_entry *me = NULL;
-    if (!PSGI_VEC_PUSH(ctx, &c->infos, node_info(c, n)) || !(me = psgi_map_put_ptr(&c->info_index, n, NULL))) {
+    if (!PSGI_VEC_PUSH(ctx, &c->infos, node_info(c, n))) {
+      s = psgi_nomem(ctx);
+      break;
+    }
+    if (!info_put(c, n, c->infos.len)) {
+      c->infos.len--;
       s = psgi_nomem(ctx);
       break;
     }
     psg_tir_retain((psg_tir_node *)n); /* the key stays alive while cached */
-    me->value = (void *)(uintptr_t)c->infos.len;
   }
   PSGI_VEC_FREE(ctx, &st);
   if (!s) cached_info(c, e, out);
@@ -154,6 +190,17 @@ static const char *call_form(int kind) {
   }
 }
 
+/* v in decimal, as "%lld" prints it (without printf: the repr's most
+ * frequent piece). */
+static void put_int(psgi_buf *out, int64_t v) {
+  char d[24], *p = d + sizeof d;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  do *--p = (char)('0' + u % 10);
+  while (u /= 10);
+  if (v < 0) *--p = '-';
+  psgi_buf_append(out, p, (size_t)(d + sizeof d - p));
+}
+
 psg_status psgi_cse_repr(psg_ctx *ctx, const psg_tir_node *e, psgi_buf *out) {
   PSGI_VEC(piece) st = {0};
   bool ok = PSGI_VEC_PUSH(ctx, &st, ((piece){e, NULL}));
@@ -182,7 +229,7 @@ psg_status psgi_cse_repr(psg_ctx *ctx, const psg_tir_node *e, psgi_buf *out) {
       case PSG_TIR_VAR:
       case PSG_TIR_SIZE_VAR: psgi_buf_puts(out, n->u.var.name); break;
       case PSG_TIR_INT_IMM:
-        if (n->dtype == psg_tir_dtype_int32()) psgi_buf_printf(out, "%lld", (long long)n->u.int_value);
+        if (n->dtype == psg_tir_dtype_int32()) put_int(out, n->u.int_value);
         else psgi_buf_printf(out, "(%s)%lld", psgi_tir_dtype_name(n->dtype, &dn), (long long)n->u.int_value);
         break;
       case PSG_TIR_FLOAT_IMM: {
@@ -395,7 +442,6 @@ void psgi_cse_tables_init(psgi_cse_tables *c, psg_ctx *ctx) {
   memset(c, 0, sizeof *c);
   c->ctx = ctx;
   psgi_map_init(&c->cache, ctx);
-  psgi_map_init(&c->info_index, ctx);
 }
 
 void psgi_cse_tables_fini(psgi_cse_tables *c) {
@@ -408,7 +454,8 @@ void psgi_cse_tables_fini(psgi_cse_tables *c) {
     psg_tir_release((psg_tir_node *)c->cache.entries[i].key);
   }
   psgi_map_fini(&c->cache);
-  for (size_t i = 0; i < c->info_index.len; i++) psg_tir_release((psg_tir_node *)c->info_index.entries[i].key);
-  psgi_map_fini(&c->info_index);
+  for (size_t i = 0; i < c->info_cap; i++)
+    if (c->info_slots[i].key) psg_tir_release((psg_tir_node *)c->info_slots[i].key);
+  psgi_free(c->ctx, c->info_slots);
   PSGI_VEC_FREE(c->ctx, &c->infos);
 }

@@ -433,6 +433,7 @@ psg_status psgi_tir_lower_intrin(psg_ctx *ctx, const psg_tir_prim_func *f, psg_t
     psg_tir_mutator m;
     psg_tir_mutator_init(&m, ctx);
     m.user = &l;
+    m.memo_all = true; /* visit_max and visit_eq_ne read their grandchildren's rewrites */
     m.before_child = before_child;
     int kinds[] = {PSG_TIR_FOR, PSG_TIR_LET_STMT, PSG_TIR_LET, PSG_TIR_ATTR_STMT, PSG_TIR_IF_THEN_ELSE, PSG_TIR_SELECT,
                    PSG_TIR_CALL};

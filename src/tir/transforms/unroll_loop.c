@@ -146,13 +146,20 @@ static psg_status unroll(unroller *u, const psg_tir_node *loop, psg_tir_node *bo
                          psg_tir_node **out) {
   psg_tir_node **copies = psgi_calloc(u->ctx, (size_t)(extent > 0 ? extent : 1) * sizeof *copies);
   if (!copies) return psgi_nomem(u->ctx);
-  psg_status st = PSG_OK;
+  /* where the var occurs, found once for all the copies */
+  psgi_tir_uses uses;
+  psg_status st = psgi_tir_uses_init(u->ctx, body, loop->kids[0], &uses);
+  if (st) {
+    psgi_free(u->ctx, copies);
+    return st;
+  }
   for (int64_t i = 0; i < extent && !st; i++) {
     psg_tir_node *v = NULL;
     st = iteration_value(u, loop->kids[1], i, &v);
-    if (!st) st = psgi_tir_substitute(u->ctx, body, loop->kids[0], v, &copies[i]);
+    if (!st) st = psgi_tir_substitute_uses(u->ctx, body, loop->kids[0], v, &uses, &copies[i]);
     psg_tir_release(v);
   }
+  psgi_tir_uses_fini(&uses);
   if (!st) st = psgi_tir_seq_flatten(u->ctx, copies, (size_t)extent, &loop->span, out);
   for (int64_t i = 0; i < extent; i++) psg_tir_release(copies[i]);
   psgi_free(u->ctx, copies);
