@@ -32,7 +32,12 @@ static void test_final_after_infer(void) {
   psg_expr *body = main_body(m);
   CHECK(psgi_expr_final_type(body) != NULL);
   CHECK(psgi_expr_final_type(body) == psg_expr_checked_type(body));
-  CHECK(psgi_expr_final_type(psg_module_lookup(m, "main")) != NULL);
+  /* @main as written lacks its return type: typed, not final; InferType's
+   * @main has it written in (the same body) and is final. */
+  CHECK(psgi_expr_final_type(psg_module_lookup(m, "main")) == NULL);
+  CHECK(psg_expr_checked_type(psg_module_lookup(m, "main")) != NULL);
+  CHECK(typed && main_body(typed) == body);
+  CHECK(typed && psgi_expr_final_type(psg_module_lookup(typed, "main")) != NULL);
   psg_module_release(typed);
   psg_module_release(m);
   CHECK_CTX_CLEAN(ctx);
