@@ -662,8 +662,9 @@ const psg_pass_decl psgi_pass_infer_type = {
     .name = "InferType",
     .kind = PSG_PASS_MODULE,
     .help = "fill in the checked type of every expression",
-    /* Types are filled in place: the result is the input itself, so it keeps
-     * every property it had. */
+    /* Types are filled in place, and the annotations written in change no
+     * expression's shape: a rewritten result keeps every property. */
+    .keeps = PSG_PROP_ANF | PSG_PROP_GNF | PSG_PROP_BBNF | PSG_PROP_FUSED,
     .establishes = PSG_PROP_TYPED,
     .module = infer_type_pass,
 };
