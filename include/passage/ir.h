@@ -105,8 +105,11 @@ PSG_API const psg_type *psg_expr_checked_type(const psg_expr *e);
  * InferType later keeps e's subtree without visiting it (children that are
  * constants or annotated Vars are typed on the way). *out (optional) gets
  * the type, or NULL when it does not follow from typed children (InferType
- * types such a node; nothing is recorded and the status is PSG_OK). A type
- * error is PSG_ERR_TYPE with a diagnostic "op(...): reason" at e's span. */
+ * types such a node; nothing is recorded and the status is PSG_OK). A
+ * Function without a return type gets its type recorded too, but InferType
+ * still visits it to write the return type in (a frontend that knows it
+ * passes it to psg_function_create). A type error is PSG_ERR_TYPE with a
+ * diagnostic "op(...): reason" at e's span. */
 PSG_API psg_status psg_expr_infer_type(psg_expr *e, const psg_type **out);
 
 /* Generic children: Call: callee then args; Tuple: fields; TupleGetItem:

@@ -466,10 +466,12 @@ static psg_status import_model(onnx_imp *im, psg_module **out) {
     if (!st) st = psg_tuple_create(ctx, fields, g->n_output, NULL, &body);
     psgi_free(ctx, fields);
   }
-  if (!st) st = psg_function_create(ctx, params, np, body, NULL, NULL, NULL, &fn);
-  /* Typed when the whole graph is (psg_expr_infer_type on every node built):
-   * the first InferType then has nothing to visit. */
-  if (!st) st = psg_expr_infer_type(body, NULL);
+  /* Typed when the whole graph is (psg_expr_infer_type on every node built),
+   * with the return type InferType would write in: the first InferType then
+   * has nothing to visit. */
+  const psg_type *body_type = NULL;
+  if (!st) st = psg_expr_infer_type(body, &body_type);
+  if (!st) st = psg_function_create(ctx, params, np, body, body_type, NULL, NULL, &fn);
   if (!st) st = psg_expr_infer_type(fn, NULL);
   if (!st) st = psg_global_var_create(ctx, "main", NULL, &gv);
   if (!st) st = psg_module_create(ctx, &m0);

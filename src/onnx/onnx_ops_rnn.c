@@ -260,7 +260,8 @@ static psg_status composite(onnx_imp *im, const oval *const *ins, size_t nin, co
   if (!st) st = decompose(im, in, ndir, reverse, H, res);
   psg_expr *fields[3] = {res[0].e, res[1].e, res[2].e};
   if (!st) st = psg_tuple_create(ctx, fields, 3, sp, &body);
-  if (!st) st = psg_expr_infer_type(body, NULL);
+  const psg_type *body_type = NULL; /* the return type, as InferType writes it */
+  if (!st) st = psg_expr_infer_type(body, &body_type);
   onnx_ab b;
   psg_attrs *attrs = NULL;
   onnxi_ab_init(&b, ctx);
@@ -270,7 +271,7 @@ static psg_status composite(onnx_imp *im, const oval *const *ins, size_t nin, co
   onnxi_ab_ints(&b, "onnx_inputs", idx, (int)np);
   psg_status sa = onnxi_ab_finish(&b, &attrs);
   if (!st) st = sa;
-  if (!st) st = psg_function_create(ctx, params, np, body, NULL, attrs, sp, &fn);
+  if (!st) st = psg_function_create(ctx, params, np, body, body_type, attrs, sp, &fn);
   if (!st) st = psg_expr_infer_type(fn, NULL);
   if (!st) st = psg_call_create(ctx, fn, args, np, NULL, sp, &out->e);
   if (!st) st = psg_expr_infer_type(out->e, &out->t);

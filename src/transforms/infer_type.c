@@ -15,7 +15,9 @@
  * A function with unannotated parameters is first given their types by
  * unification (infer_type_unified.c) and rebuilt with them annotated; the
  * pass then returns a module holding the rebuilt functions. Let variables
- * without an annotation take their value's type. */
+ * without an annotation take their value's type. Last, the inferred return
+ * and variable types are written in (infer_type_annotate.c, TVM's Resolver);
+ * a fully annotated, typed module comes back as the very same module. */
 #include <stdio.h>
 #include "interp/interp_internal.h"
 #include "ops/op_impl.h"
@@ -54,15 +56,22 @@ static const psg_type *type_of(checker *c, const psg_expr *e) {
 }
 
 /* Whether e's type, just inferred, is final: it depends on nothing but its
- * children (ops have no type and are final), and they are all final. */
-static bool is_final(const psg_expr *e) {
-  if (e->kind == PSG_EXPR_GLOBAL_VAR || e->kind == PSG_EXPR_CONSTRUCTOR) return false; /* typed by the module */
-  if (e->kind == PSG_EXPR_VAR) return psgi_var_annotation(e) != NULL;
+ * children (ops have no type and are final), and they are all final. A
+ * Function without a return type is not (yet): InferType writes one in
+ * (infer_type_annotate.c), so a final subtree has nothing left to write. */
+static bool kids_final(const psg_expr *e) {
   for (uint32_t i = 0; i < e->nkids; i++) {
     const psg_expr *k = e->kids[i];
     if (k->kind != PSG_EXPR_OP && !psgi_expr_final_type(k)) return false;
   }
   return true;
+}
+
+bool psgi_infer_is_final(const psg_expr *e) {
+  if (e->kind == PSG_EXPR_GLOBAL_VAR || e->kind == PSG_EXPR_CONSTRUCTOR) return false; /* typed by the module */
+  if (e->kind == PSG_EXPR_VAR) return psgi_var_annotation(e) != NULL;
+  if (e->kind == PSG_EXPR_FUNCTION && !e->u.fn.ret_type) return false;
+  return kids_final(e);
 }
 
 /* Records a type error at e's span: "in @main, %3 = add(...): reason", where
@@ -489,7 +498,7 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
     const psg_type *t = NULL;
     if ((st = infer_node(c, fn_name, e, &t)) != PSG_OK) break;
     if (e->kind == PSG_EXPR_OP) continue;
-    if (is_final(e)) {
+    if (psgi_infer_is_final(e)) {
       psgi_expr_set_final_type((psg_expr *)e, t);
       continue;
     }
@@ -616,7 +625,13 @@ psg_status psg_expr_infer_type(psg_expr *e, const psg_type **out) {
     if (lt) psgi_expr_set_final_type(k, lt);
   }
   t = psgi_expr_final_type(e);
-  if (!t && e->kind != PSG_EXPR_OP && is_final(e)) {
+  /* A Function lacking only its return type is typed, not final. */
+  bool ret_missing = e->kind == PSG_EXPR_FUNCTION && !e->u.fn.ret_type;
+  if (ret_missing && (t = psg_expr_checked_type(e)) != NULL) {
+    if (out) *out = t;
+    return PSG_OK;
+  }
+  if (!t && e->kind != PSG_EXPR_OP && (psgi_infer_is_final(e) || (ret_missing && kids_final(e)))) {
     checker c = {ctx, NULL, {0}, {0}, NULL, NULL, false, false, NULL, 0};
     psgi_map_init(&c.types, ctx);
     psgi_map_init(&c.let_types, ctx);
@@ -624,7 +639,10 @@ psg_status psg_expr_infer_type(psg_expr *e, const psg_type **out) {
     psgi_map_fini(&c.types);
     psgi_map_fini(&c.let_types);
     if (st) return st;
-    psgi_expr_set_final_type(e, t);
+    if (ret_missing)
+      psgi_expr_set_checked_type(e, t);
+    else
+      psgi_expr_set_final_type(e, t);
   }
   if (out) *out = t;
   return PSG_OK;
@@ -633,21 +651,12 @@ psg_status psg_expr_infer_type(psg_expr *e, const psg_type **out) {
 static psg_status infer_type_pass(psg_module *mod, psg_pass_context *pc, void *user, psg_module **out) {
   (void)pc;
   (void)user;
-  /* Typed in place: the same, unchanged module, unless parameters had to
-   * be inferred (then the module of the functions annotated with them). */
-  psg_status st = infer_module(mod->ctx, mod, out);
-  if (st || !(*out)->ntypes) return st;
-  /* Unannotated match pattern variables get their types as annotations
-   * (infer_pattern_vars.c); the rewritten functions are typed again. */
-  psg_module *annotated = NULL;
-  if ((st = psgi_annotate_pattern_vars(mod->ctx, *out, &annotated)) != PSG_OK || annotated == *out) {
-    psg_module_release(annotated);
-    return st;
-  }
-  psg_module_release(*out);
-  *out = NULL;
-  st = infer_module(mod->ctx, annotated, out);
-  psg_module_release(annotated);
+  /* Typed in place: the same, unchanged module, unless annotations were
+   * missing (then the module with them written in, TVM's Resolver). */
+  psg_module *typed = NULL;
+  psg_status st = infer_module(mod->ctx, mod, &typed);
+  if (!st) st = psgi_annotate_inferred(mod->ctx, typed, out);
+  psg_module_release(typed);
   return st;
 }
 
@@ -655,8 +664,9 @@ const psg_pass_decl psgi_pass_infer_type = {
     .name = "InferType",
     .kind = PSG_PASS_MODULE,
     .help = "fill in the checked type of every expression",
-    /* Types are filled in place: the result is the input itself, so it keeps
-     * every property it had. */
+    /* Types are filled in place, and the annotations written in change no
+     * expression's shape: a rewritten result keeps every property. */
+    .keeps = PSG_PROP_ANF | PSG_PROP_GNF | PSG_PROP_BBNF | PSG_PROP_FUSED,
     .establishes = PSG_PROP_TYPED,
     .module = infer_type_pass,
 };

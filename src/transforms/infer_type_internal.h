@@ -22,9 +22,17 @@ static inline const psg_type *psgi_var_annotation(const psg_expr *v) {
 /* Whether t is or contains an IncompleteType. */
 bool psgi_type_has_holes(const psg_type *t);
 
-/* mod with each match pattern variable written without an annotation
- * annotated with its checked type (mod itself, retained, when none is). */
-psg_status psgi_annotate_pattern_vars(psg_ctx *ctx, const psg_module *mod, psg_module **out);
+/* Whether e's type, just inferred, is final (ir_internal.h's TYPE_FINAL):
+ * it follows from its children alone and they are all final. A Var is final
+ * when annotated and a Function when it has a return type, so a final
+ * subtree is also fully annotated. */
+bool psgi_infer_is_final(const psg_expr *e);
+
+/* TVM's Resolver over the typed mod (infer_type_annotate.c): every Var
+ * without an annotation gets its checked type as one, every Function without
+ * a return type its checked return type. *out is mod itself, retained, when
+ * nothing was missing. */
+psg_status psgi_annotate_inferred(psg_ctx *ctx, const psg_module *mod, psg_module **out);
 
 /* t with each TypeVar from[i] replaced by to[i] (n pairs); a FuncType
  * binding one of them again shadows it. Types are shallow, so this recurses. */

@@ -34,7 +34,8 @@ static void test_normal_forms_on_add_chain(void) {
     cur = next;
   }
   psg_module *empty = NULL, *m = NULL;
-  CHECK_OK(psg_function_create(ctx, &x, 1, cur, NULL, NULL, NULL, &fn));
+  /* Fully annotated (its return type written), so InferType changes nothing. */
+  CHECK_OK(psg_function_create(ctx, &x, 1, cur, t, NULL, NULL, &fn));
   CHECK_OK(psg_global_var_create(ctx, "main", NULL, &gv));
   CHECK_OK(psg_module_create(ctx, &empty));
   CHECK_OK(psg_module_add(empty, gv, fn, &m));

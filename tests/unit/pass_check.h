@@ -44,7 +44,28 @@ static inline psg_module *run(psg_ctx *ctx, const char *name, const char *opt, p
   return out;
 }
 
-/* `in` through the pass is structurally `expected`, and a second run changes nothing. */
+/* Whether got is structurally want, or want with the annotations InferType
+ * writes in (return types, variable types: passes that type their result
+ * return it annotated, and expected texts are written without them). *path
+ * (freed by the caller) is the first difference from the annotated want when
+ * it types, else from want. */
+static inline bool equal_modulo_inferred(psg_ctx *ctx, const psg_module *got, psg_module *want, char **path) {
+  if (psg_module_structural_equal(got, want, path)) return true;
+  psg_pass *p = NULL;
+  psg_module *typed = NULL;
+  bool eq = false;
+  if (!psg_pass_get(ctx, "InferType", NULL, &p) && !psg_pass_run(p, want, NULL, &typed) && typed != want) {
+    psg_free(*path);
+    *path = NULL;
+    eq = psg_module_structural_equal(got, typed, path);
+  }
+  psg_module_release(typed);
+  psg_pass_release(p);
+  return eq;
+}
+
+/* `in` through the pass is structurally `expected` (modulo the annotations
+ * InferType writes in), and a second run changes nothing. */
 static inline void check_pass(const char *name, const char *opt, const char *in, const char *expected) {
   psg_ctx *ctx = check_ctx();
   psg_module *m = parse(ctx, in), *want = parse(ctx, expected), *got = NULL, *again = NULL;
@@ -52,7 +73,7 @@ static inline void check_pass(const char *name, const char *opt, const char *in,
   if (m && want) got = run(ctx, name, opt, m);
   if (got) {
     char *path = NULL;
-    bool eq = psg_module_structural_equal(got, want, &path);
+    bool eq = equal_modulo_inferred(ctx, got, want, &path);
     CHECK(eq);
     if (!eq) {
       fprintf(stderr, "%s: first difference at %s\n", name, path ? path : "?");

@@ -32,7 +32,12 @@ static void test_final_after_infer(void) {
   psg_expr *body = main_body(m);
   CHECK(psgi_expr_final_type(body) != NULL);
   CHECK(psgi_expr_final_type(body) == psg_expr_checked_type(body));
-  CHECK(psgi_expr_final_type(psg_module_lookup(m, "main")) != NULL);
+  /* @main as written lacks its return type: typed, not final; InferType's
+   * @main has it written in (the same body) and is final. */
+  CHECK(psgi_expr_final_type(psg_module_lookup(m, "main")) == NULL);
+  CHECK(psg_expr_checked_type(psg_module_lookup(m, "main")) != NULL);
+  CHECK(typed && main_body(typed) == body);
+  CHECK(typed && psgi_expr_final_type(psg_module_lookup(typed, "main")) != NULL);
   psg_module_release(typed);
   psg_module_release(m);
   CHECK_CTX_CLEAN(ctx);
@@ -202,11 +207,47 @@ static void test_builder(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* InferType writes back what it inferred (TVM's Resolver): the def's and a
+ * nested literal's return types, the let variable's and the nested
+ * parameter's types; the variable is replaced where it is used too. The
+ * result is final throughout, so a second InferType returns it unchanged. */
+static void test_write_back(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_module *m = parse(ctx, HDR "def @main(%x: " T ") {\n  let %a = add(%x, 1f);\n"
+                                 "  %0 = fn (%y) { multiply(%y, %a) };\n  %0(%a)\n}\n");
+  psg_module *typed = NULL, *again = NULL;
+  CHECK_OK(infer(ctx, m, &typed));
+  CHECK(typed && typed != m);
+  const psg_expr *f = typed ? psg_module_lookup(typed, "main") : NULL;
+  if (f) {
+    const psg_type *t = psg_var_type(psg_function_get_param(f, 0));
+    CHECK(f->u.fn.ret_type == t);
+    const psg_expr *let = psg_function_get_body(f), *a = psg_let_get_var(let);
+    CHECK(psg_var_type(a) == t && psg_expr_checked_type(a) == t);
+    const psg_expr *call = psg_let_get_body(let), *inner = psg_call_get_callee(call);
+    CHECK(psg_call_get_arg(call, 0) == a); /* the use is the annotated variable */
+    CHECK(psg_expr_kind(inner) == PSG_EXPR_FUNCTION && inner->u.fn.ret_type == t);
+    CHECK(psg_var_type(psg_function_get_param(inner, 0)) == t);
+    CHECK(psg_call_get_arg(psg_function_get_body(inner), 1) == a); /* the closure's free use too */
+    CHECK(psgi_expr_final_type(f) != NULL);
+    /* The input is left as it was. */
+    const psg_expr *orig = psg_function_get_body(psg_module_lookup(m, "main"));
+    CHECK(psg_var_type(psg_let_get_var(orig)) == NULL);
+  }
+  CHECK_OK(infer(ctx, typed, &again));
+  CHECK(again == typed);
+  psg_module_release(again);
+  psg_module_release(typed);
+  psg_module_release(m);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 int main(void) {
   RUN_TEST(test_final_after_infer);
   RUN_TEST(test_global_call_retyped);
   RUN_TEST(test_let_variable_retyped);
   RUN_TEST(test_rebuild);
   RUN_TEST(test_builder);
+  RUN_TEST(test_write_back);
   return check_finish();
 }

@@ -12,7 +12,7 @@ static psg_module *parse(psg_ctx *ctx, const char *text) {
 }
 
 static const char *const typed_text = "#[version = \"0.0.5\"]\n"
-                                      "def @main(%x: Tensor[(2, 3), float32]) { add(%x, %x) }\n";
+                                      "def @main(%x: Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32] { add(%x, %x) }\n";
 
 /* Records every pass the instrument sees (run_before). */
 static char seen[512];

@@ -45,7 +45,8 @@ static void test_flag(void) {
 
 static void test_passes_keep_dataflow_graphs(void) {
   psg_ctx *ctx = check_ctx();
-  psg_module *m = parse(ctx, HDR "def @main(%x: " T ") {\n  %0 = add(%x, 1f);\n  multiply(%0, %0)\n}\n");
+  /* Fully annotated, so the trailing InferType has nothing to write in. */
+  psg_module *m = parse(ctx, HDR "def @main(%x: " T ") -> " T " {\n  %0 = add(%x, 1f);\n  multiply(%0, %0)\n}\n");
   const char *names[] = {"ToBasicBlockNormalForm", "RemoveUnusedFunctions", "EliminateCommonSubexpr",
                          "CanonicalizeCast"};
   for (size_t i = 0; m && i < sizeof names / sizeof *names; i++) {
@@ -62,8 +63,8 @@ static void test_passes_keep_dataflow_graphs(void) {
  * Composite is dataflow: the passes above give it back as it is. */
 static void test_composite_is_dataflow(void) {
   psg_ctx *ctx = check_ctx();
-  psg_module *m = parse(ctx, HDR "def @main(%x: " T ") {\n"
-                                 "  %0 = fn (%a: " T ", Composite=\"test.C\") { %1 = add(%a, 1f); multiply(%1, %1) };\n"
+  psg_module *m = parse(ctx, HDR "def @main(%x: " T ") -> " T " {\n"
+                                 "  %0 = fn (%a: " T ", Composite=\"test.C\") -> " T " { %1 = add(%a, 1f); multiply(%1, %1) };\n"
                                  "  %2 = %0(%x);\n"
                                  "  add(%2, %2)\n}\n");
   CHECK(m != NULL);

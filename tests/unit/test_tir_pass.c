@@ -13,7 +13,7 @@ static int prim_calls, relay_calls;
 static psg_module *mixed(psg_ctx *ctx) {
   static const char relay[] =
       "#[version = \"0.0.5\"]\n"
-      "def @main(%x: Tensor[(2, 2), float32]) { negative(%x) }\n";
+      "def @main(%x: Tensor[(2, 2), float32]) -> Tensor[(2, 2), float32] { negative(%x) }\n";
   psg_module *m = NULL;
   CHECK_OK(psg_module_parse(ctx, relay, strlen(relay), "mixed.relay", &m));
   const char *names[] = {"p1", "p2"};
