@@ -14,3 +14,9 @@ if(PASSAGE_TESTS)
            --passage $<TARGET_FILE:passage_cli> --runs 2 ${_threads_models})
   set_tests_properties(threads.determinism PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 1800)
 endif()
+# The 2-core speedup (docs/pass-infra.md "Threads"): bench_parallel_passes
+# MODEL RUNS THREADS, by hand.
+if(TARGET passage_onnx)
+  add_executable(bench_parallel_passes ${PROJECT_SOURCE_DIR}/bench/parallel_passes.c)
+  target_link_libraries(bench_parallel_passes PRIVATE passage_onnx passage)
+endif()
