@@ -48,11 +48,11 @@ static bool run_one(void *user, size_t k) {
   psgi_diag_list *saved = NULL;
   pe->ran = true;
   pe->st = psgi_diag_capture_begin(r->ctx, &saved);
-  bool pushed = false;
+  bool capturing = !pe->st, pushed = false;
   if (!pe->st && r->current) pushed = !(pe->st = psgi_pass_context_push(r->current));
   if (!pe->st) pe->st = r->call(&r->mod->entries[r->index[k]], r->user, &pe->out);
   if (pushed) psgi_pass_context_pop(r->current);
-  pe->diags = psgi_diag_capture_end(r->ctx, saved);
+  if (capturing) pe->diags = psgi_diag_capture_end(r->ctx, saved);
   on_worker = was_worker;
   return pe->st == PSG_OK;
 }
