@@ -1,4 +1,4 @@
-/* Passage — a fork-join loop over task indices on a few threads
+/* Passage — a parallel loop over task indices on a few threads
  * (thread_pool.c), for the per-function pass bodies (src/pass/parallel.c). */
 #ifndef PSG_THREAD_POOL_H
 #define PSG_THREAD_POOL_H
