@@ -81,6 +81,16 @@ PSG_API psg_status psg_sequential(psg_ctx *ctx, psg_pass *const *passes, size_t 
 PSG_API void psg_pass_retain(psg_pass *p);
 PSG_API void psg_pass_release(psg_pass *p);
 PSG_API int psg_pass_kind(const psg_pass *p);
+/* Whether a function or prim-func pass's callback may run on several
+ * threads at once, on different functions of one module, when the
+ * PassContext allows threads (config passage.num_threads; docs/pass-infra.md
+ * "Threads"). Passage's built-in passes may; a pass made by
+ * psg_create_function_pass / psg_create_prim_func_pass runs serially unless
+ * its creator declares it concurrent here (Python's passes stay serial: a
+ * callback holds the GIL). The callback then must be thread-safe; output,
+ * diagnostics and instruments are those of the serial run either way. */
+PSG_API void psg_pass_set_concurrent(psg_pass *p, bool concurrent);
+PSG_API bool psg_pass_is_concurrent(const psg_pass *p);
 PSG_API const psg_pass_info *psg_pass_get_info(const psg_pass *p);
 /* Sequential only: the child passes (borrowed). */
 PSG_API size_t psg_pass_num_children(const psg_pass *p);

@@ -103,6 +103,10 @@ static const builtin_option builtins[] = {
      "schedule each lowered PrimFunc with the default CPU schedule of its anchor op (false: TE's naive loop "
      "nests)",
      "LowerTE", false},
+    {"passage.num_threads", PSG_CONFIG_INT, 1, NULL, 0,
+     "threads a function or prim-func pass runs its functions on (1: serially; 0: one per processor); output, "
+     "diagnostics and instruments are the serial run's",
+     "the pass runner (function and prim-func passes)", true},
     {"tir.disable_vectorize", PSG_CONFIG_BOOL, 0, NULL, 0, "disable loop vectorization (vectorized loops stay serial)",
      "tir.VectorizeLoop", false},
     {"tir.enable_buffer_level_predication", PSG_CONFIG_BOOL, 0, NULL, 0,

@@ -146,22 +146,39 @@ psg_status psg_pass_context_override_instruments(psg_pass_context *pc, psg_instr
   return psgi_instruments_enter(pc);
 }
 
-psg_status psg_pass_context_enter(psg_pass_context *pc) {
-  psg_status st = psgi_instruments_enter(pc);
-  if (st) return st; /* not pushed: the context never became current */
+/* Pushes `pc` on this thread's stack, without instruments: also how a
+ * worker thread of a parallel pass body (parallel.c) sees as current the
+ * context its caller saw. */
+psg_status psgi_pass_context_push(psg_pass_context *pc) {
   if (stack.len == stack.cap) {
     size_t cap = stack.cap ? stack.cap * 2 : 8;
     psg_pass_context **items = realloc(stack.items, cap * sizeof *items);
-    if (!items) {
-      psgi_instruments_exit(pc);
-      return psgi_nomem(pc->ctx);
-    }
+    if (!items) return psgi_nomem(pc->ctx);
     stack.items = items;
     stack.cap = cap;
   }
   psg_pass_context_retain(pc);
   stack.items[stack.len++] = pc;
   return PSG_OK;
+}
+
+/* Pops the top of this thread's stack, which psgi_pass_context_push made
+ * `pc`. */
+void psgi_pass_context_pop(psg_pass_context *pc) {
+  stack.len--;
+  if (!stack.len) {
+    free(stack.items);
+    stack.items = NULL;
+    stack.cap = 0;
+  }
+  psg_pass_context_release(pc);
+}
+
+psg_status psg_pass_context_enter(psg_pass_context *pc) {
+  psg_status st = psgi_instruments_enter(pc);
+  if (st) return st; /* not pushed: the context never became current */
+  if ((st = psgi_pass_context_push(pc)) != PSG_OK) psgi_instruments_exit(pc);
+  return st;
 }
 
 psg_status psg_pass_context_exit(psg_pass_context *pc) {

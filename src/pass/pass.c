@@ -271,11 +271,45 @@ static psg_status call_function_pass(psg_expr *func, const psgi_module_entry *e,
   return st;
 }
 
+/* With threads (parallel.c): the callback on every chosen entry ahead of
+ * the serial walk, which takes the results in its place. */
+static bool chosen_function(const psgi_module_entry *e) { return e->func && is_optimizable(e->func); }
+
+static psg_status call_function_entry(const psgi_module_entry *e, void *user, void **out) {
+  psg_expr *nf = NULL;
+  psg_status st = call_function_pass(e->func, e, user, &nf);
+  *out = nf;
+  return st;
+}
+
+static void release_function(void *f) { psg_expr_release(f); }
+
+static psg_status take_precomputed(psg_expr *func, const psgi_module_entry *e, void *user, psg_expr **out) {
+  (void)func, (void)e;
+  void *nf = NULL;
+  psg_status st = psgi_precomputed_next(user, &nf);
+  *out = nf;
+  return st;
+}
+
 psg_status psgi_per_function_body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
   if (p->kind == PSG_PASS_PRIM_FUNC) return psgi_prim_func_body(p, mod, pc, out);
   per_function pf = {p, mod, pc};
-  return psgi_map_functions(mod, is_optimizable, call_function_pass, &pf, false, out);
+  psgi_precomputed *pre = NULL;
+  psg_status st = psgi_parallel_precompute(p, mod, pc, chosen_function, call_function_entry, &pf,
+                                           release_function, &pre);
+  if (st) return *out = NULL, st;
+  if (!pre) return psgi_map_functions(mod, is_optimizable, call_function_pass, &pf, false, out);
+  st = psgi_map_functions(mod, is_optimizable, take_precomputed, pre, false, out);
+  psgi_precomputed_free(pre);
+  return st;
 }
+
+void psg_pass_set_concurrent(psg_pass *p, bool concurrent) {
+  if (p) p->concurrent = concurrent;
+}
+
+bool psg_pass_is_concurrent(const psg_pass *p) { return p->trusted || p->concurrent; }
 
 psg_status psg_pass_run(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
   *out = NULL;

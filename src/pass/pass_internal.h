@@ -67,6 +67,9 @@ struct psg_pass {
    * a Sequential): its results are Passage's own, so the free-variable check
    * on them (an internal invariant, STYLE rule 6) runs in debug builds only. */
   bool trusted;
+  /* Its per-function callback may run on several threads at once
+   * (psg_pass_set_concurrent; parallel.c): set for built-in passes too. */
+  bool concurrent;
 };
 
 typedef PSGI_VEC(char *) psgi_str_vec;
@@ -145,6 +148,34 @@ psg_status psgi_pass_get_checked(psg_ctx *ctx, const char *name, psg_attrs *opti
  * (pipeline.c; config.c parses --config assignments with it). */
 psg_status psgi_parse_value_in(psg_ctx *ctx, const char *label, const char *text, const char *value,
                                psg_attr **out);
+
+/* This thread's stack of entered contexts without the instruments' enter
+ * and exit callbacks (context.c): pop undoes the push of `pc` on top. */
+psg_status psgi_pass_context_push(psg_pass_context *pc);
+void psgi_pass_context_pop(psg_pass_context *pc);
+
+/* Per-function bodies on threads (parallel.c). A per-function pass's
+ * callback on one module entry: the new function (a psg_expr * or a
+ * psg_tir_prim_func *) in *out. */
+typedef psg_status (*psgi_entry_call_fn)(const psgi_module_entry *e, void *user, void **out);
+typedef struct psgi_precomputed psgi_precomputed;
+/* When `pc` allows threads (passage.num_threads), `p` may run concurrently
+ * and at least two entries of `mod` are chosen (`chosen`): runs `call` on
+ * every chosen entry on threads, each call's diagnostics captured, and
+ * gives the results (*out NULL: run serially, as before). `release` frees
+ * one result. */
+psg_status psgi_parallel_precompute(psg_pass *p, psg_module *mod, psg_pass_context *pc,
+                                    bool (*chosen)(const psgi_module_entry *e), psgi_entry_call_fn call,
+                                    void *user, void (*release)(void *), psgi_precomputed **out);
+/* The next chosen entry's result (module order), as `call` gave it, with
+ * its diagnostics replayed on this thread: the serial body asks for it
+ * where it would call the callback, and stops at the first failure. */
+psg_status psgi_precomputed_next(psgi_precomputed *r, void **out);
+/* Frees what was not taken (the entries after a failure, diagnostics
+ * included). */
+void psgi_precomputed_free(psgi_precomputed *r);
+/* The threads `pc` allows (passage.num_threads; 0: one per processor). */
+unsigned psgi_pass_context_threads(psg_pass_context *pc);
 
 /* The one run function (run.c): every pass kind goes through it. */
 psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);

@@ -6,19 +6,46 @@
  * IR printing come from the one run function (run.c), as for every kind. */
 #include "pass/pass_internal.h"
 
+/* With threads (parallel.c): the callback on every PrimFunc ahead of the
+ * walk below, which takes the results in its place. */
+typedef struct prim_call {
+  psg_pass *p;
+  psg_module *mod;
+  psg_pass_context *pc;
+} prim_call;
+
+static bool chosen_prim(const psgi_module_entry *e) { return e->prim != NULL; }
+
+static psg_status call_prim(const psgi_module_entry *e, void *user, void **out) {
+  prim_call *c = user;
+  psg_tir_prim_func *nf = NULL;
+  psg_status st = c->p->fn.prim_func(e->prim, c->mod, c->pc, c->p->user, &nf);
+  *out = nf;
+  return st;
+}
+
+static void release_prim(void *f) { psg_tir_release(f); }
+
 psg_status psgi_prim_func_body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
   *out = NULL;
   psg_ctx *ctx = mod->ctx;
   size_t n = mod->n, k = 0;
+  prim_call call = {p, mod, pc};
+  psgi_precomputed *pre = NULL;
+  psg_status st = psgi_parallel_precompute(p, mod, pc, chosen_prim, call_prim, &call, release_prim, &pre);
+  if (st) return st;
   psgi_module_entry *es = psgi_alloc(ctx, (n ? n : 1) * sizeof *es);
   bool *owned = psgi_calloc(ctx, (n ? n : 1) * sizeof *owned);
-  psg_status st = es && owned ? PSG_OK : psgi_nomem(ctx);
+  st = es && owned ? PSG_OK : psgi_nomem(ctx);
   bool changed = false;
   for (size_t i = 0; !st && i < n; i++) {
     psgi_module_entry e = mod->entries[i];
     if (e.prim) {
       psg_tir_prim_func *nf = NULL;
-      if ((st = p->fn.prim_func(e.prim, mod, pc, p->user, &nf)) != PSG_OK) {
+      void *ahead = NULL;
+      st = pre ? psgi_precomputed_next(pre, &ahead) : p->fn.prim_func(e.prim, mod, pc, p->user, &nf);
+      if (pre) nf = ahead;
+      if (st != PSG_OK) {
         psg_tir_release(nf);
         break;
       }
@@ -52,5 +79,6 @@ psg_status psgi_prim_func_body(psg_pass *p, psg_module *mod, psg_pass_context *p
     if (owned[i]) psg_tir_release(es[i].prim);
   psgi_free(ctx, es);
   psgi_free(ctx, owned);
+  psgi_precomputed_free(pre);
   return st;
 }

@@ -37,6 +37,21 @@ static const char *severity_word(int s) {
 
 static bool own(const psg_diag *d) { return pthread_equal(d->thread, pthread_self()); }
 
+/* A per-function pass body running on a worker thread (src/pass/parallel.c)
+ * records its diagnostics in a list of its own: the serial run reports them
+ * in module order and stops at the first failing function, so they are
+ * replayed later in that order, or dropped. While `capture.ctx` is `ctx`,
+ * every reader and writer below uses this thread's list instead of the
+ * context's, and the sink is not called (the replay calls it). */
+static _Thread_local struct {
+  const psg_ctx *ctx;
+  psgi_diag_list *list;
+} capture;
+
+static psgi_diag_list *list_of(const psg_ctx *ctx) {
+  return capture.ctx == ctx ? capture.list : __atomic_load_n(&ctx->diags, __ATOMIC_ACQUIRE);
+}
+
 static void diag_free(psg_ctx *ctx, psg_diag *d) {
   if (!d || d == &nomem_diag) return;
   psgi_free(ctx, d->message);
@@ -77,13 +92,18 @@ static bool render(psg_ctx *ctx, psg_diag *d, const char *src, size_t src_len) {
 psg_status psgi_nomem(psg_ctx *ctx) {
   __atomic_store_n(&ctx->oom, true, __ATOMIC_RELAXED);
   pthread_mutex_lock(&ctx->lock);
-  if (ctx->diags) {
+  psgi_diag_list *list = list_of(ctx);
+  if (list) {
     /* Record the static record if there is room; never allocate here. */
-    size_t n = ctx->diags->items.len;
-    if (n < ctx->diags->items.cap) {
-      ctx->diags->items.data[n] = &nomem_diag;
-      __atomic_store_n(&ctx->diags->items.len, n + 1, __ATOMIC_RELEASE); /* see psg_ctx_diag_count */
+    size_t n = list->items.len;
+    if (n < list->items.cap) {
+      list->items.data[n] = &nomem_diag;
+      __atomic_store_n(&list->items.len, n + 1, __ATOMIC_RELEASE); /* see psg_ctx_diag_count */
     }
+  }
+  if (capture.ctx == ctx) {
+    pthread_mutex_unlock(&ctx->lock);
+    return PSG_ERR_NOMEM;
   }
   psg_diag_sink sink = ctx->sink;
   void *user = ctx->sink_user;
@@ -114,15 +134,15 @@ psg_status psgi_diag_vadd(psg_ctx *ctx, int severity, psg_status code, const cha
     return psgi_nomem(ctx), code;
   }
   pthread_mutex_lock(&ctx->lock);
-  psgi_diag_list *list = ctx->diags ? ctx->diags : psgi_calloc(ctx, sizeof *ctx->diags);
-  if (list && !ctx->diags) __atomic_store_n(&ctx->diags, list, __ATOMIC_RELEASE);
+  psgi_diag_list *list = list_of(ctx) ? list_of(ctx) : psgi_calloc(ctx, sizeof *ctx->diags);
+  if (list && !list_of(ctx)) __atomic_store_n(&ctx->diags, list, __ATOMIC_RELEASE);
   size_t n = list ? list->items.len : 0;
   bool ok = list && PSGI_VEC_RESERVE(ctx, &list->items, n + 1);
   if (ok) {
     list->items.data[n] = d;
     __atomic_store_n(&list->items.len, n + 1, __ATOMIC_RELEASE); /* see psg_ctx_diag_count */
   }
-  psg_diag_sink sink = ctx->sink;
+  psg_diag_sink sink = capture.ctx == ctx ? NULL : ctx->sink;
   void *user = ctx->sink_user;
   pthread_mutex_unlock(&ctx->lock);
   if (!ok) {
@@ -157,8 +177,9 @@ void psgi_diag_note(psg_ctx *ctx, const char *fmt, ...) {
   pthread_mutex_lock(&ctx->lock);
   /* This thread's newest record: the newest of all may be another thread's. */
   psg_diag *d = NULL;
-  for (size_t i = ctx->diags ? ctx->diags->items.len : 0; i-- > 0 && !d;)
-    if (ctx->diags->items.data[i] != &nomem_diag && own(ctx->diags->items.data[i])) d = ctx->diags->items.data[i];
+  psgi_diag_list *list = list_of(ctx);
+  for (size_t i = list ? list->items.len : 0; i-- > 0 && !d;)
+    if (list->items.data[i] != &nomem_diag && own(list->items.data[i])) d = list->items.data[i];
   if (d) {
     psgi_buf b;
     psgi_buf_init(&b, ctx);
@@ -207,7 +228,7 @@ void psg_ctx_set_diag_sink(psg_ctx *ctx, psg_diag_sink sink, void *user) {
  * it (support.h). The count alone is an atomic load, as the pass runner reads
  * it on every pass call; writers store it atomically under the lock. */
 static bool lock_for_reading(const psg_ctx *ctx) {
-  if (psgi_single_threaded()) return false;
+  if (psgi_single_threaded() || capture.ctx == ctx) return false;
   pthread_mutex_lock(&((psg_ctx *)ctx)->lock);
   return true;
 }
@@ -217,13 +238,14 @@ static void unlock_after_reading(const psg_ctx *ctx, bool locked) {
 }
 
 size_t psg_ctx_diag_count(const psg_ctx *ctx) {
-  const psgi_diag_list *list = __atomic_load_n(&ctx->diags, __ATOMIC_ACQUIRE);
+  const psgi_diag_list *list = list_of(ctx);
   return list ? __atomic_load_n(&list->items.len, __ATOMIC_ACQUIRE) : 0;
 }
 
 const psg_diag *psg_ctx_get_diag(const psg_ctx *ctx, size_t i) {
   bool locked = lock_for_reading(ctx);
-  const psg_diag *d = ctx->diags && i < ctx->diags->items.len ? ctx->diags->items.data[i] : NULL;
+  const psgi_diag_list *list = list_of(ctx);
+  const psg_diag *d = list && i < list->items.len ? list->items.data[i] : NULL;
   unlock_after_reading(ctx, locked);
   return d;
 }
@@ -231,8 +253,9 @@ const psg_diag *psg_ctx_get_diag(const psg_ctx *ctx, size_t i) {
 const psg_diag *psg_ctx_get_last_error(const psg_ctx *ctx) {
   bool locked = lock_for_reading(ctx);
   const psg_diag *d = NULL;
-  for (size_t i = ctx->diags ? ctx->diags->items.len : 0; i-- > 0 && !d;)
-    if (ctx->diags->items.data[i]->severity == PSG_SEVERITY_ERROR) d = ctx->diags->items.data[i];
+  const psgi_diag_list *list = list_of(ctx);
+  for (size_t i = list ? list->items.len : 0; i-- > 0 && !d;)
+    if (list->items.data[i]->severity == PSG_SEVERITY_ERROR) d = list->items.data[i];
   unlock_after_reading(ctx, locked);
   return d;
 }
@@ -251,9 +274,10 @@ void psg_ctx_clear_diags(psg_ctx *ctx) {
  * naive loop nest). A sink has seen them already. */
 void psgi_diag_truncate(psg_ctx *ctx, size_t from) {
   pthread_mutex_lock(&ctx->lock);
-  if (ctx->diags && from < ctx->diags->items.len) {
-    for (size_t i = from; i < ctx->diags->items.len; i++) diag_free(ctx, ctx->diags->items.data[i]);
-    __atomic_store_n(&ctx->diags->items.len, from, __ATOMIC_RELEASE);
+  psgi_diag_list *list = list_of(ctx);
+  if (list && from < list->items.len) {
+    for (size_t i = from; i < list->items.len; i++) diag_free(ctx, list->items.data[i]);
+    __atomic_store_n(&list->items.len, from, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&ctx->lock);
 }
@@ -265,8 +289,9 @@ void psgi_diag_truncate(psg_ctx *ctx, size_t from) {
 void psgi_diag_locate_since(psg_ctx *ctx, size_t from, const char *file, int line, int col,
                             const char *source_line, size_t source_len) {
   pthread_mutex_lock(&ctx->lock);
-  for (size_t i = from; ctx->diags && i < ctx->diags->items.len; i++) {
-    psg_diag *d = ctx->diags->items.data[i];
+  psgi_diag_list *list = list_of(ctx);
+  for (size_t i = from; list && i < list->items.len; i++) {
+    psg_diag *d = list->items.data[i];
     if (d == &nomem_diag || !own(d) || d->file || d->severity != PSG_SEVERITY_ERROR) continue;
     char *old = d->rendered;
     if (!(d->file = psgi_strndup(ctx, file, strlen(file)))) continue;
@@ -296,7 +321,8 @@ void psgi_diag_reword(psg_ctx *ctx, size_t i, const char *fmt, ...) {
   psgi_buf_vprintf(&mb, fmt, ap);
   va_end(ap);
   pthread_mutex_lock(&ctx->lock);
-  psg_diag *d = ctx->diags && i < ctx->diags->items.len ? ctx->diags->items.data[i] : NULL;
+  psgi_diag_list *list = list_of(ctx);
+  psg_diag *d = list && i < list->items.len ? list->items.data[i] : NULL;
   if (d && d != &nomem_diag && own(d) && !mb.failed && mb.data) {
     psg_diag old = *d;
     d->message = mb.data;
@@ -313,6 +339,67 @@ void psgi_diag_reword(psg_ctx *ctx, size_t i, const char *fmt, ...) {
   }
   pthread_mutex_unlock(&ctx->lock);
   psgi_buf_fini(&mb);
+}
+
+/* Capture (see `capture` above) ------------------------------------------ */
+
+psg_status psgi_diag_capture_begin(psg_ctx *ctx, psgi_diag_list **saved) {
+  *saved = capture.ctx == ctx ? capture.list : NULL;
+  psgi_diag_list *list = psgi_calloc(ctx, sizeof *list);
+  if (!list) return psgi_nomem(ctx);
+  capture.ctx = ctx;
+  capture.list = list;
+  return PSG_OK;
+}
+
+psgi_diag_list *psgi_diag_capture_end(psg_ctx *ctx, psgi_diag_list *saved) {
+  psgi_diag_list *list = capture.list;
+  capture.ctx = saved ? ctx : NULL;
+  capture.list = saved;
+  return list;
+}
+
+void psgi_diag_capture_free(psg_ctx *ctx, psgi_diag_list *list) {
+  if (!list) return;
+  for (size_t i = 0; i < list->items.len; i++) diag_free(ctx, list->items.data[i]);
+  PSGI_VEC_FREE(ctx, &list->items);
+  psgi_free(ctx, list);
+}
+
+/* Appends the captured records to this thread's list (the context's, or an
+ * enclosing capture), as if this thread had just recorded them: it owns
+ * them now (notes go to them) and the sink sees them. Frees `list`. */
+void psgi_diag_replay(psg_ctx *ctx, psgi_diag_list *list) {
+  if (!list) return;
+  size_t i = 0;
+  for (; i < list->items.len; i++) {
+    psg_diag *d = list->items.data[i];
+    if (d == &nomem_diag) {
+      psgi_nomem(ctx);
+      continue;
+    }
+    d->thread = pthread_self();
+    pthread_mutex_lock(&ctx->lock);
+    psgi_diag_list *to = list_of(ctx) ? list_of(ctx) : psgi_calloc(ctx, sizeof *ctx->diags);
+    if (to && !list_of(ctx)) __atomic_store_n(&ctx->diags, to, __ATOMIC_RELEASE);
+    size_t n = to ? to->items.len : 0;
+    bool ok = to && PSGI_VEC_RESERVE(ctx, &to->items, n + 1);
+    if (ok) {
+      to->items.data[n] = d;
+      __atomic_store_n(&to->items.len, n + 1, __ATOMIC_RELEASE);
+    }
+    psg_diag_sink sink = capture.ctx == ctx ? NULL : ctx->sink;
+    void *user = ctx->sink_user;
+    pthread_mutex_unlock(&ctx->lock);
+    if (!ok) {
+      diag_free(ctx, d);
+      psgi_nomem(ctx);
+      continue;
+    }
+    if (sink) sink(user, d);
+  }
+  PSGI_VEC_FREE(ctx, &list->items);
+  psgi_free(ctx, list);
 }
 
 /* Called by context destruction (lock not needed: no other user remains). */

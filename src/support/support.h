@@ -170,6 +170,17 @@ void psgi_diag_reword(psg_ctx *ctx, size_t i, const char *fmt, ...) __attribute_
  * (diag.c). */
 void psgi_diag_locate_since(psg_ctx *ctx, size_t from, const char *file, int line, int col,
                             const char *source_line, size_t source_len);
+/* Diagnostics of a per-function pass body on a worker thread (diag.c,
+ * src/pass/parallel.c): between begin and end, this thread's records for
+ * `ctx` go to a list of their own (readers on this thread see that list;
+ * the sink is not called). End gives the list back and restores the capture
+ * `saved` by begin; replay appends the records to this thread's list in
+ * order and calls the sink (freeing the list); free drops them. */
+typedef struct psgi_diag_list psgi_diag_list;
+psg_status psgi_diag_capture_begin(psg_ctx *ctx, psgi_diag_list **saved);
+psgi_diag_list *psgi_diag_capture_end(psg_ctx *ctx, psgi_diag_list *saved);
+void psgi_diag_replay(psg_ctx *ctx, psgi_diag_list *list);
+void psgi_diag_capture_free(psg_ctx *ctx, psgi_diag_list *list);
 /* Drops the diagnostics recorded since index `from` (diag.c). */
 void psgi_diag_truncate(psg_ctx *ctx, size_t from);
 void psgi_diag_note(psg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

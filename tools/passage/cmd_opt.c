@@ -19,6 +19,7 @@ typedef struct opt_args {
   int print_flags;
   const char *time_passes; /* NULL, "tree", "flat" or "json" */
   bool dump_pipeline, no_meta, lower;
+  char threads_config[48]; /* --threads N as the config assignment it stands for */
 } opt_args;
 
 static void usage(FILE *to) {
@@ -33,6 +34,9 @@ static void usage(FILE *to) {
           "  --required-pass NAME     always run NAME in a Sequential, whatever its level\n"
           "  --config KEY=VALUE       a PassContext config option (`passage configs`);\n"
           "                           VALUE: 1, true, 2.5, \"text\", [1,2], {field=1}\n"
+          "  --threads N              run function and prim-func passes on N threads (0: one per\n"
+          "                           processor; default 1); the output is the serial run's\n"
+          "                           (--config passage.num_threads=N)\n"
           "  --print-ir-before=NAME   print the module before each run of pass NAME\n"
           "  --print-ir-after=NAME    print the module after each run of pass NAME\n"
           "  --print-ir-before-all    print before every pass\n"
@@ -95,6 +99,16 @@ static int parse_args(int argc, char **argv, opt_args *a) {
     } else if ((v = flag_value(argc, argv, &i, "--config")) != NULL) {
       ok = a->num_configs < MAX_NAMES;
       if (ok) a->configs[a->num_configs++] = v;
+    } else if ((v = flag_value(argc, argv, &i, "--threads")) != NULL) {
+      char *end = NULL;
+      long n = strtol(v, &end, 10);
+      if (!*v || *end || n < 0 || n > 1024) {
+        fprintf(stderr, "passage opt: --threads takes a count from 0 to 1024, not '%s'\n", v);
+        return 2;
+      }
+      snprintf(a->threads_config, sizeof a->threads_config, "passage.num_threads=%ld", n);
+      ok = a->num_configs < MAX_NAMES;
+      if (ok) a->configs[a->num_configs++] = a->threads_config;
     } else if ((v = flag_value(argc, argv, &i, "--print-ir-before")) != NULL) {
       ok = add_names((char *)v, a->before, &a->num_before);
     } else if ((v = flag_value(argc, argv, &i, "--print-ir-after")) != NULL) {
@@ -123,7 +137,7 @@ static int parse_args(int argc, char **argv, opt_args *a) {
       a->lower = true;
     } else if (arg[0] == '-' && arg[1]) {
       static const char *const value_flags[] = {"-o", "-p", "--passes", "--disable-pass", "--required-pass",
-                                                "--input-shape", "--config", "--print-ir-before",
+                                                "--input-shape", "--config", "--threads", "--print-ir-before",
                                                 "--print-ir-after", NULL};
       if (cli_missing_value("opt", arg, value_flags)) return 2;
       if (arg[1] == 'O')

@@ -1,0 +1,113 @@
+/* Passage — function and prim-func passes on threads (docs/pass-infra.md
+ * "Threads"). The callbacks of a per-function pass run ahead, on
+ * passage.num_threads threads, over the module's chosen entries; then the
+ * serial body (pass.c, prim_func_pass.c) walks the module in order as
+ * before, taking each entry's precomputed result instead of calling the
+ * callback. So the result module, the diagnostics (captured per entry and
+ * replayed in module order; the entries after the first failure are
+ * dropped with theirs) and the instruments (one before and one after the
+ * whole pass, on the calling thread) are those of the serial run. */
+#include "pass/pass_internal.h"
+#include "support/thread_pool.h"
+
+typedef struct precomputed_entry {
+  bool ran;
+  psg_status st;
+  void *out;
+  psgi_diag_list *diags;
+} precomputed_entry;
+
+struct psgi_precomputed {
+  psg_ctx *ctx;
+  psg_module *mod;
+  psg_pass_context *current; /* the caller's current context, made current on the workers */
+  psgi_entry_call_fn call;
+  void *user;
+  void (*release)(void *);
+  size_t n;           /* chosen entries */
+  size_t taken;       /* how many psgi_precomputed_next gave */
+  size_t *index;      /* the module index of each chosen entry, in order */
+  precomputed_entry *entries; /* by module index */
+};
+
+/* A worker running a pass body does not start threads of its own (a
+ * callback that runs a pass runs it serially). */
+static _Thread_local bool on_worker;
+
+unsigned psgi_pass_context_threads(psg_pass_context *pc) {
+  int64_t n = psg_pass_context_config_int(pc, "passage.num_threads");
+  if (n == 0) return psgi_num_processors();
+  return n < 1 ? 1 : n > PSGI_MAX_THREADS ? PSGI_MAX_THREADS : (unsigned)n;
+}
+
+static bool run_one(void *user, size_t k) {
+  psgi_precomputed *r = user;
+  precomputed_entry *pe = &r->entries[r->index[k]];
+  bool was_worker = on_worker;
+  on_worker = true;
+  psgi_diag_list *saved = NULL;
+  pe->ran = true;
+  pe->st = psgi_diag_capture_begin(r->ctx, &saved);
+  bool capturing = !pe->st, pushed = false;
+  if (!pe->st && r->current) pushed = !(pe->st = psgi_pass_context_push(r->current));
+  if (!pe->st) pe->st = r->call(&r->mod->entries[r->index[k]], r->user, &pe->out);
+  if (pushed) psgi_pass_context_pop(r->current);
+  if (capturing) pe->diags = psgi_diag_capture_end(r->ctx, saved);
+  on_worker = was_worker;
+  return pe->st == PSG_OK;
+}
+
+psg_status psgi_parallel_precompute(psg_pass *p, psg_module *mod, psg_pass_context *pc,
+                                    bool (*chosen)(const psgi_module_entry *e), psgi_entry_call_fn call,
+                                    void *user, void (*release)(void *), psgi_precomputed **out) {
+  *out = NULL;
+  if (on_worker || !(p->trusted || p->concurrent)) return PSG_OK;
+  unsigned threads = psgi_pass_context_threads(pc);
+  if (threads < 2) return PSG_OK;
+  size_t n = 0;
+  for (size_t i = 0; i < mod->n && n < 2; i++) n += chosen(&mod->entries[i]);
+  if (n < 2) return PSG_OK;
+  psg_ctx *ctx = mod->ctx;
+  psgi_precomputed *r = psgi_calloc(ctx, sizeof *r);
+  if (!r) return psgi_nomem(ctx);
+  r->ctx = ctx;
+  r->mod = mod;
+  r->call = call;
+  r->user = user;
+  r->release = release;
+  r->index = psgi_alloc(ctx, mod->n * sizeof *r->index);
+  r->entries = psgi_calloc(ctx, mod->n * sizeof *r->entries);
+  if (!r->index || !r->entries || !(r->current = psg_pass_context_current(ctx))) {
+    psgi_precomputed_free(r);
+    return psgi_nomem(ctx);
+  }
+  for (size_t i = 0; i < mod->n; i++)
+    if (chosen(&mod->entries[i])) r->index[r->n++] = i;
+  psgi_parallel_for(r->n, threads, run_one, r);
+  *out = r;
+  return PSG_OK;
+}
+
+psg_status psgi_precomputed_next(psgi_precomputed *r, void **out) {
+  *out = NULL;
+  precomputed_entry *pe = r->taken < r->n ? &r->entries[r->index[r->taken++]] : NULL;
+  if (!pe || !pe->ran)
+    return psg_ctx_fail(r->ctx, PSG_ERR_INTERNAL, "no precomputed result for function %zu of the module",
+                        r->taken);
+  psgi_diag_replay(r->ctx, pe->diags);
+  pe->diags = NULL;
+  *out = pe->out;
+  pe->out = NULL;
+  return pe->st;
+}
+
+void psgi_precomputed_free(psgi_precomputed *r) {
+  if (!r) return;
+  for (size_t i = 0; r->entries && i < r->mod->n; i++) {
+    if (r->entries[i].out) r->release(r->entries[i].out);
+    psgi_diag_capture_free(r->ctx, r->entries[i].diags);
+  }
+  psgi_free(r->ctx, r->index);
+  psgi_free(r->ctx, r->entries);
+  psgi_free(r->ctx, r);
+}

@@ -1,0 +1,31 @@
+/* Passage — a parallel loop over task indices on a few threads
+ * (thread_pool.c), for the per-function pass bodies (src/pass/parallel.c). */
+#ifndef PSG_THREAD_POOL_H
+#define PSG_THREAD_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Most threads one loop starts (the machines we run on have 2-64 cores). */
+#define PSGI_MAX_THREADS 64
+
+/* One task: false when it failed, which makes every task after it
+ * unnecessary (the caller reports the first failure in index order). */
+typedef bool (*psgi_task_fn)(void *user, size_t i);
+
+/* Runs fn(user, i) for i in [0, n) on up to `threads` threads, the calling
+ * thread one of them, and returns when every task that was started has
+ * finished. Tasks are taken in index order; once task k has failed, tasks
+ * after k are not started (those before k all run, as one of them may fail
+ * too). Threads are started for the call and detached: one that starts
+ * after the tasks are all taken exits without running any, and the call
+ * does not wait for it; one that cannot be started leaves its share to the
+ * others. With threads < 2 or n < 2 the tasks run in order on the caller,
+ * stopping at the first failure. Returns the number of threads that could
+ * take tasks, the caller included. */
+unsigned psgi_parallel_for(size_t n, unsigned threads, psgi_task_fn fn, void *user);
+
+/* The number of processors online (at least 1). */
+unsigned psgi_num_processors(void);
+
+#endif
