@@ -4,8 +4,8 @@
  * the pipeline text, the context (opt level, required and disabled passes,
  * config) as `//` comment lines, then the input module as text. The
  * outermost pass call renders its input; with testing.local_reproducer every
- * non-Sequential call renders its own. When a call fails the innermost
- * rendered text is written (once per outermost run). A crash by signal
+ * non-Sequential call renders its own. When the outermost call fails, the
+ * innermost rendered text of the failure is written. A crash by signal
  * (SIGSEGV, SIGABRT, SIGFPE, SIGBUS) writes the same pre-rendered text from
  * a handler that only calls open/write/close, then re-raises the signal
  * under the handler that was there before. psg_reproducer_load reads it. */
@@ -18,11 +18,16 @@
 #include "pass/pass_internal.h"
 #include "passage/text.h"
 
-/* Per thread: how deep in pass calls, and what the outermost run did. */
+/* Per thread: how deep in pass calls, and the failure the outermost run
+ * will write: the text of the innermost failing frame that rendered one,
+ * its depth and its pass. A failure caught inside a call that then succeeds
+ * (a pass that tries a pipeline and falls back) is dropped. */
 static _Thread_local int depth;
-static _Thread_local bool written;              /* this outermost run wrote its file */
-static _Thread_local const char *failed_pass;   /* its innermost failing pass */
-static _Thread_local bool owns_crash;           /* this thread armed the signal handlers */
+static _Thread_local char *pending;
+static _Thread_local size_t pending_len;
+static _Thread_local int pending_depth;
+static _Thread_local char pending_pass[256]; /* a copy: an inner pass may be gone by then */
+static _Thread_local bool owns_crash; /* this thread armed the signal handlers */
 
 /* The crash state, process wide: one thread at a time arms the handlers
  * (another thread's run with a reproducer then writes on errors only). */
@@ -157,11 +162,7 @@ void psgi_reproducer_enter(psgi_repro_frame *f, psg_pass *p, const psg_module *m
   if (!path || !*path) return;
   f->path = path;
   bool local = psg_pass_context_config_bool(pc, "testing.local_reproducer");
-  if (depth == 1) {
-    written = false;
-    failed_pass = NULL;
-    owns_crash = f->crash_owner = arm(path);
-  }
+  if (depth == 1) owns_crash = f->crash_owner = arm(path);
   /* The outermost call always renders, so a failure outside any leaf
    * (resolving a required pass) still has its file. */
   if ((depth == 1 || (local && p->kind != PSG_PASS_SEQUENTIAL)) && !render(f, p, mod, pc))
@@ -176,32 +177,45 @@ void psgi_reproducer_enter(psgi_repro_frame *f, psg_pass *p, const psg_module *m
   crash_pass = p->info->name;
 }
 
-static void write_file(psgi_repro_frame *f, psg_ctx *ctx) {
-  FILE *out = fopen(f->path, "wb");
-  const char *nl = memchr(f->text, '\n', f->len);
-  size_t first = nl ? (size_t)(nl - f->text) + 1 : 0; /* "// passage reproducer 1\n" stays first */
-  bool ok = out && fwrite(f->text, 1, first, out) == first &&
-            fprintf(out, "// failed-pass: %s\n", failed_pass ? failed_pass : "?") > 0 &&
-            fwrite(f->text + first, 1, f->len - first, out) == f->len - first;
+static void write_file(const char *path, const char *text, size_t len, const char *pass, psg_ctx *ctx) {
+  FILE *out = fopen(path, "wb");
+  const char *nl = memchr(text, '\n', len);
+  size_t first = nl ? (size_t)(nl - text) + 1 : 0; /* "// passage reproducer 1\n" stays first */
+  bool ok = out && fwrite(text, 1, first, out) == first && fprintf(out, "// failed-pass: %s\n", pass) > 0 &&
+            fwrite(text + first, 1, len - first, out) == len - first;
   if (out && fclose(out) != 0) ok = false;
-  if (ok) psgi_diag_note(ctx, "reproducer written to %s", f->path);
+  if (ok) psgi_diag_note(ctx, "reproducer written to %s", path);
   else
     psgi_diag_add(ctx, PSG_SEVERITY_WARNING, PSG_OK, NULL, 0, 0, NULL, 0, NULL, "cannot write reproducer %s: %s",
-                  f->path, strerror(errno));
+                  path, strerror(errno));
+}
+
+static void drop_pending(void) {
+  free(pending);
+  pending = NULL;
+  pending_len = 0;
+  pending_depth = 0;
+  pending_pass[0] = 0;
 }
 
 void psgi_reproducer_leave(psgi_repro_frame *f, psg_pass *p, psg_status st) {
-  if (f->path && st) {
-    if (!failed_pass) failed_pass = p->info->name; /* inner calls leave first */
-    if (!written && f->text) {
-      write_file(f, p->ctx);
-      written = true;
-    }
-  }
   if (f->path && owns_crash) {
     if (crash_frame == f) crash_frame = f->prev;
     crash_pass = f->prev_pass;
   }
+  if (f->path && !st && pending_pass[0] && pending_depth > depth) drop_pending(); /* caught inside this call */
+  if (f->path && st) {
+    if (!pending_pass[0]) { /* inner calls leave first */
+      snprintf(pending_pass, sizeof pending_pass, "%s", p->info->name);
+      pending_depth = depth;
+    }
+    if (!pending && f->text) { /* the innermost rendered frame that failed */
+      pending = f->text, pending_len = f->len;
+      f->text = NULL;
+    }
+    if (depth == 1 && pending) write_file(f->path, pending, pending_len, pending_pass, p->ctx);
+  }
+  if (depth == 1) drop_pending();
   if (f->crash_owner) {
     disarm();
     owns_crash = false;

@@ -127,8 +127,10 @@ static psg_status untyped_copy(psg_ctx *ctx, const psg_expr *fn, pair_vec *pairs
     psg_expr *n = NULL;
     if (!st) st = psgi_expr_rebuild(e, kids.data, &n);
     if (st) break;
-    n->checked_type = NULL; /* new and unshared: InferType types it from scratch */
-    n->flags &= (uint16_t)~PSGI_EXPR_TYPE_FINAL;
+    if (n != e) { /* new and unshared: InferType types it from scratch */
+      n->checked_type = NULL;
+      n->flags &= (uint16_t)~PSGI_EXPR_TYPE_FINAL;
+    }
     pair pr = {e, n};
     psgi_map_entry *m = psgi_map_put_ptr(&memo, e, NULL);
     if (!m || !PSGI_VEC_PUSH(ctx, pairs, pr)) {

@@ -229,6 +229,58 @@ static void test_reproducer_on_error(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* A module pass that runs a failing pipeline, ignores the failure and
+ * returns its input: the run succeeds, so no reproducer is written. */
+static psg_status try_and_fall_back(psg_module *mod, psg_pass_context *pc, void *user, psg_module **out) {
+  psg_pass *inner = NULL;
+  psg_module *tmp = NULL;
+  CHECK_OK(psg_pipeline_parse(user, "testing.BreakTypes", &inner));
+  CHECK(psg_pass_run(inner, mod, pc, &tmp) != PSG_OK);
+  psg_pass_release(inner);
+  psg_ctx_clear_diags(user);
+  psg_module_retain(mod);
+  *out = mod;
+  return PSG_OK;
+}
+
+static void test_reproducer_caught_failure(void) {
+  psg_ctx *ctx = check_ctx();
+  CHECK_OK(psg_testing_register_seeded_bug_passes(ctx));
+  char path[] = "/tmp/psg_caught_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  close(fd);
+  unlink(path);
+  psg_module *mod = parse(ctx, src);
+  psg_pass_info *info = NULL;
+  psg_pass *p = NULL, *seq = NULL, *crash = NULL;
+  CHECK_OK(psg_pass_info_create(ctx, "TryAndFallBack", 0, NULL, 0, &info));
+  CHECK_OK(psg_create_module_pass(ctx, info, try_and_fall_back, ctx, NULL, &p));
+  psg_pass_info_release(info);
+  for (int local = 0; local < 2; local++) {
+    psg_pass_context *pc = context(ctx, true, path, local);
+    psg_module *out = NULL;
+    CHECK_OK(psg_pass_run(p, mod, pc, &out));
+    psg_module_release(out);
+    CHECK(access(path, F_OK) != 0);
+    /* Then a real failure after it: the file names that one. */
+    psg_pass *kids[2] = {p, NULL};
+    CHECK_OK(psg_pipeline_parse(ctx, "testing.BreakTypes", &crash));
+    kids[1] = crash;
+    CHECK_OK(psg_sequential(ctx, kids, 2, NULL, &seq));
+    CHECK(psg_pass_run(seq, mod, pc, &out) != PSG_OK);
+    const char *text = slurp(path);
+    CHECK(text && strstr(text, "// failed-pass: testing.BreakTypes\n"));
+    unlink(path);
+    psg_pass_release(seq);
+    psg_pass_release(crash);
+    psg_pass_context_release(pc);
+  }
+  psg_pass_release(p);
+  psg_module_release(mod);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 static void test_reproducer_on_crash(void) {
   char path[] = "/tmp/psg_crash_XXXXXX";
   int fd = mkstemp(path);
@@ -276,6 +328,7 @@ int main(void) {
   RUN_TEST(test_prim_func_caught);
   RUN_TEST(test_default_from_build);
   RUN_TEST(test_reproducer_on_error);
+  RUN_TEST(test_reproducer_caught_failure);
   RUN_TEST(test_reproducer_on_crash);
   return check_finish();
 }
