@@ -4,7 +4,8 @@
  * call no missing global, give its operator calls attributes of the op's
  * schema and as many arguments as the op takes, and carry the checked types
  * InferType would assign again; every PrimFunc it changed must pass the TIR
- * well-formedness check. It lives above src/pass (it needs InferType) and is
+ * well-formedness check. A problem the same function had before the pass
+ * (an ill-formed input) is not reported: verify-each blames passes. It lives above src/pass (it needs InferType) and is
  * installed into every context by src/builtin/ctx_create.c. */
 #include "ir/op_table.h"
 #include "text/text_internal.h"
@@ -244,13 +245,22 @@ psg_status psgi_verify_module(psg_ctx *ctx, const psg_module *in, const psg_modu
     const psgi_module_entry *en = &out->entries[i];
     ptrdiff_t j = psg_module_find(in, en->gv->u.gvar.name);
     const psgi_module_entry *old = j >= 0 ? &in->entries[j] : NULL;
+    size_t mark = psg_ctx_diag_count(ctx);
     if (en->func) {
       changed[i] = !old || old->func != en->func;
       any_relay |= changed[i];
       if (changed[i]) st = check_function(ctx, out, pass, en);
       else if (removed) st = check_nodes(ctx, out, pass, en->gv->u.gvar.name, en->func);
+      /* A problem the input already had is not this pass's doing. */
+      if (st == PSG_ERR_PASS_FAILED && old && old->func && check_function(ctx, in, pass, old) != PSG_OK) {
+        psgi_diag_truncate(ctx, mark);
+        st = PSG_OK;
+      }
     } else if (en->prim && (!old || old->prim != en->prim)) {
-      if (psg_tir_verify_well_formed(en->prim) != PSG_OK)
+      if (psg_tir_verify_well_formed(en->prim) == PSG_OK) continue;
+      if (old && old->prim && psg_tir_verify_well_formed(old->prim) != PSG_OK)
+        psgi_diag_truncate(ctx, mark); /* ill-formed already before the pass */
+      else
         st = fail_at(ctx, pass, NULL, "PrimFunc @%s is not well formed (the errors above)", en->gv->u.gvar.name);
     }
   }
