@@ -353,5 +353,31 @@ PSG_API char *psg_pipeline_print(const psg_pass *p);
  * --dump-pass-pipeline). Free with psg_free. */
 PSG_API char *psg_pipeline_print_expanded(const psg_pass *p);
 
+/* Debugging a pipeline (docs/pass-infra.md, "Verify each" and "Reproducers")
+ * -------------------------------------------------------------------------
+ * Config options of the PassContext turn them on: testing.verify_each
+ * (Bool: check the module after every pass that changed it),
+ * testing.reproducer (String: the file written when a pass fails or
+ * crashes) and testing.local_reproducer (Bool: the file holds the failing
+ * pass and its own input only).
+ *
+ * Reads the reproducer at `path`: *pc a new PassContext with the recorded
+ * opt level, required and disabled passes and config, *pipeline the pipeline
+ * text (free with psg_free), *mod the input module (its diagnostics point
+ * into the file). Enter *pc, parse *pipeline and run it over *mod to replay
+ * the failure. PSG_ERR_IO, PSG_ERR_PARSE (no "// pipeline:" line, a bad
+ * header line, the module text), or the config's validation error; all
+ * outputs NULL then. */
+PSG_API psg_status psg_reproducer_load(psg_ctx *ctx, const char *path, psg_pass_context **pc, char **pipeline,
+                                       psg_module **mod);
+
+/* TEST ONLY. Registers in `ctx` the seeded-bug passes the tests of
+ * verify-each and reproducers use (never registered by default):
+ * "testing.BreakTypes" (function pass: gives the body of each function a
+ * wrong checked type, [1] + its shape), "testing.BreakPrimFunc" (prim-func
+ * pass: makes each PrimFunc use a variable it never defines) and
+ * "testing.Crash" (module pass: raises SIGSEGV). */
+PSG_API psg_status psg_testing_register_seeded_bug_passes(psg_ctx *ctx);
+
 PSG_END_DECLS
 #endif

@@ -209,6 +209,8 @@ _PROTOS = {
     "psg_pass_registry_name": (S, [P, Z]), "psg_pass_registry_kind": (I, [P, Z]),
     "psg_pass_registry_opt_level": (I, [P, Z]), "psg_pass_registry_help": (S, [P, Z]),
     "psg_pipeline_parse": (I, [P, S, PP]), "psg_pipeline_print": (P, [P]),
+    "psg_reproducer_load": (I, [P, S, PP, PP, PP]),
+    "psg_testing_register_seeded_bug_passes": (I, [P]),
     # instruments
     "psg_instrument_create": (I, [P, S, ctypes.POINTER(InstrumentCallbacks), P, FREE_FN, PP]),
     "psg_instrument_retain": (None, [P]), "psg_instrument_release": (None, [P]),

@@ -23,7 +23,7 @@ import pytest
 
 from .ir import IRModule, assert_structural_equal
 
-__all__ = ["parameter", "parameters", "fixture", "main", "CompareBeforeAfter", "enabled_targets",
+__all__ = ["register_seeded_bug_passes", "parameter", "parameters", "fixture", "main", "CompareBeforeAfter", "enabled_targets",
            "assert_allclose", "uses_gpu"]
 
 
@@ -211,3 +211,11 @@ class CompareBeforeAfter:
             after = after.with_attr("global_symbol", "main")
             expected = expected.with_attr("global_symbol", "main")
         assert_structural_equal(after, expected)
+
+
+def register_seeded_bug_passes():
+    """TEST ONLY: registers the seeded-bug passes of the verify-each and
+    reproducer tests (psg_testing_register_seeded_bug_passes):
+    testing.BreakTypes, testing.BreakPrimFunc and testing.Crash (SIGSEGV)."""
+    from ._ffi import lib, CTX, call
+    call(lib.psg_testing_register_seeded_bug_passes, CTX, what="register_seeded_bug_passes")

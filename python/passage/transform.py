@@ -636,3 +636,40 @@ class PassContext:
                 "\tdisabled passes: %s\n\tinstruments: %s\n\tconfig: %s\n"
                 % (self.opt_level, self.required_pass, self.disabled_pass,
                    [str(i) for i in self.instruments], self.config))
+
+
+class Reproducer:
+    """A reproducer file read back (docs/pass-infra.md, "Reproducers"): the
+    file a pass run writes when it fails or crashes under
+    `PassContext(config={"testing.reproducer": PATH})` (and, for the failing
+    pass alone, `"testing.local_reproducer": True`).
+
+        r = passage.transform.Reproducer("repro.relay")
+        r.pipeline, r.mod, r.pass_context     # what was recorded
+        r.run()                                # replays: raises the same error
+
+    Options given as keyword arguments are added to the recorded context's
+    config (e.g. `Reproducer(path, config={"testing.verify_each": True})`).
+    IOError-like PassError/ParseError when the file cannot be read."""
+
+    def __init__(self, path, config=None):
+        pc, pipeline, mod = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+        call(lib.psg_reproducer_load, CTX, enc(str(path)), ctypes.byref(pc), ctypes.byref(pipeline),
+             ctypes.byref(mod), what="reproducer")
+        self.path = str(path)
+        self.pipeline = take_string(pipeline.value)
+        self.mod = IRModule._own(mod.value)
+        ctx = PassContext.__new__(PassContext)
+        ctx._ptr = pc.value
+        self.pass_context = ctx
+        for k, v in (config or {}).items():
+            ctx._set_config(k, v)
+
+    def run(self):
+        """Replays the recorded pipeline over the recorded module under the
+        recorded context; the module it returns (a failing replay raises)."""
+        with self.pass_context:
+            return parse_pipeline(self.pipeline)(self.mod)
+
+    def __repr__(self):
+        return "Reproducer(%r, pipeline=%r)" % (self.path, self.pipeline)

@@ -300,6 +300,10 @@ psg_status psgi_module_put(const psg_module *m, const psgi_module_entry *e, bool
  * use, appended to *out (borrowed). */
 typedef PSGI_VEC(const psg_expr *) psgi_expr_vec;
 psg_status psgi_free_vars(psg_ctx *ctx, const psg_expr *e, psgi_expr_vec *out);
+/* psg_expr_well_formed, also telling the first offending variable (NULL when
+ * the walk ran out of memory) and whether it was bound twice (else it was
+ * used outside its scope). */
+bool psgi_expr_well_formed_explain(const psg_expr *e, const psg_expr **bad_var, bool *bound_twice);
 /* The first of them, or NULL. */
 psg_status psgi_first_free_var(psg_ctx *ctx, const psg_expr *e, const psg_expr **out);
 

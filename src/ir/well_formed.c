@@ -18,6 +18,8 @@ typedef struct wf {
   psgi_map visited; /* node -> 1 */
   PSGI_VEC(const psg_expr *) scope;
   bool ok, oom;
+  const psg_expr *bad; /* the first offending variable */
+  bool twice;          /* bad was bound a second time (else: used out of scope) */
 } wf;
 
 static void bind(wf *w, const psg_expr *v) {
@@ -28,7 +30,11 @@ static void bind(wf *w, const psg_expr *v) {
     w->oom = true;
     return;
   }
-  if (!is_new) w->ok = false; /* bound a second time */
+  if (!is_new && w->ok) { /* bound a second time */
+    w->ok = false;
+    w->bad = v;
+    w->twice = true;
+  }
   l->value = (void *)((uintptr_t)l->value + 1);
 }
 
@@ -41,7 +47,10 @@ static void unbind_to(wf *w, size_t mark) {
 
 static void use(wf *w, const psg_expr *v) {
   psgi_map_entry *l = psgi_map_get_ptr(&w->live, v);
-  if ((!l || !l->value) && psgi_map_get_ptr(&w->bound, v)) w->ok = false; /* out of its scope */
+  if ((!l || !l->value) && psgi_map_get_ptr(&w->bound, v) && w->ok) { /* out of its scope */
+    w->ok = false;
+    w->bad = v;
+  }
 }
 
 static bool walk(wf *w, const psg_expr *root) {
@@ -89,7 +98,9 @@ static bool walk(wf *w, const psg_expr *root) {
   return w->ok && !w->oom;
 }
 
-bool psg_expr_well_formed(const psg_expr *e) {
+bool psg_expr_well_formed(const psg_expr *e) { return psgi_expr_well_formed_explain(e, NULL, NULL); }
+
+bool psgi_expr_well_formed_explain(const psg_expr *e, const psg_expr **bad_var, bool *bound_twice) {
   wf w;
   memset(&w, 0, sizeof w);
   w.ctx = e->ctx;
@@ -102,5 +113,7 @@ bool psg_expr_well_formed(const psg_expr *e) {
   psgi_map_fini(&w.live);
   psgi_map_fini(&w.visited);
   PSGI_VEC_FREE(w.ctx, &w.scope);
+  if (bad_var) *bad_var = ok ? NULL : w.bad;
+  if (bound_twice) *bound_twice = !ok && w.twice;
   return ok;
 }

@@ -66,10 +66,26 @@ static const field simplify_fields[] = {
     {"apply_constraints_to_boolean_branches", PSG_CONFIG_BOOL, 0},
 };
 
+/* verify-each is on by default in the sanitizer build (CMakeLists.txt), so
+ * every test there checks every pass's result. */
+#ifndef PASSAGE_VERIFY_EACH_DEFAULT
+#define PASSAGE_VERIFY_EACH_DEFAULT 0
+#endif
+
 static const builtin_option builtins[] = {
     {"testing.immutable_module", PSG_CONFIG_BOOL, 0, NULL, 0,
      "fail a pass that changes its input module (checked by structural hash)", "the pass runner (every pass call)",
      false},
+    {"testing.verify_each", PSG_CONFIG_BOOL, PASSAGE_VERIFY_EACH_DEFAULT, NULL, 0,
+     "after every pass that changed the module, check it: variables bound once and in scope, no free variable or "
+     "missing global, op attributes and arity, checked types equal to InferType's, TIR well-formedness",
+     "the pass runner (verify-each, every pass call)", false},
+    {"testing.reproducer", PSG_CONFIG_STRING, 0, NULL, 0,
+     "file to write when a pass fails or crashes: the pipeline, the context and the input module, replayed by "
+     "`passage opt --run-reproducer FILE` (\"\": none)",
+     "the pass runner (reproducers, every pass call)", false},
+    {"testing.local_reproducer", PSG_CONFIG_BOOL, 0, NULL, 0,
+     "the reproducer holds only the failing pass and its own input module", "the pass runner (reproducers)", false},
     {"relay.FuseOps.max_depth", PSG_CONFIG_INT, 256, NULL, 0, "maximum number of ops fused into one function",
      "FuseOps", true},
     {"relay.FuseOps.link_params", PSG_CONFIG_BOOL, 0, NULL, 0, "fuse constants into primitive functions", "FuseOps",
@@ -181,6 +197,7 @@ static psg_status scalar_attr(psg_ctx *ctx, int type, int64_t v, psg_attr **out)
 }
 
 static psg_status make_default(psg_ctx *ctx, const builtin_option *b, psg_attr **out) {
+  if (b->type == PSG_CONFIG_STRING) return psg_attr_string(ctx, "", 0, out); /* String built-ins: "" */
   if (b->type != PSG_CONFIG_DICT) return scalar_attr(ctx, b->type, b->def, out);
   enum { MAX_FIELDS = 8 };
   const char *keys[MAX_FIELDS];

@@ -107,6 +107,10 @@ typedef struct psgi_thread_default psgi_thread_default;
 /* Room for config.c's table of built-in options. */
 #define PSGI_MAX_BUILTIN_OPTIONS 32
 
+/* Verify-each's module checks after pass `pass` turned `in` into `out`. */
+typedef psg_status (*psgi_module_verifier_fn)(psg_ctx *ctx, const psg_module *in, const psg_module *out,
+                                              const char *pass);
+
 typedef struct psgi_pass_state {
   PSGI_VEC(psgi_config_option) options; /* registered at run time; built-ins are a table in config.c */
   psg_attr *builtin_defaults[PSGI_MAX_BUILTIN_OPTIONS]; /* made (adopted) when first listed */
@@ -117,6 +121,7 @@ typedef struct psgi_pass_state {
   size_t num_builtin;
   PSGI_VEC(psgi_registry_entry) passes;
   psgi_thread_default *thread_defaults; /* guarded by thread_default.c's lock, not ctx->lock */
+  psgi_module_verifier_fn verifier;     /* verify-each's checks (NULL: none installed) */
 } psgi_pass_state;
 
 /* The pass state of `ctx`, made on first use. Callers hold ctx->lock while
@@ -239,6 +244,30 @@ void psgi_registry_free_owned(psg_ctx *ctx, const psg_pass_decl *d);
 
 /* Appends the pipeline text of a registered pass: "Name" or "Name{k=v,...}". */
 void psgi_format_pass_spec(psgi_buf *b, const char *name, const psg_attrs *options);
+/* Appends an option value in the pipeline syntax (what psgi_parse_value_in
+ * reads back). */
+void psgi_format_value(psgi_buf *b, const psg_attr *v);
+
+/* Verify-each (verify_each.c): the module verifier, installed by the layer
+ * that knows InferType (src/builtin/ctx_create.c), and the check the run
+ * function makes after a pass body when testing.verify_each is on. */
+psg_status psgi_pass_install_verifier(psg_ctx *ctx, psgi_module_verifier_fn fn);
+psg_status psgi_verify_each(psg_pass *p, psg_pass_context *pc, const psg_module *in, const psg_module *out);
+
+/* Reproducers (reproducer.c): with testing.reproducer set, the run function
+ * renders a pass's input before it runs (the outermost pass's; with
+ * testing.local_reproducer, every non-Sequential pass's) and writes it when
+ * the pass fails, or from a signal handler when it crashes. */
+typedef struct psgi_repro_frame {
+  const char *path;                    /* the config's file name; NULL: reproducers off */
+  char *text;                          /* the rendered file (libc), NULL when none */
+  size_t len;
+  const struct psgi_repro_frame *prev; /* what a crash wrote before this frame */
+  const char *prev_pass;               /* the pass a crash named before this frame */
+  bool crash_owner;                    /* this (outermost) frame armed the signal handlers */
+} psgi_repro_frame;
+void psgi_reproducer_enter(psgi_repro_frame *f, psg_pass *p, const psg_module *mod, psg_pass_context *pc);
+void psgi_reproducer_leave(psgi_repro_frame *f, psg_pass *p, psg_status st);
 
 /* Utility: a copy of a NUL-terminated string in the context's allocator. */
 char *psgi_strdup(psg_ctx *ctx, const char *s);

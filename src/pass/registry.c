@@ -171,6 +171,8 @@ static void print_value(psgi_buf *b, const psg_attr *v) {
   }
 }
 
+void psgi_format_value(psgi_buf *b, const psg_attr *v) { print_value(b, v); }
+
 void psgi_format_pass_spec(psgi_buf *b, const char *name, const psg_attrs *options) {
   psgi_buf_puts(b, name);
   if (!psg_attrs_count(options)) return;

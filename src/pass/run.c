@@ -3,7 +3,9 @@
  * property-establishing pass goes through psgi_pass_call, which does, in
  * order: should_run and the before-hooks, the properties the pass needs, the
  * body, verification, the properties of the result, the after-hooks (or
- * after-failed). What a call does is read from the pass and the module. */
+ * after-failed). What a call does is read from the pass and the module.
+ * Around it all, the reproducer hook (reproducer.c) keeps the input to
+ * write out if the call fails. */
 #include "pass/pass_internal.h"
 
 /* Gives *mod every property of `want` it lacks, by running the establishing
@@ -34,8 +36,8 @@ static psg_status body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_m
   return psg_ctx_fail(p->ctx, PSG_ERR_INTERNAL, "unknown pass kind %d", p->kind);
 }
 
-/* Checks after the body; the slot where per-pass verification goes. Today:
- * testing.immutable_module (the input's structural hash is unchanged). */
+/* Checks after the body: testing.immutable_module (the input's structural
+ * hash is unchanged); then verify-each (verify_each.c). */
 static psg_status verify(psg_pass *p, const psg_module *in, uint64_t in_hash, bool immutable) {
   if (immutable && psg_module_structural_hash(in) != in_hash)
     return psg_ctx_fail(p->ctx, PSG_ERR_PASS_FAILED, "Immutable module has been modified in pass: %s", p->info->name);
@@ -54,6 +56,8 @@ psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, ps
   psg_ctx *ctx = p->ctx;
   *out = NULL;
   size_t diags_before = psg_ctx_diag_count(ctx);
+  psgi_repro_frame repro;
+  psgi_reproducer_enter(&repro, p, mod, pc);
   bool should_run = true;
   psg_status st = psgi_instruments_before(pc, mod, p->info, &should_run);
   if (st || !should_run) {
@@ -67,6 +71,7 @@ psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, ps
   st = ensure(p, p->needs, &in, pc);
   if (!st) st = body(p, in, pc, &ret);
   if (!st) st = verify(p, mod, h0, immutable);
+  if (!st) st = psgi_verify_each(p, pc, in, ret);
   if (!st) st = update_properties(p, in, ret);
   if (!st) st = ensure(p, p->result_needs, &ret, pc);
   psg_module_release(in);
@@ -86,5 +91,6 @@ done:
       psg_ctx_fail(ctx, st, "pass '%s' failed: %s", p->info->name, psg_status_str(st));
     psgi_diag_note(ctx, "in pass '%s'", p->info->name);
   }
+  psgi_reproducer_leave(&repro, p, st);
   return st;
 }

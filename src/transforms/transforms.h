@@ -9,6 +9,10 @@
 /* Types every Relay function of `mod` in place (checked_type caches) and
  * reports type errors as diagnostics; used by InferType and the interpreter. */
 psg_status psgi_infer_module_types(psg_ctx *ctx, const psg_module *mod);
+/* Verify-each's checks of what pass `pass` changed turning `in` into `out`
+ * (verify_module.c): PSG_ERR_PASS_FAILED with a located "after pass 'X': ..."
+ * error on the first problem. */
+psg_status psgi_verify_module(psg_ctx *ctx, const psg_module *in, const psg_module *out, const char *pass);
 
 /* {"InferType", NULL}: TVM's `required` list of most standard passes, for
  * their declarations. */

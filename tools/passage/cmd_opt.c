@@ -20,6 +20,8 @@ typedef struct opt_args {
   const char *time_passes; /* NULL, "tree", "flat" or "json" */
   bool dump_pipeline, no_meta, lower;
   char threads_config[48]; /* --threads N as the config assignment it stands for */
+  bool verify_each, local_reproducer, seeded_bugs;
+  const char *reproducer, *run_reproducer;
 } opt_args;
 
 static void usage(FILE *to) {
@@ -51,6 +53,15 @@ static void usage(FILE *to) {
           "  --lower                  then run the pipeline 'lower' (LowerTE and tir.default_pipeline)\n"
           "                           under the same context: the output holds the Relay host\n"
           "                           graph and the PrimFuncs (docs/lowering.md)\n"
+          "  --verify-each            check the module after every pass that changed it\n"
+          "                           (config testing.verify_each; docs/pass-infra.md)\n"
+          "  --reproducer=FILE        when a pass fails or crashes, write FILE: the pipeline, the\n"
+          "                           context and the input module (config testing.reproducer)\n"
+          "  --local-reproducer       ... holding only the failing pass and its own input\n"
+          "  --run-reproducer FILE    replay a reproducer (IN, -p and the context come from FILE;\n"
+          "                           flags given here are added to its context)\n"
+          "  --testing-seeded-bugs    TEST ONLY: register the seeded-bug passes testing.BreakTypes,\n"
+          "                           testing.BreakPrimFunc and testing.Crash\n"
           "IR printing and timing go to stderr.\n");
 }
 
@@ -135,10 +146,20 @@ static int parse_args(int argc, char **argv, opt_args *a) {
       a->no_meta = true;
     } else if (!strcmp(arg, "--lower")) {
       a->lower = true;
+    } else if (!strcmp(arg, "--verify-each")) {
+      a->verify_each = true;
+    } else if (!strcmp(arg, "--local-reproducer")) {
+      a->local_reproducer = true;
+    } else if (!strcmp(arg, "--testing-seeded-bugs")) {
+      a->seeded_bugs = true;
+    } else if ((v = flag_value(argc, argv, &i, "--reproducer")) != NULL) {
+      a->reproducer = v;
+    } else if ((v = flag_value(argc, argv, &i, "--run-reproducer")) != NULL) {
+      a->run_reproducer = v;
     } else if (arg[0] == '-' && arg[1]) {
       static const char *const value_flags[] = {"-o", "-p", "--passes", "--disable-pass", "--required-pass",
                                                 "--input-shape", "--config", "--threads", "--print-ir-before",
-                                                "--print-ir-after", NULL};
+                                                "--print-ir-after", "--reproducer", "--run-reproducer", NULL};
       if (cli_missing_value("opt", arg, value_flags)) return 2;
       if (arg[1] == 'O')
         fprintf(stderr, "passage opt: the opt level is -O0, -O1, -O2 or -O3, not '%s'\n", arg);
@@ -156,16 +177,40 @@ static int parse_args(int argc, char **argv, opt_args *a) {
       return 2;
     }
   }
-  if (!a->in && !a->dump_pipeline) {
+  if (a->run_reproducer && (a->in || a->pipeline || a->opt_level >= 0)) {
+    fprintf(stderr, "passage opt: --run-reproducer takes the input, pipeline and opt level from its file\n");
+    return 2;
+  }
+  if (!a->in && !a->dump_pipeline && !a->run_reproducer) {
     fprintf(stderr, "passage opt: missing input (see passage opt --help)\n");
     return 2;
   }
   return -1;
 }
 
-static psg_status build_context(psg_ctx *ctx, const opt_args *a, psg_pass_context **out) {
+/* The flags of verify-each and reproducers, as the config options they set. */
+static psg_status set_debug_configs(psg_ctx *ctx, const opt_args *a, psg_pass_context *pc) {
+  psg_attr *v = NULL;
+  psg_status st = PSG_OK;
+  if (a->verify_each && !(st = psg_attr_bool(ctx, true, &v))) st = psg_pass_context_set_config(pc, "testing.verify_each", v);
+  psg_attr_release(v), v = NULL;
+  if (!st && a->reproducer && !(st = psg_attr_string(ctx, a->reproducer, strlen(a->reproducer), &v)))
+    st = psg_pass_context_set_config(pc, "testing.reproducer", v);
+  psg_attr_release(v), v = NULL;
+  if (!st && a->local_reproducer && !(st = psg_attr_bool(ctx, true, &v)))
+    st = psg_pass_context_set_config(pc, "testing.local_reproducer", v);
+  psg_attr_release(v);
+  return st;
+}
+
+/* The context from the flags, or from the reproducer being replayed (then
+ * *mod and *pipeline come from it too) with the flags added. */
+static psg_status build_context(psg_ctx *ctx, const opt_args *a, psg_pass_context **out, psg_module **mod,
+                                char **pipeline) {
   psg_pass_context *pc = NULL;
-  psg_status st = psg_pass_context_create(ctx, &pc);
+  psg_status st = a->run_reproducer ? psg_reproducer_load(ctx, a->run_reproducer, &pc, pipeline, mod)
+                                    : psg_pass_context_create(ctx, &pc);
+  if (!st) st = set_debug_configs(ctx, a, pc);
   if (!st && a->opt_level >= 0) st = psg_pass_context_set_opt_level(pc, a->opt_level);
   for (size_t i = 0; !st && i < a->num_disabled; i++) st = psg_pass_context_add_disabled_pass(pc, a->disabled[i]);
   for (size_t i = 0; !st && i < a->num_required; i++) st = psg_pass_context_add_required_pass(pc, a->required[i]);
@@ -310,8 +355,10 @@ int cmd_opt(int argc, char **argv) {
   psg_instrument *timing = NULL;
   char level_name[4] = {'O', (char)('0' + (a.opt_level >= 0 ? a.opt_level : 2)), 0, 0};
   const char *text = a.pipeline ? a.pipeline : level_name;
-  char *lowered_text = NULL;
-  psg_status st = build_context(ctx, &a, &pc);
+  char *lowered_text = NULL, *repro_pipeline = NULL;
+  psg_status st = a.seeded_bugs ? psg_testing_register_seeded_bug_passes(ctx) : PSG_OK;
+  if (!st) st = build_context(ctx, &a, &pc, &in, &repro_pipeline);
+  if (repro_pipeline) text = repro_pipeline;
   if (!st && a.lower) {
     size_t n = strlen(text) + sizeof "sequential(,lower)";
     lowered_text = malloc(n);
@@ -332,7 +379,7 @@ int cmd_opt(int argc, char **argv) {
   }
   if (!st) st = add_instruments(ctx, &a, pc, &timing);
   cli_load_opts lo = {a.input_shapes, a.num_input_shapes, NULL};
-  if (!st) st = cli_load_module(ctx, a.in, &lo, &in);
+  if (!st && !in) st = cli_load_module(ctx, a.in, &lo, &in);
   if (!st) st = psg_pass_run(pipeline, in, pc, &out);
 exit:
   if (entered) {
@@ -352,5 +399,6 @@ done:
   psg_pass_context_release(pc);
   psg_ctx_release(ctx);
   free(lowered_text);
+  psg_free(repro_pipeline);
   return rc;
 }
