@@ -19,3 +19,12 @@ if(PASSAGE_TESTS)
   passage_plugin(passage_bad_abi_plugin ${PROJECT_SOURCE_DIR}/tests/plugin/bad_abi_plugin.c)
   passage_plugin(passage_no_entry_plugin ${PROJECT_SOURCE_DIR}/tests/plugin/no_entry_plugin.c)
 endif()
+
+# The unit test that loads them: it links the library's objects, so it
+# exports their psg_ symbols for the plugins (as libpassage.so does).
+if(TARGET test_pass_bisect)
+  target_compile_definitions(test_pass_bisect PRIVATE PASSAGE_PLUGIN_DIR="${PASSAGE_PLUGIN_DIR}")
+  set_target_properties(test_pass_bisect PROPERTIES ENABLE_EXPORTS ON)
+  target_link_libraries(test_pass_bisect PRIVATE ${CMAKE_DL_LIBS})
+  add_dependencies(test_pass_bisect passage_example_plugin passage_bad_abi_plugin passage_no_entry_plugin)
+endif()
