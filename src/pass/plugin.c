@@ -3,6 +3,7 @@
  * looked up and its ABI version checked before anything of it is called;
  * its register callback then adds its passes to the context's registry. The
  * library stays open until the context dies (its passes are its code). */
+#define _GNU_SOURCE /* dladdr, RTLD_NOLOAD */
 #include <dlfcn.h>
 #include "pass/pass_internal.h"
 
@@ -49,8 +50,23 @@ static const psg_pass_plugin_info *plugin_info(psg_ctx *ctx, void *handle, const
   return info;
 }
 
+/* A plugin links nothing: its psg_ calls bind to the Passage that loads it.
+ * A host that opened libpassage with RTLD_LOCAL (Python's ctypes does) has
+ * to make its symbols global first, or the plugin's would not resolve; a
+ * second copy of the library must never be loaded. */
+static void make_passage_global(void) {
+  Dl_info self;
+  void *fn;
+  psg_status (*load)(psg_ctx *, const char *) = psg_pass_plugin_load;
+  memcpy(&fn, &load, sizeof fn);
+  if (!dladdr(fn, &self) || !self.dli_fname) return;
+  void *h = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+  if (h) dlclose(h); /* the promotion stays; the library stays loaded by its host */
+}
+
 psg_status psg_pass_plugin_load(psg_ctx *ctx, const char *path) {
   if (!path || !*path) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "psg_pass_plugin_load: no path");
+  make_passage_global();
   void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *why = dlerror();
