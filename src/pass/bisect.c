@@ -39,11 +39,24 @@ static bool is_essential(const psg_pass *p, const psg_pass_context *pc) {
 
 static bool is_container(const psg_pass *p) { return p->kind == PSG_PASS_SEQUENTIAL || psgi_pass_is_fixed_point(p); }
 
-void psgi_bisect_run_begin(psg_pass_context *pc) {
-  if (pc->run_depth++ == 0) pc->bisect_count = 0, pc->bisect_essential = 0;
+/* The limit is read once, when the outermost run begins. Without a limit
+ * nothing on the context is written, so runs on several threads sharing a
+ * context touch no shared state here (with one, the numbering of runs on
+ * several threads at once would mean nothing anyway). */
+bool psgi_bisect_run_begin(psg_pass_context *pc) {
+  if (pc->run_depth > 0) return pc->run_depth++, true;
+  int64_t limit = psg_pass_context_config_int(pc, "testing.opt_bisect_limit");
+  if (limit < 0) return false;
+  pc->bisect_limit = limit;
+  pc->bisect_count = 0;
+  pc->bisect_essential = 0;
+  pc->run_depth = 1;
+  return true;
 }
 
-void psgi_bisect_run_end(psg_pass_context *pc) { pc->run_depth--; }
+void psgi_bisect_run_end(psg_pass_context *pc, bool begun) {
+  if (begun) pc->run_depth--;
+}
 
 /* Counts one execution of `p` (on function `func`, or the module when NULL)
  * and decides it, with its BISECT note. */
@@ -63,8 +76,8 @@ static bool decide(const psg_pass *p, psg_pass_context *pc, const char *func, in
 }
 
 int psgi_bisect_gate(psg_pass *p, psg_pass_context *pc) {
-  int64_t limit = psg_pass_context_config_int(pc, "testing.opt_bisect_limit");
-  if (limit < 0) return PSGI_BISECT_RUN;
+  if (pc->run_depth == 0) return PSGI_BISECT_RUN; /* no limit */
+  int64_t limit = pc->bisect_limit;
   bool essential = is_essential(p, pc);
   /* Function kinds are decided per function (psgi_bisect_run_on). */
   if (p->kind == PSG_PASS_MODULE && !is_container(p) && !decide(p, pc, NULL, limit, essential))
@@ -79,7 +92,6 @@ void psgi_bisect_ungate(psg_pass_context *pc, int gate) {
 }
 
 bool psgi_bisect_run_on(psg_pass *p, psg_pass_context *pc, const char *func) {
-  int64_t limit = psg_pass_context_config_int(pc, "testing.opt_bisect_limit");
-  if (limit < 0) return true;
-  return decide(p, pc, func, limit, is_essential(p, pc));
+  if (pc->run_depth == 0) return true; /* no limit */
+  return decide(p, pc, func, pc->bisect_limit, is_essential(p, pc));
 }

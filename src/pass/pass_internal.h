@@ -87,9 +87,10 @@ struct psg_pass_context {
   /* testing.opt_bisect_limit (bisect.c): pass executions counted since the
    * outermost psg_pass_run began, how deep runs nest, and how many
    * essential passes are running (everything inside one is essential). */
-  int64_t bisect_count;
+  int64_t bisect_limit, bisect_count;
   uint64_t bisect_skips; /* executions skipped so far (never reset) */
-  int run_depth, bisect_essential;
+  int run_depth;         /* 0: no limit in force (nothing else here is used) */
+  int bisect_essential;
 };
 
 /* Per-context state of the pass layer. */
@@ -200,13 +201,14 @@ psg_status psgi_sequential_make(psg_ctx *ctx, psg_pass *const *passes, psgi_pass
 psg_status psgi_pass_resolve_ensure(psg_pass *p);
 
 /* Opt-bisect (bisect.c, testing.opt_bisect_limit). psg_pass_run brackets
- * the outermost run with begin/end (the count restarts there). gate runs
+ * every run with begin/end (the count restarts at the outermost one; end
+ * takes what begin returned). gate runs
  * before a pass call: PSGI_BISECT_SKIP means the call returns its input;
  * otherwise the value goes back to ungate after the call. run_on decides for
  * one function of a function or prim-func pass (`func`: its global name). */
 enum { PSGI_BISECT_SKIP = -1, PSGI_BISECT_RUN = 0, PSGI_BISECT_RUN_ESSENTIAL = 1 };
-void psgi_bisect_run_begin(psg_pass_context *pc);
-void psgi_bisect_run_end(psg_pass_context *pc);
+bool psgi_bisect_run_begin(psg_pass_context *pc);
+void psgi_bisect_run_end(psg_pass_context *pc, bool begun);
 int psgi_bisect_gate(psg_pass *p, psg_pass_context *pc);
 void psgi_bisect_ungate(psg_pass_context *pc, int gate);
 bool psgi_bisect_run_on(psg_pass *p, psg_pass_context *pc, const char *func);
