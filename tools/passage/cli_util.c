@@ -81,3 +81,11 @@ psg_status cli_set_bisect_limit(psg_pass_context *pc, const char *text) {
   psg_attr_release(v);
   return st;
 }
+
+const char *cli_flag_value(int argc, char **argv, int *i, const char *flag) {
+  size_t n = strlen(flag);
+  if (strncmp(argv[*i], flag, n)) return NULL;
+  if (argv[*i][n] == '=') return argv[*i] + n + 1;
+  if (argv[*i][n] || *i + 1 >= argc) return NULL;
+  return argv[++*i];
+}

@@ -46,21 +46,22 @@ static int parse_args(int argc, char **argv, bisect_args *a) {
   memset(a, 0, sizeof *a);
   a->opt_level = -1;
   for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    bool has_value = i + 1 < argc;
+    const char *arg = argv[i], *v;
     if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
       usage(stdout);
       return 0;
-    } else if ((!strcmp(arg, "-p") || !strcmp(arg, "--passes")) && has_value) {
+    } else if (!strcmp(arg, "-p") && i + 1 < argc) {
       a->pipeline = argv[++i];
-    } else if (!strcmp(arg, "--predicate") && has_value) {
-      a->predicate = argv[++i];
+    } else if ((v = cli_flag_value(argc, argv, &i, "--passes")) != NULL) {
+      a->pipeline = v;
+    } else if ((v = cli_flag_value(argc, argv, &i, "--predicate")) != NULL) {
+      a->predicate = v;
     } else if (arg[0] == '-' && arg[1] == 'O' && arg[2] >= '0' && arg[2] <= '3' && !arg[3]) {
       a->opt_level = arg[2] - '0';
-    } else if (!strcmp(arg, "--config") && has_value && a->num_configs < MAX_NAMES) {
-      a->configs[a->num_configs++] = argv[++i];
-    } else if (!strcmp(arg, "--load-pass-plugin") && has_value && a->num_plugins < MAX_NAMES) {
-      a->plugins[a->num_plugins++] = argv[++i];
+    } else if (a->num_configs < MAX_NAMES && (v = cli_flag_value(argc, argv, &i, "--config")) != NULL) {
+      a->configs[a->num_configs++] = v;
+    } else if (a->num_plugins < MAX_NAMES && (v = cli_flag_value(argc, argv, &i, "--load-pass-plugin")) != NULL) {
+      a->plugins[a->num_plugins++] = v;
     } else if (arg[0] == '-' && arg[1]) {
       static const char *const value_flags[] = {"-p", "--passes", "--predicate", "--config", "--load-pass-plugin",
                                                 NULL};

@@ -67,6 +67,9 @@ psg_status cli_write_file_atomic(psg_ctx *ctx, const char *path, const char *dat
 /* --opt-bisect-limit=N: N (an integer >= -1) as the config
  * testing.opt_bisect_limit of `pc`; a located error otherwise. */
 psg_status cli_set_bisect_limit(psg_pass_context *pc, const char *text);
+/* "--flag=value" or "--flag value" at argv[*i] (advancing *i past a
+ * separate value); NULL if this argument is not `flag` or lacks its value. */
+const char *cli_flag_value(int argc, char **argv, int *i, const char *flag);
 
 /* passage run's parts (cmd_run.c): a tensor of uniform values ([-1, 1) for
  * floats, [0, 10) for integers) from the xorshift generator `seed`; writing
