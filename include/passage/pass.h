@@ -78,6 +78,20 @@ PSG_API psg_status psg_create_prim_func_pass(psg_ctx *ctx, const psg_pass_info *
 PSG_API psg_status psg_sequential(psg_ctx *ctx, psg_pass *const *passes, size_t n,
                                   const psg_pass_info *info, psg_pass **out);
 
+/* A FixedPoint (XLA's HloPassFix; pipeline text fixed_point(P1,...){max_iterations=N}):
+ * a module pass named "FixedPoint" that runs a Sequential of `passes` (each
+ * retained, `required` resolved as psg_sequential does) again and again until
+ * the module stops changing (the same module, or structurally equal), at
+ * most `max_iterations` times (>= 1). Reaching the limit is a warning and the
+ * last module is the result; a module seen before (its structural hash equal
+ * to that of an earlier iteration's, not the last one's) is a cycle:
+ * PSG_ERR_PASS_FAILED. The timing tree shows the iteration count.
+ * PSG_ERR_INVALID_ARGUMENT for max_iterations < 1 or a NULL pass. */
+PSG_API psg_status psg_fixed_point(psg_ctx *ctx, psg_pass *const *passes, size_t n, int max_iterations,
+                                   psg_pass **out);
+/* The max_iterations of a pass psg_fixed_point made; 0 for any other pass. */
+PSG_API int psg_fixed_point_max_iterations(const psg_pass *p);
+
 PSG_API void psg_pass_retain(psg_pass *p);
 PSG_API void psg_pass_release(psg_pass *p);
 PSG_API int psg_pass_kind(const psg_pass *p);

@@ -19,6 +19,7 @@
 #include "passage/text.h"
 #include "passage/pass.h"
 #include "passage/instrument.h"
+#include "passage/plugin.h"
 #include "passage/interp.h"
 #include "passage/tir.h"
 #include "passage/tvmscript.h"

@@ -21,7 +21,7 @@ from .ir import IRModule, Function, Expr, _wrap_expr, _attr_from_py, _attr_to_py
     attrs_from_py
 
 __all__ = ["PassInfo", "PassContext", "Pass", "ModulePass", "FunctionPass", "PrimFuncPass",
-           "Sequential", "module_pass", "function_pass", "prim_func_pass", "PrintIR", "get_pass",
+           "Sequential", "FixedPoint", "load_pass_plugin", "loaded_pass_plugins", "module_pass", "function_pass", "prim_func_pass", "PrintIR", "get_pass",
            "list_passes", "parse_pipeline", "register_pass", "register_func"]
 
 
@@ -120,6 +120,8 @@ class Pass:
     def _own(ptr):
         kind = lib.psg_pass_kind(ptr)
         cls = {1: ModulePass, 2: FunctionPass, 3: PrimFuncPass, 4: Sequential}.get(kind, Pass)
+        if kind == 1 and lib.psg_fixed_point_max_iterations(ptr) > 0:
+            cls = FixedPoint
         obj = object.__new__(cls)
         obj._ptr = ptr
         return obj
@@ -141,8 +143,9 @@ class Pass:
         if not isinstance(mod, IRModule):
             raise TypeError("a pass runs on an IRModule, got %r" % type(mod).__name__)
         out = ctypes.c_void_p()
-        with _ffi.Call():
+        with _ffi.Call() as c:
             st = lib.psg_pass_run(self._ptr, mod._ptr, None, ctypes.byref(out))
+            _show_bisect_lines(c.t.diags)
             if st != _ffi.OK:
                 raise _ffi.error_from_status(st, self.info.name)
         return IRModule._own(out.value)
@@ -196,6 +199,57 @@ class Sequential(Pass):
             lib.psg_pass_retain(p)
             out.append(Pass._own(p))
         return out
+
+
+class FixedPoint(ModulePass):
+    """FixedPoint(passes, max_iterations=10): runs Sequential(passes) again
+    and again until the module stops changing (XLA's HloPassFix; pipeline
+    text fixed_point(P1,P2){max_iterations=N}). Reaching the limit is a
+    warning (the last module is the result); a module seen before is a
+    cycle and raises PassError."""
+
+    def __init__(self, passes, max_iterations=10):
+        passes = [passes] if isinstance(passes, Pass) else _listify(passes)
+        for p in passes:
+            if not isinstance(p, Pass):
+                raise TypeError("pass %r is not a Pass" % (p,))
+        out = ctypes.c_void_p()
+        call(lib.psg_fixed_point, CTX, _ffi.ptr_array([p._ptr for p in passes]), len(passes),
+             int(max_iterations), ctypes.byref(out), what="FixedPoint")
+        self._ptr = out.value
+
+    @property
+    def max_iterations(self):
+        return lib.psg_fixed_point_max_iterations(self._ptr)
+
+    @property
+    def passes(self):
+        """The inner passes (the children of its Sequential)."""
+        inner = lib.psg_pass_get_child(self._ptr, 0)
+        lib.psg_pass_retain(inner)
+        return Pass._own(inner).passes
+
+
+def _show_bisect_lines(diags):
+    """testing.opt_bisect_limit's BISECT lines go to stderr as the CLI
+    shows them (LLVM prints them there too)."""
+    for d in diags:
+        if lib.psg_diag_pass(d) == b"OptBisect":
+            sys.stderr.write(s(lib.psg_diag_message(d)) + "\n")
+
+
+def load_pass_plugin(path):
+    """Loads a pass plugin (a shared library exporting
+    psg_get_pass_plugin_info, include/passage/plugin.h) and registers its
+    passes: get_pass and parse_pipeline then know them. PassError on a
+    missing file, a library that is not a plugin or an ABI mismatch."""
+    call(lib.psg_pass_plugin_load, CTX, enc(str(path)), what="pass plugin")
+
+
+def loaded_pass_plugins():
+    """[(name, path)] of the plugins loaded so far, in order."""
+    return [(s(lib.psg_pass_plugin_name(CTX, i)), s(lib.psg_pass_plugin_path(CTX, i)))
+            for i in range(lib.psg_pass_plugin_count(CTX))]
 
 
 # So that the design doc's example runs as written: it decorates a function

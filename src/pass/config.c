@@ -86,6 +86,10 @@ static const builtin_option builtins[] = {
      "the pass runner (reproducers, every pass call)", false},
     {"testing.local_reproducer", PSG_CONFIG_BOOL, 0, NULL, 0,
      "the reproducer holds only the failing pass and its own input module", "the pass runner (reproducers)", false},
+    {"testing.opt_bisect_limit", PSG_CONFIG_INT, -1, NULL, 0,
+     "run only the first N pass executions (each module pass once, each function or prim-func pass once per "
+     "function) and skip the rest but essential ones, printing a BISECT line for each (-1: no limit, no lines)",
+     "the pass runner (every pass call)", false},
     {"relay.FuseOps.max_depth", PSG_CONFIG_INT, 256, NULL, 0, "maximum number of ops fused into one function",
      "FuseOps", true},
     {"relay.FuseOps.link_params", PSG_CONFIG_BOOL, 0, NULL, 0, "fuse constants into primitive functions", "FuseOps",

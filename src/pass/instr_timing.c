@@ -186,3 +186,25 @@ done:
 char *psg_timing_render(const psg_instrument *timing_inst) { return render(timing_inst, 0, 0); }
 char *psg_timing_render_flat(const psg_instrument *timing_inst, size_t n) { return render(timing_inst, 1, n); }
 char *psg_timing_render_json(const psg_instrument *timing_inst) { return render(timing_inst, 2, 0); }
+
+void psgi_timing_annotate_open(psg_pass_context *pc, const char *note) {
+  pthread_mutex_lock(&pc->lock);
+  for (size_t i = 0; i < pc->instruments.len; i++) {
+    psg_instrument *inst = pc->instruments.data[i];
+    if (inst->cb.run_before_pass != t_before) continue;
+    timing *t = inst->user;
+    pthread_mutex_lock(&t->lock);
+    if (t->open >= 0) {
+      tnode *n = &t->nodes.data[t->open];
+      size_t len = strlen(n->name) + strlen(note) + 4;
+      char *named = psgi_alloc(t->ctx, len);
+      if (named) { /* out of memory: the plain name stays */
+        snprintf(named, len, "%s (%s)", n->name, note);
+        psgi_free(t->ctx, n->name);
+        n->name = named;
+      }
+    }
+    pthread_mutex_unlock(&t->lock);
+  }
+  pthread_mutex_unlock(&pc->lock);
+}

@@ -62,6 +62,9 @@ psg_status psgi_parallel_precompute(psg_pass *p, psg_module *mod, psg_pass_conte
                                     void *user, void (*release)(void *), psgi_precomputed **out) {
   *out = NULL;
   if (on_worker || !(p->trusted || p->concurrent)) return PSG_OK;
+  /* Opt-bisect numbers and decides executions per function in module order
+   * (bisect.c): with a limit set, the walk runs serially. */
+  if (pc->run_depth > 0) return PSG_OK;
   unsigned threads = psgi_pass_context_threads(pc);
   if (threads < 2) return PSG_OK;
   size_t n = 0;

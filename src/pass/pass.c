@@ -256,6 +256,11 @@ typedef struct per_function {
 static psg_status call_function_pass(psg_expr *func, const psgi_module_entry *e, void *user, psg_expr **out) {
   per_function *pf = user;
   psg_pass *p = pf->p;
+  if (!psgi_bisect_run_on(p, pf->pc, e->gv->u.gvar.name)) {
+    psg_expr_retain(func); /* skipped by opt-bisect: unchanged */
+    *out = func;
+    return PSG_OK;
+  }
   psg_status st = p->fn.function(func, pf->mod, pf->pc, p->user, out);
   if (st) return st;
   psg_expr *nf = *out;
@@ -315,5 +320,8 @@ psg_status psg_pass_run(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_
   *out = NULL;
   if (!p || !mod) return PSG_ERR_INVALID_ARGUMENT;
   if (!pc && !(pc = psg_pass_context_current(p->ctx))) return psgi_nomem(p->ctx);
-  return psgi_pass_call(p, mod, pc, out);
+  bool bisect = psgi_bisect_run_begin(pc);
+  psg_status st = psgi_pass_call(p, mod, pc, out);
+  psgi_bisect_run_end(pc, bisect);
+  return st;
 }

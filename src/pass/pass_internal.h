@@ -70,6 +70,9 @@ struct psg_pass {
   /* Its per-function callback may run on several threads at once
    * (psg_pass_set_concurrent; parallel.c): set for built-in passes too. */
   bool concurrent;
+  /* Run as a `required` dependency or to establish a property: opt-bisect
+   * never skips it, nor anything it runs (bisect.c). */
+  bool essential;
 };
 
 typedef PSGI_VEC(char *) psgi_str_vec;
@@ -84,6 +87,13 @@ struct psg_pass_context {
   psg_attrs *config;
   PSGI_VEC(psg_instrument *) instruments;
   pthread_mutex_t lock; /* guards the instrument list against override from another thread */
+  /* testing.opt_bisect_limit (bisect.c): pass executions counted since the
+   * outermost psg_pass_run began, how deep runs nest, and how many
+   * essential passes are running (everything inside one is essential). */
+  int64_t bisect_limit, bisect_count;
+  uint64_t bisect_skips; /* executions skipped so far (never reset) */
+  int run_depth;         /* 0: no limit in force (nothing else here is used) */
+  int bisect_essential;
 };
 
 /* Per-context state of the pass layer. */
@@ -104,6 +114,12 @@ typedef struct psgi_registry_entry {
 /* Each thread's default PassContext for one library context (thread_default.c). */
 typedef struct psgi_thread_default psgi_thread_default;
 
+/* A loaded pass plugin (plugin.c): the dlopen handle, its name and path. */
+typedef struct psgi_plugin {
+  void *handle;
+  char *name, *path;
+} psgi_plugin;
+
 /* Room for config.c's table of built-in options. */
 #define PSGI_MAX_BUILTIN_OPTIONS 32
 
@@ -122,7 +138,11 @@ typedef struct psgi_pass_state {
   PSGI_VEC(psgi_registry_entry) passes;
   psgi_thread_default *thread_defaults; /* guarded by thread_default.c's lock, not ctx->lock */
   psgi_module_verifier_fn verifier;     /* verify-each's checks (NULL: none installed) */
+  PSGI_VEC(psgi_plugin) plugins;        /* loaded pass plugins, unloaded after the registry is freed */
 } psgi_pass_state;
+
+/* Unloads the plugins of a dying context (plugin.c). */
+void psgi_plugins_unload(psg_ctx *ctx, psgi_pass_state *st);
 
 /* The pass state of `ctx`, made on first use. Callers hold ctx->lock while
  * reading or changing it. NULL on OOM. */
@@ -215,6 +235,28 @@ psg_status psgi_sequential_make(psg_ctx *ctx, psg_pass *const *passes, psgi_pass
                                 const psg_pass_info *info, psg_pass **out);
 /* Resolves p->ensure for p->needs | p->result_needs (properties.c). */
 psg_status psgi_pass_resolve_ensure(psg_pass *p);
+
+/* Opt-bisect (bisect.c, testing.opt_bisect_limit). psg_pass_run brackets
+ * every run with begin/end (the count restarts at the outermost one; end
+ * takes what begin returned). gate runs
+ * before a pass call: PSGI_BISECT_SKIP means the call returns its input;
+ * otherwise the value goes back to ungate after the call. run_on decides for
+ * one function of a function or prim-func pass (`func`: its global name). */
+enum { PSGI_BISECT_SKIP = -1, PSGI_BISECT_RUN = 0, PSGI_BISECT_RUN_ESSENTIAL = 1 };
+bool psgi_bisect_run_begin(psg_pass_context *pc);
+void psgi_bisect_run_end(psg_pass_context *pc, bool begun);
+int psgi_bisect_gate(psg_pass *p, psg_pass_context *pc);
+void psgi_bisect_ungate(psg_pass_context *pc, int gate);
+bool psgi_bisect_run_on(psg_pass *p, psg_pass_context *pc, const char *func);
+
+/* FixedPoint (fixed_point.c): true for a pass psg_fixed_point made; its one
+ * child is the inner Sequential. */
+bool psgi_pass_is_fixed_point(const psg_pass *p);
+/* A FixedPoint over `inner` (retained; the pipeline parser's Sequential). */
+psg_status psgi_fixed_point_make(psg_ctx *ctx, psg_pass *inner, int max_iterations, psg_pass **out);
+/* Appends " (NOTE)" to the name of the pass the timing instruments of `pc`
+ * have open, i.e. the one running (instr_timing.c). */
+void psgi_timing_annotate_open(psg_pass_context *pc, const char *note);
 
 /* Module properties (properties.c). */
 unsigned psgi_properties_established_by(const char *name);

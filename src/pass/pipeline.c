@@ -208,6 +208,41 @@ static const char *option_at(const char *from, const char *to, const char *key) 
   return from;
 }
 
+enum { DEFAULT_MAX_ITERATIONS = 10 };
+
+/* fixed_point(P1,P2,...){max_iterations=N}, after "fixed_point": the inner
+ * passes make a Sequential (their `required` resolved), the one option is
+ * optional. */
+static psg_status parse_fixed_point(pparser *pp, const char *at, psg_pass **out) {
+  if (*pp->p != '(') return perr(pp, pp->p, "expected '(' after fixed_point");
+  if (++pp->depth > MAX_NESTING) return perr(pp, at, "pipeline nested too deeply (limit %d)", MAX_NESTING);
+  pp->p++;
+  pass_vec kids = {0};
+  psg_pass *inner = NULL;
+  psg_attrs *options = NULL;
+  psg_status st = parse_list(pp, ')', &kids);
+  if (!st) st = make_sequential(pp, &kids, NULL, &inner);
+  pass_vec_free(pp->ctx, &kids);
+  int64_t max = DEFAULT_MAX_ITERATIONS;
+  ws(pp);
+  const char *opts_at = pp->p;
+  if (!st && *pp->p == '{') st = parse_options(pp, &options);
+  for (size_t i = 0; !st && i < psg_attrs_count(options); i++) {
+    const char *key = psg_attrs_key(options, i);
+    psg_attr *v = psg_attrs_get_value(options, i);
+    const char *key_at = option_at(opts_at, pp->p, key);
+    if (strcmp(key, "max_iterations"))
+      st = perr(pp, key_at, "fixed_point has one option, max_iterations, not '%s'", key);
+    else if (psg_attr_kind(v) != PSG_ATTR_INT || (max = psg_attr_get_int(v)) < 1 || max > INT_MAX)
+      st = perr(pp, key_at, "max_iterations must be an integer from 1 to %d", INT_MAX);
+  }
+  if (!st) st = psgi_fixed_point_make(pp->ctx, inner, (int)max, out);
+  psg_pass_release(inner);
+  psg_attrs_release(options);
+  pp->depth--;
+  return st;
+}
+
 static psg_status parse_spec(pparser *pp, psg_pass **out) {
   *out = NULL;
   ws(pp);
@@ -219,6 +254,7 @@ static psg_status parse_spec(pparser *pp, psg_pass **out) {
   memcpy(name, at, n);
   name[n] = 0;
   ws(pp);
+  if (!strcmp(name, "fixed_point")) return parse_fixed_point(pp, at, out);
   if (!strcmp(name, "sequential")) {
     if (++pp->depth > MAX_NESTING) return perr(pp, at, "pipeline nested too deeply (limit %d)", MAX_NESTING);
     psg_pass_info *info = NULL;
@@ -357,6 +393,18 @@ psg_status psg_pipeline_parse(psg_ctx *ctx, const char *text, psg_pass **out) {
 /* `expand`: registered pipelines (O2, FoldScaleAxis) are written out as
  * sequential[NAME,LEVEL](children) rather than by name. */
 static void print_pass(psgi_buf *b, const psg_pass *p, int depth, bool expand) {
+  if (psgi_pass_is_fixed_point(p)) {
+    const psg_pass *inner = p->children[0];
+    psgi_buf_puts(b, "fixed_point(");
+    for (size_t k = 0; k < inner->num_children && depth < MAX_NESTING; k++) {
+      if (k) psgi_buf_putc(b, ',');
+      print_pass(b, inner->children[k], depth + 1, expand);
+    }
+    psgi_buf_putc(b, ')');
+    int max = psg_fixed_point_max_iterations(p);
+    if (max != DEFAULT_MAX_ITERATIONS) psgi_buf_printf(b, "{max_iterations=%d}", max);
+    return;
+  }
   if (p->kind == PSG_PASS_SEQUENTIAL && (!p->registry_name || expand)) {
     const psg_pass_info *i = p->info;
     bool dflt = !strcmp(i->name, "sequential") && i->opt_level == 0;

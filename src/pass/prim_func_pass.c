@@ -40,7 +40,7 @@ psg_status psgi_prim_func_body(psg_pass *p, psg_module *mod, psg_pass_context *p
   bool changed = false;
   for (size_t i = 0; !st && i < n; i++) {
     psgi_module_entry e = mod->entries[i];
-    if (e.prim) {
+    if (e.prim && psgi_bisect_run_on(p, pc, e.gv->u.gvar.name)) {
       psg_tir_prim_func *nf = NULL;
       void *ahead = NULL;
       st = pre ? psgi_precomputed_next(pre, &ahead) : p->fn.prim_func(e.prim, mod, pc, p->user, &nf);

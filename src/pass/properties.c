@@ -84,6 +84,7 @@ psg_status psgi_pass_resolve_ensure(psg_pass *p) {
     psg_status st = psg_pass_get(p->ctx, name, NULL, &p->ensure[b]);
     building_establisher &= ~bit;
     if (st) return st;
+    p->ensure[b]->essential = true; /* run for correctness: opt-bisect never skips it */
   }
   return PSG_OK;
 }

@@ -45,14 +45,16 @@ static psg_status verify(psg_pass *p, const psg_module *in, uint64_t in_hash, bo
 }
 
 /* `out` came from `in`: unchanged, it only gains; changed, it keeps what
- * the pass declares it keeps. A registered pass's spec holds for its result. */
-static psg_status update_properties(psg_pass *p, psg_module *in, psg_module *out) {
+ * the pass declares it keeps. A registered pass's spec holds for its result,
+ * unless opt-bisect skipped part of it (`partial`): then the pass did not
+ * do all its work and only what it keeps is known. */
+static psg_status update_properties(psg_pass *p, psg_module *in, psg_module *out, bool partial) {
   unsigned kept = out == in ? 0 : psg_module_properties(in) & p->keeps;
-  psgi_module_add_properties(out, kept | p->establishes);
-  return p->spec ? psgi_module_add_spec(out, p->spec) : PSG_OK;
+  psgi_module_add_properties(out, kept | (partial ? 0 : p->establishes));
+  return p->spec && !partial ? psgi_module_add_spec(out, p->spec) : PSG_OK;
 }
 
-psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
+static psg_status call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
   psg_ctx *ctx = p->ctx;
   *out = NULL;
   size_t diags_before = psg_ctx_diag_count(ctx);
@@ -67,12 +69,13 @@ psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, ps
   bool immutable = psg_pass_context_config_bool(pc, "testing.immutable_module");
   uint64_t h0 = immutable ? psg_module_structural_hash(mod) : 0;
   psg_module *in = mod, *ret = NULL;
+  uint64_t skips = pc->bisect_skips;
   psg_module_retain(in);
   st = ensure(p, p->needs, &in, pc);
   if (!st) st = body(p, in, pc, &ret);
   if (!st) st = verify(p, mod, h0, immutable);
   if (!st) st = psgi_verify_each(p, pc, in, ret);
-  if (!st) st = update_properties(p, in, ret);
+  if (!st) st = update_properties(p, in, ret, pc->bisect_skips != skips);
   if (!st) st = ensure(p, p->result_needs, &ret, pc);
   psg_module_release(in);
   if (st) {
@@ -92,5 +95,19 @@ done:
     psgi_diag_note(ctx, "in pass '%s'", p->info->name);
   }
   psgi_reproducer_leave(&repro, p, st);
+  return st;
+}
+
+/* opt-bisect (bisect.c) decides first: a skipped pass returns its input
+ * before any instrument sees it, as a pass PassEnabled turns off. */
+psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
+  int gate = psgi_bisect_gate(p, pc);
+  if (gate == PSGI_BISECT_SKIP) {
+    psg_module_retain(mod);
+    *out = mod;
+    return PSG_OK;
+  }
+  psg_status st = call(p, mod, pc, out);
+  psgi_bisect_ungate(pc, gate);
   return st;
 }

@@ -44,6 +44,7 @@ psg_status psgi_resolve_required(psg_ctx *ctx, const psg_pass_info *info, psgi_p
       psgi_pass_list_free(ctx, out);
       return st;
     }
+    out->passes[i]->essential = true; /* a dependency: opt-bisect never skips it */
     out->n = i + 1;
   }
   return PSG_OK;

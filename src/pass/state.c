@@ -19,6 +19,7 @@ static void state_free(psg_ctx *ctx, void *p) {
   for (size_t i = 0; i < st->passes.len; i++)
     if (st->passes.data[i].owned) psgi_registry_free_owned(ctx, st->passes.data[i].decl);
   PSGI_VEC_FREE(ctx, &st->passes);
+  psgi_plugins_unload(ctx, st); /* after the registry: its declarations may live in a plugin */
   psgi_free(ctx, st);
 }
 

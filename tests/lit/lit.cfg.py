@@ -17,3 +17,5 @@ config.environment["PATH"] = os.pathsep.join([bin_dir, llvm_dir, os.environ.get(
 for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME", "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# Pass plugins built with the CLI (cmake/plugin.cmake): %plugins/libpassage_NAME.so.
+config.substitutions.append(("%plugins", os.path.join(bin_dir, "plugins")))

@@ -66,3 +66,26 @@ psg_status cli_write_file_atomic(psg_ctx *ctx, const char *path, const char *dat
   return s;
 }
 
+
+psg_status cli_set_bisect_limit(psg_pass_context *pc, const char *text) {
+  psg_ctx *ctx = psg_pass_context_get_ctx(pc);
+  char *end;
+  errno = 0;
+  long long n = strtoll(text, &end, 10);
+  if (end == text || *end || errno == ERANGE || n < -1)
+    return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT,
+                        "--opt-bisect-limit takes an integer >= -1 (-1: no limit), not '%s'", text);
+  psg_attr *v = NULL;
+  psg_status st = psg_attr_int(ctx, n, &v);
+  if (!st) st = psg_pass_context_set_config(pc, "testing.opt_bisect_limit", v);
+  psg_attr_release(v);
+  return st;
+}
+
+const char *cli_flag_value(int argc, char **argv, int *i, const char *flag) {
+  size_t n = strlen(flag);
+  if (strncmp(argv[*i], flag, n)) return NULL;
+  if (argv[*i][n] == '=') return argv[*i] + n + 1;
+  if (argv[*i][n] || *i + 1 >= argc) return NULL;
+  return argv[++*i];
+}

@@ -18,6 +18,9 @@ typedef struct opt_args {
   size_t num_input_shapes;
   int print_flags;
   const char *time_passes; /* NULL, "tree", "flat" or "json" */
+  const char *bisect_limit; /* --opt-bisect-limit=N: the config testing.opt_bisect_limit */
+  const char *plugins[MAX_NAMES];
+  size_t num_plugins;
   bool dump_pipeline, no_meta, lower;
   char threads_config[48]; /* --threads N as the config assignment it stands for */
   bool verify_each, local_reproducer, seeded_bugs;
@@ -46,6 +49,10 @@ static void usage(FILE *to) {
           "  --print-ir-after-change  print after a pass only if it changed the module\n"
           "  --print-ir-after-failure print the input of a pass that failed\n"
           "  --time-passes[=tree|flat|json]  report pass times on stderr (default tree)\n"
+          "  --opt-bisect-limit=N     run only the first N pass executions (a module pass counts once, a\n"
+          "                           function pass once per function), skip the others except essential\n"
+          "                           ones; a BISECT line on stderr for each (-1: no limit; passage bisect)\n"
+          "  --load-pass-plugin LIB   load a pass plugin (a shared library) first; repeatable\n"
           "  --input-shape NAME=D0,D1,...    ONNX input: bind dynamic input dims (repeatable)\n"
           "  --dump-pipeline          print the expanded pipeline text, the pipeline and what runs at\n"
           "                           this level, then exit\n"
@@ -107,6 +114,11 @@ static int parse_args(int argc, char **argv, opt_args *a) {
     } else if ((v = flag_value(argc, argv, &i, "--input-shape")) != NULL) {
       ok = a->num_input_shapes < MAX_NAMES;
       if (ok) a->input_shapes[a->num_input_shapes++] = v;
+    } else if ((v = flag_value(argc, argv, &i, "--opt-bisect-limit")) != NULL) {
+      a->bisect_limit = v;
+    } else if ((v = flag_value(argc, argv, &i, "--load-pass-plugin")) != NULL) {
+      ok = a->num_plugins < MAX_NAMES;
+      if (ok) a->plugins[a->num_plugins++] = v;
     } else if ((v = flag_value(argc, argv, &i, "--config")) != NULL) {
       ok = a->num_configs < MAX_NAMES;
       if (ok) a->configs[a->num_configs++] = v;
@@ -159,7 +171,8 @@ static int parse_args(int argc, char **argv, opt_args *a) {
     } else if (arg[0] == '-' && arg[1]) {
       static const char *const value_flags[] = {"-o", "-p", "--passes", "--disable-pass", "--required-pass",
                                                 "--input-shape", "--config", "--threads", "--print-ir-before",
-                                                "--print-ir-after", "--reproducer", "--run-reproducer", NULL};
+                                                "--print-ir-after", "--reproducer", "--run-reproducer",
+                                                "--opt-bisect-limit", "--load-pass-plugin", NULL};
       if (cli_missing_value("opt", arg, value_flags)) return 2;
       if (arg[1] == 'O')
         fprintf(stderr, "passage opt: the opt level is -O0, -O1, -O2 or -O3, not '%s'\n", arg);
@@ -215,6 +228,7 @@ static psg_status build_context(psg_ctx *ctx, const opt_args *a, psg_pass_contex
   for (size_t i = 0; !st && i < a->num_disabled; i++) st = psg_pass_context_add_disabled_pass(pc, a->disabled[i]);
   for (size_t i = 0; !st && i < a->num_required; i++) st = psg_pass_context_add_required_pass(pc, a->required[i]);
   for (size_t i = 0; !st && i < a->num_configs; i++) st = psg_pass_context_set_config_text(pc, a->configs[i]);
+  if (!st && a->bisect_limit) st = cli_set_bisect_limit(pc, a->bisect_limit);
   if (st) {
     psg_pass_context_release(pc);
     pc = NULL;
@@ -308,7 +322,8 @@ static void to_stderr(void *user, const char *text, size_t len) {
  * as they come, also when the run succeeds; errors at the end. */
 static void stream_print_ir(void *user, const psg_diag *d) {
   (void)user;
-  if (psg_diag_severity(d) == PSG_SEVERITY_NOTE && psg_diag_pass(d) && !strcmp(psg_diag_pass(d), "PrintIR"))
+  if (psg_diag_severity(d) == PSG_SEVERITY_NOTE && psg_diag_pass(d) &&
+      (!strcmp(psg_diag_pass(d), "PrintIR") || !strcmp(psg_diag_pass(d), "OptBisect")))
     fprintf(stderr, "%s\n", psg_diag_message(d));
   else if (psg_diag_severity(d) == PSG_SEVERITY_WARNING)
     fputs(psg_diag_rendered(d), stderr);
@@ -357,6 +372,9 @@ int cmd_opt(int argc, char **argv) {
   const char *text = a.pipeline ? a.pipeline : level_name;
   char *lowered_text = NULL, *repro_pipeline = NULL;
   psg_status st = a.seeded_bugs ? psg_testing_register_seeded_bug_passes(ctx) : PSG_OK;
+  /* Plugins first: the pipeline text, --config keys and the context may
+   * name what they register. */
+  for (size_t i = 0; !st && i < a.num_plugins; i++) st = psg_pass_plugin_load(ctx, a.plugins[i]);
   if (!st) st = build_context(ctx, &a, &pc, &in, &repro_pipeline);
   if (repro_pipeline) text = repro_pipeline;
   if (!st && a.lower) {

@@ -19,6 +19,7 @@ int cmd_schedule(int argc, char **argv);
 int cmd_codegen(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 /* passage run of a compiled model (cmd_run_compiled.c); cmd_run hands over
  * when cli_runs_compiled: its input file (the first argument that is not an
  * option or an option's value) is a shared library (cli_is_shared_library:
@@ -63,6 +64,12 @@ int cli_missing_value(const char *cmd, const char *arg, const char *const *value
  * then rename), so a failure never leaves a partial file. A failure is a
  * diagnostic on ctx naming the file and the reason. */
 psg_status cli_write_file_atomic(psg_ctx *ctx, const char *path, const char *data, size_t len);
+/* --opt-bisect-limit=N: N (an integer >= -1) as the config
+ * testing.opt_bisect_limit of `pc`; a located error otherwise. */
+psg_status cli_set_bisect_limit(psg_pass_context *pc, const char *text);
+/* "--flag=value" or "--flag value" at argv[*i] (advancing *i past a
+ * separate value); NULL if this argument is not `flag` or lacks its value. */
+const char *cli_flag_value(int argc, char **argv, int *i, const char *flag);
 
 /* passage run's parts (cmd_run.c): a tensor of uniform values ([-1, 1) for
  * floats, [0, 10) for integers) from the xorshift generator `seed`; writing

@@ -19,6 +19,7 @@ static const command commands[] = {
     {"print", "parse, check and print a module in Relay text", cmd_print},
     {"run", "evaluate @main with the reference interpreter", cmd_run},
     {"opt", "run a pass pipeline (-O level or -p PIPELINE) over a module", cmd_opt},
+    {"bisect", "find the first pass execution that breaks a predicate (opt-bisect)", cmd_bisect},
     {"passes", "list the registered passes", cmd_passes},
     {"configs", "list the PassContext config options", cmd_configs},
     {"import", "convert an ONNX model to Relay text", cmd_import},
