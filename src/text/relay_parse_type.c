@@ -1,5 +1,6 @@
 /* Passage — Relay text parser: types (Tensor[...], tuples, fn types, type
  * parameters and their scopes, annotations). */
+#include <limits.h>
 #include <stdio.h>
 #include "text/relay_parse_internal.h"
 
@@ -63,12 +64,17 @@ static psg_status parse_tensor_type(parser *ps, const psg_type **out) {
   return st;
 }
 
-static psg_status parse_type_list(parser *ps, const char *close, const psg_type **items, int *n) {
-  *n = 0;
+typedef PSGI_VEC(const psg_type *) type_list;
+
+/* Types up to `close`, into a list that grows as needed (a printed tuple or
+ * function type may hold hundreds: a module's main returning 256 outputs). */
+static psg_status parse_type_list(parser *ps, const char *close, type_list *items) {
   while (!tok_is(&ps->tok, close)) {
-    if (*n == 64) return psgi_rp_error_at(ps, &ps->tok, "too many types in a list");
-    psg_status st = psgi_rp_parse_type(ps, &items[(*n)++]);
+    if (items->len == INT_MAX) return psgi_rp_error_at(ps, &ps->tok, "too many types in a list");
+    const psg_type *t = NULL;
+    psg_status st = psgi_rp_parse_type(ps, &t);
     if (st) return st;
+    if (!PSGI_VEC_PUSH(ps->ctx, items, t)) return psgi_nomem(ps->ctx);
     if (tok_is(&ps->tok, ",")) psgi_rp_advance(ps);
     else if (!tok_is(&ps->tok, close)) return psgi_rp_expect(ps, close, "after a type") ? PSG_OK : PSG_ERR_PARSE;
   }
@@ -119,14 +125,13 @@ psg_status psgi_rp_parse_type(parser *ps, const psg_type **out) {
     return psgi_rp_error_at(ps, &ps->tok, "type nested too deeply (limit %d)", MAX_DEPTH);
   }
   psg_status st;
-  const psg_type *items[64];
-  int n;
+  type_list items = {0};
   if (tok_is(&ps->tok, "Tensor")) {
     st = parse_tensor_type(ps, out);
   } else if (tok_is(&ps->tok, "(")) {
     psgi_rp_advance(ps);
-    st = parse_type_list(ps, ")", items, &n);
-    if (!st) st = psg_type_tuple(ps->ctx, items, n, out);
+    st = parse_type_list(ps, ")", &items);
+    if (!st) st = psg_type_tuple(ps->ctx, items.data, (int)items.len, out);
   } else if (tok_is(&ps->tok, "fn")) {
     /* fn [A, ...](args) -> ret: the parameters are in scope in the type. */
     psgi_rp_advance(ps);
@@ -135,11 +140,11 @@ psg_status psgi_rp_parse_type(parser *ps, const psg_type **out) {
     int ntp = 0;
     st = tok_is(&ps->tok, "[") ? psgi_rp_parse_type_params(ps, tparams, &ntp) : PSG_OK;
     if (!st && !psgi_rp_expect(ps, "(", "after fn in a function type")) st = PSG_ERR_PARSE;
-    else if (!st) st = parse_type_list(ps, ")", items, &n);
+    else if (!st) st = parse_type_list(ps, ")", &items);
     const psg_type *ret = NULL;
     if (!st && !psgi_rp_expect(ps, "->", "in a function type")) st = PSG_ERR_PARSE;
     if (!st) st = psgi_rp_parse_type(ps, &ret);
-    if (!st) st = psg_type_func_poly(ps->ctx, items, n, ret, tparams, ntp, out);
+    if (!st) st = psg_type_func_poly(ps->ctx, items.data, (int)items.len, ret, tparams, ntp, out);
     ps->tyscope.len = mark;
   } else if (tok_is(&ps->tok, "ref") && tok_is(&ps->next, "(")) {
     /* ref(T): a reference type, as TVM prints RefType. */
@@ -162,6 +167,7 @@ psg_status psgi_rp_parse_type(parser *ps, const psg_type **out) {
     char buf[80];
     st = psgi_rp_error_at(ps, &ps->tok, "expected a type, found %s", psgi_rp_tok_desc(&ps->tok, buf, sizeof buf));
   }
+  PSGI_VEC_FREE(ps->ctx, &items);
   ps->depth--;
   return st;
 }

@@ -59,8 +59,11 @@ def test_verify_each_passes_standard_pipeline():
 def test_verify_each_catches_wrong_type(tmp_path):
     rc, out, err = child('''
         mod = passage.parse(SRC)
-        with PassContext(config={"testing.verify_each": False}):
-            parse_pipeline("InferType,testing.BreakTypes")(mod)   # unnoticed
+        try:  # without the verifier: the function, not the node
+            with PassContext(config={"testing.verify_each": False}):
+                parse_pipeline("InferType,testing.BreakTypes")(mod)
+        except passage.error.PassError as e:
+            print("OFF", "after pass" in e.diagnostic.message, "the function is annotated" in e.diagnostic.message)
         try:
             with PassContext(config={"testing.verify_each": True}):
                 parse_pipeline("InferType,testing.BreakTypes")(mod)
@@ -68,7 +71,7 @@ def test_verify_each_catches_wrong_type(tmp_path):
             print("ERR", e.diagnostic.message)
         ''', tmp_path)
     assert rc == 0, err
-    assert out.strip() == "ERR " + WRONG
+    assert out.strip().splitlines() == ["OFF False True", "ERR " + WRONG]
 
 
 def test_reproducer_replays_same_error(tmp_path):

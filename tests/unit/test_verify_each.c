@@ -59,8 +59,10 @@ static void test_wrong_type_caught(void) {
   psg_module *mod = parse(ctx, src);
   uint64_t h = psg_module_structural_hash(mod);
   psg_pass_context *off = context(ctx, false, NULL, false), *on = context(ctx, true, NULL, false);
-  /* Off: the wrong type goes unnoticed (InferType keeps a final type). */
-  CHECK_STR(run_pipeline(ctx, "InferType,testing.BreakTypes,FoldConstant", mod, off), "");
+  /* Off: nothing names the pass that broke the types. (Since InferType
+   * writes return types, a later pass may notice that the body no longer
+   * has the annotated type, but not where it went wrong.) */
+  CHECK(strstr(run_pipeline(ctx, "InferType,testing.BreakTypes,FoldConstant", mod, off), "testing.BreakTypes") == NULL);
   CHECK_STR(run_pipeline(ctx, "InferType,testing.BreakTypes,FoldConstant", mod, on),
             "after pass 'testing.BreakTypes': in @main, subtract(...) has type Tensor[(1, 3), float32] but "
             "InferType gives Tensor[(3), float32]");
