@@ -21,6 +21,10 @@ struct psg_diag {
 
 struct psgi_diag_list {
   PSGI_VEC(psg_diag *) items;
+  /* Truncated diagnostics the sink has seen: a frontend may still hold them
+   * (Python keeps each call's diagnostics), so they live until the next
+   * psg_ctx_clear_diags, not until the truncation. */
+  PSGI_VEC(psg_diag *) retired;
 };
 
 /* Used when memory is exhausted: no allocation needed to report it. */
@@ -265,18 +269,24 @@ void psg_ctx_clear_diags(psg_ctx *ctx) {
   if (ctx->diags) {
     for (size_t i = 0; i < ctx->diags->items.len; i++) diag_free(ctx, ctx->diags->items.data[i]);
     __atomic_store_n(&ctx->diags->items.len, 0, __ATOMIC_RELEASE);
+    for (size_t i = 0; i < ctx->diags->retired.len; i++) diag_free(ctx, ctx->diags->retired.data[i]);
+    ctx->diags->retired.len = 0;
   }
   pthread_mutex_unlock(&ctx->lock);
 }
 
 /* Drops the diagnostics recorded since index `from` (a speculative attempt
  * the caller recovers from, such as a default schedule falling back to the
- * naive loop nest). A sink has seen them already. */
+ * naive loop nest). A sink has seen them already, so the context's own are
+ * kept aside until psg_ctx_clear_diags; a worker's captured ones (no sink
+ * has seen them) are freed now. */
 void psgi_diag_truncate(psg_ctx *ctx, size_t from) {
   pthread_mutex_lock(&ctx->lock);
   psgi_diag_list *list = list_of(ctx);
+  bool seen = capture.ctx != ctx && ctx->sink;
   if (list && from < list->items.len) {
-    for (size_t i = from; i < list->items.len; i++) diag_free(ctx, list->items.data[i]);
+    for (size_t i = from; i < list->items.len; i++)
+      if (!seen || !PSGI_VEC_PUSH(ctx, &list->retired, list->items.data[i])) diag_free(ctx, list->items.data[i]);
     __atomic_store_n(&list->items.len, from, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&ctx->lock);
@@ -407,6 +417,8 @@ void psgi_diag_list_free(psg_ctx *ctx) {
   if (!ctx->diags) return;
   for (size_t i = 0; i < ctx->diags->items.len; i++) diag_free(ctx, ctx->diags->items.data[i]);
   PSGI_VEC_FREE(ctx, &ctx->diags->items);
+  for (size_t i = 0; i < ctx->diags->retired.len; i++) diag_free(ctx, ctx->diags->retired.data[i]);
+  PSGI_VEC_FREE(ctx, &ctx->diags->retired);
   psgi_free(ctx, ctx->diags);
   ctx->diags = NULL;
 }

@@ -186,8 +186,13 @@ static psg_status check_types(psg_ctx *ctx, const psg_module *out, const bool *c
   }
   psg_module *copy_mod = NULL;
   if (!st && any) st = psgi_module_from_entries_of(out, es, n, out->attrs, &copy_mod);
-  if (!st && any && psgi_infer_module_types(ctx, copy_mod) != PSG_OK)
-    st = fail_at(ctx, pass, NULL, "InferType fails on the result (the errors above)");
+  if (!st && any) {
+    /* Only a type error is the pass's fault; running out of memory (or a
+     * limit) while re-typing the copy is reported as itself. */
+    psg_status it = psgi_infer_module_types(ctx, copy_mod);
+    if (it == PSG_ERR_TYPE) st = fail_at(ctx, pass, NULL, "InferType fails on the result (the errors above)");
+    else st = it;
+  }
   for (size_t i = 0; !st && any && i < n; i++) {
     for (size_t j = 0; j < pv[i].len && !st; j++) {
       const psg_expr *o = pv[i].data[j].orig;
