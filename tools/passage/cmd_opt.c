@@ -72,15 +72,6 @@ static void usage(FILE *to) {
           "IR printing and timing go to stderr.\n");
 }
 
-/* "--flag=value" or "--flag value"; NULL if this argument is not `flag`. */
-static const char *flag_value(int argc, char **argv, int *i, const char *flag) {
-  size_t n = strlen(flag);
-  if (strncmp(argv[*i], flag, n)) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] || *i + 1 >= argc) return NULL;
-  return argv[++*i];
-}
-
 /* Splits "a,b,c" into `names` (the strings point into `list`, which is argv). */
 static bool add_names(char *list, const char **names, size_t *n) {
   for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
@@ -105,24 +96,24 @@ static int parse_args(int argc, char **argv, opt_args *a) {
       a->opt_level = arg[2] - '0';
     } else if (!strcmp(arg, "-p") && i + 1 < argc) {
       a->pipeline = argv[++i];
-    } else if ((v = flag_value(argc, argv, &i, "--passes")) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, &i, "--passes")) != NULL) {
       a->pipeline = v;
-    } else if ((v = flag_value(argc, argv, &i, "--disable-pass")) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, &i, "--disable-pass")) != NULL) {
       ok = add_names((char *)v, a->disabled, &a->num_disabled);
-    } else if ((v = flag_value(argc, argv, &i, "--required-pass")) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, &i, "--required-pass")) != NULL) {
       ok = add_names((char *)v, a->required, &a->num_required);
-    } else if ((v = flag_value(argc, argv, &i, "--input-shape")) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, &i, "--input-shape")) != NULL) {
       ok = a->num_input_shapes < MAX_NAMES;
       if (ok) a->input_shapes[a->num_input_shapes++] = v;
-    } else if ((v = flag_value(argc, argv, &i, "--opt-bisect-limit")) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, &i, "--opt-bisect-limit")) != NULL) {
       a->bisect_limit = v;
-    } else if ((v = flag_value(argc, argv, &i, "--load-pass-plugin")) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, &i, "--load-pass-plugin")) != NULL) {
       ok = a->num_plugins < MAX_NAMES;
       if (ok) a->plugins[a->num_plugins++] = v;
-    } else if ((v = flag_value(argc, argv, &i, "--config")) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, &i, "--config")) != NULL) {
       ok = a->num_configs < MAX_NAMES;
       if (ok) a->configs[a->num_configs++] = v;
-    } else if ((v = flag_value(argc, argv, &i, "--threads")) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, &i, "--threads")) != NULL) {
       char *end = NULL;
       long n = strtol(v, &end, 10);
       if (!*v || *end || n < 0 || n > 1024) {
@@ -132,9 +123,9 @@ static int parse_args(int argc, char **argv, opt_args *a) {
       snprintf(a->threads_config, sizeof a->threads_config, "passage.num_threads=%ld", n);
       ok = a->num_configs < MAX_NAMES;
       if (ok) a->configs[a->num_configs++] = a->threads_config;
-    } else if ((v = flag_value(argc, argv, &i, "--print-ir-before")) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, &i, "--print-ir-before")) != NULL) {
       ok = add_names((char *)v, a->before, &a->num_before);
-    } else if ((v = flag_value(argc, argv, &i, "--print-ir-after")) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, &i, "--print-ir-after")) != NULL) {
       ok = add_names((char *)v, a->after, &a->num_after);
     } else if (!strcmp(arg, "--print-ir-before-all")) {
       a->print_flags |= PSG_PRINT_IR_BEFORE_ALL;
@@ -164,9 +155,9 @@ static int parse_args(int argc, char **argv, opt_args *a) {
       a->local_reproducer = true;
     } else if (!strcmp(arg, "--testing-seeded-bugs")) {
       a->seeded_bugs = true;
-    } else if ((v = flag_value(argc, argv, &i, "--reproducer")) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, &i, "--reproducer")) != NULL) {
       a->reproducer = v;
-    } else if ((v = flag_value(argc, argv, &i, "--run-reproducer")) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, &i, "--run-reproducer")) != NULL) {
       a->run_reproducer = v;
     } else if (arg[0] == '-' && arg[1]) {
       static const char *const value_flags[] = {"-o", "-p", "--passes", "--disable-pass", "--required-pass",
