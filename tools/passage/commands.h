@@ -20,6 +20,7 @@ int cmd_codegen(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_reduce(int argc, char **argv);
 /* passage run of a compiled model (cmd_run_compiled.c); cmd_run hands over
  * when cli_runs_compiled: its input file (the first argument that is not an
  * option or an option's value) is a shared library (cli_is_shared_library:

@@ -20,6 +20,7 @@ static const command commands[] = {
     {"run", "evaluate @main with the reference interpreter", cmd_run},
     {"opt", "run a pass pipeline (-O level or -p PIPELINE) over a module", cmd_opt},
     {"bisect", "find the first pass execution that breaks a predicate (opt-bisect)", cmd_bisect},
+    {"reduce", "shrink a module and pipeline while a predicate holds (test-case reduction)", cmd_reduce},
     {"passes", "list the registered passes", cmd_passes},
     {"configs", "list the PassContext config options", cmd_configs},
     {"import", "convert an ONNX model to Relay text", cmd_import},
