@@ -309,16 +309,14 @@ static psg_status add_call(psg_visitor *v, const psg_expr *e) {
   return e->kind == PSG_EXPR_CALL && !PSGI_VEC_PUSH(c->ctx, &c->calls, (psg_expr *)e) ? psgi_nomem(c->ctx) : PSG_OK;
 }
 
-/* Function `f` of index `fi` with result `body` and no declared result type,
- * offered as a candidate. */
-static int try_body(psgi_reducer *r, size_t fi, const psg_expr *f, psg_expr *body, const char *what) {
+/* Function `f` of index `fi` with parameters `params` (NULL: its own),
+ * result `body` and no declared result type, offered as a candidate. */
+static int try_function(psgi_reducer *r, size_t fi, const psg_expr *f, psg_expr *const *params, size_t np,
+                        psg_expr *body, const char *what) {
   psg_ctx *ctx = r->ctx;
-  size_t np = psg_function_num_params(f);
   int ntp = psg_function_num_type_params(f);
-  psg_expr **params = psgi_alloc(ctx, (np ? np : 1) * sizeof *params);
   const psg_type **tps = psgi_alloc(ctx, (size_t)(ntp ? ntp : 1) * sizeof *tps);
-  psg_status st = params && tps ? PSG_OK : psgi_nomem(ctx);
-  for (size_t i = 0; !st && i < np; i++) params[i] = psg_function_get_param(f, i);
+  psg_status st = tps ? PSG_OK : psgi_nomem(ctx);
   for (int i = 0; !st && i < ntp; i++) tps[i] = psg_function_type_param(f, i);
   psg_expr *nf = NULL;
   psg_module *cand = NULL;
@@ -331,10 +329,48 @@ static int try_body(psgi_reducer *r, size_t fi, const psg_expr *f, psg_expr *bod
     psgi_diag_capture_free(ctx, psgi_diag_capture_end(ctx, saved));
   }
   psg_expr_release(nf);
-  psgi_free(ctx, params);
   psgi_free(ctx, tps);
   if (st == PSG_ERR_NOMEM) return st;
   return st ? 0 : psgi_reduce_try_module(r, cand, what);
+}
+
+static int try_body(psgi_reducer *r, size_t fi, const psg_expr *f, psg_expr *body, const char *what) {
+  /* A function's parameters are its first children. */
+  return try_function(r, fi, f, f->kids, psg_function_num_params(f), body, what);
+}
+
+static psg_status mark_var(psg_visitor *v, const psg_expr *e) {
+  bool is_new;
+  if (e->kind == PSG_EXPR_VAR && !psgi_map_put_ptr(v->user, e, &is_new)) return PSG_ERR_NOMEM;
+  return PSG_OK;
+}
+
+/* Function fi without the parameters its body does not use (a function
+ * nothing calls, or the callers no longer type-check). */
+static int drop_unused_params(psgi_reducer *r, size_t fi) {
+  psg_expr *f = psg_module_get_function(r->mod, fi);
+  if (!f || f->kind != PSG_EXPR_FUNCTION || psgi_is_composite_fn(f)) return 0;
+  size_t np = psg_function_num_params(f), kept = 0;
+  psgi_map used;
+  psgi_map_init(&used, r->ctx);
+  psg_visitor v = {NULL, mark_var, &used};
+  psg_status st = psg_visit(r->ctx, &v, psgi_fn_body(f));
+  psg_expr **params = psgi_alloc(r->ctx, (np ? np : 1) * sizeof *params);
+  if (!st && !params) st = psgi_nomem(r->ctx);
+  for (size_t i = 0; !st && i < np; i++)
+    if (psgi_map_get_ptr(&used, f->kids[i])) params[kept++] = f->kids[i];
+  int v2 = st;
+  if (!st && kept < np) {
+    char what[96];
+    snprintf(what, sizeof what, "drop %zu unused parameters of @%s", np - kept,
+             psg_global_var_name(psg_module_get_global_var(r->mod, fi)));
+    psg_expr_retain(f); /* the candidate may replace the module holding it */
+    v2 = try_function(r, fi, f, params, kept, psgi_fn_body(f), what);
+    psg_expr_release(f);
+  }
+  psgi_free(r->ctx, params);
+  psgi_map_fini(&used);
+  return v2;
 }
 
 /* The result of `f` (function fi of `orig`, which the caller keeps alive)
@@ -386,6 +422,9 @@ psg_status psgi_reduce_module(psgi_reducer *r) {
     changed = false;
     for (size_t fi = 0; !st && fi < psg_module_num_functions(r->mod); fi++) {
       int v = reroot(r, fi);
+      if (v < 0) st = v;
+      changed |= v > 0;
+      v = st ? 0 : drop_unused_params(r, fi);
       if (v < 0) st = v;
       changed |= v > 0;
     }

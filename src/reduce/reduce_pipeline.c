@@ -17,7 +17,8 @@ typedef struct pnode {
   struct pnode **kids;
   size_t nkids;
   bool dropped;
-  bool trial; /* dropped by the attempt under way */
+  bool trial;  /* dropped by the attempt under way */
+  bool unwrap; /* a group of one member written as that member */
 } pnode;
 
 typedef struct pstage {
@@ -59,6 +60,9 @@ static size_t count_leaves(const pnode *n) {
 static psg_status build(psg_ctx *ctx, const pnode *n, psg_pass **out) {
   *out = NULL;
   if (n->kind == LEAF) return psg_pass_retain(n->pass), *out = n->pass, PSG_OK;
+  if (n->unwrap)
+    for (size_t i = 0; i < n->nkids; i++)
+      if (!n->kids[i]->dropped) return build(ctx, n->kids[i], out);
   psg_pass **kids = psgi_alloc(ctx, (n->nkids ? n->nkids : 1) * sizeof *kids);
   if (!kids) return psgi_nomem(ctx);
   size_t k = 0;
@@ -156,7 +160,7 @@ psg_status psgi_reduce_pipeline(psgi_reducer *r) {
     s.root = psgi_arena_alloc(&s.arena, sizeof *s.root);
     pnode **kids = psgi_arena_alloc(&s.arena, sizeof *kids);
     if (!s.root || !kids) st = psgi_nomem(r->ctx);
-    else memset(s.root, 0, sizeof *s.root), kids[0] = top, *s.root = (pnode){expanded, SEQUENTIAL, kids, 1, false, false};
+    else memset(s.root, 0, sizeof *s.root), kids[0] = top, *s.root = (pnode){expanded, SEQUENTIAL, kids, 1, false, false, false};
   }
   /* Groups breadth-first: a group's members are tried before what is
    * inside them. The queue holds at most every node once. */
@@ -170,6 +174,19 @@ psg_status psgi_reduce_pipeline(psgi_reducer *r) {
       pnode *k = s.group->kids[i];
       if (!k->dropped && k->kind != LEAF && !PSGI_VEC_PUSH(r->ctx, &queue, k)) st = psgi_nomem(r->ctx);
     }
+  }
+  /* Groups left with one member: that member alone, when the predicate
+   * agrees (a Sequential also filters by opt level; a FixedPoint repeats). */
+  for (size_t q = 1; !st && q < queue.len; q++) {
+    pnode *g = queue.data[q];
+    if (alive(g) != 1 || g->dropped) continue;
+    g->unwrap = true;
+    char *t = NULL;
+    st = text_of(&s, &t);
+    int v = st ? 0 : psgi_reduce_try_pipeline(r, t, count_leaves(s.root), "pipeline: a group of one pass unwrapped");
+    psg_free(t);
+    if (v < 0) st = v;
+    if (v <= 0) g->unwrap = false;
   }
   PSGI_VEC_FREE(r->ctx, &queue);
   psg_pass_release(parsed);

@@ -256,11 +256,14 @@ static const char *var_name(printer *p, const psg_expr *v) {
   }
   psgi_map_entry *u = psgi_map_put_str(&p->used, name, strlen(name), NULL);
   psgi_map_entry *ve = psgi_map_put_ptr(&p->var_names, v, NULL);
+  /* Set even when `used` failed: an entry left NULL would be read back as
+   * the name by the next use of v (found by tests/unit/test_reduce.c's
+   * out-of-memory sweep). */
+  if (ve) ve->value = name;
   if (!u || !ve) {
     p->st = PSG_ERR_NOMEM;
     return "v";
   }
-  ve->value = name;
   return name;
 }
 
