@@ -6,8 +6,8 @@
  *   2. zeros: calls replaced by a zero of their type (an upstream cone dies);
  *   3. inputs: calls replaced by an input (one of the same type if any), a
  *      Let by its body with the variable inlined, an If by its then branch;
- *   4. constants: a constant of several elements replaced by a zero scalar
- *      (where broadcasting keeps the program typed);
+ *   4. constants: a constant of several elements, or a zeros(...) call,
+ *      replaced by a zero scalar (where broadcasting keeps it typed);
  *   5. functions: global functions nothing refers to dropped (not main).
  * Steps 2-5 are delta debugging over their items (reduce_ddmin.c). Every
  * candidate is typed and judged by psgi_reduce_try_module. */
@@ -117,8 +117,10 @@ static bool is_item(const mstage *s, const psg_expr *e) {
   case MODE_INPUT:
     return (e->kind == PSG_EXPR_CALL && chosen_input(e)) || e->kind == PSG_EXPR_LET || e->kind == PSG_EXPR_IF;
   case MODE_CONST: {
+    /* A constant of several elements, or a zeros(...) call of a tensor. */
     psg_tensor *t = e->kind == PSG_EXPR_CONSTANT ? psg_constant_get_tensor(e) : NULL;
-    return t && psg_tensor_numel(t) > 1;
+    return (t && psg_tensor_numel(t) > 1) || (is_call_of(e, "zeros") && e->nkids == 1 && e->checked_type &&
+                                               psg_type_kind(e->checked_type) == PSG_TYPE_TENSOR);
   }
   default: return false;
   }
@@ -208,7 +210,8 @@ static psg_status pre(psg_mutator *m, const psg_expr *e, psg_expr **replacement)
   if ((s->mode != MODE_ZERO && s->mode != MODE_CONST) || !in_chunk(s, e)) return PSG_OK;
   if (s->mode == MODE_ZERO) return zero_of(m->ctx, e->checked_type, replacement);
   psg_tensor *z = NULL;
-  psg_status st = psg_tensor_create(m->ctx, psg_tensor_dtype(psg_constant_get_tensor(e)), NULL, 0, NULL, &z);
+  int dtype = e->kind == PSG_EXPR_CONSTANT ? psg_tensor_dtype(psg_constant_get_tensor(e)) : psg_type_dtype(e->checked_type);
+  psg_status st = psg_tensor_create(m->ctx, dtype, NULL, 0, NULL, &z);
   if (!st) st = psg_constant_create(m->ctx, z, NULL, replacement);
   psg_tensor_release(z);
   return st;
