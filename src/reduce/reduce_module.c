@@ -29,6 +29,7 @@ typedef struct mstage {
   psgi_map index;                   /* item -> its position + 1 */
   size_t from, count;               /* the chunk being tried */
   bool stale;                       /* r->mod changed: collect again */
+  psg_status st;                    /* a failed collection (NOMEM) */
 } mstage;
 
 static bool is_call_of(const psg_expr *e, const char *op) {
@@ -189,10 +190,12 @@ static psg_status collect(mstage *s) {
   return st;
 }
 
+/* The current items; none after a failed collection, whose status the
+ * caller finds in s->st. */
 static size_t items_length(void *user) {
   mstage *s = user;
-  if (s->stale && collect(s)) return 0;
-  return s->items.len;
+  if (s->stale && !s->st) s->st = collect(s);
+  return s->st ? 0 : s->items.len;
 }
 
 /* Rewriting ------------------------------------------------------------------- */
@@ -436,6 +439,7 @@ psg_status psgi_reduce_module(psgi_reducer *r) {
       st = collect(&s);
       int v = st ? 0 : psgi_reduce_ddmin(&s, attempt, items_length);
       if (v < 0) st = v;
+      if (!st) st = s.st;
       changed |= v > 0;
     }
   }
