@@ -34,8 +34,14 @@ def main():
     if not os.path.exists(DET):
         print("skipped: no %s" % os.path.relpath(DET))
         return 0
-    tmp = args.keep or tempfile.mkdtemp(prefix="passage-reduce-det-")
-    os.makedirs(tmp, exist_ok=True)
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+        return check(args, args.keep)
+    with tempfile.TemporaryDirectory(prefix="passage-reduce-det-") as tmp:
+        return check(args, tmp)
+
+
+def check(args, tmp):
     out = os.path.join(tmp, "det_reduced.relay")
     p, secs = reduce(args.passage, out)
     sys.stdout.write(p.stderr)
