@@ -126,6 +126,13 @@ psg_status psg_reduce(psg_ctx *ctx, const psg_module *mod, const char *pipeline,
   r.pipeline = psgi_result_alloc(strlen(pipeline) + 1);
   if (!r.pipeline) st = psgi_nomem(ctx);
   else strcpy(r.pipeline, pipeline);
+  /* A pipeline that does not parse is the caller's error, found before
+   * the predicate is asked anything. */
+  if (!st && pipeline[strspn(pipeline, " \t\n")]) {
+    psg_pass *parsed = NULL;
+    st = psg_pipeline_parse(ctx, pipeline, &parsed);
+    psg_pass_release(parsed);
+  }
   if (!st) st = psg_module_print(mod, 0, &r.text, &r.bytes);
   if (!st) psg_reduce_sizes(mod, &r.calls, &r.functions, NULL);
   int v = st ? 0 : judge(&r, r.mod, r.text, r.bytes, r.pipeline);

@@ -139,9 +139,7 @@ static int attempt(void *user, size_t from, size_t count) {
 }
 
 psg_status psgi_reduce_pipeline(psgi_reducer *r) {
-  const char *text = r->pipeline;
-  while (*text == ' ') text++;
-  if (!*text) return PSG_OK;
+  if (!r->pipeline[strspn(r->pipeline, " \t\n")]) return PSG_OK; /* no pass to drop */
   pstage s = {.r = r};
   psgi_arena_init(&s.arena, r->ctx);
   psg_pass *parsed = NULL, *expanded = NULL;
