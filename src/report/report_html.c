@@ -43,8 +43,8 @@ static const char STYLE[] =
     "tr.detail td{padding:0 8px 4px}summary{cursor:pointer;color:#345}"
     "pre.diff{margin:2px 0;padding:4px;background:#fafafa;border:1px solid #eee;max-height:480px;overflow:auto;"
     "font:11px/1.3 ui-monospace,monospace}"
-    ".add{background:#e6ffec;display:block}.del{background:#ffebe9;display:block}.hunk{color:#6f42c1;display:block}"
-    ".note{color:#888;display:block}.graphs{display:flex;gap:16px;align-items:flex-start;flex-wrap:wrap}"
+    ".add{background:#e6ffec}.del{background:#ffebe9}.hunk{color:#6f42c1}.note{color:#888}"
+    ".graphs{display:flex;gap:16px;align-items:flex-start;flex-wrap:wrap}"
     "figure{margin:0;border:1px solid #ddd;padding:4px;max-width:48%;max-height:800px;overflow:auto}"
     "figure svg{width:100%;height:auto}figure.wide{max-width:100%}figcaption{font-weight:600;margin-bottom:4px}"
     ".error{color:#b85450}.sev-error{color:#b85450;font-weight:600}.sev-warning{color:#d79b00}"
@@ -78,7 +78,7 @@ static void diff_block(psgi_buf *b, const psgi_report_pass *p) {
     const char *cls = *s == '+' ? "add" : *s == '-' ? "del" : *s == '@' ? "hunk" : *s == '.' ? "note" : NULL;
     if (cls) psgi_buf_printf(b, "<span class=\"%s\">", cls);
     psgi_html_escape(b, s, n);
-    psgi_buf_puts(b, cls ? "</span>" : "\n");
+    psgi_buf_puts(b, cls ? "</span>\n" : "\n");
     s += n + (e ? 1 : 0);
   }
   psgi_buf_puts(b, "</pre></details>");
