@@ -58,7 +58,12 @@ static const char SCRIPT[] =
     "t.textContent=open?'\\u25b8':'\\u25be';"
     "for(var r=row.nextElementSibling;r&&(r.classList.contains('detail')||+r.dataset.depth>d);"
     "r=r.nextElementSibling){r.style.display=open?'none':'';"
-    "var u=r.querySelector('.tog');if(u&&!open)u.textContent='\\u25be';}});});";
+    "var u=r.querySelector('.tog');if(u&&!open)u.textContent='\\u25be';}});});"
+    /* How long the browser took to open the report (shown at the bottom;
+     * the headless-Chromium test reads it from the DOM). */
+    "function shown(){var t=performance.now(),e=document.getElementById('load-time');"
+    "e.dataset.ms=t.toFixed(1);e.textContent='Opened in '+t.toFixed(0)+' ms.';}"
+    "shown();window.addEventListener('load',shown);";
 
 static void stat_cell(psgi_buf *b, bool ok, size_t before, size_t after) {
   if (!ok) psgi_buf_puts(b, "<td class=\"num\">?</td>");
@@ -243,7 +248,7 @@ psg_status psgi_report_html(psgi_report *r, char **html, size_t *len) {
   pass_rows(&b, r, t0, end - t0);
   psgi_buf_puts(&b, "</tbody></table>\n<h2>Diagnostics and validation</h2>\n");
   diag_table(&b, r);
-  psgi_buf_printf(&b, "\n<script>%s</script>\n</body></html>\n", SCRIPT);
+  psgi_buf_printf(&b, "\n<p class=\"summary\" id=\"load-time\"></p>\n<script>%s</script>\n</body></html>\n", SCRIPT);
   if (b.failed) {
     psgi_buf_fini(&b);
     return psgi_nomem(r->ctx);
