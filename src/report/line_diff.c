@@ -92,11 +92,16 @@ static bool myers(psg_ctx *ctx, const line *a, size_t n, const line *b, size_t m
   ptrdiff_t *V = v + width; /* V[k] for k in [-width, width] */
   V[1] = 0;
   ptrdiff_t N = (ptrdiff_t)n, M = (ptrdiff_t)m, found = -1;
-  for (ptrdiff_t d = 0; d <= (ptrdiff_t)limit && found < 0; d++) {
+  /* Line comparisons allowed: each diagonal's snakes advance at most N in
+   * all, so the worst case is O(N * max_d); past this the diff gives up as
+   * if it needed too many edits. */
+  size_t work = 0, budget = (size_t)64 << 20;
+  for (ptrdiff_t d = 0; d <= (ptrdiff_t)limit && found < 0 && work < budget; d++) {
     for (ptrdiff_t k = -d; k <= d; k += 2) {
       ptrdiff_t x = (k == -d || (k != d && V[k - 1] < V[k + 1])) ? V[k + 1] : V[k - 1] + 1;
-      ptrdiff_t y = x - k;
+      ptrdiff_t y = x - k, x0 = x;
       while (x < N && y < M && same(&a[x], &b[y])) x++, y++;
+      work += (size_t)(x - x0) + 1;
       V[k] = x;
       if (x >= N && y >= M) found = d;
     }

@@ -188,7 +188,7 @@ static void pass_rows(psgi_buf *b, psgi_report *r, double t0, double span) {
                        "numbers changed)</p>");
     if (p->graph) {
       psgi_buf_puts(b, "<details><summary>graph after this pass</summary>");
-      graph_figure(r, b, p->graph, "after ", true);
+      graph_figure(r, b, p->graph, "after this pass", true);
       psgi_buf_puts(b, "</details>");
     }
     psgi_buf_puts(b, "</td></tr>\n");

@@ -100,6 +100,33 @@ static void test_diff_caps(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* Many far-apart changes in a long text of equal lines (every diagonal
+ * matches, as masked Relay lines often do): exactly 1,000 edits, at the
+ * cap, still found minimal (and fast: the greedy paths merge). */
+static void test_diff_long_text(void) {
+  psg_ctx *ctx = check_ctx();
+  psgi_buf a, b;
+  psgi_buf_init(&a, ctx);
+  psgi_buf_init(&b, ctx);
+  for (int i = 0; i < 100000; i++) {
+    psgi_buf_puts(&a, "same\n");
+    psgi_buf_puts(&b, i % 200 == 100 ? "other\n" : "same\n");
+  }
+  psgi_diff d;
+  diff_of(ctx, a.data, b.data, 1000, 100, &d);
+  CHECK(d.minimal && d.truncated);
+  CHECK_EQ_INT(d.added, 500);
+  CHECK_EQ_INT(d.removed, 500);
+  psgi_diff_fini(ctx, &d);
+  /* One edit fewer allowed: over the cap. */
+  diff_of(ctx, a.data, b.data, 999, 100, &d);
+  CHECK(!d.minimal);
+  psgi_diff_fini(ctx, &d);
+  psgi_buf_fini(&a);
+  psgi_buf_fini(&b);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 static void test_html_escape(void) {
   psg_ctx *ctx = check_ctx();
   psgi_buf b;
@@ -282,6 +309,7 @@ int main(void) {
   RUN_TEST(test_diff_hunks);
   RUN_TEST(test_diff_renumbering);
   RUN_TEST(test_diff_caps);
+  RUN_TEST(test_diff_long_text);
   RUN_TEST(test_html_escape);
   RUN_TEST(test_dot);
   RUN_TEST(test_dot_escapes_names);
