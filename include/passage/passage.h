@@ -18,6 +18,7 @@
 #include "passage/op_register.h"
 #include "passage/text.h"
 #include "passage/pass.h"
+#include "passage/pass_cache.h"
 #include "passage/instrument.h"
 #include "passage/plugin.h"
 #include "passage/interp.h"
