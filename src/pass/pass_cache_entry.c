@@ -5,7 +5,7 @@
  *   key LEN\n<LEN bytes>\n
  *   input LEN\n<LEN bytes>\n         the function as text (the parsers read it)
  *   output LEN\n<LEN bytes>\n        or "output same\n": the pass returned its input
- *   end <FNV-1a 64 of every byte before "end", 16 hex digits>\n
+ *   end <xxHash64 (psgi_hash_bytes) of every byte before "end", 16 hex digits>\n
  *
  * Written to a temporary file and renamed into place, so a reader sees a
  * whole entry or none, whatever runs write concurrently; lengths and the
@@ -19,11 +19,6 @@
 
 static const char magic[] = "passage-pass-cache-entry 1\n";
 
-static uint64_t fnv1a(uint64_t h, const char *p, size_t n) {
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
-  return h;
-}
-#define FNV_OFFSET 0xcbf29ce484222325ull
 
 /* Reading ------------------------------------------------------------------ */
 
@@ -64,7 +59,7 @@ static int parse(psgi_cache_entry *out, size_t size, const char **why) {
     return *why = "not a pass-cache entry of this format", PSGI_ENTRY_CORRUPT;
   char want[END_LEN + 1];
   size_t covered = size >= END_LEN ? size - END_LEN : 0;
-  snprintf(want, sizeof want, "end %016llx\n", (unsigned long long)fnv1a(FNV_OFFSET, out->data, covered));
+  snprintf(want, sizeof want, "end %016llx\n", (unsigned long long)psgi_hash_bytes(out->data, covered));
   if (size < END_LEN || memcmp(out->data + covered, "end ", 4))
     return *why = "truncated (no end line)", PSGI_ENTRY_CORRUPT;
   if (memcmp(out->data + covered, want, END_LEN)) return *why = "checksum mismatch", PSGI_ENTRY_CORRUPT;
@@ -130,37 +125,47 @@ static bool make_dirs(const char *dir) {
   return ok && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-static bool put(FILE *f, uint64_t *h, const char *s, size_t n) {
-  *h = fnv1a(*h, s, n);
-  return fwrite(s, 1, n, f) == n;
-}
-
-static bool put_block(FILE *f, uint64_t *h, const char *name, const char *text, size_t len) {
-  char head[64];
-  int n = snprintf(head, sizeof head, "%s %zu\n", name, len);
-  return put(f, h, head, (size_t)n) && put(f, h, text, len) && put(f, h, "\n", 1);
+/* Appends "NAME LEN\n<text>\n" at *at. */
+static char *put_block(char *at, const char *name, const char *text, size_t len) {
+  at += sprintf(at, "%s %zu\n", name, len);
+  memcpy(at, text, len);
+  at[len] = '\n';
+  return at + len + 1;
 }
 
 bool psgi_cache_entry_write(const char *dir, const char *path, const char *key, size_t key_len,
                             const char *input, size_t input_len, const char *output, size_t output_len) {
   if (!make_dirs(dir)) return false;
+  /* The whole entry in memory first, to checksum it in one pass. */
+  size_t cap = sizeof magic + 3 * 48 + key_len + input_len + (output ? output_len : 0) + 64;
+  char *data = malloc(cap), *at = data;
   size_t n = strlen(dir);
   char *tmp = malloc(n + sizeof "/.tmp-XXXXXX");
-  if (!tmp) return false;
-  snprintf(tmp, n + sizeof "/.tmp-XXXXXX", "%s/.tmp-XXXXXX", dir);
-  int fd = mkstemp(tmp);
-  FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-  if (!f && fd >= 0) close(fd);
-  uint64_t h = FNV_OFFSET;
-  bool ok = f && put(f, &h, magic, strlen(magic)) && put_block(f, &h, "key", key, key_len) &&
-            put_block(f, &h, "input", input, input_len) &&
-            (output ? put_block(f, &h, "output", output, output_len) : put(f, &h, "output same\n", 12));
-  if (ok) ok = fprintf(f, "end %016llx\n", (unsigned long long)h) > 0;
-  if (f && fclose(f) != 0) ok = false;
-  int err = errno;
+  bool ok = data && tmp;
+  int fd = -1, err = ENOMEM;
+  if (ok) {
+    at = (char *)memcpy(at, magic, sizeof magic - 1) + (sizeof magic - 1);
+    at = put_block(at, "key", key, key_len);
+    at = put_block(at, "input", input, input_len);
+    if (output) at = put_block(at, "output", output, output_len);
+    else at = (char *)memcpy(at, "output same\n", 12) + 12;
+    at += sprintf(at, "end %016llx\n", (unsigned long long)psgi_hash_bytes(data, (size_t)(at - data)));
+    snprintf(tmp, n + sizeof "/.tmp-XXXXXX", "%s/.tmp-XXXXXX", dir);
+    fd = mkstemp(tmp);
+    ok = fd >= 0;
+    err = errno;
+  }
+  for (size_t done = 0, len = (size_t)(at - data); ok && done < len;) {
+    ssize_t w = write(fd, data + done, len - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) ok = false, err = errno;
+    else done += (size_t)w;
+  }
+  if (fd >= 0 && close(fd) != 0 && ok) ok = false, err = errno;
   if (ok && rename(tmp, path) != 0) ok = false, err = errno;
   if (!ok && fd >= 0) unlink(tmp);
   free(tmp);
+  free(data);
   errno = err;
   return ok;
 }
