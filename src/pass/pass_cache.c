@@ -14,6 +14,7 @@
 #include "pass/pass_cache.h"
 #include "passage/text.h"
 #include "passage/tvmscript.h"
+#include "text/text_internal.h"
 
 enum { WRITE_FAILURES = 5 }; /* cache_counts slot: warn about the first only */
 
@@ -40,10 +41,26 @@ static const char *cache_dir(psg_pass_context *pc) {
   return d && *d ? d : NULL;
 }
 
+/* A function as the cache stores it: its text, and the constants the text
+ * references by index (borrowed from the function; Relay only). */
+typedef struct printed {
+  char *text;
+  size_t len;
+  psg_tensor **meta;
+  size_t nmeta;
+} printed;
+
+static void printed_free(psg_ctx *ctx, printed *p) {
+  psg_free(p->text);
+  psgi_free(ctx, p->meta);
+  memset(p, 0, sizeof *p);
+}
+
 /* The two kinds of function, seen through one interface. */
 typedef struct fn_kind {
-  psg_status (*print)(const void *fn, char **text, size_t *len);
-  psg_status (*parse)(psg_ctx *ctx, const char *text, size_t len, const char *file, void **out);
+  psg_status (*print)(const void *fn, printed *out);
+  psg_status (*parse)(psg_ctx *ctx, const char *text, size_t len, const char *file, psg_tensor *const *meta,
+                      size_t nmeta, void **out);
   psg_status (*run)(psg_pass *p, psg_module *mod, psg_pass_context *pc, const psgi_module_entry *e, void **out);
   bool (*is_result)(const void *fn); /* a result worth storing */
   bool (*equal)(const void *a, const void *b); /* structural equality */
@@ -69,20 +86,53 @@ static void quiet_end(psg_ctx *ctx, quiet *q) {
   if (q->capturing) psgi_diag_capture_free(ctx, psgi_diag_capture_end(ctx, q->saved));
 }
 
-static psg_status quiet_print(psg_ctx *ctx, const fn_kind *k, const void *fn, char **text, size_t *len) {
+static psg_status quiet_print(psg_ctx *ctx, const fn_kind *k, const void *fn, printed *out) {
   quiet q;
   psg_status st = quiet_begin(ctx, &q);
-  if (!st) st = k->print(fn, text, len);
+  if (!st) st = k->print(fn, out);
   quiet_end(ctx, &q);
   return st;
 }
 
 static psg_status quiet_parse(psg_ctx *ctx, const fn_kind *k, const char *text, size_t len, const char *file,
-                              void **out) {
+                              psg_tensor *const *meta, size_t nmeta, void **out) {
   quiet q;
   psg_status st = quiet_begin(ctx, &q);
-  if (!st) st = k->parse(ctx, text, len, file, out);
+  if (!st) st = k->parse(ctx, text, len, file, meta, nmeta, out);
   quiet_end(ctx, &q);
+  return st;
+}
+
+/* The stored input constants equal the function's, byte for byte. */
+static bool same_constants(const psgi_cache_entry *en, const printed *in) {
+  if (en->n_in != in->nmeta) return false;
+  for (size_t i = 0; i < en->n_in; i++) {
+    const psgi_cache_tensor *a = &en->in[i];
+    const psg_tensor *b = in->meta[i];
+    if (a->dtype != psg_tensor_dtype(b) || a->ndim != psg_tensor_ndim(b) || a->nbytes != psg_tensor_nbytes(b))
+      return false;
+    for (int d = 0; d < a->ndim; d++)
+      if (a->shape[d] != psg_tensor_dim(b, d)) return false;
+    if (a->nbytes && memcmp(a->data, psg_tensor_data(b), a->nbytes)) return false;
+  }
+  return true;
+}
+
+/* The stored output parsed back, its constants the input's (references)
+ * or made from the stored bytes. */
+static psg_status load_output(psg_ctx *ctx, const fn_kind *k, const psgi_cache_entry *en, const printed *in,
+                              const char *path, void **out) {
+  psg_tensor **meta = psgi_calloc(ctx, (en->n_out ? en->n_out : 1) * sizeof *meta);
+  psg_status st = meta ? PSG_OK : psgi_nomem(ctx);
+  for (size_t i = 0; !st && i < en->n_out; i++) {
+    const psgi_cache_tensor *t = &en->out[i];
+    if (t->ref >= 0) psg_tensor_retain(meta[i] = in->meta[t->ref]);
+    else st = psg_tensor_create(ctx, t->dtype, t->shape, t->ndim, t->data, &meta[i]);
+    if (!st && t->ref < 0 && psg_tensor_nbytes(meta[i]) != t->nbytes) st = PSG_ERR_PARSE;
+  }
+  if (!st) st = quiet_parse(ctx, k, en->output, en->output_len, path, meta, en->n_out, out);
+  for (size_t i = 0; meta && i < en->n_out; i++) psg_tensor_release(meta[i]);
+  psgi_free(ctx, meta);
   return st;
 }
 
@@ -90,32 +140,32 @@ static void warn(psg_pass *p, const char *fmt, const char *path, const char *det
   psgi_diag_add(p->ctx, PSG_SEVERITY_WARNING, PSG_OK, NULL, 0, 0, NULL, 0, p->info->name, fmt, path, detail, name);
 }
 
-/* A stored entry for `key` whose input is `in_text`: its result in *out
+/* A stored entry for `key` whose input is `in`: its result in *out
  * (true), or false for a miss (absent, stale, or corrupt with a warning). */
 static bool lookup(psg_pass *p, psg_pass_context *pc, const fn_kind *k, const char *path, const psgi_buf *key,
-                   const char *in_text, size_t in_len, void *self, const char *name, void **out) {
+                   const printed *in, void *self, const char *name, void **out) {
   psg_ctx *ctx = p->ctx;
   psgi_cache_entry en;
   const char *why = NULL;
-  int r = psgi_cache_entry_read(ctx, path, &en, &why);
+  int r = psgi_cache_entry_read(path, &en, &why);
   if (r == PSGI_ENTRY_ABSENT) return false;
   if (r == PSGI_ENTRY_CORRUPT) {
     count(pc, PSG_PASS_CACHE_CORRUPT);
     warn(p, "pass cache entry %s is unusable (%s); recomputing @%s", path, why, name);
     return false;
   }
-  bool hit = en.key_len == key->len && !memcmp(en.key, key->data, key->len) && en.input_len == in_len &&
-             !memcmp(en.input, in_text, in_len);
+  bool hit = en.key_len == key->len && !memcmp(en.key, key->data, key->len) && en.input_len == in->len &&
+             !memcmp(en.input, in->text, in->len) && same_constants(&en, in);
   if (hit && en.same) {
     k->retain(self);
     *out = self;
-  } else if (hit && (quiet_parse(ctx, k, en.output, en.output_len, path, out) || !k->is_result(*out))) {
+  } else if (hit && (load_output(ctx, k, &en, in, path, out) || !k->is_result(*out))) {
     if (*out) k->release(*out), *out = NULL;
     count(pc, PSG_PASS_CACHE_CORRUPT);
     warn(p, "pass cache entry %s is unusable (%s); recomputing @%s", path, "its output does not parse", name);
     hit = false;
   }
-  psgi_cache_entry_free(ctx, &en);
+  psgi_cache_entry_free(&en);
   return hit;
 }
 
@@ -123,29 +173,28 @@ static bool lookup(psg_pass *p, psg_pass_context *pc, const fn_kind *k, const ch
  * `result`: the parsers are not always the printers' exact inverse (the
  * TVMScript parser folds `0 * 2 + 0` to `0`), and a hit must give what the
  * pass gave, so a result whose text does not read back is not stored. */
-static bool reads_back(psg_ctx *ctx, const fn_kind *k, const char *text, size_t len, const void *result) {
+static bool reads_back(psg_ctx *ctx, const fn_kind *k, const printed *out, const void *result) {
   void *back = NULL;
-  bool ok = !quiet_parse(ctx, k, text, len, NULL, &back) && back && k->is_result(back) && k->equal(back, result);
+  bool ok = !quiet_parse(ctx, k, out->text, out->len, NULL, out->meta, out->nmeta, &back) && back &&
+            k->is_result(back) && k->equal(back, result);
   if (back) k->release(back);
   return ok;
 }
 
-/* Stores `result` (computed from `self`, printed as `in_text`) under `key`. */
+/* Stores `result` (computed from `self`, printed as `in`) under `key`. */
 static void store(psg_pass *p, psg_pass_context *pc, const fn_kind *k, const char *dir, const char *path,
-                  const psgi_buf *key, const char *in_text, size_t in_len, const void *self, const void *result,
-                  const char *name) {
-  char *out_text = NULL;
-  size_t out_len = 0;
-  if (result != self && (quiet_print(p->ctx, k, result, &out_text, &out_len) ||
-                         !reads_back(p->ctx, k, out_text, out_len, result))) {
-    psg_free(out_text);
+                  const psgi_buf *key, const printed *in, const void *self, const void *result, const char *name) {
+  printed out = {0};
+  if (result != self && (quiet_print(p->ctx, k, result, &out) || !reads_back(p->ctx, k, &out, result))) {
+    printed_free(p->ctx, &out);
     count(pc, PSG_PASS_CACHE_BYPASSED);
     return;
   }
-  bool ok = psgi_cache_entry_write(dir, path, key->data, key->len, in_text, in_len, result == self ? NULL : out_text,
-                                   out_len);
+  psgi_cache_write w = {key->data, in->text, result == self ? NULL : out.text, key->len, in->len, out.len,
+                        in->meta,  out.meta, in->nmeta, out.nmeta};
+  bool ok = psgi_cache_entry_write(dir, path, &w);
   int err = errno;
-  psg_free(out_text);
+  printed_free(p->ctx, &out);
   if (ok) {
     count(pc, PSG_PASS_CACHE_STORES);
   } else if (count(pc, WRITE_FAILURES) == 0) {
@@ -163,11 +212,10 @@ static psg_status cached_call(psg_pass *p, psg_module *mod, psg_pass_context *pc
   psgi_buf key, path;
   psgi_buf_init(&key, ctx);
   psgi_buf_init(&path, ctx);
-  char *in_text = NULL;
-  size_t in_len = 0;
+  printed in = {0};
   bool keyable = false;
   psg_status st = PSG_OK;
-  if (!quiet_print(ctx, k, self, &in_text, &in_len)) st = psgi_pass_cache_key(p, mod, pc, e, in_text, in_len, &key, &keyable);
+  if (!quiet_print(ctx, k, self, &in)) st = psgi_pass_cache_key(p, mod, pc, e, in.text, in.len, in.meta, in.nmeta, &key, &keyable);
   if (st || !keyable) {
     if (!st) count(pc, PSG_PASS_CACHE_BYPASSED), st = k->run(p, mod, pc, e, out);
     goto done;
@@ -177,7 +225,7 @@ static psg_status cached_call(psg_pass *p, psg_module *mod, psg_pass_context *pc
     st = psgi_nomem(ctx);
     goto done;
   }
-  if (lookup(p, pc, k, path.data, &key, in_text, in_len, self, name, out)) {
+  if (lookup(p, pc, k, path.data, &key, &in, self, name, out)) {
     count(pc, PSG_PASS_CACHE_HITS);
     goto done;
   }
@@ -186,9 +234,9 @@ static psg_status cached_call(psg_pass *p, psg_module *mod, psg_pass_context *pc
   size_t diags = psg_ctx_diag_count(ctx);
   st = k->run(p, mod, pc, e, out);
   if (!st && *out && k->is_result(*out) && psg_ctx_diag_count(ctx) == diags)
-    store(p, pc, k, dir, path.data, &key, in_text, in_len, self, *out, name);
+    store(p, pc, k, dir, path.data, &key, &in, self, *out, name);
 done:
-  psg_free(in_text);
+  printed_free(ctx, &in);
   psgi_buf_fini(&key);
   psgi_buf_fini(&path);
   return st;
@@ -196,13 +244,14 @@ done:
 
 /* Relay functions ---------------------------------------------------------- */
 
-static psg_status relay_print(const void *fn, char **text, size_t *len) {
-  return psg_expr_print_text(fn, PSG_PRINT_DEFAULT, text, len);
+static psg_status relay_print(const void *fn, printed *out) {
+  return psgi_expr_print_text_meta(fn, &out->text, &out->len, &out->meta, &out->nmeta);
 }
 
-static psg_status relay_parse(psg_ctx *ctx, const char *text, size_t len, const char *file, void **out) {
+static psg_status relay_parse(psg_ctx *ctx, const char *text, size_t len, const char *file, psg_tensor *const *meta,
+                              size_t nmeta, void **out) {
   psg_expr *e = NULL;
-  psg_status st = psg_expr_parse(ctx, text, len, file, &e);
+  psg_status st = psgi_expr_parse_meta(ctx, text, len, file, meta, nmeta, &e);
   *out = e;
   return st;
 }
@@ -233,11 +282,13 @@ psg_status psgi_pass_cache_function(psg_pass *p, psg_module *mod, psg_pass_conte
 
 /* PrimFuncs ------------------------------------------------------------------ */
 
-static psg_status tir_print(const void *fn, char **text, size_t *len) {
-  return psg_tir_script_print_func(fn, NULL, PSG_TIR_SCRIPT_DEFAULT, text, len);
+static psg_status tir_print(const void *fn, printed *out) {
+  return psg_tir_script_print_func(fn, NULL, PSG_TIR_SCRIPT_DEFAULT, &out->text, &out->len);
 }
 
-static psg_status tir_parse(psg_ctx *ctx, const char *text, size_t len, const char *file, void **out) {
+static psg_status tir_parse(psg_ctx *ctx, const char *text, size_t len, const char *file, psg_tensor *const *meta,
+                            size_t nmeta, void **out) {
+  (void)meta, (void)nmeta; /* TVMScript holds no metadata section */
   psg_tir_script *s = NULL;
   psg_status st = psg_tir_script_parse(ctx, text, len, file, &s);
   *out = NULL;

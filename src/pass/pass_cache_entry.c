@@ -1,24 +1,31 @@
 /* Passage — pass-cache entry files (docs/pass-infra.md "Pass cache"). One
  * file per key, named after the key's hash:
  *
- *   passage-pass-cache-entry 1
+ *   passage-pass-cache-entry 2
  *   key LEN\n<LEN bytes>\n
- *   input LEN\n<LEN bytes>\n         the function as text (the parsers read it)
- *   output LEN\n<LEN bytes>\n        or "output same\n": the pass returned its input
+ *   input LEN\n<LEN bytes>\n     the function as text, constants as meta[relay.Constant][i]
+ *   tensors N\n                  then N times: tensor DTYPE NDIM D0 .. NBYTES\n<raw bytes>\n
+ *   output LEN\n<LEN bytes>\n    or "output same\n" (the pass returned its input, and no
+ *   tensors M\n                  tensors line): M times a tensor as above or "ref K\n",
+ *                                the input's constant K
  *   end <xxHash64 (psgi_hash_bytes) of every byte before "end", 16 hex digits>\n
  *
- * Written to a temporary file and renamed into place, so a reader sees a
- * whole entry or none, whatever runs write concurrently; lengths and the
- * checksum catch a file truncated or damaged afterwards. */
+ * Constants are raw bytes, not text: comparing and reusing them costs a
+ * memcmp, where base64 text would cost more than most passes. Written to a
+ * temporary file and renamed into place, so a reader sees a whole entry or
+ * none, whatever runs write concurrently; lengths and the checksum catch a
+ * file truncated or damaged afterwards. An entry is read into libc memory,
+ * not the context's pool: a buffer of tens of KiB made and dropped per
+ * function would make the pool map and unmap chunks. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "pass/pass_cache.h"
 
-static const char magic[] = "passage-pass-cache-entry 1\n";
-
+static const char magic[] = "passage-pass-cache-entry 2\n";
 
 /* Reading ------------------------------------------------------------------ */
 
@@ -26,28 +33,76 @@ typedef struct cursor {
   char *p, *end;
 } cursor;
 
-/* "NAME LEN\n<LEN bytes>\n": the block, NUL-terminated in place. */
-static bool take_block(cursor *c, const char *name, const char **text, size_t *len) {
-  size_t nl = strlen(name);
-  if ((size_t)(c->end - c->p) < nl + 2 || memcmp(c->p, name, nl) || c->p[nl] != ' ') return false;
-  char *num = c->p + nl + 1, *stop = NULL;
-  if (*num < '0' || *num > '9') return false;
-  errno = 0;
-  unsigned long long n = strtoull(num, &stop, 10);
-  if (errno || stop >= c->end || *stop != '\n') return false;
-  char *body = stop + 1;
-  if (n > (unsigned long long)(c->end - body) || (size_t)(c->end - body) - n < 1 || body[n] != '\n') return false;
-  body[n] = 0;
-  *text = body;
-  *len = (size_t)n;
-  c->p = body + n + 1;
+static bool take_word(cursor *c, const char *w) {
+  size_t n = strlen(w);
+  if ((size_t)(c->end - c->p) < n + 1 || memcmp(c->p, w, n) || c->p[n] != ' ') return false;
+  c->p += n + 1;
   return true;
 }
 
-static bool take_line(cursor *c, const char *line) {
-  size_t n = strlen(line);
-  if ((size_t)(c->end - c->p) < n || memcmp(c->p, line, n)) return false;
-  c->p += n;
+/* A decimal number followed by `stop` (' ' or '\n'). */
+static bool take_number(cursor *c, char stop, long long lo, long long hi, long long *out) {
+  char *q = c->p;
+  bool neg = q < c->end && *q == '-';
+  q += neg;
+  long long v = 0;
+  if (q >= c->end || *q < '0' || *q > '9') return false;
+  for (; q < c->end && *q >= '0' && *q <= '9'; q++) {
+    if (v > (LLONG_MAX - 9) / 10) return false;
+    v = v * 10 + (*q - '0');
+  }
+  if (q >= c->end || *q != stop) return false;
+  v = neg ? -v : v;
+  if (v < lo || v > hi) return false;
+  *out = v;
+  c->p = q + 1;
+  return true;
+}
+
+/* `n` bytes then '\n': the bytes, NUL-terminated in place. */
+static bool take_bytes(cursor *c, size_t n, const char **out) {
+  if ((size_t)(c->end - c->p) < n + 1 || c->p[n] != '\n') return false;
+  c->p[n] = 0;
+  *out = c->p;
+  c->p += n + 1;
+  return true;
+}
+
+/* "NAME LEN\n<LEN bytes>\n". */
+static bool take_block(cursor *c, const char *name, const char **text, size_t *len) {
+  long long n;
+  if (!take_word(c, name) || !take_number(c, '\n', 0, c->end - c->p, &n)) return false;
+  *len = (size_t)n;
+  return take_bytes(c, (size_t)n, text);
+}
+
+static bool take_tensors(cursor *c, size_t n_in, psgi_cache_tensor **out, size_t *n) {
+  long long count;
+  if (!take_word(c, "tensors") || !take_number(c, '\n', 0, (c->end - c->p) / 4, &count)) return false;
+  psgi_cache_tensor *ts = calloc((size_t)(count ? count : 1), sizeof *ts);
+  if (!ts) return false;
+  *out = ts;
+  *n = (size_t)count;
+  for (long long i = 0; i < count; i++) {
+    psgi_cache_tensor *t = &ts[i];
+    long long v, dtype, ndim, nbytes;
+    if (take_word(c, "ref")) {
+      if (!take_number(c, '\n', 0, (long long)n_in - 1, &v)) return false;
+      t->ref = (int)v;
+      continue;
+    }
+    t->ref = -1;
+    if (!take_word(c, "tensor") || !take_number(c, ' ', 0, 1 << 20, &dtype) ||
+        !take_number(c, ' ', 0, PSGI_CACHE_MAX_NDIM, &ndim))
+      return false;
+    t->dtype = (int)dtype, t->ndim = (int)ndim;
+    for (long long d = 0; d < ndim; d++)
+      if (!take_number(c, ' ', 0, LLONG_MAX, &v)) return false;
+      else t->shape[d] = v;
+    if (!take_number(c, '\n', 0, c->end - c->p, &nbytes)) return false;
+    if (!take_bytes(c, (size_t)nbytes, (const char **)&t->data)) return false;
+    t->nbytes = (size_t)nbytes;
+  }
   return true;
 }
 
@@ -66,14 +121,18 @@ static int parse(psgi_cache_entry *out, size_t size, const char **why) {
   cursor c = {out->data + sizeof magic - 1, out->data + covered};
   if (!take_block(&c, "key", &out->key, &out->key_len)) return *why = "damaged key", PSGI_ENTRY_CORRUPT;
   if (!take_block(&c, "input", &out->input, &out->input_len)) return *why = "damaged input", PSGI_ENTRY_CORRUPT;
-  out->same = take_line(&c, "output same\n");
-  if (!out->same && !take_block(&c, "output", &out->output, &out->output_len))
+  if (!take_tensors(&c, 0, &out->in, &out->n_in))
+    return *why = "damaged input constants", PSGI_ENTRY_CORRUPT;
+  out->same = (size_t)(c.end - c.p) >= 12 && !memcmp(c.p, "output same\n", 12);
+  if (out->same) c.p += 12;
+  else if (!take_block(&c, "output", &out->output, &out->output_len) ||
+           !take_tensors(&c, out->n_in, &out->out, &out->n_out))
     return *why = "damaged output", PSGI_ENTRY_CORRUPT;
   if (c.p != c.end) return *why = "trailing bytes after the output", PSGI_ENTRY_CORRUPT;
   return PSGI_ENTRY_FOUND;
 }
 
-int psgi_cache_entry_read(psg_ctx *ctx, const char *path, psgi_cache_entry *out, const char **why) {
+int psgi_cache_entry_read(const char *path, psgi_cache_entry *out, const char **why) {
   memset(out, 0, sizeof *out);
   *why = NULL;
   FILE *f = fopen(path, "rb");
@@ -85,7 +144,7 @@ int psgi_cache_entry_read(psg_ctx *ctx, const char *path, psgi_cache_entry *out,
   int r = PSGI_ENTRY_CORRUPT;
   if (fstat(fileno(f), &sb) != 0 || sb.st_size < 0) {
     *why = "cannot be read";
-  } else if (!(out->data = psgi_alloc(ctx, (size_t)sb.st_size + 1))) {
+  } else if (!(out->data = malloc((size_t)sb.st_size + 1))) {
     *why = "out of memory";
   } else if (fread(out->data, 1, (size_t)sb.st_size, f) != (size_t)sb.st_size) {
     *why = "cannot be read";
@@ -94,12 +153,14 @@ int psgi_cache_entry_read(psg_ctx *ctx, const char *path, psgi_cache_entry *out,
     r = parse(out, (size_t)sb.st_size, why);
   }
   fclose(f);
-  if (r != PSGI_ENTRY_FOUND) psgi_cache_entry_free(ctx, out);
+  if (r != PSGI_ENTRY_FOUND) psgi_cache_entry_free(out);
   return r;
 }
 
-void psgi_cache_entry_free(psg_ctx *ctx, psgi_cache_entry *e) {
-  psgi_free(ctx, e->data);
+void psgi_cache_entry_free(psgi_cache_entry *e) {
+  free(e->data);
+  free(e->in);
+  free(e->out);
   memset(e, 0, sizeof *e);
 }
 
@@ -125,47 +186,111 @@ static bool make_dirs(const char *dir) {
   return ok && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-/* Appends "NAME LEN\n<text>\n" at *at. */
-static char *put_block(char *at, const char *name, const char *text, size_t len) {
-  at += sprintf(at, "%s %zu\n", name, len);
-  memcpy(at, text, len);
-  at[len] = '\n';
-  return at + len + 1;
+/* A growable byte buffer on libc (the writer has no context). */
+typedef struct out_buf {
+  char *data;
+  size_t len, cap;
+  bool failed;
+} out_buf;
+
+static void put(out_buf *b, const void *s, size_t n) {
+  if (b->failed) return;
+  if (b->len + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + n) cap *= 2;
+    char *d = realloc(b->data, cap);
+    if (!d) {
+      b->failed = true;
+      return;
+    }
+    b->data = d, b->cap = cap;
+  }
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
 }
 
-bool psgi_cache_entry_write(const char *dir, const char *path, const char *key, size_t key_len,
-                            const char *input, size_t input_len, const char *output, size_t output_len) {
+static void put_str(out_buf *b, const char *s) { put(b, s, strlen(s)); }
+
+static void put_num(out_buf *b, long long v, char stop) {
+  char num[32];
+  int n = snprintf(num, sizeof num, "%lld%c", v, stop);
+  put(b, num, (size_t)n);
+}
+
+static void put_block(out_buf *b, const char *name, const char *text, size_t len) {
+  put_str(b, name);
+  put_str(b, " ");
+  put_num(b, (long long)len, '\n');
+  put(b, text, len);
+  put(b, "\n", 1);
+}
+
+static void put_tensor(out_buf *b, const psg_tensor *t) {
+  put_str(b, "tensor ");
+  put_num(b, psg_tensor_dtype(t), ' ');
+  put_num(b, psg_tensor_ndim(t), ' ');
+  for (int d = 0; d < psg_tensor_ndim(t); d++) put_num(b, psg_tensor_dim(t, d), ' ');
+  put_num(b, (long long)psg_tensor_nbytes(t), '\n');
+  put(b, psg_tensor_data(t), psg_tensor_nbytes(t));
+  put(b, "\n", 1);
+}
+
+static void put_tensors(out_buf *b, psg_tensor *const *ts, size_t n, psg_tensor *const *in, size_t n_in) {
+  put_str(b, "tensors ");
+  put_num(b, (long long)n, '\n');
+  for (size_t i = 0; i < n; i++) {
+    size_t k = 0;
+    while (k < n_in && in[k] != ts[i]) k++;
+    if (k < n_in) {
+      put_str(b, "ref ");
+      put_num(b, (long long)k, '\n');
+    } else {
+      put_tensor(b, ts[i]);
+    }
+  }
+}
+
+bool psgi_cache_entry_write(const char *dir, const char *path, const psgi_cache_write *w) {
+  for (size_t i = 0; i < w->n_in + w->n_out; i++) {
+    const psg_tensor *t = i < w->n_in ? w->in[i] : w->out[i - w->n_in];
+    if (psg_tensor_ndim(t) > PSGI_CACHE_MAX_NDIM) return errno = EINVAL, false;
+  }
   if (!make_dirs(dir)) return false;
-  /* The whole entry in memory first, to checksum it in one pass. */
-  size_t cap = sizeof magic + 3 * 48 + key_len + input_len + (output ? output_len : 0) + 64;
-  char *data = malloc(cap), *at = data;
+  out_buf b = {0};
+  put_str(&b, magic);
+  put_block(&b, "key", w->key, w->key_len);
+  put_block(&b, "input", w->input, w->input_len);
+  put_tensors(&b, w->in, w->n_in, NULL, 0);
+  if (w->output) {
+    put_block(&b, "output", w->output, w->output_len);
+    put_tensors(&b, w->out, w->n_out, w->in, w->n_in);
+  } else {
+    put_str(&b, "output same\n");
+  }
+  char end[32];
+  if (!b.failed) snprintf(end, sizeof end, "end %016llx\n", (unsigned long long)psgi_hash_bytes(b.data, b.len));
+  if (!b.failed) put_str(&b, end);
   size_t n = strlen(dir);
   char *tmp = malloc(n + sizeof "/.tmp-XXXXXX");
-  bool ok = data && tmp;
+  bool ok = !b.failed && tmp;
   int fd = -1, err = ENOMEM;
   if (ok) {
-    at = (char *)memcpy(at, magic, sizeof magic - 1) + (sizeof magic - 1);
-    at = put_block(at, "key", key, key_len);
-    at = put_block(at, "input", input, input_len);
-    if (output) at = put_block(at, "output", output, output_len);
-    else at = (char *)memcpy(at, "output same\n", 12) + 12;
-    at += sprintf(at, "end %016llx\n", (unsigned long long)psgi_hash_bytes(data, (size_t)(at - data)));
     snprintf(tmp, n + sizeof "/.tmp-XXXXXX", "%s/.tmp-XXXXXX", dir);
     fd = mkstemp(tmp);
     ok = fd >= 0;
     err = errno;
   }
-  for (size_t done = 0, len = (size_t)(at - data); ok && done < len;) {
-    ssize_t w = write(fd, data + done, len - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) ok = false, err = errno;
-    else done += (size_t)w;
+  for (size_t done = 0; ok && done < b.len;) {
+    ssize_t got = write(fd, b.data + done, b.len - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) ok = false, err = errno;
+    else done += (size_t)got;
   }
   if (fd >= 0 && close(fd) != 0 && ok) ok = false, err = errno;
   if (ok && rename(tmp, path) != 0) ok = false, err = errno;
   if (!ok && fd >= 0) unlink(tmp);
   free(tmp);
-  free(data);
+  free(b.data);
   errno = err;
   return ok;
 }

@@ -103,8 +103,8 @@ static psg_status append_relay(psg_ctx *ctx, const psg_module *mod, const psg_ex
 }
 
 psg_status psgi_pass_cache_key(psg_pass *p, const psg_module *mod, psg_pass_context *pc,
-                               const psgi_module_entry *e, const char *text, size_t len, psgi_buf *key,
-                               bool *keyable) {
+                               const psgi_module_entry *e, const char *text, size_t len,
+                               psg_tensor *const *meta, size_t nmeta, psgi_buf *key, bool *keyable) {
   *keyable = false;
   psg_ctx *ctx = p->ctx;
   /* Constructors and Match read the module's type definitions. */
@@ -121,6 +121,9 @@ psg_status psgi_pass_cache_key(psg_pass *p, const psg_module *mod, psg_pass_cont
    * function (the round trip), and unlike the in-memory structural hash the
    * text does not depend on which equal constants happen to be one node. */
   psgi_buf_printf(key, "function %zu %016llx\n", len, (unsigned long long)psgi_hash_bytes(text, len));
+  for (size_t i = 0; i < nmeta; i++) /* the text names constants by index: their bytes count too */
+    psgi_buf_printf(key, "constant %zu %016llx\n", psg_tensor_nbytes(meta[i]),
+                    (unsigned long long)psgi_hash_bytes(psg_tensor_data(meta[i]), psg_tensor_nbytes(meta[i])));
   if (e->prim) *keyable = true;
   else st = append_relay(ctx, mod, e->func, key, keyable);
   if (!st && key->failed) st = psgi_nomem(ctx);
