@@ -194,7 +194,7 @@ typedef struct out_buf {
 } out_buf;
 
 static void put(out_buf *b, const void *s, size_t n) {
-  if (b->failed) return;
+  if (b->failed || !n) return; /* an empty tensor's data may be NULL */
   if (b->len + n > b->cap) {
     size_t cap = b->cap ? b->cap : 4096;
     while (cap < b->len + n) cap *= 2;

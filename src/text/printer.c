@@ -919,7 +919,7 @@ psg_status psgi_expr_print_text_meta(const psg_expr *e, char **out, size_t *len,
   if (b.len && b.data[b.len - 1] == '\n') b.len--;
   size_t n = p.meta.len;
   psg_tensor **list = psgi_alloc(e->ctx, (n ? n : 1) * sizeof *list);
-  if (list) memcpy(list, p.meta.data, n * sizeof *list);
+  if (list && n) memcpy(list, p.meta.data, n * sizeof *list);
   psg_status st = finish(&p, &b, out, len);
   if (!st && !list) {
     psg_free(*out);
