@@ -10,7 +10,8 @@ CMAKE_ARGS ?=
 DEB_PACKAGES = cmake make gcc libc6-dev python3 pkg-config \
   clang-14 llvm-14-tools libclang-rt-14-dev mlir-19-tools \
   python3-pytest python3-numpy python3-onnx \
-  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
+  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata \
+  graphviz chromium fonts-dejavu-core
 
 RELEASE = $(BUILD)/release
 ASAN    = $(BUILD)/asan

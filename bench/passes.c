@@ -4,6 +4,9 @@
  * --cse --symbol-dce` (the anchor, timed by bench/run_passes.sh).
  *
  *   bench_passes N OUT.mlir   prints one line per pass: "name seconds calls_before calls_after"
+ *   bench_passes N - PASS     only PASS (a pass or O0..O3; "-": no MLIR file), e.g. under
+ *                             `valgrind --tool=callgrind --toggle-collect=psg_pass_run` to
+ *                             count one pass's instructions (bench/profile_passes.sh)
  *
  * The model is a chain of residual blocks on a (1, 2, 2, 4) tensor, each
  * giving the passes something to do: conv2d -> batch_norm (SimplifyInference,
@@ -92,7 +95,10 @@ static void write_mlir(const char *path, long n) {
   fclose(f);
 }
 
+static const char *only; /* argv[3]: run just this pass */
+
 static void run_one(psg_ctx *ctx, psg_module *typed, const char *name, int opt_level) {
+  if (only && strcmp(only, name)) return;
   psg_pass *p = NULL;
   psg_pass_context *pc = NULL;
   psg_module *out = NULL;
@@ -111,7 +117,8 @@ static void run_one(psg_ctx *ctx, psg_module *typed, const char *name, int opt_l
 
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 1000;
-  if (argc > 2) write_mlir(argv[2], n);
+  if (argc > 2 && strcmp(argv[2], "-")) write_mlir(argv[2], n);
+  if (argc > 3) only = argv[3];
   long blocks = n / CALLS_PER_BLOCK > 0 ? n / CALLS_PER_BLOCK : 1;
   psg_ctx *ctx;
   if (psg_ctx_create(NULL, &ctx)) die(NULL, "context");

@@ -26,5 +26,6 @@
 #include "passage/tvmscript.h"
 #include "passage/analysis.h"
 #include "passage/object_path.h"
+#include "passage/report.h"
 
 #endif

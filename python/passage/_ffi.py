@@ -222,6 +222,8 @@ _PROTOS = {
     "psg_timing_instrument_create": (I, [P, PP]), "psg_timing_render": (P, [P]),
     "psg_timing_render_flat": (P, [P, Z]), "psg_timing_render_json": (P, [P]),
     "psg_timing_reset": (None, [P]),
+    "psg_report_instrument_create": (I, [P, S, I, PP]), "psg_report_render": (P, [P]),
+    "psg_report_write": (I, [P, S]),
     "psg_print_ir_instrument_create": (I, [P, ctypes.POINTER(S), ctypes.POINTER(S), I,
                                             TEXT_SINK_FN, P, PP]),
     "psg_print_ir_pass_create": (I, [P, S, B, TEXT_SINK_FN, P, PP]),

@@ -18,7 +18,7 @@ from ._ffi import lib, CTX, call, enc, s, take_string
 from .ir import IRModule
 from .transform import PassInfo, PassContext, STDOUT_SINK
 
-__all__ = ["PassInstrument", "pass_instrument", "PassTimingInstrument", "PrintBeforeAll",
+__all__ = ["PassInstrument", "pass_instrument", "PassTimingInstrument", "ReportInstrument", "PrintBeforeAll",
            "PrintAfterAll", "PassPrintingInstrument"]
 
 _METHODS = ("enter_pass_ctx", "exit_pass_ctx", "should_run", "run_before_pass", "run_after_pass",
@@ -233,6 +233,31 @@ class PassTimingInstrument(_CBacked):
 
     def reset(self):
         lib.psg_timing_reset(self._c_ptr)
+
+
+class ReportInstrument(_CBacked):
+    """The one-file HTML run report (docs/report.md): records every pass run
+    under the contexts it is added to and writes `path` (if given) each time
+    such a context exits. `graphs`: "ends" (the dataflow graph before and
+    after the run, drawn by Graphviz's dot), "each" (also after every pass
+    that changed the module) or "none"."""
+
+    _GRAPHS = {"none": 0, "ends": 1, "each": 2}
+
+    def __init__(self, path=None, graphs="ends"):
+        if graphs not in self._GRAPHS:
+            raise ValueError("graphs must be 'none', 'ends' or 'each', not %r" % (graphs,))
+        out = ctypes.c_void_p()
+        call(lib.psg_report_instrument_create, CTX, enc(None if path is None else str(path)), self._GRAPHS[graphs],
+             ctypes.byref(out), what="ReportInstrument")
+        self._adopt(out)
+
+    def render(self):
+        """The report as HTML text now."""
+        return take_string(lib.psg_report_render(self._c_ptr)) or ""
+
+    def write(self, path):
+        call(lib.psg_report_write, self._c_ptr, enc(str(path)), what="ReportInstrument.write")
 
 
 def _print_ir(before, after, flags):

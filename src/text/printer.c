@@ -17,7 +17,7 @@ typedef struct printer {
   psgi_map temps;     /* node -> temp number + 1 (0: not bound in scope) */
   psgi_map uses;      /* node -> how many operand slots hold it (only with lets) */
   psgi_map var_names; /* Var -> printed name (arena) */
-  psgi_map used;      /* printed var names in this def */
+  psgi_map used;      /* printed var names in this def -> last _N suffix given */
   psgi_map meta_index; /* tensor -> index + 1 */
   psgi_tensor_vec meta;
   PSGI_VEC(const psg_expr *) bound; /* nodes bound, for scope exit */
@@ -249,10 +249,19 @@ static const char *var_name(printer *p, const psg_expr *v) {
   }
   base[k] = 0;
   char *name = base;
-  for (int suffix = 1; psgi_map_get_str(&p->used, name, strlen(name)); suffix++) {
+  psgi_map_entry *taken = psgi_map_get_str(&p->used, base, k);
+  if (taken) {
+    /* The smallest free suffix: a name's entry remembers the last suffix
+     * given to it, and every smaller one is taken (names are never freed
+     * within a def), so the search starts there; from 1 each time it was
+     * quadratic in the number of same-named vars (every Primitive
+     * function's %p0). */
+    uintptr_t suffix = (uintptr_t)taken->value;
     name = psgi_arena_alloc(&p->arena, k + 24);
     if (!name) return "v";
-    snprintf(name, k + 24, "%s_%d", base, suffix);
+    do snprintf(name, k + 24, "%s_%lu", base, (unsigned long)++suffix);
+    while (psgi_map_get_str(&p->used, name, strlen(name)));
+    taken->value = (void *)suffix;
   }
   psgi_map_entry *u = psgi_map_put_str(&p->used, name, strlen(name), NULL);
   psgi_map_entry *ve = psgi_map_put_ptr(&p->var_names, v, NULL);

@@ -74,27 +74,45 @@ psg_status psgi_annotate_inferred(psg_ctx *ctx, const psg_module *mod, psg_modul
   psg_mutator_init(&m, ctx);
   m.pre = skip_final;
   for (int k = 0; k < PSG_EXPR_KIND_COUNT; k++) m.visit[k] = annotate_node;
-  psg_module *cur = (psg_module *)mod;
-  psg_module_retain(cur);
+  /* The rewritten functions go into one new module at the end: a
+   * psg_module_update per function copied the whole entry list each time
+   * (quadratic in the number of functions) and re-checked that the function
+   * is closed, which annotating cannot change. */
+  psg_expr **rewritten = NULL;
+  size_t changed = 0;
   psg_status st = PSG_OK;
   for (size_t i = 0; !st && i < mod->n; i++) {
     const psg_expr *fn = mod->entries[i].func;
     if (!fn || fn->kind != PSG_EXPR_FUNCTION || psgi_expr_final_type(fn)) continue;
-    psg_expr *rewritten = NULL;
-    if ((st = psg_mutate(&m, fn, &rewritten)) != PSG_OK) break;
-    psg_module *next = NULL;
-    if (rewritten != fn) st = psg_module_update(cur, mod->entries[i].gv, rewritten, &next);
-    psg_expr_release(rewritten);
-    if (next) {
-      psg_module_release(cur);
-      cur = next;
+    psg_expr *r = NULL;
+    if ((st = psg_mutate(&m, fn, &r)) != PSG_OK) break;
+    if (r == fn) {
+      psg_expr_release(r);
+      continue;
     }
+    if (!rewritten && !(rewritten = psgi_calloc(ctx, psgi_mul_size(mod->n, sizeof *rewritten)))) {
+      psg_expr_release(r);
+      st = psgi_nomem(ctx);
+      break;
+    }
+    rewritten[i] = r;
+    changed++;
   }
   psg_mutator_fini(&m);
-  if (st) {
-    psg_module_release(cur);
-    cur = NULL;
+  psgi_module_entry *es = NULL;
+  if (!st && changed && !(es = psgi_alloc(ctx, psgi_mul_size(mod->n, sizeof *es)))) st = psgi_nomem(ctx);
+  if (!st && changed) {
+    for (size_t i = 0; i < mod->n; i++) {
+      es[i] = mod->entries[i];
+      if (rewritten[i]) es[i].func = rewritten[i];
+    }
+    st = psgi_module_from_entries_of(mod, es, mod->n, mod->attrs, out);
+  } else if (!st) {
+    psg_module_retain((psg_module *)mod);
+    *out = (psg_module *)mod;
   }
-  *out = cur;
+  for (size_t i = 0; rewritten && i < mod->n; i++) psg_expr_release(rewritten[i]);
+  psgi_free(ctx, rewritten);
+  psgi_free(ctx, es);
   return st;
 }

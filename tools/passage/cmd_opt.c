@@ -25,6 +25,7 @@ typedef struct opt_args {
   char threads_config[48]; /* --threads N as the config assignment it stands for */
   bool verify_each, local_reproducer, seeded_bugs;
   const char *reproducer, *run_reproducer;
+  cli_report_opts report;
   const char *pass_cache; /* --pass-cache DIR */
   bool pass_cache_stats;
 } opt_args;
@@ -72,6 +73,10 @@ static void usage(FILE *to) {
           "  --local-reproducer       ... holding only the failing pass and its own input\n"
           "  --run-reproducer FILE    replay a reproducer (IN, -p and the context come from FILE;\n"
           "                           flags given here are added to its context)\n"
+          "  --report=FILE            write a one-file HTML report of the run to FILE: the pass tree with\n"
+          "                           times, changes, counts and IR diffs, the graph drawn by Graphviz\n"
+          "  --report-graphs=none|ends|each  graphs before and after the run (ends, the default),\n"
+          "                           also after every pass that changed the module, or none\n"
           "  --testing-seeded-bugs    TEST ONLY: register the seeded-bug passes testing.BreakTypes,\n"
           "                           testing.BreakPrimFunc and testing.Crash\n"
           "IR printing and timing go to stderr.\n");
@@ -92,6 +97,9 @@ static int parse_args(int argc, char **argv, opt_args *a) {
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *v;
     bool ok = true;
+    int took = cli_report_parse(argc, argv, &i, &a->report);
+    if (took < 0) return 2;
+    if (took) continue;
     if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
       usage(stdout);
       return 0;
@@ -172,7 +180,8 @@ static int parse_args(int argc, char **argv, opt_args *a) {
       static const char *const value_flags[] = {"-o", "-p", "--passes", "--disable-pass", "--required-pass",
                                                 "--input-shape", "--config", "--threads", "--print-ir-before",
                                                 "--print-ir-after", "--reproducer", "--run-reproducer",
-                                                "--opt-bisect-limit", "--load-pass-plugin", "--pass-cache", NULL};
+                                                "--opt-bisect-limit", "--load-pass-plugin", "--report",
+                                                "--report-graphs", "--pass-cache", NULL};
       if (cli_missing_value("opt", arg, value_flags)) return 2;
       if (arg[1] == 'O')
         fprintf(stderr, "passage opt: the opt level is -O0, -O1, -O2 or -O3, not '%s'\n", arg);
@@ -355,6 +364,7 @@ static psg_status add_instruments(psg_ctx *ctx, opt_args *a, psg_pass_context *p
     st = psg_timing_instrument_create(ctx, timing);
     if (!st) st = psg_pass_context_add_instrument(pc, *timing);
   }
+  if (!st) st = cli_report_add(ctx, pc, &a->report);
   return st;
 }
 

@@ -75,6 +75,18 @@ psg_status cli_set_pass_cache(psg_pass_context *pc, const char *dir);
 /* --pass-cache-stats: one line with the cache's counts under `pc`. */
 void cli_report_pass_cache(const psg_pass_context *pc, FILE *to);
 
+/* passage opt --report=FILE, --report-graphs=none|ends|each (cli_report.c):
+ * cli_report_parse takes argv[*i] (and its value) if it is one of them: 1,
+ * else 0, or -1 after a usage error; cli_report_add adds the report
+ * instrument to `pc` when --report was given. */
+typedef struct cli_report_opts {
+  const char *path;
+  int graphs;
+  bool graphs_given;
+} cli_report_opts;
+int cli_report_parse(int argc, char **argv, int *i, cli_report_opts *o);
+psg_status cli_report_add(psg_ctx *ctx, psg_pass_context *pc, const cli_report_opts *o);
+
 /* passage run's parts (cmd_run.c): a tensor of uniform values ([-1, 1) for
  * floats, [0, 10) for integers) from the xorshift generator `seed`; writing
  * outputs to OUT.npy (OUT_0.npy, OUT_1.npy, ... for several) or, without
