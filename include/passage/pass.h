@@ -285,7 +285,9 @@ typedef struct psg_pass_option {
  *              pass declares none);
  *   children   (kind PSG_PASS_SEQUENTIAL) NULL-terminated child pass specs;
  *   ctor       a constructor called with the options and `user`, for passes
- *              made some other way (the -O levels, psg_pass_register). */
+ *              made some other way (the -O levels, psg_pass_register).
+ *   cacheable  a function or prim-func pass whose per-function result may be
+ *              memoized (psg_pass_set_cacheable, passage/pass_cache.h). */
 typedef struct psg_pass_decl {
   const char *name;
   int kind;
@@ -300,6 +302,7 @@ typedef struct psg_pass_decl {
   const char *const *children;
   psg_pass_ctor ctor;
   void *user;
+  bool cacheable;
 } psg_pass_decl;
 
 /* Registers `decl` (borrowed: it must outlive `ctx`) under decl->name. A name

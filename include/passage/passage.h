@@ -19,6 +19,7 @@
 #include "passage/text.h"
 #include "passage/pass.h"
 #include "passage/reduce.h"
+#include "passage/pass_cache.h"
 #include "passage/instrument.h"
 #include "passage/plugin.h"
 #include "passage/interp.h"

@@ -195,6 +195,7 @@ _PROTOS = {
     "psg_pass_context_create": (I, [P, PP]), "psg_pass_context_retain": (None, [P]),
     "psg_pass_context_release": (None, [P]), "psg_pass_context_set_opt_level": (I, [P, I]),
     "psg_pass_context_opt_level": (I, [P]), "psg_pass_context_add_required_pass": (I, [P, S]),
+    "psg_pass_context_cache_count": (U64, [P, I]), "psg_pass_is_cacheable": (B, [P]),
     "psg_pass_context_add_disabled_pass": (I, [P, S]),
     "psg_pass_context_num_required": (Z, [P]), "psg_pass_context_required": (S, [P, Z]),
     "psg_pass_context_num_disabled": (Z, [P]), "psg_pass_context_disabled": (S, [P, Z]),

@@ -153,6 +153,12 @@ class Pass:
     def same_as(self, other):
         return isinstance(other, Pass) and other._ptr == self._ptr
 
+    @property
+    def cacheable(self):
+        """Whether the pass cache may memoize this pass's per-function results
+        (declared by the pass; docs/pass-infra.md "Pass cache")."""
+        return bool(lib.psg_pass_is_cacheable(self._ptr))
+
     def to_pipeline(self):
         """The pipeline text of this pass (parse_pipeline reads it back)."""
         return take_string(lib.psg_pipeline_print(self._ptr))
@@ -684,6 +690,15 @@ class PassContext:
     def config(self):
         d = lib.psg_pass_context_get_config_dict(self._ptr)
         return dict(_attrs_items(d)) if d else {}
+
+    @property
+    def pass_cache_stats(self):
+        """What the pass cache (config "passage.pass_cache": a directory) did
+        under this context: {"hits", "misses", "stored", "unusable",
+        "bypassed"} counts, one per function looked up (docs/pass-infra.md
+        "Pass cache")."""
+        names = ("hits", "misses", "stored", "unusable", "bypassed")
+        return {n: int(lib.psg_pass_context_cache_count(self._ptr, i)) for i, n in enumerate(names)}
 
     def __str__(self):
         return ("Pass context information: \n\topt_level: %d\n\trequired passes: %s\n"

@@ -127,6 +127,10 @@ static const builtin_option builtins[] = {
      "threads a function or prim-func pass runs its functions on (1: serially; 0: one per processor); output, "
      "diagnostics and instruments are the serial run's",
      "the pass runner (function and prim-func passes)", true},
+    {"passage.pass_cache", PSG_CONFIG_STRING, 0, NULL, 0,
+     "directory of the per-function pass cache: cacheable function and prim-func passes reuse the results "
+     "stored there for functions they saw before (\"\": no cache; passage opt --pass-cache DIR)",
+     "the pass runner (function and prim-func passes)", false},
     {"tir.disable_vectorize", PSG_CONFIG_BOOL, 0, NULL, 0, "disable loop vectorization (vectorized loops stay serial)",
      "tir.VectorizeLoop", false},
     {"tir.enable_buffer_level_predication", PSG_CONFIG_BOOL, 0, NULL, 0,

@@ -2,7 +2,7 @@
  * prim-func passes and Sequential, and the bodies of the per-function kinds:
  * the shared adaptor that maps a callback over a module's functions. The run
  * function around every body is in run.c. */
-#include "pass/pass_internal.h"
+#include "pass/pass_cache.h"
 
 static psg_status make_pass(psg_ctx *ctx, int kind, const psg_pass_info *info, void *user,
                             void (*free_user)(void *), psg_pass **out) {
@@ -261,7 +261,7 @@ static psg_status call_function_pass(psg_expr *func, const psgi_module_entry *e,
     *out = func;
     return PSG_OK;
   }
-  psg_status st = p->fn.function(func, pf->mod, pf->pc, p->user, out);
+  psg_status st = psgi_pass_cache_function(p, pf->mod, pf->pc, e, out); /* the callback, memoized when asked */
   if (st) return st;
   psg_expr *nf = *out;
   if (!nf || nf->kind != PSG_EXPR_FUNCTION)

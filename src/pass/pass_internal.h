@@ -73,6 +73,8 @@ struct psg_pass {
   /* Run as a `required` dependency or to establish a property: opt-bisect
    * never skips it, nor anything it runs (bisect.c). */
   bool essential;
+  /* Its per-function results may be memoized (pass_cache.c). */
+  bool cacheable;
 };
 
 typedef PSGI_VEC(char *) psgi_str_vec;
@@ -94,6 +96,7 @@ struct psg_pass_context {
   uint64_t bisect_skips; /* executions skipped so far (never reset) */
   int run_depth;         /* 0: no limit in force (nothing else here is used) */
   int bisect_essential;
+  uint64_t cache_counts[6]; /* PSG_PASS_CACHE_*, then write failures (pass_cache.c); atomic */
 };
 
 /* Per-context state of the pass layer. */

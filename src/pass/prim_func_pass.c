@@ -4,7 +4,7 @@
  * not shown to it and stay as they are (as a Relay function pass skips
  * PrimFuncs, so a Sequential can mix both kinds). Instruments, timing and
  * IR printing come from the one run function (run.c), as for every kind. */
-#include "pass/pass_internal.h"
+#include "pass/pass_cache.h"
 
 /* With threads (parallel.c): the callback on every PrimFunc ahead of the
  * walk below, which takes the results in its place. */
@@ -19,7 +19,7 @@ static bool chosen_prim(const psgi_module_entry *e) { return e->prim != NULL; }
 static psg_status call_prim(const psgi_module_entry *e, void *user, void **out) {
   prim_call *c = user;
   psg_tir_prim_func *nf = NULL;
-  psg_status st = c->p->fn.prim_func(e->prim, c->mod, c->pc, c->p->user, &nf);
+  psg_status st = psgi_pass_cache_prim_func(c->p, c->mod, c->pc, e, &nf);
   *out = nf;
   return st;
 }
@@ -43,7 +43,7 @@ psg_status psgi_prim_func_body(psg_pass *p, psg_module *mod, psg_pass_context *p
     if (e.prim && psgi_bisect_run_on(p, pc, e.gv->u.gvar.name)) {
       psg_tir_prim_func *nf = NULL;
       void *ahead = NULL;
-      st = pre ? psgi_precomputed_next(pre, &ahead) : p->fn.prim_func(e.prim, mod, pc, p->user, &nf);
+      st = pre ? psgi_precomputed_next(pre, &ahead) : psgi_pass_cache_prim_func(p, mod, pc, &e, &nf);
       if (pre) nf = ahead;
       if (st != PSG_OK) {
         psg_tir_release(nf);

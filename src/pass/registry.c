@@ -395,6 +395,7 @@ psg_status psgi_pass_get_checked(psg_ctx *ctx, const char *name, psg_attrs *opti
   p->registry_name = psgi_intern(ctx, bare, strlen(bare));
   p->spec = make_spec(ctx, bare, options);
   p->trusted = builtin;
+  p->cacheable = p->cacheable || d->cacheable;
   /* A built-in Sequential's children that it made itself (not taken from
    * the registry) are built-in code too. */
   for (size_t i = 0; builtin && i < p->num_children; i++)

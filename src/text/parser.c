@@ -100,11 +100,16 @@ static psg_status parser_init(parser *ps, psg_ctx *ctx, const char *text, size_t
 }
 
 psg_status psg_expr_parse(psg_ctx *ctx, const char *text, size_t len, const char *filename, psg_expr **out) {
+  return psgi_expr_parse_meta(ctx, text, len, filename, NULL, 0, out);
+}
+
+psg_status psgi_expr_parse_meta(psg_ctx *ctx, const char *text, size_t len, const char *filename,
+                                psg_tensor *const *meta, size_t nmeta, psg_expr **out) {
   *out = NULL;
   if (!text && len) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "NULL text");
   parser ps;
   const char *meta_at;
-  psg_status st = parser_init(&ps, ctx, text, len, filename, NULL, 0, &meta_at);
+  psg_status st = parser_init(&ps, ctx, text, len, filename, meta, nmeta, &meta_at);
   /* The version line is optional here, as in TVM's ParseExpr. */
   if (!st && tok_is(&ps.tok, "#") && tok_is(&ps.next, "[") && !parse_version(&ps)) st = PSG_ERR_PARSE;
   psg_expr *e = NULL;

@@ -918,6 +918,31 @@ psg_status psg_expr_print_text(const psg_expr *e, int flags, char **out, size_t 
   return finish(&p, &b, out, len);
 }
 
+psg_status psgi_expr_print_text_meta(const psg_expr *e, char **out, size_t *len, psg_tensor ***meta, size_t *nmeta) {
+  *out = NULL, *meta = NULL, *nmeta = 0;
+  if (len) *len = 0;
+  psgi_buf b;
+  psgi_buf_init(&b, e->ctx);
+  printer p;
+  printer_init(&p, e->ctx, &b);
+  put(&p, "#[version = \"0.0.5\"]\n");
+  count_uses(&p, e);
+  print_block(&p, e, 0);
+  if (b.len && b.data[b.len - 1] == '\n') b.len--;
+  size_t n = p.meta.len;
+  psg_tensor **list = psgi_alloc(e->ctx, (n ? n : 1) * sizeof *list);
+  if (list && n) memcpy(list, p.meta.data, n * sizeof *list);
+  psg_status st = finish(&p, &b, out, len);
+  if (!st && !list) {
+    psg_free(*out);
+    *out = NULL;
+    st = psgi_nomem(e->ctx);
+  }
+  if (st) psgi_free(e->ctx, list);
+  else *meta = list, *nmeta = n;
+  return st;
+}
+
 /* Prints `fn` as a def to scratch and returns the name its text gives `node`:
  * a temp ("3" for "%3 = ...") or the let variable it is bound to. */
 bool psgi_print_binding_name(psg_ctx *ctx, const psg_expr *fn, const psg_expr *node, char *name, size_t len) {

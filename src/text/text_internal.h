@@ -15,6 +15,14 @@ psg_status psgi_metadata_parse(psg_ctx *ctx, const char *file, const char *buf_s
                                const char *end, psgi_tensor_vec *out);
 /* Appends the section for `tensors` (n may be 0: nothing is written). */
 void psgi_metadata_print(psgi_buf *b, psg_tensor *const *tensors, size_t n);
+/* psg_expr_print_text without the metadata section: the constants it
+ * references as meta[relay.Constant][i], in index order, in *meta (an array
+ * the caller frees with psgi_free; the tensors are borrowed from `e`). The
+ * pass cache stores them apart from the text (src/pass/pass_cache.c). */
+psg_status psgi_expr_print_text_meta(const psg_expr *e, char **out, size_t *len, psg_tensor ***meta, size_t *nmeta);
+/* psg_expr_parse with `meta` as its metadata section. */
+psg_status psgi_expr_parse_meta(psg_ctx *ctx, const char *text, size_t len, const char *filename,
+                                psg_tensor *const *meta, size_t nmeta, psg_expr **out);
 
 /* Reads the decimal integer [s, s + n) (an optional '-', then digits only;
  * the text need not be NUL-terminated). False if malformed or out of range. */

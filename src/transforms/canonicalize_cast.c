@@ -130,4 +130,5 @@ const psg_pass_decl psgi_pass_canonicalize_cast = {
     .help = "an upcast shared by elementwise consumers copied once per consumer",
     .needs = PSG_PROP_TYPED,
     .function = canonicalize_cast,
+    .cacheable = true,
 };

@@ -44,4 +44,5 @@ const psg_pass_decl psgi_pass_canonicalize_ops = {
     .help = "nn.bias_add into a broadcast add",
     .needs = PSG_PROP_TYPED,
     .function = canonicalize,
+    .cacheable = true,
 };

@@ -238,4 +238,5 @@ const psg_pass_decl psgi_pass_combine_parallel_dense = {
             "and per-branch parts (min_num_branches, default 3; opt 4)",
     .needs = PSG_PROP_TYPED,
     .function = combine,
+    .cacheable = true,
 };

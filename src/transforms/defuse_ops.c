@@ -50,4 +50,5 @@ const psg_pass_decl psgi_pass_defuse_ops = {
     .required = psgi_required_infer_type,
     .help = "inline the Primitive functions FuseOps made",
     .function = defuse,
+    .cacheable = true,
 };

@@ -83,4 +83,5 @@ const psg_pass_decl psgi_pass_div_to_mul = {
     .required = required,
     .help = "division by a floating-point constant as multiplication by its reciprocal",
     .function = div_to_mul,
+    .cacheable = true,
 };

@@ -272,4 +272,5 @@ const psg_pass_decl psgi_pass_eliminate_common_subexpr = {
     .required = psgi_required_infer_type,
     .help = "merge equal pure calls, tuple projections and constants",
     .function = eliminate,
+    .cacheable = true,
 };

@@ -499,4 +499,5 @@ const psg_pass_decl psgi_pass_fold_constant = {
      * (shape_of of a static shape folds straight after parsing). */
     .needs = PSG_PROP_TYPED,
     .function = fold_function,
+    .cacheable = true,
 };

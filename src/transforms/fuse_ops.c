@@ -277,4 +277,5 @@ const psg_pass_decl psgi_pass_fuse_ops = {
     .needs = PSG_PROP_TYPED,
     .establishes = PSG_PROP_FUSED,
     .function = fuse,
+    .cacheable = true,
 };

@@ -26,6 +26,8 @@ typedef struct opt_args {
   bool verify_each, local_reproducer, seeded_bugs;
   const char *reproducer, *run_reproducer;
   cli_report_opts report;
+  const char *pass_cache; /* --pass-cache DIR */
+  bool pass_cache_stats;
 } opt_args;
 
 static void usage(FILE *to) {
@@ -50,6 +52,9 @@ static void usage(FILE *to) {
           "  --print-ir-after-change  print after a pass only if it changed the module\n"
           "  --print-ir-after-failure print the input of a pass that failed\n"
           "  --time-passes[=tree|flat|json]  report pass times on stderr (default tree)\n"
+          "  --pass-cache DIR         reuse the per-function results of cacheable passes stored in DIR\n"
+          "                           and store new ones (--config passage.pass_cache=DIR)\n"
+          "  --pass-cache-stats       print the cache's hits, misses and stores on stderr\n"
           "  --opt-bisect-limit=N     run only the first N pass executions (a module pass counts once, a\n"
           "                           function pass once per function), skip the others except essential\n"
           "                           ones; a BISECT line on stderr for each (-1: no limit; passage bisect)\n"
@@ -167,12 +172,16 @@ static int parse_args(int argc, char **argv, opt_args *a) {
       a->reproducer = v;
     } else if ((v = cli_flag_value(argc, argv, &i, "--run-reproducer")) != NULL) {
       a->run_reproducer = v;
+    } else if ((v = cli_flag_value(argc, argv, &i, "--pass-cache")) != NULL) {
+      a->pass_cache = v;
+    } else if (!strcmp(arg, "--pass-cache-stats")) {
+      a->pass_cache_stats = true;
     } else if (arg[0] == '-' && arg[1]) {
       static const char *const value_flags[] = {"-o", "-p", "--passes", "--disable-pass", "--required-pass",
                                                 "--input-shape", "--config", "--threads", "--print-ir-before",
                                                 "--print-ir-after", "--reproducer", "--run-reproducer",
                                                 "--opt-bisect-limit", "--load-pass-plugin", "--report",
-                                                "--report-graphs", NULL};
+                                                "--report-graphs", "--pass-cache", NULL};
       if (cli_missing_value("opt", arg, value_flags)) return 2;
       if (arg[1] == 'O')
         fprintf(stderr, "passage opt: the opt level is -O0, -O1, -O2 or -O3, not '%s'\n", arg);
@@ -229,6 +238,7 @@ static psg_status build_context(psg_ctx *ctx, const opt_args *a, psg_pass_contex
   for (size_t i = 0; !st && i < a->num_required; i++) st = psg_pass_context_add_required_pass(pc, a->required[i]);
   for (size_t i = 0; !st && i < a->num_configs; i++) st = psg_pass_context_set_config_text(pc, a->configs[i]);
   if (!st && a->bisect_limit) st = cli_set_bisect_limit(pc, a->bisect_limit);
+  if (!st && a->pass_cache) st = cli_set_pass_cache(pc, a->pass_cache);
   if (st) {
     psg_pass_context_release(pc);
     pc = NULL;
@@ -407,6 +417,7 @@ exit:
   }
   if (a.dump_pipeline) goto done;
   if (timing) report_timing(timing, a.time_passes);
+  if (a.pass_cache_stats && pc) cli_report_pass_cache(pc, stderr);
   if (!st) st = cli_save_module(ctx, out, a.out, a.no_meta ? PSG_PRINT_NO_METADATA : PSG_PRINT_DEFAULT);
 done:
   if (st) cli_report_failure(ctx, "opt", st, true); /* warnings were shown as they came */

@@ -71,6 +71,10 @@ psg_status cli_set_bisect_limit(psg_pass_context *pc, const char *text);
 /* "--flag=value" or "--flag value" at argv[*i] (advancing *i past a
  * separate value); NULL if this argument is not `flag` or lacks its value. */
 const char *cli_flag_value(int argc, char **argv, int *i, const char *flag);
+/* --pass-cache DIR: the config passage.pass_cache of `pc` (cli_pass_cache.c). */
+psg_status cli_set_pass_cache(psg_pass_context *pc, const char *dir);
+/* --pass-cache-stats: one line with the cache's counts under `pc`. */
+void cli_report_pass_cache(const psg_pass_context *pc, FILE *to);
 
 /* passage opt --report=FILE, --report-graphs=none|ends|each (cli_report.c):
  * cli_report_parse takes argv[*i] (and its value) if it is one of them: 1,

@@ -663,4 +663,5 @@ const psg_pass_decl psgi_pass_tir_common_subexpr_elim = {
     .help = "bind computations done twice or more to cse_var_N lets (enable_cse_tir, identify_equiv_terms; "
             "configs tir.disable_cse_tir, tir.enable_equiv_terms_in_cse_tir)",
     .prim_func = cse_pass,
+    .cacheable = true,
 };

@@ -160,4 +160,5 @@ const psg_pass_decl psgi_pass_tir_flatten_buffer = {
     .opt_level = 0,
     .help = "multi-dimensional buffer accesses to flat physical indices (strides, elem_offset, axis_separators)",
     .prim_func = flatten_buffer,
+    .cacheable = true,
 };

@@ -268,4 +268,5 @@ const psg_pass_decl psgi_pass_tir_hoist_if_then_else = {
     .help = "hoist loop-invariant if conditions out of loops, then Simplify and RemoveNoOp (config "
             "tir.HoistIfThenElse: support_block_scope_hosting)",
     .prim_func = hoist_if_then_else_pass,
+    .cacheable = true,
 };

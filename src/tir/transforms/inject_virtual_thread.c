@@ -668,4 +668,5 @@ const psg_pass_decl psgi_pass_tir_inject_virtual_thread = {
     .help = "serialize virtual threads (AttrStmt virtual_thread): allocations expanded per thread, the statements "
             "that depend on the thread copied or looped over it",
     .prim_func = inject_virtual_thread_pass,
+    .cacheable = true,
 };

@@ -939,4 +939,5 @@ const psg_pass_decl psgi_pass_tir_loop_partition = {
     .help = "split loops at the bounds where their likely conditions are known (config tir.LoopPartition: "
             "partition_const_loop, no_unroll_loop_with_extent_one, unroll_loop_with_partition_hint_no_interval)",
     .prim_func = loop_partition_pass,
+    .cacheable = true,
 };

@@ -467,4 +467,5 @@ const psg_pass_decl psgi_pass_tir_lower_intrin = {
     .help = "lower intrinsics with TVM's rules for the C target: math calls to libm call_pure_extern (expf), "
             "floordiv/floormod to truncated division with sign fixes",
     .prim_func = lower_intrin_pass,
+    .cacheable = true,
 };

@@ -160,4 +160,5 @@ const psg_pass_decl psgi_pass_tir_lower_opaque_block = {
     .opt_level = 0,
     .help = "remove unit loops (var replaced by min) and turn loop pragma_* annotations into AttrStmts",
     .prim_func = lower_opaque_block_pass,
+    .cacheable = true,
 };

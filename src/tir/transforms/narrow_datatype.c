@@ -445,4 +445,5 @@ const psg_pass_decl psgi_pass_tir_narrow_data_type = {
     .options = options,
     .help = "narrow index arithmetic to int<target_bits> where the analyzer proves it fits",
     .prim_func = narrow_data_type,
+    .cacheable = true,
 };

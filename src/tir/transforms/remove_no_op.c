@@ -302,4 +302,5 @@ const psg_pass_decl psgi_pass_tir_remove_no_op = {
     .opt_level = 0,
     .help = "remove statements that do nothing (config tir.RemoveNoOp; use_dataflow_analysis finds dead stores)",
     .prim_func = remove_no_op,
+    .cacheable = true,
 };

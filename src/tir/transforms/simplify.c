@@ -734,4 +734,5 @@ const psg_pass_decl psgi_pass_tir_simplify = {
     .opt_level = 0,
     .help = "simplify TIR expressions with the arithmetic analyzer; prune proved ifs and trivial loops",
     .prim_func = simplify_pass,
+    .cacheable = true,
 };

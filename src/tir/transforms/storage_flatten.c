@@ -192,4 +192,5 @@ const psg_pass_decl psgi_pass_tir_storage_flatten = {
     .options = options,
     .help = "flatten the buffers of legacy-TE functions (from_legacy_te_schedule) to 1-d physical memory",
     .prim_func = storage_flatten,
+    .cacheable = true,
 };

@@ -540,4 +540,5 @@ const psg_pass_decl psgi_pass_tir_storage_rewrite = {
     .help = "share the storage of Allocates whose lifetimes do not overlap (same scope, close sizes, or in place) "
             "and move allocations to their attach point (config tir.merge_static_smem: no sharing)",
     .prim_func = storage_rewrite_pass,
+    .cacheable = true,
 };

@@ -353,4 +353,5 @@ const psg_pass_decl psgi_pass_tir_unroll_loop = {
     .help = "unroll loops of kind unrolled and small serial loops (config tir.UnrollLoop: auto_max_step, "
             "auto_max_depth, auto_max_extent, explicit_unroll, unroll_local_access)",
     .prim_func = unroll_loop_pass,
+    .cacheable = true,
 };

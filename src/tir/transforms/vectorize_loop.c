@@ -949,4 +949,5 @@ const psg_pass_decl psgi_pass_tir_vectorize_loop = {
     .help = "turn loops of kind vectorized into Ramp/Broadcast vector code, scalarizing what cannot be vectorized "
             "(enable_vectorize=false or config tir.disable_vectorize: they become serial loops)",
     .prim_func = vectorize_loop_pass,
+    .cacheable = true,
 };

@@ -1,0 +1,131 @@
+/* Passage — the key of a pass-cache entry (docs/pass-infra.md "Pass
+ * cache"): everything a cacheable pass's result on one function may depend
+ * on, as text. A cacheable pass (pass_cache.h) reads only the function, its
+ * global name, the types of the globals it calls, its options and the
+ * PassContext; the library build stands for the pass's own code. */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include "ir/op_table.h"
+#include "pass/pass_cache.h"
+
+/* The file this code was loaded from (the shared library, or the program it
+ * is linked into), by size and modification time: a rebuilt library is a
+ * new build even when its version string is not. */
+static void append_build(psgi_buf *key) {
+  Dl_info info;
+  struct stat sb;
+  psgi_buf_printf(key, "library %s", psg_version());
+  if (dladdr((void *)append_build, &info) && info.dli_fname && stat(info.dli_fname, &sb) == 0)
+    psgi_buf_printf(key, " %lld %lld.%09ld", (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
+                    (long)sb.st_mtim.tv_nsec);
+  psgi_buf_putc(key, '\n');
+}
+
+/* Config keys that cannot change what a pass returns: the cache's own, the
+ * thread count (the output is the serial run's) and the testing.* checks,
+ * which act around the pass, not inside it. */
+static bool is_result_neutral(const char *k) {
+  return !strcmp(k, "passage.pass_cache") || !strcmp(k, "passage.num_threads") || !strncmp(k, "testing.", 8);
+}
+
+/* The config values set on `pc`, sorted by key (the order they were set in
+ * does not matter). Unset options have their registered defaults, which
+ * belong to the library build. */
+static psg_status append_config(psg_ctx *ctx, psg_pass_context *pc, psgi_buf *key) {
+  psg_attrs *cfg = psg_pass_context_get_config_dict(pc);
+  size_t n = psg_attrs_count(cfg);
+  size_t *order = psgi_alloc(ctx, (n ? n : 1) * sizeof *order);
+  if (!order) return psgi_nomem(ctx);
+  for (size_t i = 0; i < n; i++) { /* insertion sort: a handful of keys */
+    size_t j = i;
+    for (; j > 0 && strcmp(psg_attrs_key(cfg, order[j - 1]), psg_attrs_key(cfg, i)) > 0; j--) order[j] = order[j - 1];
+    order[j] = i;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const char *k = psg_attrs_key(cfg, order[i]);
+    if (is_result_neutral(k)) continue;
+    psgi_buf_printf(key, "config %s=", k);
+    psgi_format_value(key, psg_attrs_get_value(cfg, order[i]));
+    psgi_buf_putc(key, '\n');
+  }
+  psgi_free(ctx, order);
+  return PSG_OK;
+}
+
+/* The globals a Relay function refers to, in first-reference order, and
+ * whether it uses an op registered at run time. */
+typedef struct refs {
+  psgi_map globals; /* name -> 1 */
+  bool runtime_op, oom;
+} refs;
+
+static int collect_pre(psg_visitor *v, const psg_expr *e) {
+  refs *r = v->user;
+  if (e->kind == PSG_EXPR_OP && e->u.op >= psgi_op_table_len) {
+    r->runtime_op = true;
+    return PSG_VISIT_ABORT;
+  }
+  if (e->kind == PSG_EXPR_GLOBAL_VAR && !psgi_map_put_str(&r->globals, e->u.gvar.name, strlen(e->u.gvar.name), NULL)) {
+    r->oom = true;
+    return PSG_VISIT_ABORT;
+  }
+  return PSG_VISIT_CONTINUE;
+}
+
+/* What a caller can see of global `name`: a Relay function's checked type
+ * (its whole structure when it has none yet), a PrimFunc's structure. */
+static void append_callee(const psg_module *mod, const char *name, psgi_buf *key) {
+  ptrdiff_t i = psg_module_find(mod, name);
+  uint64_t h = 0;
+  char what = '-'; /* not in the module */
+  if (i >= 0) {
+    const psgi_module_entry *c = &mod->entries[i];
+    if (c->prim) what = 'p', h = psg_tir_structural_hash((const psg_tir_node *)c->prim);
+    else if (c->func->checked_type) what = 't', h = psg_type_structural_hash(c->func->checked_type);
+    else what = 'f', h = psg_expr_structural_hash(c->func);
+  }
+  psgi_buf_printf(key, "callee @%s %c%016llx\n", name, what, (unsigned long long)h);
+}
+
+static psg_status append_relay(psg_ctx *ctx, const psg_module *mod, const psg_expr *func, psgi_buf *key,
+                               bool *keyable) {
+  refs r = {.runtime_op = false, .oom = false};
+  psgi_map_init(&r.globals, ctx);
+  psg_visitor v = {collect_pre, NULL, &r};
+  psg_status st = psg_visit(ctx, &v, func);
+  if (!st && r.oom) st = psgi_nomem(ctx);
+  *keyable = !st && !r.runtime_op;
+  if (*keyable)
+    for (size_t i = 0; i < r.globals.len; i++) append_callee(mod, (const char *)r.globals.entries[i].key, key);
+  psgi_map_fini(&r.globals);
+  return st;
+}
+
+psg_status psgi_pass_cache_key(psg_pass *p, const psg_module *mod, psg_pass_context *pc,
+                               const psgi_module_entry *e, const char *text, size_t len,
+                               psg_tensor *const *meta, size_t nmeta, psgi_buf *key, bool *keyable) {
+  *keyable = false;
+  psg_ctx *ctx = p->ctx;
+  /* Constructors and Match read the module's type definitions. */
+  if (mod->ntypes) return PSG_OK;
+  psgi_buf_printf(key, "passage-pass-cache %d\n", PSGI_PASS_CACHE_FORMAT);
+  append_build(key);
+  psgi_buf_printf(key, "pass %s %s\n", p->kind == PSG_PASS_PRIM_FUNC ? "prim_func" : "function",
+                  p->spec ? p->spec : p->info->name);
+  psgi_buf_printf(key, "opt_level %d\n", psg_pass_context_opt_level(pc));
+  psg_status st = append_config(ctx, pc, key);
+  if (st) return st;
+  psgi_buf_printf(key, "properties %u\nglobal @%s\n", psg_module_properties(mod), e->gv->u.gvar.name);
+  /* The function by its canonical text: equal text is a structurally equal
+   * function (the round trip), and unlike the in-memory structural hash the
+   * text does not depend on which equal constants happen to be one node. */
+  psgi_buf_printf(key, "function %zu %016llx\n", len, (unsigned long long)psgi_hash_bytes(text, len));
+  for (size_t i = 0; i < nmeta; i++) /* the text names constants by index: their bytes count too */
+    psgi_buf_printf(key, "constant %zu %016llx\n", psg_tensor_nbytes(meta[i]),
+                    (unsigned long long)psgi_hash_bytes(psg_tensor_data(meta[i]), psg_tensor_nbytes(meta[i])));
+  if (e->prim) *keyable = true;
+  else st = append_relay(ctx, mod, e->func, key, keyable);
+  if (!st && key->failed) st = psgi_nomem(ctx);
+  return st;
+}
