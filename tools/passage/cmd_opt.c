@@ -25,6 +25,7 @@ typedef struct opt_args {
   char threads_config[48]; /* --threads N as the config assignment it stands for */
   bool verify_each, local_reproducer, seeded_bugs;
   const char *reproducer, *run_reproducer;
+  cli_validate_args validate; /* --validate-each, --validate-seed, --input (cli_validate.c) */
 } opt_args;
 
 static void usage(FILE *to) {
@@ -65,10 +66,16 @@ static void usage(FILE *to) {
           "  --reproducer=FILE        when a pass fails or crashes, write FILE: the pipeline, the\n"
           "                           context and the input module (config testing.reproducer)\n"
           "  --local-reproducer       ... holding only the failing pass and its own input\n"
+          "  --validate-each[=N]      run @main before and after every pass that changed the module\n"
+          "                           on N inputs (default 1) with the reference interpreter; fail\n"
+          "                           the first pass whose outputs differ (testing.validate_each)\n"
+          "  --validate-seed S        seed of the random validation inputs (default 0)\n"
+          "  --input NAME=FILE.npy    a validation input of @main (repeatable; the others random)\n"
           "  --run-reproducer FILE    replay a reproducer (IN, -p and the context come from FILE;\n"
           "                           flags given here are added to its context)\n"
           "  --testing-seeded-bugs    TEST ONLY: register the seeded-bug passes testing.BreakTypes,\n"
-          "                           testing.BreakPrimFunc and testing.Crash\n"
+          "                           testing.BreakPrimFunc, testing.Crash, testing.AddToSubtract,\n"
+          "                           testing.NudgeConstants and testing.NudgeConstantsReassoc\n"
           "IR printing and timing go to stderr.\n");
 }
 
@@ -87,6 +94,9 @@ static int parse_args(int argc, char **argv, opt_args *a) {
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *v;
     bool ok = true;
+    int taken = cli_validate_parse(argc, argv, &i, &a->validate);
+    if (taken < 0) return 2;
+    if (taken) continue;
     if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
       usage(stdout);
       return 0;
@@ -163,7 +173,8 @@ static int parse_args(int argc, char **argv, opt_args *a) {
       static const char *const value_flags[] = {"-o", "-p", "--passes", "--disable-pass", "--required-pass",
                                                 "--input-shape", "--config", "--threads", "--print-ir-before",
                                                 "--print-ir-after", "--reproducer", "--run-reproducer",
-                                                "--opt-bisect-limit", "--load-pass-plugin", NULL};
+                                                "--opt-bisect-limit", "--load-pass-plugin", "--validate-seed",
+                                                "--input", NULL};
       if (cli_missing_value("opt", arg, value_flags)) return 2;
       if (arg[1] == 'O')
         fprintf(stderr, "passage opt: the opt level is -O0, -O1, -O2 or -O3, not '%s'\n", arg);
@@ -215,6 +226,7 @@ static psg_status build_context(psg_ctx *ctx, const opt_args *a, psg_pass_contex
   psg_status st = a->run_reproducer ? psg_reproducer_load(ctx, a->run_reproducer, &pc, pipeline, mod)
                                     : psg_pass_context_create(ctx, &pc);
   if (!st) st = set_debug_configs(ctx, a, pc);
+  if (!st) st = cli_validate_configs(ctx, &a->validate, pc);
   if (!st && a->opt_level >= 0) st = psg_pass_context_set_opt_level(pc, a->opt_level);
   for (size_t i = 0; !st && i < a->num_disabled; i++) st = psg_pass_context_add_disabled_pass(pc, a->disabled[i]);
   for (size_t i = 0; !st && i < a->num_required; i++) st = psg_pass_context_add_required_pass(pc, a->required[i]);
