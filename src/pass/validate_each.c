@@ -188,7 +188,9 @@ static psg_status make_inputs(psg_ctx *ctx, psg_pass_context *pc, const psg_expr
       psgi_buf_printf(why, "parameter %%%s ", psg_var_name(param));
       st = random_tensor(ctx, psg_var_type(param), &seed, slot, why);
       if (st == PSG_ERR_UNSUPPORTED) {
-        psgi_buf_printf(why, ": give it with --input %s=FILE.npy", psg_var_name(param));
+        const psg_type *t = psg_var_type(param);
+        if (t && psg_type_kind(t) == PSG_TYPE_TENSOR)
+          psgi_buf_printf(why, ": give it with --input %s=FILE.npy", psg_var_name(param));
         r->runnable = false;
         return PSG_OK;
       }

@@ -57,4 +57,5 @@ const psg_pass_decl psgi_pass_fast_math = {
     .help = "exp, tanh, erf and nn.softmax into their fast approximations (opt 4)",
     .needs = PSG_PROP_TYPED,
     .function = fast_math,
+    .flags = PSG_PASS_FLAG_REASSOCIATES, /* validate-each: approximations of exp, tanh and erf */
 };

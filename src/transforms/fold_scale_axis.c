@@ -371,6 +371,7 @@ const psg_pass_decl psgi_pass_backward_fold_scale_axis = {
     .help = "fold a per-channel multiply after conv2d/conv3d/dense into its weights",
     .needs = PSG_PROP_TYPED,
     .function = backward,
+    .flags = PSG_PASS_FLAG_REASSOCIATES, /* validate-each: the scale is multiplied into the weights */
 };
 
 const psg_pass_decl psgi_pass_forward_fold_scale_axis = {
@@ -381,6 +382,7 @@ const psg_pass_decl psgi_pass_forward_fold_scale_axis = {
     .help = "fold a per-channel multiply before conv2d/conv3d/dense into its weights",
     .needs = PSG_PROP_TYPED,
     .function = forward,
+    .flags = PSG_PASS_FLAG_REASSOCIATES, /* validate-each: the scale is multiplied into the weights */
 };
 
 /* TVM's FoldScaleAxis: a level-0 Sequential, so at -O2 only its FoldConstant runs. */

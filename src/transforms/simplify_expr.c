@@ -461,4 +461,5 @@ const psg_pass_decl psgi_pass_simplify_expr = {
              "HardSwish and layer_norm patterns, transposes into matmuls",
     .needs = PSG_PROP_TYPED,
     .function = simplify,
+    .flags = PSG_PASS_FLAG_REASSOCIATES, /* validate-each: (x + c1) + c2 and (x * c1) * c2 fold the constants first */
 };

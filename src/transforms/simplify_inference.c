@@ -220,4 +220,5 @@ const psg_pass_decl psgi_pass_simplify_inference = {
     .help = "batch_norm, dropout, layer/instance norm, l2_normalize into elementary ops",
     .needs = PSG_PROP_TYPED,
     .function = simplify,
+    .flags = PSG_PASS_FLAG_REASSOCIATES, /* validate-each: normalizations become elementary ops in another order */
 };
