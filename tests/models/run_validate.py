@@ -9,8 +9,8 @@ that no standard pass moves a real model's outputs beyond tolerance.
 Shapes are small where the interpreters are slow (PP-OCRv4 det at 64x64, as
 codegen.corpus; PP-OCRv4 rec at 48x80 with --small, the sanitizer build).
 silero_vad's sample rate `sr` is given as an array (16000): a random integer
-would not be a rate the model accepts. --measure N also times each command
-with and without validation (best of N): bench/validate_each_bench.py.
+would not be a rate the model accepts. bench/validate_each_bench.py times the
+same commands with and without validation.
 Skips (exit 0 with a note) when the model cache is absent. /usr/bin/python3."""
 import argparse, os, subprocess, sys, tempfile, time
 
@@ -59,14 +59,11 @@ def main():
     ap.add_argument("--passage", required=True)
     ap.add_argument("--only", default="")
     ap.add_argument("--small", action="store_true")
-    ap.add_argument("--measure", type=int, default=0)
     args = ap.parse_args()
     if not os.path.exists(MODELS[0][1]):
         print("models not fetched (run tools/fetch-models.sh): skipped")
         return 0
     failed = 0
-    if args.measure:
-        print("%-15s %-9s %9s %11s %7s" % ("model", "pipeline", "plain s", "+validate s", "ratio"))
     for label, model, shapes, arrays, small in MODELS:
         if args.only not in label:
             continue
@@ -81,13 +78,6 @@ def main():
                                               ("\n" + r.stderr.strip()) if bad else ""))
                 sys.stdout.flush()
                 failed += bad
-                if not args.measure or bad:
-                    continue
-                best = [float("inf"), float("inf")]
-                for _ in range(args.measure):  # interleaved, best of N
-                    best[0] = min(best[0], run(command(args.passage, model, shapes, arrays, tmp, lower, False))[0])
-                    best[1] = min(best[1], run(command(args.passage, model, shapes, arrays, tmp, lower, True))[0])
-                print("%-15s %-9s %9.3f %11.3f %6.1fx" % (label, what, best[0], best[1], best[1] / best[0]))
     print("%d failed" % failed)
     return 1 if failed else 0
 
