@@ -6,8 +6,13 @@
  *   testing.NudgeConstants       every float32 constant is scaled by
  *                                1 + 5e-4 (beyond the default tolerance);
  *   testing.NudgeConstantsReassoc the same, declared reassociating, so the
- *                                looser tolerance accepts it. */
+ *                                looser tolerance accepts it;
+ *   testing.TirFloatAddToSub     in PrimFuncs, every float Add becomes Sub
+ *                                (a lowered module's kernels, run by the
+ *                                TIR interpreter through call_lowered). */
 #include "pass/pass_internal.h"
+#include "passage/tir.h"
+#include "tir/tir_internal.h"
 #include "transforms/builder.h"
 
 static psg_status add_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
@@ -70,6 +75,32 @@ static psg_status nudge_constants(psg_expr *func, psg_module *mod, psg_pass_cont
   return rewrite(func, PSG_EXPR_CONSTANT, nudge_constant, out);
 }
 
+static psg_status tir_add(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out) {
+  psg_status st = psg_tir_mutator_default(m, n, out);
+  if (st || !psg_tir_dtype_is_float(psg_tir_dtype_of(*out))) return st;
+  psg_tir_node *sub = NULL;
+  st = psg_tir_binary_create(m->ctx, PSG_TIR_SUB, psg_tir_get_a(*out), psg_tir_get_b(*out), NULL, &sub);
+  psg_tir_release(*out);
+  *out = sub;
+  return st;
+}
+
+static psg_status tir_float_add_to_sub(psg_tir_prim_func *func, psg_module *mod, psg_pass_context *pc, void *user,
+                                       psg_tir_prim_func **out) {
+  (void)mod, (void)user;
+  psg_tir_mutator m;
+  psg_tir_mutator_init(&m, pc->ctx);
+  m.visit[PSG_TIR_ADD] = tir_add;
+  psg_tir_node *body = NULL;
+  psg_status st = psg_tir_mutate(&m, psg_tir_get_body(func), &body);
+  psg_tir_mutator_fini(&m);
+  *out = NULL;
+  if (!st && body == psg_tir_get_body(func)) psg_tir_retain(*out = func);
+  else if (!st) st = psgi_tir_func_with_body(pc->ctx, func, body, out);
+  psg_tir_release(body);
+  return st;
+}
+
 static const psg_pass_decl add_to_subtract_decl = {
     .name = "testing.AddToSubtract",
     .kind = PSG_PASS_FUNCTION,
@@ -90,9 +121,17 @@ static const psg_pass_decl nudge_constants_reassoc_decl = {
     .flags = PSG_PASS_FLAG_REASSOCIATES,
 };
 
+static const psg_pass_decl tir_float_add_to_sub_decl = {
+    .name = "testing.TirFloatAddToSub",
+    .kind = PSG_PASS_PRIM_FUNC,
+    .help = "TEST ONLY: turns every float Add of each PrimFunc into Sub (a seeded miscompile for validate-each)",
+    .prim_func = tir_float_add_to_sub,
+};
+
 psg_status psgi_testing_register_seeded_miscompiles(psg_ctx *ctx) {
   psg_status st = psg_pass_register_decl(ctx, &add_to_subtract_decl);
   if (!st) st = psg_pass_register_decl(ctx, &nudge_constants_decl);
   if (!st) st = psg_pass_register_decl(ctx, &nudge_constants_reassoc_decl);
+  if (!st) st = psg_pass_register_decl(ctx, &tir_float_add_to_sub_decl);
   return st;
 }
