@@ -408,7 +408,11 @@ PSG_API psg_status psg_reproducer_load(psg_ctx *ctx, const char *path, psg_pass_
  * "testing.BreakTypes" (function pass: gives the body of each function a
  * wrong checked type, [1] + its shape), "testing.BreakPrimFunc" (prim-func
  * pass: makes each PrimFunc use a variable it never defines) and
- * "testing.Crash" (module pass: raises SIGSEGV). */
+ * "testing.Crash" (module pass: raises SIGSEGV); and the miscompiles of the
+ * validate-each tests: "testing.AddToSubtract" (add becomes subtract),
+ * "testing.NudgeConstants" (float32 constants times 1 + 5e-4),
+ * "testing.NudgeConstantsReassoc" (the same, declared reassociating) and
+ * "testing.TirFloatAddToSub" (prim-func pass: float Add becomes Sub). */
 PSG_API psg_status psg_testing_register_seeded_bug_passes(psg_ctx *ctx);
 
 PSG_END_DECLS

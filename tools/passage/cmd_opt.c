@@ -75,7 +75,8 @@ static void usage(FILE *to) {
           "                           flags given here are added to its context)\n"
           "  --testing-seeded-bugs    TEST ONLY: register the seeded-bug passes testing.BreakTypes,\n"
           "                           testing.BreakPrimFunc, testing.Crash, testing.AddToSubtract,\n"
-          "                           testing.NudgeConstants and testing.NudgeConstantsReassoc\n"
+          "                           testing.NudgeConstants, testing.NudgeConstantsReassoc and\n"
+          "                           testing.TirFloatAddToSub\n"
           "IR printing and timing go to stderr.\n");
 }
 
