@@ -105,6 +105,14 @@ PSG_API int psg_pass_kind(const psg_pass *p);
  * diagnostics and instruments are those of the serial run either way. */
 PSG_API void psg_pass_set_concurrent(psg_pass *p, bool concurrent);
 PSG_API bool psg_pass_is_concurrent(const psg_pass *p);
+/* Whether the pass may reorder floating-point arithmetic (reassociate a sum,
+ * fold a scale into a weight, lower a reduction in another order), so that
+ * validate-each compares its outputs with the looser tolerance
+ * testing.validate_each.reassoc_rtol (docs/pass-infra.md "Validate each").
+ * A registered pass takes it from PSG_PASS_FLAG_REASSOCIATES in its
+ * declaration; a pass made in C declares it here. */
+PSG_API void psg_pass_set_reassociating(psg_pass *p, bool reassociating);
+PSG_API bool psg_pass_is_reassociating(const psg_pass *p);
 PSG_API const psg_pass_info *psg_pass_get_info(const psg_pass *p);
 /* Sequential only: the child passes (borrowed). */
 PSG_API size_t psg_pass_num_children(const psg_pass *p);
@@ -179,6 +187,8 @@ PSG_API psg_attr *psg_pass_context_get_config(const psg_pass_context *pc, const 
 /* Typed reads with the option's registered default when unset. */
 PSG_API int64_t psg_pass_context_config_int(const psg_pass_context *pc, const char *key);
 PSG_API bool psg_pass_context_config_bool(const psg_pass_context *pc, const char *key);
+/* A Float option (an Integer value reads as its double). */
+PSG_API double psg_pass_context_config_float(const psg_pass_context *pc, const char *key);
 PSG_API psg_attrs *psg_pass_context_get_config_dict(const psg_pass_context *pc);
 /* PassEnabled (tvm-behavior §2.1): disabled beats required beats opt_level. */
 PSG_API bool psg_pass_context_pass_enabled(const psg_pass_context *pc, const psg_pass_info *info);
@@ -287,7 +297,8 @@ typedef struct psg_pass_option {
  *   ctor       a constructor called with the options and `user`, for passes
  *              made some other way (the -O levels, psg_pass_register).
  *   cacheable  a function or prim-func pass whose per-function result may be
- *              memoized (psg_pass_set_cacheable, passage/pass_cache.h). */
+ *              memoized (psg_pass_set_cacheable, passage/pass_cache.h);
+ *   flags      PSG_PASS_FLAG_* (PSG_PASS_FLAG_REASSOCIATES). */
 typedef struct psg_pass_decl {
   const char *name;
   int kind;
@@ -303,7 +314,14 @@ typedef struct psg_pass_decl {
   psg_pass_ctor ctor;
   void *user;
   bool cacheable;
+  unsigned flags; /* PSG_PASS_FLAG_* */
 } psg_pass_decl;
+
+/* psg_pass_decl.flags. */
+enum {
+  /* The pass may reorder floating-point arithmetic (psg_pass_is_reassociating). */
+  PSG_PASS_FLAG_REASSOCIATES = 1
+};
 
 /* Registers `decl` (borrowed: it must outlive `ctx`) under decl->name. A name
  * registered again is replaced for psg_pass_get and the listing; the earlier
@@ -393,7 +411,11 @@ PSG_API psg_status psg_reproducer_load(psg_ctx *ctx, const char *path, psg_pass_
  * "testing.BreakTypes" (function pass: gives the body of each function a
  * wrong checked type, [1] + its shape), "testing.BreakPrimFunc" (prim-func
  * pass: makes each PrimFunc use a variable it never defines) and
- * "testing.Crash" (module pass: raises SIGSEGV). */
+ * "testing.Crash" (module pass: raises SIGSEGV); and the miscompiles of the
+ * validate-each tests: "testing.AddToSubtract" (add becomes subtract),
+ * "testing.NudgeConstants" (float32 constants times 1 + 5e-4),
+ * "testing.NudgeConstantsReassoc" (the same, declared reassociating) and
+ * "testing.TirFloatAddToSub" (prim-func pass: float Add becomes Sub). */
 PSG_API psg_status psg_testing_register_seeded_bug_passes(psg_ctx *ctx);
 
 PSG_END_DECLS

@@ -91,11 +91,14 @@ static const psg_pass_decl crash_decl = {
 };
 
 psg_status psgi_testing_register_fail_on_resize_add(psg_ctx *ctx); /* seeded_resize_add.c */
+/* The miscompiling passes of validate-each's tests (seeded_miscompile.c). */
+psg_status psgi_testing_register_seeded_miscompiles(psg_ctx *ctx);
 
 psg_status psg_testing_register_seeded_bug_passes(psg_ctx *ctx) {
   psg_status st = psg_pass_register_decl(ctx, &break_types_decl);
   if (!st) st = psg_pass_register_decl(ctx, &break_prim_func_decl);
   if (!st) st = psg_pass_register_decl(ctx, &crash_decl);
   if (!st) st = psgi_testing_register_fail_on_resize_add(ctx);
+  if (!st) st = psgi_testing_register_seeded_miscompiles(ctx);
   return st;
 }

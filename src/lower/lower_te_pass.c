@@ -52,4 +52,5 @@ const psg_pass_decl psgi_pass_lower_te = {
      * FuseOps has nothing to fuse in the result */
     .keeps = PSG_PROP_TYPED | PSG_PROP_FUSED,
     .module = lower_te,
+    .flags = PSG_PASS_FLAG_REASSOCIATES, /* validate-each: the schedules sum in another order than the Relay kernels */
 };

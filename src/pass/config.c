@@ -31,6 +31,19 @@ typedef struct builtin_option {
   bool non_negative; /* a count or size: a negative value is refused when set */
 } builtin_option;
 
+/* The defaults of the Float options of the table below (`def` is an
+ * integer). */
+static const struct {
+  const char *key;
+  double def;
+} float_defaults[] = {{"testing.validate_each.rtol", 1e-4}, {"testing.validate_each.reassoc_rtol", 1e-3}};
+
+static double float_default(const char *key) {
+  for (size_t i = 0; i < sizeof float_defaults / sizeof *float_defaults; i++)
+    if (!strcmp(float_defaults[i].key, key)) return float_defaults[i].def;
+  return 0;
+}
+
 /* tir.UnrollLoop's UnrollLoopConfig with TVM's defaults. */
 static const field unroll_loop_fields[] = {
     {"auto_max_step", PSG_CONFIG_INT, 0},      {"auto_max_depth", PSG_CONFIG_INT, 8},
@@ -90,6 +103,24 @@ static const builtin_option builtins[] = {
      "run only the first N pass executions (each module pass once, each function or prim-func pass once per "
      "function) and skip the rest but essential ones, printing a BISECT line for each (-1: no limit, no lines)",
      "the pass runner (every pass call)", false},
+    /* Validate-each (issue 20; src/pass/validate_each.c). */
+    {"testing.validate_each", PSG_CONFIG_INT, 0, NULL, 0,
+     "after every pass that changed the module, run @main before and after it on this many inputs with the "
+     "reference interpreter and fail the pass whose outputs differ beyond tolerance (0: off)",
+     "the pass runner (validate-each, every pass call)", true},
+    {"testing.validate_each.seed", PSG_CONFIG_INT, 0, NULL, 0,
+     "seed of validate-each's random inputs (uniform in [-1, 1) for floats, [0, 10) for integers)",
+     "the pass runner (validate-each)", false},
+    {"testing.validate_each.inputs", PSG_CONFIG_LIST, 0, NULL, 0,
+     "validate-each's inputs given as arrays: [\"NAME=FILE.npy\", ...] for parameters of @main (the others "
+     "are random)",
+     "the pass runner (validate-each)", false},
+    {"testing.validate_each.rtol", PSG_CONFIG_FLOAT, 0, NULL, 0,
+     "validate-each's float tolerance: |after - before| <= rtol * max(|before|, 0.01) (integers: exact)",
+     "the pass runner (validate-each)", true},
+    {"testing.validate_each.reassoc_rtol", PSG_CONFIG_FLOAT, 0, NULL, 0,
+     "validate-each's float tolerance for passes that may reorder float arithmetic (psg_pass_is_reassociating)",
+     "the pass runner (validate-each)", true},
     {"relay.FuseOps.max_depth", PSG_CONFIG_INT, 256, NULL, 0, "maximum number of ops fused into one function",
      "FuseOps", true},
     {"relay.FuseOps.link_params", PSG_CONFIG_BOOL, 0, NULL, 0, "fuse constants into primitive functions", "FuseOps",
@@ -206,6 +237,8 @@ static psg_status scalar_attr(psg_ctx *ctx, int type, int64_t v, psg_attr **out)
 
 static psg_status make_default(psg_ctx *ctx, const builtin_option *b, psg_attr **out) {
   if (b->type == PSG_CONFIG_STRING) return psg_attr_string(ctx, "", 0, out); /* String built-ins: "" */
+  if (b->type == PSG_CONFIG_FLOAT) return psg_attr_float(ctx, float_default(b->key), out);
+  if (b->type == PSG_CONFIG_LIST) return psg_attr_list(ctx, NULL, 0, out); /* List built-ins: [] */
   if (b->type != PSG_CONFIG_DICT) return scalar_attr(ctx, b->type, b->def, out);
   enum { MAX_FIELDS = 8 };
   const char *keys[MAX_FIELDS];
@@ -488,7 +521,13 @@ psg_status psg_pass_context_set_config(psg_pass_context *pc, const char *key, ps
                         psg_config_option_type_name(type), psg_config_option_type_name(field_type(value)));
   if (s) return s;
   const builtin_option *b = find_builtin(key);
-  if (b && b->non_negative && psg_attr_get_int(legal) < 0) {
+  if (b && b->non_negative && type == PSG_CONFIG_FLOAT && !(psg_attr_get_float(legal) >= 0)) {
+    s = psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "config option '%s' is a tolerance, so it must be >= 0, not %g",
+                     key, psg_attr_get_float(legal));
+    psg_attr_release(legal);
+    return s;
+  }
+  if (b && b->non_negative && type != PSG_CONFIG_FLOAT && psg_attr_get_int(legal) < 0) {
     s = psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT,
                      "config option '%s' is a count or size, so it must be >= 0, not %lld", key,
                      (long long)psg_attr_get_int(legal));
@@ -568,6 +607,17 @@ int64_t psg_pass_context_config_int(const psg_pass_context *pc, const char *key)
   if (b) return b->def;
   psgi_config_option o;
   return find_user_option(pc->ctx, key, &o) && o.default_value ? psg_attr_get_int(o.default_value) : 0;
+}
+
+double psg_pass_context_config_float(const psg_pass_context *pc, const char *key) {
+  psg_attr *v = psg_attrs_get(pc->config, key);
+  if (v) return psg_attr_kind(v) == PSG_ATTR_INT ? (double)psg_attr_get_int(v) : psg_attr_get_float(v);
+  const builtin_option *b = find_builtin(key);
+  if (b) return b->type == PSG_CONFIG_FLOAT ? float_default(b->key) : (double)b->def;
+  psgi_config_option o;
+  if (!find_user_option(pc->ctx, key, &o) || !o.default_value) return 0;
+  return psg_attr_kind(o.default_value) == PSG_ATTR_INT ? (double)psg_attr_get_int(o.default_value)
+                                                        : psg_attr_get_float(o.default_value);
 }
 
 bool psg_pass_context_config_bool(const psg_pass_context *pc, const char *key) {

@@ -321,7 +321,9 @@ psg_status psg_pass_run(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_
   if (!p || !mod) return PSG_ERR_INVALID_ARGUMENT;
   if (!pc && !(pc = psg_pass_context_current(p->ctx))) return psgi_nomem(p->ctx);
   bool bisect = psgi_bisect_run_begin(pc);
+  psgi_validate_run_begin(pc);
   psg_status st = psgi_pass_call(p, mod, pc, out);
+  psgi_validate_run_end(pc);
   psgi_bisect_run_end(pc, bisect);
   return st;
 }

@@ -75,6 +75,9 @@ struct psg_pass {
   bool essential;
   /* Its per-function results may be memoized (pass_cache.c). */
   bool cacheable;
+  /* May reorder float arithmetic: validate-each's looser tolerance
+   * (validate_each.c; PSG_PASS_FLAG_REASSOCIATES, psg_pass_set_reassociating). */
+  bool reassociates;
 };
 
 typedef PSGI_VEC(char *) psgi_str_vec;
@@ -97,6 +100,11 @@ struct psg_pass_context {
   int run_depth;         /* 0: no limit in force (nothing else here is used) */
   int bisect_essential;
   uint64_t cache_counts[6]; /* PSG_PASS_CACHE_*, then write failures (pass_cache.c); atomic */
+  /* validate-each (validate_each.c): the last module validated under this
+   * context and its outputs, the next pass's "before"; dropped when the
+   * outermost psg_pass_run returns (under `lock`). */
+  struct psgi_validate_run *validate;
+  int validate_runs; /* psg_pass_run calls in progress (atomic); the cache goes when it drops to 0 */
 };
 
 /* Per-context state of the pass layer. */
@@ -124,7 +132,7 @@ typedef struct psgi_plugin {
 } psgi_plugin;
 
 /* Room for config.c's table of built-in options. */
-#define PSGI_MAX_BUILTIN_OPTIONS 32
+#define PSGI_MAX_BUILTIN_OPTIONS 48
 
 /* Verify-each's module checks after pass `pass` turned `in` into `out`. */
 typedef psg_status (*psgi_module_verifier_fn)(psg_ctx *ctx, const psg_module *in, const psg_module *out,
@@ -298,6 +306,16 @@ void psgi_format_value(psgi_buf *b, const psg_attr *v);
  * function makes after a pass body when testing.verify_each is on. */
 psg_status psgi_pass_install_verifier(psg_ctx *ctx, psgi_module_verifier_fn fn);
 psg_status psgi_verify_each(psg_pass *p, psg_pass_context *pc, const psg_module *in, const psg_module *out);
+
+/* Validate-each (validate_each.c, issue 20): with testing.validate_each = N
+ * > 0, runs @main of `in` and `out` on N inputs with the reference
+ * interpreter after a pass that changed the module and fails the pass when
+ * the outputs differ beyond tolerance. The outputs of a result are kept
+ * on `pc` as the next pass's "before" until the outermost psg_pass_run
+ * ends (psg_pass_run calls begin and end). */
+psg_status psgi_validate_each(psg_pass *p, psg_pass_context *pc, psg_module *in, psg_module *out);
+void psgi_validate_run_begin(psg_pass_context *pc);
+void psgi_validate_run_end(psg_pass_context *pc);
 
 /* Reproducers (reproducer.c): with testing.reproducer set, the run function
  * renders a pass's input before it runs (the outermost pass's; with

@@ -410,6 +410,7 @@ psg_status psgi_pass_get_checked(psg_ctx *ctx, const char *name, psg_attrs *opti
   p->needs |= d->needs;
   p->keeps |= d->keeps;
   p->establishes |= d->establishes | psgi_properties_established_by(bare);
+  p->reassociates = (d->flags & PSG_PASS_FLAG_REASSOCIATES) != 0;
   for (int b = 0; b < PSGI_NUM_PROPS; b++)
     if (p->establishes & (1u << b)) {
       psg_pass_release(p->ensure[b]);

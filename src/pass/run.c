@@ -37,7 +37,8 @@ static psg_status body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_m
 }
 
 /* Checks after the body: testing.immutable_module (the input's structural
- * hash is unchanged); then verify-each (verify_each.c). */
+ * hash is unchanged); then verify-each (verify_each.c) and validate-each
+ * (validate_each.c). */
 static psg_status verify(psg_pass *p, const psg_module *in, uint64_t in_hash, bool immutable) {
   if (immutable && psg_module_structural_hash(in) != in_hash)
     return psg_ctx_fail(p->ctx, PSG_ERR_PASS_FAILED, "Immutable module has been modified in pass: %s", p->info->name);
@@ -75,6 +76,7 @@ static psg_status call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_m
   if (!st) st = body(p, in, pc, &ret);
   if (!st) st = verify(p, mod, h0, immutable);
   if (!st) st = psgi_verify_each(p, pc, in, ret);
+  if (!st) st = psgi_validate_each(p, pc, in, ret);
   if (!st) st = update_properties(p, in, ret, pc->bisect_skips != skips);
   if (!st) st = ensure(p, p->result_needs, &ret, pc);
   psg_module_release(in);

@@ -30,4 +30,5 @@ const psg_pass_decl psgi_pass_alter_op_layout = {
             "layouts rewritten around it; no hooks without a host, so the module stays as it is",
     .needs = PSG_PROP_TYPED,
     .function = alter_op_layout,
+    .flags = PSG_PASS_FLAG_REASSOCIATES, /* validate-each: a convolution in another layout sums in another order */
 };

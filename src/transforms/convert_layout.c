@@ -1094,6 +1094,7 @@ const psg_pass_decl psgi_pass_convert_layout = {
     .needs = PSG_PROP_TYPED,
     .function = convert_layout,
     .ctor = make_convert_layout,
+    .flags = PSG_PASS_FLAG_REASSOCIATES, /* validate-each: a convolution in another layout sums in another order */
 };
 
 static psg_status make_convert_layout(psg_ctx *ctx, psg_attrs *options, void *user, psg_pass **out) {

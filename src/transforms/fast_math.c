@@ -58,4 +58,5 @@ const psg_pass_decl psgi_pass_fast_math = {
     .needs = PSG_PROP_TYPED,
     .function = fast_math,
     .cacheable = true,
+    .flags = PSG_PASS_FLAG_REASSOCIATES, /* validate-each: approximations of exp, tanh and erf */
 };

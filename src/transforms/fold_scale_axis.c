@@ -372,6 +372,7 @@ const psg_pass_decl psgi_pass_backward_fold_scale_axis = {
     .needs = PSG_PROP_TYPED,
     .function = backward,
     .cacheable = true,
+    .flags = PSG_PASS_FLAG_REASSOCIATES, /* validate-each: the scale is multiplied into the weights */
 };
 
 const psg_pass_decl psgi_pass_forward_fold_scale_axis = {
@@ -383,6 +384,7 @@ const psg_pass_decl psgi_pass_forward_fold_scale_axis = {
     .needs = PSG_PROP_TYPED,
     .function = forward,
     .cacheable = true,
+    .flags = PSG_PASS_FLAG_REASSOCIATES, /* validate-each: the scale is multiplied into the weights */
 };
 
 /* TVM's FoldScaleAxis: a level-0 Sequential, so at -O2 only its FoldConstant runs. */

@@ -462,4 +462,5 @@ const psg_pass_decl psgi_pass_simplify_expr = {
     .needs = PSG_PROP_TYPED,
     .function = simplify,
     .cacheable = true,
+    .flags = PSG_PASS_FLAG_REASSOCIATES, /* validate-each: (x + c1) + c2 and (x * c1) * c2 fold the constants first */
 };

@@ -221,4 +221,5 @@ const psg_pass_decl psgi_pass_simplify_inference = {
     .needs = PSG_PROP_TYPED,
     .function = simplify,
     .cacheable = true,
+    .flags = PSG_PASS_FLAG_REASSOCIATES, /* validate-each: normalizations become elementary ops in another order */
 };

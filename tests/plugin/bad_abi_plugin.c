@@ -7,7 +7,7 @@ static psg_status register_passes(psg_ctx *ctx) {
 }
 
 static const psg_pass_plugin_info info = {
-    .abi_version = PSG_PASS_PLUGIN_ABI_VERSION + 998,
+    .abi_version = 999, /* no Passage loads this version */
     .name = "bad-abi",
     .version = "1",
     .register_passes = register_passes,

@@ -119,7 +119,7 @@ def @main(%x: {T}) -> {T} {{ add(multiply(%x, 3f), 0f) }}
 
 
 def test_load_pass_plugin_errors(tmp_path):
-    with pytest.raises(passage.PassError, match="plugin ABI version 999, but this Passage loads version 1"):
+    with pytest.raises(passage.PassError, match="plugin ABI version 999, but this Passage loads version 2"):
         transform.load_pass_plugin(_plugin("bad_abi_plugin"))
     with pytest.raises(passage.PassError, match="exports no psg_get_pass_plugin_info"):
         transform.load_pass_plugin(_plugin("no_entry_plugin"))

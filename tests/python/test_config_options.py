@@ -10,9 +10,9 @@ from passage import transform
 from passage.transform import PassContext
 
 _SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src")
-# A config read with a literal key: psg_pass_context_config_int/_bool(pc, "KEY")
+# A config read with a literal key: psg_pass_context_config_int/_bool/_float(pc, "KEY")
 # or psg_pass_context_get_config(pc, "KEY").
-_READ = re.compile(r'psg_pass_context_(?:config_int|config_bool|get_config)\s*\(\s*[^,()]+,\s*"([^"]+)"')
+_READ = re.compile(r'psg_pass_context_(?:config_int|config_bool|config_float|get_config)\s*\(\s*[^,()]+,\s*"([^"]+)"')
 
 
 def _keys_read_in_src():

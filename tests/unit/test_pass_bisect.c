@@ -383,7 +383,7 @@ static void test_plugins(void) {
 
   CHECK_EQ_INT(psg_pass_plugin_load(ctx, plugin("bad_abi_plugin")), PSG_ERR_UNSUPPORTED);
   const psg_diag *d = psg_ctx_get_diag(ctx, psg_ctx_diag_count(ctx) - 1);
-  CHECK(strstr(psg_diag_message(d), "was built for plugin ABI version 999, but this Passage loads version 1"));
+  CHECK(strstr(psg_diag_message(d), "was built for plugin ABI version 999, but this Passage loads version 2"));
   CHECK_EQ_INT(psg_pass_plugin_load(ctx, plugin("no_entry_plugin")), PSG_ERR_NOT_FOUND);
   d = psg_ctx_get_diag(ctx, psg_ctx_diag_count(ctx) - 1);
   CHECK(strstr(psg_diag_message(d), "exports no psg_get_pass_plugin_info"));

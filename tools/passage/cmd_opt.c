@@ -28,6 +28,7 @@ typedef struct opt_args {
   cli_report_opts report;
   const char *pass_cache; /* --pass-cache DIR */
   bool pass_cache_stats;
+  cli_validate_args validate; /* --validate-each, --validate-seed, --input (cli_validate.c) */
 } opt_args;
 
 static void usage(FILE *to) {
@@ -71,6 +72,11 @@ static void usage(FILE *to) {
           "  --reproducer=FILE        when a pass fails or crashes, write FILE: the pipeline, the\n"
           "                           context and the input module (config testing.reproducer)\n"
           "  --local-reproducer       ... holding only the failing pass and its own input\n"
+          "  --validate-each[=N]      run @main before and after every pass that changed the module\n"
+          "                           on N inputs (default 1) with the reference interpreter; fail\n"
+          "                           the first pass whose outputs differ (testing.validate_each)\n"
+          "  --validate-seed S        seed of the random validation inputs (default 0)\n"
+          "  --input NAME=FILE.npy    a validation input of @main (repeatable; the others random)\n"
           "  --run-reproducer FILE    replay a reproducer (IN, -p and the context come from FILE;\n"
           "                           flags given here are added to its context)\n"
           "  --report=FILE            write a one-file HTML report of the run to FILE: the pass tree with\n"
@@ -78,7 +84,9 @@ static void usage(FILE *to) {
           "  --report-graphs=none|ends|each  graphs before and after the run (ends, the default),\n"
           "                           also after every pass that changed the module, or none\n"
           "  --testing-seeded-bugs    TEST ONLY: register the seeded-bug passes testing.BreakTypes,\n"
-          "                           testing.BreakPrimFunc and testing.Crash\n"
+          "                           testing.BreakPrimFunc, testing.Crash, testing.AddToSubtract,\n"
+          "                           testing.NudgeConstants, testing.NudgeConstantsReassoc and\n"
+          "                           testing.TirFloatAddToSub\n"
           "IR printing and timing go to stderr.\n");
 }
 
@@ -100,6 +108,9 @@ static int parse_args(int argc, char **argv, opt_args *a) {
     int took = cli_report_parse(argc, argv, &i, &a->report);
     if (took < 0) return 2;
     if (took) continue;
+    int taken = cli_validate_parse(argc, argv, &i, &a->validate);
+    if (taken < 0) return 2;
+    if (taken) continue;
     if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
       usage(stdout);
       return 0;
@@ -181,7 +192,8 @@ static int parse_args(int argc, char **argv, opt_args *a) {
                                                 "--input-shape", "--config", "--threads", "--print-ir-before",
                                                 "--print-ir-after", "--reproducer", "--run-reproducer",
                                                 "--opt-bisect-limit", "--load-pass-plugin", "--report",
-                                                "--report-graphs", "--pass-cache", NULL};
+                                                "--report-graphs", "--pass-cache", "--validate-seed", "--input",
+                                                NULL};
       if (cli_missing_value("opt", arg, value_flags)) return 2;
       if (arg[1] == 'O')
         fprintf(stderr, "passage opt: the opt level is -O0, -O1, -O2 or -O3, not '%s'\n", arg);
@@ -233,6 +245,7 @@ static psg_status build_context(psg_ctx *ctx, const opt_args *a, psg_pass_contex
   psg_status st = a->run_reproducer ? psg_reproducer_load(ctx, a->run_reproducer, &pc, pipeline, mod)
                                     : psg_pass_context_create(ctx, &pc);
   if (!st) st = set_debug_configs(ctx, a, pc);
+  if (!st) st = cli_validate_configs(ctx, &a->validate, pc);
   if (!st && a->opt_level >= 0) st = psg_pass_context_set_opt_level(pc, a->opt_level);
   for (size_t i = 0; !st && i < a->num_disabled; i++) st = psg_pass_context_add_disabled_pass(pc, a->disabled[i]);
   for (size_t i = 0; !st && i < a->num_required; i++) st = psg_pass_context_add_required_pass(pc, a->required[i]);

@@ -88,6 +88,19 @@ typedef struct cli_report_opts {
 int cli_report_parse(int argc, char **argv, int *i, cli_report_opts *o);
 psg_status cli_report_add(psg_ctx *ctx, psg_pass_context *pc, const cli_report_opts *o);
 
+/* passage opt's validate-each flags (cli_validate.c): --validate-each[=N],
+ * --validate-seed S, --input NAME=FILE.npy. cli_validate_parse takes
+ * argv[*i] (and its value, advancing *i) if it is one of them: 1, else 0, or
+ * -1 after a usage error. cli_validate_configs sets the config options they
+ * stand for on `pc` (located errors for a bad N or S). */
+typedef struct cli_validate_args {
+  const char *count, *seed;
+  const char *inputs[64];
+  size_t ninputs;
+} cli_validate_args;
+int cli_validate_parse(int argc, char **argv, int *i, cli_validate_args *v);
+psg_status cli_validate_configs(psg_ctx *ctx, const cli_validate_args *v, psg_pass_context *pc);
+
 /* passage run's parts (cmd_run.c): a tensor of uniform values ([-1, 1) for
  * floats, [0, 10) for integers) from the xorshift generator `seed`; writing
  * outputs to OUT.npy (OUT_0.npy, OUT_1.npy, ... for several) or, without
