@@ -12,7 +12,7 @@ PSG_BEGIN_DECLS
 /* The plugin ABI this Passage loads. Raised whenever psg_pass_plugin_info
  * or what a plugin may rely on changes; a plugin built for another version
  * is refused with a clear error, never called. */
-enum { PSG_PASS_PLUGIN_ABI_VERSION = 2 }; /* 2: psg_pass_decl.flags */
+enum { PSG_PASS_PLUGIN_ABI_VERSION = 2 }; /* 2: psg_pass_decl.cacheable and .flags */
 
 /* What a plugin's entry point returns (a pointer to static storage of the
  * plugin). `abi_version` comes first and stays first in every version, so a
