@@ -40,6 +40,10 @@ struct psg_ctx {
    * atomics). A slot only ever holds a string interned here, alive as long
    * as the context, so a pointer equal to a slot's is that string. */
   const char *recent[1024];
+  /* Threads batching this context's object counts now (atomic;
+   * psgi_ctx_thread_cache_begin): while it is 0, no call looks for a batch.
+   * Far from refcount's line. */
+  unsigned batching;
 };
 
 /* Objects owned by the context itself (defaults, registries) must not keep it

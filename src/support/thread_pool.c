@@ -23,7 +23,8 @@ typedef struct loop {
   void *user;
   size_t next;   /* the next index to hand out */
   size_t limit;  /* indices at or after it are not handed out (1 + the first failed index) */
-  size_t active; /* tasks handed out and not finished */
+  psgi_leave_fn leave;
+  size_t active; /* threads that took a task and have not left */
   unsigned refs; /* the caller and the threads that have not exited */
 } loop;
 
@@ -37,18 +38,25 @@ static void drop(loop *l) {
   free(l);
 }
 
-/* Takes and runs tasks until none is left. */
+/* Takes and runs tasks until none is left; a thread that took one leaves
+ * (l->leave) before it stops counting as active. */
 static void work(loop *l) {
+  bool took = false;
   pthread_mutex_lock(&l->lock);
   while (l->next < l->n && l->next < l->limit) {
     size_t i = l->next++;
-    l->active++;
+    if (!took) l->active++;
+    took = true;
     pthread_mutex_unlock(&l->lock);
     bool ok = l->fn(l->user, i);
     pthread_mutex_lock(&l->lock);
     if (!ok && i + 1 < l->limit) l->limit = i + 1;
-    if (--l->active == 0) pthread_cond_broadcast(&l->idle);
   }
+  pthread_mutex_unlock(&l->lock);
+  if (!took) return;
+  if (l->leave) l->leave(l->user);
+  pthread_mutex_lock(&l->lock);
+  if (--l->active == 0) pthread_cond_broadcast(&l->idle);
   pthread_mutex_unlock(&l->lock);
 }
 
@@ -60,27 +68,29 @@ static void *worker(void *arg) {
 
 /* Without a loop state (out of memory) or with one thread: the tasks in
  * order on the caller, stopping at the first failure. */
-static unsigned serially(size_t n, psgi_task_fn fn, void *user) {
+static unsigned serially(size_t n, psgi_task_fn fn, psgi_leave_fn leave, void *user) {
   for (size_t i = 0; i < n && fn(user, i); i++) {
   }
+  if (n && leave) leave(user);
   return 1;
 }
 
-unsigned psgi_parallel_for(size_t n, unsigned threads, psgi_task_fn fn, void *user) {
+unsigned psgi_parallel_for(size_t n, unsigned threads, psgi_task_fn fn, psgi_leave_fn leave, void *user) {
   if (threads > PSGI_MAX_THREADS) threads = PSGI_MAX_THREADS;
   if ((size_t)threads > n) threads = (unsigned)n;
-  if (threads < 2) return serially(n, fn, user);
+  if (threads < 2) return serially(n, fn, leave, user);
   loop *l = calloc(1, sizeof *l);
-  if (!l) return serially(n, fn, user);
-  if (pthread_mutex_init(&l->lock, NULL)) return free(l), serially(n, fn, user);
+  if (!l) return serially(n, fn, leave, user);
+  if (pthread_mutex_init(&l->lock, NULL)) return free(l), serially(n, fn, leave, user);
   if (pthread_cond_init(&l->idle, NULL)) {
     pthread_mutex_destroy(&l->lock);
     free(l);
-    return serially(n, fn, user);
+    return serially(n, fn, leave, user);
   }
   l->n = n;
   l->fn = fn;
   l->user = user;
+  l->leave = leave;
   l->limit = SIZE_MAX;
   l->refs = 1;
   pthread_attr_t attr;
@@ -101,8 +111,9 @@ unsigned psgi_parallel_for(size_t n, unsigned threads, psgi_task_fn fn, void *us
   }
   if (attr_ok) pthread_attr_destroy(&attr);
   work(l);
-  /* Every index is handed out (or past a failure): wait for the tasks
-   * other threads still run; threads that took none are not waited for. */
+  /* Every index is handed out (or past a failure): wait for the threads
+   * still running tasks or leaving; threads that took none are not waited
+   * for. */
   pthread_mutex_lock(&l->lock);
   while (l->active) pthread_cond_wait(&l->idle, &l->lock);
   pthread_mutex_unlock(&l->lock);
