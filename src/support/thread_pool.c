@@ -6,9 +6,11 @@
  * thread that starts late finds no task left, drops its reference to the
  * loop and exits (the loop's state is on the heap, freed by its last user;
  * it holds no library object). Tasks are handed out one index at a time
- * under the loop's mutex: per-function work is very uneven (one conv2d
- * PrimFunc against dozens of elementwise ones) and coarse (a whole pass over
- * one function), so a lock per task costs nothing measurable. */
+ * (per-function work is very uneven: one conv2d PrimFunc against dozens of
+ * elementwise ones) by an atomic counter: a pass over one small function
+ * takes a few microseconds, and a mutex per task made the two threads wait
+ * for each other in the kernel (futex) several times per function. The
+ * mutex is taken twice per thread: to join the loop and to leave it. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,8 +23,8 @@ typedef struct loop {
   size_t n;
   psgi_task_fn fn;
   void *user;
-  size_t next;   /* the next index to hand out */
-  size_t limit;  /* indices at or after it are not handed out (1 + the first failed index) */
+  size_t next;   /* atomic: the next index to hand out */
+  size_t limit;  /* atomic: indices at or after it are not run (1 + the first failed index) */
   psgi_leave_fn leave;
   size_t active; /* threads that took a task and have not left */
   unsigned refs; /* the caller and the threads that have not exited */
@@ -38,23 +40,26 @@ static void drop(loop *l) {
   free(l);
 }
 
-/* Takes and runs tasks until none is left; a thread that took one leaves
- * (l->leave) before it stops counting as active. */
+/* Takes and runs tasks until none is left. A thread counts as active from
+ * before its first index to after it has left (l->leave, when it ran a
+ * task): the caller, which sees every index taken before it waits, then
+ * waits for every thread that may run one. */
 static void work(loop *l) {
-  bool took = false;
   pthread_mutex_lock(&l->lock);
-  while (l->next < l->n && l->next < l->limit) {
-    size_t i = l->next++;
-    if (!took) l->active++;
-    took = true;
-    pthread_mutex_unlock(&l->lock);
-    bool ok = l->fn(l->user, i);
-    pthread_mutex_lock(&l->lock);
-    if (!ok && i + 1 < l->limit) l->limit = i + 1;
-  }
+  l->active++;
   pthread_mutex_unlock(&l->lock);
-  if (!took) return;
-  if (l->leave) l->leave(l->user);
+  bool took = false;
+  for (;;) {
+    size_t i = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
+    if (i >= l->n || i >= __atomic_load_n(&l->limit, __ATOMIC_RELAXED)) break;
+    took = true;
+    if (l->fn(l->user, i)) continue;
+    size_t limit = __atomic_load_n(&l->limit, __ATOMIC_RELAXED);
+    while (i + 1 < limit &&
+           !__atomic_compare_exchange_n(&l->limit, &limit, i + 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+  }
+  if (took && l->leave) l->leave(l->user);
   pthread_mutex_lock(&l->lock);
   if (--l->active == 0) pthread_cond_broadcast(&l->idle);
   pthread_mutex_unlock(&l->lock);
