@@ -33,6 +33,8 @@ struct psgi_precomputed {
 /* A worker running a pass body does not start threads of its own (a
  * callback that runs a pass runs it serially). */
 static _Thread_local bool on_worker;
+/* The loop whose tasks this thread caches for (run_one to leave). */
+static _Thread_local psgi_precomputed *caching_for;
 
 unsigned psgi_pass_context_threads(psg_pass_context *pc) {
   int64_t n = psg_pass_context_config_int(pc, "passage.num_threads");
@@ -42,9 +44,12 @@ unsigned psgi_pass_context_threads(psg_pass_context *pc) {
 
 static bool run_one(void *user, size_t k) {
   psgi_precomputed *r = user;
-  /* The thread's allocator cache and object counts, until it leaves the
-   * loop (departure 173). */
-  psgi_ctx_thread_cache_begin(r->ctx);
+  /* The thread's allocator cache and object counts, from its first task
+   * until it leaves the loop (departure 173). */
+  if (caching_for != r) {
+    caching_for = r;
+    psgi_ctx_thread_cache_begin(r->ctx);
+  }
   precomputed_entry *pe = &r->entries[r->index[k]];
   bool was_worker = on_worker;
   on_worker = true;
@@ -62,6 +67,8 @@ static bool run_one(void *user, size_t k) {
 
 static void leave(void *user) {
   psgi_precomputed *r = user;
+  if (caching_for != r) return;
+  caching_for = NULL;
   psgi_ctx_thread_cache_end(r->ctx);
 }
 

@@ -88,11 +88,13 @@ int64_t psg_ctx_live_objects(const psg_ctx *ctx) {
 bool psg_ctx_is_oom(const psg_ctx *ctx) { return __atomic_load_n(&ctx->oom, __ATOMIC_RELAXED); }
 
 /* The object counts this thread batches (psgi_ctx_thread_cache_begin): its
- * context, and the births minus the deaths not yet applied. Each object
- * holds one live count and one context reference, so one delta serves both. */
+ * context, the births minus the deaths not yet applied (each object holds
+ * one live count and one context reference, so one delta serves both), and
+ * how many begins the next ends must match. */
 static _Thread_local struct {
   psg_ctx *ctx;
   int64_t delta;
+  unsigned depth;
 } batch;
 
 /* Whether this thread batches ctx's counts (a relaxed load while none does). */
@@ -129,7 +131,8 @@ void psgi_ctx_object_died(psg_ctx *ctx) {
 }
 
 void psgi_ctx_thread_cache_begin(psg_ctx *ctx) {
-  if (!ctx || batch.ctx) return;
+  if (!ctx || (batch.ctx && batch.ctx != ctx)) return;
+  if (batch.depth++) return;
   batch.ctx = ctx;
   batch.delta = 0;
   __atomic_fetch_add(&ctx->batching, 1, __ATOMIC_RELAXED);
@@ -137,7 +140,7 @@ void psgi_ctx_thread_cache_begin(psg_ctx *ctx) {
 }
 
 void psgi_ctx_thread_cache_end(psg_ctx *ctx) {
-  if (!ctx || batch.ctx != ctx) return;
+  if (!ctx || batch.ctx != ctx || --batch.depth) return;
   if (ctx->alloc.realloc == psgi_default_realloc) psgi_pool_cache_end(ctx->alloc.user);
   int64_t d = batch.delta;
   batch.ctx = NULL;
@@ -147,7 +150,7 @@ void psgi_ctx_thread_cache_end(psg_ctx *ctx) {
   if (d >= 0) {
     __atomic_fetch_add(&ctx->refcount, (uint32_t)d, __ATOMIC_RELAXED);
   } else if (__atomic_fetch_sub(&ctx->refcount, (uint32_t)-d, __ATOMIC_ACQ_REL) == (uint32_t)-d) {
-    ctx_destroy(ctx); /* not while a loop runs: its caller holds a reference */
+    ctx_destroy(ctx); /* not while a cache is open: its opener holds a reference */
   }
 }
 

@@ -468,9 +468,10 @@ static void free_locked(psgi_pool *pool, void *ptr, unsigned c) {
  * or context teardown has to find other threads' caches. */
 
 enum {
-  CACHE_BYTES = 32 << 10, /* a class's list holds about this much at most, */
-  CACHE_MIN = 8,          /* but at least this many blocks */
-  CACHE_MAX = 256         /* and at most this many */
+  CACHE_BLOCK = 128 << 10, /* classes up to here are cached (arenas' blocks are 64 KiB) */
+  CACHE_BYTES = 32 << 10,  /* a class's list holds about this much at most, */
+  CACHE_MIN = 2,           /* but at least this many blocks */
+  CACHE_MAX = 256          /* and at most this many */
 };
 
 typedef struct thread_cache {
@@ -481,7 +482,7 @@ typedef struct thread_cache {
 
 static _Thread_local thread_cache tcache;
 
-static bool is_cached_class(unsigned c) { return class_size(c) <= SMALL_BLOCK; }
+static bool is_cached_class(unsigned c) { return class_size(c) <= CACHE_BLOCK; }
 
 /* The most blocks of class c a cache holds; it takes and gives back half. */
 static unsigned cache_limit(unsigned c) {

@@ -21,15 +21,16 @@ static inline bool psgi_single_threaded(void) { return false; }
 #endif
 
 /* Per-thread caches of a context (docs/design.md departure 173): from
- * psgi_ctx_thread_cache_begin to psgi_ctx_thread_cache_end, the calling
- * thread keeps the context's live-object and reference counts of the objects
- * it makes and frees in a batch of its own (applied at end), and takes and
- * frees small blocks of the default allocator through a cache of its own.
- * For the threads of a parallel loop (src/pass/parallel.c): the counts are
- * inexact until every thread has ended, and while some thread batches, the
- * context must be kept alive by a reference that is not in a batch (the
- * caller's module). begin does nothing while the thread caches a context
- * already (this or another); end does nothing unless it caches this one. */
+ * psgi_ctx_thread_cache_begin to the matching psgi_ctx_thread_cache_end, the
+ * calling thread keeps the context's live-object and reference counts of
+ * the objects it makes and frees in a batch of its own (applied at the
+ * end), and takes and frees small blocks of the default allocator through a
+ * cache of its own. For the threads of a parallel loop (src/pass/parallel.c)
+ * and the caller of a pass run that may start threads (src/pass/pass.c):
+ * the counts are inexact until every such thread has ended, and while some
+ * thread batches, the context must be kept alive by a reference outside any
+ * batch (the caller's module). Begins and ends nest on a thread; while it
+ * caches one context, begin and end of another do nothing. */
 void psgi_ctx_thread_cache_begin(psg_ctx *ctx);
 void psgi_ctx_thread_cache_end(psg_ctx *ctx);
 
