@@ -69,6 +69,7 @@ static void ctx_destroy(psg_ctx *ctx) {
   for (size_t i = 0; i < ctx->num_op_nodes; i++) psgi_free(ctx, ctx->op_nodes[i]);
   psgi_free(ctx, ctx->op_nodes);
   psgi_diag_list_free(ctx);
+  psgi_sources_free(ctx);
   pthread_mutex_destroy(&ctx->lock);
   psg_allocator a = ctx->alloc;
   a.realloc(a.user, ctx, sizeof *ctx, 0);
