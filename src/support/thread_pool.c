@@ -7,23 +7,39 @@
  * loop and exits (the loop's state is on the heap, freed by its last user;
  * it holds no library object). Tasks are handed out one index at a time
  * (per-function work is very uneven: one conv2d PrimFunc against dozens of
- * elementwise ones) by an atomic counter: a pass over one small function
+ * elementwise ones) by atomic counters: a pass over one small function
  * takes a few microseconds, and a mutex per task made the two threads wait
  * for each other in the kernel (futex) several times per function. The
- * mutex is taken twice per thread: to join the loop and to leave it. */
+ * indices are split into one contiguous range per thread, which it takes
+ * first before it helps with the others' (the caller the first range): the
+ * passes of a pipeline then mostly find a function on the thread (and the
+ * core) that made it in the pass before, instead of moving its nodes
+ * between cores' caches (10.5 ms instead of 12.0 ms for the 256-function
+ * tir.default_pipeline on 2 cores). The mutex is taken twice per thread: to
+ * join the loop and to leave it. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "support/thread_pool.h"
 
+/* The indices a thread takes first, from next to end; each on a cache line
+ * of its own (the threads take from their own ranges at once). */
+typedef struct range {
+  size_t next; /* atomic */
+  size_t end;
+  char pad_[64 - 2 * sizeof(size_t)];
+} range;
+
 typedef struct loop {
+  range ranges[PSGI_MAX_THREADS];
+  unsigned nranges;
+  unsigned slots; /* atomic: the range the next starting worker takes first */
   pthread_mutex_t lock;
   pthread_cond_t idle; /* signalled when `active` drops to 0 */
   size_t n;
   psgi_task_fn fn;
   void *user;
-  size_t next;   /* atomic: the next index to hand out */
   size_t limit;  /* atomic: indices at or after it are not run (1 + the first failed index) */
   psgi_leave_fn leave;
   size_t active; /* threads that took a task and have not left */
@@ -44,19 +60,22 @@ static void drop(loop *l) {
  * before its first index to after it has left (l->leave, when it ran a
  * task): the caller, which sees every index taken before it waits, then
  * waits for every thread that may run one. */
-static void work(loop *l) {
+static void work(loop *l, unsigned slot) {
   pthread_mutex_lock(&l->lock);
   l->active++;
   pthread_mutex_unlock(&l->lock);
   bool took = false;
-  for (;;) {
-    size_t i = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
-    if (i >= l->n || i >= __atomic_load_n(&l->limit, __ATOMIC_RELAXED)) break;
-    took = true;
-    if (l->fn(l->user, i)) continue;
-    size_t limit = __atomic_load_n(&l->limit, __ATOMIC_RELAXED);
-    while (i + 1 < limit &&
-           !__atomic_compare_exchange_n(&l->limit, &limit, i + 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  for (unsigned k = 0; k < l->nranges; k++) {
+    range *r = &l->ranges[(slot + k) % l->nranges];
+    for (;;) {
+      size_t i = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED);
+      if (i >= r->end || i >= __atomic_load_n(&l->limit, __ATOMIC_RELAXED)) break;
+      took = true;
+      if (l->fn(l->user, i)) continue;
+      size_t limit = __atomic_load_n(&l->limit, __ATOMIC_RELAXED);
+      while (i + 1 < limit &&
+             !__atomic_compare_exchange_n(&l->limit, &limit, i + 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+      }
     }
   }
   if (took && l->leave) l->leave(l->user);
@@ -66,7 +85,8 @@ static void work(loop *l) {
 }
 
 static void *worker(void *arg) {
-  work(arg);
+  loop *l = arg;
+  work(l, __atomic_fetch_add(&l->slots, 1, __ATOMIC_RELAXED) % l->nranges);
   drop(arg);
   return NULL;
 }
@@ -98,6 +118,12 @@ unsigned psgi_parallel_for(size_t n, unsigned threads, psgi_task_fn fn, psgi_lea
   l->leave = leave;
   l->limit = SIZE_MAX;
   l->refs = 1;
+  l->nranges = threads;
+  l->slots = 1;
+  for (unsigned t = 0; t < threads; t++) {
+    l->ranges[t].next = n / threads * t + (t < n % threads ? t : n % threads);
+    l->ranges[t].end = l->ranges[t].next + n / threads + (t < n % threads);
+  }
   pthread_attr_t attr;
   bool attr_ok = pthread_attr_init(&attr) == 0 && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0;
   unsigned started = 0;
@@ -115,7 +141,7 @@ unsigned psgi_parallel_for(size_t n, unsigned threads, psgi_task_fn fn, psgi_lea
     }
   }
   if (attr_ok) pthread_attr_destroy(&attr);
-  work(l);
+  work(l, 0);
   /* Every index is handed out (or past a failure): wait for the threads
    * still running tasks or leaving; threads that took none are not waited
    * for. */

@@ -20,9 +20,10 @@ typedef void (*psgi_leave_fn)(void *user);
 /* Runs fn(user, i) for i in [0, n) on up to `threads` threads, the calling
  * thread one of them, and returns when every task that was started has
  * finished and every thread that ran one has called leave(user) (when
- * leave is not NULL). Tasks are taken in index order; once task k has failed, tasks
- * after k are not started (those before k all run, as one of them may fail
- * too). Threads are started for the call and detached: one that starts
+ * leave is not NULL). The indices are split into one contiguous range per
+ * thread, each taken in order (by its thread first, then by any that has
+ * finished its own); once task k has failed, tasks after k are not started
+ * (those before k all run, as one of them may fail too). Threads are started for the call and detached: one that starts
  * after the tasks are all taken exits without running any, and the call
  * does not wait for it; one that cannot be started leaves its share to the
  * others. With threads < 2 or n < 2 the tasks run in order on the caller,
