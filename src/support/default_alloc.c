@@ -691,6 +691,10 @@ void *psgi_default_realloc(void *user, void *ptr, size_t old_size, size_t new_si
 #else
 psgi_pool *psgi_pool_create(void) { return NULL; }
 
+/* No pool: nothing to cache. */
+void psgi_pool_cache_begin(psgi_pool *pool) { (void)pool; }
+void psgi_pool_cache_end(psgi_pool *pool) { (void)pool; }
+
 void psgi_pool_destroy(psgi_pool *pool) { (void)pool; }
 
 bool psgi_pool_get_stats(psgi_pool *pool, psgi_pool_stats *out) {
