@@ -1,8 +1,12 @@
 /* Function and prim-func passes on threads (issue 19 item 6, docs/pass-infra.md
  * "Threads"): the wall and process CPU time of tir.default_pipeline over a
  * lowered module, and of the whole sequential(O3,lower), serially and with
- * passage.num_threads=THREADS, RUNS times each, interleaved; prints the
- * medians and the wall speedup. The module is MODEL.onnx (imported with the
+ * passage.num_threads=THREADS, RUNS times each; prints the medians and the
+ * wall speedup. The serial runs are measured twice: first RUNS of them
+ * while the process still has a single thread (the state of any serial
+ * `passage opt`; the speedup is against these), then RUNS interleaved with
+ * the threaded runs (atomic reference counts and locks from then on: what
+ * threads cost the serial code). The module is MODEL.onnx (imported with the
  * given input shapes) or Relay text (the generated 256-function module of
  * tests/models/run_threads.py). CPU time counts every thread of the
  * process; wall time counts the shared machine's other load too.
@@ -63,24 +67,41 @@ static void run_once(psg_ctx *ctx, psg_pass_context *pc, const char *text, psg_m
   psg_pass_release(p);
 }
 
-static void measure(psg_ctx *ctx, const char *label, const char *text, psg_module *in, int runs, int threads) {
+/* One workload: its serial runs while the process has a single thread
+ * (reference counts and the allocator use plain instructions then, glibc's
+ * __libc_single_threaded, which never turns back once a thread was made),
+ * then serial and threaded runs interleaved. */
+typedef struct workload {
+  const char *label, *text;
+  psg_module *in;
+  double *alone, *serial, *serial_cpu, *par, *par_cpu; /* runs each */
+} workload;
+
+static void serial_alone(psg_ctx *ctx, workload *w, int runs) {
+  psg_pass_context *serial = context(ctx, 1);
+  double wall, cpu;
+  run_once(ctx, serial, w->text, w->in, &wall, &cpu); /* warm-up: the input gains its properties */
+  for (int r = 0; r < runs; r++) run_once(ctx, serial, w->text, w->in, &w->alone[r], &cpu);
+  psg_pass_context_release(serial);
+}
+
+static void interleaved(psg_ctx *ctx, workload *w, int runs, int threads) {
   psg_pass_context *serial = context(ctx, 1), *parallel = context(ctx, threads);
-  double *v = malloc(4 * (size_t)runs * sizeof *v);
-  double *sw = v, *sc = v + runs, *pw = v + 2 * runs, *pcpu = v + 3 * runs;
-  double w, c;
-  run_once(ctx, serial, text, in, &w, &c); /* warm-up: the input gains its properties */
   for (int r = 0; r < runs; r++) {
-    run_once(ctx, serial, text, in, &sw[r], &sc[r]);
-    run_once(ctx, parallel, text, in, &pw[r], &pcpu[r]);
+    run_once(ctx, serial, w->text, w->in, &w->serial[r], &w->serial_cpu[r]);
+    run_once(ctx, parallel, w->text, w->in, &w->par[r], &w->par_cpu[r]);
   }
-  double msw = median(sw, runs), msc = median(sc, runs), mpw = median(pw, runs), mpc = median(pcpu, runs);
-  printf("%s: serial wall %.1f ms cpu %.1f ms; %d threads wall %.1f ms cpu %.1f ms; wall speedup %.2fx, cpu "
-         "%+.0f%%\n",
-         label, msw, msc, threads, mpw, mpc, msw / mpw, (mpc / msc - 1) * 100);
-  fflush(stdout);
-  free(v);
   psg_pass_context_release(serial);
   psg_pass_context_release(parallel);
+}
+
+static void report(const workload *w, int runs, int threads) {
+  double ma = median(w->alone, runs), msw = median(w->serial, runs), msc = median(w->serial_cpu, runs);
+  double mpw = median(w->par, runs), mpc = median(w->par_cpu, runs);
+  printf("%s: serial wall %.1f ms (%.1f ms once threads exist, cpu %.1f ms); %d threads wall %.1f ms cpu %.1f "
+         "ms; wall speedup %.2fx (%.2fx against the serial run once threads exist), cpu %+.0f%%\n",
+         w->label, ma, msw, msc, threads, mpw, mpc, ma / mpw, msw / mpw, (mpc / msc - 1) * 100);
+  fflush(stdout);
 }
 
 static char *read_file(const char *path, size_t *n) {
@@ -123,8 +144,21 @@ int main(int argc, char **argv) {
     die(ctx, "O3 and LowerTE");
   psg_pass_release(p);
   psg_pass_context_release(pc);
-  measure(ctx, "tir.default_pipeline", "tir.default_pipeline", lowered, runs, threads);
-  measure(ctx, "sequential(O3,lower)", "sequential(O3,lower)", m, runs, threads);
+  workload w[2] = {{"tir.default_pipeline", "tir.default_pipeline", lowered, 0, 0, 0, 0, 0},
+                   {"sequential(O3,lower)", "sequential(O3,lower)", m, 0, 0, 0, 0, 0}};
+  double *v = malloc(2 * 5 * (size_t)runs * sizeof *v);
+  if (!v) die(ctx, "malloc");
+  for (int k = 0; k < 2; k++) {
+    double *b = v + (size_t)k * 5 * (size_t)runs;
+    w[k].alone = b, w[k].serial = b + runs, w[k].serial_cpu = b + 2 * runs;
+    w[k].par = b + 3 * runs, w[k].par_cpu = b + 4 * runs;
+  }
+  /* Every serial-alone run first: the process has one thread until the
+   * first threaded run. */
+  for (int k = 0; k < 2; k++) serial_alone(ctx, &w[k], runs);
+  for (int k = 0; k < 2; k++) interleaved(ctx, &w[k], runs, threads);
+  for (int k = 0; k < 2; k++) report(&w[k], runs, threads);
+  free(v);
   psg_module_release(lowered);
   psg_module_release(m);
   psg_ctx_release(ctx);

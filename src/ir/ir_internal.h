@@ -227,9 +227,13 @@ static inline void psgi_ref_inc(uint32_t *rc) {
   else
     __atomic_fetch_add(rc, 1, __ATOMIC_RELAXED);
 }
-/* True when the count reached zero. */
+/* True when the count reached zero. A count of 1 is the caller's own
+ * reference: no other thread holds one to change it, so the last release
+ * needs no atomic write (the acquire load orders the other threads' earlier
+ * releases before the free). */
 static inline bool psgi_ref_dec(uint32_t *rc) {
   if (psgi_single_threaded()) return --*rc == 0;
+  if (__atomic_load_n(rc, __ATOMIC_ACQUIRE) == 1) return true;
   return __atomic_fetch_sub(rc, 1, __ATOMIC_ACQ_REL) == 1;
 }
 

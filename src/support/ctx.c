@@ -69,6 +69,7 @@ static void ctx_destroy(psg_ctx *ctx) {
   for (size_t i = 0; i < ctx->num_op_nodes; i++) psgi_free(ctx, ctx->op_nodes[i]);
   psgi_free(ctx, ctx->op_nodes);
   psgi_diag_list_free(ctx);
+  psgi_sources_free(ctx);
   pthread_mutex_destroy(&ctx->lock);
   psg_allocator a = ctx->alloc;
   a.realloc(a.user, ctx, sizeof *ctx, 0);
@@ -87,20 +88,71 @@ int64_t psg_ctx_live_objects(const psg_ctx *ctx) {
 
 bool psg_ctx_is_oom(const psg_ctx *ctx) { return __atomic_load_n(&ctx->oom, __ATOMIC_RELAXED); }
 
+/* The object counts this thread batches (psgi_ctx_thread_cache_begin): its
+ * context, the births minus the deaths not yet applied (each object holds
+ * one live count and one context reference, so one delta serves both), and
+ * how many begins the next ends must match. */
+static _Thread_local struct {
+  psg_ctx *ctx;
+  int64_t delta;
+  unsigned depth;
+} batch;
+
+/* Whether this thread batches ctx's counts (a relaxed load while none does). */
+static inline bool batching(psg_ctx *ctx) {
+  return __atomic_load_n(&ctx->batching, __ATOMIC_RELAXED) && batch.ctx == ctx;
+}
+
 void psgi_ctx_object_born(psg_ctx *ctx) {
-  if (psgi_single_threaded())
+  if (psgi_single_threaded()) {
     ctx->live_objects++;
-  else
-    __atomic_fetch_add(&ctx->live_objects, 1, __ATOMIC_RELAXED);
-  psg_ctx_retain(ctx);
+    ctx->refcount++;
+    return;
+  }
+  if (batching(ctx)) {
+    batch.delta++;
+    return;
+  }
+  __atomic_fetch_add(&ctx->live_objects, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&ctx->refcount, 1, __ATOMIC_RELAXED);
 }
 
 void psgi_ctx_object_died(psg_ctx *ctx) {
-  if (psgi_single_threaded())
+  if (psgi_single_threaded()) {
     ctx->live_objects--;
-  else
-    __atomic_fetch_sub(&ctx->live_objects, 1, __ATOMIC_RELAXED);
+    if (--ctx->refcount == 0) ctx_destroy(ctx);
+    return;
+  }
+  if (batching(ctx)) {
+    batch.delta--;
+    return;
+  }
+  __atomic_fetch_sub(&ctx->live_objects, 1, __ATOMIC_RELAXED);
   psg_ctx_release(ctx);
+}
+
+void psgi_ctx_thread_cache_begin(psg_ctx *ctx) {
+  if (!ctx || (batch.ctx && batch.ctx != ctx)) return;
+  if (batch.depth++) return;
+  batch.ctx = ctx;
+  batch.delta = 0;
+  __atomic_fetch_add(&ctx->batching, 1, __ATOMIC_RELAXED);
+  if (ctx->alloc.realloc == psgi_default_realloc) psgi_pool_cache_begin(ctx->alloc.user);
+}
+
+void psgi_ctx_thread_cache_end(psg_ctx *ctx) {
+  if (!ctx || batch.ctx != ctx || --batch.depth) return;
+  if (ctx->alloc.realloc == psgi_default_realloc) psgi_pool_cache_end(ctx->alloc.user);
+  int64_t d = batch.delta;
+  batch.ctx = NULL;
+  batch.delta = 0;
+  __atomic_fetch_sub(&ctx->batching, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&ctx->live_objects, d, __ATOMIC_RELAXED);
+  if (d >= 0) {
+    __atomic_fetch_add(&ctx->refcount, (uint32_t)d, __ATOMIC_RELAXED);
+  } else if (__atomic_fetch_sub(&ctx->refcount, (uint32_t)-d, __ATOMIC_ACQ_REL) == (uint32_t)-d) {
+    ctx_destroy(ctx); /* not while a cache is open: its opener holds a reference */
+  }
 }
 
 void psgi_ctx_adopt(psg_ctx *ctx) {

@@ -9,6 +9,7 @@
 
 struct psg_expr;
 typedef struct psgi_diag_list psgi_diag_list;
+typedef struct psgi_sources psgi_sources;
 
 struct psg_ctx {
   psg_allocator alloc;
@@ -24,6 +25,7 @@ struct psg_ctx {
                                  single psgi_alloc block with no references */
   size_t num_op_nodes;
   psgi_diag_list *diags;
+  psgi_sources *sources; /* parsed texts, for quoting lines (sources.c); under lock */
   /* State of the pass layer (registries, per-thread default contexts), made
    * on first use and freed by pass_state_free when the context dies. */
   void *pass_state;
@@ -40,6 +42,10 @@ struct psg_ctx {
    * atomics). A slot only ever holds a string interned here, alive as long
    * as the context, so a pointer equal to a slot's is that string. */
   const char *recent[1024];
+  /* Threads batching this context's object counts now (atomic;
+   * psgi_ctx_thread_cache_begin): while it is 0, no call looks for a batch.
+   * Far from refcount's line. */
+  unsigned batching;
 };
 
 /* Objects owned by the context itself (defaults, registries) must not keep it
@@ -48,6 +54,9 @@ struct psg_ctx {
  * during context destruction. */
 void psgi_ctx_adopt(psg_ctx *ctx);
 void psgi_ctx_unadopt(psg_ctx *ctx);
+
+/* Frees the kept source texts (context destruction). */
+void psgi_sources_free(psg_ctx *ctx);
 
 /* Frees the diagnostic list (context destruction). */
 void psgi_diag_list_free(psg_ctx *ctx);

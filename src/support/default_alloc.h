@@ -17,6 +17,20 @@ psgi_pool *psgi_pool_create(void);
 /* Unmaps everything; the context's blocks must all be freed before. */
 void psgi_pool_destroy(psgi_pool *pool);
 
+/* Per-thread caches (docs/design.md departure 173). Between
+ * psgi_pool_cache_begin and psgi_pool_cache_end, blocks up to 128 KiB that the
+ * calling thread allocates from or frees to `pool` come from and go to a
+ * cache of the thread's own (no lock, no shared cache line); the cache takes
+ * and gives back blocks in batches under the pool's lock. A block may be
+ * freed on another thread than the one that took it: it is a block of the
+ * same pool either way. end gives every cached block back; it must come
+ * before the pool is destroyed, on the thread that began. One pool at a time
+ * per thread: begin does nothing while the thread caches a pool already
+ * (this one or another), end nothing unless it caches this one. Nothing
+ * happens without a pool (NULL). */
+void psgi_pool_cache_begin(psgi_pool *pool);
+void psgi_pool_cache_end(psgi_pool *pool);
+
 /* The psg_allocator hook; user is the pool (or NULL). */
 void *psgi_default_realloc(void *user, void *ptr, size_t old_size, size_t new_size);
 

@@ -20,6 +20,20 @@ static inline bool psgi_single_threaded(void) { return __libc_single_threaded; }
 static inline bool psgi_single_threaded(void) { return false; }
 #endif
 
+/* Per-thread caches of a context (docs/design.md departure 173): from
+ * psgi_ctx_thread_cache_begin to the matching psgi_ctx_thread_cache_end, the
+ * calling thread keeps the context's live-object and reference counts of
+ * the objects it makes and frees in a batch of its own (applied at the
+ * end), and takes and frees small blocks of the default allocator through a
+ * cache of its own. For the threads of a parallel loop (src/pass/parallel.c)
+ * and the caller of a pass run that may start threads (src/pass/pass.c):
+ * the counts are inexact until every such thread has ended, and while some
+ * thread batches, the context must be kept alive by a reference outside any
+ * batch (the caller's module). Begins and ends nest on a thread; while it
+ * caches one context, begin and end of another do nothing. */
+void psgi_ctx_thread_cache_begin(psg_ctx *ctx);
+void psgi_ctx_thread_cache_end(psg_ctx *ctx);
+
 /* Allocation ----------------------------------------------------------------
  * Every byte goes through the context's allocator. psgi_alloc keeps the size
  * in a 16-byte header, so psgi_free needs no size. Failures set the context's
@@ -163,6 +177,14 @@ psg_status psgi_diag_vadd(psg_ctx *ctx, int severity, psg_status code, const cha
  * bytes into dst, control bytes (NUL, escapes) as '?', so that binary input
  * cannot cut the diagnostic short or drive the terminal. Returns the length. */
 size_t psgi_diag_clean_line(char *dst, size_t cap, const char *src, size_t n);
+/* Source texts kept for quoting (sources.c): remember keeps a copy of a
+ * parsed text as that of `file` (interned; the latest text of a name wins;
+ * PSG_ERR_NOMEM when the copy cannot be made, PSG_OK also when the text is
+ * too big to keep); line copies line `line` (from 1) of the text kept for
+ * `file` into buf as psgi_diag_clean_line does, returning its length (0:
+ * no such text or line). */
+psg_status psgi_source_remember(psg_ctx *ctx, const char *file, const char *text, size_t len);
+size_t psgi_source_line(psg_ctx *ctx, const char *file, int line, char *buf, size_t cap);
 /* Appends a note line to the newest diagnostic (e.g. "in pass 'FoldConstant'"). */
 /* Replaces the message of diagnostic `i`, dropping its location (diag.c). */
 void psgi_diag_reword(psg_ctx *ctx, size_t i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -12,18 +12,24 @@
 /* One task: false when it failed, which makes every task after it
  * unnecessary (the caller reports the first failure in index order). */
 typedef bool (*psgi_task_fn)(void *user, size_t i);
+/* Called once on each thread that ran tasks, after its last one and before
+ * psgi_parallel_for returns (per-thread state set up by the tasks, such as
+ * the allocator's thread cache, is given back there). */
+typedef void (*psgi_leave_fn)(void *user);
 
 /* Runs fn(user, i) for i in [0, n) on up to `threads` threads, the calling
  * thread one of them, and returns when every task that was started has
- * finished. Tasks are taken in index order; once task k has failed, tasks
- * after k are not started (those before k all run, as one of them may fail
- * too). Threads are started for the call and detached: one that starts
+ * finished and every thread that ran one has called leave(user) (when
+ * leave is not NULL). The indices are split into one contiguous range per
+ * thread, each taken in order (by its thread first, then by any that has
+ * finished its own); once task k has failed, tasks after k are not started
+ * (those before k all run, as one of them may fail too). Threads are started for the call and detached: one that starts
  * after the tasks are all taken exits without running any, and the call
  * does not wait for it; one that cannot be started leaves its share to the
  * others. With threads < 2 or n < 2 the tasks run in order on the caller,
  * stopping at the first failure. Returns the number of threads that could
  * take tasks, the caller included. */
-unsigned psgi_parallel_for(size_t n, unsigned threads, psgi_task_fn fn, void *user);
+unsigned psgi_parallel_for(size_t n, unsigned threads, psgi_task_fn fn, psgi_leave_fn leave, void *user);
 
 /* The number of processors online (at least 1). */
 unsigned psgi_num_processors(void);

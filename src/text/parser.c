@@ -280,6 +280,8 @@ psg_status psg_module_parse_in(psg_ctx *ctx, const char *text, size_t len, const
     if (!found) psgi_rp_error_at(&ps, u, "undefined global function @%.*s", (int)u->len, u->text);
   }
   if (!st && ps.errors) st = PSG_ERR_PARSE;
+  /* Kept for diagnostics made after passes (verify-each quotes the line). */
+  if (!st) st = psgi_source_remember(ctx, ps.file, text, len);
   if (!st) st = psgi_module_from_entries(ctx, defs.data, defs.len, mod_attrs, out);
   if (!st && (st = psgi_module_set_types(*out, ps.type_defs.data, ps.type_defs.len))) {
     psg_module_release(*out);

@@ -13,7 +13,9 @@
 #include "transforms/transforms.h"
 #include "passage/tir.h"
 
-/* Records the verifier's error at e's span (or unlocated). */
+/* Records the verifier's error at e's span (or unlocated), quoting the
+ * source line with a caret when the module came from text the context kept
+ * (psgi_source_line). */
 static psg_status fail_at(psg_ctx *ctx, const char *pass, const psg_expr *e, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static psg_status fail_at(psg_ctx *ctx, const char *pass, const psg_expr *e, const char *fmt, ...) {
@@ -25,8 +27,11 @@ static psg_status fail_at(psg_ctx *ctx, const char *pass, const psg_expr *e, con
   psgi_buf_vprintf(&b, fmt, ap);
   va_end(ap);
   const char *where = e ? psgi_span_where(&e->span) : NULL;
-  psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_PASS_FAILED, where, e && where ? e->span.line : 0,
-                e && where ? e->span.col : 0, NULL, 0, pass, "%s", b.data ? b.data : "verifier failed");
+  int line = e && where ? e->span.line : 0;
+  char src[256];
+  size_t src_len = line > 0 && e->span.file ? psgi_source_line(ctx, e->span.file, line, src, sizeof src) : 0;
+  psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_PASS_FAILED, where, line, e && where ? e->span.col : 0,
+                src_len ? src : NULL, src_len, pass, "%s", b.data ? b.data : "verifier failed");
   psgi_buf_fini(&b);
   return PSG_ERR_PASS_FAILED;
 }

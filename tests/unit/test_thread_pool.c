@@ -45,7 +45,7 @@ static tasks *fresh(void) {
 
 static void test_every_task_runs_once(void) {
   tasks *t = fresh();
-  unsigned used = psgi_parallel_for(256, 4, task, t);
+  unsigned used = psgi_parallel_for(256, 4, task, NULL, t);
   CHECK(used >= 1 && used <= 4);
   for (size_t i = 0; i < 256; i++) CHECK_EQ_INT(t->runs[i], 1);
   CHECK(t->most_live <= 4);
@@ -54,31 +54,31 @@ static void test_every_task_runs_once(void) {
 
 static void test_zero_tasks(void) {
   tasks *t = fresh();
-  CHECK_EQ_INT((int)psgi_parallel_for(0, 8, task, t), 1);
+  CHECK_EQ_INT((int)psgi_parallel_for(0, 8, task, NULL, t), 1);
   CHECK_EQ_INT(t->most_live, 0);
 }
 
 static void test_one_task_runs_on_the_caller(void) {
   tasks *t = fresh();
-  CHECK_EQ_INT((int)psgi_parallel_for(1, 8, task, t), 1);
+  CHECK_EQ_INT((int)psgi_parallel_for(1, 8, task, NULL, t), 1);
   CHECK_EQ_INT(t->runs[0], 1);
   CHECK(pthread_equal(t->who[0], pthread_self()));
 }
 
 static void test_more_threads_than_tasks(void) {
   tasks *t = fresh();
-  unsigned used = psgi_parallel_for(3, 50, task, t);
+  unsigned used = psgi_parallel_for(3, 50, task, NULL, t);
   CHECK(used <= 3);
   for (size_t i = 0; i < 3; i++) CHECK_EQ_INT(t->runs[i], 1);
   t = fresh();
-  used = psgi_parallel_for(MAX_TASKS, 100000, task, t); /* capped at PSGI_MAX_THREADS */
+  used = psgi_parallel_for(MAX_TASKS, 100000, task, NULL, t); /* capped at PSGI_MAX_THREADS */
   CHECK(used <= PSGI_MAX_THREADS);
   for (size_t i = 0; i < MAX_TASKS; i++) CHECK_EQ_INT(t->runs[i], 1);
 }
 
 static void test_one_thread_is_serial(void) {
   tasks *t = fresh();
-  CHECK_EQ_INT((int)psgi_parallel_for(100, 1, task, t), 1);
+  CHECK_EQ_INT((int)psgi_parallel_for(100, 1, task, NULL, t), 1);
   CHECK_EQ_INT(t->most_live, 1);
   for (size_t i = 0; i < 100; i++) CHECK(pthread_equal(t->who[i], pthread_self()));
 }
@@ -92,7 +92,7 @@ static void test_failure_stops_later_tasks(void) {
     t->fail_at = 700;
     t->fail_also = 100;
     t->slow_after_failure = true;
-    psgi_parallel_for(MAX_TASKS, 3, task, t);
+    psgi_parallel_for(MAX_TASKS, 3, task, NULL, t);
     for (size_t i = 0; i <= 100; i++) CHECK_EQ_INT(t->runs[i], 1);
     size_t ran_after = 0;
     for (size_t i = 101; i < MAX_TASKS; i++) {
@@ -108,7 +108,7 @@ static void test_failure_stops_later_tasks(void) {
   }
   tasks *t = fresh();
   t->fail_at = 0;
-  psgi_parallel_for(MAX_TASKS, 1, task, t);
+  psgi_parallel_for(MAX_TASKS, 1, task, NULL, t);
   CHECK_EQ_INT(t->runs[0], 1);
   CHECK_EQ_INT(t->runs[1], 0);
 }
@@ -120,7 +120,7 @@ static void test_failure_stops_later_tasks(void) {
 static void test_threads_exit(void) {
   for (int round = 0; round < 300; round++) {
     tasks *t = fresh();
-    psgi_parallel_for(8, 4, task, t);
+    psgi_parallel_for(8, 4, task, NULL, t);
     for (size_t i = 0; i < 8; i++) CHECK_EQ_INT(t->runs[i], 1);
     CHECK_EQ_INT(__atomic_load_n(&t->live, __ATOMIC_RELAXED), 0); /* nothing runs after the return */
   }
