@@ -40,6 +40,7 @@ typedef struct frame {
   psg_tir_node *cur; /* owned: the node after its own analysis */
   uint32_t next;
   size_t ctx_len, res_base;
+  bool trivial; /* nothing_to_common held for it or an ancestor: so for its subtree */
 } frame;
 
 typedef struct cse {
@@ -596,13 +597,13 @@ static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
 }
 
 /* Steps 1-3 on `cur`: *out is the node with its commoned computations bound
- * (cur itself, retained, when none); *created when a var was introduced. */
-static psg_status analyse(cse *c, psg_tir_node *cur, bool stmt, psg_tir_node **out, bool *created) {
+ * (cur itself, retained, when none); *created when a var was introduced;
+ * *trivial when nothing_to_common held. */
+static psg_status analyse(cse *c, psg_tir_node *cur, bool stmt, psg_tir_node **out, bool *created, bool *trivial) {
   psg_ctx *ctx = c->ctx;
-  bool trivial;
-  psg_status fs = nothing_to_common(c, cur, &trivial);
+  psg_status fs = nothing_to_common(c, cur, trivial);
   if (fs) return fs;
-  if (trivial) {
+  if (*trivial) {
     psg_tir_retain(*out = cur);
     *created = false;
     return PSG_OK;
@@ -663,24 +664,29 @@ static psg_status analyse(cse *c, psg_tir_node *cur, bool stmt, psg_tir_node **o
 
 static bool is_stmt(const psg_tir_node *n) { return n->kind >= PSG_TIR_FIRST_STMT && n->kind <= PSG_TIR_LAST_STMT; }
 
-static psg_status enter(cse *c, psg_tir_node *n) {
+/* Enters n, a child of a node whose subtree nothing_to_common cleared when
+ * under_trivial. Such a subtree holds every eligible computation once, and
+ * none equal to a value bound above it or inside it (a bound value inside
+ * it is a second occurrence), so its nodes are not analysed: the analysis
+ * would find nothing. */
+static psg_status enter(cse *c, psg_tir_node *n, bool under_trivial) {
   if (psgi_cse_is_leaf(n) || (!is_stmt(n) && !psgi_tir_is_expr_kind(n->kind))) {
     if (!PSGI_VEC_PUSH(c->ctx, &c->results, n)) return psgi_nomem(c->ctx);
     psg_tir_retain(n);
     return PSG_OK;
   }
-  bool stmt = is_stmt(n), created = true;
+  bool stmt = is_stmt(n), created = !under_trivial, trivial = under_trivial;
   psg_tir_node *cur = n;
   psg_tir_retain(cur);
   while (created) {
     psg_tir_node *next = NULL;
-    psg_status st = analyse(c, cur, stmt, &next, &created);
+    psg_status st = analyse(c, cur, stmt, &next, &created, &trivial);
     psg_tir_release(cur);
     if (st) return st;
     cur = next;
     if (!stmt) break; /* TVM's VisitExpr does not analyse again */
   }
-  frame f = {cur, 0, c->context.len, c->results.len};
+  frame f = {cur, 0, c->context.len, c->results.len, trivial};
   if (!PSGI_VEC_PUSH(c->ctx, &c->stack, f)) {
     psg_tir_release(cur);
     return psgi_nomem(c->ctx);
@@ -700,7 +706,7 @@ static psg_status finish(cse *c, frame *f, psg_tir_node **out) {
 }
 
 static psg_status walk(cse *c, psg_tir_node *root, psg_tir_node **out) {
-  psg_status st = enter(c, root);
+  psg_status st = enter(c, root, false);
   while (!st && c->stack.len) {
     frame *f = &c->stack.data[c->stack.len - 1];
     psg_tir_node *n = f->cur;
@@ -711,7 +717,7 @@ static psg_status walk(cse *c, psg_tir_node *root, psg_tir_node **out) {
         st = bind(c, n->kids[0], n->kind == PSG_TIR_FOR ? NULL : n->kids[1]);
       if (st) break;
       if (psgi_cse_visited_slot(n, slot)) {
-        st = enter(c, n->kids[slot]);
+        st = enter(c, n->kids[slot], f->trivial);
       } else if (PSGI_VEC_PUSH(c->ctx, &c->results, n->kids[slot])) {
         psg_tir_retain(n->kids[slot]);
       } else {
