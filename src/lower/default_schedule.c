@@ -267,19 +267,24 @@ static psg_status read_stages(psgi_dsch *d, const psg_tir_prim_func *f, bool *ok
     if (!b || !o || !pt) return PSG_OK;
     psgi_dsch_stage g = {.buffer = psg_attr_get_string(b), .op = psg_attr_get_string(o),
                          .pattern = pattern_of(psg_attr_get_string(pt))};
-    psgi_sch_stage ss;
-    size_t mark = psg_ctx_diag_count(d->ctx);
-    psg_status st = psgi_sch_stage_find(d->ctx, f->kids[0], g.buffer, "default_schedule", &ss);
-    if (st == PSG_ERR_NOMEM) return st;
-    if (st) { /* a stage with no store left (never, for TE's output) */
-      psgi_diag_truncate(d->ctx, mark);
-      return PSG_OK;
-    }
-    g.output = psgi_sch_is_param_data(f, ss.data);
-    g.reduction = ss.stores.len > 1;
-    psgi_sch_stage_fini(d->ctx, &ss);
     if (!PSGI_VEC_PUSH(d->ctx, &d->stages, g)) return psgi_nomem(d->ctx);
   }
+  /* Each stage's stores, found as psgi_sch_stage_find finds them, in one
+   * walk (a walk per stage made the stage list n^2). */
+  const char **names = psgi_alloc(d->ctx, (n ? n : 1) * sizeof *names);
+  psgi_sch_stage_summary *sum = psgi_alloc(d->ctx, (n ? n : 1) * sizeof *sum);
+  psg_status st = names && sum ? PSG_OK : psgi_nomem(d->ctx);
+  for (size_t i = 0; !st && i < n; i++) names[i] = d->stages.data[i].buffer;
+  if (!st) st = psgi_sch_stage_summaries(d->ctx, f->kids[0], names, n, sum);
+  bool all = true;
+  for (size_t i = 0; !st && all && i < n; i++) {
+    all = sum[i].found; /* a stage with no store left (never, for TE's output) */
+    d->stages.data[i].output = all && psgi_sch_is_param_data(f, sum[i].data);
+    d->stages.data[i].reduction = sum[i].nstores > 1;
+  }
+  psgi_free(d->ctx, names);
+  psgi_free(d->ctx, sum);
+  if (st || !all) return st;
   /* TVM's ScheduleBuilder: the op of the highest pattern, the later on a tie */
   for (size_t i = 0; i < d->stages.len; i++)
     if (d->stages.data[i].pattern >= d->stages.data[d->anchor].pattern) d->anchor = i;

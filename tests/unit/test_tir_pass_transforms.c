@@ -214,9 +214,48 @@ static void test_convert_ssa(void) {
   CHECK_CTX_CLEAN(TB.ctx);
 }
 
+/* Shared subtrees (UnrollLoop's copies share what does not use the loop
+ * var): one holding a definition is renamed where it is met again, one
+ * using a renamed var follows the rename, and one with neither is kept as
+ * it is (design.md 169). */
+static void test_convert_ssa_shared(void) {
+  tb_init(check_ctx());
+  psg_tir_buffer *A = TB_BUF("A", TB_I32, 8);
+  psg_tir_expr *x = tb_var("x", TB_I32), *j = tb_var("j", TB_I32);
+  psg_tir_expr *uses_x = tb_mul(x, tb_i32(3));                                     /* no definition, uses x */
+  psg_tir_stmt *loop = tb_for(j, 4, TB_STORE(A, tb_add(TB_LOAD(A, j), j), j));     /* defines j */
+  psg_tir_stmt *plain = TB_STORE(A, tb_add(TB_LOAD(A, tb_i32(0)), tb_i32(7)), tb_i32(7)); /* neither */
+  psg_tir_stmt *body = TB_SEQ(plain, tb_let_stmt(x, TB_LOAD(A, tb_i32(0)), TB_SEQ(TB_STORE(A, uses_x, tb_i32(5)), loop)),
+                              plain, tb_let_stmt(x, TB_LOAD(A, tb_i32(1)), TB_SEQ(TB_STORE(A, uses_x, tb_i32(6)), loop)));
+  psg_tir_prim_func *f = tb_func(&A, 1, NULL, 0, body);
+  CHECK_EQ_INT(psg_tir_verify_well_formed(f), PSG_ERR_TYPE); /* x and j defined twice */
+  psg_module *m = module_of(f, true), *out = NULL;
+  CHECK_OK(run_pass("tir.ConvertSSA", m, &out));
+  psg_tir_prim_func *g = out ? psg_module_lookup_prim_func(out, "f") : NULL;
+  CHECK(g && g != f);
+  if (g) {
+    CHECK_OK(psg_tir_verify_well_formed(g));
+    int32_t a[8] = {10, 20, 0, 0, 0, 0, 0, 0};
+    check_same(f, g, 1, a, 8);
+    /* the statement with no definition and no renamed var is the same node */
+    psg_tir_stmt *seq = psg_tir_get_operand(g, 0);
+    CHECK(psg_tir_get_operand(seq, 0) == plain && psg_tir_get_operand(seq, 2) == plain);
+    /* the second let's x is fresh, and the shared x * 3 under it uses it */
+    psg_tir_stmt *let2 = psg_tir_get_operand(seq, 3);
+    psg_tir_expr *x2 = psg_tir_get_operand(let2, 0);
+    psg_tir_stmt *store2 = psg_tir_get_operand(psg_tir_get_operand(let2, 2), 0);
+    CHECK(x2 != x && psg_tir_get_operand(psg_tir_get_operand(store2, 1), 0) == x2);
+  }
+  psg_module_release(out);
+  psg_module_release(m);
+  tb_fini();
+  CHECK_CTX_CLEAN(TB.ctx);
+}
+
 int main(void) {
   RUN_TEST(test_remove_no_op);
   RUN_TEST(test_remove_no_op_config);
   RUN_TEST(test_convert_ssa);
+  RUN_TEST(test_convert_ssa_shared);
   return check_finish();
 }

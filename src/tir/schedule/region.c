@@ -160,6 +160,13 @@ static psg_status eval_interval(region_eval *r, const psg_tir_node *e, interval 
 /* The union of the regions of `data` read under the target loop. */
 typedef struct demand {
   region_eval r;
+  /* The loops whose ranges are r.relax_iv (one each, outermost first), and
+   * the path of the statement at hand: its relaxed vars are made when it
+   * has an access (relax_for), reusing the ranges of the loops it shares
+   * with the last statement that had one. */
+  PSGI_VEC(const psg_tir_node *) relax_loops;
+  const psgi_sch_path *path;
+  bool relax_ready;
   const psg_tir_node *data;
   size_t ndim;
   psg_tir_node *lo[8], *hi[8];
@@ -187,8 +194,12 @@ static psg_status widen(demand *d, size_t k, interval *iv) {
   return st;
 }
 
+static psg_status relax_for(demand *d);
+
 /* Loads of data in the expression operands of one statement. */
 static void access(demand *d, const psg_tir_node *n) {
+  if (!d->st) d->st = relax_for(d);
+  if (d->st) return;
   d->nreads++;
   size_t ni = psgi_tir_num_indices(n);
   for (size_t k = 0; k < ni && k < d->ndim && !d->st; k++) {
@@ -212,39 +223,67 @@ static int load_collect_pre(psg_tir_visitor *v, const psg_tir_node *n) {
   return PSG_VISIT_CONTINUE;
 }
 
+/* The range of loop f, in terms of the loops outside it (r.relax). */
+static psg_status loop_range(demand *d, const psg_tir_node *f, interval **out) {
+  interval *lo = NULL, *hi = NULL, *range = new_iv(&d->r);
+  if (!range) return d->r.st;
+  psg_tir_node *last = NULL, *one = NULL, *lastm = NULL;
+  psg_status st = eval_interval(&d->r, f->kids[1], &lo);
+  if (!st && !lo->unknown) {
+    psg_tir_retain(lo->lo);
+    range->lo = lo->lo;
+  }
+  if (!st) st = psgi_sch_int(d->r.ctx, psg_tir_dtype_of(f->kids[0]), 1, &one);
+  if (!st) st = psgi_sch_bin(d->r.ctx, PSG_TIR_ADD, f->kids[1], f->kids[2], &last);
+  if (!st) st = psgi_sch_bin(d->r.ctx, PSG_TIR_SUB, last, one, &lastm);
+  if (!st) st = eval_interval(&d->r, lastm, &hi);
+  if (!st && !hi->unknown) {
+    psg_tir_retain(hi->hi);
+    range->hi = hi->hi;
+  }
+  psg_tir_release(last);
+  psg_tir_release(lastm);
+  psg_tir_release(one);
+  range->dep = true;
+  range->unknown = !range->lo || !range->hi;
+  *out = range;
+  return st;
+}
+
+/* The relaxed vars of the statement at hand: the loops on its path, outside
+ * it. A loop's range depends on the loops outside it only, so those of the
+ * loops the path shares (from the root) with the last one are kept. */
+static psg_status relax_for(demand *d) {
+  if (d->relax_ready) return PSG_OK;
+  const psgi_sch_path *path = d->path;
+  size_t nf = 0;
+  psg_status st = PSG_OK;
+  for (size_t k = 0; k + 1 < path->node.len && !st; k++) {
+    psg_tir_node *f = path->node.data[k];
+    if (f->kind != PSG_TIR_FOR) continue;
+    if (nf < d->relax_loops.len && d->relax_loops.data[nf] == f) {
+      nf++;
+      continue;
+    }
+    d->r.relax.len = d->r.relax_iv.len = d->relax_loops.len = nf;
+    interval *range = NULL;
+    if ((st = loop_range(d, f, &range))) break;
+    if (!PSGI_VEC_PUSH(d->r.ctx, &d->r.relax, f->kids[0]) || !PSGI_VEC_PUSH(d->r.ctx, &d->r.relax_iv, range) ||
+        !PSGI_VEC_PUSH(d->r.ctx, &d->relax_loops, f))
+      st = PSG_ERR_NOMEM;
+    nf++;
+  }
+  if (st) return st;
+  d->r.relax.len = d->r.relax_iv.len = d->relax_loops.len = nf;
+  d->relax_ready = true;
+  return PSG_OK;
+}
+
 static int demand_visit(const psgi_sch_path *path, void *user) {
   demand *d = user;
   psg_tir_node *n = psgi_sch_path_last(path);
-  /* The relaxed vars: the loops on the path, outside this statement. */
-  d->r.relax.len = d->r.relax_iv.len = 0;
-  for (size_t k = 0; k + 1 < path->node.len && !d->st; k++) {
-    psg_tir_node *f = path->node.data[k];
-    if (f->kind != PSG_TIR_FOR) continue;
-    interval *lo = NULL, *hi = NULL, *range = new_iv(&d->r);
-    if (!range) return d->st = d->r.st, PSG_VISIT_ABORT;
-    psg_tir_node *last = NULL, *one = NULL;
-    d->st = eval_interval(&d->r, f->kids[1], &lo);
-    if (!d->st && !lo->unknown) {
-      psg_tir_retain(lo->lo);
-      range->lo = lo->lo;
-    }
-    d->st = d->st ? d->st : psgi_sch_int(d->r.ctx, psg_tir_dtype_of(f->kids[0]), 1, &one);
-    if (!d->st) d->st = psgi_sch_bin(d->r.ctx, PSG_TIR_ADD, f->kids[1], f->kids[2], &last);
-    psg_tir_node *lastm = NULL;
-    if (!d->st) d->st = psgi_sch_bin(d->r.ctx, PSG_TIR_SUB, last, one, &lastm);
-    if (!d->st) d->st = eval_interval(&d->r, lastm, &hi);
-    if (!d->st && !hi->unknown) {
-      psg_tir_retain(hi->hi);
-      range->hi = hi->hi;
-    }
-    psg_tir_release(last);
-    psg_tir_release(lastm);
-    psg_tir_release(one);
-    range->dep = true;
-    range->unknown = !range->lo || !range->hi;
-    if (!d->st && (!PSGI_VEC_PUSH(d->r.ctx, &d->r.relax, f->kids[0]) || !PSGI_VEC_PUSH(d->r.ctx, &d->r.relax_iv, range)))
-      d->st = PSG_ERR_NOMEM;
-  }
+  d->path = path;
+  d->relax_ready = false;
   if (d->st) return PSG_VISIT_ABORT;
   if (d->writes) {
     if (n->kind == PSG_TIR_BUFFER_STORE && n->kids[0]->kids[0] == d->data) access(d, n);
@@ -301,6 +340,7 @@ psg_status psgi_sch_region(psg_ctx *ctx, psg_tir_node *under, const psg_tir_node
     psg_tir_release(d.hi[k]);
   }
   region_fini(&d.r);
+  PSGI_VEC_FREE(ctx, &d.relax_loops);
   psgi_sch_path_fini(ctx, &tmp);
   return rc;
 }

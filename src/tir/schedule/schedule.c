@@ -303,6 +303,52 @@ psg_status psgi_sch_stage_find(psg_ctx *ctx, psg_tir_node *body, const char *nam
   return PSG_OK;
 }
 
+/* The stores of a function in program order (for psgi_sch_stage_summaries). */
+typedef struct store_list {
+  psg_ctx *ctx;
+  PSGI_VEC(const psg_tir_node *) bufs;
+  bool nomem;
+} store_list;
+
+static int store_visit(const psgi_sch_path *path, void *user) {
+  store_list *l = user;
+  psg_tir_node *n = psgi_sch_path_last(path);
+  if (n->kind == PSG_TIR_BUFFER_STORE && !PSGI_VEC_PUSH(l->ctx, &l->bufs, n->kids[0])) {
+    l->nomem = true;
+    return PSG_VISIT_ABORT;
+  }
+  return PSG_VISIT_CONTINUE;
+}
+
+/* stage_visit's matching, over the list: by buffer name, else (legacy TE)
+ * by the data var's name. */
+static void summarize(const store_list *l, const char *name, psgi_sch_stage_summary *out) {
+  memset(out, 0, sizeof *out);
+  bool ambiguous = false;
+  for (int by_data = 0; by_data < 2 && !out->nstores; by_data++) {
+    for (size_t i = 0; i < l->bufs.len; i++) {
+      const psg_tir_node *buf = l->bufs.data[i];
+      if (strcmp(by_data ? buf->kids[0]->u.var.name : buf->u.buf.name, name) != 0) continue;
+      if (out->data && out->data != buf->kids[0]) ambiguous = true;
+      out->data = buf->kids[0];
+      out->nstores++;
+    }
+  }
+  out->found = out->nstores && !ambiguous;
+}
+
+psg_status psgi_sch_stage_summaries(psg_ctx *ctx, psg_tir_node *body, const char *const *names, size_t n,
+                                    psgi_sch_stage_summary *out) {
+  store_list l = {.ctx = ctx};
+  psgi_sch_path path = {0};
+  psg_status rc = psgi_sch_walk(ctx, body, store_visit, &l, &path);
+  if (!rc && l.nomem) rc = psgi_nomem(ctx);
+  for (size_t i = 0; !rc && i < n; i++) summarize(&l, names[i], &out[i]);
+  psgi_sch_path_fini(ctx, &path);
+  PSGI_VEC_FREE(ctx, &l.bufs);
+  return rc;
+}
+
 psg_status psg_tir_schedule_get_block(psg_tir_schedule *s, const char *name, const char **out) {
   if (!s) return PSG_ERR_INVALID_ARGUMENT;
   psgi_sch_stage st;

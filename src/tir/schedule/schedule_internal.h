@@ -69,6 +69,16 @@ typedef struct psgi_sch_stage {
 psg_status psgi_sch_stage_find(psg_ctx *ctx, psg_tir_node *body, const char *name, const char *prim,
                                psgi_sch_stage *st);
 void psgi_sch_stage_fini(psg_ctx *ctx, psgi_sch_stage *st);
+/* What psgi_sch_stage_find would find for each of n stage names, from one
+ * walk: out[i].found (false where it fails: no store, or ambiguous),
+ * out[i].data and out[i].nstores. */
+typedef struct psgi_sch_stage_summary {
+  bool found;
+  psg_tir_node *data;
+  size_t nstores;
+} psgi_sch_stage_summary;
+psg_status psgi_sch_stage_summaries(psg_ctx *ctx, psg_tir_node *body, const char *const *names, size_t n,
+                                    psgi_sch_stage_summary *out);
 /* Whether buffer b (by its data var) is a parameter buffer of f. */
 bool psgi_sch_is_param_data(const psg_tir_prim_func *f, const psg_tir_node *data);
 

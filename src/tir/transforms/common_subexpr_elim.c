@@ -18,7 +18,9 @@
  *      all in scope gets a new var (named cse_var_<k>, skipping names the
  *      function uses); any other adds its direct eligible subterms to the
  *      list (so a computation using a var not yet in scope is commoned
- *      inside that scope instead);
+ *      inside that scope instead); the replacements of a run of selected
+ *      computations are done in one walk (see "ReplaceSelectedExpr,
+ *      batched");
  *   4. a statement that got vars is analysed again, then the children are
  *      visited the same way with the context extended by each binding.
  * Options enable_cse_tir (true) and identify_equiv_terms (false); configs
@@ -38,6 +40,7 @@ typedef struct frame {
   psg_tir_node *cur; /* owned: the node after its own analysis */
   uint32_t next;
   size_t ctx_len, res_base;
+  bool trivial; /* nothing_to_common held for it or an ancestor: so for its subtree */
 } frame;
 
 typedef struct cse {
@@ -327,13 +330,61 @@ static int collect_name(psg_tir_visitor *v, const psg_tir_node *n) {
   return PSG_VISIT_CONTINUE;
 }
 
-/* ReplaceSelectedExpr ----------------------------------------------------------- */
+/* ReplaceSelectedExpr, batched ---------------------------------------------------
+ * TVM replaces each selected computation in the whole statement, one walk
+ * per computation, and binds a new var around the result. The decisions
+ * (bound var, new var, or its subterms) never read the statement, so the
+ * replacements of a run of them are done in one walk here: a node becomes
+ * the var of the first computation of the run equal to it. That is what the
+ * walks one after another give: a computation comes before any smaller one
+ * (its subterms are strictly smaller), so an earlier replacement inside a
+ * node makes it hold a var no later computation holds (a new var), and the
+ * let values of the run's new vars take the replacements after their own
+ * (the later walks cover them). A bound var is a var of the context, which a
+ * later computation may hold: a computation holding a bound var of the run
+ * starts a new run. With identify_equiv_terms each run holds one
+ * computation (equivalence is not by the memoized hash). */
+
+typedef struct step {
+  psg_tir_node *target, *var; /* owned */
+  bool is_new;                /* a new var (bound by a let around the result) */
+  size_t complexity;
+  size_t next; /* the previous step with the same hash (index + 1, 0 ends) */
+} step;
+
+typedef struct batch {
+  PSGI_VEC(step) steps;
+  psgi_map index;                      /* target hash | 1 -> last step with it (index + 1) */
+  PSGI_VEC(psg_tir_node *) bound_vars; /* the context vars of the run's bound steps (borrowed) */
+} batch;
 
 typedef struct replacer {
   cse *c;
-  psg_tir_node *target, *var;
-  size_t target_size; /* its complexity; 0 with identify_equiv_terms (no pruning) */
+  batch *b;
+  size_t from; /* steps before it do not apply */
+  size_t min_size; /* the smallest target's complexity; 0 with identify_equiv_terms (no pruning) */
 } replacer;
+
+/* The first step from r->from on whose target equals n (index + 1, 0:
+ * none); `in` is n's info (without identify_equiv_terms). */
+static psg_status first_match(replacer *r, const psg_tir_node *n, const psgi_cse_info *in, size_t *out) {
+  *out = 0;
+  batch *b = r->b;
+  if (r->c->equiv) {
+    bool eq;
+    psg_status st = equivalent(r->c, (psg_tir_node *)n, b->steps.data[r->from].target, &eq);
+    if (!st && eq) *out = r->from + 1;
+    return st;
+  }
+  psgi_map_entry *me = psgi_map_get_ptr(&b->index, (const void *)(uintptr_t)(in->hash | 1));
+  for (size_t i = me ? (size_t)(uintptr_t)me->value : 0; i; i = b->steps.data[i - 1].next) {
+    const step *s = &b->steps.data[i - 1];
+    if (i - 1 < r->from || s->complexity != in->complexity || (*out && *out < i)) continue;
+    const psg_tir_node *t = s->target;
+    if (t == n || (t->kind == n->kind && t->dtype == n->dtype && psg_arith_expr_equal(n, t))) *out = i;
+  }
+  return PSG_OK;
+}
 
 static psg_status replace_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **repl) {
   replacer *r = m->user;
@@ -347,29 +398,30 @@ static psg_status replace_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir
     psg_tir_retain(*repl = (psg_tir_node *)n);
     return PSG_OK;
   }
-  bool eq, oom = false;
+  size_t k;
+  bool oom = false;
   psg_status st;
-  if (r->target_size) {
-    /* a tree smaller than the target holds no copy of it: kept whole */
-    psgi_cse_info in;
+  psgi_cse_info in = {0};
+  if (r->min_size) {
+    /* a tree smaller than every target holds no copy of one: kept whole */
     if ((st = psgi_cse_info_of(&r->c->tables, n, &in))) return st;
-    if (in.complexity < r->target_size) {
+    if (in.complexity < r->min_size) {
       psg_tir_retain(*repl = (psg_tir_node *)n);
       return PSG_OK;
     }
   }
-  if ((st = equivalent(r->c, (psg_tir_node *)n, r->target, &eq))) return st;
-  if (eq && psgi_cse_eligible(&r->c->tables, n, &oom)) psg_tir_retain(*repl = r->var);
+  if ((st = first_match(r, n, &in, &k))) return st;
+  if (k && psgi_cse_eligible(&r->c->tables, n, &oom)) psg_tir_retain(*repl = r->b->steps.data[k - 1].var);
   return oom ? psgi_nomem(r->c->ctx) : PSG_OK;
 }
 
-static psg_status replace(cse *c, psg_tir_node *in, psg_tir_node *target, psg_tir_node *var, psg_tir_node **out) {
-  replacer r = {c, target, var, 0};
-  psgi_cse_info ti;
+/* `in` with the targets of steps from `from` on replaced. */
+static psg_status replace(cse *c, batch *b, size_t from, psg_tir_node *in, psg_tir_node **out) {
+  replacer r = {c, b, from, 0};
   if (!c->equiv) {
-    psg_status st = psgi_cse_info_of(&c->tables, target, &ti);
-    if (st) return st;
-    r.target_size = ti.complexity;
+    r.min_size = SIZE_MAX;
+    for (size_t i = from; i < b->steps.len; i++)
+      if (b->steps.data[i].complexity < r.min_size) r.min_size = b->steps.data[i].complexity;
   }
   psg_tir_mutator m;
   psg_tir_mutator_init(&m, c->ctx);
@@ -378,6 +430,91 @@ static psg_status replace(cse *c, psg_tir_node *in, psg_tir_node *target, psg_ti
   psg_status st = psg_tir_mutate(&m, in, out);
   psg_tir_mutator_fini(&m);
   return st;
+}
+
+static void batch_clear(cse *c, batch *b) {
+  for (size_t i = 0; i < b->steps.len; i++) {
+    psg_tir_release(b->steps.data[i].target);
+    psg_tir_release(b->steps.data[i].var);
+  }
+  b->steps.len = 0;
+  b->bound_vars.len = 0;
+  psgi_map_fini(&b->index);
+  psgi_map_init(&b->index, c->ctx);
+}
+
+static void batch_fini(cse *c, batch *b) {
+  batch_clear(c, b);
+  PSGI_VEC_FREE(c->ctx, &b->steps);
+  PSGI_VEC_FREE(c->ctx, &b->bound_vars);
+  psgi_map_fini(&b->index);
+}
+
+/* Applies the run to *result (replaced by the new node) and empties it. */
+static psg_status batch_flush(cse *c, batch *b, bool stmt, psg_tir_node **result) {
+  if (!b->steps.len) return PSG_OK;
+  psg_tir_node *body = NULL;
+  psg_status st = replace(c, b, 0, *result, &body);
+  for (size_t i = 0; !st && i < b->steps.len; i++) {
+    step *s = &b->steps.data[i];
+    if (!s->is_new) continue;
+    psg_tir_node *value = NULL, *next = NULL;
+    st = i + 1 < b->steps.len ? replace(c, b, i + 1, s->target, &value) : (psg_tir_retain(value = s->target), PSG_OK);
+    if (!st)
+      st = stmt ? psg_tir_let_stmt_create(c->ctx, s->var, value, body, NULL, &next)
+                : psg_tir_let_create(c->ctx, s->var, value, body, NULL, &next);
+    psg_tir_release(value);
+    if (!st) {
+      psg_tir_release(body);
+      body = next;
+    }
+  }
+  if (!st) {
+    psg_tir_release(*result);
+    *result = body;
+  } else {
+    psg_tir_release(body);
+  }
+  batch_clear(c, b);
+  return st;
+}
+
+/* Whether expression e holds one of the run's bound vars. */
+static psg_status holds_bound_var(cse *c, const batch *b, const psg_tir_node *e, bool *out) {
+  *out = false;
+  if (!b->bound_vars.len) return PSG_OK;
+  PSGI_VEC(const psg_tir_node *) st = {0};
+  bool oom = !PSGI_VEC_PUSH(c->ctx, &st, e);
+  while (!oom && !*out && st.len) {
+    const psg_tir_node *n = st.data[--st.len];
+    if (psgi_tir_is_var_kind(n->kind))
+      for (size_t i = 0; i < b->bound_vars.len; i++) *out |= b->bound_vars.data[i] == n;
+    for (uint32_t i = 0; i < n->nkids; i++)
+      if (psgi_tir_is_expr_kind(n->kids[i]->kind) && !PSGI_VEC_PUSH(c->ctx, &st, n->kids[i])) oom = true;
+  }
+  PSGI_VEC_FREE(c->ctx, &st);
+  return oom ? psgi_nomem(c->ctx) : PSG_OK;
+}
+
+/* Adds the replacement of target by var to the run, after applying the run
+ * first when target holds one of its bound vars (or always with
+ * identify_equiv_terms). */
+static psg_status batch_add(cse *c, batch *b, bool stmt, psg_tir_node **result, psg_tir_node *target,
+                            psg_tir_node *var, bool is_new) {
+  bool holds;
+  psg_status st = holds_bound_var(c, b, target, &holds);
+  if (!st && (holds || c->equiv)) st = batch_flush(c, b, stmt, result);
+  if (st) return st;
+  psgi_cse_info ti = {0};
+  if (!c->equiv && (st = psgi_cse_info_of(&c->tables, target, &ti))) return st;
+  psgi_map_entry *me = psgi_map_put_ptr(&b->index, (const void *)(uintptr_t)(ti.hash | 1), NULL);
+  step s = {target, var, is_new, ti.complexity, me ? (size_t)(uintptr_t)me->value : 0};
+  if (!me || !PSGI_VEC_PUSH(c->ctx, &b->steps, s) || (!is_new && !PSGI_VEC_PUSH(c->ctx, &b->bound_vars, var)))
+    return psgi_nomem(c->ctx);
+  me->value = (void *)(uintptr_t)b->steps.len;
+  psg_tir_retain(target);
+  psg_tir_retain(var);
+  return PSG_OK;
 }
 
 /* The analysis of one node -------------------------------------------------------- */
@@ -460,13 +597,13 @@ static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
 }
 
 /* Steps 1-3 on `cur`: *out is the node with its commoned computations bound
- * (cur itself, retained, when none); *created when a var was introduced. */
-static psg_status analyse(cse *c, psg_tir_node *cur, bool stmt, psg_tir_node **out, bool *created) {
+ * (cur itself, retained, when none); *created when a var was introduced;
+ * *trivial when nothing_to_common held. */
+static psg_status analyse(cse *c, psg_tir_node *cur, bool stmt, psg_tir_node **out, bool *created, bool *trivial) {
   psg_ctx *ctx = c->ctx;
-  bool trivial;
-  psg_status fs = nothing_to_common(c, cur, &trivial);
+  psg_status fs = nothing_to_common(c, cur, trivial);
   if (fs) return fs;
-  if (trivial) {
+  if (*trivial) {
     psg_tir_retain(*out = cur);
     *created = false;
     return PSG_OK;
@@ -480,6 +617,8 @@ static psg_status analyse(cse *c, psg_tir_node *cur, bool stmt, psg_tir_node **o
   psg_tir_retain(result);
   *created = false;
   worklist w = {0};
+  batch run = {0};
+  psgi_map_init(&run.index, ctx);
   if (!st && t->items.len) st = worklist_build(c, t, &w);
   else psgi_map_init(&w.index, ctx);
   while (!st && w.heap.len) {
@@ -493,29 +632,24 @@ static psg_status analyse(cse *c, psg_tir_node *cur, bool stmt, psg_tir_node **o
       if (eq) bound = c->context.data[k].var;
     }
     if (st) break;
-    psg_tir_node *next = NULL;
     if (bound) {
-      st = replace(c, result, e, bound, &next);
+      st = batch_add(c, &run, stmt, &result, e, bound, false);
     } else {
       bool known;
       st = all_vars_known(c, e, &known);
       if (!st && known && count >= 2) {
-        psg_tir_node *v = NULL, *body = NULL;
+        psg_tir_node *v = NULL;
         st = new_var(c, e->dtype, &v);
-        if (!st) st = replace(c, result, e, v, &body);
-        if (!st) st = stmt ? psg_tir_let_stmt_create(ctx, v, e, body, NULL, &next) : psg_tir_let_create(ctx, v, e, body, NULL, &next);
+        if (!st) st = batch_add(c, &run, stmt, &result, e, v, true);
         psg_tir_release(v);
-        psg_tir_release(body);
         *created = true;
       } else if (!st) {
         st = add_direct_subexprs(c, &w, e);
       }
     }
-    if (next) {
-      psg_tir_release(result);
-      result = next;
-    }
   }
+  if (!st) st = batch_flush(c, &run, stmt, &result);
+  batch_fini(c, &run);
   worklist_fini(c, &w);
   psgi_cse_table_fini(ctx, &local);
   if (st) {
@@ -530,24 +664,29 @@ static psg_status analyse(cse *c, psg_tir_node *cur, bool stmt, psg_tir_node **o
 
 static bool is_stmt(const psg_tir_node *n) { return n->kind >= PSG_TIR_FIRST_STMT && n->kind <= PSG_TIR_LAST_STMT; }
 
-static psg_status enter(cse *c, psg_tir_node *n) {
+/* Enters n, a child of a node whose subtree nothing_to_common cleared when
+ * under_trivial. Such a subtree holds every eligible computation once, and
+ * none equal to a value bound above it or inside it (a bound value inside
+ * it is a second occurrence), so its nodes are not analysed: the analysis
+ * would find nothing. */
+static psg_status enter(cse *c, psg_tir_node *n, bool under_trivial) {
   if (psgi_cse_is_leaf(n) || (!is_stmt(n) && !psgi_tir_is_expr_kind(n->kind))) {
     if (!PSGI_VEC_PUSH(c->ctx, &c->results, n)) return psgi_nomem(c->ctx);
     psg_tir_retain(n);
     return PSG_OK;
   }
-  bool stmt = is_stmt(n), created = true;
+  bool stmt = is_stmt(n), created = !under_trivial, trivial = under_trivial;
   psg_tir_node *cur = n;
   psg_tir_retain(cur);
   while (created) {
     psg_tir_node *next = NULL;
-    psg_status st = analyse(c, cur, stmt, &next, &created);
+    psg_status st = analyse(c, cur, stmt, &next, &created, &trivial);
     psg_tir_release(cur);
     if (st) return st;
     cur = next;
     if (!stmt) break; /* TVM's VisitExpr does not analyse again */
   }
-  frame f = {cur, 0, c->context.len, c->results.len};
+  frame f = {cur, 0, c->context.len, c->results.len, trivial};
   if (!PSGI_VEC_PUSH(c->ctx, &c->stack, f)) {
     psg_tir_release(cur);
     return psgi_nomem(c->ctx);
@@ -567,7 +706,7 @@ static psg_status finish(cse *c, frame *f, psg_tir_node **out) {
 }
 
 static psg_status walk(cse *c, psg_tir_node *root, psg_tir_node **out) {
-  psg_status st = enter(c, root);
+  psg_status st = enter(c, root, false);
   while (!st && c->stack.len) {
     frame *f = &c->stack.data[c->stack.len - 1];
     psg_tir_node *n = f->cur;
@@ -578,7 +717,7 @@ static psg_status walk(cse *c, psg_tir_node *root, psg_tir_node **out) {
         st = bind(c, n->kids[0], n->kind == PSG_TIR_FOR ? NULL : n->kids[1]);
       if (st) break;
       if (psgi_cse_visited_slot(n, slot)) {
-        st = enter(c, n->kids[slot]);
+        st = enter(c, n->kids[slot], f->trivial);
       } else if (PSGI_VEC_PUSH(c->ctx, &c->results, n->kids[slot])) {
         psg_tir_retain(n->kids[slot]);
       } else {

@@ -15,7 +15,9 @@
  *    var that nothing defined yet (a pragma naming the loop var of the For
  *    it annotates) counts as defined only after that AttrStmt.
  * The walk is iterative and not memoized: a node shared by two scopes is
- * rewritten in each. */
+ * rewritten in each; but a shared subtree that defines no var, met while no
+ * var is renamed, is kept without a walk (its rewrite is itself: UnrollLoop's
+ * copies share every subtree without the loop var). */
 #include "tir/transforms/tir_transforms.h"
 
 typedef struct mapping {
@@ -43,6 +45,8 @@ typedef struct ssa {
   psgi_map current; /* var -> index + 1 in maps (0: not renamed here) */
   psgi_map fscope;  /* var -> the var its uses take in this function (owned), after `current` */
   psgi_map bufs;    /* buffer -> its rewrite in this function (owned) */
+  size_t fscope_renamed; /* fscope entries mapping a var to another */
+  psgi_map defines;  /* shared node -> (void *)1: its subtree defines no var, 2: it does */
   PSGI_VEC(mapping) maps;
   PSGI_VEC(result) results;
   PSGI_VEC(frame) stack;
@@ -69,6 +73,7 @@ static psg_tir_node *use_of(ssa *s, const psg_tir_node *v) {
 static void clear_function_scope(ssa *s) {
   for (size_t i = 0; i < s->fscope.len; i++) psg_tir_release(s->fscope.entries[i].value);
   for (size_t i = 0; i < s->bufs.len; i++) psg_tir_release(s->bufs.entries[i].value);
+  s->fscope_renamed = 0;
   psgi_map_fini(&s->fscope);
   psgi_map_fini(&s->bufs);
   psgi_map_init(&s->fscope, s->ctx);
@@ -80,8 +85,10 @@ static psg_status set_function_scope(ssa *s, const psg_tir_node *v, psg_tir_node
   psgi_map_entry *e = psgi_map_put_ptr(&s->fscope, v, NULL);
   if (!e) return psgi_nomem(s->ctx);
   psg_tir_retain(to);
+  if (e->value && e->value != v) s->fscope_renamed--;
   psg_tir_release(e->value);
   e->value = to;
+  if (to != v) s->fscope_renamed++;
   return PSG_OK;
 }
 
@@ -223,6 +230,63 @@ static psg_status finish(ssa *s, psg_tir_node **out) {
   return st;
 }
 
+/* Whether node n defines a var (visit_slot's definitions, an AttrStmt's
+ * IterVar, a PrimFunc's params and buffers). */
+static bool defines_here(const psg_tir_node *n) {
+  switch (n->kind) {
+  case PSG_TIR_LET:
+  case PSG_TIR_LET_STMT:
+  case PSG_TIR_FOR:
+  case PSG_TIR_ALLOCATE:
+  case PSG_TIR_PRIM_FUNC: return true;
+  case PSG_TIR_ATTR_STMT:
+    for (uint32_t i = 0; i < n->nkids; i++)
+      if (n->kids[i]->kind == PSG_TIR_ITER_VAR) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* Whether a var is defined in the subtree of root (a shared node); the
+ * answers for the shared nodes in it are kept in s->defines, so each shared
+ * subtree is searched once. */
+static psg_status subtree_defines(ssa *s, const psg_tir_node *root, bool *out) {
+  *out = true;
+  psgi_map_entry *e = psgi_map_get_ptr(&s->defines, root);
+  if (e) {
+    *out = (uintptr_t)e->value == 2;
+    return PSG_OK;
+  }
+  typedef struct {
+    const psg_tir_node *n;
+    uint32_t next;
+    bool any;
+  } dframe;
+  PSGI_VEC(dframe) st = {0};
+  psg_status rc = PSGI_VEC_PUSH(s->ctx, &st, ((dframe){root, 0, defines_here(root)})) ? PSG_OK : psgi_nomem(s->ctx);
+  while (!rc && st.len) {
+    dframe *f = &st.data[st.len - 1];
+    if (!f->any && f->next < f->n->nkids) {
+      const psg_tir_node *k = f->n->kids[f->next++];
+      psgi_map_entry *ke = k->refcount > 1 ? psgi_map_get_ptr(&s->defines, k) : NULL;
+      if (ke) f->any = (uintptr_t)ke->value == 2;
+      else if (!PSGI_VEC_PUSH(s->ctx, &st, ((dframe){k, 0, defines_here(k)}))) rc = psgi_nomem(s->ctx);
+      continue;
+    }
+    dframe done = *f;
+    st.len--;
+    if (st.len) st.data[st.len - 1].any |= done.any;
+    if (done.n->refcount > 1 || done.n == root) {
+      psgi_map_entry *me = psgi_map_put_ptr(&s->defines, done.n, NULL);
+      if (!me) rc = psgi_nomem(s->ctx);
+      else me->value = (void *)(uintptr_t)(done.any ? 2 : 1);
+    }
+    if (!st.len) *out = done.any;
+  }
+  PSGI_VEC_FREE(s->ctx, &st);
+  return rc;
+}
+
 static psg_status push_frame(ssa *s, const psg_tir_node *n) {
   frame f = {n, 0, s->results.len, s->maps.len, NULL};
   return PSGI_VEC_PUSH(s->ctx, &s->stack, f) ? PSG_OK : psgi_nomem(s->ctx);
@@ -313,6 +377,20 @@ static psg_status convert(ssa *s, const psg_tir_node *func, psg_tir_node **out) 
       }
       continue;
     }
+    if (child->refcount > 1 && !s->maps.len && !s->fscope_renamed) {
+      /* no var renamed here: a subtree defining none is its own rewrite */
+      bool defs = true;
+      if ((st = subtree_defines(s, child, &defs))) break;
+      if (!defs) {
+        result res = {slot, (psg_tir_node *)child};
+        psg_tir_retain(res.node);
+        if (!PSGI_VEC_PUSH(s->ctx, &s->results, res)) {
+          psg_tir_release(res.node);
+          st = psgi_nomem(s->ctx);
+        }
+        continue;
+      }
+    }
     st = push_frame(s, child);
   }
   /* Failure: drop what the walk holds. */
@@ -332,6 +410,7 @@ static psg_status convert_ssa(psg_module *mod, psg_pass_context *pc, void *user,
   psgi_map_init(&s.current, s.ctx);
   psgi_map_init(&s.fscope, s.ctx);
   psgi_map_init(&s.bufs, s.ctx);
+  psgi_map_init(&s.defines, s.ctx);
   psg_module *cur = mod;
   psg_module_retain(cur);
   psg_status st = PSG_OK;
@@ -355,6 +434,7 @@ static psg_status convert_ssa(psg_module *mod, psg_pass_context *pc, void *user,
   psgi_map_fini(&s.bufs);
   psgi_map_fini(&s.defined);
   psgi_map_fini(&s.current);
+  psgi_map_fini(&s.defines);
   PSGI_VEC_FREE(s.ctx, &s.maps);
   PSGI_VEC_FREE(s.ctx, &s.results);
   PSGI_VEC_FREE(s.ctx, &s.stack);
@@ -373,6 +453,7 @@ psg_status psgi_tir_convert_ssa_func(psg_ctx *ctx, const psg_tir_prim_func *f, p
   psgi_map_init(&s.current, ctx);
   psgi_map_init(&s.fscope, ctx);
   psgi_map_init(&s.bufs, ctx);
+  psgi_map_init(&s.defines, ctx);
   *out = NULL;
   psg_status st = convert(&s, f, out);
   clear_function_scope(&s);
@@ -380,6 +461,7 @@ psg_status psgi_tir_convert_ssa_func(psg_ctx *ctx, const psg_tir_prim_func *f, p
   psgi_map_fini(&s.bufs);
   psgi_map_fini(&s.defined);
   psgi_map_fini(&s.current);
+  psgi_map_fini(&s.defines);
   PSGI_VEC_FREE(ctx, &s.maps);
   PSGI_VEC_FREE(ctx, &s.results);
   PSGI_VEC_FREE(ctx, &s.stack);
