@@ -45,7 +45,7 @@ unsigned psgi_pass_context_threads(psg_pass_context *pc) {
 static bool run_one(void *user, size_t k) {
   psgi_precomputed *r = user;
   /* The thread's allocator cache and object counts, from its first task
-   * until it leaves the loop (departure 173). */
+   * until it leaves the loop (departure 170). */
   if (caching_for != r) {
     caching_for = r;
     psgi_ctx_thread_cache_begin(r->ctx);

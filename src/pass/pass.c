@@ -323,7 +323,7 @@ psg_status psg_pass_run(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_
   bool bisect = psgi_bisect_run_begin(pc);
   /* A run that may start threads (or in a process that has them) keeps the
    * caller's allocations and object counts in a thread cache too: its serial
-   * parts then take no lock and touch no shared count (departure 173). */
+   * parts then take no lock and touch no shared count (departure 170). */
   bool cache = !psgi_single_threaded() || psgi_pass_context_threads(pc) > 1;
   if (cache) psgi_ctx_thread_cache_begin(p->ctx);
   psgi_validate_run_begin(pc);

@@ -17,7 +17,7 @@ psgi_pool *psgi_pool_create(void);
 /* Unmaps everything; the context's blocks must all be freed before. */
 void psgi_pool_destroy(psgi_pool *pool);
 
-/* Per-thread caches (docs/design.md departure 173). Between
+/* Per-thread caches (docs/design.md departure 170). Between
  * psgi_pool_cache_begin and psgi_pool_cache_end, blocks up to 128 KiB that the
  * calling thread allocates from or frees to `pool` come from and go to a
  * cache of the thread's own (no lock, no shared cache line); the cache takes

@@ -20,7 +20,7 @@ static inline bool psgi_single_threaded(void) { return __libc_single_threaded; }
 static inline bool psgi_single_threaded(void) { return false; }
 #endif
 
-/* Per-thread caches of a context (docs/design.md departure 173): from
+/* Per-thread caches of a context (docs/design.md departure 170): from
  * psgi_ctx_thread_cache_begin to the matching psgi_ctx_thread_cache_end, the
  * calling thread keeps the context's live-object and reference counts of
  * the objects it makes and frees in a batch of its own (applied at the

@@ -1,4 +1,4 @@
-/* Per-thread caches of a context (docs/design.md 173; support.h,
+/* Per-thread caches of a context (docs/design.md 170; support.h,
  * default_alloc.h): two threads cache the same context at once, take
  * blocks of every cached size and objects, hand half of them to the other
  * thread to free; every block keeps its bytes, and once both caches have
