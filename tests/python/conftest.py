@@ -59,3 +59,19 @@ def example_module():
 @pytest.fixture
 def mod():
     return example_module()
+
+
+def run_seeded_child(body, tmp_path, src, imports):
+    """Runs `body` in a fresh interpreter with the seeded-bug passes registered
+    (passage.testing.register_seeded_bug_passes, so that no other test sees them
+    in the registry), `imports` done and SRC = `src`: (returncode, stdout, stderr)."""
+    import subprocess, sys, textwrap
+    script = "import passage, passage.testing\n%s\npassage.testing.register_seeded_bug_passes()\nSRC = %r\n" % (
+        imports, src)
+    script += textwrap.dedent(body)
+    path = tmp_path / "child.py"
+    path.write_text(script)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    r = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env, cwd=str(tmp_path))
+    return r.returncode, r.stdout, r.stderr

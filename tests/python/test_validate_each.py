@@ -4,17 +4,13 @@ with its seed, tolerances and given inputs. The seeded miscompiles
 (passage.testing.register_seeded_bug_passes) run in child interpreters only,
 so no other test sees them in the registry."""
 
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 
 import passage
 from passage.transform import PassContext
 
-from conftest import example_module
+from conftest import example_module, run_seeded_child
 
 SRC = '''#[version = "0.0.5"]
 def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) {
@@ -28,15 +24,7 @@ def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) {
 def child(body, tmp_path):
     """Runs `body` in a fresh interpreter with the seeded passes registered;
     (returncode, stdout, stderr)."""
-    script = "import passage, passage.testing\nfrom passage.transform import PassContext, parse_pipeline\n" \
-             "passage.testing.register_seeded_bug_passes()\nSRC = %r\n" % SRC
-    script += textwrap.dedent(body)
-    path = tmp_path / "child.py"
-    path.write_text(script)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    r = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env, cwd=str(tmp_path))
-    return r.returncode, r.stdout, r.stderr
+    return run_seeded_child(body, tmp_path, SRC, "from passage.transform import PassContext, parse_pipeline")
 
 
 def test_config_options_registered():

@@ -5,16 +5,12 @@ back and replay it. The seeded-bug passes (passage.testing.
 register_seeded_bug_passes) run in child interpreters only, so no other test
 ever sees them in the registry (one of them crashes by SIGSEGV)."""
 
-import os
 import signal
-import subprocess
-import sys
-import textwrap
 
 import passage
 from passage.transform import PassContext, Reproducer
 
-from conftest import example_module
+from conftest import example_module, run_seeded_child
 
 SRC = '''#[version = "0.0.5"]
 def @main(%x: Tensor[(3), float32], %y: Tensor[(3), float32]) {
@@ -30,15 +26,7 @@ WRONG = ("after pass 'testing.BreakTypes': in @main, subtract(...) has type Tens
 def child(body, tmp_path):
     """Runs `body` in a fresh interpreter with the seeded passes registered;
     (returncode, stdout, stderr)."""
-    script = "import passage, passage.testing\nfrom passage.transform import PassContext, Reproducer, " \
-             "parse_pipeline\npassage.testing.register_seeded_bug_passes()\nSRC = %r\n" % SRC
-    script += textwrap.dedent(body)
-    path = tmp_path / "child.py"
-    path.write_text(script)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    r = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env, cwd=str(tmp_path))
-    return r.returncode, r.stdout, r.stderr
+    return run_seeded_child(body, tmp_path, SRC, "from passage.transform import PassContext, Reproducer, parse_pipeline")
 
 
 def test_config_options_registered():

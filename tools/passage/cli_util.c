@@ -89,3 +89,16 @@ const char *cli_flag_value(int argc, char **argv, int *i, const char *flag) {
   if (argv[*i][n] || *i + 1 >= argc) return NULL;
   return argv[++*i];
 }
+
+char *cli_substitute_path(const char *cmd, const char *path) {
+  size_t n = 0, pl = strlen(path);
+  for (const char *c = cmd; *c; c++) n += c[0] == '{' && c[1] == '}' ? (c++, pl) : 1;
+  char *out = malloc(n + 1), *o = out;
+  if (!out) return NULL;
+  for (const char *c = cmd; *c; c++) {
+    if (c[0] == '{' && c[1] == '}') memcpy(o, path, pl), o += pl, c++;
+    else *o++ = *c;
+  }
+  *o = 0;
+  return out;
+}

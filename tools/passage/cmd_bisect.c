@@ -104,24 +104,10 @@ static void sink(void *user, const psg_diag *d) {
   if (copy) l->text[l->n++] = copy;
 }
 
-/* `cmd` with each {} replaced by `path` (malloc'd; NULL on OOM). */
-static char *substitute(const char *cmd, const char *path) {
-  size_t n = 0, pl = strlen(path);
-  for (const char *c = cmd; *c; c++) n += c[0] == '{' && c[1] == '}' ? (c++, pl) : 1;
-  char *out = malloc(n + 1), *o = out;
-  if (!out) return NULL;
-  for (const char *c = cmd; *c; c++) {
-    if (c[0] == '{' && c[1] == '}') memcpy(o, path, pl), o += pl, c++;
-    else *o++ = *c;
-  }
-  *o = 0;
-  return out;
-}
-
 /* Runs the predicate on `path`: true when it exits with 0. Its output goes
  * to stderr, so that stdout holds the answer only. */
 static bool predicate_passes(const char *cmd, const char *path) {
-  char *text = substitute(cmd, path);
+  char *text = cli_substitute_path(cmd, path);
   if (!text) return false;
   fflush(stdout);
   fflush(stderr);

@@ -108,20 +108,6 @@ static int parse_args(int argc, char **argv, reduce_args *a) {
   return -1;
 }
 
-/* `cmd` with each {} replaced by `path` (malloc'd; NULL on OOM). */
-static char *substitute(const char *cmd, const char *path) {
-  size_t n = 0, pl = strlen(path);
-  for (const char *c = cmd; *c; c++) n += c[0] == '{' && c[1] == '}' ? (c++, pl) : 1;
-  char *out = malloc(n + 1), *o = out;
-  if (!out) return NULL;
-  for (const char *c = cmd; *c; c++) {
-    if (c[0] == '{' && c[1] == '}') memcpy(o, path, pl), o += pl, c++;
-    else *o++ = *c;
-  }
-  *o = 0;
-  return out;
-}
-
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -132,7 +118,7 @@ static double now(void) {
  * whatever it started too) and waits at most a->timeout seconds. */
 static int run_predicate(judge_state *js, const char *pipeline) {
   const reduce_args *a = js->a;
-  char *text = substitute(a->predicate, js->tmp);
+  char *text = cli_substitute_path(a->predicate, js->tmp);
   if (!text) return psg_ctx_fail(js->ctx, PSG_ERR_NOMEM, "reduce: out of memory");
   fflush(stdout);
   fflush(stderr);

@@ -71,6 +71,9 @@ psg_status cli_set_bisect_limit(psg_pass_context *pc, const char *text);
 /* "--flag=value" or "--flag value" at argv[*i] (advancing *i past a
  * separate value); NULL if this argument is not `flag` or lacks its value. */
 const char *cli_flag_value(int argc, char **argv, int *i, const char *flag);
+/* A predicate command (passage bisect, passage reduce) with each {} replaced
+ * by `path`: malloc'd, NULL when out of memory. */
+char *cli_substitute_path(const char *cmd, const char *path);
 /* --pass-cache DIR: the config passage.pass_cache of `pc` (cli_pass_cache.c). */
 psg_status cli_set_pass_cache(psg_pass_context *pc, const char *dir);
 /* --pass-cache-stats: one line with the cache's counts under `pc`. */
