@@ -92,13 +92,32 @@ static psg_status inline_step(psgi_dsch *d, void *arg) {
   return psg_tir_schedule_compute_inline(d->s, arg);
 }
 
+/* The stages inline_all inlines, latest first. */
+static bool inline_candidate(const psgi_dsch_stage *g, const char *keep_op) {
+  return !(g->output || g->reduction || g->done || (keep_op && !strcmp(keep_op, g->op)));
+}
+
 psg_status psgi_dsch_inline_all(psgi_dsch *d, const char *keep_op) {
-  psg_status st = PSG_OK;
+  /* all in one rewrite when every one inlines (the result is that of the
+   * loop below: psgi_sch_compute_inline_chain) */
+  const char **names = psgi_alloc(d->ctx, (d->stages.len ? d->stages.len : 1) * sizeof *names);
+  if (!names) return psgi_nomem(d->ctx);
+  size_t n = 0;
+  for (size_t i = d->stages.len; i-- > 0;)
+    if (inline_candidate(&d->stages.data[i], keep_op)) names[n++] = d->stages.data[i].buffer;
+  bool applied = false;
+  psg_status st = psgi_sch_compute_inline_chain(d->s, names, n, &applied);
+  psgi_free(d->ctx, names);
+  if (st || applied) {
+    for (size_t i = 0; !st && i < d->stages.len; i++)
+      if (inline_candidate(&d->stages.data[i], keep_op)) d->stages.data[i].done = true;
+    return st;
+  }
   /* latest first: a consumer inlined before its producer keeps each
    * producer's loads simple for the next inline */
   for (size_t i = d->stages.len; !st && i-- > 0;) {
     psgi_dsch_stage *g = &d->stages.data[i];
-    if (g->output || g->reduction || g->done || (keep_op && !strcmp(keep_op, g->op))) continue;
+    if (!inline_candidate(g, keep_op)) continue;
     bool ok = false;
     st = psgi_dsch_try(d, inline_step, (void *)g->buffer, &ok);
     if (ok) g->done = true;

@@ -155,46 +155,52 @@ static psg_status check_single(psg_tir_schedule *s, const psgi_sch_stage *st, co
   return PSG_OK;
 }
 
-psg_status psg_tir_schedule_compute_inline(psg_tir_schedule *s, const char *block) {
-  if (!s) return PSG_ERR_INVALID_ARGUMENT;
+psg_status psgi_sch_inline_check(psg_tir_schedule *s, psg_tir_node *body, const char *block, psgi_sch_stage *st) {
   psg_ctx *ctx = s->ctx;
   const char *prim = "compute_inline";
-  psgi_sch_stage st;
-  psg_tir_node *body = s->func->kids[0], *removed = NULL, *out = NULL;
   psgi_sch_reads reads = {0};
-  psgi_sch_path path = {0};
-  psg_status rc = psgi_sch_stage_find(ctx, body, block, prim, &st);
+  psg_status rc = psgi_sch_stage_find(ctx, body, block, prim, st);
   if (rc) return rc;
-  if ((rc = check_single(s, &st, prim, "the"))) goto done;
-  psg_tir_node *store = st.stores.data[0];
-  if (!is_trivial_nest(&st.last, st.root, store)) {
+  if ((rc = check_single(s, st, prim, "the"))) goto done;
+  psg_tir_node *store = st->stores.data[0];
+  if (!is_trivial_nest(&st->last, st->root, store)) {
     rc = psgi_sch_error(ctx, PSG_ERR_INVALID_ARGUMENT, prim, "block '%s' is not B[v0, ..., vn] = e in a perfect nest "
-                        "over exactly its index vars", st.name);
+                        "over exactly its index vars", st->name);
     goto done;
   }
   psg_tir_node *value = store->kids[1];
   psgi_sch_counts c;
-  if ((rc = psgi_sch_count(ctx, value, st.data, &c))) goto done;
+  if ((rc = psgi_sch_count(ctx, value, st->data, &c))) goto done;
   if (c.loads_of) {
-    rc = psgi_sch_error(ctx, PSG_ERR_INVALID_ARGUMENT, prim, "block '%s' reads its own buffer", st.name);
+    rc = psgi_sch_error(ctx, PSG_ERR_INVALID_ARGUMENT, prim, "block '%s' reads its own buffer", st->name);
     goto done;
   }
-  if ((rc = psgi_sch_reads_of(ctx, value, st.data, &reads))) goto done;
+  if ((rc = psgi_sch_reads_of(ctx, value, st->data, &reads))) goto done;
   const psg_tir_node *bad = NULL;
-  if ((rc = psgi_sch_written_after(ctx, body, st.last.node.data[st.root], reads.datas.data, reads.datas.len, &bad)))
+  if ((rc = psgi_sch_written_after(ctx, body, st->last.node.data[st->root], reads.datas.data, reads.datas.len, &bad)))
     goto done;
-  if (bad) {
+  if (bad)
     rc = psgi_sch_error(ctx, PSG_ERR_INVALID_ARGUMENT, prim, "buffer '%s', which block '%s' reads, is written after "
-                        "it: inlining would read the later values", bad->kids[0]->u.buf.name, st.name);
-    goto done;
-  }
-  if ((rc = psgi_sch_remove(ctx, &st.last, st.root, &removed))) goto done;
-  inliner in = {st.data, value, psgi_tir_indices(store), psgi_tir_num_indices(store), NULL};
-  if ((rc = rewrite(ctx, removed, &in, &out))) goto done;
-  rc = psgi_sch_commit(s, out, prim);
+                        "it: inlining would read the later values", bad->kids[0]->u.buf.name, st->name);
 done:
   psgi_sch_reads_fini(ctx, &reads);
-  psgi_sch_path_fini(ctx, &path);
+  if (rc) psgi_sch_stage_fini(ctx, st);
+  return rc;
+}
+
+psg_status psg_tir_schedule_compute_inline(psg_tir_schedule *s, const char *block) {
+  if (!s) return PSG_ERR_INVALID_ARGUMENT;
+  psg_ctx *ctx = s->ctx;
+  psgi_sch_stage st;
+  psg_tir_node *removed = NULL, *out = NULL;
+  psg_status rc = psgi_sch_inline_check(s, s->func->kids[0], block, &st);
+  if (rc) return rc;
+  psg_tir_node *store = st.stores.data[0];
+  if ((rc = psgi_sch_remove(ctx, &st.last, st.root, &removed))) goto done;
+  inliner in = {st.data, store->kids[1], psgi_tir_indices(store), psgi_tir_num_indices(store), NULL};
+  if ((rc = rewrite(ctx, removed, &in, &out))) goto done;
+  rc = psgi_sch_commit(s, out, "compute_inline");
+done:
   psg_tir_release(removed);
   psg_tir_release(out);
   psgi_sch_stage_fini(ctx, &st);

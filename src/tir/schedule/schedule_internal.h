@@ -113,6 +113,18 @@ psg_status psgi_sch_region(psg_ctx *ctx, psg_tir_node *under, const psg_tir_node
                            psg_tir_node *const *outer, size_t nouter, const char *prim, const char *what,
                            psg_tir_node **lo, psg_tir_node **ext);
 
+/* compute_inline's checks of `block` on `body` (inline.c): the stage found
+ * (*st, to finalize by the caller) when it can be inlined, else an error of
+ * compute_inline (st finalized). */
+psg_status psgi_sch_inline_check(psg_tir_schedule *s, psg_tir_node *body, const char *block, psgi_sch_stage *st);
+/* compute_inline of blocks[0], blocks[1], ... in that order, in one rewrite
+ * of the function (inline_chain.c), when that provably gives what the
+ * compute_inlines one after another give and every block passes its check:
+ * then *applied. Otherwise (*applied false) the schedule and the diagnostics
+ * are as they were, for the caller to inline one at a time. Only for an
+ * unchecked schedule (the default schedule's). */
+psg_status psgi_sch_compute_inline_chain(psg_tir_schedule *s, const char *const *blocks, size_t n, bool *applied);
+
 /* Makes `body` the schedule's function body (after verify_well_formed); the
  * function is unchanged on failure. Takes no reference of body. */
 psg_status psgi_sch_commit(psg_tir_schedule *s, psg_tir_node *body, const char *prim);
