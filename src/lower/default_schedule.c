@@ -105,8 +105,8 @@ psg_status psgi_dsch_inline_all(psgi_dsch *d, const char *keep_op) {
   size_t n = 0;
   for (size_t i = d->stages.len; i-- > 0;)
     if (inline_candidate(&d->stages.data[i], keep_op)) names[n++] = d->stages.data[i].buffer;
-  bool applied = false;
-  psg_status st = psgi_sch_compute_inline_chain(d->s, names, n, &applied);
+  bool applied = false; /* one stage: compute_inline itself, without the chain's tables */
+  psg_status st = n > 1 ? psgi_sch_compute_inline_chain(d->s, names, n, &applied) : PSG_OK;
   psgi_free(d->ctx, names);
   if (st || applied) {
     for (size_t i = 0; !st && i < d->stages.len; i++)
