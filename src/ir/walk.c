@@ -18,6 +18,7 @@ psg_status psg_visit(psg_ctx *ctx, psg_visitor *v, const psg_expr *root) {
   frame_vec stack = {0};
   psg_status st = PSG_OK;
   bool is_new;
+  psgi_map_reserve(&seen, psgi_expr_size_hint(root)); /* a hint: on failure the map grows as it goes */
   if (!psgi_map_put_ptr(&seen, root, &is_new)) goto nomem;
   int r = v->pre ? v->pre(v, root) : PSG_VISIT_CONTINUE;
   if (r == PSG_VISIT_ABORT) goto done;
@@ -40,6 +41,7 @@ psg_status psg_visit(psg_ctx *ctx, psg_visitor *v, const psg_expr *root) {
     stack.len--;
     if (v->post && (st = v->post(v, node)) != PSG_OK) goto done;
   }
+  psgi_expr_note_size(root, seen.len); /* a whole walk: sizes the next one */
   goto done;
 nomem:
   st = psgi_nomem(ctx);
@@ -213,6 +215,8 @@ psg_status psg_mutate(psg_mutator *m, const psg_expr *root, psg_expr **out) {
     *out = (psg_expr *)root;
     return PSG_OK;
   }
+  size_t memo_before = s->memo.len;
+  if (!memo_before) psgi_map_reserve(&s->memo, psgi_expr_size_hint(root)); /* a hint, as in psg_visit */
   psg_status st = try_pre(m, root, &replaced);
   if (st || replaced) goto done;
   if ((st = reserve(m, s, root, &slot, &have)) != PSG_OK) goto done;
@@ -260,6 +264,12 @@ done:
     hit = psgi_map_get_ptr(&s->memo, root);
     *out = hit ? hit->value : NULL;
     psg_expr_retain(*out);
+    /* The nodes this walk met size the next walk over the function, and
+     * over its rewrite (the next pass's input). */
+    if (!memo_before) {
+      psgi_expr_note_size(root, s->memo.len);
+      if (*out != root) psgi_expr_note_size(*out, s->memo.len);
+    }
   }
   return st;
 }

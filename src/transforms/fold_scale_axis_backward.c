@@ -96,6 +96,7 @@ static psg_status prepare(bwd *w, const psg_expr *root, bool *any) {
   /* A second post-order walk, now that the user counts are complete. */
   psgi_map seen;
   psgi_map_init(&seen, w->ctx);
+  psgi_map_reserve(&seen, psgi_expr_size_hint(root)); /* sized by the last walk (a hint) */
   stack = (__typeof__(stack)){0};
   if (!psgi_map_put_ptr(&seen, root, NULL) || !PSGI_VEC_PUSH(w->ctx, &stack, ((struct frame){root, 0})))
     st = psgi_nomem(w->ctx);
@@ -270,6 +271,7 @@ psg_status psgi_fsa_backward(psg_expr *func, psg_expr **out) {
   w.b.final_types = true;
   psgi_fsa_msgs_init(&w.msgs, w.ctx);
   psgi_map_init(&w.users, w.ctx);
+  psgi_map_reserve(&w.users, psgi_expr_size_hint(func)); /* sized by the last walk (a hint) */
   bool any = false;
   psg_status st = prepare(&w, func, &any);
   if (!st) st = psgi_fsa_rewrite(func, any, &w, transform_call, out);
