@@ -17,11 +17,12 @@ psg_status psg_visit(psg_ctx *ctx, psg_visitor *v, const psg_expr *root) {
   psgi_map_init(&seen, ctx);
   frame_vec stack = {0};
   psg_status st = PSG_OK;
-  bool is_new;
+  bool is_new, whole = true; /* no subtree skipped: the walk met every node */
   psgi_map_reserve(&seen, psgi_expr_size_hint(root)); /* a hint: on failure the map grows as it goes */
   if (!psgi_map_put_ptr(&seen, root, &is_new)) goto nomem;
   int r = v->pre ? v->pre(v, root) : PSG_VISIT_CONTINUE;
   if (r == PSG_VISIT_ABORT) goto done;
+  whole &= r != PSG_VISIT_SKIP_CHILDREN;
   frame f0 = {root, r == PSG_VISIT_SKIP_CHILDREN ? root->nkids : 0};
   if (!PSGI_VEC_PUSH(ctx, &stack, f0)) goto nomem;
   while (stack.len) {
@@ -33,6 +34,7 @@ psg_status psg_visit(psg_ctx *ctx, psg_visitor *v, const psg_expr *root) {
       if (!is_new) continue;
       r = v->pre ? v->pre(v, child) : PSG_VISIT_CONTINUE;
       if (r == PSG_VISIT_ABORT) goto done;
+      whole &= r != PSG_VISIT_SKIP_CHILDREN || !child->nkids;
       frame fc = {child, r == PSG_VISIT_SKIP_CHILDREN ? child->nkids : 0};
       if (!PSGI_VEC_PUSH(ctx, &stack, fc)) goto nomem;
       continue;
@@ -41,7 +43,7 @@ psg_status psg_visit(psg_ctx *ctx, psg_visitor *v, const psg_expr *root) {
     stack.len--;
     if (v->post && (st = v->post(v, node)) != PSG_OK) goto done;
   }
-  psgi_expr_note_size(root, seen.len); /* a whole walk: sizes the next one */
+  if (whole) psgi_expr_note_size(root, seen.len); /* sizes the next walk */
   goto done;
 nomem:
   st = psgi_nomem(ctx);
