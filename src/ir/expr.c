@@ -100,7 +100,9 @@ static psg_status bad(psg_ctx *ctx, const char *what) {
 
 psg_status psg_var_create(psg_ctx *ctx, const char *name, const psg_type *type,
                           const psg_span *span, psg_expr **out) {
-  const char *n = psgi_intern(ctx, name ? name : "", name ? strlen(name) : 0);
+  /* A name interned already (a rebuilt or generated parameter's) is found
+   * without hashing it. */
+  const char *n = name ? psgi_intern_again(ctx, name) : psgi_intern(ctx, "", 0);
   if (!n) return *out = NULL, psgi_nomem(ctx);
   psg_status st = new_expr(ctx, PSG_EXPR_VAR, 0, span, out);
   if (st) return st;

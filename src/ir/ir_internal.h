@@ -97,7 +97,8 @@ struct psg_expr {
     int index; /* TupleGetItem */
     psg_attrs *attrs; /* Call */
     /* tparams: the type parameters as a TupleType of TypeVars, or NULL. */
-    struct { psg_attrs *attrs; const psg_type *ret_type; const psg_type *tparams; } fn;
+    /* size_hint: psgi_expr_size_hint (a cache, not part of the value). */
+    struct { psg_attrs *attrs; const psg_type *ret_type; const psg_type *tparams; uint32_t size_hint; } fn;
     uint32_t op; /* index in the op table */
     /* Constructor: name interned; inputs a TupleType of the field types;
      * tag set once when a TypeData takes the constructor (-1 before). */
@@ -208,6 +209,19 @@ void psgi_expr_set_final_type(psg_expr *e, const psg_type *t);
 /* The checked type if it is final, else NULL. */
 static inline const psg_type *psgi_expr_final_type(const psg_expr *e) {
   return __atomic_load_n(&e->flags, __ATOMIC_ACQUIRE) & PSGI_EXPR_TYPE_FINAL ? e->checked_type : NULL;
+}
+
+/* How many nodes the last walk over Function `root` met (0: none yet, or
+ * not a Function), so the next walk's memo table is sized once instead of
+ * regrowing (psgi_map_reserve). A rebuilt function inherits its original's
+ * count (the payload is copied), so the walks of the next pass over a
+ * pass's result are sized too. Written by any walk, relaxed: only a hint. */
+static inline size_t psgi_expr_size_hint(const psg_expr *root) {
+  return root->kind == PSG_EXPR_FUNCTION ? __atomic_load_n(&root->u.fn.size_hint, __ATOMIC_RELAXED) : 0;
+}
+static inline void psgi_expr_note_size(const psg_expr *root, size_t n) {
+  if (root && root->kind == PSG_EXPR_FUNCTION && !(root->flags & PSGI_EXPR_IMMORTAL))
+    __atomic_store_n(&((psg_expr *)root)->u.fn.size_hint, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n, __ATOMIC_RELAXED);
 }
 
 /* A deep copy of `v` owned by the context itself (adopted: it neither counts

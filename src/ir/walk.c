@@ -17,10 +17,12 @@ psg_status psg_visit(psg_ctx *ctx, psg_visitor *v, const psg_expr *root) {
   psgi_map_init(&seen, ctx);
   frame_vec stack = {0};
   psg_status st = PSG_OK;
-  bool is_new;
+  bool is_new, whole = true; /* no subtree skipped: the walk met every node */
+  psgi_map_reserve(&seen, psgi_expr_size_hint(root)); /* a hint: on failure the map grows as it goes */
   if (!psgi_map_put_ptr(&seen, root, &is_new)) goto nomem;
   int r = v->pre ? v->pre(v, root) : PSG_VISIT_CONTINUE;
   if (r == PSG_VISIT_ABORT) goto done;
+  whole &= r != PSG_VISIT_SKIP_CHILDREN;
   frame f0 = {root, r == PSG_VISIT_SKIP_CHILDREN ? root->nkids : 0};
   if (!PSGI_VEC_PUSH(ctx, &stack, f0)) goto nomem;
   while (stack.len) {
@@ -32,6 +34,7 @@ psg_status psg_visit(psg_ctx *ctx, psg_visitor *v, const psg_expr *root) {
       if (!is_new) continue;
       r = v->pre ? v->pre(v, child) : PSG_VISIT_CONTINUE;
       if (r == PSG_VISIT_ABORT) goto done;
+      whole &= r != PSG_VISIT_SKIP_CHILDREN || !child->nkids;
       frame fc = {child, r == PSG_VISIT_SKIP_CHILDREN ? child->nkids : 0};
       if (!PSGI_VEC_PUSH(ctx, &stack, fc)) goto nomem;
       continue;
@@ -40,6 +43,7 @@ psg_status psg_visit(psg_ctx *ctx, psg_visitor *v, const psg_expr *root) {
     stack.len--;
     if (v->post && (st = v->post(v, node)) != PSG_OK) goto done;
   }
+  if (whole) psgi_expr_note_size(root, seen.len); /* sizes the next walk */
   goto done;
 nomem:
   st = psgi_nomem(ctx);
@@ -213,6 +217,8 @@ psg_status psg_mutate(psg_mutator *m, const psg_expr *root, psg_expr **out) {
     *out = (psg_expr *)root;
     return PSG_OK;
   }
+  size_t memo_before = s->memo.len;
+  if (!memo_before) psgi_map_reserve(&s->memo, psgi_expr_size_hint(root)); /* a hint, as in psg_visit */
   psg_status st = try_pre(m, root, &replaced);
   if (st || replaced) goto done;
   if ((st = reserve(m, s, root, &slot, &have)) != PSG_OK) goto done;
@@ -260,6 +266,12 @@ done:
     hit = psgi_map_get_ptr(&s->memo, root);
     *out = hit ? hit->value : NULL;
     psg_expr_retain(*out);
+    /* The nodes this walk met size the next walk over the function, and
+     * over its rewrite (the next pass's input). */
+    if (!memo_before) {
+      psgi_expr_note_size(root, s->memo.len);
+      if (*out != root) psgi_expr_note_size(*out, s->memo.len);
+    }
   }
   return st;
 }

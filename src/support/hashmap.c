@@ -135,8 +135,14 @@ static psgi_map_entry *find(const psgi_map *m, uint64_t h, const void *key, size
  * rehashes a few times, not a dozen; twice beyond. The entry array grows on
  * its own (doubling, in put), so a growth does not copy a tail of unused
  * entries sized for the slot table. */
+static bool rehash(psgi_map *m, size_t n);
+
 static bool grow_slots(psgi_map *m) {
-  size_t n = !m->nslots ? 16 : m->nslots < 8192 ? m->nslots * 4 : m->nslots * 2;
+  return rehash(m, !m->nslots ? 16 : m->nslots < 8192 ? m->nslots * 4 : m->nslots * 2);
+}
+
+/* The slot table rebuilt with n (a power of two) slots. */
+static bool rehash(psgi_map *m, size_t n) {
   if (n > (size_t)INT32_MAX) return false;
   uint64_t *slots = psgi_calloc(m->ctx, n * sizeof *slots);
   if (!slots) return false;
@@ -186,6 +192,14 @@ static psgi_map_entry *put(psgi_map *m, uint64_t h, const void *key, size_t len,
   if (is_new) *is_new = !m->slots[i];
   if (m->slots[i]) return &m->entries[slot_index(m->slots[i])];
   return insert_at(m, i, h, key, len);
+}
+
+bool psgi_map_reserve(psgi_map *m, size_t n) {
+  if (n > (size_t)INT32_MAX / 2) n = (size_t)INT32_MAX / 2; /* a hint: the table may still grow later */
+  size_t slots = 16;
+  while (slots < n * 2) slots *= 2;
+  if (slots > m->nslots && !rehash(m, slots)) return false;
+  return n <= m->cap || psgi_vec_reserve_(m->ctx, (void **)&m->entries, &m->cap, sizeof *m->entries, n);
 }
 
 psgi_map_entry *psgi_map_get_ptr(const psgi_map *m, const void *key) {

@@ -111,6 +111,11 @@ psgi_map_entry *psgi_map_get_str(const psgi_map *m, const char *key, size_t len)
  * whether it was inserted (may be NULL). */
 psgi_map_entry *psgi_map_put_ptr(psgi_map *m, const void *key, bool *is_new);
 psgi_map_entry *psgi_map_put_str(psgi_map *m, const char *key, size_t len, bool *is_new);
+/* Makes room for n entries in all (slots and entry array), so a map whose
+ * final size is known roughly (a walk's memo: psgi_expr_size_hint) fills
+ * without regrowing. A hint, never a limit; false on OOM (the map is as
+ * before). */
+bool psgi_map_reserve(psgi_map *m, size_t n);
 
 /* String builder ---------------------------------------------------------- */
 typedef struct psgi_buf {

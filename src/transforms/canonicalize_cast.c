@@ -74,6 +74,7 @@ static psg_status has_cast(psg_ctx *ctx, const psg_expr *func, bool *found) {
   if (st) return st;
   psgi_map seen;
   psgi_map_init(&seen, ctx);
+  psgi_map_reserve(&seen, psgi_expr_size_hint(func)); /* sized by the last walk (a hint) */
   PSGI_VEC(const psg_expr *) stack = {0};
   if (!PSGI_VEC_PUSH(ctx, &stack, func)) st = psgi_nomem(ctx);
   while (!st && stack.len && !*found) {

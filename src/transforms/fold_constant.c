@@ -443,6 +443,7 @@ static psg_status may_change(psg_ctx *ctx, const psg_expr *root, bool *out) {
   *out = false;
   psgi_map seen;
   psgi_map_init(&seen, ctx);
+  psgi_map_reserve(&seen, psgi_expr_size_hint(root)); /* sized by the last walk (a hint) */
   PSGI_VEC(const psg_expr *) stack = {0};
   psg_status st = PSG_OK;
   if (!PSGI_VEC_PUSH(ctx, &stack, root)) st = psgi_nomem(ctx);

@@ -14,26 +14,36 @@
  * This file: the messages, layouts, broadcasts and scale reshapes both
  * directions share. */
 #include "transforms/fold_scale_axis.h"
+#include <pthread.h>
 
 #include "ops/kernel_util.h"
 #include "ops/op_impl.h"
 #include "transforms/transforms.h"
 
-int psgi_fsa_op(const psg_expr *e) {
+/* PSGI_FSA_* by built-in op index (-1: none of them), built once: op table
+ * indices are fixed for the process, and every node the passes meet asks,
+ * so one load instead of a scan of the names. Ops a host registers have
+ * larger indices: none of them is one of these. */
+enum { FSA_MAX_OPS = 512 };
+static signed char fsa_of_op[FSA_MAX_OPS];
+static pthread_once_t fsa_of_op_once = PTHREAD_ONCE_INIT;
+
+static void build_fsa_of_op(void) {
   static const char *const names[PSGI_FSA_NUM_OPS] = {
       "nn.conv2d", "nn.conv3d",   "nn.dense",    "multiply", "add",       "subtract", "nn.bias_add",
       "nn.relu",   "nn.leaky_relu", "squeeze", "expand_dims", "reshape", "transpose", "repeat"};
-  static ptrdiff_t cache[PSGI_FSA_NUM_OPS];
-  static int ready; /* 0: not looked up; op table indices are fixed for the process */
-  if (!e || e->kind != PSG_EXPR_CALL || e->kids[0]->kind != PSG_EXPR_OP) return -1;
-  if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
-    for (int i = 0; i < PSGI_FSA_NUM_OPS; i++)
-      __atomic_store_n(&cache[i], psgi_op_lookup(names[i], strlen(names[i])), __ATOMIC_RELAXED);
-    __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+  memset(fsa_of_op, -1, sizeof fsa_of_op);
+  for (int i = 0; i < PSGI_FSA_NUM_OPS; i++) {
+    ptrdiff_t op = psgi_op_lookup(names[i], strlen(names[i]));
+    if (op >= 0 && op < FSA_MAX_OPS) fsa_of_op[op] = (signed char)i;
   }
-  for (int i = 0; i < PSGI_FSA_NUM_OPS; i++)
-    if (cache[i] >= 0 && e->kids[0]->u.op == (size_t)cache[i]) return i;
-  return -1;
+}
+
+int psgi_fsa_op(const psg_expr *e) {
+  if (!e || e->kind != PSG_EXPR_CALL || e->kids[0]->kind != PSG_EXPR_OP) return -1;
+  pthread_once(&fsa_of_op_once, build_fsa_of_op);
+  size_t op = e->kids[0]->u.op;
+  return op < FSA_MAX_OPS ? fsa_of_op[op] : -1;
 }
 
 psgi_fsa_msg psgi_fsa_intersect(psgi_fsa_msg a, psgi_fsa_msg b) {

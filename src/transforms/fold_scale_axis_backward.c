@@ -23,10 +23,8 @@ typedef struct bwd {
   psgi_map users; /* node -> 1 + number of parent references (the root: 1) */
 } bwd;
 
-static size_t users_of(const bwd *w, const psg_expr *e) {
-  psgi_map_entry *en = psgi_map_get_ptr(&w->users, e);
-  return en ? (size_t)(uintptr_t)en->value - 1 : 0;
-}
+/* The number of parents of the node whose users entry is `slot`. */
+static size_t users_at(const bwd *w, uint32_t slot) { return (size_t)(uintptr_t)w->users.entries[slot].value - 1; }
 
 static bool same_shape(const psg_type *a, const psg_type *b) {
   if (!a || !b || a->n != b->n) return false;
@@ -67,12 +65,16 @@ static psgi_fsa_msg prep_call(bwd *w, const psg_expr *e) {
   }
 }
 
-/* Users, then messages in post-order (composite functions kept whole). */
+/* Users, then messages in post-order (composite functions kept whole). One
+ * walk counts the users and lists the calls that take part in post-order
+ * (with their users entries), then the messages follow that list, now that
+ * the counts are complete: a second walk would meet them in the same order. */
 static psg_status prepare(bwd *w, const psg_expr *root, bool *any) {
-  PSGI_VEC(struct frame { const psg_expr *e; uint32_t next; }) stack = {0};
+  PSGI_VEC(struct frame { const psg_expr *e; uint32_t next; uint32_t slot; }) stack = {0};
+  PSGI_VEC(struct order { const psg_expr *e; uint32_t slot; }) order = {0};
   psg_status st = PSG_OK;
   psgi_map_entry *en = psgi_map_put_ptr(&w->users, root, NULL);
-  if (!en || !PSGI_VEC_PUSH(w->ctx, &stack, ((struct frame){root, 0}))) st = psgi_nomem(w->ctx);
+  if (!en || !PSGI_VEC_PUSH(w->ctx, &stack, ((struct frame){root, 0, 0}))) st = psgi_nomem(w->ctx);
   else en->value = (void *)(uintptr_t)2;
   *any = false;
   while (!st && stack.len) {
@@ -86,39 +88,26 @@ static psg_status prepare(bwd *w, const psg_expr *root, bool *any) {
         break;
       }
       en->value = (void *)((uintptr_t)en->value + (is_new ? 2 : 1));
-      if (is_new && !PSGI_VEC_PUSH(w->ctx, &stack, ((struct frame){k, 0}))) st = psgi_nomem(w->ctx);
+      uint32_t slot = (uint32_t)(en - w->users.entries);
+      if (is_new && !PSGI_VEC_PUSH(w->ctx, &stack, ((struct frame){k, 0, slot}))) st = psgi_nomem(w->ctx);
       continue;
     }
+    uint32_t slot = fr->slot;
     stack.len--;
+    if (e->kind == PSG_EXPR_CALL && psgi_fsa_op(e) >= 0 && !PSGI_VEC_PUSH(w->ctx, &order, ((struct order){e, slot})))
+      st = psgi_nomem(w->ctx);
   }
   PSGI_VEC_FREE(w->ctx, &stack);
-  if (st) return st;
-  /* A second post-order walk, now that the user counts are complete. */
-  psgi_map seen;
-  psgi_map_init(&seen, w->ctx);
-  stack = (__typeof__(stack)){0};
-  if (!psgi_map_put_ptr(&seen, root, NULL) || !PSGI_VEC_PUSH(w->ctx, &stack, ((struct frame){root, 0})))
-    st = psgi_nomem(w->ctx);
-  while (!st && stack.len) {
-    struct frame *fr = &stack.data[stack.len - 1];
-    const psg_expr *e = fr->e;
-    if (fr->next < e->nkids && !psgi_is_composite_fn(e)) {
-      const psg_expr *k = e->kids[fr->next++];
-      bool is_new = false;
-      if (!psgi_map_put_ptr(&seen, k, &is_new)) st = psgi_nomem(w->ctx);
-      else if (is_new && !PSGI_VEC_PUSH(w->ctx, &stack, ((struct frame){k, 0}))) st = psgi_nomem(w->ctx);
-      continue;
-    }
-    stack.len--;
-    if (e->kind != PSG_EXPR_CALL || psgi_fsa_op(e) < 0 || users_of(w, e) != 1) continue;
+  for (size_t i = 0; !st && i < order.len; i++) {
+    const psg_expr *e = order.data[i].e;
+    if (users_at(w, order.data[i].slot) != 1) continue;
     psgi_fsa_msg m = prep_call(w, e);
     if (m.defined) {
       *any = true;
       st = psgi_fsa_msgs_put(&w->msgs, w->ctx, e, m, false);
     }
   }
-  PSGI_VEC_FREE(w->ctx, &stack);
-  psgi_map_fini(&seen);
+  PSGI_VEC_FREE(w->ctx, &order);
   return st;
 }
 
@@ -270,6 +259,7 @@ psg_status psgi_fsa_backward(psg_expr *func, psg_expr **out) {
   w.b.final_types = true;
   psgi_fsa_msgs_init(&w.msgs, w.ctx);
   psgi_map_init(&w.users, w.ctx);
+  psgi_map_reserve(&w.users, psgi_expr_size_hint(func)); /* sized by the last walk (a hint) */
   bool any = false;
   psg_status st = prepare(&w, func, &any);
   if (!st) st = psgi_fsa_rewrite(func, any, &w, transform_call, out);

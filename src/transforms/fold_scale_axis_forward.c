@@ -87,6 +87,7 @@ static psg_status prepare(fwd *f, const psg_expr *root, bool *any) {
   PSGI_VEC(struct frame { const psg_expr *e; uint32_t next; }) stack = {0};
   psgi_map seen;
   psgi_map_init(&seen, f->ctx);
+  psgi_map_reserve(&seen, psgi_expr_size_hint(root)); /* sized by the last walk (a hint) */
   psg_status st = PSG_OK;
   if (!psgi_map_put_ptr(&seen, root, NULL) || !PSGI_VEC_PUSH(f->ctx, &stack, ((struct frame){root, 0})))
     st = psgi_nomem(f->ctx);

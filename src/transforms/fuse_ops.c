@@ -8,6 +8,7 @@
  * order, each group by an explicit-stack walk from its root. */
 #include "ops/op_impl.h"
 #include "transforms/fuse_graph.h"
+#include "transforms/infer_type_internal.h"
 #include "transforms/transforms.h"
 
 typedef struct fuser {
@@ -22,6 +23,7 @@ typedef struct fuser {
   PSGI_VEC(psg_expr *) args;
   psgi_map param_of; /* outside value -> parameter */
   PSGI_VEC(uint32_t) stack;
+  PSGI_VEC(const char *) pnames; /* "p0", "p1", ...: interned once, shared by every group */
 } fuser;
 
 /* The node's operands as the grouping sees them: a call's arguments (not its
@@ -29,6 +31,25 @@ typedef struct fuser {
 static uint32_t first_operand(const psg_expr *e) { return e->kind == PSG_EXPR_CALL ? 1 : 0; }
 
 static uint32_t kid(fuser *f, uint32_t i, uint32_t k) { return psgi_fuse_kid(&f->g, i, k); }
+
+/* The interned name of parameter k, "p" and k as "p%zu" writes it; NULL on
+ * OOM. Every group names its parameters from p0: interning each name once
+ * (psg_var_create finds an interned name without hashing it) saves a string
+ * hash per parameter of the thousands of one-op functions of fuse level 0. */
+static const char *param_name(fuser *f, size_t k) {
+  while (f->pnames.len <= k) {
+    char name[32];
+    char digits[24];
+    size_t nd = 0;
+    for (size_t n = f->pnames.len; nd == 0 || n; n /= 10) digits[nd++] = (char)('0' + n % 10);
+    name[0] = 'p';
+    for (size_t i = 0; i < nd; i++) name[1 + i] = digits[nd - 1 - i];
+    name[1 + nd] = '\0';
+    const char *s = psgi_intern(f->ctx, name, 1 + nd);
+    if (!s || !PSGI_VEC_PUSH(f->ctx, &f->pnames, s)) return NULL;
+  }
+  return f->pnames.data[k];
+}
 
 /* The value a group reads for operand `a` (node ai), which lives outside it:
  * a parameter (one per distinct value), or the constant itself when linked. */
@@ -47,13 +68,8 @@ static psg_status external(fuser *f, const psg_expr *a, uint32_t ai, psg_expr **
     *out = en->value;
     return PSG_OK;
   }
-  char name[32]; /* "p" and the parameter's index, as "p%zu" writes it (without the snprintf call) */
-  char digits[24];
-  size_t nd = 0;
-  for (size_t n = f->params.len; nd == 0 || n; n /= 10) digits[nd++] = (char)('0' + n % 10);
-  name[0] = 'p';
-  for (size_t i = 0; i < nd; i++) name[1 + i] = digits[nd - 1 - i];
-  name[1 + nd] = '\0';
+  const char *name = param_name(f, f->params.len);
+  if (!name) return psgi_nomem(f->ctx);
   const psg_type *t = a->checked_type;
   if (!t && a->kind == PSG_EXPR_VAR) t = a->u.var.type;
   psg_expr *p = NULL;
@@ -137,8 +153,38 @@ static psg_status clear_group(fuser *f, psg_status st) {
   for (size_t i = 0; i < f->params.len; i++) psg_expr_release(f->params.data[i]);
   for (size_t i = 0; i < f->args.len; i++) psg_expr_release(f->args.data[i]);
   f->params.len = f->args.len = 0;
-  psgi_map_fini(&f->param_of);
-  psgi_map_init(&f->param_of, f->ctx);
+  psgi_map_clear(&f->param_of); /* keeps its table for the next group */
+  return st;
+}
+
+/* Gives the group's function and its call the final types InferType would
+ * give them (its Function and Call cases), so the InferType the runner puts
+ * after FuseOps does not walk the new functions again (at fuse level 0, one
+ * per op). Only in the plain case: every parameter annotated with a concrete
+ * type that its argument has exactly (final), and a body whose final type is
+ * the function's return type; then the function's type is
+ * fn(parameter types) -> return type and the call's is the return type.
+ * Anything else is left to InferType. */
+static psg_status type_group(fuser *f, psg_expr *fn, psg_expr *call) {
+  const psg_type *ret = fn->u.fn.ret_type;
+  size_t n = f->params.len;
+  if (!ret || psgi_expr_final_type(psgi_fn_body(fn)) != ret || psgi_type_needs_unifier(ret)) return PSG_OK;
+  enum { SMALL = 8 };
+  const psg_type *small[SMALL], **pt = small;
+  if (n > SMALL && !(pt = psgi_alloc(f->ctx, n * sizeof *pt))) return psgi_nomem(f->ctx);
+  bool plain = true;
+  for (size_t i = 0; i < n && plain; i++) {
+    pt[i] = f->params.data[i]->u.var.type;
+    plain = pt[i] && !psgi_type_needs_unifier(pt[i]) && psgi_expr_final_type(f->args.data[i]) == pt[i];
+  }
+  const psg_type *ft = NULL;
+  psg_status st = plain ? psg_type_func_poly(f->ctx, pt, (int)n, ret, NULL, 0, &ft) : PSG_OK;
+  if (!st && ft) {
+    for (size_t i = 0; i < n; i++) psgi_expr_set_final_type(f->params.data[i], pt[i]);
+    psgi_expr_set_final_type(fn, ft);
+    psgi_expr_set_final_type(call, ret);
+  }
+  if (pt != small) psgi_free(f->ctx, pt);
   return st;
 }
 
@@ -153,6 +199,7 @@ static psg_status make_group_function(fuser *f, uint32_t root) {
   st = psg_function_create(f->ctx, f->params.data, f->params.len, f->inner[root], e->checked_type,
                            f->primitive[has_call], &e->span, &fn);
   if (!st) st = psg_call_create(f->ctx, fn, f->args.data, f->args.len, NULL, &e->span, &f->outer[root]);
+  if (!st) st = type_group(f, fn, f->outer[root]);
   psg_expr_release(fn);
   return clear_group(f, st);
 }
@@ -263,6 +310,7 @@ static psg_status fuse(psg_expr *func, psg_module *mod, psg_pass_context *pc, vo
   PSGI_VEC_FREE(ctx, &f.params);
   PSGI_VEC_FREE(ctx, &f.args);
   PSGI_VEC_FREE(ctx, &f.stack);
+  PSGI_VEC_FREE(ctx, &f.pnames);
   psgi_fuse_graph_fini(&f.g);
   return st;
 }

@@ -67,6 +67,7 @@ psg_status psgi_rewrite_inner(psgi_rewriter *r, const psg_expr *root, psg_expr *
   PSGI_VEC(uint32_t) done = {0}; /* memo entries of the finished children of the frames */
   psg_status st = PSG_OK;
   bool is_new;
+  psgi_map_reserve(&memo, psgi_expr_size_hint(root)); /* a hint: on failure the map grows as it goes */
   psgi_map_entry *en = psgi_map_put_ptr(&memo, root, NULL);
   frame f0 = {root, 0, 0};
   if (!en || !PSGI_VEC_PUSH(ctx, &stack, f0)) st = psgi_nomem(ctx);
@@ -104,6 +105,8 @@ psg_status psgi_rewrite_inner(psgi_rewriter *r, const psg_expr *root, psg_expr *
   if (!st) {
     *out = memo.entries[0].value;
     psg_expr_retain(*out);
+    psgi_expr_note_size(root, memo.len); /* sizes the next walk (psg_mutate's note) */
+    if (*out != root) psgi_expr_note_size(*out, memo.len);
   }
   for (size_t i = 0; i < memo.len; i++) psg_expr_release(memo.entries[i].value);
   PSGI_VEC_FREE(ctx, &stack);

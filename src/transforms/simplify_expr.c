@@ -431,6 +431,7 @@ static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc
   if (st) return st;
   simplifier s;
   psgi_map_init(&s.users, func->ctx);
+  psgi_map_reserve(&s.users, psgi_expr_size_hint(func)); /* sized by the last walk (a hint) */
   psgi_map_init(&s.origin, func->ctx);
   st = count_users(&s, func->ctx, func);
   if (st == PSG_ERR_NOMEM) st = psgi_nomem(func->ctx);

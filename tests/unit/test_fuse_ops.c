@@ -97,6 +97,47 @@ static bool same_outputs(psg_ctx *ctx, psg_module *a, psg_module *b) {
   return same;
 }
 
+/* The checked types of @main's nodes in post-order (NULL: untyped, an op). */
+typedef struct type_list {
+  const psg_type *t[512];
+  size_t n;
+} type_list;
+
+static psg_status collect_type(psg_visitor *v, const psg_expr *e) {
+  type_list *l = v->user;
+  if (l->n < 512) l->t[l->n] = psg_expr_checked_type(e);
+  l->n++;
+  return PSG_OK;
+}
+
+static void types_of_expr(psg_ctx *ctx, const psg_expr *e, type_list *out) {
+  out->n = 0;
+  psg_visitor v = {NULL, collect_type, out};
+  CHECK_OK(psg_visit(ctx, &v, e));
+}
+
+static void types_of(psg_ctx *ctx, psg_module *m, type_list *out) { types_of_expr(ctx, psg_module_lookup(m, "main"), out); }
+
+/* The types in a fused module are the ones InferType gives the same text
+ * parsed afresh: FuseOps types the functions and calls it builds (final, so
+ * no later InferType looks at them again), and a wrong type there would
+ * stay. */
+static void check_fused_types(psg_ctx *ctx, psg_module *fused, psg_module *back) {
+  psg_pass *infer = NULL;
+  psg_module *typed = NULL;
+  CHECK_OK(psg_pass_get(ctx, "InferType", NULL, &infer));
+  if (infer && back) CHECK_OK(psg_pass_run(infer, back, NULL, &typed));
+  static type_list got, want;
+  types_of(ctx, fused, &got);
+  if (typed) types_of(ctx, typed, &want);
+  CHECK(typed && got.n == want.n && got.n <= 512);
+  int differ = 0;
+  for (size_t i = 0; typed && i < got.n && i < want.n && i < 512; i++) differ += got.t[i] != want.t[i];
+  CHECK_EQ_INT(differ, 0);
+  psg_module_release(typed);
+  psg_pass_release(infer);
+}
+
 /* Everything a fused module must satisfy, whatever the case: same outputs,
  * DefuseOps gives `m` back, FuseOps again changes nothing, and its text
  * parses back to it. */
@@ -110,6 +151,7 @@ static void check_fused_properties(psg_ctx *ctx, psg_module *m, psg_module *fuse
   CHECK_OK(psg_module_print(fused, PSG_PRINT_DEFAULT, &text, NULL));
   psg_module *back = text ? parse(ctx, text) : NULL;
   CHECK(same_module("parse(print(fused))", back, fused));
+  check_fused_types(ctx, fused, back);
   psg_free(text);
   psg_module_release(back);
   psg_module_release(again);
@@ -172,6 +214,49 @@ static void test_level_zero(void) {
                  "  %4 = fn (%p02: " CONV_OUT ", Primitive=1) -> " CONV_OUT " {\n    nn.relu(%p02)\n  };\n"
                  "  %4(%3)\n}\n",
              (fuse_opts){0, 0, false, 0});
+}
+
+/* FuseOps itself, without the runner's InferType after it: at level 0 every
+ * function and call it builds already has the type the runner's result has
+ * (departure 211), so that InferType walks none of them. */
+extern const psg_pass_decl psgi_pass_fuse_ops;
+
+static void test_level_zero_typed_by_fuse(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_module *m = parse(ctx, CONV_ADD_RELU), *typed = NULL;
+  psg_pass *infer = NULL;
+  CHECK_OK(psg_pass_get(ctx, "InferType", NULL, &infer));
+  if (m && infer) CHECK_OK(psg_pass_run(infer, m, NULL, &typed));
+  psg_module *ref = typed ? run_fuse_with(ctx, "FuseOps", typed, (fuse_opts){0, 0, false, 0}) : NULL;
+  static const char *const key[] = {"fuse_opt_level"};
+  psg_attr *level = NULL;
+  psg_attrs *options = NULL;
+  psg_pass_context *pc = NULL;
+  CHECK_OK(psg_attr_int(ctx, 0, &level));
+  CHECK_OK(psg_attrs_create(ctx, key, &level, 1, &options));
+  CHECK_OK(psg_pass_context_create(ctx, &pc));
+  psg_expr *out = NULL;
+  if (typed) CHECK_OK(psgi_pass_fuse_ops.function((psg_expr *)psg_module_lookup(typed, "main"), typed, pc, options, &out));
+  static type_list got, want;
+  if (out) types_of_expr(ctx, out, &got);
+  if (ref) types_of(ctx, ref, &want);
+  CHECK(out && ref && got.n == want.n && got.n <= 512);
+  int differ = 0, untyped = 0;
+  for (size_t i = 0; out && ref && i < got.n && i < want.n && i < 512; i++) {
+    differ += got.t[i] != want.t[i];
+    untyped += got.t[i] == NULL && want.t[i] != NULL;
+  }
+  CHECK_EQ_INT(untyped, 0);
+  CHECK_EQ_INT(differ, 0);
+  psg_expr_release(out);
+  psg_pass_context_release(pc);
+  psg_attrs_release(options);
+  psg_attr_release(level);
+  psg_module_release(ref);
+  psg_module_release(typed);
+  psg_module_release(m);
+  psg_pass_release(infer);
+  CHECK_CTX_CLEAN(ctx);
 }
 
 /* TVM's test_concatenate: max_pool2d stays alone (an injective op follows
@@ -385,6 +470,7 @@ int main(void) {
   RUN_TEST(test_elemwise_chain);
   RUN_TEST(test_conv_add_relu);
   RUN_TEST(test_level_zero);
+  RUN_TEST(test_level_zero_typed_by_fuse);
   RUN_TEST(test_concatenate);
   RUN_TEST(test_tuple_root);
   RUN_TEST(test_diamond);

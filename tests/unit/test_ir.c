@@ -2,6 +2,7 @@
  * expression constructors and accessors, reference counting, the module, the
  * visitor and the mutator's functional update. */
 #include "check.h"
+#include "ir/ir_internal.h"
 
 static const psg_type *tensor_type(psg_ctx *ctx, int64_t a, int64_t b) {
   const psg_type *t = NULL;
@@ -306,6 +307,37 @@ static psg_status mul_to_add(psg_mutator *m, const psg_expr *e, psg_expr **out) 
   return PSG_OK;
 }
 
+/* A walk over a function records how many nodes it met
+ * (psgi_expr_size_hint), which sizes the memo of the next walk; a walk that
+ * skipped a subtree does not; a mutation's result carries the count of the
+ * walk that made it. */
+static void test_size_hint(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_expr *fn = small_function(ctx, NULL);
+  CHECK_EQ_INT(psgi_expr_size_hint(fn), 0);
+  count_visit c = {.skip_kind = -1};
+  psg_visitor v = {count_pre, count_post, &c};
+  CHECK_OK(psg_visit(ctx, &v, fn));
+  CHECK_EQ_INT(psgi_expr_size_hint(fn), 6); /* a var, two ops, two calls, the function */
+  count_visit c2 = {.skip_kind = PSG_EXPR_CALL};
+  v.user = &c2;
+  CHECK_OK(psg_visit(ctx, &v, fn));
+  CHECK_EQ_INT(psgi_expr_size_hint(fn), 6);
+  CHECK_EQ_INT(psgi_expr_size_hint(psg_function_get_body(fn)), 0); /* functions only */
+  psg_mutator m;
+  psg_mutator_init(&m, ctx);
+  m.visit[PSG_EXPR_CALL] = mul_to_add;
+  psg_expr *out;
+  CHECK_OK(psg_mutate(&m, fn, &out));
+  CHECK(out != fn);
+  CHECK_EQ_INT(psgi_expr_size_hint(out), 6);
+  CHECK_EQ_INT(psgi_expr_size_hint(fn), 6);
+  psg_mutator_fini(&m);
+  psg_expr_release(out);
+  psg_expr_release(fn);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 static void test_mutator(void) {
   psg_ctx *ctx = check_ctx();
   psg_expr *fn = small_function(ctx, NULL);
@@ -371,6 +403,7 @@ int main(void) {
   RUN_TEST(test_tensor_wrap);
   RUN_TEST(test_attrs);
   RUN_TEST(test_exprs);
+  RUN_TEST(test_size_hint);
   RUN_TEST(test_release_order);
   RUN_TEST(test_module);
   RUN_TEST(test_visitor);

@@ -215,6 +215,44 @@ static void test_sink(void) {
 
 /* Fails every allocation in turn while building a map: each run must end in
  * a clean failure or success, and nothing may leak (LeakSanitizer). */
+/* psgi_map_reserve: a map reserved for n entries takes n without moving its
+ * slot table or entry array; reserving more on a filled map keeps every
+ * entry, in order; reserving less changes nothing. */
+static void test_map_reserve(void) {
+  psg_ctx *ctx = check_ctx();
+  psgi_map m;
+  psgi_map_init(&m, ctx);
+  enum { N = 1000 };
+  static int keys[4 * N];
+  CHECK(psgi_map_reserve(&m, N));
+  CHECK(m.nslots >= 2 * N && m.cap >= N);
+  const uint64_t *slots = m.slots;
+  const psgi_map_entry *entries = m.entries;
+  for (int i = 0; i < N; i++) {
+    bool is_new = false;
+    psgi_map_entry *e = psgi_map_put_ptr(&m, &keys[i], &is_new);
+    CHECK(e && is_new);
+    if (e) e->value = (void *)(intptr_t)(i + 1);
+  }
+  CHECK(m.slots == slots && m.entries == entries); /* no regrowth */
+  size_t nslots = m.nslots;
+  CHECK(psgi_map_reserve(&m, 10));
+  CHECK(m.nslots == nslots && m.slots == slots);
+  CHECK(psgi_map_reserve(&m, 4 * N));
+  CHECK(m.nslots >= 8 * N && m.cap >= 4 * N);
+  int bad = 0;
+  for (int i = 0; i < N; i++) {
+    psgi_map_entry *e = psgi_map_get_ptr(&m, &keys[i]);
+    if (!e || e->value != (void *)(intptr_t)(i + 1) || m.entries[i].key != &keys[i]) bad++;
+  }
+  CHECK_EQ_INT(bad, 0);
+  slots = m.slots;
+  for (int i = N; i < 4 * N; i++) CHECK(psgi_map_put_ptr(&m, &keys[i], NULL) != NULL);
+  CHECK(m.slots == slots && m.len == 4 * N);
+  psgi_map_fini(&m);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 static void test_oom_map(void) {
   for (long n = 1; n < 40; n++) {
     check_alloc a = {0, n};
@@ -240,6 +278,7 @@ int main(void) {
   RUN_TEST(test_diagnostics);
   RUN_TEST(test_checked_shape_arithmetic);
   RUN_TEST(test_sink);
+  RUN_TEST(test_map_reserve);
   RUN_TEST(test_oom_map);
   return check_finish();
 }
