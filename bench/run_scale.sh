@@ -5,7 +5,8 @@
 # system seconds, minor page faults and peak RSS of the process, the fastest
 # of RUNS runs (the machine is shared; noise only adds time). Then
 # `mlir-opt-19 --canonicalize --cse --symbol-dce` on as many arith ops.
-# Usage: bench/run_scale.sh [BUILD_DIR] [SIZES...]   (RUNS=3, MLIR=0 to skip)
+# Usage: bench/run_scale.sh [BUILD_DIR] [SIZES...]
+#   RUNS=3; MLIR=0 skips mlir-opt; PASSES="none O0 O3" (O0 needs ~2.5 KB per call)
 set -euo pipefail
 build=${1:-build/release}
 shift || true
@@ -18,7 +19,7 @@ trap 'rm -rf "$tmp"' EXIT
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-9s %-5s %9s %12s %8s %8s %10s %10s %9s\n' calls pass seconds calls/s user sys minflt peakRSS_MB B/call
 for n in $sizes; do
-  for pass in none O0 O3; do
+  for pass in ${PASSES:-none O0 O3}; do
     best=""
     for _ in $(seq "$runs"); do
       /usr/bin/time -f '%U %S %R %M' -o "$tmp/time" "$bin" "$n" - "$pass" > "$tmp/out"
