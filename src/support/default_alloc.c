@@ -409,21 +409,27 @@ static size_t keep_limit(const psgi_pool *pool) {
   return pool->in_use / 2 > KEEP_MIN ? pool->in_use / 2 : KEEP_MIN;
 }
 
-/* Unmaps kept chunks, the oldest first, until they fit keep_limit. */
-static void trim_kept(psgi_pool *pool) {
-  size_t limit = keep_limit(pool);
-  chunk **link = &pool->kept;
-  size_t bytes = 0;
-  while (*link && bytes + (*link)->size <= limit) {
-    bytes += (*link)->size;
+/* Unmaps the chunks of a list (kept or donated) past its first `limit`
+ * bytes, the oldest; *bytes is the list's total. */
+static void trim_list(psgi_pool *pool, chunk **list, size_t *bytes, size_t limit) {
+  chunk **link = list;
+  size_t sum = 0;
+  while (*link && sum + (*link)->size <= limit) {
+    sum += (*link)->size;
     link = &(*link)->next_donated;
   }
   while (*link) {
     chunk *ch = *link;
     *link = ch->next_donated;
-    pool->kept_bytes -= ch->size;
+    *bytes -= ch->size;
     drop_chunk(pool, ch);
   }
+}
+
+/* Both lists back within their limits (they fall with what is in use). */
+static void trim_kept(psgi_pool *pool) {
+  trim_list(pool, &pool->kept, &pool->kept_bytes, keep_limit(pool));
+  trim_list(pool, &pool->donated, &pool->donated_bytes, donated_limit(pool));
 }
 
 /* Every block of ch is free: take them off the free lists and start the

@@ -297,6 +297,32 @@ static void test_empty_chunks_kept(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* While much is in use, the pool keeps more freed big blocks (half of what
+ * is in use, above the 32 MiB floor); once that work is freed, it gives
+ * them back down to the floors. */
+static void test_reuse_limits_follow_use(void) {
+  psgi_pool_stats base, st;
+  psg_ctx *ctx = pool_ctx(&base);
+  if (!ctx) return;
+  void *user = ctx->alloc.user;
+  enum { HELD = 1600, HELD_SIZE = 60000, NBIG = 14 }; /* ~100 MiB in use; 14 x 4 MiB freed */
+  static void *held[HELD];
+  void *big[NBIG];
+  size_t big_n = (4u << 20) + 100;
+  for (unsigned i = 0; i < HELD; i++) CHECK((held[i] = ctx->alloc.realloc(user, NULL, 0, HELD_SIZE)) != NULL);
+  for (unsigned i = 0; i < NBIG; i++) CHECK((big[i] = ctx->alloc.realloc(user, NULL, 0, big_n)) != NULL);
+  for (unsigned i = 0; i < NBIG; i++) ctx->alloc.realloc(user, big[i], big_n, 0);
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK(st.donated_bytes > (32u << 20));
+  CHECK(st.donated_bytes <= st.in_use / 2);
+  for (unsigned i = 0; i < HELD; i++) ctx->alloc.realloc(user, held[i], HELD_SIZE, 0);
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK_EQ_INT(st.in_use, base.in_use);
+  CHECK(st.donated_bytes <= (32u << 20));
+  CHECK(st.kept_bytes <= (8u << 20));
+  CHECK_CTX_CLEAN(ctx);
+}
+
 /* Threads sharing one context allocate, write, check and free at once. */
 typedef struct worker {
   psg_ctx *ctx;
@@ -383,6 +409,7 @@ int main(void) {
   RUN_TEST(test_blocks_across_regions);
   RUN_TEST(test_big_block_reused);
   RUN_TEST(test_empty_chunks_kept);
+  RUN_TEST(test_reuse_limits_follow_use);
   RUN_TEST(test_threads);
   RUN_TEST(test_user_hook_untouched);
   return check_finish();
