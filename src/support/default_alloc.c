@@ -141,7 +141,7 @@ typedef struct chunk {
   char *base;
   size_t size, bump, live; /* carved bytes; blocks handed out */
   size_t index;            /* in pool->chunks */
-  struct chunk *next_donated;
+  struct chunk *next_donated; /* on the donated list, or the kept one */
 } chunk;
 
 /* The chunk over each 2 MiB region a chunk covers (key: the region's number
@@ -166,7 +166,10 @@ struct psgi_pool {
    * others (long-lived small objects do not pin the chunks of weights), [2]
    * a donated chunk, which the others take first (see carve). */
   chunk *cur[3];
-  chunk *kept; /* an empty chunk kept for reuse, or NULL */
+  /* Empty chunks kept for reuse (linked by next_donated, the last emptied
+   * first), at most keep_limit bytes: see chunk_emptied. */
+  chunk *kept;
+  size_t kept_bytes;
   /* Freed big blocks kept as chunks for weights (they are in huge pages and
    * already touched: on our VMs the first write to fresh memory, populated
    * or not, is what folding weights cost), at most DONATED_MAX bytes. */
@@ -178,7 +181,14 @@ struct psgi_pool {
   unsigned caching;
 };
 
+/* At most the larger of DONATED_MAX and half of what is in use: a pass's
+ * memo tables on 1e6 calls are big blocks of 16-32 MiB, and the next pass's
+ * tables, of the same sizes, take them back (take_donated). */
 enum { DONATED_MAX = 32 << 20 };
+
+static size_t donated_limit(const psgi_pool *pool) {
+  return pool->in_use / 2 > DONATED_MAX ? pool->in_use / 2 : DONATED_MAX;
+}
 
 /* Classes 32 to 128 bytes in 16-byte steps; then four per octave,
  * (5..8) << (k - 2) for the octave (2^k, 2^(k+1)], k = 7..19; the last class
@@ -336,7 +346,7 @@ static chunk *new_chunk(psgi_pool *pool, size_t size) {
 static bool donate(psgi_pool *pool, char *base, size_t size) {
   bool taken = false;
   bool locked = pool_lock(&pool->lock);
-  if (pool->donated_bytes + size <= DONATED_MAX) {
+  if (pool->donated_bytes + size <= donated_limit(pool)) {
     chunk *ch = add_chunk(pool, base, size);
     if (ch) {
       ch->next_donated = pool->donated;
@@ -349,13 +359,77 @@ static bool donate(psgi_pool *pool, char *base, size_t size) {
   return taken;
 }
 
-static void drop_chunk(psgi_pool *pool, chunk *ch) {
+/* ch no longer a chunk of the pool (its record freed; its memory not). */
+static void forget_chunk(psgi_pool *pool, chunk *ch) {
   for (uintptr_t k = first_region(ch); k < end_region(ch); k++) region_remove(pool, k);
   chunk *last = pool->chunks[--pool->nchunks];
   pool->chunks[ch->index] = last;
   last->index = ch->index;
-  munmap(ch->base, ch->size);
   free(ch);
+}
+
+static void drop_chunk(psgi_pool *pool, chunk *ch) {
+  char *base = ch->base;
+  size_t size = ch->size;
+  forget_chunk(pool, ch);
+  munmap(base, size);
+}
+
+/* A donated mapping of exactly len bytes, no longer a chunk, for a big
+ * block: the memory is touched already, and a big block of the same length
+ * is common (the memo tables of consecutive passes on one graph grow
+ * through the same sizes); NULL when there is none. */
+static char *take_donated(psgi_pool *pool, size_t len) {
+  char *base = NULL;
+  bool locked = pool_lock(&pool->lock);
+  for (chunk **link = &pool->donated; *link; link = &(*link)->next_donated) {
+    chunk *ch = *link;
+    if (ch->size != len) continue;
+    *link = ch->next_donated;
+    pool->donated_bytes -= len;
+    base = ch->base;
+    forget_chunk(pool, ch);
+    break;
+  }
+  pool_unlock(&pool->lock, locked);
+  return base;
+}
+
+/* How many bytes of empty chunks the pool keeps mapped. Unmapping a chunk
+ * and mapping a fresh one later costs the kernel's zeroing of its pages
+ * (and the compaction to find huge ones): at 1e5 calls and more, that was
+ * 40% of -O0's time, as every pass frees its scratch memory and its input's
+ * replaced nodes and the next allocates as much again. So emptied chunks are
+ * kept, up to half of what is in use (the pool never maps more than its
+ * high-water mark for that) and at least KEEP_MIN, and given back when the
+ * work shrinks (a module released). */
+enum { KEEP_MIN = 8 << 20 };
+
+static size_t keep_limit(const psgi_pool *pool) {
+  return pool->in_use / 2 > KEEP_MIN ? pool->in_use / 2 : KEEP_MIN;
+}
+
+/* Unmaps the chunks of a list (kept or donated) past its first `limit`
+ * bytes, the oldest; *bytes is the list's total. */
+static void trim_list(psgi_pool *pool, chunk **list, size_t *bytes, size_t limit) {
+  chunk **link = list;
+  size_t sum = 0;
+  while (*link && sum + (*link)->size <= limit) {
+    sum += (*link)->size;
+    link = &(*link)->next_donated;
+  }
+  while (*link) {
+    chunk *ch = *link;
+    *link = ch->next_donated;
+    *bytes -= ch->size;
+    drop_chunk(pool, ch);
+  }
+}
+
+/* Both lists back within their limits (they fall with what is in use). */
+static void trim_kept(psgi_pool *pool) {
+  trim_list(pool, &pool->kept, &pool->kept_bytes, keep_limit(pool));
+  trim_list(pool, &pool->donated, &pool->donated_bytes, donated_limit(pool));
 }
 
 /* Every block of ch is free: take them off the free lists and start the
@@ -367,12 +441,11 @@ __attribute__((noinline)) static void chunk_emptied(psgi_pool *pool, chunk *ch) 
     unlink_free(pool, b);
   }
   ch->bump = 0;
-  /* Empty chunks that stay mapped: the current ones, and one kept while
-   * neither current one is empty. */
+  /* Empty chunks that stay mapped: the current ones, and the kept ones. */
   if (ch == pool->cur[2]) {
     /* A donated chunk emptied: donated again (while there is room). */
     pool->cur[2] = NULL;
-    if (pool->donated_bytes + ch->size <= DONATED_MAX) {
+    if (pool->donated_bytes + ch->size <= donated_limit(pool)) {
       ch->next_donated = pool->donated;
       pool->donated = ch;
       pool->donated_bytes += ch->size;
@@ -381,15 +454,12 @@ __attribute__((noinline)) static void chunk_emptied(psgi_pool *pool, chunk *ch) 
     }
     return;
   }
-  bool cur_empty = (pool->cur[0] && !pool->cur[0]->live) || (pool->cur[1] && !pool->cur[1]->live);
-  if (ch == pool->cur[0] || ch == pool->cur[1]) {
-    if (pool->kept) drop_chunk(pool, pool->kept);
-    pool->kept = NULL;
-  } else if (!pool->kept && !cur_empty) {
+  if (ch != pool->cur[0] && ch != pool->cur[1]) {
+    ch->next_donated = pool->kept;
     pool->kept = ch;
-  } else {
-    drop_chunk(pool, ch);
+    pool->kept_bytes += ch->size;
   }
+  trim_kept(pool);
 }
 
 /* The rest of a chunk no longer carved goes to the free lists, largest
@@ -434,9 +504,11 @@ __attribute__((noinline)) static char *carve(psgi_pool *pool, unsigned c) {
     chunk *next = pool->kept;
     /* The first chunk for weights is small: a context that pools little
      * maps little. */
-    if (next)
-      pool->kept = NULL;
-    else if (!(next = new_chunk(pool, !arena || !pool->cur[1] ? SMALL_CHUNK : CHUNK)))
+    if (next) {
+      pool->kept = next->next_donated;
+      pool->kept_bytes -= next->size;
+      next->next_donated = NULL;
+    } else if (!(next = new_chunk(pool, !arena || !pool->cur[1] ? SMALL_CHUNK : CHUNK)))
       return NULL;
     if (ch) retire_tail(pool, ch);
     pool->cur[arena] = ch = next;
@@ -628,6 +700,8 @@ bool psgi_pool_get_stats(psgi_pool *pool, psgi_pool_stats *out) {
   out->in_use = pool->in_use;
   for (const chunk *ch = pool->donated; ch; ch = ch->next_donated) out->donated_chunks++;
   out->donated_bytes = pool->donated_bytes;
+  for (const chunk *ch = pool->kept; ch; ch = ch->next_donated) out->kept_chunks++;
+  out->kept_bytes = pool->kept_bytes;
   pool_unlock(&pool->lock, locked);
   return true;
 }
@@ -644,7 +718,10 @@ static block_kind kind_of(const psgi_pool *pool, size_t n) {
 static void *alloc_kind(psgi_pool *pool, block_kind k, size_t n) {
   switch (k) {
   case KIND_POOL: return pool_alloc(pool, n);
-  case KIND_BIG: return map_populated(big_length(n));
+  case KIND_BIG: {
+    char *p = pool ? take_donated(pool, big_length(n)) : NULL;
+    return p ? p : map_populated(big_length(n));
+  }
   default: return malloc(n);
   }
 }

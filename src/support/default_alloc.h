@@ -40,6 +40,7 @@ void *psgi_default_realloc(void *user, void *ptr, size_t old_size, size_t new_si
 typedef struct psgi_pool_stats {
   size_t mapped, in_use, chunks;
   size_t donated_chunks, donated_bytes;
+  size_t kept_chunks, kept_bytes; /* empty chunks kept for reuse */
 } psgi_pool_stats;
 bool psgi_pool_get_stats(psgi_pool *pool, psgi_pool_stats *out);
 

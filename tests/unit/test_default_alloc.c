@@ -93,13 +93,15 @@ static void test_blocks_keep_their_bytes(void) {
   if (pooled) {
     /* Everything freed: what the context had before (its own record is a
      * block of one arena or the other), the current chunk of the other
-     * arena, one kept chunk, and the freed big blocks kept for reuse (at
-     * most 32 MiB, an emptied one being carved included). */
+     * arena, one spare, the empty chunks kept (at most 8 MiB while little
+     * is in use), and the freed big blocks kept for reuse (at most 32 MiB,
+     * an emptied one being carved included). */
     CHECK(psgi_pool_get_stats(user, &now));
     CHECK_EQ_INT(now.in_use, base.in_use);
-    CHECK(now.chunks - now.donated_chunks <= base.chunks + 2);
-    CHECK(now.mapped - now.donated_bytes <= base.mapped + (8u << 20));
+    CHECK(now.chunks - now.donated_chunks - now.kept_chunks <= base.chunks + 2);
+    CHECK(now.mapped - now.donated_bytes - now.kept_bytes <= base.mapped + (8u << 20));
     CHECK(now.donated_bytes <= (32u << 20));
+    CHECK(now.kept_bytes <= (8u << 20)); /* little in use: the floor of what is kept */
   }
   CHECK_CTX_CLEAN(ctx);
 }
@@ -223,6 +225,104 @@ static void test_blocks_across_regions(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* A freed big block comes back for the next big block of the same mapped
+ * length (a pass's memo table, then the next pass's of the same size),
+ * not for another length. */
+static void test_big_block_reused(void) {
+  psgi_pool_stats base, st;
+  psg_ctx *ctx = pool_ctx(&base);
+  if (!ctx) return;
+  void *user = ctx->alloc.user;
+  size_t big = (3u << 20) + 100;
+  unsigned char *a = ctx->alloc.realloc(user, NULL, 0, big);
+  CHECK(a != NULL);
+  if (a) fill(a, big, 5);
+  ctx->alloc.realloc(user, a, big, 0);
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK(st.donated_bytes > base.donated_bytes);
+  unsigned char *other = ctx->alloc.realloc(user, NULL, 0, 5u << 20);
+  CHECK(other != NULL && other != a);
+  unsigned char *b = ctx->alloc.realloc(user, NULL, 0, big - 50);
+  CHECK(b == a);
+  if (b) {
+    fill(b, big - 50, 6);
+    CHECK(holds(b, big - 50, 6));
+  }
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK_EQ_INT(st.donated_bytes, base.donated_bytes); /* no longer a chunk */
+  ctx->alloc.realloc(user, b, big - 50, 0);
+  ctx->alloc.realloc(user, other, 5u << 20, 0);
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK_EQ_INT(st.in_use, base.in_use);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+/* Chunks emptied by freeing many small blocks stay mapped, up to the floor
+ * of 8 MiB (half of what is in use when more is), and the next round of
+ * allocations takes them before mapping new ones. */
+static void test_empty_chunks_kept(void) {
+  psgi_pool_stats base, st, peak, freed = {0};
+  psg_ctx *ctx = pool_ctx(&base);
+  if (!ctx) return;
+  void *user = ctx->alloc.user;
+  /* About 24 MiB of 1 KiB blocks, 2048 to a 2 MiB chunk; 8 MiB kept hold
+   * the first KEPT of a round. */
+  enum { N = 24000, SIZE = 1000, KEPT = 8000 };
+  static unsigned char *blocks[N];
+  int bad = 0;
+  for (int round = 0; round < 3; round++) {
+    for (unsigned i = 0; i < N; i++) {
+      blocks[i] = ctx->alloc.realloc(user, NULL, 0, SIZE);
+      if (blocks[i])
+        fill(blocks[i], SIZE, i + round);
+      else
+        bad++;
+      if (round > 0 && i == KEPT) {
+        CHECK(psgi_pool_get_stats(user, &st));
+        CHECK(st.mapped <= freed.mapped); /* from the kept chunks: nothing mapped */
+      }
+    }
+    if (round == 0) CHECK(psgi_pool_get_stats(user, &peak));
+    for (unsigned i = 0; i < N; i++) {
+      if (blocks[i] && !holds(blocks[i], SIZE, i + round)) bad++;
+      ctx->alloc.realloc(user, blocks[i], SIZE, 0);
+    }
+    CHECK(psgi_pool_get_stats(user, &st));
+    CHECK_EQ_INT(st.in_use, base.in_use);
+    CHECK(st.kept_chunks > 0 && st.kept_bytes <= (8u << 20));
+    CHECK(st.mapped <= peak.mapped);
+    freed = st;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+/* While much is in use, the pool keeps more freed big blocks (half of what
+ * is in use, above the 32 MiB floor); once that work is freed, it gives
+ * them back down to the floors. */
+static void test_reuse_limits_follow_use(void) {
+  psgi_pool_stats base, st;
+  psg_ctx *ctx = pool_ctx(&base);
+  if (!ctx) return;
+  void *user = ctx->alloc.user;
+  enum { HELD = 1600, HELD_SIZE = 60000, NBIG = 14 }; /* ~100 MiB in use; 14 x 4 MiB freed */
+  static void *held[HELD];
+  void *big[NBIG];
+  size_t big_n = (4u << 20) + 100;
+  for (unsigned i = 0; i < HELD; i++) CHECK((held[i] = ctx->alloc.realloc(user, NULL, 0, HELD_SIZE)) != NULL);
+  for (unsigned i = 0; i < NBIG; i++) CHECK((big[i] = ctx->alloc.realloc(user, NULL, 0, big_n)) != NULL);
+  for (unsigned i = 0; i < NBIG; i++) ctx->alloc.realloc(user, big[i], big_n, 0);
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK(st.donated_bytes > (32u << 20));
+  CHECK(st.donated_bytes <= st.in_use / 2);
+  for (unsigned i = 0; i < HELD; i++) ctx->alloc.realloc(user, held[i], HELD_SIZE, 0);
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK_EQ_INT(st.in_use, base.in_use);
+  CHECK(st.donated_bytes <= (32u << 20));
+  CHECK(st.kept_bytes <= (8u << 20));
+  CHECK_CTX_CLEAN(ctx);
+}
+
 /* Threads sharing one context allocate, write, check and free at once. */
 typedef struct worker {
   psg_ctx *ctx;
@@ -307,6 +407,9 @@ int main(void) {
   RUN_TEST(test_reuse);
   RUN_TEST(test_big_blocks_donated);
   RUN_TEST(test_blocks_across_regions);
+  RUN_TEST(test_big_block_reused);
+  RUN_TEST(test_empty_chunks_kept);
+  RUN_TEST(test_reuse_limits_follow_use);
   RUN_TEST(test_threads);
   RUN_TEST(test_user_hook_untouched);
   return check_finish();
