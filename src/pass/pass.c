@@ -117,7 +117,11 @@ void psg_pass_release(psg_pass *p) {
   psgi_free(ctx, p->children);
   psgi_free(ctx, p->child_required);
   for (int b = 0; b < PSGI_NUM_PROPS; b++) psg_pass_release(p->ensure[b]);
-  if (p->free_user) p->free_user(p->user);
+  if (p->free_user) {
+    bool was = psgi_exclusive_begin(false); /* users' code (support.h) */
+    p->free_user(p->user);
+    psgi_exclusive_end(was);
+  }
   psg_pass_info_release(p->info);
   psg_attrs_release(p->options);
   psgi_free(ctx, p);

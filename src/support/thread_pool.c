@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "support/support.h"
 #include "support/thread_pool.h"
 
 /* The indices a thread takes first, from next to end; each on a cache line
@@ -72,7 +73,14 @@ static _Thread_local struct {
   pool *p;
   unsigned depth;
   unsigned threads;
+  bool looping; /* the thread runs a loop's tasks */
 } region;
+
+/* Set on the pools' threads. */
+static _Thread_local bool pool_thread;
+
+/* Threads the pools started that have not finished worker() (atomic). */
+static unsigned live_threads;
 
 /* Takes and runs tasks until none is left; calls l->leave if it ran one. */
 static void work(loop *l, unsigned slot) {
@@ -108,6 +116,7 @@ static void drop_locked(pool *p) {
  * when the pool is closed. */
 static void *worker(void *arg) {
   pool *p = arg;
+  pool_thread = true;
   uint64_t seen = 0;
   pthread_mutex_lock(&p->lock);
   for (;;) {
@@ -127,6 +136,10 @@ static void *worker(void *arg) {
     if (--p->active == 0) pthread_cond_broadcast(&p->idle);
   }
   drop_locked(p);
+  /* Last: the kernel still counts the thread until it has exited (its
+   * thread-local destructors run after this), so exclusive mode, which
+   * compares both counts, waits for that too. */
+  __atomic_fetch_sub(&live_threads, 1, __ATOMIC_RELAXED);
   return NULL;
 }
 
@@ -145,9 +158,12 @@ static pool *pool_start(unsigned workers) {
     for (unsigned t = 0; t < workers; t++) {
       pthread_t id;
       pthread_mutex_lock(&p->lock); /* a thread started now waits for it before parking */
+      __atomic_fetch_add(&live_threads, 1, __ATOMIC_RELAXED);
       if (pthread_create(&id, &attr, worker, p) == 0) {
         p->workers++;
         p->refs++;
+      } else {
+        __atomic_fetch_sub(&live_threads, 1, __ATOMIC_RELAXED);
       }
       pthread_mutex_unlock(&p->lock);
     }
@@ -193,7 +209,10 @@ static unsigned pool_for(pool *p, size_t n, unsigned threads, psgi_task_fn fn, p
   p->generation++;
   if (p->parked) pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
+  bool looping = region.looping;
+  region.looping = true;
   work(&l, 0);
+  region.looping = looping;
   /* Every index is handed out (or past a failure): unpublish the loop so
    * that no thread joins it any more, and wait for those that did. */
   pthread_mutex_lock(&p->lock);
@@ -203,10 +222,7 @@ static unsigned pool_for(pool *p, size_t n, unsigned threads, psgi_task_fn fn, p
   return threads;
 }
 
-unsigned psgi_parallel_for(size_t n, unsigned threads, psgi_task_fn fn, psgi_leave_fn leave, void *user) {
-  if (threads > PSGI_MAX_THREADS) threads = PSGI_MAX_THREADS;
-  if ((size_t)threads > n) threads = (unsigned)n;
-  if (threads < 2) return serially(n, fn, leave, user);
+static unsigned parallel_for(size_t n, unsigned threads, psgi_task_fn fn, psgi_leave_fn leave, void *user) {
   if (region.depth) {
     /* The region's pool, started at its first loop with the threads the
      * region asked for (at least this loop's). */
@@ -220,6 +236,22 @@ unsigned psgi_parallel_for(size_t n, unsigned threads, psgi_task_fn fn, psgi_lea
   pool_close(p);
   return used;
 }
+
+unsigned psgi_parallel_for(size_t n, unsigned threads, psgi_task_fn fn, psgi_leave_fn leave, void *user) {
+  if (threads > PSGI_MAX_THREADS) threads = PSGI_MAX_THREADS;
+  if ((size_t)threads > n) threads = (unsigned)n;
+  if (threads < 2) return serially(n, fn, leave, user);
+  /* Other threads run library code from here to the loop's end: atomic
+   * counts and locks (support.h). */
+  bool exclusive = psgi_exclusive_begin(false);
+  unsigned used = parallel_for(n, threads, fn, leave, user);
+  psgi_exclusive_end(exclusive);
+  return used;
+}
+
+bool psgi_pool_region_open(void) { return region.depth && !region.looping && !pool_thread; }
+
+unsigned psgi_pool_live_threads(void) { return __atomic_load_n(&live_threads, __ATOMIC_RELAXED); }
 
 void psgi_pool_enter(unsigned threads) {
   if (region.depth++) return;

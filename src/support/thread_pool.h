@@ -41,6 +41,13 @@ unsigned psgi_parallel_for(size_t n, unsigned threads, psgi_task_fn fn, psgi_lea
 void psgi_pool_enter(unsigned threads);
 void psgi_pool_exit(void);
 
+/* Whether the calling thread has a region open and is neither running a
+ * loop's tasks nor one of the pools' threads (exclusive.c's precondition). */
+bool psgi_pool_region_open(void);
+/* Threads the pools started that have not yet finished (they are about to
+ * exit or parked in a pool). */
+unsigned psgi_pool_live_threads(void);
+
 /* The number of processors online (at least 1). */
 unsigned psgi_num_processors(void);
 
