@@ -6,6 +6,7 @@
 #include "ir/ir_internal.h"
 #include "lower/lower_te.h"
 #include "pass/parallel_calls.h"
+#include "tir/tir_internal.h"
 #include "transforms/transforms.h"
 
 /* What a callee stands for (TVM's ResolveToPrimitive). */
@@ -313,6 +314,24 @@ static psg_status pre(psg_mutator *m, const psg_expr *e, psg_expr **replacement)
   return PSG_OK;
 }
 
+/* *cur with the PrimFuncs appended, in lowering order, as one new module
+ * (adding them one at a time copied the module once per PrimFunc). */
+static psg_status add_prim_funcs(lower_te *lt, psg_module **cur) {
+  psg_module *m = *cur, *next = NULL;
+  size_t n = m->n + lt->done.len;
+  psgi_module_entry *es = psgi_alloc(lt->ctx, psgi_mul_size(n, sizeof *es));
+  if (!es) return psgi_nomem(lt->ctx);
+  memcpy(es, m->entries, m->n * sizeof *es);
+  for (size_t i = 0; i < lt->done.len; i++)
+    es[m->n + i] = (psgi_module_entry){lt->done.data[i].gv, NULL, lt->done.data[i].prim, psgi_tir_prim_func_ops()};
+  psg_status st = psgi_module_from_entries_of(m, es, n, m->attrs, &next);
+  psgi_free(lt->ctx, es);
+  if (st) return st;
+  psg_module_release(m);
+  *cur = next;
+  return PSG_OK;
+}
+
 static psg_status rewrite(lower_te *lt, psg_module **out) {
   psg_ctx *ctx = lt->ctx;
   psg_module *cur = (psg_module *)lt->mod;
@@ -340,14 +359,7 @@ static psg_status rewrite(lower_te *lt, psg_module **out) {
   }
   psg_mutator_fini(&m);
   if (lt->defer) st = lower_deferred(lt, st);
-  for (size_t i = 0; i < lt->done.len && !st; i++) {
-    psg_module *next = NULL;
-    st = psg_module_add_prim_func(cur, lt->done.data[i].gv, lt->done.data[i].prim, &next);
-    if (!st) {
-      psg_module_release(cur);
-      cur = next;
-    }
-  }
+  if (!st && lt->done.len) st = add_prim_funcs(lt, &cur);
   if (!st) st = psgi_infer_module_types(ctx, cur);
   if (st) {
     psg_module_release(cur);
