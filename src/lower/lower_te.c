@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include "ir/ir_internal.h"
 #include "lower/lower_te.h"
+#include "pass/parallel_calls.h"
+#include "tir/tir_internal.h"
 #include "transforms/transforms.h"
 
 /* What a callee stands for (TVM's ResolveToPrimitive). */
@@ -21,7 +23,9 @@ typedef struct lowered {
   const psg_expr *fn;
   uint64_t hash;
   psg_expr *gv;            /* the new GlobalVar (a reference) */
-  psg_tir_prim_func *prim; /* a reference */
+  psg_tir_prim_func *prim; /* a reference; NULL while deferred */
+  const char *name;        /* in the arena */
+  bool callback_failed;
 } lowered;
 
 typedef struct lower_te {
@@ -35,6 +39,14 @@ typedef struct lower_te {
   psgi_map let_prims; /* let-bound Var -> resolved* (in `arena`) */
   PSGI_VEC(lowered) done;
   psg_expr *call_lowered_op;
+  /* On threads (parallel_calls.h): the rewrite names the functions and
+   * defers their lowering, which then runs on the threads; the first
+   * failure is reported in the order the serial rewrite would have met it,
+   * a Compiler function's refusal included (`refused`, reported only if
+   * every lowering before it succeeded). */
+  bool defer;
+  psg_pass_context *pc; /* whose threads */
+  const psg_expr *refused;
 } lower_te;
 
 static bool has_attr(const psg_expr *fn, const char *key) {
@@ -113,8 +125,72 @@ static psg_status fresh_name(lower_te *lt, const char *candidate, const char **o
   }
 }
 
+static psg_status refuse(lower_te *lt, const psg_expr *fn) {
+  psg_attr *compiler = psg_attrs_get(fn->u.fn.attrs, "Compiler");
+  return psgi_diag_add(lt->ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, psgi_span_where(&fn->span), fn->span.line,
+                       fn->span.col, NULL, 0, NULL,
+                       "LowerTE: a Primitive function with Compiler=\"%s\" needs external codegen, which Passage does not have",
+                       psg_attr_get_string(compiler) ? psg_attr_get_string(compiler) : "?");
+}
+
+/* l->prim: l->fn lowered by the callback and named. A failure of the
+ * callback sets l->callback_failed (lowering_failed then adds its
+ * diagnostic, after the callback's own). */
+static psg_status lower_prim(lower_te *lt, lowered *l) {
+  psg_status st = lt->lower(lt->ctx, l->fn, l->name, lt->user, &l->prim);
+  if (!st && !l->prim) st = PSG_ERR_INTERNAL;
+  if (st) {
+    l->callback_failed = true;
+    return st;
+  }
+  /* TVM's PrimFunc carries its name as global_symbol. */
+  if (!psg_attrs_get(psg_tir_prim_func_get_attrs(l->prim), "global_symbol")) {
+    psg_attr *sym = NULL;
+    psg_tir_prim_func *named = NULL;
+    if (!(st = psg_attr_string(lt->ctx, l->name, strlen(l->name), &sym)))
+      st = psg_tir_prim_func_with_attr(l->prim, "global_symbol", sym, &named);
+    psg_attr_release(sym);
+    psg_tir_release(l->prim);
+    l->prim = named;
+  }
+  return st;
+}
+
+static psg_status lowering_failed(lower_te *lt, const lowered *l, psg_status st) {
+  if (st == PSG_ERR_NOMEM) return st;
+  const psg_expr *fn = l->fn;
+  return psgi_diag_add(lt->ctx, PSG_SEVERITY_ERROR, st, psgi_span_where(&fn->span), fn->span.line, fn->span.col, NULL,
+                       0, NULL, "LowerTE: lowering the Primitive function @%s failed (%s)", l->name, psg_status_str(st));
+}
+
+static psg_status lower_now(lower_te *lt, lowered *l) {
+  psg_status st = lower_prim(lt, l);
+  return st && l->callback_failed ? lowering_failed(lt, l, st) : st;
+}
+
+static psg_status lower_task(void *user, size_t i) {
+  lower_te *lt = user;
+  return lower_prim(lt, &lt->done.data[i]);
+}
+
+/* The deferred lowerings, on threads, their results and diagnostics taken
+ * in the serial order; `rewritten` is the rewrite's status. */
+static psg_status lower_deferred(lower_te *lt, psg_status rewritten) {
+  psgi_parallel_calls *c = NULL;
+  psg_status st = psgi_parallel_calls_run(lt->ctx, lt->pc, lt->done.len, lower_task, lt, &c);
+  for (size_t i = 0; !st && i < lt->done.len; i++) {
+    lowered *l = &lt->done.data[i];
+    psg_status s = c ? psgi_parallel_calls_take(c, i) : lower_prim(lt, l);
+    if (s) st = l->callback_failed ? lowering_failed(lt, l, s) : s;
+  }
+  psgi_parallel_calls_free(c);
+  if (st) return st;
+  if (lt->refused) return refuse(lt, lt->refused);
+  return rewritten;
+}
+
 /* The GlobalVar of Primitive function fn's PrimFunc: an earlier structurally
- * equal function's, or a new one lowered by the callback. */
+ * equal function's, or a new one lowered by the callback (or deferred). */
 static psg_status lower_function(lower_te *lt, const psg_expr *fn, psg_expr **gv) {
   uint64_t h = psg_expr_structural_hash(fn);
   for (size_t i = 0; i < lt->done.len; i++)
@@ -123,35 +199,19 @@ static psg_status lower_function(lower_te *lt, const psg_expr *fn, psg_expr **gv
       return PSG_OK;
     }
   psg_attr *compiler = psg_attrs_get(fn->u.fn.attrs, "Compiler");
-  if (compiler)
-    return psgi_diag_add(lt->ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, psgi_span_where(&fn->span), fn->span.line,
-                         fn->span.col, NULL, 0, NULL,
-                         "LowerTE: a Primitive function with Compiler=\"%s\" needs external codegen, which Passage does not have",
-                         psg_attr_get_string(compiler) ? psg_attr_get_string(compiler) : "?");
+  if (compiler && lt->defer) {
+    lt->refused = fn;
+    return PSG_ERR_UNSUPPORTED;
+  }
+  if (compiler) return refuse(lt, fn);
   char *candidate = NULL;
   const char *name = NULL;
   psg_status st = psgi_lower_te_candidate_name(lt->ctx, fn, &candidate);
   if (!st) st = fresh_name(lt, candidate, &name);
   psgi_free(lt->ctx, candidate);
   if (st) return st;
-  lowered l = {fn, h, NULL, NULL};
-  st = lt->lower(lt->ctx, fn, name, lt->user, &l.prim);
-  if (!st && !l.prim) st = PSG_ERR_INTERNAL;
-  if (st) {
-    if (st == PSG_ERR_NOMEM) return st;
-    return psgi_diag_add(lt->ctx, PSG_SEVERITY_ERROR, st, psgi_span_where(&fn->span), fn->span.line, fn->span.col, NULL,
-                         0, NULL, "LowerTE: lowering the Primitive function @%s failed (%s)", name, psg_status_str(st));
-  }
-  /* TVM's PrimFunc carries its name as global_symbol. */
-  if (!psg_attrs_get(psg_tir_prim_func_get_attrs(l.prim), "global_symbol")) {
-    psg_attr *sym = NULL;
-    psg_tir_prim_func *named = NULL;
-    if (!(st = psg_attr_string(lt->ctx, name, strlen(name), &sym))) st = psg_tir_prim_func_with_attr(l.prim, "global_symbol", sym, &named);
-    psg_attr_release(sym);
-    psg_tir_release(l.prim);
-    if (st) return st;
-    l.prim = named;
-  }
+  lowered l = {fn, h, NULL, NULL, name, false};
+  if (!lt->defer && (st = lower_now(lt, &l)) != PSG_OK) return st;
   if ((st = psg_global_var_create(lt->ctx, name, NULL, &l.gv)) != PSG_OK || !PSGI_VEC_PUSH(lt->ctx, &lt->done, l)) {
     psg_expr_release(l.gv);
     psg_tir_release(l.prim);
@@ -254,6 +314,24 @@ static psg_status pre(psg_mutator *m, const psg_expr *e, psg_expr **replacement)
   return PSG_OK;
 }
 
+/* *cur with the PrimFuncs appended, in lowering order, as one new module
+ * (adding them one at a time copied the module once per PrimFunc). */
+static psg_status add_prim_funcs(lower_te *lt, psg_module **cur) {
+  psg_module *m = *cur, *next = NULL;
+  size_t n = m->n + lt->done.len;
+  psgi_module_entry *es = psgi_alloc(lt->ctx, psgi_mul_size(n, sizeof *es));
+  if (!es) return psgi_nomem(lt->ctx);
+  memcpy(es, m->entries, m->n * sizeof *es);
+  for (size_t i = 0; i < lt->done.len; i++)
+    es[m->n + i] = (psgi_module_entry){lt->done.data[i].gv, NULL, lt->done.data[i].prim, psgi_tir_prim_func_ops()};
+  psg_status st = psgi_module_from_entries_of(m, es, n, m->attrs, &next);
+  psgi_free(lt->ctx, es);
+  if (st) return st;
+  psg_module_release(m);
+  *cur = next;
+  return PSG_OK;
+}
+
 static psg_status rewrite(lower_te *lt, psg_module **out) {
   psg_ctx *ctx = lt->ctx;
   psg_module *cur = (psg_module *)lt->mod;
@@ -280,14 +358,8 @@ static psg_status rewrite(lower_te *lt, psg_module **out) {
     }
   }
   psg_mutator_fini(&m);
-  for (size_t i = 0; i < lt->done.len && !st; i++) {
-    psg_module *next = NULL;
-    st = psg_module_add_prim_func(cur, lt->done.data[i].gv, lt->done.data[i].prim, &next);
-    if (!st) {
-      psg_module_release(cur);
-      cur = next;
-    }
-  }
+  if (lt->defer) st = lower_deferred(lt, st);
+  if (!st && lt->done.len) st = add_prim_funcs(lt, &cur);
   if (!st) st = psgi_infer_module_types(ctx, cur);
   if (st) {
     psg_module_release(cur);
@@ -299,10 +371,15 @@ static psg_status rewrite(lower_te *lt, psg_module **out) {
 
 psg_status psgi_lower_te(psg_ctx *ctx, const psg_module *mod, const char *module_name, psgi_lower_primitive_fn lower,
                          void *user, psg_module **out) {
+  return psgi_lower_te_on(ctx, mod, module_name, lower, user, NULL, out);
+}
+
+psg_status psgi_lower_te_on(psg_ctx *ctx, const psg_module *mod, const char *module_name,
+                            psgi_lower_primitive_fn lower, void *user, psg_pass_context *threads, psg_module **out) {
   *out = NULL;
   if (!mod || !lower) return PSG_ERR_INVALID_ARGUMENT;
   lower_te lt = {.ctx = ctx, .mod = mod, .prefix = module_name && *module_name ? module_name : NULL,
-                 .lower = lower, .user = user};
+                 .lower = lower, .user = user, .defer = threads && psgi_pass_context_threads(threads) > 1, .pc = threads};
   psgi_map_init(&lt.names, ctx);
   psgi_map_init(&lt.let_prims, ctx);
   psgi_arena_init(&lt.arena, ctx);

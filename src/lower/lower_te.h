@@ -9,6 +9,7 @@
 #define PSG_LOWER_TE_H
 
 #include "passage/module.h"
+#include "passage/pass.h"
 #include "passage/tir.h"
 
 /* Lowers Primitive function `fn` (typed: InferType ran) to a PrimFunc whose
@@ -46,5 +47,12 @@ uint64_t psgi_lower_te_std_hash(const char *s, size_t len);
  * failure *out is NULL and `mod` is unchanged (modules are immutable). */
 psg_status psgi_lower_te(psg_ctx *ctx, const psg_module *mod, const char *module_name, psgi_lower_primitive_fn lower,
                          void *user, psg_module **out);
+
+/* psgi_lower_te, with `threads` (a PassContext, or NULL): the lowerings run
+ * on its threads (parallel_calls.h; `lower` must be thread-safe),
+ * with the serial run's output and diagnostics. */
+psg_status psgi_lower_te_on(psg_ctx *ctx, const psg_module *mod, const char *module_name,
+                            psgi_lower_primitive_fn lower, void *user, psg_pass_context *threads,
+                            psg_module **out);
 
 #endif

@@ -30,7 +30,9 @@ static psg_status lower_te(psg_module *mod, psg_pass_context *pc, void *user, ps
   psg_attr *name = psg_attrs_get(user, "module_name"); /* declared String, default below */
   bool schedule = psg_attr_get_bool(psg_attrs_get(user, "default_schedule")) &&
                   psg_pass_context_config_bool(pc, "passage.lower.use_default_schedule");
-  return psgi_lower_te(mod->ctx, mod, psg_attr_get_string(name), lower_with_te, &schedule, out);
+  /* The TE layer's lowering and schedules share only immutable IR. */
+  return psgi_lower_te_on(mod->ctx, mod, psg_attr_get_string(name), lower_with_te, &schedule,
+                          pc, out);
 }
 
 /* TVM names a model's functions with the prefix "tvmgen_" + the module

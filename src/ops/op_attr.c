@@ -22,7 +22,11 @@ typedef struct table {
 } table;
 
 static void hook_free(psgi_op_hook *h, psg_ctx *ctx) {
-  if (h->free_user) h->free_user(h->user);
+  if (h->free_user) {
+    bool was = psgi_exclusive_begin(false); /* users' code (support.h) */
+    h->free_user(h->user);
+    psgi_exclusive_end(was);
+  }
   psgi_free(ctx, h);
 }
 
@@ -73,7 +77,11 @@ psg_status psg_op_attr_set(psg_ctx *ctx, const char *op, const char *key, psg_op
   psgi_op_hook *h = st ? NULL : psgi_calloc(ctx, sizeof *h);
   if (!st && !h) st = psgi_nomem(ctx);
   if (st) {
-    if (free_user) free_user(user);
+    if (free_user) {
+      bool was = psgi_exclusive_begin(false); /* users' code (support.h) */
+      free_user(user);
+      psgi_exclusive_end(was);
+    }
     return st;
   }
   *h = (psgi_op_hook){.refcount = 1, .op = (uint32_t)index, .key = ikey, .level = plevel, .fn = fn,
@@ -168,7 +176,9 @@ psg_status psgi_op_hook_call(psg_ctx *ctx, psgi_op_hook *h, const psg_attrs *att
                              size_t nargs, const psg_type *const *types, size_t ntypes, const char *const *layouts,
                              size_t nlayouts, psg_expr **out) {
   *out = NULL;
+  bool was = psgi_exclusive_begin(false); /* users' code (support.h) */
   psg_status st = h->fn(ctx, attrs, args, nargs, types, ntypes, layouts, nlayouts, h->user, out);
+  psgi_exclusive_end(was);
   if (st) {
     if (*out) psg_expr_release(*out);
     *out = NULL;

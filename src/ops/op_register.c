@@ -23,7 +23,11 @@ typedef struct behaviour {
 
 static void behaviour_free(psg_ctx *ctx, void *p) {
   behaviour *b = p;
-  if (b && b->free_user) b->free_user(b->user);
+  if (b && b->free_user) {
+    bool was = psgi_exclusive_begin(false); /* users' code (support.h) */
+    b->free_user(b->user);
+    psgi_exclusive_end(was);
+  }
   psgi_free(ctx, b);
 }
 
@@ -36,7 +40,9 @@ static psg_status custom_rel(psgi_op_call *call, const psg_type *const *args, si
     return psgi_op_fail(call, PSG_ERR_TYPE, "'%s' takes %d argument%s, got %zu", name, b->num_inputs,
                         b->num_inputs == 1 ? "" : "s", nargs);
   if (b->builtin) return b->builtin(call, args, nargs, out);
+  bool was = psgi_exclusive_begin(false); /* users' code (support.h) */
   psg_status st = b->host(call->ctx, args, nargs, call->attrs, b->user, out);
+  psgi_exclusive_end(was);
   if (st) {
     *out = NULL;
     return st;
@@ -138,7 +144,11 @@ psg_status psg_op_add_type_rel(psg_ctx *ctx, const char *name, const char *rel_n
   const char *iname = st ? NULL : psgi_intern(ctx, rel_name, strlen(rel_name));
   if (!st && !iname) st = psgi_nomem(ctx);
   if (st) {
-    if (free_user) free_user(user);
+    if (free_user) {
+      bool was = psgi_exclusive_begin(false); /* users' code (support.h) */
+      free_user(user);
+      psgi_exclusive_end(was);
+    }
     return st;
   }
   *b = (behaviour){.impl = b->impl, .num_inputs = b->num_inputs, .support_level = b->support_level,

@@ -33,7 +33,11 @@ void psg_instrument_retain(psg_instrument *in) {
 void psg_instrument_release(psg_instrument *in) {
   if (!in || !psgi_ref_dec(&in->refcount)) return;
   psg_ctx *ctx = in->ctx;
-  if (in->free_user) in->free_user(in->user);
+  if (in->free_user) {
+    bool was = psgi_exclusive_begin(false);
+    in->free_user(in->user);
+    psgi_exclusive_end(was);
+  }
   psgi_free(ctx, in->name);
   psgi_free(ctx, in);
   psgi_ctx_object_died(ctx);
@@ -105,7 +109,7 @@ static void failed_range(psg_pass_context *pc, const snapshot *s, size_t from, s
   }
 }
 
-psg_status psgi_instruments_before(psg_pass_context *pc, const psg_module *mod,
+static psg_status call_instruments_before(psg_pass_context *pc, const psg_module *mod,
                                    const psg_pass_info *info, bool *run) {
   *run = true;
   snapshot s;
@@ -143,7 +147,7 @@ done:
   return st;
 }
 
-psg_status psgi_instruments_after(psg_pass_context *pc, const psg_module *mod,
+static psg_status call_instruments_after(psg_pass_context *pc, const psg_module *mod,
                                   const psg_pass_info *info) {
   snapshot s;
   if (!take_snapshot(pc, &s)) return psgi_nomem(pc->ctx);
@@ -161,7 +165,7 @@ psg_status psgi_instruments_after(psg_pass_context *pc, const psg_module *mod,
   return st;
 }
 
-void psgi_instruments_after_failed(psg_pass_context *pc, const psg_module *mod,
+static void call_instruments_after_failed(psg_pass_context *pc, const psg_module *mod,
                                    const psg_pass_info *info) {
   snapshot s;
   if (!take_snapshot(pc, &s)) return;
@@ -169,7 +173,7 @@ void psgi_instruments_after_failed(psg_pass_context *pc, const psg_module *mod,
   drop_snapshot(pc, &s);
 }
 
-psg_status psgi_instruments_enter(psg_pass_context *pc) {
+static psg_status call_instruments_enter(psg_pass_context *pc) {
   snapshot s;
   if (!take_snapshot(pc, &s)) return psgi_nomem(pc->ctx);
   psg_status st = PSG_OK;
@@ -191,7 +195,7 @@ psg_status psgi_instruments_enter(psg_pass_context *pc) {
   return st;
 }
 
-psg_status psgi_instruments_exit(psg_pass_context *pc) {
+static psg_status call_instruments_exit(psg_pass_context *pc) {
   snapshot s;
   if (!take_snapshot(pc, &s)) return psgi_nomem(pc->ctx);
   psg_status st = PSG_OK;
@@ -206,5 +210,40 @@ psg_status psgi_instruments_exit(psg_pass_context *pc) {
     }
   }
   drop_snapshot(pc, &s);
+  return st;
+}
+
+/* Instruments are users' code (support.h: exclusive mode off around them). */
+psg_status psgi_instruments_before(psg_pass_context *pc, const psg_module *mod, const psg_pass_info *info, bool *run) {
+  bool was = psgi_exclusive_begin(false);
+  psg_status st = call_instruments_before(pc, mod, info, run);
+  psgi_exclusive_end(was);
+  return st;
+}
+
+psg_status psgi_instruments_after(psg_pass_context *pc, const psg_module *mod, const psg_pass_info *info) {
+  bool was = psgi_exclusive_begin(false);
+  psg_status st = call_instruments_after(pc, mod, info);
+  psgi_exclusive_end(was);
+  return st;
+}
+
+void psgi_instruments_after_failed(psg_pass_context *pc, const psg_module *mod, const psg_pass_info *info) {
+  bool was = psgi_exclusive_begin(false);
+  call_instruments_after_failed(pc, mod, info);
+  psgi_exclusive_end(was);
+}
+
+psg_status psgi_instruments_enter(psg_pass_context *pc) {
+  bool was = psgi_exclusive_begin(false);
+  psg_status st = call_instruments_enter(pc);
+  psgi_exclusive_end(was);
+  return st;
+}
+
+psg_status psgi_instruments_exit(psg_pass_context *pc) {
+  bool was = psgi_exclusive_begin(false);
+  psg_status st = call_instruments_exit(pc);
+  psgi_exclusive_end(was);
   return st;
 }

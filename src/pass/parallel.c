@@ -7,7 +7,7 @@
  * replayed in module order; the entries after the first failure are
  * dropped with theirs) and the instruments (one before and one after the
  * whole pass, on the calling thread) are those of the serial run. */
-#include "pass/pass_internal.h"
+#include "pass/parallel_calls.h"
 #include "support/thread_pool.h"
 
 typedef struct precomputed_entry {
@@ -34,7 +34,7 @@ struct psgi_precomputed {
  * callback that runs a pass runs it serially). */
 static _Thread_local bool on_worker;
 /* The loop whose tasks this thread caches for (run_one to leave). */
-static _Thread_local psgi_precomputed *caching_for;
+static _Thread_local const void *caching_for;
 
 unsigned psgi_pass_context_threads(psg_pass_context *pc) {
   int64_t n = psg_pass_context_config_int(pc, "passage.num_threads");
@@ -128,4 +128,83 @@ void psgi_precomputed_free(psgi_precomputed *r) {
   psgi_free(r->ctx, r->index);
   psgi_free(r->ctx, r->entries);
   psgi_free(r->ctx, r);
+}
+
+/* Independent calls (parallel_calls.h) ----------------------------------- */
+
+typedef struct call_result {
+  bool ran;
+  psg_status st;
+  psgi_diag_list *diags;
+} call_result;
+
+struct psgi_parallel_calls {
+  psg_ctx *ctx;
+  psg_pass_context *current;
+  psgi_index_call_fn call;
+  void *user;
+  size_t n;
+  call_result *results;
+};
+
+static bool run_call(void *user, size_t i) {
+  psgi_parallel_calls *c = user;
+  if (caching_for != c) {
+    caching_for = c;
+    psgi_ctx_thread_cache_begin(c->ctx);
+  }
+  call_result *cr = &c->results[i];
+  bool was_worker = on_worker;
+  on_worker = true;
+  psgi_diag_list *saved = NULL;
+  cr->ran = true;
+  cr->st = psgi_diag_capture_begin(c->ctx, &saved);
+  bool capturing = !cr->st, pushed = false;
+  if (!cr->st && c->current) pushed = !(cr->st = psgi_pass_context_push(c->current));
+  if (!cr->st) cr->st = c->call(c->user, i);
+  if (pushed) psgi_pass_context_pop(c->current);
+  if (capturing) cr->diags = psgi_diag_capture_end(c->ctx, saved);
+  on_worker = was_worker;
+  return cr->st == PSG_OK;
+}
+
+static void leave_calls(void *user) {
+  psgi_parallel_calls *c = user;
+  if (caching_for != c) return;
+  caching_for = NULL;
+  psgi_ctx_thread_cache_end(c->ctx);
+}
+
+psg_status psgi_parallel_calls_run(psg_ctx *ctx, psg_pass_context *pc, size_t n, psgi_index_call_fn call,
+                                   void *user, psgi_parallel_calls **out) {
+  *out = NULL;
+  if (on_worker || n < 2 || !pc) return PSG_OK;
+  if (pc->run_depth > 0) return PSG_OK; /* opt-bisect decides in the serial order */
+  unsigned threads = psgi_pass_context_threads(pc);
+  if (threads < 2) return PSG_OK;
+  psgi_parallel_calls *c = psgi_calloc(ctx, sizeof *c);
+  if (!c) return psgi_nomem(ctx);
+  *c = (psgi_parallel_calls){ctx, pc, call, user, n, psgi_calloc(ctx, n * sizeof *c->results)};
+  if (!c->results) {
+    psgi_free(ctx, c);
+    return psgi_nomem(ctx);
+  }
+  psgi_parallel_for(n, threads, run_call, leave_calls, c);
+  *out = c;
+  return PSG_OK;
+}
+
+psg_status psgi_parallel_calls_take(psgi_parallel_calls *c, size_t i) {
+  call_result *cr = i < c->n ? &c->results[i] : NULL;
+  if (!cr || !cr->ran) return psg_ctx_fail(c->ctx, PSG_ERR_INTERNAL, "no result for call %zu of a parallel loop", i);
+  psgi_diag_replay(c->ctx, cr->diags);
+  cr->diags = NULL;
+  return cr->st;
+}
+
+void psgi_parallel_calls_free(psgi_parallel_calls *c) {
+  if (!c) return;
+  for (size_t i = 0; i < c->n; i++) psgi_diag_capture_free(c->ctx, c->results[i].diags);
+  psgi_free(c->ctx, c->results);
+  psgi_free(c->ctx, c);
 }

@@ -3,6 +3,7 @@
  * the shared adaptor that maps a callback over a module's functions. The run
  * function around every body is in run.c. */
 #include "pass/pass_cache.h"
+#include "support/thread_pool.h"
 
 static psg_status make_pass(psg_ctx *ctx, int kind, const psg_pass_info *info, void *user,
                             void (*free_user)(void *), psg_pass **out) {
@@ -116,7 +117,11 @@ void psg_pass_release(psg_pass *p) {
   psgi_free(ctx, p->children);
   psgi_free(ctx, p->child_required);
   for (int b = 0; b < PSGI_NUM_PROPS; b++) psg_pass_release(p->ensure[b]);
-  if (p->free_user) p->free_user(p->user);
+  if (p->free_user) {
+    bool was = psgi_exclusive_begin(false); /* users' code (support.h) */
+    p->free_user(p->user);
+    psgi_exclusive_end(was);
+  }
   psg_pass_info_release(p->info);
   psg_attrs_release(p->options);
   psgi_free(ctx, p);
@@ -324,11 +329,16 @@ psg_status psg_pass_run(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_
   /* A run that may start threads (or in a process that has them) keeps the
    * caller's allocations and object counts in a thread cache too: its serial
    * parts then take no lock and touch no shared count (departure 170). */
-  bool cache = !psgi_single_threaded() || psgi_pass_context_threads(pc) > 1;
+  unsigned threads = psgi_pass_context_threads(pc);
+  bool cache = !psgi_single_threaded() || threads > 1;
   if (cache) psgi_ctx_thread_cache_begin(p->ctx);
+  /* The run's pass bodies share one pool of threads, started at the first
+   * parallel loop and parked between them. */
+  if (threads > 1) psgi_pool_enter(threads);
   psgi_validate_run_begin(pc);
   psg_status st = psgi_pass_call(p, mod, pc, out);
   psgi_validate_run_end(pc);
+  if (threads > 1) psgi_pool_exit();
   if (cache) psgi_ctx_thread_cache_end(p->ctx);
   psgi_bisect_run_end(pc, bisect);
   return st;

@@ -26,7 +26,7 @@ static psg_status ensure(psg_pass *p, unsigned want, psg_module **mod, psg_pass_
   return PSG_OK;
 }
 
-static psg_status body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
+static psg_status kind_body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
   switch (p->kind) {
   case PSG_PASS_MODULE: return psgi_module_body(p, mod, pc, out);
   case PSG_PASS_FUNCTION:
@@ -34,6 +34,16 @@ static psg_status body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_m
   case PSG_PASS_SEQUENTIAL: return psgi_sequential_body(p, mod, pc, out);
   }
   return psg_ctx_fail(p->ctx, PSG_ERR_INTERNAL, "unknown pass kind %d", p->kind);
+}
+
+/* A built-in pass's own body may run in exclusive mode (support.h); a
+ * user's never does (its code may start threads). A Sequential's body is
+ * its children's calls, each deciding for itself. */
+static psg_status body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
+  bool was = p->kind == PSG_PASS_SEQUENTIAL ? false : psgi_exclusive_begin(p->trusted);
+  psg_status st = kind_body(p, mod, pc, out);
+  if (p->kind != PSG_PASS_SEQUENTIAL) psgi_exclusive_end(was);
+  return st;
 }
 
 /* Checks after the body: testing.immutable_module (the input's structural

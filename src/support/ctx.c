@@ -46,10 +46,32 @@ psg_status psgi_ctx_create(const psg_allocator *alloc, psg_ctx **out) {
   return PSG_OK;
 }
 
+/* The object counts this thread batches (psgi_ctx_thread_cache_begin): its
+ * context, the births minus the deaths not yet applied (each object holds
+ * one live count and one context reference, so one delta serves both), the
+ * other context references taken minus those dropped (psg_ctx_retain and
+ * psg_ctx_release: every release of a TIR or Relay node that frees it
+ * holds the context meanwhile, and both threads of a loop doing that on the
+ * one count made it the hottest cache line of a parallel pass), and how
+ * many begins the next ends must match. */
+static _Thread_local struct {
+  psg_ctx *ctx;
+  int64_t delta;
+  int64_t refs;
+  unsigned depth;
+} batch;
+
+/* Whether this thread batches ctx's counts (a relaxed load while none does). */
+static inline bool batching(psg_ctx *ctx) {
+  return __atomic_load_n(&ctx->batching, __ATOMIC_RELAXED) && batch.ctx == ctx;
+}
+
 /* Counts are atomic but while the process has a single thread (support.h). */
 void psg_ctx_retain(psg_ctx *ctx) {
   if (!ctx) return;
-  if (psgi_single_threaded())
+  if (batching(ctx))
+    batch.refs++;
+  else if (psgi_single_threaded())
     ctx->refcount++;
   else
     __atomic_fetch_add(&ctx->refcount, 1, __ATOMIC_RELAXED);
@@ -78,6 +100,12 @@ static void ctx_destroy(psg_ctx *ctx) {
 
 void psg_ctx_release(psg_ctx *ctx) {
   if (!ctx) return;
+  /* Not the last reference while this thread batches: the cache's opener
+   * holds one outside it. */
+  if (batching(ctx)) {
+    batch.refs--;
+    return;
+  }
   if (psgi_single_threaded() ? --ctx->refcount == 0 : __atomic_fetch_sub(&ctx->refcount, 1, __ATOMIC_ACQ_REL) == 1)
     ctx_destroy(ctx);
 }
@@ -88,29 +116,18 @@ int64_t psg_ctx_live_objects(const psg_ctx *ctx) {
 
 bool psg_ctx_is_oom(const psg_ctx *ctx) { return __atomic_load_n(&ctx->oom, __ATOMIC_RELAXED); }
 
-/* The object counts this thread batches (psgi_ctx_thread_cache_begin): its
- * context, the births minus the deaths not yet applied (each object holds
- * one live count and one context reference, so one delta serves both), and
- * how many begins the next ends must match. */
-static _Thread_local struct {
-  psg_ctx *ctx;
-  int64_t delta;
-  unsigned depth;
-} batch;
 
-/* Whether this thread batches ctx's counts (a relaxed load while none does). */
-static inline bool batching(psg_ctx *ctx) {
-  return __atomic_load_n(&ctx->batching, __ATOMIC_RELAXED) && batch.ctx == ctx;
-}
-
+/* A thread that batches keeps batching in exclusive mode (support.h): its
+ * delta may hold births whose deaths would otherwise take the context's
+ * count below the references it really has. */
 void psgi_ctx_object_born(psg_ctx *ctx) {
+  if (batching(ctx)) {
+    batch.delta++;
+    return;
+  }
   if (psgi_single_threaded()) {
     ctx->live_objects++;
     ctx->refcount++;
-    return;
-  }
-  if (batching(ctx)) {
-    batch.delta++;
     return;
   }
   __atomic_fetch_add(&ctx->live_objects, 1, __ATOMIC_RELAXED);
@@ -118,13 +135,13 @@ void psgi_ctx_object_born(psg_ctx *ctx) {
 }
 
 void psgi_ctx_object_died(psg_ctx *ctx) {
+  if (batching(ctx)) {
+    batch.delta--;
+    return;
+  }
   if (psgi_single_threaded()) {
     ctx->live_objects--;
     if (--ctx->refcount == 0) ctx_destroy(ctx);
-    return;
-  }
-  if (batching(ctx)) {
-    batch.delta--;
     return;
   }
   __atomic_fetch_sub(&ctx->live_objects, 1, __ATOMIC_RELAXED);
@@ -136,6 +153,7 @@ void psgi_ctx_thread_cache_begin(psg_ctx *ctx) {
   if (batch.depth++) return;
   batch.ctx = ctx;
   batch.delta = 0;
+  batch.refs = 0;
   __atomic_fetch_add(&ctx->batching, 1, __ATOMIC_RELAXED);
   if (ctx->alloc.realloc == psgi_default_realloc) psgi_pool_cache_begin(ctx->alloc.user);
 }
@@ -143,11 +161,12 @@ void psgi_ctx_thread_cache_begin(psg_ctx *ctx) {
 void psgi_ctx_thread_cache_end(psg_ctx *ctx) {
   if (!ctx || batch.ctx != ctx || --batch.depth) return;
   if (ctx->alloc.realloc == psgi_default_realloc) psgi_pool_cache_end(ctx->alloc.user);
-  int64_t d = batch.delta;
+  int64_t live = batch.delta, d = batch.delta + batch.refs;
   batch.ctx = NULL;
   batch.delta = 0;
+  batch.refs = 0;
   __atomic_fetch_sub(&ctx->batching, 1, __ATOMIC_RELAXED);
-  __atomic_fetch_add(&ctx->live_objects, d, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&ctx->live_objects, live, __ATOMIC_RELAXED);
   if (d >= 0) {
     __atomic_fetch_add(&ctx->refcount, (uint32_t)d, __ATOMIC_RELAXED);
   } else if (__atomic_fetch_sub(&ctx->refcount, (uint32_t)-d, __ATOMIC_ACQ_REL) == (uint32_t)-d) {

@@ -93,6 +93,13 @@ static bool render(psg_ctx *ctx, psg_diag *d, const char *src, size_t src_len) {
   return d->rendered != NULL;
 }
 
+/* A sink is users' code: exclusive mode (support.h) is off around it. */
+static void call_sink(psg_diag_sink sink, void *user, const psg_diag *d) {
+  bool was = psgi_exclusive_begin(false);
+  sink(user, d);
+  psgi_exclusive_end(was);
+}
+
 psg_status psgi_nomem(psg_ctx *ctx) {
   __atomic_store_n(&ctx->oom, true, __ATOMIC_RELAXED);
   pthread_mutex_lock(&ctx->lock);
@@ -112,7 +119,7 @@ psg_status psgi_nomem(psg_ctx *ctx) {
   psg_diag_sink sink = ctx->sink;
   void *user = ctx->sink_user;
   pthread_mutex_unlock(&ctx->lock);
-  if (sink) sink(user, &nomem_diag);
+  if (sink) call_sink(sink, user, &nomem_diag);
   return PSG_ERR_NOMEM;
 }
 
@@ -153,7 +160,7 @@ psg_status psgi_diag_vadd(psg_ctx *ctx, int severity, psg_status code, const cha
     diag_free(ctx, d);
     return psgi_nomem(ctx), code;
   }
-  if (sink) sink(user, d);
+  if (sink) call_sink(sink, user, d);
   return code;
 }
 
@@ -406,7 +413,7 @@ void psgi_diag_replay(psg_ctx *ctx, psgi_diag_list *list) {
       psgi_nomem(ctx);
       continue;
     }
-    if (sink) sink(user, d);
+    if (sink) call_sink(sink, user, d);
   }
   PSGI_VEC_FREE(ctx, &list->items);
   psgi_free(ctx, list);

@@ -13,12 +13,28 @@
  * counts and the allocator's lock then use plain instructions instead of
  * atomic ones (~10 ns each on the virtual machines we measure on), as glibc's
  * manual suggests. False where unknown. */
+/* Also true while the calling thread is the only one running library code:
+ * a built-in pass body of a run whose other threads are the run's own parked
+ * pool threads (psgi_exclusive, exclusive.c; docs/design.md departure 220). */
+extern bool psgi_exclusive; /* atomic (relaxed) */
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
 #include <sys/single_threaded.h>
-static inline bool psgi_single_threaded(void) { return __libc_single_threaded; }
+static inline bool psgi_single_threaded(void) {
+  return __libc_single_threaded || __atomic_load_n(&psgi_exclusive, __ATOMIC_RELAXED);
+}
 #else
 static inline bool psgi_single_threaded(void) { return false; }
 #endif
+
+/* Exclusive mode (exclusive.c). psgi_exclusive_begin(true) enters it when
+ * the calling thread has a pool region open (thread_pool.h) and the
+ * process's threads are this one and the pools' threads (the kernel's
+ * count), psgi_exclusive_begin(false) leaves it for code that is not the
+ * library's (a user's callback may start a thread); each returns the state
+ * to give psgi_exclusive_end, which restores it (re-counting the threads
+ * when it turns the mode back on). */
+bool psgi_exclusive_begin(bool on);
+void psgi_exclusive_end(bool was);
 
 /* Per-thread caches of a context (docs/design.md departure 170): from
  * psgi_ctx_thread_cache_begin to the matching psgi_ctx_thread_cache_end, the

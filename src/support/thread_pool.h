@@ -23,13 +23,30 @@ typedef void (*psgi_leave_fn)(void *user);
  * leave is not NULL). The indices are split into one contiguous range per
  * thread, each taken in order (by its thread first, then by any that has
  * finished its own); once task k has failed, tasks after k are not started
- * (those before k all run, as one of them may fail too). Threads are started for the call and detached: one that starts
- * after the tasks are all taken exits without running any, and the call
- * does not wait for it; one that cannot be started leaves its share to the
- * others. With threads < 2 or n < 2 the tasks run in order on the caller,
+ * (those before k all run, as one of them may fail too). The threads are
+ * the open region's pool (psgi_pool_enter) or started for the call; one
+ * that wakes or starts after the tasks are all taken runs none, and the
+ * call does not wait for it; one that cannot be started leaves its share
+ * to the others. With threads < 2 or n < 2 the tasks run in order on the caller,
  * stopping at the first failure. Returns the number of threads that could
  * take tasks, the caller included. */
 unsigned psgi_parallel_for(size_t n, unsigned threads, psgi_task_fn fn, psgi_leave_fn leave, void *user);
+
+/* Opens a region on the calling thread whose parallel loops share one pool
+ * of threads-1 threads: started at the region's first loop (none if no loop
+ * runs), parked between loops, and told to exit when the region closes
+ * (they are detached; psgi_pool_exit does not wait for them). Regions nest:
+ * an inner enter joins the outer region. Outside a region each loop starts
+ * and closes a pool of its own. */
+void psgi_pool_enter(unsigned threads);
+void psgi_pool_exit(void);
+
+/* Whether the calling thread has a region open and is neither running a
+ * loop's tasks nor one of the pools' threads (exclusive.c's precondition). */
+bool psgi_pool_region_open(void);
+/* Threads the pools started that have not yet finished (they are about to
+ * exit or parked in a pool). */
+unsigned psgi_pool_live_threads(void);
 
 /* The number of processors online (at least 1). */
 unsigned psgi_num_processors(void);

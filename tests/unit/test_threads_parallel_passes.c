@@ -316,10 +316,60 @@ static void test_zero_and_one_function(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* LowerTE lowers its Primitive functions on the threads (lower_te.c,
+ * parallel_calls.h) and reports what the serial run reports: the first
+ * failing lowering in rewrite order with the TE layer's error before it, or
+ * a Compiler function's refusal when it comes first; nothing of the
+ * functions after it. */
+static void test_lower_te_failures_as_serial(void) {
+  static const char *const modules[] = {
+      /* a lowering fails (dynamic shape) before a refusal and another failure */
+      HDR "def @main(%a: Tensor[(2, 4), float32], %d: Tensor[(?, 4), float32]) {\n"
+          "  %0 = fn(%x: Tensor[(2, 4), float32], Primitive=1) { nn.relu(%x) };\n"
+          "  %1 = fn(%x: Tensor[(2, 4), float32], Primitive=1) { add(%x, %x) };\n"
+          "  %2 = fn(%x: Tensor[(?, 4), float32], Primitive=1) { exp(%x) };\n"
+          "  %3 = fn(%x: Tensor[(2, 4), float32], Primitive=1, Compiler=\"ext\") { negative(%x) };\n"
+          "  %4 = fn(%x: Tensor[(?, 4), float32], Primitive=1) { sqrt(%x) };\n"
+          "  (%0(%a), %1(%a), %2(%d), %3(%a), %4(%d))\n}\n",
+      /* the refusal comes first */
+      HDR "def @main(%a: Tensor[(2, 4), float32], %d: Tensor[(?, 4), float32]) {\n"
+          "  %0 = fn(%x: Tensor[(2, 4), float32], Primitive=1) { nn.relu(%x) };\n"
+          "  %1 = fn(%x: Tensor[(2, 4), float32], Primitive=1, Compiler=\"ext\") { negative(%x) };\n"
+          "  %2 = fn(%x: Tensor[(?, 4), float32], Primitive=1) { exp(%x) };\n"
+          "  (%0(%a), %1(%a), %2(%d))\n}\n",
+      /* every lowering succeeds; two are the same function (lowered once) */
+      HDR "def @main(%a: Tensor[(2, 4), float32], %b: Tensor[(3, 4), float32]) {\n"
+          "  %0 = fn(%x: Tensor[(2, 4), float32], Primitive=1) { nn.relu(%x) };\n"
+          "  %1 = fn(%x: Tensor[(3, 4), float32], Primitive=1) { add(%x, %x) };\n"
+          "  %2 = fn(%x: Tensor[(2, 4), float32], Primitive=1) { nn.relu(%x) };\n"
+          "  %3 = fn(%x: Tensor[(3, 4), float32], Primitive=1) { exp(%x) };\n"
+          "  (%0(%a), %1(%b), %2(%a), %3(%b))\n}\n",
+  };
+  static const char *const expected[] = {"LowerTE: lowering the Primitive function @tvmgen_default_fused_exp failed",
+                                         "Compiler=\"ext\" needs external codegen", "status 0\n"};
+  psg_ctx *ctx = check_ctx();
+  for (size_t k = 0; k < sizeof modules / sizeof *modules; k++) {
+    psg_module *in = parse(ctx, modules[k]);
+    CHECK(in != NULL);
+    char *serial = run_text(ctx, in, "LowerTE", NULL, 1, NULL);
+    CHECK(strstr(serial, expected[k]) != NULL);
+    CHECK(k != 0 || strstr(serial, "sqrt") == NULL);
+    for (int threads = 2; threads <= 4; threads += 2) {
+      char *threaded = run_text(ctx, in, "LowerTE", NULL, threads, NULL);
+      check_same("LowerTE", serial, threaded);
+      free(threaded);
+    }
+    free(serial);
+    psg_module_release(in);
+  }
+  CHECK_CTX_CLEAN(ctx);
+}
+
 int main(void) {
   RUN_TEST(test_generated_module_through_o3_and_lowering);
   RUN_TEST(test_prim_func_pass_diagnostics_as_serial);
   RUN_TEST(test_function_pass_diagnostics_as_serial);
   RUN_TEST(test_zero_and_one_function);
+  RUN_TEST(test_lower_te_failures_as_serial);
   return check_finish();
 }
