@@ -22,6 +22,7 @@
  * children one by one, so errors and warnings are exactly the uncached
  * run's. Not used (the per-pass cache stands) under instruments, opt-bisect,
  * validate-each or testing.immutable_module: those must see each pass run. */
+#include "ops/op_attr.h"
 #include "pass/pass_cache.h"
 
 enum { MAX_GROUP_DEPTH = 8 };
@@ -54,12 +55,20 @@ static bool typing_only(const psgi_pass_list *req) {
   return true;
 }
 
+/* AlterOpLayout is not cacheable (it calls the hooks a host registers), but
+ * while no FTVMAlterOpLayout hook is registered it returns every function as
+ * it is (alter_op_layout.c): then it is a step, and -O3 one chain, not two. */
+static bool is_identity_now(const psg_pass *p) {
+  return p->kind == PSG_PASS_FUNCTION && p->trusted && !strcmp(p->info->name, "AlterOpLayout") &&
+         !psgi_op_hooks_any(p->ctx, "FTVMAlterOpLayout");
+}
+
 static bool is_step(const psg_pass *p, const psgi_pass_list *req) {
   if (!typing_only(req)) return false;
   if (is_infer_type(p)) return true;
   unsigned typing = p->needs | p->result_needs; /* InferType before the body, on the result */
-  return p->kind == PSG_PASS_FUNCTION && psg_pass_is_cacheable(p) && !(typing & ~(unsigned)PSG_PROP_TYPED) &&
-         (!typing || is_infer_type(p->ensure[0]));
+  return p->kind == PSG_PASS_FUNCTION && (psg_pass_is_cacheable(p) || is_identity_now(p)) &&
+         !(typing & ~(unsigned)PSG_PROP_TYPED) && (!typing || is_infer_type(p->ensure[0]));
 }
 
 static void add_step(chain *c, psg_pass *p, const psgi_pass_list *req) {
@@ -69,7 +78,7 @@ static void add_step(chain *c, psg_pass *p, const psgi_pass_list *req) {
     return;
   }
   c->keeps &= is_infer_type(p) ? ~0u : p->keeps;
-  c->cacheable += p->kind == PSG_PASS_FUNCTION;
+  c->cacheable += p->kind == PSG_PASS_FUNCTION && psg_pass_is_cacheable(p);
 }
 
 /* Appends the enabled children of Sequential `seq` from child `from` on while
@@ -263,8 +272,9 @@ static psg_status chain_text(chain *c) {
   for (size_t i = 0; i < c->steps.len; i++) {
     const step *s = &c->steps.data[i];
     bool typed = (s->p->needs & PSG_PROP_TYPED) || s->req->n;
-    psgi_buf_printf(&c->text, "step %s%s%s\n", typed && !is_infer_type(s->p) ? "typed " : "",
-                    s->p->spec ? s->p->spec : s->p->info->name, s->p->result_needs ? " typed" : "");
+    psgi_buf_printf(&c->text, "step %s%s%s%s\n", typed && !is_infer_type(s->p) ? "typed " : "",
+                    s->p->spec ? s->p->spec : s->p->info->name, s->p->result_needs ? " typed" : "",
+                    is_identity_now(s->p) ? " identity" : "");
   }
   return c->text.failed ? psgi_nomem(c->text.ctx) : PSG_OK;
 }
