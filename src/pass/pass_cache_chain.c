@@ -143,7 +143,7 @@ typedef struct fn_state {
   psgi_printed in;
   psgi_buf key, path;
   psg_expr *result; /* retained */
-  bool looked_up, hit, wanted;
+  bool looked_up, hit;
 } fn_state;
 
 /* Marks, in `want`, the entries the missed ones call, transitively: the
