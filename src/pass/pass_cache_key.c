@@ -114,6 +114,20 @@ static psg_status append_relay(psg_ctx *ctx, const psg_module *mod, const psg_ex
   return st;
 }
 
+/* A constant's bytes in the key: all of a small one; the two ends of a
+ * large one. A hit compares the stored input constants with the function's
+ * byte for byte anyway (pass_cache.c), so constants differing only in the
+ * middle share an entry file and take turns in it (misses, never a wrong
+ * hit), while a model's megabytes of weights are not hashed on every run. */
+static uint64_t constant_fingerprint(const psg_tensor *t) {
+  enum { END = 2048 };
+  const char *d = psg_tensor_data(t);
+  size_t n = psg_tensor_nbytes(t);
+  if (n <= 2 * END) return psgi_hash_bytes(d, n);
+  uint64_t ends[2] = {psgi_hash_bytes(d, END), psgi_hash_bytes(d + n - END, END)};
+  return psgi_hash_bytes(ends, sizeof ends);
+}
+
 psg_status psgi_pass_cache_key(psg_ctx *ctx, const char *steps, const psg_module *mod, psg_pass_context *pc,
                                const psgi_module_entry *e, const char *text, size_t len,
                                psg_tensor *const *meta, size_t nmeta, psgi_buf *key, bool *keyable) {
@@ -133,7 +147,7 @@ psg_status psgi_pass_cache_key(psg_ctx *ctx, const char *steps, const psg_module
   psgi_buf_printf(key, "function %zu %016llx\n", len, (unsigned long long)psgi_hash_bytes(text, len));
   for (size_t i = 0; i < nmeta; i++) /* the text names constants by index: their bytes count too */
     psgi_buf_printf(key, "constant %zu %016llx\n", psg_tensor_nbytes(meta[i]),
-                    (unsigned long long)psgi_hash_bytes(psg_tensor_data(meta[i]), psg_tensor_nbytes(meta[i])));
+                    (unsigned long long)constant_fingerprint(meta[i]));
   if (e->prim) *keyable = true;
   else st = append_relay(ctx, mod, e->func, key, keyable);
   if (!st && key->failed) st = psgi_nomem(ctx);
