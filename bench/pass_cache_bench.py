@@ -12,16 +12,22 @@ identical to the no-cache output of the same input; the script fails if not.
 
 Usage: bench/pass_cache_bench.py --passage BUILD/passage [--runs N] [--functions 256]
        [--lower] [--models] [--gen-args '...']"""
-import argparse, os, shutil, subprocess, sys, tempfile, time
+import argparse, os, resource, shutil, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 
+CPU = []  # CPU seconds (user + sys) of each run, beside its wall time
+
+
 def run(cmd):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     w = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     if r.returncode:
         sys.exit("failed: %s\n%s" % (" ".join(cmd), r.stderr))
     stats = [ln for ln in r.stderr.splitlines() if ln.startswith("pass cache:")]
@@ -34,9 +40,10 @@ def same(a, b):
 
 
 def measure(passage, base_in, edited_in, extra, runs, tmp):
-    """(no-cache s, cold s, warm-after-edit s, cold stats, warm stats)"""
+    """(no-cache s, cold s, warm-after-edit s, cold stats, warm stats, [CPU s of the three])"""
     out_n, out_c, out_w = (os.path.join(tmp, n) for n in ("n.txt", "c.txt", "w.txt"))
     best = [float("inf")] * 3
+    cpu = [float("inf")] * 3
     stats = ["", ""]
     ref_base = os.path.join(tmp, "ref_base.txt")
     run([passage, "opt", base_in, "-o", ref_base] + extra)
@@ -44,17 +51,17 @@ def measure(passage, base_in, edited_in, extra, runs, tmp):
     for _ in range(runs):
         shutil.rmtree(filled, ignore_errors=True)
         w, _s = run([passage, "opt", edited_in, "-o", out_n] + extra)
-        best[0] = min(best[0], w)
+        best[0], cpu[0] = min(best[0], w), min(cpu[0], CPU[-1])
         w, stats[0] = run([passage, "opt", base_in, "-o", out_c, "--pass-cache", filled, "--pass-cache-stats"] + extra)
-        best[1] = min(best[1], w)
+        best[1], cpu[1] = min(best[1], w), min(cpu[1], CPU[-1])
         warm = os.path.join(tmp, "warm")
         shutil.rmtree(warm, ignore_errors=True)
         shutil.copytree(filled, warm)
         w, stats[1] = run([passage, "opt", edited_in, "-o", out_w, "--pass-cache", warm, "--pass-cache-stats"] + extra)
-        best[2] = min(best[2], w)
+        best[2], cpu[2] = min(best[2], w), min(cpu[2], CPU[-1])
         if not same(out_c, ref_base) or not same(out_w, out_n):
             sys.exit("OUTPUT DIFFERS with the cache: %s %s" % (base_in, " ".join(extra)))
-    return best + stats
+    return best + stats + [cpu]
 
 
 def main():
@@ -67,7 +74,8 @@ def main():
     ap.add_argument("--models", action="store_true", help="the 8 real models instead")
     a = ap.parse_args()
     extra = ["-O3"] + (["--lower"] if a.lower else [])
-    print("%-22s %9s %9s %9s %8s  %s" % ("input", "no cache", "cold", "warm+edit", "saved", "warm run's counts"))
+    print("%-22s %9s %9s %9s %8s  %-26s %s" % ("input", "no cache", "cold", "warm+edit", "saved", "CPU s (none/cold/warm)",
+                                                 "warm run's counts"))
     with tempfile.TemporaryDirectory() as tmp:
         if a.models:
             from onnx_bench import MODELS
@@ -89,7 +97,8 @@ def main():
 
 def row(label, r):
     saved = 100.0 * (1 - r[2] / r[0])
-    print("%-22s %8.3fs %8.3fs %8.3fs %7.0f%%  %s" % (label, r[0], r[1], r[2], saved, r[4]))
+    cpu = "%.3f/%.3f/%.3f" % tuple(r[5])
+    print("%-22s %8.3fs %8.3fs %8.3fs %7.0f%%  %-26s %s" % (label, r[0], r[1], r[2], saved, cpu, r[4]))
     sys.stdout.flush()
 
 

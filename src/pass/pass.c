@@ -159,7 +159,7 @@ char *psg_pass_to_string(const psg_pass *p) {
 
 /* tvm-behavior §4.1: only Relay functions without Compiler, Extern or
  * SkipOptimization are given to a function pass. */
-static bool is_optimizable(const psg_expr *f) {
+bool psgi_function_is_optimizable(const psg_expr *f) {
   if (f->kind != PSG_EXPR_FUNCTION) return false;
   psg_attrs *a = f->u.fn.attrs;
   if (psg_attrs_get(a, "Compiler")) return false;
@@ -283,7 +283,7 @@ static psg_status call_function_pass(psg_expr *func, const psgi_module_entry *e,
 
 /* With threads (parallel.c): the callback on every chosen entry ahead of
  * the serial walk, which takes the results in its place. */
-static bool chosen_function(const psgi_module_entry *e) { return e->func && is_optimizable(e->func); }
+static bool chosen_function(const psgi_module_entry *e) { return e->func && psgi_function_is_optimizable(e->func); }
 
 static psg_status call_function_entry(const psgi_module_entry *e, void *user, void **out) {
   psg_expr *nf = NULL;
@@ -309,8 +309,8 @@ psg_status psgi_per_function_body(psg_pass *p, psg_module *mod, psg_pass_context
   psg_status st = psgi_parallel_precompute(p, mod, pc, chosen_function, call_function_entry, &pf,
                                            release_function, &pre);
   if (st) return *out = NULL, st;
-  if (!pre) return psgi_map_functions(mod, is_optimizable, call_function_pass, &pf, false, out);
-  st = psgi_map_functions(mod, is_optimizable, take_precomputed, pre, false, out);
+  if (!pre) return psgi_map_functions(mod, psgi_function_is_optimizable, call_function_pass, &pf, false, out);
+  st = psgi_map_functions(mod, psgi_function_is_optimizable, take_precomputed, pre, false, out);
   psgi_precomputed_free(pre);
   return st;
 }

@@ -11,10 +11,14 @@
  * Called from the serial walk and from worker threads alike: entries are
  * whole files renamed into place and the counts are atomic. */
 #include <errno.h>
+#include <stdio.h>
 #include "pass/pass_cache.h"
 #include "passage/text.h"
 #include "passage/tvmscript.h"
 #include "text/text_internal.h"
+
+typedef psgi_printed printed;
+typedef psgi_fn_kind fn_kind;
 
 enum { WRITE_FAILURES = 5 }; /* cache_counts slot: warn about the first only */
 
@@ -31,42 +35,21 @@ uint64_t psg_pass_context_cache_count(const psg_pass_context *pc, int which) {
   return __atomic_load_n(&pc->cache_counts[which], __ATOMIC_RELAXED);
 }
 
-static uint64_t count(psg_pass_context *pc, int which) {
+uint64_t psgi_pass_cache_count(psg_pass_context *pc, int which) {
   return __atomic_fetch_add(&pc->cache_counts[which], 1, __ATOMIC_RELAXED);
 }
 
-static const char *cache_dir(psg_pass_context *pc) {
+const char *psgi_pass_cache_dir(psg_pass_context *pc) {
   psg_attr *v = psg_pass_context_get_config(pc, "passage.pass_cache");
   const char *d = v && psg_attr_kind(v) == PSG_ATTR_STRING ? psg_attr_get_string(v) : NULL;
   return d && *d ? d : NULL;
 }
 
-/* A function as the cache stores it: its text, and the constants the text
- * references by index (borrowed from the function; Relay only). */
-typedef struct printed {
-  char *text;
-  size_t len;
-  psg_tensor **meta;
-  size_t nmeta;
-} printed;
-
-static void printed_free(psg_ctx *ctx, printed *p) {
+void psgi_printed_free(psg_ctx *ctx, printed *p) {
   psg_free(p->text);
   psgi_free(ctx, p->meta);
   memset(p, 0, sizeof *p);
 }
-
-/* The two kinds of function, seen through one interface. */
-typedef struct fn_kind {
-  psg_status (*print)(const void *fn, printed *out);
-  psg_status (*parse)(psg_ctx *ctx, const char *text, size_t len, const char *file, psg_tensor *const *meta,
-                      size_t nmeta, void **out);
-  psg_status (*run)(psg_pass *p, psg_module *mod, psg_pass_context *pc, const psgi_module_entry *e, void **out);
-  bool (*is_result)(const void *fn); /* a result worth storing */
-  bool (*equal)(const void *a, const void *b); /* structural equality */
-  void (*retain)(void *fn);
-  void (*release)(void *fn);
-} fn_kind;
 
 /* Runs a printer or parser with its diagnostics dropped: the cache's own
  * failures are reported as one warning (or not at all), never as the
@@ -86,7 +69,7 @@ static void quiet_end(psg_ctx *ctx, quiet *q) {
   if (q->capturing) psgi_diag_capture_free(ctx, psgi_diag_capture_end(ctx, q->saved));
 }
 
-static psg_status quiet_print(psg_ctx *ctx, const fn_kind *k, const void *fn, printed *out) {
+psg_status psgi_cache_quiet_print(psg_ctx *ctx, const fn_kind *k, const void *fn, printed *out) {
   quiet q;
   psg_status st = quiet_begin(ctx, &q);
   if (!st) st = k->print(fn, out);
@@ -142,7 +125,7 @@ static void warn(psg_pass *p, const char *fmt, const char *path, const char *det
 
 /* A stored entry for `key` whose input is `in`: its result in *out
  * (true), or false for a miss (absent, stale, or corrupt with a warning). */
-static bool lookup(psg_pass *p, psg_pass_context *pc, const fn_kind *k, const char *path, const psgi_buf *key,
+bool psgi_cache_lookup(psg_pass *p, psg_pass_context *pc, const fn_kind *k, const char *path, const psgi_buf *key,
                    const printed *in, void *self, const char *name, void **out) {
   psg_ctx *ctx = p->ctx;
   psgi_cache_entry en;
@@ -150,7 +133,7 @@ static bool lookup(psg_pass *p, psg_pass_context *pc, const fn_kind *k, const ch
   int r = psgi_cache_entry_read(path, &en, &why);
   if (r == PSGI_ENTRY_ABSENT) return false;
   if (r == PSGI_ENTRY_CORRUPT) {
-    count(pc, PSG_PASS_CACHE_CORRUPT);
+    psgi_pass_cache_count(pc, PSG_PASS_CACHE_CORRUPT);
     warn(p, "pass cache entry %s is unusable (%s); recomputing @%s", path, why, name);
     return false;
   }
@@ -161,7 +144,7 @@ static bool lookup(psg_pass *p, psg_pass_context *pc, const fn_kind *k, const ch
     *out = self;
   } else if (hit && (load_output(ctx, k, &en, in, path, out) || !k->is_result(*out))) {
     if (*out) k->release(*out), *out = NULL;
-    count(pc, PSG_PASS_CACHE_CORRUPT);
+    psgi_pass_cache_count(pc, PSG_PASS_CACHE_CORRUPT);
     warn(p, "pass cache entry %s is unusable (%s); recomputing @%s", path, "its output does not parse", name);
     hit = false;
   }
@@ -182,31 +165,37 @@ static bool reads_back(psg_ctx *ctx, const fn_kind *k, const printed *out, const
 }
 
 /* Stores `result` (computed from `self`, printed as `in`) under `key`. */
-static void store(psg_pass *p, psg_pass_context *pc, const fn_kind *k, const char *dir, const char *path,
+void psgi_cache_store(psg_pass *p, psg_pass_context *pc, const fn_kind *k, const char *dir, const char *path,
                   const psgi_buf *key, const printed *in, const void *self, const void *result, const char *name) {
   printed out = {0};
-  if (result != self && (quiet_print(p->ctx, k, result, &out) || !reads_back(p->ctx, k, &out, result))) {
-    printed_free(p->ctx, &out);
-    count(pc, PSG_PASS_CACHE_BYPASSED);
+  if (result != self && (psgi_cache_quiet_print(p->ctx, k, result, &out) || !reads_back(p->ctx, k, &out, result))) {
+    psgi_printed_free(p->ctx, &out);
+    psgi_pass_cache_count(pc, PSG_PASS_CACHE_BYPASSED);
     return;
   }
   psgi_cache_write w = {key->data, in->text, result == self ? NULL : out.text, key->len, in->len, out.len,
                         in->meta,  out.meta, in->nmeta, out.nmeta};
   bool ok = psgi_cache_entry_write(dir, path, &w);
   int err = errno;
-  printed_free(p->ctx, &out);
+  psgi_printed_free(p->ctx, &out);
   if (ok) {
-    count(pc, PSG_PASS_CACHE_STORES);
-  } else if (count(pc, WRITE_FAILURES) == 0) {
+    psgi_pass_cache_count(pc, PSG_PASS_CACHE_STORES);
+  } else if (psgi_pass_cache_count(pc, WRITE_FAILURES) == 0) {
     warn(p, "cannot write to pass cache %s (%s); results are not stored (first at @%s)", dir, strerror(err), name);
   }
+}
+
+psg_status psgi_pass_cache_entry_path(psg_ctx *ctx, const char *dir, const psgi_buf *key, psgi_buf *path) {
+  psgi_buf_printf(path, "%s/%016llx.entry", dir, (unsigned long long)psgi_hash_bytes(key->data, key->len));
+  return path->failed ? psgi_nomem(ctx) : PSG_OK;
 }
 
 static psg_status cached_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, const psgi_module_entry *e,
                               const fn_kind *k, void *self, void **out) {
   *out = NULL;
-  const char *dir = cache_dir(pc);
-  if (!dir || !psg_pass_is_cacheable(p)) return k->run(p, mod, pc, e, out);
+  const char *dir = psgi_pass_cache_dir(pc);
+  /* Inside a chain's own run (pass_cache_chain.c) the chain is the unit. */
+  if (!dir || !psg_pass_is_cacheable(p) || pc->cache_chain_runs) return k->run(p, mod, pc, e, out);
   psg_ctx *ctx = p->ctx;
   const char *name = e->gv->u.gvar.name;
   psgi_buf key, path;
@@ -215,28 +204,28 @@ static psg_status cached_call(psg_pass *p, psg_module *mod, psg_pass_context *pc
   printed in = {0};
   bool keyable = false;
   psg_status st = PSG_OK;
-  if (!quiet_print(ctx, k, self, &in)) st = psgi_pass_cache_key(p, mod, pc, e, in.text, in.len, in.meta, in.nmeta, &key, &keyable);
+  char steps[512];
+  snprintf(steps, sizeof steps, "pass %s %s\n", p->kind == PSG_PASS_PRIM_FUNC ? "prim_func" : "function",
+           p->spec ? p->spec : p->info->name);
+  if (!psgi_cache_quiet_print(ctx, k, self, &in))
+    st = psgi_pass_cache_key(ctx, steps, mod, pc, e, in.text, in.len, in.meta, in.nmeta, &key, &keyable);
   if (st || !keyable) {
-    if (!st) count(pc, PSG_PASS_CACHE_BYPASSED), st = k->run(p, mod, pc, e, out);
+    if (!st) psgi_pass_cache_count(pc, PSG_PASS_CACHE_BYPASSED), st = k->run(p, mod, pc, e, out);
     goto done;
   }
-  psgi_buf_printf(&path, "%s/%016llx.entry", dir, (unsigned long long)psgi_hash_bytes(key.data, key.len));
-  if (path.failed) {
-    st = psgi_nomem(ctx);
+  if ((st = psgi_pass_cache_entry_path(ctx, dir, &key, &path)) != PSG_OK) goto done;
+  if (psgi_cache_lookup(p, pc, k, path.data, &key, &in, self, name, out)) {
+    psgi_pass_cache_count(pc, PSG_PASS_CACHE_HITS);
     goto done;
   }
-  if (lookup(p, pc, k, path.data, &key, &in, self, name, out)) {
-    count(pc, PSG_PASS_CACHE_HITS);
-    goto done;
-  }
-  count(pc, PSG_PASS_CACHE_MISSES);
+  psgi_pass_cache_count(pc, PSG_PASS_CACHE_MISSES);
   /* Only a clean run is stored: a hit could not replay its warnings. */
   size_t diags = psg_ctx_diag_count(ctx);
   st = k->run(p, mod, pc, e, out);
   if (!st && *out && k->is_result(*out) && psg_ctx_diag_count(ctx) == diags)
-    store(p, pc, k, dir, path.data, &key, &in, self, *out, name);
+    psgi_cache_store(p, pc, k, dir, path.data, &key, &in, self, *out, name);
 done:
-  printed_free(ctx, &in);
+  psgi_printed_free(ctx, &in);
   psgi_buf_fini(&key);
   psgi_buf_fini(&path);
   return st;
@@ -269,13 +258,13 @@ static bool relay_equal(const void *a, const void *b) { return psg_expr_structur
 static void relay_retain(void *fn) { psg_expr_retain(fn); }
 static void relay_release(void *fn) { psg_expr_release(fn); }
 
-static const fn_kind relay = {relay_print,    relay_parse,  relay_run,    relay_is_result,
+const psgi_fn_kind psgi_cache_relay = {relay_print,    relay_parse,  relay_run,    relay_is_result,
                                relay_equal,    relay_retain, relay_release};
 
 psg_status psgi_pass_cache_function(psg_pass *p, psg_module *mod, psg_pass_context *pc,
                                     const psgi_module_entry *e, psg_expr **out) {
   void *r = NULL;
-  psg_status st = cached_call(p, mod, pc, e, &relay, e->func, &r);
+  psg_status st = cached_call(p, mod, pc, e, &psgi_cache_relay, e->func, &r);
   *out = r;
   return st;
 }

@@ -1,6 +1,7 @@
 /* Passage — the pass cache's private interface (docs/pass-infra.md "Pass
  * cache", include/passage/pass_cache.h): the run of one function through
- * the cache (pass_cache.c), its key (pass_cache_key.c) and its entry files
+ * the cache (pass_cache.c), of a chain of passes over every function
+ * (pass_cache_chain.c), their keys (pass_cache_key.c) and their entry files
  * (pass_cache_entry.c). */
 #ifndef PSG_PASS_CACHE_INTERNAL_H
 #define PSG_PASS_CACHE_INTERNAL_H
@@ -9,7 +10,7 @@
 
 /* The format of entries and keys: bump it when either changes, so that
  * entries written by another format are never read as this one's. */
-enum { PSGI_PASS_CACHE_FORMAT = 2 };
+enum { PSGI_PASS_CACHE_FORMAT = 3 };
 
 /* Runs p's function callback on entry `e` of `mod` (e->func), through the
  * cache when passage.pass_cache names a directory and `p` is cacheable;
@@ -20,7 +21,57 @@ psg_status psgi_pass_cache_function(psg_pass *p, psg_module *mod, psg_pass_conte
 psg_status psgi_pass_cache_prim_func(psg_pass *p, psg_module *mod, psg_pass_context *pc,
                                      const psgi_module_entry *e, psg_tir_prim_func **out);
 
-/* Appends to `key` the text naming one run of `p` on entry `e` of `mod`
+/* A run of consecutive children of Sequential `seq` from child *i on, when
+ * the cache takes them as one chain (pass_cache_chain.c): *handled true,
+ * *mod replaced by the result and *i moved past the chain; else *handled
+ * false and *mod may have been typed as the first child would have typed
+ * it (then *i is the chain's end: the children up to it run one by one). */
+psg_status psgi_pass_cache_chain(psg_pass *seq, size_t *i, psg_module **mod, psg_pass_context *pc, bool *handled);
+
+/* A function as the cache stores it: its text, and the constants the text
+ * references by index (borrowed from the function; Relay only). */
+typedef struct psgi_printed {
+  char *text;
+  size_t len;
+  psg_tensor **meta;
+  size_t nmeta;
+} psgi_printed;
+void psgi_printed_free(psg_ctx *ctx, psgi_printed *p);
+
+/* The two kinds of function, seen through one interface. */
+typedef struct psgi_fn_kind {
+  psg_status (*print)(const void *fn, psgi_printed *out);
+  psg_status (*parse)(psg_ctx *ctx, const char *text, size_t len, const char *file, psg_tensor *const *meta,
+                      size_t nmeta, void **out);
+  psg_status (*run)(psg_pass *p, psg_module *mod, psg_pass_context *pc, const psgi_module_entry *e, void **out);
+  bool (*is_result)(const void *fn); /* a result worth storing */
+  bool (*equal)(const void *a, const void *b); /* structural equality */
+  void (*retain)(void *fn);
+  void (*release)(void *fn);
+} psgi_fn_kind;
+extern const psgi_fn_kind psgi_cache_relay;
+
+/* The directory passage.pass_cache names, or NULL (no cache). */
+const char *psgi_pass_cache_dir(psg_pass_context *pc);
+/* Adds one to count `which`; returns the count before. */
+uint64_t psgi_pass_cache_count(psg_pass_context *pc, int which);
+/* Prints `fn` with the printer's diagnostics dropped. */
+psg_status psgi_cache_quiet_print(psg_ctx *ctx, const psgi_fn_kind *k, const void *fn, psgi_printed *out);
+/* "DIR/<hash of key>.entry" into `path`. */
+psg_status psgi_pass_cache_entry_path(psg_ctx *ctx, const char *dir, const psgi_buf *key, psgi_buf *path);
+/* The result stored at `path` for `key` and input `in` (printed from
+ * `self`): true and *out (retained) on a hit; false for a miss (absent,
+ * stale, or unusable with a warning naming `p` and @`name`). */
+bool psgi_cache_lookup(psg_pass *p, psg_pass_context *pc, const psgi_fn_kind *k, const char *path,
+                       const psgi_buf *key, const psgi_printed *in, void *self, const char *name, void **out);
+/* Stores `result`, computed from `self` (printed as `in`), under `key` at
+ * `path` in `dir`, when its text reads back equal (else counted bypassed). */
+void psgi_cache_store(psg_pass *p, psg_pass_context *pc, const psgi_fn_kind *k, const char *dir, const char *path,
+                      const psgi_buf *key, const psgi_printed *in, const void *self, const void *result,
+                      const char *name);
+
+/* Appends to `key` the text naming one run of `steps` (the pass or chain
+ * and options, a line each) on entry `e` of `mod`
  * under `pc`: the format and library build, the pass and its options, the
  * opt level and the config values that can change a result, the module's
  * properties, the global's name, hashes of the function's printed text
@@ -28,7 +79,7 @@ psg_status psgi_pass_cache_prim_func(psg_pass *p, psg_module *mod, psg_pass_cont
  * and the signature of every global it refers to. *keyable false (nothing to look
  * up) when the function calls an op registered at run time or the module
  * has type definitions: their behaviour is not in the text. */
-psg_status psgi_pass_cache_key(psg_pass *p, const psg_module *mod, psg_pass_context *pc,
+psg_status psgi_pass_cache_key(psg_ctx *ctx, const char *steps, const psg_module *mod, psg_pass_context *pc,
                                const psgi_module_entry *e, const char *text, size_t len,
                                psg_tensor *const *meta, size_t nmeta, psgi_buf *key, bool *keyable);
 

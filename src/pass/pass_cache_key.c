@@ -5,20 +5,32 @@
  * PassContext; the library build stands for the pass's own code. */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include "ir/op_table.h"
 #include "pass/pass_cache.h"
 
 /* The file this code was loaded from (the shared library, or the program it
  * is linked into), by size and modification time: a rebuilt library is a
- * new build even when its version string is not. */
-static void append_build(psgi_buf *key) {
+ * new build even when its version string is not. Found once per process
+ * (dladdr and stat cost more than the rest of a key). */
+static char build_line[512];
+static pthread_once_t build_once = PTHREAD_ONCE_INIT;
+
+static void find_build(void) {
   Dl_info info;
   struct stat sb;
-  psgi_buf_printf(key, "library %s", psg_version());
-  if (dladdr((void *)append_build, &info) && info.dli_fname && stat(info.dli_fname, &sb) == 0)
-    psgi_buf_printf(key, " %lld %lld.%09ld", (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
-                    (long)sb.st_mtim.tv_nsec);
+  int n = snprintf(build_line, sizeof build_line, "library %s", psg_version());
+  if (n > 0 && (size_t)n < sizeof build_line && dladdr((void *)find_build, &info) && info.dli_fname &&
+      stat(info.dli_fname, &sb) == 0)
+    snprintf(build_line + n, sizeof build_line - (size_t)n, " %lld %lld.%09ld", (long long)sb.st_size,
+             (long long)sb.st_mtim.tv_sec, (long)sb.st_mtim.tv_nsec);
+}
+
+static void append_build(psgi_buf *key) {
+  pthread_once(&build_once, find_build);
+  psgi_buf_puts(key, build_line);
   psgi_buf_putc(key, '\n');
 }
 
@@ -102,17 +114,29 @@ static psg_status append_relay(psg_ctx *ctx, const psg_module *mod, const psg_ex
   return st;
 }
 
-psg_status psgi_pass_cache_key(psg_pass *p, const psg_module *mod, psg_pass_context *pc,
+/* A constant's bytes in the key: all of a small one; the two ends of a
+ * large one. A hit compares the stored input constants with the function's
+ * byte for byte anyway (pass_cache.c), so constants differing only in the
+ * middle share an entry file and take turns in it (misses, never a wrong
+ * hit), while a model's megabytes of weights are not hashed on every run. */
+static uint64_t constant_fingerprint(const psg_tensor *t) {
+  enum { END = 2048 };
+  const char *d = psg_tensor_data(t);
+  size_t n = psg_tensor_nbytes(t);
+  if (n <= 2 * END) return psgi_hash_bytes(d, n);
+  uint64_t ends[2] = {psgi_hash_bytes(d, END), psgi_hash_bytes(d + n - END, END)};
+  return psgi_hash_bytes(ends, sizeof ends);
+}
+
+psg_status psgi_pass_cache_key(psg_ctx *ctx, const char *steps, const psg_module *mod, psg_pass_context *pc,
                                const psgi_module_entry *e, const char *text, size_t len,
                                psg_tensor *const *meta, size_t nmeta, psgi_buf *key, bool *keyable) {
   *keyable = false;
-  psg_ctx *ctx = p->ctx;
   /* Constructors and Match read the module's type definitions. */
   if (mod->ntypes) return PSG_OK;
   psgi_buf_printf(key, "passage-pass-cache %d\n", PSGI_PASS_CACHE_FORMAT);
   append_build(key);
-  psgi_buf_printf(key, "pass %s %s\n", p->kind == PSG_PASS_PRIM_FUNC ? "prim_func" : "function",
-                  p->spec ? p->spec : p->info->name);
+  psgi_buf_puts(key, steps);
   psgi_buf_printf(key, "opt_level %d\n", psg_pass_context_opt_level(pc));
   psg_status st = append_config(ctx, pc, key);
   if (st) return st;
@@ -123,7 +147,7 @@ psg_status psgi_pass_cache_key(psg_pass *p, const psg_module *mod, psg_pass_cont
   psgi_buf_printf(key, "function %zu %016llx\n", len, (unsigned long long)psgi_hash_bytes(text, len));
   for (size_t i = 0; i < nmeta; i++) /* the text names constants by index: their bytes count too */
     psgi_buf_printf(key, "constant %zu %016llx\n", psg_tensor_nbytes(meta[i]),
-                    (unsigned long long)psgi_hash_bytes(psg_tensor_data(meta[i]), psg_tensor_nbytes(meta[i])));
+                    (unsigned long long)constant_fingerprint(meta[i]));
   if (e->prim) *keyable = true;
   else st = append_relay(ctx, mod, e->func, key, keyable);
   if (!st && key->failed) st = psgi_nomem(ctx);

@@ -100,6 +100,7 @@ struct psg_pass_context {
   int run_depth;         /* 0: no limit in force (nothing else here is used) */
   int bisect_essential;
   uint64_t cache_counts[6]; /* PSG_PASS_CACHE_*, then write failures (pass_cache.c); atomic */
+  int cache_chain_runs; /* a chain of the pass cache is computing its misses (pass_cache_chain.c) */
   /* validate-each (validate_each.c): the last module validated under this
    * context and its outputs, the next pass's "before"; dropped when the
    * outermost psg_pass_run returns (under `lock`). */
@@ -215,6 +216,11 @@ unsigned psgi_pass_context_threads(psg_pass_context *pc);
 
 /* The one run function (run.c): every pass kind goes through it. */
 psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);
+/* The properties `want` on *mod, as psgi_pass_call gives them to `p` before
+ * its body (run.c; the pass cache's chains type a module this way). */
+psg_status psgi_pass_ensure(psg_pass *p, unsigned want, psg_module **mod, psg_pass_context *pc);
+/* A Relay function a function pass is given (tvm-behavior §4.1; pass.c). */
+bool psgi_function_is_optimizable(const psg_expr *f);
 /* Pass bodies by kind (pass.c, sequential.c). */
 psg_status psgi_module_body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);
 psg_status psgi_per_function_body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);

@@ -26,6 +26,10 @@ static psg_status ensure(psg_pass *p, unsigned want, psg_module **mod, psg_pass_
   return PSG_OK;
 }
 
+psg_status psgi_pass_ensure(psg_pass *p, unsigned want, psg_module **mod, psg_pass_context *pc) {
+  return ensure(p, want, mod, pc);
+}
+
 static psg_status kind_body(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
   switch (p->kind) {
   case PSG_PASS_MODULE: return psgi_module_body(p, mod, pc, out);

@@ -8,7 +8,7 @@
  * holds for the module (docs/pass-infra.md, module properties), `required`
  * entries may carry options ("FuseOps{fuse_opt_level=2}"), and an unknown
  * required name fails when the pipeline is built, not when it is reached. */
-#include "pass/pass_internal.h"
+#include "pass/pass_cache.h"
 
 void psgi_pass_list_free(psg_ctx *ctx, psgi_pass_list *l) {
   for (size_t i = 0; i < l->n; i++) psg_pass_release(l->passes[i]);
@@ -69,9 +69,21 @@ static psg_status run_required(const psgi_pass_list *req, psg_module **mod, psg_
 psg_status psgi_sequential_body(psg_pass *seq, psg_module *mod, psg_pass_context *pc, psg_module **out) {
   psg_module *cur = mod;
   psg_module_retain(cur);
+  size_t no_chain_before = 0; /* children the pass cache declined to chain */
   for (size_t i = 0; i < seq->num_children; i++) {
     psg_pass *child = seq->children[i];
     if (!psg_pass_context_pass_enabled(pc, child->info)) continue;
+    if (i >= no_chain_before) { /* consecutive cacheable passes as one unit (pass_cache_chain.c) */
+      bool chained = false;
+      size_t at = i;
+      psg_status st = psgi_pass_cache_chain(seq, &at, &cur, pc, &chained);
+      if (st) return psg_module_release(cur), st;
+      if (chained) {
+        i = at - 1;
+        continue;
+      }
+      no_chain_before = at;
+    }
     psg_status st = run_required(&seq->child_required[i], &cur, pc);
     psg_module *next = NULL;
     if (!st) st = psgi_pass_call(child, cur, pc, &next);

@@ -3,18 +3,34 @@
  * weights stay compact and round-trip bit-exactly (docs/text-format.md). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "text/text_internal.h"
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-static int b64_value(unsigned char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
+/* The value of each byte as a base64 digit, -1 for a byte that is not one:
+ * a table, because weights are megabytes of digits (a chain of comparisons
+ * per digit was most of the cost of parsing a module with large constants). */
+static const signed char b64_values[256] = {
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 62, -1, -1, -1, 63,
+    52, 53, 54, 55, 56, 57, 58, 59, 60, 61, -1, -1, -1, -1, -1, -1,
+    -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+    15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, -1, -1, -1, -1, -1,
+    -1, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+    41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
+
+static int b64_value(unsigned char c) { return b64_values[c]; }
 
 typedef struct reader {
   psg_ctx *ctx;
@@ -51,7 +67,10 @@ static bool expect(reader *r, char c) {
 static bool read_string(reader *r, const char **s, size_t *n) {
   if (!expect(r, '"')) return false;
   const char *start = r->p;
-  while (r->p < r->end && *r->p != '"' && *r->p != '\n') r->p++;
+  /* memchr: a weight's data is one string of megabytes. */
+  const char *quote = memchr(start, '"', (size_t)(r->end - start));
+  const char *newline = memchr(start, '\n', (size_t)((quote ? quote : r->end) - start));
+  r->p = newline ? newline : quote ? quote : r->end;
   if (r->p >= r->end || *r->p != '"') {
     error_at(r, start - 1, "metadata: %s", "unterminated string");
     return false;
@@ -140,8 +159,18 @@ static psg_status read_tensor(reader *r, psg_tensor **out) {
   psg_status st = psg_tensor_create(r->ctx, dtype, shape, ndim, NULL, &t);
   if (st) return st;
   unsigned char *dst = (unsigned char *)t->data;
-  size_t o = 0;
-  for (size_t i = 0; i < data_len; i += 4) {
+  size_t o = 0, i = 0;
+  /* Every quad but the last has no padding and fills three bytes (the
+   * length check above leaves room for them); the last one goes below. */
+  for (; i + 4 < data_len; i += 4, o += 3) {
+    const unsigned char *q = (const unsigned char *)data + i;
+    int a = b64_values[q[0]], b = b64_values[q[1]], c = b64_values[q[2]], d = b64_values[q[3]];
+    if ((a | b | c | d) < 0) break; /* the loop below names the bad digit */
+    dst[o] = (unsigned char)(a << 2 | b >> 4);
+    dst[o + 1] = (unsigned char)(b << 4 | c >> 2);
+    dst[o + 2] = (unsigned char)(c << 6 | d);
+  }
+  for (; i < data_len; i += 4) {
     int v[4];
     for (int k = 0; k < 4; k++) {
       unsigned char ch = (unsigned char)data[i + k];
@@ -205,15 +234,30 @@ void psgi_metadata_print(psgi_buf *b, psg_tensor *const *tensors, size_t n) {
     psgi_buf_puts(b, "], \"data\": \"");
     const unsigned char *s = t->data;
     size_t len = t->nbytes;
-    char quad[4];
-    for (size_t k = 0; k < len; k += 3) {
+    char chunk[4096]; /* appended a chunk at a time, not a quad at a time */
+    size_t used = 0;
+    size_t k = 0;
+    for (; k + 3 <= len; k += 3) { /* whole triples: no padding to decide */
+      unsigned v = (unsigned)s[k] << 16 | (unsigned)s[k + 1] << 8 | s[k + 2];
+      char *quad = chunk + used;
+      quad[0] = b64[v >> 18 & 63];
+      quad[1] = b64[v >> 12 & 63];
+      quad[2] = b64[v >> 6 & 63];
+      quad[3] = b64[v & 63];
+      used += 4;
+      if (used == sizeof chunk) psgi_buf_append(b, chunk, used), used = 0;
+    }
+    for (; k < len; k += 3) {
       unsigned v = (unsigned)s[k] << 16 | (k + 1 < len ? (unsigned)s[k + 1] << 8 : 0) | (k + 2 < len ? s[k + 2] : 0);
+      char *quad = chunk + used;
       quad[0] = b64[v >> 18 & 63];
       quad[1] = b64[v >> 12 & 63];
       quad[2] = k + 1 < len ? b64[v >> 6 & 63] : '=';
       quad[3] = k + 2 < len ? b64[v & 63] : '=';
-      psgi_buf_append(b, quad, 4);
+      used += 4;
+      if (used == sizeof chunk) psgi_buf_append(b, chunk, used), used = 0;
     }
+    if (used) psgi_buf_append(b, chunk, used);
     psgi_buf_printf(b, "\"}%s\n", i + 1 < n ? "," : "");
   }
   psgi_buf_puts(b, "  ]\n}\n");

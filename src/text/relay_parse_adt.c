@@ -4,7 +4,10 @@
  * its call), `match (e) { pattern => e, ... }` / `match?`, and `ref(e)`,
  * `ref_read(r)`, `ref_write(r, v)`. Patterns nest, so they recurse, capped at
  * MAX_DEPTH like the rest of the parser. */
+#define _GNU_SOURCE /* memmem */
+#include <ctype.h>
 #include <stdio.h>
+#include <string.h>
 #include "text/relay_parse_internal.h"
 
 /* The GlobalTypeVar named by `t`: one per name and parse (TVM's AddOrGet). */
@@ -24,7 +27,21 @@ static psg_status type_name(parser *ps, const token *t, const psg_type **out) {
   return PSG_OK;
 }
 
+/* Whether `text` holds the word `type` (not inside a longer identifier such
+ * as `dtype`): a declaration needs one, and most texts have none, so the
+ * lexing pass below is skipped for them (it was half the cost of parsing a
+ * single function, which the pass cache does once per hit). */
+static bool has_type_word(const char *text, size_t len) {
+  for (const char *p = text, *end = text + len; (p = memmem(p, (size_t)(end - p), "type", 4)) != NULL; p += 4) {
+    bool word_before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    bool word_after = p + 4 < end && (isalnum((unsigned char)p[4]) || p[4] == '_');
+    if (!word_before && !word_after) return true;
+  }
+  return false;
+}
+
 psg_status psgi_rp_scan_type_names(parser *ps, const char *text, size_t len) {
+  if (!has_type_word(text, len)) return PSG_OK;
   lexer lx;
   lexer_init(&lx, text, len);
   token prev = lexer_next(&lx);

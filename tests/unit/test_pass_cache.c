@@ -348,6 +348,79 @@ static void test_prim_func_passes(void) {
   psg_ctx_release(ctx);
 }
 
+/* Two cacheable passes in a row, optionally around a non-cacheable one. */
+static psg_pass *sequence(psg_ctx *ctx, bool split) {
+  psg_pass *a = counting_pass(ctx, true), *b = counting_pass(ctx, false), *c = counting_pass(ctx, true);
+  psg_pass *kids[3] = {a, b, c};
+  psg_pass_info *info = NULL;
+  psg_pass *seq = NULL;
+  CHECK_OK(psg_pass_info_create(ctx, "Chain", 0, NULL, 0, &info));
+  if (split) CHECK_OK(psg_sequential(ctx, kids, 3, info, &seq));
+  else {
+    kids[1] = c;
+    CHECK_OK(psg_sequential(ctx, kids, 2, info, &seq));
+  }
+  psg_pass_info_release(info);
+  psg_pass_release(a), psg_pass_release(b), psg_pass_release(c);
+  return seq;
+}
+
+/* Consecutive cacheable passes are one chain: one lookup per function,
+ * the entry holding the function after both; an edit recomputes the edited
+ * function (and what the closure of its callers' keys needs); a pass that
+ * is not cacheable ends the chain; an instrument makes it per pass. */
+static void test_chain_is_one_lookup_per_function(void) {
+  psg_ctx *ctx = check_ctx();
+  fresh_dir();
+  psg_pass *chain = sequence(ctx, false);
+  psg_pass_context *none = cache_context(ctx, NULL, 2), *pc = cache_context(ctx, dir, 2);
+  char *ref = run(ctx, module_text, NULL, chain, none);
+  calls = 0;
+  char *cold = run(ctx, module_text, NULL, chain, pc);
+  CHECK_EQ_INT(calls, 8);
+  CHECK_EQ_INT(misses(pc), 4);
+  CHECK_EQ_INT(stores(pc), 4);
+  calls = 0;
+  char *warm = run(ctx, module_text, NULL, chain, pc);
+  CHECK_EQ_INT(calls, 0);
+  CHECK_EQ_INT(hits(pc), 4);
+  CHECK(ref && cold && warm);
+  CHECK_STR(cold, ref);
+  CHECK_STR(warm, ref);
+  /* @f2 edited: it misses, and so does @main (untyped module: its key holds
+   * @f2's structure); @main is computed with everything it calls. */
+  calls = 0;
+  char *edited = run(ctx, edited_text, NULL, chain, pc), *edited_ref = run(ctx, edited_text, NULL, chain, none);
+  CHECK_EQ_INT(misses(pc), 6);
+  CHECK_EQ_INT(hits(pc), 6);
+  CHECK_EQ_INT(calls, 2 * 4 + 2 * 4);
+  CHECK(edited && edited_ref);
+  CHECK_STR(edited, edited_ref);
+  /* Split by a pass that is not cacheable: two chains, two lookups each. */
+  psg_pass *split = sequence(ctx, true);
+  psg_pass_context *pc2 = cache_context(ctx, dir, 2);
+  psg_free(run(ctx, module_text, NULL, split, pc2));
+  CHECK_EQ_INT(misses(pc2), 8);
+  /* An instrument: per-pass lookups (entries of their own, so misses), and
+   * the instrument sees every pass. */
+  psg_pass_context *pc3 = cache_context(ctx, dir, 2);
+  psg_instrument *timing = NULL;
+  CHECK_OK(psg_timing_instrument_create(ctx, &timing));
+  CHECK_OK(psg_pass_context_add_instrument(pc3, timing));
+  calls = 0;
+  char *timed = run(ctx, module_text, NULL, chain, pc3);
+  CHECK_EQ_INT(misses(pc3), 8);
+  CHECK_EQ_INT(calls, 8);
+  CHECK(timed != NULL);
+  CHECK_STR(timed, ref);
+  psg_free(ref), psg_free(cold), psg_free(warm), psg_free(edited), psg_free(edited_ref), psg_free(timed);
+  psg_instrument_release(timing);
+  psg_pass_release(chain), psg_pass_release(split);
+  psg_pass_context_release(none), psg_pass_context_release(pc), psg_pass_context_release(pc2);
+  psg_pass_context_release(pc3);
+  psg_ctx_release(ctx);
+}
+
 int main(void) {
   RUN_TEST(test_cold_warm_and_uncached_agree);
   RUN_TEST(test_only_the_edited_function_is_recomputed);
@@ -357,6 +430,7 @@ int main(void) {
   RUN_TEST(test_unwritable_directory_warns_once);
   RUN_TEST(test_failures_and_warnings_are_not_stored);
   RUN_TEST(test_prim_func_passes);
+  RUN_TEST(test_chain_is_one_lookup_per_function);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) return 1;
