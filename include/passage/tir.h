@@ -518,7 +518,9 @@ PSG_API psg_status psg_tir_mutator_default(psg_tir_mutator *m, const psg_tir_nod
  * and the root's. A node held once, rewritten by the first walk of a
  * mutator, is reached only through its parent and forgotten once the parent
  * is rewritten (keeping it would cost a memo entry per node). With
- * memo_all: every node reached so far. */
+ * memo_all: every node reached so far. A node without operands that no
+ * callback can rewrite (no pre, no visit function for its kind) is its own
+ * rewrite, reached or not, unless psg_tir_mutator_set_result gave it one. */
 PSG_API psg_tir_node *psg_tir_mutator_get_result(psg_tir_mutator *m, const psg_tir_node *n);
 /* Makes `result` (retained) the rewrite of `n` for the rest of the walk. */
 PSG_API psg_status psg_tir_mutator_set_result(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node *result);

@@ -192,12 +192,18 @@ static size_t donated_limit(const psgi_pool *pool) {
 
 /* Classes 32 to 128 bytes in 16-byte steps; then four per octave,
  * (5..8) << (k - 2) for the octave (2^k, 2^(k+1)], k = 7..19; the last class
- * is 1 MiB. Every class is a multiple of 16 (the alignment promised). */
-static size_t class_size(unsigned c) {
-  if (c < NSTEP) return POOL_MIN + 16 * (size_t)c;
-  unsigned k = OCTAVE_SHIFT + (c - NSTEP) / 4, q = (c - NSTEP) % 4;
-  return (size_t)(5 + q) << (k - 2);
-}
+ * is 1 MiB. Every class is a multiple of 16 (the alignment promised). A
+ * table: every allocation and free reads it. */
+#define OCTAVE(k) (size_t)5 << ((k)-2), (size_t)6 << ((k)-2), (size_t)7 << ((k)-2), (size_t)8 << ((k)-2)
+static const size_t class_sizes[] = {32,        48,        64,        80,        96,        112,       128,
+                                     OCTAVE(7), OCTAVE(8), OCTAVE(9), OCTAVE(10), OCTAVE(11), OCTAVE(12),
+                                     OCTAVE(13), OCTAVE(14), OCTAVE(15), OCTAVE(16), OCTAVE(17), OCTAVE(18),
+                                     OCTAVE(19)};
+#undef OCTAVE
+_Static_assert(sizeof class_sizes / sizeof *class_sizes == NCLASS, "one size per class");
+_Static_assert(POOL_MIN == 32 && NSTEP == 7 && OCTAVE_SHIFT == 7 && POOL_MAX_SHIFT == 20, "class_sizes is written for these");
+
+static size_t class_size(unsigned c) { return class_sizes[c]; }
 
 /* The smallest class holding n bytes, n <= POOL_MAX. */
 static unsigned class_of(size_t n) {
@@ -644,7 +650,39 @@ void psgi_pool_cache_end(psgi_pool *pool) {
   __atomic_fetch_sub(&pool->caching, 1, __ATOMIC_RELAXED);
 }
 
-static void *pool_alloc(psgi_pool *pool, size_t n) {
+/* pool_alloc and pool_free while the process has one thread and no
+ * thread caches the pool: no lock and no cache to look at. The fast paths
+ * below take a free block or give one back, and call out for the rest
+ * (carving, an emptied chunk, another thread), so that they save no
+ * registers. */
+static inline bool pool_alone(psgi_pool *pool) {
+  return psgi_single_threaded() && !__atomic_load_n(&pool->caching, __ATOMIC_RELAXED);
+}
+
+__attribute__((noinline)) static void *pool_alloc_general(psgi_pool *pool, size_t n);
+__attribute__((noinline)) static void pool_free_general(psgi_pool *pool, void *ptr, size_t n);
+
+static inline void *pool_alloc(psgi_pool *pool, size_t n) {
+  if (pool_alone(pool)) {
+    unsigned c = class_of(n);
+    free_block *b = pool->free[c];
+    if (b) {
+      pool->free[c] = b->next;
+      if (b->next) b->next->prev = NULL;
+      b->owner->live++;
+      pool->in_use += class_size(c);
+      return b;
+    }
+  }
+  return pool_alloc_general(pool, n);
+}
+
+static inline void pool_free(psgi_pool *pool, void *ptr, size_t n) {
+  if (pool_alone(pool)) free_locked(pool, ptr, class_of(n));
+  else pool_free_general(pool, ptr, n);
+}
+
+static void *pool_alloc_general(psgi_pool *pool, size_t n) {
   unsigned c = class_of(n);
   thread_cache *tc = cache_of(pool);
   if (tc && is_cached_class(c)) return cache_alloc(pool, tc, c);
@@ -664,7 +702,7 @@ static void *pool_alloc(psgi_pool *pool, size_t n) {
   return p;
 }
 
-static void pool_free(psgi_pool *pool, void *ptr, size_t n) {
+static void pool_free_general(psgi_pool *pool, void *ptr, size_t n) {
   unsigned c = class_of(n);
   thread_cache *tc = cache_of(pool);
   if (tc && is_cached_class(c)) {

@@ -115,8 +115,10 @@ static void drop(psg_tir_node *k, psg_tir_node **dead) {
   *dead = k;
 }
 
-void psg_tir_release(psg_tir_node *n) {
-  if (!n || !psgi_ref_dec(&n->refcount)) return;
+/* n's last reference is gone: n and every node only it held are freed.
+ * Out of line, so that the common release (a count that stays above zero)
+ * saves and restores no registers. */
+__attribute__((noinline)) static void release_dead(psg_tir_node *n) {
   /* Dead nodes are chained through their payload slot (after the payload is
    * released), so releasing a million-statement body needs no stack. */
   psg_ctx *ctx = n->ctx;
@@ -133,6 +135,10 @@ void psg_tir_release(psg_tir_node *n) {
     psgi_ctx_object_died(ctx);
   }
   psg_ctx_release(ctx);
+}
+
+void psg_tir_release(psg_tir_node *n) {
+  if (n && psgi_ref_dec(&n->refcount)) release_dead(n);
 }
 
 int psg_tir_kind(const psg_tir_node *n) { return n->kind; }

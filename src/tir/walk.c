@@ -177,9 +177,17 @@ void psg_tir_mutator_fini(psg_tir_mutator *m) {
   m->state_ = NULL;
 }
 
+/* A node without operands that no callback can rewrite (no pre, no visit
+ * function for its kind): its rewrite is itself, so the walk records
+ * nothing for it (vars are most of the shared nodes of a function, and
+ * each would take a memo entry). */
+static inline bool plain_leaf(const psg_tir_mutator *m, const psg_tir_node *n) {
+  return n->nkids == 0 && !m->pre && !m->visit[n->kind];
+}
+
 psg_tir_node *psg_tir_mutator_get_result(psg_tir_mutator *m, const psg_tir_node *n) {
   mstate *s = m->state_;
-  if (!s) return NULL;
+  if (!s) return plain_leaf(m, n) ? (psg_tir_node *)n : NULL;
   if (s->pending.len > s->scope) {
     /* a child of the node at hand: after the last hit first, then all */
     memo_slot *p = s->pending.data;
@@ -189,7 +197,8 @@ psg_tir_node *psg_tir_mutator_get_result(psg_tir_mutator *m, const psg_tir_node 
       if (p[i].key == n) return p[s->cursor = i].value;
   }
   memo_slot *e = memo_find(s, n);
-  return e ? e->value : NULL;
+  if (e && e->value) return e->value;
+  return plain_leaf(m, n) ? (psg_tir_node *)n : NULL; /* unless set_result gave it another */
 }
 
 /* Stores `result` (a reference the memo takes over) as the rewrite of n. */
@@ -285,6 +294,7 @@ psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *root, psg_tir_
       const psg_tir_node *child = child_at(node, f->next++, &slot);
       s->scope = f->scope;
       if (m->before_child && (st = m->before_child(m, node, slot)) != PSG_OK) goto done;
+      if (plain_leaf(m, child)) continue; /* itself (psg_tir_mutator_get_result) */
       bool pend = s->fresh && !maybe_shared(child);
       if (!pend) {
         if (!memo_reserve(ctx, s, child, &is_new)) goto nomem;

@@ -120,6 +120,63 @@ static void test_mutate(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* A leaf no callback rewrites is its own rewrite without a memo entry;
+ * with a visit function for its kind it is walked (NULL before it is
+ * reached), and set_result still replaces it. */
+static psg_status keep_var(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out) {
+  (void)m;
+  psg_tir_retain((psg_tir_node *)n);
+  *out = (psg_tir_node *)n;
+  return PSG_OK;
+}
+
+static psg_status var_i_is_zero(psg_tir_mutator *m, const psg_tir_node *parent, size_t slot) {
+  if (psg_tir_kind(parent) != PSG_TIR_FOR || slot != 3) return PSG_OK;
+  psg_tir_expr *zero = fx_i32(m->ctx, 0);
+  psg_status st = psg_tir_mutator_set_result(m, psg_tir_get_var(parent), zero);
+  psg_tir_release(zero);
+  return st;
+}
+
+static psg_status loop_to_body(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out) {
+  psg_tir_retain(*out = psg_tir_mutator_get_result(m, psg_tir_get_body(n)));
+  return PSG_OK;
+}
+
+static void test_mutate_leaves(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_tir_prim_func *f = fx_add_const(ctx, 1.0), *out;
+  psg_tir_expr *n = psg_tir_prim_func_get_param(f, 1), *i = psg_tir_get_var(psg_tir_get_body(f));
+  psg_tir_mutator m;
+  psg_tir_mutator_init(&m, ctx);
+  CHECK(psg_tir_mutator_get_result(&m, n) == n); /* before any walk: itself */
+  CHECK(psg_tir_mutator_get_result(&m, psg_tir_get_body(f)) == NULL);
+  psg_tir_mutator_fini(&m);
+  psg_tir_mutator_init(&m, ctx);
+  m.visit[PSG_TIR_VAR] = keep_var;
+  CHECK(psg_tir_mutator_get_result(&m, n) == NULL); /* a visit function may rewrite it: not reached yet */
+  CHECK_OK(psg_tir_mutate(&m, f, &out));
+  CHECK(out == f);
+  CHECK(psg_tir_mutator_get_result(&m, n) == n); /* shared (param, buffer shape): memoized */
+  psg_tir_release(out);
+  psg_tir_mutator_fini(&m);
+  /* set_result on a plain leaf: the body, in place of its loop, reads i as 0 */
+  psg_tir_mutator_init(&m, ctx);
+  m.before_child = var_i_is_zero;
+  m.visit[PSG_TIR_FOR] = loop_to_body;
+  CHECK_OK(psg_tir_mutate(&m, f, &out));
+  CHECK(out != f);
+  psg_tir_expr *z = psg_tir_mutator_get_result(&m, i);
+  CHECK(z && psg_tir_kind(z) == PSG_TIR_INT_IMM && psg_tir_int_imm_value(z) == 0);
+  psg_tir_stmt *store = psg_tir_get_body(psg_tir_get_body(out));
+  CHECK_EQ_INT(psg_tir_kind(store), PSG_TIR_BUFFER_STORE);
+  CHECK_EQ_INT(psg_tir_kind(psg_tir_get_operand(store, 2)), PSG_TIR_INT_IMM);
+  psg_tir_release(out);
+  psg_tir_mutator_fini(&m);
+  psg_tir_release(f);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 /* A rewrite that breaks dtypes fails with the constructor's error. */
 static psg_status int_to_int64(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out) {
   return psg_tir_int_imm_create(m->ctx, psg_tir_dtype_int64(), psg_tir_int_imm_value(n), NULL, out);
@@ -186,6 +243,7 @@ int main(void) {
   RUN_TEST(test_visit);
   RUN_TEST(test_visit_control);
   RUN_TEST(test_mutate);
+  RUN_TEST(test_mutate_leaves);
   RUN_TEST(test_mutate_checks);
   RUN_TEST(test_pre_and_before_child);
   return check_finish();
