@@ -1,4 +1,4 @@
-/* Passage — exclusive mode (support.h, docs/design.md departure 220).
+/* Passage — exclusive mode (support.h, docs/design.md departure 208).
  *
  * Once a process has a second thread, glibc's __libc_single_threaded stays
  * false for good, and every reference count, pool lock and interner lock

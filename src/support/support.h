@@ -15,7 +15,7 @@
  * manual suggests. False where unknown. */
 /* Also true while the calling thread is the only one running library code:
  * a built-in pass body of a run whose other threads are the run's own parked
- * pool threads (psgi_exclusive, exclusive.c; docs/design.md departure 220). */
+ * pool threads (psgi_exclusive, exclusive.c; docs/design.md departure 208). */
 extern bool psgi_exclusive; /* atomic (relaxed) */
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
 #include <sys/single_threaded.h>

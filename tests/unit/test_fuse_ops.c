@@ -218,7 +218,7 @@ static void test_level_zero(void) {
 
 /* FuseOps itself, without the runner's InferType after it: at level 0 every
  * function and call it builds already has the type the runner's result has
- * (departure 211), so that InferType walks none of them. */
+ * (departure 205), so that InferType walks none of them. */
 extern const psg_pass_decl psgi_pass_fuse_ops;
 
 static void test_level_zero_typed_by_fuse(void) {
