@@ -31,7 +31,7 @@ typedef struct inliner {
   psg_tir_node *value;
   psg_tir_node *const *vars;
   size_t nvars;
-  const psgi_map *on_path; /* set by rewrite() (mark_paths) */
+  const psgi_map *on_path; /* set by rewrite() (psgi_sch_mark_paths) */
 } inliner;
 
 static psg_status inline_load(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out) {
@@ -68,7 +68,8 @@ static psg_status drop_scope(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_
 }
 
 /* Is n a load of `data` or the Allocate / DeclBuffer / AttrStmt of it? */
-static bool touches(const inliner *in, const psg_tir_node *n) {
+static bool touches(const void *user, const psg_tir_node *n) {
+  const inliner *in = user;
   switch (n->kind) {
   case PSG_TIR_BUFFER_LOAD: return n->kids[0]->kids[0] == in->data;
   case PSG_TIR_ALLOCATE: return n->kids[0] == in->data;
@@ -78,11 +79,14 @@ static bool touches(const inliner *in, const psg_tir_node *n) {
   }
 }
 
-/* The nodes of body on a path to a node the rewrite changes (touches()), in
- * `on_path`: the rewrite leaves every other subtree as it is, so it skips
- * them (one cheap walk instead of the memoizing mutator over the whole
- * function: a nest of n stages inlines in n walks). */
-static psg_status mark_paths(psg_ctx *ctx, const psg_tir_node *body, const inliner *in, psgi_map *on_path) {
+/* The nodes of body on a path to a node the rewrite changes (touches(user,
+ * node)), in `on_path`: the rewrite leaves every other subtree as it is, so
+ * it skips them (one cheap walk instead of the memoizing mutator over the
+ * whole function: a nest of n stages inlines in n walks). Shared with the
+ * chain inliner (inline_chain.c), which marks the loads of many stages. */
+psg_status psgi_sch_mark_paths(psg_ctx *ctx, const psg_tir_node *body,
+                               bool (*touches)(const void *user, const psg_tir_node *n), const void *user,
+                               psgi_map *on_path) {
   typedef struct {
     const psg_tir_node *n;
     uint32_t next;
@@ -92,7 +96,7 @@ static psg_status mark_paths(psg_ctx *ctx, const psg_tir_node *body, const inlin
   if (!PSGI_VEC_PUSH(ctx, &st, ((fr){body, 0}))) return psgi_nomem(ctx);
   while (!rc && st.len) {
     fr *f = &st.data[st.len - 1];
-    if (f->next == 0 && touches(in, f->n)) {
+    if (f->next == 0 && touches(user, f->n)) {
       /* the whole path from the root (a shared subtree is reached again
        * under each of its parents) */
       for (size_t i = st.len; i-- > 0;) {
@@ -122,7 +126,7 @@ static psg_status skip_untouched(psg_tir_mutator *m, const psg_tir_node *n, psg_
 static psg_status rewrite(psg_ctx *ctx, psg_tir_node *body, inliner *in, psg_tir_node **out) {
   psgi_map on_path;
   psgi_map_init(&on_path, ctx);
-  psg_status st = mark_paths(ctx, body, in, &on_path);
+  psg_status st = psgi_sch_mark_paths(ctx, body, touches, in, &on_path);
   if (st) {
     psgi_map_fini(&on_path);
     return st;

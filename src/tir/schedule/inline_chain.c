@@ -88,40 +88,13 @@ static psg_status chain_scope(psg_tir_mutator *m, const psg_tir_node *n, psg_tir
   return PSG_OK;
 }
 
-static bool touches(const chain *c, const psg_tir_node *n) {
+/* Is n a load of one of the chain's stages, or the scope of one? */
+static bool touches(const void *user, const psg_tir_node *n) {
+  const chain *c = user;
   size_t body;
   if (n->kind == PSG_TIR_BUFFER_LOAD) return stage_of(c, n->kids[0]->kids[0]) != NULL;
   const psg_tir_node *data = scope_data(n, &body);
   return data && stage_of(c, data);
-}
-
-/* The nodes of body on a path to a node touches() holds for (one walk; the
- * rewrite keeps every other subtree as it is). */
-static psg_status mark_paths(chain *c, const psg_tir_node *body) {
-  typedef struct {
-    const psg_tir_node *n;
-    uint32_t next;
-  } fr;
-  PSGI_VEC(fr) st = {0};
-  psg_status rc = PSG_OK;
-  if (!PSGI_VEC_PUSH(c->ctx, &st, ((fr){body, 0}))) return psgi_nomem(c->ctx);
-  while (!rc && st.len) {
-    fr *f = &st.data[st.len - 1];
-    if (f->next == 0 && touches(c, f->n))
-      for (size_t i = st.len; i-- > 0;)
-        if (!psgi_map_put_ptr(&c->on_path, st.data[i].n, NULL)) {
-          rc = psgi_nomem(c->ctx);
-          break;
-        }
-    if (f->next == f->n->nkids) {
-      st.len--;
-      continue;
-    }
-    const psg_tir_node *k = f->n->kids[f->next++];
-    if (k->nkids && k->kind != PSG_TIR_BUFFER && !PSGI_VEC_PUSH(c->ctx, &st, ((fr){k, 0}))) rc = psgi_nomem(c->ctx);
-  }
-  PSGI_VEC_FREE(c->ctx, &st);
-  return rc;
 }
 
 static psg_status skip_untouched(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **replacement) {
@@ -199,7 +172,7 @@ static psg_status rewrite_all(chain *c, psg_tir_node *body, psg_tir_node **out) 
   for (size_t i = c->stages.len; !rc && i-- > 0;)
     rc = psg_tir_mutate(&m, c->stages.data[i].store->kids[1], &c->stages.data[i].inlined);
   psg_tir_mutator_fini(&m);
-  if (!rc) rc = mark_paths(c, body);
+  if (!rc) rc = psgi_sch_mark_paths(c->ctx, body, touches, c, &c->on_path);
   if (rc) return rc;
   mutator_for(&m, c, true);
   rc = psg_tir_mutate(&m, body, out);

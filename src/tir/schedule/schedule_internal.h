@@ -117,6 +117,12 @@ psg_status psgi_sch_region(psg_ctx *ctx, psg_tir_node *under, const psg_tir_node
  * (*st, to finalize by the caller) when it can be inlined, else an error of
  * compute_inline (st finalized). */
 psg_status psgi_sch_inline_check(psg_tir_schedule *s, psg_tir_node *body, const char *block, psgi_sch_stage *st);
+/* The nodes of body on a path from it to a node touches(user, node) holds
+ * for, put in on_path (inline.c; one walk, iterative): compute_inline's
+ * rewrites skip every other subtree. */
+psg_status psgi_sch_mark_paths(psg_ctx *ctx, const psg_tir_node *body,
+                               bool (*touches)(const void *user, const psg_tir_node *n), const void *user,
+                               psgi_map *on_path);
 /* compute_inline of blocks[0], blocks[1], ... in that order, in one rewrite
  * of the function (inline_chain.c), when that provably gives what the
  * compute_inlines one after another give and every block passes its check:
