@@ -30,6 +30,8 @@ typedef struct printer {
   bool types; /* PSG_PRINT_CHECKED_TYPES: TVM's "ty=T" comments after typed nodes */
   const psg_expr *watch; /* psgi_print_binding_name: the node whose name is wanted */
   char watch_name[64];
+  psgi_map *need;     /* the block being printed: node -> 2 if shared and used by the block's own lines, else 1 */
+  size_t need_shared; /* how many of `need` are 2 */
 } printer;
 
 static void put(printer *p, const char *s) { psgi_buf_puts(p->b, s); }
@@ -655,11 +657,84 @@ static void declare_free_operands(printer *p, const psg_expr *e, int ind) {
     for (uint32_t i = 0; i < e->nkids; i++) declare_free(p, e->kids[i], ind);
 }
 
+/* The nodes a block's own lines use (its let values and result, not the
+ * insides of nested blocks, but an If's or Match's condition), into `need`:
+ * 2 for a node with more than one use, so that a nested block reaching it
+ * binds it in this block first (hoist_shared). */
+static void block_needs(printer *p, const psg_expr *result, psgi_map *need, size_t *shared) {
+  PSGI_VEC(const psg_expr *) st = {0};
+  for (const psg_expr *r = result;;) {
+    const psg_expr *root = r->kind == PSG_EXPR_LET ? r->kids[1] : r;
+    if (!PSGI_VEC_PUSH(p->ctx, &st, root)) p->st = PSG_ERR_NOMEM;
+    while (st.len && !p->st) {
+      const psg_expr *e = st.data[--st.len];
+      if (is_atom(e)) continue;
+      bool is_new;
+      psgi_map_entry *en = psgi_map_put_ptr(need, e, &is_new);
+      if (!en) {
+        p->st = PSG_ERR_NOMEM;
+        break;
+      }
+      if (!is_new) continue;
+      bool twice = use_count(p, e) > 1;
+      en->value = (void *)(uintptr_t)(twice ? 2 : 1);
+      *shared += twice;
+      uint32_t limit = e->kind == PSG_EXPR_IF || e->kind == PSG_EXPR_MATCH ? 1
+                       : (e->kind == PSG_EXPR_FUNCTION || e->kind == PSG_EXPR_LET) ? 0
+                                                                                    : e->nkids;
+      for (uint32_t i = 0; i < limit; i++)
+        if (!PSGI_VEC_PUSH(p->ctx, &st, e->kids[i])) p->st = PSG_ERR_NOMEM;
+    }
+    if (r->kind != PSG_EXPR_LET || p->st) break;
+    r = r->kids[2];
+  }
+  PSGI_VEC_FREE(p->ctx, &st);
+}
+
+static void emit_deps(printer *p, const psg_expr *root, int ind);
+static void bind_temp(printer *p, const psg_expr *e, int ind);
+
+/* Before the nested block `blk` prints: binds here every node inside it that
+ * this block's own lines use too, so that it prints once, in this block
+ * (TVM's ToANormalForm puts a node in the scope of all its uses); the
+ * nested block then refers to it by name. Without this, the nested block
+ * bound it in its own scope and this one again after it, and the text read
+ * back two nodes where there was one. */
+static void hoist_shared(printer *p, const psg_expr *blk, int ind) {
+  if (!p->need || !p->need_shared || !is_block(blk)) return;
+  PSGI_VEC(const psg_expr *) st = {0}, found = {0};
+  psgi_map seen;
+  psgi_map_init(&seen, p->ctx);
+  for (uint32_t i = 0; i < blk->nkids; i++)
+    if (!PSGI_VEC_PUSH(p->ctx, &st, blk->kids[i])) p->st = PSG_ERR_NOMEM;
+  while (st.len && !p->st) {
+    const psg_expr *e = st.data[--st.len];
+    if (is_atom(e) || temp_of(p, e)) continue;
+    bool is_new;
+    if (!psgi_map_put_ptr(&seen, e, &is_new)) {
+      p->st = PSG_ERR_NOMEM;
+      break;
+    }
+    if (!is_new) continue;
+    psgi_map_entry *en = psgi_map_get_ptr(p->need, e);
+    if (en && (uintptr_t)en->value == 2 && !PSGI_VEC_PUSH(p->ctx, &found, e)) p->st = PSG_ERR_NOMEM;
+    for (uint32_t i = 0; i < e->nkids; i++)
+      if (!PSGI_VEC_PUSH(p->ctx, &st, e->kids[i])) p->st = PSG_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < found.len && !p->st; i++) {
+    const psg_expr *n = found.data[i];
+    if (temp_of(p, n)) continue;
+    emit_deps(p, n, ind);
+    if (!p->st && !temp_of(p, n)) bind_temp(p, n, ind);
+  }
+  psgi_map_fini(&seen);
+  PSGI_VEC_FREE(p->ctx, &st);
+  PSGI_VEC_FREE(p->ctx, &found);
+}
+
 /* Binds every non-atomic, unbound operand reachable from `root` (not root
  * itself) to a temp, children first; an If's branches and a fn's body are
  * their own blocks and are not entered. */
-static void bind_temp(printer *p, const psg_expr *e, int ind);
-
 static void emit_deps(printer *p, const psg_expr *root, int ind) {
   size_t base = p->stack.len;
   if (!PSGI_VEC_PUSH(p->ctx, &p->stack, root) || !PSGI_VEC_PUSH(p->ctx, &p->next, 0)) {
@@ -692,6 +767,8 @@ static void emit_deps(printer *p, const psg_expr *root, int ind) {
 
 /* Prints "%N = e;" (its operands are bound or atomic) and binds e to %N. */
 static void bind_temp(printer *p, const psg_expr *e, int ind) {
+  hoist_shared(p, e, ind);
+  if (p->st || temp_of(p, e)) return;
   uint32_t k = p->temp++;
   if (e == p->watch) snprintf(p->watch_name, sizeof p->watch_name, "%u", k);
   declare_free_operands(p, e, ind);
@@ -711,6 +788,12 @@ static void bind_temp(printer *p, const psg_expr *e, int ind) {
 
 static void print_block(printer *p, const psg_expr *result, int ind) {
   size_t mark = p->bound.len;
+  psgi_map need, *outer_need = p->need;
+  size_t outer_shared = p->need_shared;
+  psgi_map_init(&need, p->ctx);
+  p->need_shared = 0;
+  if (result->flags & PSGI_EXPR_HAS_SCOPES) block_needs(p, result, &need, &p->need_shared);
+  p->need = &need;
   /* A let chain is a loop: one line per binding. */
   while (!p->st && result->kind == PSG_EXPR_LET && !temp_of(p, result)) {
     const psg_expr *var = result->kids[0], *value = result->kids[1];
@@ -718,6 +801,7 @@ static void print_block(printer *p, const psg_expr *result, int ind) {
     /* A value used elsewhere too gets a temp first, so it prints once
      * (TVM's "%0 = (0, 0); let %x = %0; %0"). */
     if (!p->st && !is_atom(value) && !temp_of(p, value) && use_count(p, value) > 1) bind_temp(p, value, ind);
+    if (!temp_of(p, value)) hoist_shared(p, value, ind);
     declare_free_operands(p, value, ind);
     indent(p, ind);
     put(p, "let %");
@@ -734,10 +818,14 @@ static void print_block(printer *p, const psg_expr *result, int ind) {
     result = result->kids[2];
   }
   emit_deps(p, result, ind);
+  if (!temp_of(p, result)) hoist_shared(p, result, ind);
   declare_free_operands(p, result, ind);
   indent(p, ind);
   print_construct(p, result, ind);
   psgi_buf_putc(p->b, '\n');
+  p->need = outer_need;
+  p->need_shared = outer_shared;
+  psgi_map_fini(&need);
   /* Temps bound in this block go out of scope. */
   while (p->bound.len > mark) {
     psgi_map_entry *en = psgi_map_get_ptr(&p->temps, p->bound.data[--p->bound.len]);
