@@ -250,13 +250,18 @@ psg_status psg_op_get(psg_ctx *ctx, const char *name, psg_expr **out) {
   if (idx < 0)
     return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_NOT_FOUND, NULL, 0, 0, NULL, 0, NULL,
                          "unknown operator '%s'", name);
+  return psgi_op_node(ctx, (size_t)idx, out);
+}
+
+psg_status psgi_op_node(psg_ctx *ctx, size_t idx, psg_expr **out) {
+  *out = NULL;
   psg_status st = PSG_OK;
   bool locked = !psgi_single_threaded(); /* no other thread to exclude (support.h) */
   if (locked) pthread_mutex_lock(&ctx->lock);
-  if ((size_t)idx >= ctx->num_op_nodes) {
+  if (idx >= ctx->num_op_nodes) {
     /* The built-in ops at first; room for the registered ones (op_custom.c)
      * when the first of them is asked for. */
-    size_t n = (size_t)idx < psgi_op_table_len ? psgi_op_table_len : psgi_op_table_len + PSGI_OP_CUSTOM_MAX;
+    size_t n = idx < psgi_op_table_len ? psgi_op_table_len : psgi_op_table_len + PSGI_OP_CUSTOM_MAX;
     psg_expr **nodes = psgi_calloc(ctx, n * sizeof *nodes);
     if (nodes) {
       if (ctx->op_nodes) memcpy(nodes, ctx->op_nodes, ctx->num_op_nodes * sizeof *nodes);
@@ -265,7 +270,7 @@ psg_status psg_op_get(psg_ctx *ctx, const char *name, psg_expr **out) {
       ctx->num_op_nodes = n;
     }
   }
-  if ((size_t)idx >= ctx->num_op_nodes) {
+  if (idx >= ctx->num_op_nodes) {
     st = PSG_ERR_NOMEM;
   } else if (!ctx->op_nodes[idx]) {
     /* Op nodes are immortal: owned by the context, never counted as live

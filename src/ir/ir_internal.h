@@ -175,6 +175,15 @@ void psgi_expr_set_kids(psg_expr *e, psg_expr *const *kids);
 /* The node with the same kind, payload and span as `e` but children `kids`
  * (retained; as many as e has). checked_type is dropped. */
 psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr **out);
+/* The Op node of op table index `idx` (psg_op_get without the name
+ * lookup; an index from op_table.h, e.g. PSGI_OP_add). Immortal: nothing to
+ * release. PSG_ERR_NOMEM only. */
+psg_status psgi_op_node(psg_ctx *ctx, size_t idx, psg_expr **out);
+/* The op table index of a call's callee, or -1 when it is not an op. */
+static inline ptrdiff_t psgi_call_op_id(const psg_expr *call) {
+  if (!call || call->kind != PSG_EXPR_CALL || call->kids[0]->kind != PSG_EXPR_OP) return -1;
+  return (ptrdiff_t)call->kids[0]->u.op;
+}
 /* Call attributes compared as TVM's full attribute nodes are: an absent
  * layout attribute equals its default (src/ir/attr_defaults.c). */
 bool psgi_call_attrs_equal(const psg_expr *a, const psg_expr *b);

@@ -36,6 +36,18 @@ typedef struct psgi_op_info {
 } psgi_op_info;
 
 extern const psgi_op_info psgi_op_table[];
+
+/* Each built-in op's index in psgi_op_table, by its ops.def id ("nn.conv2d"
+ * is PSGI_OP_nn_conv2d): a pass that builds or matches known ops compares
+ * and looks up by number instead of hashing or comparing names. */
+#define OP(id, tvm, lo, hi, doc, attrs) PSGI_OP_##id,
+#define A(name, kind)
+enum psgi_op_id {
+#include "ir/ops.def"
+  PSGI_OP_BUILTIN_COUNT
+};
+#undef A
+#undef OP
 extern const size_t psgi_op_table_len;
 
 /* Index of the op named name[0..len) or -1. */

@@ -38,14 +38,25 @@ static psg_expr *own(psgi_built *b, psg_status st, psg_expr *e) {
   return e;
 }
 
-static psg_expr *build_untyped(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
+/* `op(args)` untyped; op is an op table index (psgi_op_node: no name hashed). */
+static psg_expr *build_untyped(psgi_built *b, size_t op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
   for (size_t i = 0; i < n; i++)
     if (!args[i]) return NULL;
   psg_expr *callee = NULL, *call = NULL;
-  psg_status st = psg_op_get(b->ctx, op, &callee);
-  if (!own(b, st, callee)) return NULL;
-  st = psg_call_create(b->ctx, callee, args, n, attrs, &b->span, &call);
+  psg_status st = psgi_op_node(b->ctx, op, &callee); /* immortal: nothing to own */
+  if (!st) st = psg_call_create(b->ctx, callee, args, n, attrs, &b->span, &call);
   return own(b, st, call);
+}
+
+/* The op table index of `name`; records the error (as psg_op_get) when none. */
+static ptrdiff_t op_index(psgi_built *b, const char *name) {
+  ptrdiff_t op = psgi_op_lookup_in(b->ctx, name, strlen(name));
+  if (op < 0) {
+    psg_expr *none = NULL;
+    psg_status st = psg_op_get(b->ctx, name, &none); /* the located "unknown operator" diagnostic */
+    if (!b->status) b->status = st ? st : PSG_ERR_NOT_FOUND;
+  }
+  return op;
 }
 
 /* Types a call just built from its arguments' types with the op's relation.
@@ -54,7 +65,7 @@ static psg_expr *build_untyped(psgi_built *b, const char *op, psg_expr *const *a
  * (psgi_build_call_typed): also from non-final types, and a relation that
  * fails fails the build; otherwise such a call is simply left untyped for
  * InferType, which reports the error where it is. */
-static psg_expr *type_call(psgi_built *b, const char *op, psg_expr *call, psg_attrs *attrs, bool strict) {
+static psg_expr *type_call(psgi_built *b, psg_expr *call, psg_attrs *attrs, bool strict) {
   size_t n = call->nkids - 1;
   psg_expr *const *args = call->kids + 1;
   const psg_type *small[8] = {0}, **types = n <= 8 ? small : psgi_alloc(b->ctx, n * sizeof *types);
@@ -74,7 +85,7 @@ static psg_expr *type_call(psgi_built *b, const char *op, psg_expr *call, psg_at
     const psg_type *t = NULL;
     psg_status st = impl->type_rel(&oc, types, n, &t);
     if (st == PSG_ERR_NOMEM || (st && strict)) {
-      if (!b->status) b->status = st == PSG_ERR_NOMEM ? st : psg_ctx_fail(b->ctx, PSG_ERR_TYPE, "%s: %s", op, oc.msg);
+      if (!b->status) b->status = st == PSG_ERR_NOMEM ? st : psg_ctx_fail(b->ctx, PSG_ERR_TYPE, "%s: %s", psg_op_name(call->kids[0]), oc.msg);
       call = NULL;
     } else if (!st && final) {
       psgi_expr_set_final_type(call, t);
@@ -86,14 +97,24 @@ static psg_expr *type_call(psgi_built *b, const char *op, psg_expr *call, psg_at
   return call;
 }
 
-psg_expr *psgi_build_call(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
+psg_expr *psgi_build_op_call(psgi_built *b, size_t op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
   psg_expr *call = build_untyped(b, op, args, n, attrs);
-  return call && b->final_types ? type_call(b, op, call, attrs, false) : call;
+  return call && b->final_types ? type_call(b, call, attrs, false) : call;
+}
+
+psg_expr *psgi_build_call(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
+  for (size_t i = 0; i < n; i++)
+    if (!args[i]) return NULL;
+  ptrdiff_t idx = op_index(b, op);
+  return idx < 0 ? NULL : psgi_build_op_call(b, (size_t)idx, args, n, attrs);
 }
 
 psg_expr *psgi_build_call_typed(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
-  psg_expr *call = build_untyped(b, op, args, n, attrs);
-  return call ? type_call(b, op, call, attrs, true) : NULL;
+  for (size_t i = 0; i < n; i++)
+    if (!args[i]) return NULL;
+  ptrdiff_t idx = op_index(b, op);
+  psg_expr *call = idx < 0 ? NULL : build_untyped(b, (size_t)idx, args, n, attrs);
+  return call ? type_call(b, call, attrs, true) : NULL;
 }
 
 void psgi_give_type(psg_expr *e, const psg_type *t) {
@@ -201,7 +222,7 @@ psg_expr *psgi_build_expand_to_axis(psgi_built *b, psg_expr *x, int ndim, int ax
   if (!x || extra <= 0) return x;
   psg_attrs *attrs = psgi_build_attrs(b, (const char *[]){"axis", "num_newaxis"},
                                       (psg_attr *[]){psgi_build_attr_int(b, 1), psgi_build_attr_int(b, extra)}, 2);
-  return attrs ? psgi_build_call(b, "expand_dims", &x, 1, attrs) : NULL;
+  return attrs ? psgi_build_op_call(b, PSGI_OP_expand_dims, &x, 1, attrs) : NULL;
 }
 
 /* Reading types ------------------------------------------------------------------ */

@@ -16,6 +16,7 @@
 #define PSG_TRANSFORMS_BUILDER_H
 
 #include "ir/ir_internal.h"
+#include "ir/op_table.h"
 
 typedef struct psgi_built {
   psg_ctx *ctx;
@@ -38,6 +39,9 @@ psg_expr *psgi_built_keep(psgi_built *b, psg_expr *e);
  * b->final_types, when every argument's type is final and the op's relation
  * accepts them, the call gets its final type too; otherwise it is untyped. */
 psg_expr *psgi_build_call(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs);
+/* The same with the op given by its op table index (op_table.h: PSGI_OP_add,
+ * ...): no name to hash, for passes that build known ops per node. */
+psg_expr *psgi_build_op_call(psgi_built *b, size_t op, psg_expr *const *args, size_t n, psg_attrs *attrs);
 /* Like psgi_build_call, and the call gets its checked type from the op's type
  * relation when every argument has one (so a pass can keep matching on the
  * types of what it built). An argument that does not fit fails the build

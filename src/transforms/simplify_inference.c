@@ -14,17 +14,18 @@
 
 static psg_expr *scalar_like(psgi_built *b, const psg_type *t, double v) { return psgi_build_scalar(b, t->dtype, v); }
 
-static psg_expr *call1(psgi_built *b, const char *op, psg_expr *x) { return psgi_build_call(b, op, &x, 1, NULL); }
+/* Ops by op table index (PSGI_OP_*): every expansion builds several calls. */
+static psg_expr *call1(psgi_built *b, size_t op, psg_expr *x) { return psgi_build_op_call(b, op, &x, 1, NULL); }
 
-static psg_expr *call2(psgi_built *b, const char *op, psg_expr *x, psg_expr *y) {
-  return psgi_build_call(b, op, (psg_expr *[]){x, y}, 2, NULL);
+static psg_expr *call2(psgi_built *b, size_t op, psg_expr *x, psg_expr *y) {
+  return psgi_build_op_call(b, op, (psg_expr *[]){x, y}, 2, NULL);
 }
 
 /* mean/sum over `axes` with keepdims. */
-static psg_expr *reduce(psgi_built *b, const char *op, psg_expr *x, const int64_t *axes, size_t n) {
+static psg_expr *reduce(psgi_built *b, size_t op, psg_expr *x, const int64_t *axes, size_t n) {
   psg_attrs *attrs = psgi_build_attrs(b, (const char *[]){"axis", "keepdims"},
                                       (psg_attr *[]){psgi_build_attr_ints(b, axes, n), psgi_build_attr_bool(b, true)}, 2);
-  return attrs ? psgi_build_call(b, op, &x, 1, attrs) : NULL;
+  return attrs ? psgi_build_op_call(b, op, &x, 1, attrs) : NULL;
 }
 
 /* What one run keeps across rewrites: expand_dims attrs by num_newaxis (a
@@ -45,7 +46,7 @@ static psg_expr *expand_to_axis(psgi_built *b, run_cache *rc, psg_expr *x, int n
     psg_attrs_retain(attrs);
     rc->expand[extra] = attrs;
   }
-  return psgi_build_call(b, "expand_dims", &x, 1, rc->expand[extra]);
+  return psgi_build_op_call(b, PSGI_OP_expand_dims, &x, 1, rc->expand[extra]);
 }
 
 /* TVM's batch_norm expansion (simplify_inference.cc: BatchNormToInferUnpack). */
@@ -56,27 +57,27 @@ static psg_expr *expand_batch_norm(psgi_built *b, run_cache *rc, const psg_expr 
   if (axis < 0) axis += t->n;
   double eps = psgi_attr_float(a, "epsilon", 1e-5);
   psg_expr *x = args[0], *gamma = args[1], *beta = args[2], *mean = args[3], *var = args[4];
-  psg_expr *std = call1(b, "sqrt", call2(b, "add", var, scalar_like(b, t, eps)));
-  psg_expr *scale = call2(b, "divide", scalar_like(b, t, 1.0), std);
-  if (psgi_attr_bool(a, "scale", true)) scale = call2(b, "multiply", scale, gamma);
-  psg_expr *shift = call2(b, "multiply", call1(b, "negative", mean), scale);
-  if (psgi_attr_bool(a, "center", true)) shift = call2(b, "add", shift, beta);
+  psg_expr *std = call1(b, PSGI_OP_sqrt, call2(b, PSGI_OP_add, var, scalar_like(b, t, eps)));
+  psg_expr *scale = call2(b, PSGI_OP_divide, scalar_like(b, t, 1.0), std);
+  if (psgi_attr_bool(a, "scale", true)) scale = call2(b, PSGI_OP_multiply, scale, gamma);
+  psg_expr *shift = call2(b, PSGI_OP_multiply, call1(b, PSGI_OP_negative, mean), scale);
+  if (psgi_attr_bool(a, "center", true)) shift = call2(b, PSGI_OP_add, shift, beta);
   scale = expand_to_axis(b, rc, scale, t->n, axis);
   shift = expand_to_axis(b, rc, shift, t->n, axis);
-  return call2(b, "add", call2(b, "multiply", x, scale), shift);
+  return call2(b, PSGI_OP_add, call2(b, PSGI_OP_multiply, x, scale), shift);
 }
 
 /* (x - mean) / sqrt(var + eps) over `axes`, then γ and β along `axis`. */
 static psg_expr *normalize(psgi_built *b, psg_expr *x, psg_expr *gamma, psg_expr *beta, const psg_attrs *a,
                            const psg_type *t, const int64_t *axes, size_t naxes, int axis) {
   double eps = psgi_attr_float(a, "epsilon", 1e-5);
-  psg_expr *centered = call2(b, "subtract", x, reduce(b, "mean", x, axes, naxes));
-  psg_expr *var = reduce(b, "mean", call2(b, "multiply", centered, centered), axes, naxes);
-  psg_expr *out = call2(b, "divide", centered, call1(b, "sqrt", call2(b, "add", var, scalar_like(b, t, eps))));
+  psg_expr *centered = call2(b, PSGI_OP_subtract, x, reduce(b, PSGI_OP_mean, x, axes, naxes));
+  psg_expr *var = reduce(b, PSGI_OP_mean, call2(b, PSGI_OP_multiply, centered, centered), axes, naxes);
+  psg_expr *out = call2(b, PSGI_OP_divide, centered, call1(b, PSGI_OP_sqrt, call2(b, PSGI_OP_add, var, scalar_like(b, t, eps))));
   if (gamma && psgi_attr_bool(a, "scale", true))
-    out = call2(b, "multiply", out, psgi_build_expand_to_axis(b, gamma, t->n, axis));
+    out = call2(b, PSGI_OP_multiply, out, psgi_build_expand_to_axis(b, gamma, t->n, axis));
   if (beta && psgi_attr_bool(a, "center", true))
-    out = call2(b, "add", out, psgi_build_expand_to_axis(b, beta, t->n, axis));
+    out = call2(b, PSGI_OP_add, out, psgi_build_expand_to_axis(b, beta, t->n, axis));
   return out;
 }
 
@@ -98,7 +99,7 @@ static psg_expr *expand_instance_norm(psgi_built *b, const psg_expr *call, psg_e
 
 static psg_expr *reshape_to(psgi_built *b, psg_expr *x, const int64_t *dims, int n) {
   psg_attrs *attrs = psgi_build_attrs(b, (const char *[]){"newshape"}, (psg_attr *[]){psgi_build_attr_ints(b, dims, (size_t)n)}, 1);
-  return attrs ? psgi_build_call(b, "reshape", &x, 1, attrs) : NULL;
+  return attrs ? psgi_build_op_call(b, PSGI_OP_reshape, &x, 1, attrs) : NULL;
 }
 
 /* Group norm (TVM's GroupNormToInferUnpack): the channel axis split into
@@ -128,9 +129,9 @@ static psg_expr *expand_group_norm(psgi_built *b, const psg_expr *call, psg_expr
                                    naxes, (int)axis);
   psg_expr *out = reshape_to(b, normalized, t->dims, t->n);
   if (psgi_attr_bool(call->u.attrs, "scale", true))
-    out = call2(b, "multiply", out, psgi_build_expand_to_axis(b, args[1], t->n, (int)axis));
+    out = call2(b, PSGI_OP_multiply, out, psgi_build_expand_to_axis(b, args[1], t->n, (int)axis));
   if (psgi_attr_bool(call->u.attrs, "center", true))
-    out = call2(b, "add", out, psgi_build_expand_to_axis(b, args[2], t->n, (int)axis));
+    out = call2(b, PSGI_OP_add, out, psgi_build_expand_to_axis(b, args[2], t->n, (int)axis));
   return out;
 }
 
@@ -141,8 +142,8 @@ static psg_expr *expand_l2_normalize(psgi_built *b, const psg_expr *call, psg_ex
   if (n <= 0) return NULL; /* TVM requires the axes */
   double eps = psgi_attr_float(call->u.attrs, "eps", 1e-12);
   psg_expr *x = args[0];
-  psg_expr *sq = reduce(b, "sum", call2(b, "multiply", x, x), axes, (size_t)n);
-  return call2(b, "divide", x, call1(b, "sqrt", call2(b, "maximum", sq, scalar_like(b, t, eps))));
+  psg_expr *sq = reduce(b, PSGI_OP_sum, call2(b, PSGI_OP_multiply, x, x), axes, (size_t)n);
+  return call2(b, PSGI_OP_divide, x, call1(b, PSGI_OP_sqrt, call2(b, PSGI_OP_maximum, sq, scalar_like(b, t, eps))));
 }
 
 /* The rewritten arguments of a rewritten call (children after the callee). */
@@ -165,11 +166,10 @@ static psg_status finish(psgi_built *b, psg_expr *result, psg_expr *fallback, ps
 }
 
 static psg_status simplify_projection(psgi_rewriter *m, const psg_expr *e, psg_expr **out) {
-  psg_status st = PSG_OK;
   const psg_expr *orig = e->kids[0], *now = (*out)->kids[0];
-  const char *op = psgi_call_op_name(orig);
-  if (st || !op || e->u.index != 0 || now->kind != PSG_EXPR_CALL) return st;
-  if (!strcmp(op, "nn.dropout")) {
+  ptrdiff_t op = psgi_call_op_id(orig);
+  if (op < 0 || e->u.index != 0 || now->kind != PSG_EXPR_CALL) return PSG_OK;
+  if (op == PSGI_OP_nn_dropout) {
     psg_expr *x = args_of(now)[0];
     psg_expr_retain(x);
     psg_expr_release(*out);
@@ -177,7 +177,7 @@ static psg_status simplify_projection(psgi_rewriter *m, const psg_expr *e, psg_e
     return PSG_OK;
   }
   const psg_type *t = psgi_tensor_type_of(orig->kids[1]);
-  if (strcmp(op, "nn.batch_norm") || !t) return PSG_OK;
+  if (op != PSGI_OP_nn_batch_norm || !t) return PSG_OK;
   psgi_built b;
   psgi_built_init(&b, m->ctx, &e->span);
   b.final_types = true; /* the expansions read the types of the originals only */
@@ -185,16 +185,16 @@ static psg_status simplify_projection(psgi_rewriter *m, const psg_expr *e, psg_e
 }
 
 static psg_status simplify_call(psgi_rewriter *m, const psg_expr *e, psg_expr **out) {
-  psg_status st = PSG_OK;
-  const char *op = psgi_call_op_name(e);
-  const psg_type *t = op && e->nkids > 1 ? psgi_tensor_type_of(e->kids[1]) : NULL;
-  if (st || !t) return st;
   psg_expr *(*expand)(psgi_built *, const psg_expr *, psg_expr *const *, const psg_type *) = NULL;
-  if (!strcmp(op, "nn.layer_norm")) expand = expand_layer_norm;
-  else if (!strcmp(op, "nn.instance_norm")) expand = expand_instance_norm;
-  else if (!strcmp(op, "nn.group_norm")) expand = expand_group_norm;
-  else if (!strcmp(op, "nn.l2_normalize")) expand = expand_l2_normalize;
-  if (!expand) return PSG_OK;
+  switch (psgi_call_op_id(e)) {
+  case PSGI_OP_nn_layer_norm: expand = expand_layer_norm; break;
+  case PSGI_OP_nn_instance_norm: expand = expand_instance_norm; break;
+  case PSGI_OP_nn_group_norm: expand = expand_group_norm; break;
+  case PSGI_OP_nn_l2_normalize: expand = expand_l2_normalize; break;
+  default: return PSG_OK;
+  }
+  const psg_type *t = e->nkids > 1 ? psgi_tensor_type_of(e->kids[1]) : NULL;
+  if (!t) return PSG_OK;
   psgi_built b;
   psgi_built_init(&b, m->ctx, &e->span);
   b.final_types = true; /* the expansions read the types of the originals only */
