@@ -109,12 +109,16 @@ psg_expr *psgi_build_call(psgi_built *b, const char *op, psg_expr *const *args, 
   return idx < 0 ? NULL : psgi_build_op_call(b, (size_t)idx, args, n, attrs);
 }
 
+psg_expr *psgi_build_op_call_typed(psgi_built *b, size_t op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
+  psg_expr *call = build_untyped(b, op, args, n, attrs);
+  return call ? type_call(b, call, attrs, true) : NULL;
+}
+
 psg_expr *psgi_build_call_typed(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs) {
   for (size_t i = 0; i < n; i++)
     if (!args[i]) return NULL;
   ptrdiff_t idx = op_index(b, op);
-  psg_expr *call = idx < 0 ? NULL : build_untyped(b, (size_t)idx, args, n, attrs);
-  return call ? type_call(b, call, attrs, true) : NULL;
+  return idx < 0 ? NULL : psgi_build_op_call_typed(b, (size_t)idx, args, n, attrs);
 }
 
 void psgi_give_type(psg_expr *e, const psg_type *t) {

@@ -47,6 +47,7 @@ psg_expr *psgi_build_op_call(psgi_built *b, size_t op, psg_expr *const *args, si
  * types of what it built). An argument that does not fit fails the build
  * with PSG_ERR_TYPE: a pass should not make ill-typed calls. */
 psg_expr *psgi_build_call_typed(psgi_built *b, const char *op, psg_expr *const *args, size_t n, psg_attrs *attrs);
+psg_expr *psgi_build_op_call_typed(psgi_built *b, size_t op, psg_expr *const *args, size_t n, psg_attrs *attrs);
 /* Gives `e` (untyped, just built or rebuilt) the type `t` when it has none. */
 void psgi_give_type(psg_expr *e, const psg_type *t);
 /* A rank-0 constant of `dtype` holding `value` (converted). */

@@ -36,12 +36,8 @@ size_t psgi_simplify_users(const simplifier *s, const psg_expr *now) {
   return u ? (size_t)(uintptr_t)u->value : 0;
 }
 
-/* The first byte rejects most names without a strcmp call (rules test every call). */
-static bool is_call_of(const psg_expr *e, const char *op) {
-  if (!e || e->kind != PSG_EXPR_CALL || e->kids[0]->kind != PSG_EXPR_OP) return false;
-  const char *name = psg_op_name(e->kids[0]);
-  return name[0] == op[0] && !strcmp(name, op);
-}
+/* By op table index (rules test every call): no name compared. */
+static bool is_call_of(const psg_expr *e, size_t op) { return psgi_call_op_id(e) == (ptrdiff_t)op; }
 
 /* True when `e` is a constant whose every element equals `v`. */
 static bool is_constant_all(const psg_expr *e, double v) {
@@ -56,32 +52,34 @@ static bool is_constant_all(const psg_expr *e, double v) {
 /* A constant of every element `v`, or (v 0 or 1) a call of zeros / ones or
  * their *_like forms whose value is known to be that everywhere. */
 static bool is_fill_of(const psg_expr *e, double v) {
-  if (v == 0 && (is_call_of(e, "zeros") || is_call_of(e, "zeros_like"))) return true;
-  if (v == 1 && (is_call_of(e, "ones") || is_call_of(e, "ones_like"))) return true;
+  if (v == 0 && (is_call_of(e, PSGI_OP_zeros) || is_call_of(e, PSGI_OP_zeros_like))) return true;
+  if (v == 1 && (is_call_of(e, PSGI_OP_ones) || is_call_of(e, PSGI_OP_ones_like))) return true;
   return is_constant_all(e, v);
 }
 
 
 /* Identity arithmetic: the operand that survives, or NULL. */
 static psg_expr *identity_operand(const psg_expr *now) {
-  const char *op = psgi_call_op_name(now);
-  if (!op || now->nkids != 3) return NULL;
+  if (now->nkids != 3) return NULL;
   psg_expr *a = now->kids[1], *b = now->kids[2];
   psg_expr *keep = NULL;
-  if (!strcmp(op, "add")) keep = is_fill_of(b, 0) ? a : is_fill_of(a, 0) ? b : NULL;
-  else if (!strcmp(op, "subtract")) keep = is_fill_of(b, 0) ? a : NULL;
-  else if (!strcmp(op, "multiply")) keep = is_fill_of(b, 1) ? a : is_fill_of(a, 1) ? b : NULL;
-  else if (!strcmp(op, "divide")) keep = is_fill_of(b, 1) ? a : NULL;
-  else if (!strcmp(op, "minimum")) keep = is_constant_all(b, INFINITY) ? a : is_constant_all(a, INFINITY) ? b : NULL;
-  else if (!strcmp(op, "maximum")) keep = is_constant_all(b, -INFINITY) ? a : is_constant_all(a, -INFINITY) ? b : NULL;
+  switch (psgi_call_op_id(now)) {
+  case PSGI_OP_add: keep = is_fill_of(b, 0) ? a : is_fill_of(a, 0) ? b : NULL; break;
+  case PSGI_OP_subtract: keep = is_fill_of(b, 0) ? a : NULL; break;
+  case PSGI_OP_multiply: keep = is_fill_of(b, 1) ? a : is_fill_of(a, 1) ? b : NULL; break;
+  case PSGI_OP_divide: keep = is_fill_of(b, 1) ? a : NULL; break;
+  case PSGI_OP_minimum: keep = is_constant_all(b, INFINITY) ? a : is_constant_all(a, INFINITY) ? b : NULL; break;
+  case PSGI_OP_maximum: keep = is_constant_all(b, -INFINITY) ? a : is_constant_all(a, -INFINITY) ? b : NULL; break;
+  default: return NULL;
+  }
   /* Broadcasting against the constant may change the shape or dtype: only
    * when the operand already has the result's type is it the result. */
   return keep && psgi_type_of(keep) && psgi_type_of(keep) == now->checked_type ? keep : NULL;
 }
 
 static bool is_reshape_like(const psg_expr *e) {
-  return is_call_of(e, "reshape") || is_call_of(e, "contrib_reverse_reshape") || is_call_of(e, "squeeze") || is_call_of(e, "expand_dims") ||
-         is_call_of(e, "nn.batch_flatten");
+  return is_call_of(e, PSGI_OP_reshape) || is_call_of(e, PSGI_OP_contrib_reverse_reshape) || is_call_of(e, PSGI_OP_squeeze) || is_call_of(e, PSGI_OP_expand_dims) ||
+         is_call_of(e, PSGI_OP_nn_batch_flatten);
 }
 
 /* A chain of reshape-like calls over x: x itself or one reshape to the final
@@ -115,12 +113,12 @@ static bool transpose_axes(const psg_expr *call, int ndim, int64_t *axes) {
 }
 
 static psg_expr *merge_transposes(psgi_built *b, const psg_expr *now) {
-  if (!is_call_of(now, "transpose") || !now->checked_type) return NULL;
+  if (!is_call_of(now, PSGI_OP_transpose) || !now->checked_type) return NULL;
   psg_expr *x = now->kids[1];
   int ndim = now->checked_type->n;
   int64_t outer[PSG_MAX_RANK], inner[PSG_MAX_RANK], axes[PSG_MAX_RANK];
   if (!transpose_axes(now, ndim, outer)) return NULL;
-  bool composed = is_call_of(x, "transpose") && transpose_axes(x, ndim, inner);
+  bool composed = is_call_of(x, PSGI_OP_transpose) && transpose_axes(x, ndim, inner);
   for (int i = 0; i < ndim; i++) axes[i] = composed ? inner[outer[i]] : outer[i];
   if (composed) x = x->kids[1];
   bool identity = true;
@@ -143,10 +141,10 @@ static bool widens(int from, int to) {
 }
 
 static psg_expr *simplify_cast(const psg_expr *now) {
-  if (!is_call_of(now, "cast") || !now->checked_type) return NULL;
+  if (!is_call_of(now, PSGI_OP_cast) || !now->checked_type) return NULL;
   psg_expr *x = now->kids[1];
   if (psgi_type_of(x) == now->checked_type) return x;
-  if (is_call_of(x, "cast") && psgi_type_of(x->kids[1]) == now->checked_type && psgi_type_of(x) &&
+  if (is_call_of(x, PSGI_OP_cast) && psgi_type_of(x->kids[1]) == now->checked_type && psgi_type_of(x) &&
       widens(now->checked_type->dtype, psgi_type_of(x)->dtype))
     return x->kids[1];
   return NULL;
@@ -157,8 +155,8 @@ static psg_expr *simplify_cast(const psg_expr *now) {
 static psg_expr *drop_noop_slice_or_pad(const psg_expr *now) {
   psg_expr *x = now->nkids > 1 ? now->kids[1] : NULL;
   if (!x || !psgi_type_of(x) || psgi_type_of(x) != now->checked_type) return NULL;
-  if (is_call_of(now, "broadcast_to")) return x; /* to the shape it has */
-  if (is_call_of(now, "strided_slice")) {
+  if (is_call_of(now, PSGI_OP_broadcast_to)) return x; /* to the shape it has */
+  if (is_call_of(now, PSGI_OP_strided_slice)) {
     int64_t begin[PSG_MAX_RANK], strides[PSG_MAX_RANK];
     int nb = psgi_attr_ints(now->u.attrs, "begin", begin, PSG_MAX_RANK);
     int ns = psgi_attr_ints(now->u.attrs, "strides", strides, PSG_MAX_RANK);
@@ -169,7 +167,7 @@ static psg_expr *drop_noop_slice_or_pad(const psg_expr *now) {
       if (strides[i] != 1) return NULL;
     return x; /* same type, starting at 0, stride 1: everything */
   }
-  if (is_call_of(now, "nn.pad")) {
+  if (is_call_of(now, PSGI_OP_nn_pad)) {
     psg_attr *w = psg_attrs_get(now->u.attrs, "pad_width");
     if (!w || psg_attr_kind(w) != PSG_ATTR_LIST) return NULL;
     for (size_t i = 0; i < psg_attr_list_len(w); i++) {
@@ -192,9 +190,9 @@ static psg_expr *drop_trivial_concat_or_reduce(psgi_built *b, const psg_expr *no
   const psg_type *t = now->checked_type;
   if (!t || now->nkids != 2) return NULL;
   psg_expr *x = now->kids[1];
-  if (is_call_of(now, "concatenate"))
+  if (is_call_of(now, PSGI_OP_concatenate))
     return x->kind == PSG_EXPR_TUPLE && x->nkids == 1 && psgi_type_of(x->kids[0]) == t ? x->kids[0] : NULL;
-  static const char *const reductions[] = {"mean", "sum", "max", "min", "prod"};
+  static const size_t reductions[] = {PSGI_OP_mean, PSGI_OP_sum, PSGI_OP_max, PSGI_OP_min, PSGI_OP_prod};
   bool reduce = false;
   for (size_t i = 0; i < sizeof reductions / sizeof *reductions; i++) reduce |= is_call_of(now, reductions[i]);
   const psg_type *xt = psgi_tensor_type_of(x);
@@ -224,9 +222,9 @@ static psg_expr *drop_trivial_concat_or_reduce(psgi_built *b, const psg_expr *no
  * input sequence back step by step). */
 static psg_expr *slice_of_concat(const psg_expr *now) {
   const psg_type *t = now->checked_type;
-  if (!is_call_of(now, "strided_slice") || now->nkids != 2 || !t) return NULL;
+  if (!is_call_of(now, PSGI_OP_strided_slice) || now->nkids != 2 || !t) return NULL;
   psg_expr *cat = now->kids[1];
-  if (!is_call_of(cat, "concatenate") || cat->nkids != 2 || cat->kids[1]->kind != PSG_EXPR_TUPLE) return NULL;
+  if (!is_call_of(cat, PSGI_OP_concatenate) || cat->nkids != 2 || cat->kids[1]->kind != PSG_EXPR_TUPLE) return NULL;
   const psg_type *ct = psgi_tensor_type_of(cat);
   if (!ct || !psg_type_is_static(ct) || strcmp(psgi_attr_str(now->u.attrs, "slice_mode", "end"), "end")) return NULL;
   int64_t begin[PSG_MAX_RANK], end[PSG_MAX_RANK], strides[PSG_MAX_RANK], axes[PSG_MAX_RANK];
@@ -435,6 +433,10 @@ static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc
   psgi_map_init(&s.origin, func->ctx);
   st = count_users(&s, func->ctx, func);
   if (st == PSG_ERR_NOMEM) st = psgi_nomem(func->ctx);
+  /* The count walk met every node the rewrite will: when the hint is
+   * smaller (no walk yet, or one that stopped early), that sizes the
+   * mutator's memo at once (psg_mutate reads it) instead of regrowing it. */
+  if (!st && psgi_expr_size_hint(func) < s.users.len) psgi_expr_note_size(func, s.users.len);
   if (!st) {
     psg_mutator m;
     psg_mutator_init(&m, func->ctx);

@@ -10,12 +10,8 @@
 #include "ops/op_impl.h"
 #include "transforms/simplify_expr.h"
 
-/* The first byte rejects most names without a strcmp call (rules test every call). */
-static bool is_call_of(const psg_expr *e, const char *op) {
-  if (!e || e->kind != PSG_EXPR_CALL || e->kids[0]->kind != PSG_EXPR_OP) return false;
-  const char *name = psg_op_name(e->kids[0]);
-  return name[0] == op[0] && !strcmp(name, op);
-}
+/* By op table index (rules test every call): no name compared. */
+static bool is_call_of(const psg_expr *e, size_t op) { return psgi_call_op_id(e) == (ptrdiff_t)op; }
 
 static psg_expr *arg(const psg_expr *call, int i) { return call->kids[1 + i]; }
 
@@ -24,16 +20,16 @@ static bool is_constant(const psg_expr *e) { return e && e->kind == PSG_EXPR_CON
 /* The scalar a fill call stands for: full's constant fill value, or 1 / 0 of
  * `dtype` for ones / zeros (and their *_like forms). NULL when `e` is none. */
 static psg_expr *fill_scalar(psgi_built *b, const psg_expr *e, int dtype) {
-  if (is_call_of(e, "full") && e->nkids == 2) return is_constant(arg(e, 0)) ? arg(e, 0) : NULL;
-  if (is_call_of(e, "full_like") && e->nkids == 3) return is_constant(arg(e, 1)) ? arg(e, 1) : NULL;
-  if (is_call_of(e, "ones") || is_call_of(e, "ones_like")) return psgi_build_scalar(b, dtype, 1);
-  if (is_call_of(e, "zeros") || is_call_of(e, "zeros_like")) return psgi_build_scalar(b, dtype, 0);
+  if (is_call_of(e, PSGI_OP_full) && e->nkids == 2) return is_constant(arg(e, 0)) ? arg(e, 0) : NULL;
+  if (is_call_of(e, PSGI_OP_full_like) && e->nkids == 3) return is_constant(arg(e, 1)) ? arg(e, 1) : NULL;
+  if (is_call_of(e, PSGI_OP_ones) || is_call_of(e, PSGI_OP_ones_like)) return psgi_build_scalar(b, dtype, 1);
+  if (is_call_of(e, PSGI_OP_zeros) || is_call_of(e, PSGI_OP_zeros_like)) return psgi_build_scalar(b, dtype, 0);
   return NULL;
 }
 
 static bool is_fill(const psg_expr *e) {
-  return is_call_of(e, "full") || is_call_of(e, "full_like") || is_call_of(e, "ones") ||
-         is_call_of(e, "ones_like") || is_call_of(e, "zeros") || is_call_of(e, "zeros_like");
+  return is_call_of(e, PSGI_OP_full) || is_call_of(e, PSGI_OP_full_like) || is_call_of(e, PSGI_OP_ones) ||
+         is_call_of(e, PSGI_OP_ones_like) || is_call_of(e, PSGI_OP_zeros) || is_call_of(e, PSGI_OP_zeros_like);
 }
 
 psg_expr *psgi_simplify_full_elementwise(psgi_built *b, const psg_expr *now) {
@@ -50,7 +46,7 @@ psg_expr *psgi_simplify_full_elementwise(psgi_built *b, const psg_expr *now) {
     psg_expr *args[2];
     args[side] = v;
     args[1 - side] = x;
-    psg_expr *out = psgi_build_call_typed(b, psgi_call_op_name(now), args, 2, now->u.attrs);
+    psg_expr *out = psgi_build_op_call_typed(b, now->kids[0]->u.op, args, 2, now->u.attrs);
     return out && out->checked_type == t ? out : NULL;
   }
   return NULL;
@@ -58,13 +54,12 @@ psg_expr *psgi_simplify_full_elementwise(psgi_built *b, const psg_expr *now) {
 
 /* `op(c1, c2)` evaluated now: a constant, or NULL (b->status set on a failure
  * other than the op refusing its operands). */
-static psg_expr *fold(psgi_built *b, const char *op, const psg_expr *c1, const psg_expr *c2) {
-  ptrdiff_t index = psgi_op_lookup(op, strlen(op));
+static psg_expr *fold(psgi_built *b, size_t op, const psg_expr *c1, const psg_expr *c2) {
   psgi_value *args[2] = {NULL, NULL}, *v = NULL;
   char msg[160];
   psg_status st = psgi_value_from_constant(b->ctx, c1, &args[0]);
   if (!st) st = psgi_value_from_constant(b->ctx, c2, &args[1]);
-  if (!st) st = psgi_eval_op(b->ctx, (size_t)index, NULL, args, 2, &v, msg, sizeof msg);
+  if (!st) st = psgi_eval_op(b->ctx, op, NULL, args, 2, &v, msg, sizeof msg);
   psg_expr *c = NULL;
   if (!st) st = psgi_value_to_expr(b->ctx, v, &b->span, &c);
   psgi_value_release(v);
@@ -86,8 +81,9 @@ static psg_expr *fold(psgi_built *b, const char *op, const psg_expr *c1, const p
 /* `op(op(x, c1), c2)` (either order at each level) with x not a constant:
  * op(x, c1 op c2), when the inner call has no other user. */
 psg_expr *psgi_simplify_adjacent_constants(psgi_built *b, const simplifier *s, const psg_expr *now) {
-  const char *op = psgi_call_op_name(now);
-  if (!op || (strcmp(op, "add") && strcmp(op, "multiply")) || now->nkids != 3) return NULL;
+  ptrdiff_t id = psgi_call_op_id(now);
+  if ((id != PSGI_OP_add && id != PSGI_OP_multiply) || now->nkids != 3) return NULL;
+  size_t op = (size_t)id;
   for (int side = 0; side < 2; side++) {
     psg_expr *inner = arg(now, side), *c2 = arg(now, 1 - side);
     if (!is_constant(c2) || !is_call_of(inner, op) || inner->nkids != 3) continue;
@@ -96,7 +92,7 @@ psg_expr *psgi_simplify_adjacent_constants(psgi_built *b, const simplifier *s, c
       psg_expr *x = arg(inner, k), *c1 = arg(inner, 1 - k);
       if (!is_constant(c1) || is_constant(x)) continue;
       psg_expr *c = fold(b, op, c1, c2);
-      psg_expr *out = c ? psgi_build_call_typed(b, op, (psg_expr *[]){x, c}, 2, NULL) : NULL;
+      psg_expr *out = c ? psgi_build_op_call_typed(b, op, (psg_expr *[]){x, c}, 2, NULL) : NULL;
       /* Only when the result keeps its type (broadcasting of c1 with c2 may not). */
       return out && out->checked_type == now->checked_type ? out : NULL;
     }

@@ -8,11 +8,8 @@
 #include "ops/op_impl.h"
 #include "transforms/simplify_expr.h"
 
-static bool is_call_of(const psg_expr *e, const char *op) {
-  if (!e || e->kind != PSG_EXPR_CALL || e->kids[0]->kind != PSG_EXPR_OP) return false;
-  const char *name = psg_op_name(e->kids[0]);
-  return name[0] == op[0] && !strcmp(name, op);
-}
+/* By op table index (rules test every call): no name compared. */
+static bool is_call_of(const psg_expr *e, size_t op) { return psgi_call_op_id(e) == (ptrdiff_t)op; }
 
 static psg_expr *arg(const psg_expr *call, int i) { return call->kids[1 + i]; }
 
@@ -60,7 +57,7 @@ static psg_expr *cast_to(psgi_built *b, psg_expr *x, int dtype) {
 }
 
 psg_expr *psgi_simplify_consecutive_cast(psgi_built *b, const psg_expr *now) {
-  if (!is_call_of(now, "cast") || !is_call_of(arg(now, 0), "cast") || !now->checked_type) return NULL;
+  if (!is_call_of(now, PSGI_OP_cast) || !is_call_of(arg(now, 0), PSGI_OP_cast) || !now->checked_type) return NULL;
   psg_expr *inner = arg(now, 0), *data = arg(inner, 0);
   int from = dtype_of(data), mid = dtype_of(inner), to = dtype_of(now);
   if (!from || !mid || !to || !widen_cast(from, mid)) return NULL; /* a narrowing cast stays */
@@ -73,12 +70,12 @@ psg_expr *psgi_simplify_consecutive_cast(psgi_built *b, const psg_expr *now) {
  * a final cast to the result's dtype is added when the last kept one (or the
  * clip) has another. */
 psg_expr *psgi_simplify_clip_casts(psgi_built *b, const psg_expr *now) {
-  if (!is_call_of(now, "cast") || !now->checked_type) return NULL;
+  if (!is_call_of(now, PSGI_OP_cast) || !now->checked_type) return NULL;
   const psg_expr *casts[16];
   int n = 0;
   const psg_expr *e = now;
-  while (is_call_of(e, "cast") && n < 16) casts[n++] = e, e = arg(e, 0);
-  if (!is_call_of(e, "clip")) return NULL;
+  while (is_call_of(e, PSGI_OP_cast) && n < 16) casts[n++] = e, e = arg(e, 0);
+  if (!is_call_of(e, PSGI_OP_clip)) return NULL;
   psg_expr *clip = (psg_expr *)e, *res = clip;
   double a_min = psgi_attr_float(clip->u.attrs, "a_min", 0), a_max = psgi_attr_float(clip->u.attrs, "a_max", 0);
   bool keep[16];
@@ -98,7 +95,7 @@ psg_expr *psgi_simplify_clip_casts(psgi_built *b, const psg_expr *now) {
 }
 
 psg_expr *psgi_simplify_clip(const psg_expr *now) {
-  if (!is_call_of(now, "clip") || !now->checked_type || now->checked_type->kind != PSG_TYPE_TENSOR) return NULL;
+  if (!is_call_of(now, PSGI_OP_clip) || !now->checked_type || now->checked_type->kind != PSG_TYPE_TENSOR) return NULL;
   double lo, hi;
   dtype_range(now->checked_type->dtype, &lo, &hi);
   double a_min = psgi_attr_float(now->u.attrs, "a_min", 0), a_max = psgi_attr_float(now->u.attrs, "a_max", 0);

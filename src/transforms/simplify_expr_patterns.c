@@ -11,12 +11,8 @@
 #include "ops/op_impl.h"
 #include "transforms/simplify_expr.h"
 
-/* The first byte rejects most names without a strcmp call (rules test every call). */
-static bool is_call_of(const psg_expr *e, const char *op) {
-  if (!e || e->kind != PSG_EXPR_CALL || e->kids[0]->kind != PSG_EXPR_OP) return false;
-  const char *name = psg_op_name(e->kids[0]);
-  return name[0] == op[0] && !strcmp(name, op);
-}
+/* By op table index (rules test every call): no name compared. */
+static bool is_call_of(const psg_expr *e, size_t op) { return psgi_call_op_id(e) == (ptrdiff_t)op; }
 
 static psg_expr *arg(const psg_expr *call, int i) { return call->kids[1 + i]; }
 
@@ -33,7 +29,7 @@ static bool rank0(const psg_expr *e) { return e->kind == PSG_EXPR_CONSTANT && ps
 
 /* `call` is a binary op with a scalar constant `v` on either side (or only
  * on the right when `right_only`); the other operand, or NULL. */
-static psg_expr *other_than(const psg_expr *call, const char *op, double v, bool right_only) {
+static psg_expr *other_than(const psg_expr *call, size_t op, double v, bool right_only) {
   if (!is_call_of(call, op) || call->nkids != 3) return NULL;
   if (scalar_is(arg(call, 1), v)) return arg(call, 0);
   if (!right_only && scalar_is(arg(call, 0), v)) return arg(call, 1);
@@ -41,7 +37,7 @@ static psg_expr *other_than(const psg_expr *call, const char *op, double v, bool
 }
 
 static bool clip_is(const psg_expr *e, double lo, double hi) {
-  return is_call_of(e, "clip") && psgi_attr_float(e->u.attrs, "a_min", NAN) == lo &&
+  return is_call_of(e, PSGI_OP_clip) && psgi_attr_float(e->u.attrs, "a_min", NAN) == lo &&
          psgi_attr_float(e->u.attrs, "a_max", NAN) == hi;
 }
 
@@ -49,26 +45,26 @@ static bool clip_is(const psg_expr *e, double lo, double hi) {
 
 /* clip(x + 3, 0, 6): x, or NULL. */
 static psg_expr *gate6(const psg_expr *e) {
-  return clip_is(e, 0, 6) ? other_than(arg(e, 0), "add", 3, false) : NULL;
+  return clip_is(e, 0, 6) ? other_than(arg(e, 0), PSGI_OP_add, 3, false) : NULL;
 }
 
 /* A gate in [0, 1]: clip(x / 6 + 1/2, 0, 1) (HardSigmoid with alpha 1/6) or
  * clip(x + 3, 0, 6) / 6. Its x, or NULL. */
 static psg_expr *gate1(const simplifier *s, const psg_expr *e) {
   if (clip_is(e, 0, 1)) {
-    psg_expr *y = other_than(arg(e, 0), "add", 0.5, false), *x;
+    psg_expr *y = other_than(arg(e, 0), PSGI_OP_add, 0.5, false), *x;
     if (!y || psgi_simplify_users(s, y) != 1) return NULL;
-    if ((x = other_than(y, "multiply", 1.0 / 6, false))) return x;
-    return other_than(y, "divide", 6, true);
+    if ((x = other_than(y, PSGI_OP_multiply, 1.0 / 6, false))) return x;
+    return other_than(y, PSGI_OP_divide, 6, true);
   }
-  psg_expr *g = other_than(e, "divide", 6, true);
-  if (!g) g = other_than(e, "multiply", 1.0 / 6, false);
+  psg_expr *g = other_than(e, PSGI_OP_divide, 6, true);
+  if (!g) g = other_than(e, PSGI_OP_multiply, 1.0 / 6, false);
   return g && psgi_simplify_users(s, g) == 1 ? gate6(g) : NULL;
 }
 
 /* multiply(x, gate) in either order with gate(x): x, or NULL. */
 static psg_expr *times_gate(const simplifier *s, const psg_expr *m, bool unit, const psg_expr **gate) {
-  if (!is_call_of(m, "multiply") || m->nkids != 3) return NULL;
+  if (!is_call_of(m, PSGI_OP_multiply) || m->nkids != 3) return NULL;
   for (int side = 0; side < 2; side++) {
     psg_expr *x = arg(m, side), *g = arg(m, 1 - side);
     psg_expr *gx = unit ? gate1(s, g) : gate6(g);
@@ -86,10 +82,10 @@ psg_expr *psgi_simplify_hard_swish(psgi_built *b, const simplifier *s, const psg
   const psg_expr *gate = NULL;
   psg_expr *x = NULL, *m;
   bool canonical = false;
-  if ((m = other_than(now, "divide", 6, true)) || (m = other_than(now, "multiply", 1.0 / 6, false))) {
+  if ((m = other_than(now, PSGI_OP_divide, 6, true)) || (m = other_than(now, PSGI_OP_multiply, 1.0 / 6, false))) {
     if (psgi_simplify_users(s, m) != 1 || !(x = times_gate(s, m, false, &gate))) return NULL;
     const psg_expr *add = arg(gate, 0);
-    canonical = is_call_of(now, "divide") && rank0(arg(now, 1)) && arg(m, 0) == x && arg(add, 0) == x && rank0(arg(add, 1));
+    canonical = is_call_of(now, PSGI_OP_divide) && rank0(arg(now, 1)) && arg(m, 0) == x && arg(add, 0) == x && rank0(arg(add, 1));
   } else if (!(x = times_gate(s, now, true, &gate))) {
     return NULL;
   }
@@ -107,7 +103,7 @@ psg_expr *psgi_simplify_hard_swish(psgi_built *b, const simplifier *s, const psg
 
 /* mean(x, axis=[a], keepdims=True) over one axis: x, and a in [0, rank). */
 static psg_expr *mean_one_axis(const psg_expr *e, int *axis) {
-  if (!is_call_of(e, "mean") || !psgi_attr_bool(e->u.attrs, "keepdims", false) ||
+  if (!is_call_of(e, PSGI_OP_mean) || !psgi_attr_bool(e->u.attrs, "keepdims", false) ||
       psgi_attr_bool(e->u.attrs, "exclude", false))
     return NULL;
   int64_t ax[PSG_MAX_RANK];
@@ -146,22 +142,22 @@ static double shortest(double v);
 /* The decomposed normalization: divide(d, sqrt(add(mean(d * d | d ** 2), eps)))
  * with d = subtract(x, mean(x)), all over one axis. */
 static psg_expr *normalization(psgi_built *b, const simplifier *s, const psg_expr *now) {
-  if (!is_call_of(now, "divide")) return NULL;
+  if (!is_call_of(now, PSGI_OP_divide)) return NULL;
   psg_expr *d = arg(now, 0), *sq = arg(now, 1);
-  if (!is_call_of(sq, "sqrt") || !is_call_of(d, "subtract") || psgi_simplify_users(s, sq) != 1) return NULL;
+  if (!is_call_of(sq, PSGI_OP_sqrt) || !is_call_of(d, PSGI_OP_subtract) || psgi_simplify_users(s, sq) != 1) return NULL;
   psg_expr *ve = arg(sq, 0), *v = NULL, *eps = NULL;
-  if (!is_call_of(ve, "add") || psgi_simplify_users(s, ve) != 1) return NULL;
+  if (!is_call_of(ve, PSGI_OP_add) || psgi_simplify_users(s, ve) != 1) return NULL;
   for (int side = 0; side < 2 && !v; side++)
     if (arg(ve, side)->kind == PSG_EXPR_CONSTANT && psg_tensor_numel(arg(ve, side)->u.constant) == 1)
       eps = arg(ve, side), v = arg(ve, 1 - side);
   int a1, a2;
   psg_expr *p = v ? mean_one_axis(v, &a2) : NULL;
   if (!p || psgi_simplify_users(s, v) != 1 || psgi_simplify_users(s, p) != 1) return NULL;
-  bool squares = (is_call_of(p, "multiply") && arg(p, 0) == d && arg(p, 1) == d) ||
-                 (is_call_of(p, "power") && arg(p, 0) == d && scalar_is(arg(p, 1), 2));
+  bool squares = (is_call_of(p, PSGI_OP_multiply) && arg(p, 0) == d && arg(p, 1) == d) ||
+                 (is_call_of(p, PSGI_OP_power) && arg(p, 0) == d && scalar_is(arg(p, 1), 2));
   psg_expr *mu = arg(d, 1), *x = arg(d, 0);
   /* d's users: the divide and the square (d * d counts twice). */
-  if (psgi_simplify_users(s, d) != (is_call_of(p, "multiply") ? 3u : 2u)) return NULL;
+  if (psgi_simplify_users(s, d) != (is_call_of(p, PSGI_OP_multiply) ? 3u : 2u)) return NULL;
   if (!squares || mean_one_axis(mu, &a1) != x || a1 != a2 || psgi_simplify_users(s, mu) != 1) return NULL;
   const psg_type *t = psgi_tensor_type_of(x);
   if (!t || t != now->checked_type || !psg_dtype_is_float(t->dtype) || t->dims[a1] < 0) return NULL;
@@ -206,7 +202,7 @@ static double shortest(double v) {
 
 /* A constant or call (ones, zeros) of every element `v`. */
 static bool all_of(const psg_expr *e, double v) {
-  if (is_call_of(e, v == 1 ? "ones" : "zeros")) return true;
+  if (is_call_of(e, v == 1 ? PSGI_OP_ones : PSGI_OP_zeros)) return true;
   if (!e || e->kind != PSG_EXPR_CONSTANT) return false;
   int64_t n = psg_tensor_numel(e->u.constant);
   for (int64_t i = 0; i < n; i++)
@@ -229,11 +225,11 @@ static psg_expr *per_axis(psgi_built *b, psg_expr *g, int r, int axis, int64_t c
 psg_expr *psgi_simplify_layer_norm(psgi_built *b, const simplifier *s, const psg_expr *now) {
   psg_expr *out = normalization(b, s, now);
   if (out || b->status) return out;
-  bool mul = is_call_of(now, "multiply");
-  if ((!mul && !is_call_of(now, "add")) || now->nkids != 3 || !now->checked_type) return NULL;
+  bool mul = is_call_of(now, PSGI_OP_multiply);
+  if ((!mul && !is_call_of(now, PSGI_OP_add)) || now->nkids != 3 || !now->checked_type) return NULL;
   for (int side = 0; side < 2; side++) {
     psg_expr *ln = arg(now, side), *v = arg(now, 1 - side);
-    if (!is_call_of(ln, "nn.layer_norm") || psgi_simplify_users(s, ln) != 1 || ln->checked_type != now->checked_type ||
+    if (!is_call_of(ln, PSGI_OP_nn_layer_norm) || psgi_simplify_users(s, ln) != 1 || ln->checked_type != now->checked_type ||
         !psgi_attr_bool(ln->u.attrs, "center", true) || !psgi_attr_bool(ln->u.attrs, "scale", true) ||
         !all_of(arg(ln, 2), 0) || (mul && !all_of(arg(ln, 1), 1)))
       continue;
@@ -253,7 +249,7 @@ psg_expr *psgi_simplify_layer_norm(psgi_built *b, const simplifier *s, const psg
 
 /* transpose(y) swapping exactly the last two of `rank` axes: y, or NULL. */
 static psg_expr *swaps_last_two(const psg_expr *e, int rank) {
-  if (!is_call_of(e, "transpose") || rank < 2) return NULL;
+  if (!is_call_of(e, PSGI_OP_transpose) || rank < 2) return NULL;
   int64_t ax[PSG_MAX_RANK];
   int n = psgi_attr_ints(e->u.attrs, "axes", ax, PSG_MAX_RANK);
   if (n == 0 && rank == 2) return arg(e, 0); /* None: reversed */
@@ -266,8 +262,8 @@ static psg_expr *swaps_last_two(const psg_expr *e, int rank) {
 }
 
 psg_expr *psgi_simplify_matmul_transpose(psgi_built *b, const psg_expr *now) {
-  bool batch = is_call_of(now, "nn.batch_matmul");
-  if ((!batch && !is_call_of(now, "nn.matmul")) || now->nkids != 3 || !now->checked_type) return NULL;
+  bool batch = is_call_of(now, PSGI_OP_nn_batch_matmul);
+  if ((!batch && !is_call_of(now, PSGI_OP_nn_matmul)) || now->nkids != 3 || !now->checked_type) return NULL;
   static const char *const flag[2] = {"transpose_a", "transpose_b"};
   psg_expr *ops[2] = {arg(now, 0), arg(now, 1)};
   psg_attrs *attrs = now->u.attrs;
@@ -309,8 +305,8 @@ psg_expr *psgi_simplify_matmul_transpose(psgi_built *b, const psg_expr *now) {
 /* Reshapes around row-wise ops ---------------------------------------------------- */
 
 static bool reshape_like(const psg_expr *e) {
-  return is_call_of(e, "reshape") || is_call_of(e, "squeeze") || is_call_of(e, "expand_dims") ||
-         is_call_of(e, "nn.batch_flatten");
+  return is_call_of(e, PSGI_OP_reshape) || is_call_of(e, PSGI_OP_squeeze) || is_call_of(e, PSGI_OP_expand_dims) ||
+         is_call_of(e, PSGI_OP_nn_batch_flatten);
 }
 
 static bool same_dims(const psg_type *a, const psg_type *b) {
@@ -333,11 +329,11 @@ static int rowwise(const psg_expr *f, const psg_type *x, const psg_type *y, cons
     for (int side = 0; side < 2; side++)
       if (arg(f, 1 - side)->kind == PSG_EXPR_CONSTANT && rank0(arg(f, 1 - side))) return side;
   /* A transpose of the last two axes, per matrix: reshapes that keep both. */
-  if (is_call_of(f, "transpose") && f->nkids == 2 && y->n >= 2 && swaps_last_two(f, y->n) && x->n >= 2 &&
+  if (is_call_of(f, PSGI_OP_transpose) && f->nkids == 2 && y->n >= 2 && swaps_last_two(f, y->n) && x->n >= 2 &&
       out->n >= 2 && x->dims[x->n - 2] == y->dims[y->n - 2] && x->dims[x->n - 1] == y->dims[y->n - 1] &&
       out->dims[out->n - 2] == y->dims[y->n - 1] && out->dims[out->n - 1] == y->dims[y->n - 2])
     return 0;
-  if ((is_call_of(f, "nn.softmax") || is_call_of(f, "nn.log_softmax")) && f->nkids == 2) {
+  if ((is_call_of(f, PSGI_OP_nn_softmax) || is_call_of(f, PSGI_OP_nn_log_softmax)) && f->nkids == 2) {
     int64_t axis = psgi_attr_int(f->u.attrs, "axis", -1);
     if (axis < 0) axis += y->n;
     if (axis == y->n - 1 && x->n && out->n && x->dims[x->n - 1] == y->dims[y->n - 1] &&
@@ -359,9 +355,9 @@ psg_expr *psgi_simplify_reshape_through(psgi_built *b, const simplifier *s, cons
   const psg_type *xt = psgi_tensor_type_of(x), *yt = psgi_tensor_type_of(y);
   if (!xt || !yt || psgi_simplify_users(s, y) != 1 || rowwise(f, xt, yt, t) != k) return NULL;
   /* Elementwise: the op keeps the shape (no broadcasting against the constant). */
-  if (!is_call_of(f, "transpose") && !same_dims(yt, ft)) return NULL;
+  if (!is_call_of(f, PSGI_OP_transpose) && !same_dims(yt, ft)) return NULL;
   /* op(reshape(x) to the final shape, before a transpose), or op(x) when x has it. */
-  bool swap = is_call_of(f, "transpose");
+  bool swap = is_call_of(f, PSGI_OP_transpose);
   int64_t dims[PSG_MAX_RANK];
   memcpy(dims, t->dims, (size_t)t->n * sizeof *dims);
   if (swap) dims[t->n - 2] = t->dims[t->n - 1], dims[t->n - 1] = t->dims[t->n - 2];
@@ -380,7 +376,7 @@ psg_expr *psgi_simplify_reshape_through(psgi_built *b, const simplifier *s, cons
     attrs = psgi_build_attrs(b, (const char *[]){"axes"}, (psg_attr *[]){psgi_build_attr_ints(b, axes, (size_t)t->n)}, 1);
     if (!attrs) return NULL;
   }
-  if (is_call_of(f, "nn.softmax") || is_call_of(f, "nn.log_softmax")) {
+  if (is_call_of(f, PSGI_OP_nn_softmax) || is_call_of(f, PSGI_OP_nn_log_softmax)) {
     psg_attr *ax = psgi_build_attr_int(b, t->n - 1);
     psg_attrs *na = NULL;
     psg_status st = ax ? psg_attrs_with(b->ctx, attrs, "axis", ax, &na) : PSG_ERR_NOMEM;
@@ -397,6 +393,6 @@ psg_expr *psgi_simplify_reshape_through(psgi_built *b, const simplifier *s, cons
   }
   psg_expr *args[2] = {arg(f, 0), f->nkids == 3 ? arg(f, 1) : NULL};
   args[k] = r;
-  psg_expr *out = psgi_build_call_typed(b, psgi_call_op_name(f), args, (size_t)(f->nkids - 1), attrs);
+  psg_expr *out = psgi_build_op_call_typed(b, f->kids[0]->u.op, args, (size_t)(f->nkids - 1), attrs);
   return out && out->checked_type == t ? out : NULL;
 }

@@ -12,12 +12,8 @@
 #include "ops/op_impl.h"
 #include "transforms/simplify_expr.h"
 
-/* The first byte rejects most names without a strcmp call (rules test every call). */
-static bool is_call_of(const psg_expr *e, const char *op) {
-  if (!e || e->kind != PSG_EXPR_CALL || e->kids[0]->kind != PSG_EXPR_OP) return false;
-  const char *name = psg_op_name(e->kids[0]);
-  return name[0] == op[0] && !strcmp(name, op);
-}
+/* By op table index (rules test every call): no name compared. */
+static bool is_call_of(const psg_expr *e, size_t op) { return psgi_call_op_id(e) == (ptrdiff_t)op; }
 
 static psg_expr *arg(const psg_expr *call, int i) { return call->kids[1 + i]; }
 
@@ -25,7 +21,7 @@ static psg_expr *arg(const psg_expr *call, int i) { return call->kids[1 + i]; }
  * removed: the operand, and that axis (the first that fits). Reshapes are
  * left to the reshape-chain rules (moving them would only reorder). */
 static psg_expr *drops_unit_axis(const psg_expr *e, int *axis) {
-  if (!is_call_of(e, "squeeze") || e->nkids != 2) return NULL;
+  if (!is_call_of(e, PSGI_OP_squeeze) || e->nkids != 2) return NULL;
   const psg_type *t = psgi_tensor_type_of(e), *xt = psgi_tensor_type_of(arg(e, 0));
   if (!t || !xt || !psg_type_is_static(t) || !psg_type_is_static(xt) || xt->n != t->n + 1 || t->dtype != xt->dtype)
     return NULL;
@@ -41,10 +37,11 @@ static psg_expr *drops_unit_axis(const psg_expr *e, int *axis) {
   return NULL;
 }
 
-static const char *const binary_ops[] = {"add", "subtract", "multiply", "divide", "power", "maximum",
-                                         "minimum", "floor_divide", "floor_mod", "equal", "not_equal",
-                                         "greater", "greater_equal", "less", "less_equal", "logical_and",
-                                         "logical_or"};
+static const size_t binary_ops[] = {PSGI_OP_add,          PSGI_OP_subtract,      PSGI_OP_multiply,  PSGI_OP_divide,
+                                    PSGI_OP_power,        PSGI_OP_maximum,       PSGI_OP_minimum,   PSGI_OP_floor_divide,
+                                    PSGI_OP_floor_mod,    PSGI_OP_equal,         PSGI_OP_not_equal, PSGI_OP_greater,
+                                    PSGI_OP_greater_equal, PSGI_OP_less,         PSGI_OP_less_equal, PSGI_OP_logical_and,
+                                    PSGI_OP_logical_or};
 
 static bool is_binary(const psg_expr *e) {
   if (e->nkids != 3) return false;
@@ -129,7 +126,7 @@ static psg_expr *through_transpose(psgi_built *b, const psg_expr *now, psg_expr 
 psg_expr *psgi_simplify_squeeze_sink(psgi_built *b, const simplifier *s, const psg_expr *now) {
   const psg_type *t = now->checked_type;
   if (!t || t->kind != PSG_TYPE_TENSOR || !psg_type_is_static(t) || now->kind != PSG_EXPR_CALL) return NULL;
-  bool transpose = is_call_of(now, "transpose") && now->nkids == 2;
+  bool transpose = is_call_of(now, PSGI_OP_transpose) && now->nkids == 2;
   if (!transpose && !is_unary(now) && !is_binary(now)) return NULL;
   int nargs = (int)now->nkids - 1, axis = -1, squeezed = 0, shared = 0;
   psg_expr *lifted[2] = {NULL, NULL};
@@ -154,7 +151,7 @@ psg_expr *psgi_simplify_squeeze_sink(psgi_built *b, const simplifier *s, const p
     psg_expr *c = arg(now, i);
     if (c->kind != PSG_EXPR_CONSTANT || !(lifted[i] = lift_constant(b, c, t->n, axis))) return NULL;
   }
-  psg_expr *y = psgi_build_call_typed(b, psgi_call_op_name(now), lifted, (size_t)nargs, now->u.attrs);
+  psg_expr *y = psgi_build_op_call_typed(b, now->kids[0]->u.op, lifted, (size_t)nargs, now->u.attrs);
   psg_expr *out = y ? squeeze_axis(b, y, axis) : NULL;
   return out && out->checked_type == t ? out : NULL;
 }
