@@ -211,6 +211,7 @@ psg_status psg_mutate(psg_mutator *m, const psg_expr *root, psg_expr **out) {
   mframe_vec stack = {0};
   slot_vec done_kids = {0}; /* entry indices of the resolved children of the frames */
   bool replaced, have = false;
+  bool whole = true; /* no subtree replaced by `pre` unwalked: the memo met every node */
   uint32_t slot = 0;
   if (s->keep_composite && psgi_is_composite_fn(root)) {
     psg_expr_retain((psg_expr *)root);
@@ -220,6 +221,7 @@ psg_status psg_mutate(psg_mutator *m, const psg_expr *root, psg_expr **out) {
   size_t memo_before = s->memo.len;
   if (!memo_before) psgi_map_reserve(&s->memo, psgi_expr_size_hint(root)); /* a hint, as in psg_visit */
   psg_status st = try_pre(m, root, &replaced);
+  whole = !replaced;
   if (st || replaced) goto done;
   if ((st = reserve(m, s, root, &slot, &have)) != PSG_OK) goto done;
   mframe f0 = {root, 0, slot};
@@ -239,6 +241,7 @@ psg_status psg_mutate(psg_mutator *m, const psg_expr *root, psg_expr **out) {
       }
       if (!have) {
         if (m->pre && (st = try_pre(m, child, &replaced)) != PSG_OK) goto done;
+        whole &= !m->pre || !replaced || !child->nkids;
         if (!m->pre || !replaced) {
           mframe fc = {child, 0, slot};
           if (!PUSH(ctx, &stack, fc)) goto nomem;
@@ -267,8 +270,10 @@ done:
     *out = hit ? hit->value : NULL;
     psg_expr_retain(*out);
     /* The nodes this walk met size the next walk over the function, and
-     * over its rewrite (the next pass's input). */
-    if (!memo_before) {
+     * over its rewrite (the next pass's input): only when it met them all
+     * (a walk that `pre` cut short, as InferType's over a typed function,
+     * would leave a hint of a few nodes). */
+    if (!memo_before && whole) {
       psgi_expr_note_size(root, s->memo.len);
       if (*out != root) psgi_expr_note_size(*out, s->memo.len);
     }

@@ -307,6 +307,16 @@ static psg_status mul_to_add(psg_mutator *m, const psg_expr *e, psg_expr **out) 
   return PSG_OK;
 }
 
+/* A mutator `pre` that keeps every call as it is (its subtree unwalked). */
+static psg_status keep_calls(psg_mutator *m, const psg_expr *e, psg_expr **replacement) {
+  (void)m;
+  if (psg_expr_kind(e) == PSG_EXPR_CALL) {
+    psg_expr_retain((psg_expr *)e);
+    *replacement = (psg_expr *)e;
+  }
+  return PSG_OK;
+}
+
 /* A walk over a function records how many nodes it met
  * (psgi_expr_size_hint), which sizes the memo of the next walk; a walk that
  * skipped a subtree does not; a mutation's result carries the count of the
@@ -331,6 +341,15 @@ static void test_size_hint(void) {
   CHECK_OK(psg_mutate(&m, fn, &out));
   CHECK(out != fn);
   CHECK_EQ_INT(psgi_expr_size_hint(out), 6);
+  CHECK_EQ_INT(psgi_expr_size_hint(fn), 6);
+  psg_mutator_fini(&m);
+  psg_expr_release(out);
+  /* A mutation whose `pre` keeps a subtree unwalked (as InferType over a
+   * typed function) met a few nodes only: it leaves the count as it was. */
+  psg_mutator_init(&m, ctx);
+  m.pre = keep_calls;
+  CHECK_OK(psg_mutate(&m, fn, &out));
+  CHECK(out == fn);
   CHECK_EQ_INT(psgi_expr_size_hint(fn), 6);
   psg_mutator_fini(&m);
   psg_expr_release(out);
