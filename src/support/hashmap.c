@@ -55,27 +55,8 @@ uint64_t psgi_hash_bytes(const void *p, size_t n) {
   return h;
 }
 
-/* splitmix64's finalizer. */
-static inline uint64_t splitmix_final(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
-}
-
-uint64_t psgi_hash_mix(uint64_t h, uint64_t v) {
-  /* The finalizer over a combination: order-sensitive. */
-  return splitmix_final(h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)));
-}
-
 /* psgi_hash_mix(0, p), inlined into the pointer-keyed get and put. */
-static inline uint64_t hash_ptr(const void *p) {
-  return splitmix_final((uint64_t)(uintptr_t)p + 0x9e3779b97f4a7c15ull);
-}
-
-uint64_t psgi_hash_ptr(const void *p) { return hash_ptr(p); }
+static inline uint64_t hash_ptr(const void *p) { return psgi_hash_ptr(p); }
 
 void psgi_map_init(psgi_map *m, psg_ctx *ctx) {
   memset(m, 0, sizeof *m);

@@ -118,8 +118,24 @@ void psgi_map_fini(psgi_map *m);
  * emptied and filled again does not regrow from nothing). */
 void psgi_map_clear(psgi_map *m);
 uint64_t psgi_hash_bytes(const void *p, size_t n);
-uint64_t psgi_hash_ptr(const void *p);
-uint64_t psgi_hash_mix(uint64_t h, uint64_t v);
+/* splitmix64's finalizer. Inline with the two below: hashing a node's
+ * children (CSE, structural hashing) mixes once per edge. */
+static inline uint64_t psgi_splitmix_final(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+/* The finalizer over a combination: order-sensitive. */
+static inline uint64_t psgi_hash_mix(uint64_t h, uint64_t v) {
+  return psgi_splitmix_final(h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)));
+}
+/* psgi_hash_mix(0, p). */
+static inline uint64_t psgi_hash_ptr(const void *p) {
+  return psgi_splitmix_final((uint64_t)(uintptr_t)p + 0x9e3779b97f4a7c15ull);
+}
 /* Lookup: the entry or NULL. */
 psgi_map_entry *psgi_map_get_ptr(const psgi_map *m, const void *key);
 psgi_map_entry *psgi_map_get_str(const psgi_map *m, const char *key, size_t len);
