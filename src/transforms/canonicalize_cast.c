@@ -14,8 +14,7 @@ typedef struct canon {
 static int dtype_bits(int dtype) { return dtype == PSG_DTYPE_BOOL ? 1 : (int)psg_dtype_size(dtype) * 8; }
 
 static bool is_upcast(const psg_expr *e) {
-  const char *op = psgi_call_op_name(e);
-  if (!op || strcmp(op, "cast") || e->nkids != 2) return false;
+  if (psgi_call_op_id(e) != PSGI_OP_cast || e->nkids != 2) return false;
   const psg_type *from = psgi_tensor_type_of(e->kids[1]), *to = psgi_tensor_type_of(e);
   return from && to && dtype_bits(from->dtype) < dtype_bits(to->dtype);
 }

@@ -10,9 +10,9 @@
 
 static psg_status canonicalize_call(psgi_rewriter *m, const psg_expr *e, psg_expr **out) {
   psg_status st = PSG_OK;
-  const char *op = psgi_call_op_name(e);
-  const psg_type *t = op && e->nkids == 3 ? psgi_tensor_type_of(e->kids[1]) : NULL;
-  if (st || !t || strcmp(op, "nn.bias_add")) return st;
+  if (psgi_call_op_id(e) != PSGI_OP_nn_bias_add || e->nkids != 3) return PSG_OK; /* by index: every call asks */
+  const psg_type *t = psgi_tensor_type_of(e->kids[1]);
+  if (!t) return PSG_OK;
   int axis = (int)psgi_attr_int(e->u.attrs, "axis", 1);
   if (axis < 0) axis += t->n;
   if (axis < 0 || axis >= t->n) return PSG_OK; /* InferType rejects it; keep the call */
@@ -20,7 +20,7 @@ static psg_status canonicalize_call(psgi_rewriter *m, const psg_expr *e, psg_exp
   psgi_built_init(&b, m->ctx, &e->span);
   b.final_types = true; /* nothing here reads the types of what it built */
   psg_expr *bias = psgi_build_expand_to_axis(&b, (*out)->kids[2], t->n, axis);
-  psg_expr *add = psgi_build_call(&b, "add", (psg_expr *[]){(*out)->kids[1], bias}, 2, NULL);
+  psg_expr *add = psgi_build_op_call(&b, PSGI_OP_add, (psg_expr *[]){(*out)->kids[1], bias}, 2, NULL);
   st = b.status;
   if (!st && add) {
     psg_expr_release(*out);
