@@ -54,6 +54,12 @@ psg_status psgi_tir_storage_flatten(psg_ctx *ctx, const psg_tir_prim_func *f, in
 /* tir.NarrowDataType of one PrimFunc; target_bits is 8, 16, 32 or 64. */
 psg_status psgi_tir_narrow_data_type(psg_ctx *ctx, const psg_tir_prim_func *f, int target_bits,
                                      psg_tir_prim_func **out);
+/* Its analysis and rewrite, without the check below (tests compare the two). */
+psg_status psgi_tir_narrow_data_type_full(psg_ctx *ctx, const psg_tir_prim_func *f, int target_bits,
+                                          psg_tir_prim_func **out);
+/* *keeps: whether the rewrite of tir.NarrowDataType(target_bits) returns
+ * every node of f unchanged; then the pass returns f. */
+psg_status psgi_tir_narrow_keeps_all(psg_ctx *ctx, const psg_tir_prim_func *f, int target_bits, bool *keeps);
 
 /* Buffer flattening (buffer_flatten.c), shared by FlattenBuffer and
  * StorageFlatten. The flat form of b (TVM's GetFlattenedBuffer): one axis per
