@@ -90,6 +90,8 @@ typedef struct psgi_tir_flattener {
   bool canonical_shapes;     /* FlattenBuffer: flat extents canonically simplified */
   bool context_indices;      /* FlattenBuffer: indices simplified with the walk's facts */
   bool reject_predicates;    /* StorageFlatten: predicated accesses are an error */
+  bool unbound;              /* StorageFlatten of a function without AssertStmt: nothing reads
+                                the walk's facts, so loops and lets are not bound into a */
   struct psgi_tir_iter_scope *iters; /* FlattenBuffer: IterMapSimplify's context, or NULL */
   const char *pass_name;
 } psgi_tir_flattener;
