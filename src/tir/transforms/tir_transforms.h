@@ -134,6 +134,10 @@ psg_status psgi_tir_hoist_if_then_else_insert(psg_ctx *ctx, const psg_tir_prim_f
  * (retained) when nothing changed. */
 psg_status psgi_tir_vectorize_loop(psg_ctx *ctx, const psg_tir_prim_func *f, bool enable, bool predicate,
                                    psg_tir_prim_func **out);
+/* The same as a mutator over every node (the pass walks statements only;
+ * test_tir_vectorize_stmts checks that both give the same function). */
+psg_status psgi_tir_vectorize_loop_mutator(psg_ctx *ctx, const psg_tir_prim_func *f, bool enable, bool predicate,
+                                           psg_tir_prim_func **out);
 
 /* ConvertSSA of one PrimFunc on its own (TVM's ConvertSSA(Stmt), which the
  * loop passes call after copying a body): *out is f itself (retained) when
