@@ -210,6 +210,7 @@ psg_status psgi_tir_flattener_pre(psg_tir_mutator *m, const psg_tir_node *n, psg
     return psgi_nomem(f->ctx);
   /* Vars are defined once (verify_well_formed), so a loop's range may stay
    * bound after the loop: nothing outside it uses its var. */
+  if (f->unbound) return PSG_OK;
   if (n->kind == PSG_TIR_FOR) return psg_arith_bind(f->a, n->kids[0], n->kids[1], n->kids[2]);
   if (n->kind == PSG_TIR_LET_STMT && psg_tir_dtype_is_int(n->kids[0]->dtype))
     return psg_arith_bind_value(f->a, n->kids[0], n->kids[1]);

@@ -393,12 +393,87 @@ static psg_status rewrite(nd *d, const psg_tir_node *root, psg_tir_node **out) {
   return rc;
 }
 
+/* The fast path (docs/design.md, departure "NarrowDataType returns a
+ * function it would not change without analysing it"). finish() changes a
+ * node only where these hold somewhere in the body:
+ *  - an int expression wider than target_bits (only those can be narrowed:
+ *    an IntImm or Cast gets min(its bits, >= target_bits) = its bits);
+ *  - a loop or thread var whose dtype is not its extent's (the var gets its
+ *    extent's bits);
+ *  - operands of one operator (ADD..GE, Select's branches, Ramp's base and
+ *    stride, if_then_else's branches and result) of different dtypes, a
+ *    let value, loop bound or thread extent not of its var's dtype, a
+ *    scalar store's value not of its buffer's dtype (finish() casts those).
+ * When none holds anywhere, every finish() returns its node, by induction
+ * from the leaves, so the pass's result is f itself: this walk checks them
+ * on the nodes the rewrite visits (the kids other than buffers, types and
+ * strings), each shared node once. */
+static bool node_kept(const psg_tir_node *n, int target) {
+  psg_tir_node *const *k = n->kids;
+  if (psgi_tir_is_expr_kind(n->kind) && is_int(n->dtype) && psg_tir_dtype_bits(n->dtype) > target) return false;
+  if (n->kind >= PSG_TIR_ADD && n->kind <= PSG_TIR_GE) return k[0]->dtype == k[1]->dtype;
+  switch (n->kind) {
+  case PSG_TIR_SELECT: return k[1]->dtype == k[2]->dtype;
+  case PSG_TIR_RAMP:
+  case PSG_TIR_LET:
+  case PSG_TIR_LET_STMT: return k[0]->dtype == k[1]->dtype;
+  case PSG_TIR_FOR: return k[1]->dtype == k[0]->dtype && k[2]->dtype == k[0]->dtype;
+  case PSG_TIR_ITER_VAR: return n->nkids != 3 || (k[1]->dtype == k[0]->dtype && k[2]->dtype == k[0]->dtype);
+  case PSG_TIR_ATTR_STMT:
+    return !is_thread_attr(n) || (k[0]->dtype == thread_var(n)->dtype && (n->nkids != 3 || k[0]->dtype == k[2]->dtype));
+  case PSG_TIR_BUFFER_STORE: return psg_tir_dtype_lanes(k[1]->dtype) != 1 || k[1]->dtype == k[0]->dtype;
+  case PSG_TIR_CALL:
+    return strcmp(psgi_tir_ops[n->u.op].name, "tir.if_then_else") || n->nkids < 3 ||
+           (k[1]->dtype == k[2]->dtype && k[1]->dtype == n->dtype);
+  default: return true;
+  }
+}
+
+psg_status psgi_tir_narrow_keeps_all(psg_ctx *ctx, const psg_tir_prim_func *f, int target_bits, bool *keeps) {
+  PSGI_VEC(const psg_tir_node *) st = {0};
+  psgi_map seen;
+  psgi_map_init(&seen, ctx);
+  psg_status rc = PSG_OK;
+  *keeps = true;
+  if (!PSGI_VEC_PUSH(ctx, &st, psg_tir_get_body(f))) rc = psgi_nomem(ctx);
+  while (!rc && *keeps && st.len) {
+    const psg_tir_node *n = st.data[--st.len];
+    bool is_new = true;
+    if (n->nkids && !psgi_map_put_ptr(&seen, n, &is_new)) rc = psgi_nomem(ctx);
+    if (rc || !is_new) continue;
+    if (!node_kept(n, target_bits)) *keeps = false;
+    for (size_t i = 0; !rc && *keeps && i < n->nkids; i++) {
+      const psg_tir_node *c = n->kids[i];
+      if (c->kind == PSG_TIR_BUFFER || c->kind == PSG_TIR_PRIM_TYPE || c->kind == PSG_TIR_POINTER_TYPE ||
+          c->kind == PSG_TIR_STRING_IMM)
+        continue;
+      if (!PSGI_VEC_PUSH(ctx, &st, c)) rc = psgi_nomem(ctx);
+    }
+  }
+  PSGI_VEC_FREE(ctx, &st);
+  psgi_map_fini(&seen);
+  if (rc) *keeps = false;
+  return rc;
+}
+
 psg_status psgi_tir_narrow_data_type(psg_ctx *ctx, const psg_tir_prim_func *f, int target_bits,
                                      psg_tir_prim_func **out) {
   *out = NULL;
   if (target_bits != 8 && target_bits != 16 && target_bits != 32 && target_bits != 64)
     return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "tir.NarrowDataType: target_bits must be 8, 16, 32 or 64, not %d",
                         target_bits);
+  bool keeps = false;
+  psg_status st = psgi_tir_narrow_keeps_all(ctx, f, target_bits, &keeps);
+  if (st || keeps) {
+    if (!st) psg_tir_retain(*out = (psg_tir_prim_func *)f);
+    return st;
+  }
+  return psgi_tir_narrow_data_type_full(ctx, f, target_bits, out);
+}
+
+psg_status psgi_tir_narrow_data_type_full(psg_ctx *ctx, const psg_tir_prim_func *f, int target_bits,
+                                          psg_tir_prim_func **out) {
+  *out = NULL;
   nd d = {.ctx = ctx, .target = target_bits};
   psgi_map *maps[] = {&d.vext, &d.pinned, &d.vmap, &d.seen, &d.remap, &d.memo};
   for (size_t i = 0; i < 6; i++) psgi_map_init(maps[i], ctx);

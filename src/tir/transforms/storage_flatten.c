@@ -141,6 +141,15 @@ static psg_status visit_store(psg_tir_mutator *m, const psg_tir_node *n, psg_tir
   return st;
 }
 
+/* Whether a statement of the body is an AssertStmt (expressions hold none). */
+static int find_assert(psg_tir_visitor *v, const psg_tir_node *n) {
+  if (n->kind == PSG_TIR_ASSERT_STMT) {
+    *(bool *)v->user = true;
+    return PSG_VISIT_ABORT;
+  }
+  return psgi_tir_is_stmt_kind(n->kind) ? PSG_VISIT_CONTINUE : PSG_VISIT_SKIP_CHILDREN;
+}
+
 psg_status psgi_tir_storage_flatten(psg_ctx *ctx, const psg_tir_prim_func *fn, int64_t cache_line_size,
                                     bool create_bound_attributes, psg_tir_prim_func **out) {
   *out = NULL;
@@ -155,6 +164,14 @@ psg_status psgi_tir_storage_flatten(psg_ctx *ctx, const psg_tir_prim_func *fn, i
   psg_status st = psgi_tir_flattener_init(&s.fl, ctx);
   s.fl.reject_predicates = true;
   s.fl.pass_name = "tir.StorageFlatten";
+  /* The loop ranges and let values the walk binds are read only by
+   * visit_assert (the flat indices use the analyzer without facts), so a
+   * function without AssertStmt skips binding them (design.md, departure
+   * "StorageFlatten binds loops only for an AssertStmt"). */
+  bool has_assert = false;
+  psg_tir_visitor scan = {.pre = find_assert, .user = &has_assert};
+  if (!st) st = psg_tir_visit(ctx, &scan, psg_tir_get_body(fn));
+  s.fl.unbound = !has_assert;
   if (!st) {
     psg_tir_mutator m;
     psg_tir_mutator_init(&m, ctx);

@@ -54,6 +54,12 @@ psg_status psgi_tir_storage_flatten(psg_ctx *ctx, const psg_tir_prim_func *f, in
 /* tir.NarrowDataType of one PrimFunc; target_bits is 8, 16, 32 or 64. */
 psg_status psgi_tir_narrow_data_type(psg_ctx *ctx, const psg_tir_prim_func *f, int target_bits,
                                      psg_tir_prim_func **out);
+/* Its analysis and rewrite, without the check below (tests compare the two). */
+psg_status psgi_tir_narrow_data_type_full(psg_ctx *ctx, const psg_tir_prim_func *f, int target_bits,
+                                          psg_tir_prim_func **out);
+/* *keeps: whether the rewrite of tir.NarrowDataType(target_bits) returns
+ * every node of f unchanged; then the pass returns f. */
+psg_status psgi_tir_narrow_keeps_all(psg_ctx *ctx, const psg_tir_prim_func *f, int target_bits, bool *keeps);
 
 /* Buffer flattening (buffer_flatten.c), shared by FlattenBuffer and
  * StorageFlatten. The flat form of b (TVM's GetFlattenedBuffer): one axis per
@@ -84,6 +90,8 @@ typedef struct psgi_tir_flattener {
   bool canonical_shapes;     /* FlattenBuffer: flat extents canonically simplified */
   bool context_indices;      /* FlattenBuffer: indices simplified with the walk's facts */
   bool reject_predicates;    /* StorageFlatten: predicated accesses are an error */
+  bool unbound;              /* StorageFlatten of a function without AssertStmt: nothing reads
+                                the walk's facts, so loops and lets are not bound into a */
   struct psgi_tir_iter_scope *iters; /* FlattenBuffer: IterMapSimplify's context, or NULL */
   const char *pass_name;
 } psgi_tir_flattener;
@@ -126,6 +134,10 @@ psg_status psgi_tir_hoist_if_then_else_insert(psg_ctx *ctx, const psg_tir_prim_f
  * (retained) when nothing changed. */
 psg_status psgi_tir_vectorize_loop(psg_ctx *ctx, const psg_tir_prim_func *f, bool enable, bool predicate,
                                    psg_tir_prim_func **out);
+/* The same as a mutator over every node (the pass walks statements only;
+ * test_tir_vectorize_stmts checks that both give the same function). */
+psg_status psgi_tir_vectorize_loop_mutator(psg_ctx *ctx, const psg_tir_prim_func *f, bool enable, bool predicate,
+                                           psg_tir_prim_func **out);
 
 /* ConvertSSA of one PrimFunc on its own (TVM's ConvertSSA(Stmt), which the
  * loop passes call after copying a body): *out is f itself (retained) when

@@ -898,27 +898,139 @@ static psg_status vectorize(psg_ctx *ctx, const psg_tir_node *loop, bool predica
 
 /* The pass ----------------------------------------------------------------------- */
 
+/* The pass walks statements only: a vectorized loop is a statement, and
+ * statements sit only under statements, so no expression changes outside
+ * the loops it vectorizes, and walking them (as a mutator over every node
+ * does) finds nothing (docs/design.md, departure "VectorizeLoop walks
+ * statements only"). Each statement is rewritten once (a shared one keeps
+ * one result); a statement none of whose statement children changed stays
+ * itself; one that changed is rebuilt over its new children
+ * (psgi_tir_rebuild, what the mutator does); children are visited in
+ * operand order, so the first loop that fails is the mutator's. */
+typedef struct wframe {
+  const psg_tir_node *n;
+  uint32_t next; /* next operand to look at */
+  size_t base;   /* its statement children's results start here */
+} wframe;
+
+/* The loop itself once its body is rewritten: TVM's VectorizeSkipper turns a
+ * vectorized loop into a serial one (annotations dropped). */
+static psg_status skip_loop(psg_ctx *ctx, psg_tir_node *post, psg_tir_node **out) {
+  if (post->kind != PSG_TIR_FOR || post->u.loop.kind != PSG_TIR_FOR_VECTORIZED) {
+    psg_tir_retain(*out = post);
+    return PSG_OK;
+  }
+  return psg_tir_for_create(ctx, post->kids[0], post->kids[1], post->kids[2], PSG_TIR_FOR_SERIAL, post->kids[3], NULL,
+                            &post->span, out);
+}
+
+/* n over its statement children's results (res: one per statement operand, in order). */
+static psg_status rebuilt(psg_ctx *ctx, const psg_tir_node *n, psg_tir_node *const *res, psg_tir_node **out) {
+  bool same = true;
+  for (uint32_t i = 0, r = 0; i < n->nkids; i++)
+    if (psgi_tir_is_stmt_kind(n->kids[i]->kind)) same &= res[r++] == n->kids[i];
+  if (same) {
+    psg_tir_retain(*out = (psg_tir_node *)n);
+    return PSG_OK;
+  }
+  psg_tir_node **kids = psgi_alloc(ctx, n->nkids * sizeof *kids);
+  if (!kids) return psgi_nomem(ctx);
+  for (uint32_t i = 0, r = 0; i < n->nkids; i++)
+    kids[i] = psgi_tir_is_stmt_kind(n->kids[i]->kind) ? res[r++] : n->kids[i];
+  psg_status st = psgi_tir_rebuild(n, kids, out);
+  psgi_free(ctx, kids);
+  return st;
+}
+
+static psg_status walk_stmts(psg_ctx *ctx, const psg_tir_node *root, bool enable, bool predicate, psg_tir_node **out) {
+  PSGI_VEC(wframe) st = {0};
+  PSGI_VEC(psg_tir_node *) res = {0};
+  psgi_map memo; /* statement -> its result (a reference) */
+  psgi_map_init(&memo, ctx);
+  psg_status rc = PSG_OK;
+  *out = NULL;
+  if (!PSGI_VEC_PUSH(ctx, &st, ((wframe){root, 0, 0}))) rc = psgi_nomem(ctx);
+  while (!rc && st.len) {
+    wframe *f = &st.data[st.len - 1];
+    const psg_tir_node *n = f->n;
+    psg_tir_node *r = NULL;
+    if (f->next == 0 && enable && n->kind == PSG_TIR_FOR && n->u.loop.kind == PSG_TIR_FOR_VECTORIZED) {
+      rc = vectorize(ctx, n, predicate, &r); /* the mutator's pre: the loop is replaced whole */
+    } else {
+      while (f->next < n->nkids && !psgi_tir_is_stmt_kind(n->kids[f->next]->kind)) f->next++;
+      if (f->next < n->nkids) {
+        const psg_tir_node *k = n->kids[f->next++];
+        psgi_map_entry *e = psgi_map_get_ptr(&memo, k);
+        if (e) {
+          psg_tir_retain(e->value);
+          if (!PSGI_VEC_PUSH(ctx, &res, e->value)) {
+            psg_tir_release(e->value);
+            rc = psgi_nomem(ctx);
+          }
+        } else if (!PSGI_VEC_PUSH(ctx, &st, ((wframe){k, 0, res.len}))) {
+          rc = psgi_nomem(ctx);
+        }
+        continue;
+      }
+      psg_tir_node *post = NULL;
+      rc = rebuilt(ctx, n, res.data ? res.data + f->base : NULL, &post);
+      if (!rc && !enable) rc = skip_loop(ctx, post, &r);
+      else r = post, post = NULL;
+      psg_tir_release(post);
+    }
+    size_t base = f->base;
+    st.len--;
+    for (size_t i = base; i < res.len; i++) psg_tir_release(res.data[i]);
+    res.len = base;
+    if (rc) break;
+    psgi_map_entry *e = psgi_map_put_ptr(&memo, n, NULL);
+    if (!e || !PSGI_VEC_PUSH(ctx, &res, r)) {
+      psg_tir_release(r);
+      rc = psgi_nomem(ctx);
+      break;
+    }
+    psg_tir_retain(e->value = r);
+  }
+  if (!rc) *out = res.data[0];
+  else
+    for (size_t i = 0; i < res.len; i++) psg_tir_release(res.data[i]);
+  for (size_t i = 0; i < memo.len; i++) psg_tir_release(memo.entries[i].value);
+  psgi_map_fini(&memo);
+  PSGI_VEC_FREE(ctx, &st);
+  PSGI_VEC_FREE(ctx, &res);
+  return rc;
+}
+
+psg_status psgi_tir_vectorize_loop(psg_ctx *ctx, const psg_tir_prim_func *f, bool enable, bool predicate,
+                                   psg_tir_prim_func **out) {
+  *out = NULL;
+  psg_tir_node *body = NULL;
+  psg_status st = walk_stmts(ctx, psg_tir_get_body(f), enable, predicate, &body);
+  if (st) return st;
+  if (body == psg_tir_get_body(f)) psg_tir_retain(*out = (psg_tir_prim_func *)f);
+  else st = psgi_tir_func_with_body(ctx, f, body, out);
+  psg_tir_release(body);
+  return st;
+}
+
+/* The mutator form of the pass (kept for test_tir_vectorize_stmts, which
+ * checks that the statement walk gives the same function). */
 static psg_status vectorize_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **replacement) {
   if (n->kind != PSG_TIR_FOR || n->u.loop.kind != PSG_TIR_FOR_VECTORIZED) return PSG_OK;
   return vectorize(m->ctx, n, *(bool *)m->user, replacement);
 }
 
-/* TVM's VectorizeSkipper: vectorized loops become serial (annotations dropped). */
 static psg_status skip_post(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out) {
   psg_tir_node *post = NULL;
   psg_status st = psg_tir_mutator_default(m, n, &post);
-  if (st || post->u.loop.kind != PSG_TIR_FOR_VECTORIZED) {
-    *out = post;
-    return st;
-  }
-  st = psg_tir_for_create(m->ctx, post->kids[0], post->kids[1], post->kids[2], PSG_TIR_FOR_SERIAL, post->kids[3], NULL,
-                          &post->span, out);
+  if (st) return st;
+  st = skip_loop(m->ctx, post, out);
   psg_tir_release(post);
   return st;
 }
 
-psg_status psgi_tir_vectorize_loop(psg_ctx *ctx, const psg_tir_prim_func *f, bool enable, bool predicate,
-                                   psg_tir_prim_func **out) {
+psg_status psgi_tir_vectorize_loop_mutator(psg_ctx *ctx, const psg_tir_prim_func *f, bool enable, bool predicate,
+                                           psg_tir_prim_func **out) {
   psg_tir_mutator m;
   psg_tir_mutator_init(&m, ctx);
   m.user = &predicate;
