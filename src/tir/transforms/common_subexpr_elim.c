@@ -386,10 +386,12 @@ static psg_status first_match(replacer *r, const psg_tir_node *n, const psgi_cse
   return PSG_OK;
 }
 
-static psg_status replace_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **repl) {
-  replacer *r = m->user;
+/* What becomes of n in the walk: *repl (a new reference) when it is
+ * replaced or kept whole, NULL when its operands are walked. */
+static psg_status decide(replacer *r, const psg_tir_node *n, psg_tir_node **repl) {
+  *repl = NULL;
   bool is_expr = psgi_tir_is_expr_kind(n->kind);
-  if (!is_expr && !(n->kind >= PSG_TIR_FIRST_STMT && n->kind <= PSG_TIR_LAST_STMT)) {
+  if (!is_expr && !psgi_tir_is_stmt_kind(n->kind)) {
     psg_tir_retain(*repl = (psg_tir_node *)n); /* buffers, iter vars: not rewritten */
     return PSG_OK;
   }
@@ -415,20 +417,88 @@ static psg_status replace_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir
   return oom ? psgi_nomem(r->c->ctx) : PSG_OK;
 }
 
-/* `in` with the targets of steps from `from` on replaced. */
+/* `in` with the targets of steps from `from` on replaced: a post-order walk
+ * over the operands `decide` leaves to it, a node rebuilt when one of its
+ * operands changed; a node with more than one reference (maybe shared) is
+ * rewritten once (memo). The rewrite of a node depends on the node alone,
+ * so this is the memoizing mutator's result, without its bookkeeping for
+ * every node. */
 static psg_status replace(cse *c, batch *b, size_t from, psg_tir_node *in, psg_tir_node **out) {
+  typedef struct {
+    const psg_tir_node *n;
+    uint32_t next;
+    size_t base;
+  } rframe;
   replacer r = {c, b, from, 0};
   if (!c->equiv) {
     r.min_size = SIZE_MAX;
     for (size_t i = from; i < b->steps.len; i++)
       if (b->steps.data[i].complexity < r.min_size) r.min_size = b->steps.data[i].complexity;
   }
-  psg_tir_mutator m;
-  psg_tir_mutator_init(&m, c->ctx);
-  m.user = &r;
-  m.pre = replace_pre;
-  psg_status st = psg_tir_mutate(&m, in, out);
-  psg_tir_mutator_fini(&m);
+  psg_ctx *ctx = c->ctx;
+  *out = NULL;
+  psg_tir_node *rep = NULL;
+  psg_status st = decide(&r, in, &rep);
+  if (st || rep) {
+    *out = rep;
+    return st;
+  }
+  PSGI_VEC(rframe) stack = {0};
+  PSGI_VEC(psg_tir_node *) res = {0}; /* owned */
+  psgi_map memo; /* shared node -> its rewrite (owned) */
+  psgi_map_init(&memo, ctx);
+  if (!PSGI_VEC_PUSH(ctx, &stack, ((rframe){in, 0, 0}))) st = psgi_nomem(ctx);
+  while (!st && stack.len) {
+    rframe *f = &stack.data[stack.len - 1];
+    const psg_tir_node *n = f->n;
+    if (f->next < n->nkids) {
+      const psg_tir_node *k = n->kids[f->next++];
+      psg_tir_node *kr = NULL;
+      bool shared = __atomic_load_n(&k->refcount, __ATOMIC_RELAXED) != 1;
+      psgi_map_entry *me = shared && memo.len ? psgi_map_get_ptr(&memo, k) : NULL;
+      if (me) psg_tir_retain(kr = me->value);
+      else if ((st = decide(&r, k, &kr))) break;
+      if (!kr) {
+        if (!PSGI_VEC_PUSH(ctx, &stack, ((rframe){k, 0, res.len}))) st = psgi_nomem(ctx);
+        continue;
+      }
+      if (!PSGI_VEC_PUSH(ctx, &res, kr)) {
+        psg_tir_release(kr);
+        st = psgi_nomem(ctx);
+      }
+      continue;
+    }
+    psg_tir_node **kids = res.data + f->base, *nr = NULL;
+    bool changed = false;
+    for (uint32_t i = 0; i < n->nkids; i++) changed |= kids[i] != n->kids[i];
+    if (changed) st = psgi_tir_rebuild(n, kids, &nr);
+    else psg_tir_retain(nr = (psg_tir_node *)n);
+    for (size_t i = f->base; i < res.len; i++) psg_tir_release(res.data[i]);
+    res.len = f->base;
+    stack.len--;
+    if (!st && stack.len && __atomic_load_n(&n->refcount, __ATOMIC_RELAXED) != 1) {
+      psgi_map_entry *me = psgi_map_put_ptr(&memo, n, NULL);
+      if (!me) st = psgi_nomem(ctx);
+      else psg_tir_retain(me->value = nr);
+    }
+    if (st) {
+      psg_tir_release(nr);
+      break;
+    }
+    if (!stack.len) {
+      *out = nr; /* the root's */
+      break;
+    }
+    if (!PSGI_VEC_PUSH(ctx, &res, nr)) {
+      psg_tir_release(nr);
+      st = psgi_nomem(ctx);
+    }
+  }
+  for (size_t i = 0; i < res.len; i++) psg_tir_release(res.data[i]);
+  for (size_t i = 0; i < memo.len; i++) psg_tir_release(memo.entries[i].value);
+  psgi_map_fini(&memo);
+  PSGI_VEC_FREE(ctx, &stack);
+  PSGI_VEC_FREE(ctx, &res);
   return st;
 }
 
