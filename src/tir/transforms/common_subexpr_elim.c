@@ -51,7 +51,9 @@ typedef struct cse {
   PSGI_VEC(binding) context;
   psgi_map known;      /* var -> bindings of it in the context */
   psgi_map values;     /* hash | 1 of a bound value -> how many bindings in the context have it */
-  psgi_map names;      /* names of the vars of the initial body */
+  const psg_tir_node *body; /* the initial body */
+  bool named;               /* `names` collected (at the first new var) */
+  psgi_map names;           /* names of the vars of the initial body */
   int num_last_try;
   PSGI_VEC(frame) stack;
   PSGI_VEC(psg_tir_node *) results; /* owned */
@@ -315,19 +317,27 @@ static psg_status all_vars_known(cse *c, const psg_tir_node *e, bool *out) {
   return oom ? psgi_nomem(c->ctx) : PSG_OK;
 }
 
-/* TVM's GenerateNewVar: cse_var_<k>, skipping names the body uses. */
-static psg_status new_var(cse *c, psg_tir_dtype dtype, psg_tir_node **out) {
-  char name[32];
-  do snprintf(name, sizeof name, "cse_var_%d", ++c->num_last_try);
-  while (psgi_map_get_str(&c->names, name, strlen(name)));
-  return psg_tir_var_create(c->ctx, name, dtype, NULL, NULL, out);
-}
-
 static int collect_name(psg_tir_visitor *v, const psg_tir_node *n) {
   cse *c = v->user;
   if (psgi_tir_is_var_kind(n->kind) && !psgi_map_put_str(&c->names, n->u.var.name, strlen(n->u.var.name), NULL))
     return PSG_VISIT_ABORT;
   return PSG_VISIT_CONTINUE;
+}
+
+/* TVM's GenerateNewVar: cse_var_<k>, skipping names the initial body uses
+ * (collected when the first var is made: a function given none needs no
+ * walk for them). */
+static psg_status new_var(cse *c, psg_tir_dtype dtype, psg_tir_node **out) {
+  if (!c->named) {
+    psg_tir_visitor v = {.pre = collect_name, .user = c};
+    psg_status st = psg_tir_visit(c->ctx, &v, c->body);
+    if (st) return st;
+    c->named = true;
+  }
+  char name[32];
+  do snprintf(name, sizeof name, "cse_var_%d", ++c->num_last_try);
+  while (psgi_map_get_str(&c->names, name, strlen(name)));
+  return psg_tir_var_create(c->ctx, name, dtype, NULL, NULL, out);
 }
 
 /* ReplaceSelectedExpr, batched ---------------------------------------------------
@@ -614,6 +624,47 @@ static psg_status add_direct_subexprs(cse *c, worklist *w, const psg_tir_node *e
   return s ? s : oom ? psgi_nomem(c->ctx) : PSG_OK;
 }
 
+/* A set of nonzero hashes: open addressing, linear probing, at most half
+ * full, on the C stack while small (nothing_to_common's, one per node). */
+typedef struct hash_set {
+  uint64_t small[256], *slots;
+  size_t cap, len;
+} hash_set;
+
+static void hash_set_init(hash_set *h) {
+  memset(h->small, 0, sizeof h->small);
+  h->slots = h->small;
+  h->cap = sizeof h->small / sizeof *h->small;
+  h->len = 0;
+}
+
+static void hash_set_fini(psg_ctx *ctx, hash_set *h) {
+  if (h->slots != h->small) psgi_free(ctx, h->slots);
+}
+
+/* Adds key; *is_new when it was not there. False: out of memory. */
+static bool hash_set_add(psg_ctx *ctx, hash_set *h, uint64_t key, bool *is_new) {
+  if (2 * (h->len + 1) > h->cap) {
+    size_t ncap = 2 * h->cap;
+    uint64_t *ns = psgi_calloc(ctx, psgi_mul_size(ncap, sizeof *ns));
+    if (!ns) return false;
+    for (size_t i = 0; i < h->cap; i++) {
+      if (!h->slots[i]) continue;
+      size_t j = (size_t)(h->slots[i] >> 7) & (ncap - 1);
+      while (ns[j]) j = (j + 1) & (ncap - 1);
+      ns[j] = h->slots[i];
+    }
+    hash_set_fini(ctx, h);
+    h->slots = ns;
+    h->cap = ncap;
+  }
+  size_t j = (size_t)(key >> 7) & (h->cap - 1);
+  while (h->slots[j] && h->slots[j] != key) j = (j + 1) & (h->cap - 1);
+  *is_new = !h->slots[j];
+  if (*is_new) h->slots[j] = key, h->len++;
+  return true;
+}
+
 /* Whether steps 1-3 surely leave `cur` as it is (*out true): every eligible
  * computation in it (at any depth, through the visited slots) occurs once,
  * and none equals a value bound in the context. Then no computation of the
@@ -623,11 +674,12 @@ static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
   psg_ctx *ctx = c->ctx;
   const psg_tir_node *small[64];
   PSGI_VEC(const psg_tir_node *) st = {small, 0, sizeof small / sizeof *small};
-  psgi_map seen;
-  psgi_map_init(&seen, ctx);
+  hash_set seen;
   psg_status s = PSG_OK;
   *out = !c->equiv;
-  if (*out) st.data[st.len++] = cur;
+  if (!*out) return PSG_OK;
+  hash_set_init(&seen);
+  st.data[st.len++] = cur;
   while (!s && *out && st.len) {
     const psg_tir_node *n = st.data[--st.len];
     psgi_cse_info in;
@@ -636,10 +688,10 @@ static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
       if ((s = psgi_cse_info_of(&c->tables, n, &in))) break;
       if (!in.forbidden) {
         bool is_new;
-        const void *key = (const void *)(uintptr_t)(in.hash | 1);
-        psgi_map_entry *ve = c->values.len ? psgi_map_get_ptr(&c->values, key) : NULL;
+        uint64_t key = in.hash | 1;
+        psgi_map_entry *ve = c->values.len ? psgi_map_get_ptr(&c->values, (const void *)(uintptr_t)key) : NULL;
         if (ve && ve->value) *out = false;
-        else if (!psgi_map_put_ptr(&seen, key, &is_new)) s = psgi_nomem(ctx);
+        else if (!hash_set_add(ctx, &seen, key, &is_new)) s = psgi_nomem(ctx);
         else if (!is_new) *out = false;
       }
     }
@@ -661,7 +713,7 @@ static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
     }
   }
   if (st.data != small) psgi_free(ctx, st.data);
-  psgi_map_fini(&seen);
+  hash_set_fini(ctx, &seen);
   if (s) *out = false;
   return s;
 }
@@ -818,14 +870,12 @@ static psg_status walk(cse *c, psg_tir_node *root, psg_tir_node **out) {
 psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f, bool identify_equiv_terms,
                                         psg_tir_prim_func **out) {
   *out = NULL;
-  cse c = {.ctx = ctx, .equiv = identify_equiv_terms};
+  cse c = {.ctx = ctx, .equiv = identify_equiv_terms, .body = f->kids[0]};
   psgi_cse_tables_init(&c.tables, ctx);
   psgi_map_init(&c.known, ctx);
   psgi_map_init(&c.values, ctx);
   psgi_map_init(&c.names, ctx);
   psg_status st = psg_arith_analyzer_create(ctx, &c.fresh);
-  psg_tir_visitor v = {.pre = collect_name, .user = &c};
-  if (!st) st = psg_tir_visit(ctx, &v, f->kids[0]);
   for (size_t i = 0; !st && i < psg_tir_prim_func_num_params(f); i++)
     st = bind(&c, psg_tir_prim_func_get_param(f, i), NULL);
   psg_tir_node *body = NULL;

@@ -6,21 +6,6 @@
 #include <string.h>
 #include "tir/transforms/cse.h"
 
-/* Leaves: constants and vars hold no computation. */
-bool psgi_cse_is_leaf(const psg_tir_node *n) {
-  return n->kind == PSG_TIR_INT_IMM || n->kind == PSG_TIR_FLOAT_IMM || n->kind == PSG_TIR_STRING_IMM ||
-         psgi_tir_is_var_kind(n->kind);
-}
-
-/* The operands an ExprVisitor / StmtVisitor reaches: expressions and
- * statements, not the var a Let binds, not buffers, iter vars or types. */
-bool psgi_cse_visited_slot(const psg_tir_node *n, uint32_t slot) {
-  const psg_tir_node *k = n->kids[slot];
-  if (!psgi_tir_is_expr_kind(k->kind) && !(k->kind >= PSG_TIR_FIRST_STMT && k->kind <= PSG_TIR_LAST_STMT)) return false;
-  if (slot == 0 && (n->kind == PSG_TIR_LET || n->kind == PSG_TIR_LET_STMT || n->kind == PSG_TIR_FOR)) return false;
-  return true;
-}
-
 /* What the pass asks of an expression node, memoized per node for the
  * whole pass (computed bottom up, so each node is walked once however often
  * its subtrees are asked about): TVM's ForbiddenComputation (a Call or a
