@@ -51,9 +51,7 @@ typedef struct cse {
   PSGI_VEC(binding) context;
   psgi_map known;      /* var -> bindings of it in the context */
   psgi_map values;     /* hash | 1 of a bound value -> how many bindings in the context have it */
-  const psg_tir_node *body; /* the initial body */
-  bool named;               /* `names` collected (at the first new var) */
-  psgi_map names;           /* names of the vars of the initial body */
+  psgi_map names;      /* the names cse_var_* of the vars of the initial body */
   int num_last_try;
   PSGI_VEC(frame) stack;
   PSGI_VEC(psg_tir_node *) results; /* owned */
@@ -317,23 +315,41 @@ static psg_status all_vars_known(cse *c, const psg_tir_node *e, bool *out) {
   return oom ? psgi_nomem(c->ctx) : PSG_OK;
 }
 
-static int collect_name(psg_tir_visitor *v, const psg_tir_node *n) {
-  cse *c = v->user;
-  if (psgi_tir_is_var_kind(n->kind) && !psgi_map_put_str(&c->names, n->u.var.name, strlen(n->u.var.name), NULL))
-    return PSG_VISIT_ABORT;
-  return PSG_VISIT_CONTINUE;
+/* The names of the form cse_var_* of the vars of body, in c->names (the
+ * only ones new_var can meet). A walk over every operand; a node with more
+ * than one reference may be reached again and is walked once. */
+static psg_status collect_names(cse *c, const psg_tir_node *body) {
+  psg_ctx *ctx = c->ctx;
+  PSGI_VEC(const psg_tir_node *) st = {0};
+  psgi_map seen;
+  psgi_map_init(&seen, ctx);
+  psg_status s = PSGI_VEC_PUSH(ctx, &st, body) ? PSG_OK : psgi_nomem(ctx);
+  while (!s && st.len) {
+    const psg_tir_node *n = st.data[--st.len];
+    if (psgi_tir_is_var_kind(n->kind)) {
+      const char *name = n->u.var.name;
+      if (strncmp(name, "cse_var_", 8) == 0 && !psgi_map_put_str(&c->names, name, strlen(name), NULL))
+        s = psgi_nomem(ctx);
+      continue;
+    }
+    for (uint32_t i = 0; !s && i < n->nkids; i++) {
+      const psg_tir_node *k = n->kids[i];
+      if (!k->nkids && !psgi_tir_is_var_kind(k->kind)) continue;
+      if (__atomic_load_n(&k->refcount, __ATOMIC_RELAXED) != 1) {
+        bool is_new;
+        if (!psgi_map_put_ptr(&seen, k, &is_new)) s = psgi_nomem(ctx);
+        if (s || !is_new) continue;
+      }
+      if (!PSGI_VEC_PUSH(ctx, &st, k)) s = psgi_nomem(ctx);
+    }
+  }
+  PSGI_VEC_FREE(ctx, &st);
+  psgi_map_fini(&seen);
+  return s;
 }
 
-/* TVM's GenerateNewVar: cse_var_<k>, skipping names the initial body uses
- * (collected when the first var is made: a function given none needs no
- * walk for them). */
+/* TVM's GenerateNewVar: cse_var_<k>, skipping names the initial body uses. */
 static psg_status new_var(cse *c, psg_tir_dtype dtype, psg_tir_node **out) {
-  if (!c->named) {
-    psg_tir_visitor v = {.pre = collect_name, .user = c};
-    psg_status st = psg_tir_visit(c->ctx, &v, c->body);
-    if (st) return st;
-    c->named = true;
-  }
   char name[32];
   do snprintf(name, sizeof name, "cse_var_%d", ++c->num_last_try);
   while (psgi_map_get_str(&c->names, name, strlen(name)));
@@ -870,12 +886,13 @@ static psg_status walk(cse *c, psg_tir_node *root, psg_tir_node **out) {
 psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f, bool identify_equiv_terms,
                                         psg_tir_prim_func **out) {
   *out = NULL;
-  cse c = {.ctx = ctx, .equiv = identify_equiv_terms, .body = f->kids[0]};
+  cse c = {.ctx = ctx, .equiv = identify_equiv_terms};
   psgi_cse_tables_init(&c.tables, ctx);
   psgi_map_init(&c.known, ctx);
   psgi_map_init(&c.values, ctx);
   psgi_map_init(&c.names, ctx);
   psg_status st = psg_arith_analyzer_create(ctx, &c.fresh);
+  if (!st) st = collect_names(&c, f->kids[0]);
   for (size_t i = 0; !st && i < psg_tir_prim_func_num_params(f); i++)
     st = bind(&c, psg_tir_prim_func_get_param(f, i), NULL);
   psg_tir_node *body = NULL;
