@@ -52,6 +52,7 @@ typedef struct cse {
   psgi_map known;      /* var -> bindings of it in the context */
   psgi_map values;     /* hash | 1 of a bound value -> how many bindings in the context have it */
   psgi_map names;      /* the names cse_var_* of the vars of the initial body */
+  psgi_map reprs;      /* expression (retained) -> its sort text (owned) */
   int num_last_try;
   PSGI_VEC(frame) stack;
   PSGI_VEC(psg_tir_node *) results; /* owned */
@@ -97,7 +98,7 @@ typedef struct witem {
   psg_tir_node *e, *norm; /* owned */
   size_t count, complexity, seq, next;
   uint64_t key;
-  char *repr;
+  const char *repr; /* borrowed from cse.reprs */
 } witem;
 
 typedef struct worklist {
@@ -111,7 +112,6 @@ static void worklist_fini(cse *c, worklist *w) {
   for (size_t i = 0; i < w->items.len; i++) {
     psg_tir_release(w->items.data[i].e);
     psg_tir_release(w->items.data[i].norm);
-    psgi_free(c->ctx, w->items.data[i].repr);
   }
   PSGI_VEC_FREE(c->ctx, &w->items);
   PSGI_VEC_FREE(c->ctx, &w->heap);
@@ -156,14 +156,26 @@ static psg_status worklist_add(cse *c, worklist *w, psg_tir_node *e, size_t coun
   return PSG_OK;
 }
 
+/* it's sort text, made once per expression for the pass (the same
+ * computations are sorted again at every statement that holds them). */
 static psg_status set_repr(cse *c, witem *it) {
+  bool is_new;
+  psgi_map_entry *me = psgi_map_put_ptr(&c->reprs, it->e, &is_new);
+  if (!me) return psgi_nomem(c->ctx);
+  if (!is_new) {
+    it->repr = me->value;
+    return PSG_OK;
+  }
   psgi_buf b;
   psgi_buf_init(&b, c->ctx);
   psg_status st = psgi_cse_repr(c->ctx, it->e, &b);
   if (!st && !psgi_buf_putc(&b, '\0')) st = psgi_nomem(c->ctx);
   if (!st) {
-    it->repr = b.data; /* the buffer's storage becomes the item's */
+    it->repr = me->value = b.data; /* the buffer's storage becomes the cache's */
     b.data = NULL;
+    psg_tir_retain(it->e); /* the key stays alive while cached */
+  } else {
+    me->value = NULL;
   }
   psgi_buf_fini(&b);
   return st;
@@ -231,7 +243,6 @@ static psg_status worklist_build(cse *c, const psgi_cse_table *t, worklist *w) {
     bool added;
     st = worklist_add(c, w, raw.data[i].e, raw.data[i].count, &added);
   }
-  for (size_t i = 0; i < raw.len; i++) psgi_free(ctx, raw.data[i].repr);
   PSGI_VEC_FREE(ctx, &raw);
   for (size_t i = 0; i < w->items.len; i++) w->items.data[i].seq = i;
   /* By size, then (only among items of one size) by text: the text is made
@@ -891,6 +902,7 @@ psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f
   psgi_map_init(&c.known, ctx);
   psgi_map_init(&c.values, ctx);
   psgi_map_init(&c.names, ctx);
+  psgi_map_init(&c.reprs, ctx);
   psg_status st = psg_arith_analyzer_create(ctx, &c.fresh);
   if (!st) st = collect_names(&c, f->kids[0]);
   for (size_t i = 0; !st && i < psg_tir_prim_func_num_params(f); i++)
@@ -911,6 +923,11 @@ psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f
   psgi_map_fini(&c.known);
   psgi_map_fini(&c.values);
   psgi_map_fini(&c.names);
+  for (size_t i = 0; i < c.reprs.len; i++) {
+    psgi_free(ctx, c.reprs.entries[i].value);
+    if (c.reprs.entries[i].value) psg_tir_release((psg_tir_node *)c.reprs.entries[i].key);
+  }
+  psgi_map_fini(&c.reprs);
   psgi_cse_tables_fini(&c.tables);
   return st;
 }
