@@ -654,7 +654,7 @@ static psg_status add_direct_subexprs(cse *c, worklist *w, const psg_tir_node *e
 /* A set of nonzero hashes: open addressing, linear probing, at most half
  * full, on the C stack while small (nothing_to_common's, one per node). */
 typedef struct hash_set {
-  uint64_t small[256], *slots;
+  uint64_t small[64], *slots;
   size_t cap, len;
 } hash_set;
 
