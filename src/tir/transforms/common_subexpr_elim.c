@@ -51,7 +51,8 @@ typedef struct cse {
   PSGI_VEC(binding) context;
   psgi_map known;      /* var -> bindings of it in the context */
   psgi_map values;     /* hash | 1 of a bound value -> how many bindings in the context have it */
-  psgi_map names;      /* names of the vars of the initial body */
+  psgi_map names;      /* the names cse_var_* of the vars of the initial body */
+  psgi_map reprs;      /* expression (retained) -> its sort text (owned) */
   int num_last_try;
   PSGI_VEC(frame) stack;
   PSGI_VEC(psg_tir_node *) results; /* owned */
@@ -97,7 +98,7 @@ typedef struct witem {
   psg_tir_node *e, *norm; /* owned */
   size_t count, complexity, seq, next;
   uint64_t key;
-  char *repr;
+  const char *repr; /* borrowed from cse.reprs */
 } witem;
 
 typedef struct worklist {
@@ -111,7 +112,6 @@ static void worklist_fini(cse *c, worklist *w) {
   for (size_t i = 0; i < w->items.len; i++) {
     psg_tir_release(w->items.data[i].e);
     psg_tir_release(w->items.data[i].norm);
-    psgi_free(c->ctx, w->items.data[i].repr);
   }
   PSGI_VEC_FREE(c->ctx, &w->items);
   PSGI_VEC_FREE(c->ctx, &w->heap);
@@ -156,14 +156,26 @@ static psg_status worklist_add(cse *c, worklist *w, psg_tir_node *e, size_t coun
   return PSG_OK;
 }
 
+/* it's sort text, made once per expression for the pass (the same
+ * computations are sorted again at every statement that holds them). */
 static psg_status set_repr(cse *c, witem *it) {
+  bool is_new;
+  psgi_map_entry *me = psgi_map_put_ptr(&c->reprs, it->e, &is_new);
+  if (!me) return psgi_nomem(c->ctx);
+  if (!is_new) {
+    it->repr = me->value;
+    return PSG_OK;
+  }
   psgi_buf b;
   psgi_buf_init(&b, c->ctx);
   psg_status st = psgi_cse_repr(c->ctx, it->e, &b);
   if (!st && !psgi_buf_putc(&b, '\0')) st = psgi_nomem(c->ctx);
   if (!st) {
-    it->repr = b.data; /* the buffer's storage becomes the item's */
+    it->repr = me->value = b.data; /* the buffer's storage becomes the cache's */
     b.data = NULL;
+    psg_tir_retain(it->e); /* the key stays alive while cached */
+  } else {
+    me->value = NULL;
   }
   psgi_buf_fini(&b);
   return st;
@@ -231,7 +243,6 @@ static psg_status worklist_build(cse *c, const psgi_cse_table *t, worklist *w) {
     bool added;
     st = worklist_add(c, w, raw.data[i].e, raw.data[i].count, &added);
   }
-  for (size_t i = 0; i < raw.len; i++) psgi_free(ctx, raw.data[i].repr);
   PSGI_VEC_FREE(ctx, &raw);
   for (size_t i = 0; i < w->items.len; i++) w->items.data[i].seq = i;
   /* By size, then (only among items of one size) by text: the text is made
@@ -315,19 +326,45 @@ static psg_status all_vars_known(cse *c, const psg_tir_node *e, bool *out) {
   return oom ? psgi_nomem(c->ctx) : PSG_OK;
 }
 
-/* TVM's GenerateNewVar: cse_var_<k>, skipping names the body uses. */
+/* The names of the form cse_var_* of the vars of body, in c->names (the
+ * only ones new_var can meet). A walk over every operand; a node with more
+ * than one reference may be reached again and is walked once. */
+static psg_status collect_names(cse *c, const psg_tir_node *body) {
+  psg_ctx *ctx = c->ctx;
+  PSGI_VEC(const psg_tir_node *) st = {0};
+  psgi_map seen;
+  psgi_map_init(&seen, ctx);
+  psg_status s = PSGI_VEC_PUSH(ctx, &st, body) ? PSG_OK : psgi_nomem(ctx);
+  while (!s && st.len) {
+    const psg_tir_node *n = st.data[--st.len];
+    if (psgi_tir_is_var_kind(n->kind)) {
+      const char *name = n->u.var.name;
+      if (strncmp(name, "cse_var_", 8) == 0 && !psgi_map_put_str(&c->names, name, strlen(name), NULL))
+        s = psgi_nomem(ctx);
+      continue;
+    }
+    for (uint32_t i = 0; !s && i < n->nkids; i++) {
+      const psg_tir_node *k = n->kids[i];
+      if (!k->nkids && !psgi_tir_is_var_kind(k->kind)) continue;
+      if (__atomic_load_n(&k->refcount, __ATOMIC_RELAXED) != 1) {
+        bool is_new;
+        if (!psgi_map_put_ptr(&seen, k, &is_new)) s = psgi_nomem(ctx);
+        if (s || !is_new) continue;
+      }
+      if (!PSGI_VEC_PUSH(ctx, &st, k)) s = psgi_nomem(ctx);
+    }
+  }
+  PSGI_VEC_FREE(ctx, &st);
+  psgi_map_fini(&seen);
+  return s;
+}
+
+/* TVM's GenerateNewVar: cse_var_<k>, skipping names the initial body uses. */
 static psg_status new_var(cse *c, psg_tir_dtype dtype, psg_tir_node **out) {
   char name[32];
   do snprintf(name, sizeof name, "cse_var_%d", ++c->num_last_try);
   while (psgi_map_get_str(&c->names, name, strlen(name)));
   return psg_tir_var_create(c->ctx, name, dtype, NULL, NULL, out);
-}
-
-static int collect_name(psg_tir_visitor *v, const psg_tir_node *n) {
-  cse *c = v->user;
-  if (psgi_tir_is_var_kind(n->kind) && !psgi_map_put_str(&c->names, n->u.var.name, strlen(n->u.var.name), NULL))
-    return PSG_VISIT_ABORT;
-  return PSG_VISIT_CONTINUE;
 }
 
 /* ReplaceSelectedExpr, batched ---------------------------------------------------
@@ -386,10 +423,12 @@ static psg_status first_match(replacer *r, const psg_tir_node *n, const psgi_cse
   return PSG_OK;
 }
 
-static psg_status replace_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **repl) {
-  replacer *r = m->user;
+/* What becomes of n in the walk: *repl (a new reference) when it is
+ * replaced or kept whole, NULL when its operands are walked. */
+static psg_status decide(replacer *r, const psg_tir_node *n, psg_tir_node **repl) {
+  *repl = NULL;
   bool is_expr = psgi_tir_is_expr_kind(n->kind);
-  if (!is_expr && !(n->kind >= PSG_TIR_FIRST_STMT && n->kind <= PSG_TIR_LAST_STMT)) {
+  if (!is_expr && !psgi_tir_is_stmt_kind(n->kind)) {
     psg_tir_retain(*repl = (psg_tir_node *)n); /* buffers, iter vars: not rewritten */
     return PSG_OK;
   }
@@ -415,20 +454,88 @@ static psg_status replace_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir
   return oom ? psgi_nomem(r->c->ctx) : PSG_OK;
 }
 
-/* `in` with the targets of steps from `from` on replaced. */
+/* `in` with the targets of steps from `from` on replaced: a post-order walk
+ * over the operands `decide` leaves to it, a node rebuilt when one of its
+ * operands changed; a node with more than one reference (maybe shared) is
+ * rewritten once (memo). The rewrite of a node depends on the node alone,
+ * so this is the memoizing mutator's result, without its bookkeeping for
+ * every node. */
 static psg_status replace(cse *c, batch *b, size_t from, psg_tir_node *in, psg_tir_node **out) {
+  typedef struct {
+    const psg_tir_node *n;
+    uint32_t next;
+    size_t base;
+  } rframe;
   replacer r = {c, b, from, 0};
   if (!c->equiv) {
     r.min_size = SIZE_MAX;
     for (size_t i = from; i < b->steps.len; i++)
       if (b->steps.data[i].complexity < r.min_size) r.min_size = b->steps.data[i].complexity;
   }
-  psg_tir_mutator m;
-  psg_tir_mutator_init(&m, c->ctx);
-  m.user = &r;
-  m.pre = replace_pre;
-  psg_status st = psg_tir_mutate(&m, in, out);
-  psg_tir_mutator_fini(&m);
+  psg_ctx *ctx = c->ctx;
+  *out = NULL;
+  psg_tir_node *rep = NULL;
+  psg_status st = decide(&r, in, &rep);
+  if (st || rep) {
+    *out = rep;
+    return st;
+  }
+  PSGI_VEC(rframe) stack = {0};
+  PSGI_VEC(psg_tir_node *) res = {0}; /* owned */
+  psgi_map memo; /* shared node -> its rewrite (owned) */
+  psgi_map_init(&memo, ctx);
+  if (!PSGI_VEC_PUSH(ctx, &stack, ((rframe){in, 0, 0}))) st = psgi_nomem(ctx);
+  while (!st && stack.len) {
+    rframe *f = &stack.data[stack.len - 1];
+    const psg_tir_node *n = f->n;
+    if (f->next < n->nkids) {
+      const psg_tir_node *k = n->kids[f->next++];
+      psg_tir_node *kr = NULL;
+      bool shared = __atomic_load_n(&k->refcount, __ATOMIC_RELAXED) != 1;
+      psgi_map_entry *me = shared && memo.len ? psgi_map_get_ptr(&memo, k) : NULL;
+      if (me) psg_tir_retain(kr = me->value);
+      else if ((st = decide(&r, k, &kr))) break;
+      if (!kr) {
+        if (!PSGI_VEC_PUSH(ctx, &stack, ((rframe){k, 0, res.len}))) st = psgi_nomem(ctx);
+        continue;
+      }
+      if (!PSGI_VEC_PUSH(ctx, &res, kr)) {
+        psg_tir_release(kr);
+        st = psgi_nomem(ctx);
+      }
+      continue;
+    }
+    psg_tir_node **kids = res.data + f->base, *nr = NULL;
+    bool changed = false;
+    for (uint32_t i = 0; i < n->nkids; i++) changed |= kids[i] != n->kids[i];
+    if (changed) st = psgi_tir_rebuild(n, kids, &nr);
+    else psg_tir_retain(nr = (psg_tir_node *)n);
+    for (size_t i = f->base; i < res.len; i++) psg_tir_release(res.data[i]);
+    res.len = f->base;
+    stack.len--;
+    if (!st && stack.len && __atomic_load_n(&n->refcount, __ATOMIC_RELAXED) != 1) {
+      psgi_map_entry *me = psgi_map_put_ptr(&memo, n, NULL);
+      if (!me) st = psgi_nomem(ctx);
+      else psg_tir_retain(me->value = nr);
+    }
+    if (st) {
+      psg_tir_release(nr);
+      break;
+    }
+    if (!stack.len) {
+      *out = nr; /* the root's */
+      break;
+    }
+    if (!PSGI_VEC_PUSH(ctx, &res, nr)) {
+      psg_tir_release(nr);
+      st = psgi_nomem(ctx);
+    }
+  }
+  for (size_t i = 0; i < res.len; i++) psg_tir_release(res.data[i]);
+  for (size_t i = 0; i < memo.len; i++) psg_tir_release(memo.entries[i].value);
+  psgi_map_fini(&memo);
+  PSGI_VEC_FREE(ctx, &stack);
+  PSGI_VEC_FREE(ctx, &res);
   return st;
 }
 
@@ -544,6 +651,47 @@ static psg_status add_direct_subexprs(cse *c, worklist *w, const psg_tir_node *e
   return s ? s : oom ? psgi_nomem(c->ctx) : PSG_OK;
 }
 
+/* A set of nonzero hashes: open addressing, linear probing, at most half
+ * full, on the C stack while small (nothing_to_common's, one per node). */
+typedef struct hash_set {
+  uint64_t small[64], *slots;
+  size_t cap, len;
+} hash_set;
+
+static void hash_set_init(hash_set *h) {
+  memset(h->small, 0, sizeof h->small);
+  h->slots = h->small;
+  h->cap = sizeof h->small / sizeof *h->small;
+  h->len = 0;
+}
+
+static void hash_set_fini(psg_ctx *ctx, hash_set *h) {
+  if (h->slots != h->small) psgi_free(ctx, h->slots);
+}
+
+/* Adds key; *is_new when it was not there. False: out of memory. */
+static bool hash_set_add(psg_ctx *ctx, hash_set *h, uint64_t key, bool *is_new) {
+  if (2 * (h->len + 1) > h->cap) {
+    size_t ncap = 2 * h->cap;
+    uint64_t *ns = psgi_calloc(ctx, psgi_mul_size(ncap, sizeof *ns));
+    if (!ns) return false;
+    for (size_t i = 0; i < h->cap; i++) {
+      if (!h->slots[i]) continue;
+      size_t j = (size_t)(h->slots[i] >> 7) & (ncap - 1);
+      while (ns[j]) j = (j + 1) & (ncap - 1);
+      ns[j] = h->slots[i];
+    }
+    hash_set_fini(ctx, h);
+    h->slots = ns;
+    h->cap = ncap;
+  }
+  size_t j = (size_t)(key >> 7) & (h->cap - 1);
+  while (h->slots[j] && h->slots[j] != key) j = (j + 1) & (h->cap - 1);
+  *is_new = !h->slots[j];
+  if (*is_new) h->slots[j] = key, h->len++;
+  return true;
+}
+
 /* Whether steps 1-3 surely leave `cur` as it is (*out true): every eligible
  * computation in it (at any depth, through the visited slots) occurs once,
  * and none equals a value bound in the context. Then no computation of the
@@ -553,11 +701,12 @@ static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
   psg_ctx *ctx = c->ctx;
   const psg_tir_node *small[64];
   PSGI_VEC(const psg_tir_node *) st = {small, 0, sizeof small / sizeof *small};
-  psgi_map seen;
-  psgi_map_init(&seen, ctx);
+  hash_set seen;
   psg_status s = PSG_OK;
   *out = !c->equiv;
-  if (*out) st.data[st.len++] = cur;
+  if (!*out) return PSG_OK;
+  hash_set_init(&seen);
+  st.data[st.len++] = cur;
   while (!s && *out && st.len) {
     const psg_tir_node *n = st.data[--st.len];
     psgi_cse_info in;
@@ -566,10 +715,10 @@ static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
       if ((s = psgi_cse_info_of(&c->tables, n, &in))) break;
       if (!in.forbidden) {
         bool is_new;
-        const void *key = (const void *)(uintptr_t)(in.hash | 1);
-        psgi_map_entry *ve = c->values.len ? psgi_map_get_ptr(&c->values, key) : NULL;
+        uint64_t key = in.hash | 1;
+        psgi_map_entry *ve = c->values.len ? psgi_map_get_ptr(&c->values, (const void *)(uintptr_t)key) : NULL;
         if (ve && ve->value) *out = false;
-        else if (!psgi_map_put_ptr(&seen, key, &is_new)) s = psgi_nomem(ctx);
+        else if (!hash_set_add(ctx, &seen, key, &is_new)) s = psgi_nomem(ctx);
         else if (!is_new) *out = false;
       }
     }
@@ -591,7 +740,7 @@ static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
     }
   }
   if (st.data != small) psgi_free(ctx, st.data);
-  psgi_map_fini(&seen);
+  hash_set_fini(ctx, &seen);
   if (s) *out = false;
   return s;
 }
@@ -753,9 +902,9 @@ psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f
   psgi_map_init(&c.known, ctx);
   psgi_map_init(&c.values, ctx);
   psgi_map_init(&c.names, ctx);
+  psgi_map_init(&c.reprs, ctx);
   psg_status st = psg_arith_analyzer_create(ctx, &c.fresh);
-  psg_tir_visitor v = {.pre = collect_name, .user = &c};
-  if (!st) st = psg_tir_visit(ctx, &v, f->kids[0]);
+  if (!st) st = collect_names(&c, f->kids[0]);
   for (size_t i = 0; !st && i < psg_tir_prim_func_num_params(f); i++)
     st = bind(&c, psg_tir_prim_func_get_param(f, i), NULL);
   psg_tir_node *body = NULL;
@@ -774,6 +923,11 @@ psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f
   psgi_map_fini(&c.known);
   psgi_map_fini(&c.values);
   psgi_map_fini(&c.names);
+  for (size_t i = 0; i < c.reprs.len; i++) {
+    psgi_free(ctx, c.reprs.entries[i].value);
+    if (c.reprs.entries[i].value) psg_tir_release((psg_tir_node *)c.reprs.entries[i].key);
+  }
+  psgi_map_fini(&c.reprs);
   psgi_cse_tables_fini(&c.tables);
   return st;
 }

@@ -63,11 +63,19 @@ psg_status psgi_cse_expr_table(psgi_cse_tables *c, const psg_tir_node *e, psgi_c
  * cached). */
 psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out);
 
-/* A constant or a var. */
-bool psgi_cse_is_leaf(const psg_tir_node *n);
-/* Whether operand `slot` of n is one TVM's visitors reach (an expression or
- * a statement, not a binding var). */
-bool psgi_cse_visited_slot(const psg_tir_node *n, uint32_t slot);
+/* A constant or a var: no computation. */
+static inline bool psgi_cse_is_leaf(const psg_tir_node *n) {
+  return n->kind == PSG_TIR_INT_IMM || n->kind == PSG_TIR_FLOAT_IMM || n->kind == PSG_TIR_STRING_IMM ||
+         psgi_tir_is_var_kind(n->kind);
+}
+/* Whether operand `slot` of n is one TVM's visitors reach: an expression or
+ * a statement, not the var a Let or For binds, not buffers, iter vars or
+ * types. */
+static inline bool psgi_cse_visited_slot(const psg_tir_node *n, uint32_t slot) {
+  const psg_tir_node *k = n->kids[slot];
+  if (!psgi_tir_is_expr_kind(k->kind) && !psgi_tir_is_stmt_kind(k->kind)) return false;
+  return !(slot == 0 && (n->kind == PSG_TIR_LET || n->kind == PSG_TIR_LET_STMT || n->kind == PSG_TIR_FOR));
+}
 /* TVM's IsEligibleComputation: not a leaf, Ramp or Broadcast, and no Call
  * or BufferLoad in it. */
 bool psgi_cse_eligible(psgi_cse_tables *c, const psg_tir_node *e, bool *oom);

@@ -6,56 +6,41 @@
 #include <string.h>
 #include "tir/transforms/cse.h"
 
-/* Leaves: constants and vars hold no computation. */
-bool psgi_cse_is_leaf(const psg_tir_node *n) {
-  return n->kind == PSG_TIR_INT_IMM || n->kind == PSG_TIR_FLOAT_IMM || n->kind == PSG_TIR_STRING_IMM ||
-         psgi_tir_is_var_kind(n->kind);
-}
-
-/* The operands an ExprVisitor / StmtVisitor reaches: expressions and
- * statements, not the var a Let binds, not buffers, iter vars or types. */
-bool psgi_cse_visited_slot(const psg_tir_node *n, uint32_t slot) {
-  const psg_tir_node *k = n->kids[slot];
-  if (!psgi_tir_is_expr_kind(k->kind) && !(k->kind >= PSG_TIR_FIRST_STMT && k->kind <= PSG_TIR_LAST_STMT)) return false;
-  if (slot == 0 && (n->kind == PSG_TIR_LET || n->kind == PSG_TIR_LET_STMT || n->kind == PSG_TIR_FOR)) return false;
-  return true;
-}
-
 /* What the pass asks of an expression node, memoized per node for the
  * whole pass (computed bottom up, so each node is walked once however often
  * its subtrees are asked about): TVM's ForbiddenComputation (a Call or a
  * BufferLoad anywhere in it), CalculateExprComplexity (its tree's nodes over
  * the visited slots) and a structural hash agreeing with
  * psg_arith_expr_equal (vars and non-expression operands by identity). */
+/* psgi_hash_mix and psgi_hash_ptr, inlined (one to three per node). */
+static inline uint64_t mix(uint64_t h, uint64_t v) {
+  uint64_t x = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+static inline uint64_t hash_ptr(const void *p) { return mix(0, (uint64_t)(uintptr_t)p); }
+
 static uint64_t leaf_hash(const psg_tir_node *n) {
-  uint64_t h = psgi_hash_mix(0x9e3779b97f4a7c15ull, (uint64_t)n->kind << 40 | (uint64_t)n->flags << 32 | n->dtype);
-  if (psgi_tir_is_var_kind(n->kind)) return psgi_hash_mix(h, psgi_hash_ptr(n));
-  if (n->kind == PSG_TIR_INT_IMM) return psgi_hash_mix(h, (uint64_t)n->u.int_value);
+  uint64_t h = mix(0x9e3779b97f4a7c15ull, (uint64_t)n->kind << 40 | (uint64_t)n->flags << 32 | n->dtype);
+  if (psgi_tir_is_var_kind(n->kind)) return mix(h, hash_ptr(n));
+  if (n->kind == PSG_TIR_INT_IMM) return mix(h, (uint64_t)n->u.int_value);
   if (n->kind == PSG_TIR_FLOAT_IMM) {
     uint64_t bits;
     memcpy(&bits, &n->u.float_value, sizeof bits);
-    return psgi_hash_mix(h, bits);
+    return mix(h, bits);
   }
-  if (n->kind == PSG_TIR_CALL) return psgi_hash_mix(h, n->u.op);
-  if (n->kind == PSG_TIR_STRING_IMM) return psgi_hash_mix(h, psgi_hash_bytes(n->u.str.s, n->u.str.len));
+  if (n->kind == PSG_TIR_CALL) return mix(h, n->u.op);
+  if (n->kind == PSG_TIR_STRING_IMM) return mix(h, psgi_hash_bytes(n->u.str.s, n->u.str.len));
   return h;
 }
 
 /* Fibonacci hashing of the address (nodes are 16-byte aligned). */
 static size_t info_home(const psgi_cse_tables *c, const psg_tir_node *key) {
   return (size_t)(((uint64_t)(uintptr_t)key >> 4) * 0x9e3779b97f4a7c15ull >> 32) & (c->info_cap - 1);
-}
-
-static bool cached_info(const psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out) {
-  if (!c->info_cap) return false;
-  for (size_t i = info_home(c, e);; i = (i + 1) & (c->info_cap - 1)) {
-    const struct psgi_cse_info_slot *sl = &c->info_slots[i];
-    if (sl->key == e) {
-      *out = c->infos.data[sl->index - 1];
-      return true;
-    }
-    if (!sl->key) return false;
-  }
 }
 
 /* Records e (not cached yet) as the owner of infos[index - 1], the last. */
@@ -81,51 +66,84 @@ static bool info_put(psgi_cse_tables *c, const psg_tir_node *e, size_t index) {
   return true;
 }
 
-/* The info of e from its operands' (cached already). */
-static psgi_cse_info node_info(const psgi_cse_tables *c, const psg_tir_node *n) {
+/* The info of n from its operands' (each expression operand cached
+ * already: `kid` holds their index + 1, 0 for the others). */
+static psgi_cse_info node_info(const psgi_cse_tables *c, const psg_tir_node *n, const size_t *kid) {
   psgi_cse_info r = {leaf_hash(n), 1, n->kind == PSG_TIR_CALL || n->kind == PSG_TIR_BUFFER_LOAD};
   for (uint32_t i = 0; i < n->nkids; i++) {
-    const psg_tir_node *k = n->kids[i];
-    psgi_cse_info ki;
-    if (!psgi_tir_is_expr_kind(k->kind) || !cached_info(c, k, &ki)) {
-      r.hash = psgi_hash_mix(r.hash, psgi_hash_ptr(k));
+    if (!kid[i]) {
+      r.hash = mix(r.hash, hash_ptr(n->kids[i]));
       continue;
     }
-    r.hash = psgi_hash_mix(r.hash, ki.hash);
-    r.forbidden |= ki.forbidden;
-    if (psgi_cse_visited_slot(n, i)) r.complexity += ki.complexity;
+    const psgi_cse_info *ki = &c->infos.data[kid[i] - 1];
+    r.hash = mix(r.hash, ki->hash);
+    r.forbidden |= ki->forbidden;
+    if (psgi_cse_visited_slot(n, i)) r.complexity += ki->complexity;
   }
   return r;
 }
 
+/* The index + 1 of e's info, 0 when it has none yet. */
+static size_t cached_index(const psgi_cse_tables *c, const psg_tir_node *e) {
+  if (!c->info_cap) return 0;
+  for (size_t i = info_home(c, e);; i = (i + 1) & (c->info_cap - 1)) {
+    const struct psgi_cse_info_slot *sl = &c->info_slots[i];
+    if (sl->key == e) return sl->index;
+    if (!sl->key) return 0;
+  }
+}
+
 psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out) {
-  if (cached_info(c, e, out)) return PSG_OK;
+  size_t have = cached_index(c, e);
+  if (have) {
+    *out = c->infos.data[have - 1];
+    return PSG_OK;
+  }
   psg_ctx *ctx = c->ctx;
   typedef struct {
     const psg_tir_node *n;
     bool expanded;
   } fr;
-  PSGI_VEC(fr) st = {0};
+  /* the work stack: on the C stack while it fits */
+  fr small[64], *st = small;
+  size_t len = 0, cap = sizeof small / sizeof *small;
   psg_status s = PSG_OK;
-  if (!PSGI_VEC_PUSH(ctx, &st, ((fr){e, false}))) return psgi_nomem(ctx);
-  while (!s && st.len) {
-    fr *f = &st.data[st.len - 1];
+  enum { KIDS = 8 };
+  size_t kid_small[KIDS], *kid = kid_small, kid_cap = KIDS;
+  st[len++] = (fr){e, false};
+  while (!s && len) {
+    fr *f = &st[len - 1];
     const psg_tir_node *n = f->n;
-    psgi_cse_info tmp;
-    if (cached_info(c, n, &tmp)) {
-      st.len--;
-      continue;
-    }
     if (!f->expanded) {
       f->expanded = true;
-      for (uint32_t i = n->nkids; i-- > 0;)
-        if (psgi_tir_is_expr_kind(n->kids[i]->kind) && !cached_info(c, n->kids[i], &tmp) &&
-            !PSGI_VEC_PUSH(ctx, &st, ((fr){n->kids[i], false})))
+      if (len + n->nkids > cap) { /* past the small stack: to the heap */
+        size_t ncap = 2 * (len + n->nkids);
+        fr *nd = psgi_alloc(ctx, psgi_mul_size(ncap, sizeof *nd));
+        if (!nd) {
           s = psgi_nomem(ctx);
+          break;
+        }
+        memcpy(nd, st, len * sizeof *nd);
+        if (st != small) psgi_free(ctx, st);
+        st = nd, cap = ncap;
+      }
+      for (uint32_t i = n->nkids; i-- > 0;)
+        if (psgi_tir_is_expr_kind(n->kids[i]->kind) && !cached_index(c, n->kids[i])) st[len++] = (fr){n->kids[i], false};
       continue;
     }
-    st.len--;
-    if (!PSGI_VEC_PUSH(ctx, &c->infos, node_info(c, n))) {
+    len--;
+    if (cached_index(c, n)) continue; /* reached through another parent first */
+    if (n->nkids > kid_cap) {
+      size_t *nk = psgi_alloc(ctx, psgi_mul_size(n->nkids, sizeof *nk));
+      if (!nk) {
+        s = psgi_nomem(ctx);
+        break;
+      }
+      if (kid != kid_small) psgi_free(ctx, kid);
+      kid = nk, kid_cap = n->nkids;
+    }
+    for (uint32_t i = 0; i < n->nkids; i++) kid[i] = psgi_tir_is_expr_kind(n->kids[i]->kind) ? cached_index(c, n->kids[i]) : 0;
+    if (!PSGI_VEC_PUSH(ctx, &c->infos, node_info(c, n, kid))) {
       s = psgi_nomem(ctx);
       break;
     }
@@ -136,8 +154,9 @@ psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_
     }
     psg_tir_retain((psg_tir_node *)n); /* the key stays alive while cached */
   }
-  PSGI_VEC_FREE(ctx, &st);
-  if (!s) cached_info(c, e, out);
+  if (st != small) psgi_free(ctx, st);
+  if (kid != kid_small) psgi_free(ctx, kid);
+  if (!s) *out = c->infos.data[cached_index(c, e) - 1];
   return s;
 }
 

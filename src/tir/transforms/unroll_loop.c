@@ -23,6 +23,7 @@
 #include "passage/arith.h"
 #include "passage/tir_op.h"
 #include "tir/transforms/tir_transforms.h"
+#include "tir/transforms/copy_template.h"
 #include "tir/transforms/stmt_slot.h"
 
 typedef psgi_tir_unroll_cfg cfg;
@@ -141,14 +142,14 @@ static psg_status iteration_value(unroller *u, psg_tir_node *min, int64_t i, psg
 }
 
 
-/* TVM's Unroll: `extent` copies of body with the loop var bound to min + i. */
+/* TVM's Unroll: `extent` copies of body with the loop var bound to min + i
+ * (the copies rebuild the same nodes: found once, copy_template.c). */
 static psg_status unroll(unroller *u, const psg_tir_node *loop, psg_tir_node *body, int64_t extent,
                          psg_tir_node **out) {
   psg_tir_node **copies = psgi_calloc(u->ctx, (size_t)(extent > 0 ? extent : 1) * sizeof *copies);
   if (!copies) return psgi_nomem(u->ctx);
-  /* where the var occurs, found once for all the copies */
-  psgi_tir_uses uses;
-  psg_status st = psgi_tir_uses_init(u->ctx, body, loop->kids[0], &uses);
+  psgi_tir_copy_template tpl;
+  psg_status st = psgi_tir_copy_template_init(u->ctx, body, loop->kids[0], &tpl);
   if (st) {
     psgi_free(u->ctx, copies);
     return st;
@@ -156,10 +157,10 @@ static psg_status unroll(unroller *u, const psg_tir_node *loop, psg_tir_node *bo
   for (int64_t i = 0; i < extent && !st; i++) {
     psg_tir_node *v = NULL;
     st = iteration_value(u, loop->kids[1], i, &v);
-    if (!st) st = psgi_tir_substitute_uses(u->ctx, body, loop->kids[0], v, &uses, &copies[i]);
+    if (!st) st = psgi_tir_copy_template_apply(&tpl, v, &copies[i]);
     psg_tir_release(v);
   }
-  psgi_tir_uses_fini(&uses);
+  psgi_tir_copy_template_fini(&tpl);
   if (!st) st = psgi_tir_seq_flatten(u->ctx, copies, (size_t)extent, &loop->span, out);
   for (int64_t i = 0; i < extent; i++) psg_tir_release(copies[i]);
   psgi_free(u->ctx, copies);
