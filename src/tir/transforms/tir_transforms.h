@@ -152,18 +152,6 @@ psg_status psgi_tir_substitute(psg_ctx *ctx, const psg_tir_node *n, const psg_ti
 psg_status psgi_tir_substitute_n(psg_ctx *ctx, const psg_tir_node *n, psg_tir_node *const *vars,
                                  psg_tir_node *const *values, size_t count, psg_tir_node **out);
 
-/* For one body substituted many times (UnrollLoop's copies): the nodes of
- * n below which `var` occurs, found once (psgi_tir_uses_fini frees it). */
-typedef struct psgi_tir_uses {
-  psgi_map holds; /* node -> (void *)2 if var occurs below it, (void *)1 if not */
-} psgi_tir_uses;
-psg_status psgi_tir_uses_init(psg_ctx *ctx, const psg_tir_node *n, const psg_tir_node *var, psgi_tir_uses *out);
-void psgi_tir_uses_fini(psgi_tir_uses *u);
-/* psgi_tir_substitute(n, var, value) with u = the uses of var in n: the
- * subtrees without var are kept without being walked (the same result). */
-psg_status psgi_tir_substitute_uses(psg_ctx *ctx, const psg_tir_node *n, const psg_tir_node *var,
-                                    psg_tir_node *value, const psgi_tir_uses *u, psg_tir_node **out);
-
 /* tir.LowerOpaqueBlock of one PrimFunc (lower_opaque_block.c): unit loops
  * removed, loop pragma_* annotations as AttrStmts. */
 psg_status psgi_tir_lower_opaque_block(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
