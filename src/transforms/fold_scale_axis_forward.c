@@ -112,8 +112,18 @@ static psg_status prepare(fwd *f, const psg_expr *root, bool *any) {
     else if (!psgi_is_composite_fn(e))
       for (uint32_t k = 0; k < e->nkids && !st; k++) st = send(f, e->kids[k], none);
   }
+  /* Only a requested multiply by a constant starts a rewrite (rewrite_call:
+   * every scaled value comes from one, and a node with no scaled operand
+   * keeps its plain rewrite, itself while nothing below it changed), so when
+   * no multiply passes this test the rewrite would return the function
+   * unchanged and is skipped. */
   *any = false;
-  for (size_t i = 0; i < f->msgs.pool.len && !*any; i++) *any = f->msgs.pool.data[i].defined;
+  for (size_t i = 0; !st && i < order.len && !*any; i++) {
+    const psg_expr *e = order.data[i];
+    if (psgi_fsa_op(e) != PSGI_FSA_MULTIPLY || e->nkids != 3) continue;
+    psgi_fsa_msg want = psgi_fsa_msgs_get(&f->msgs, e, NULL);
+    *any = want.defined && want.n && (psgi_fsa_is_constant(e->kids[2]) || psgi_fsa_is_constant(e->kids[1]));
+  }
   PSGI_VEC_FREE(f->ctx, &order);
   PSGI_VEC_FREE(f->ctx, &stack);
   psgi_map_fini(&seen);
