@@ -238,7 +238,9 @@ psg_status psgi_fuse_graph_build(psg_ctx *ctx, const psg_expr *fn, psgi_fuse_gra
   memset(g, 0, sizeof *g);
   g->ctx = ctx;
   psgi_map_init(&g->index, ctx);
-  psgi_map_reserve(&g->index, psgi_expr_size_hint(fn)); /* sized by the last walk (a hint) */
+  size_t hint = psgi_expr_size_hint(fn); /* sized by the last walk (a hint) */
+  psgi_map_reserve(&g->index, hint);
+  if (hint && !PSGI_VEC_RESERVE(ctx, &g->nodes, hint)) return psgi_nomem(ctx);
   psg_status st = number_nodes(g, fn);
   if (st) return st;
   if (g->nodes.len >= PSGI_FUSE_NONE) return psg_ctx_fail(ctx, PSG_ERR_UNSUPPORTED, "FuseOps: too many nodes");

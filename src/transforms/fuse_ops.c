@@ -191,9 +191,19 @@ static psg_status clear_group(fuser *f, psg_status st) {
   return st;
 }
 
-/* fn(pt) -> ret, interned (psg_type_func_poly), through the fuser's cache. */
+/* fn(pt) -> ret, interned (psg_type_func_poly), through the fuser's cache;
+ * NULL (and PSG_OK) when a type needs the unifier. A cached signature passed
+ * that test when it was stored (a property of the types alone). */
+static bool needs_unifier(const psg_type *const *pt, size_t n, const psg_type *ret) {
+  for (size_t i = 0; i < n; i++)
+    if (psgi_type_needs_unifier(pt[i])) return true;
+  return psgi_type_needs_unifier(ret);
+}
+
 static psg_status fn_type(fuser *f, const psg_type *const *pt, size_t n, const psg_type *ret, const psg_type **out) {
-  if (n > FN_TYPE_MAX_PARAMS) return psg_type_func_poly(f->ctx, pt, (int)n, ret, NULL, 0, out);
+  *out = NULL;
+  if (n > FN_TYPE_MAX_PARAMS)
+    return needs_unifier(pt, n, ret) ? PSG_OK : psg_type_func_poly(f->ctx, pt, (int)n, ret, NULL, 0, out);
   uintptr_t h = (uintptr_t)ret * 31u + n;
   for (size_t i = 0; i < n; i++) h = h * 31u + (uintptr_t)pt[i];
   fn_type_slot *slot = &f->fn_types[(h ^ h >> 7 ^ h >> 17) % FN_TYPE_SLOTS];
@@ -201,6 +211,7 @@ static psg_status fn_type(fuser *f, const psg_type *const *pt, size_t n, const p
     *out = slot->type;
     return PSG_OK;
   }
+  if (needs_unifier(pt, n, ret)) return PSG_OK;
   psg_status st = psg_type_func_poly(f->ctx, pt, (int)n, ret, NULL, 0, out);
   if (st) return st;
   slot->n = (int)n;
@@ -221,14 +232,14 @@ static psg_status fn_type(fuser *f, const psg_type *const *pt, size_t n, const p
 static psg_status type_group(fuser *f, psg_expr *fn, psg_expr *call) {
   const psg_type *ret = fn->u.fn.ret_type;
   size_t n = f->params.len;
-  if (!ret || psgi_expr_final_type(psgi_fn_body(fn)) != ret || psgi_type_needs_unifier(ret)) return PSG_OK;
+  if (!ret || psgi_expr_final_type(psgi_fn_body(fn)) != ret) return PSG_OK;
   enum { SMALL = 8 };
   const psg_type *small[SMALL], **pt = small;
   if (n > SMALL && !(pt = psgi_alloc(f->ctx, n * sizeof *pt))) return psgi_nomem(f->ctx);
   bool plain = true;
   for (size_t i = 0; i < n && plain; i++) {
     pt[i] = f->params.data[i]->u.var.type;
-    plain = pt[i] && !psgi_type_needs_unifier(pt[i]) && psgi_expr_final_type(f->args.data[i]) == pt[i];
+    plain = pt[i] && psgi_expr_final_type(f->args.data[i]) == pt[i]; /* the unifier: fn_type */
   }
   const psg_type *ft = NULL;
   psg_status st = plain ? fn_type(f, pt, n, ret, &ft) : PSG_OK;
