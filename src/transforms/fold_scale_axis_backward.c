@@ -65,6 +65,21 @@ static psgi_fsa_msg prep_call(bwd *w, const psg_expr *e) {
   }
 }
 
+/* Whether transform_call could fold multiply `e`: a side that carries a
+ * message along some axes, times a constant. Only such a multiply starts a
+ * rewrite (every other node keeps its plain rewrite, which is itself while
+ * nothing below it changed), so when no call passes this the transform would
+ * return the function unchanged and is skipped: one walk fewer per run, and
+ * per fixpoint round (the last round of every run finds nothing). */
+static bool may_fold(const bwd *w, const psg_expr *e) {
+  if (psgi_fsa_op(e) != PSGI_FSA_MULTIPLY || e->nkids != 3) return false;
+  bool found[2];
+  psgi_fsa_msg lm = psgi_fsa_msgs_get(&w->msgs, e->kids[1], &found[0]);
+  psgi_fsa_msg rm = psgi_fsa_msgs_get(&w->msgs, e->kids[2], &found[1]);
+  if (found[0]) return lm.n && psgi_fsa_is_constant(e->kids[2]);
+  return found[1] && rm.n && psgi_fsa_is_constant(e->kids[1]);
+}
+
 /* Users, then messages in post-order (composite functions kept whole). One
  * walk counts the users and lists the calls that take part in post-order
  * (with their users entries), then the messages follow that list, now that
@@ -98,15 +113,17 @@ static psg_status prepare(bwd *w, const psg_expr *root, bool *any) {
       st = psgi_nomem(w->ctx);
   }
   PSGI_VEC_FREE(w->ctx, &stack);
+  bool messages = false;
   for (size_t i = 0; !st && i < order.len; i++) {
     const psg_expr *e = order.data[i].e;
     if (users_at(w, order.data[i].slot) != 1) continue;
     psgi_fsa_msg m = prep_call(w, e);
     if (m.defined) {
-      *any = true;
+      messages = true;
       st = psgi_fsa_msgs_put(&w->msgs, w->ctx, e, m, false);
     }
   }
+  for (size_t i = 0; !st && messages && !*any && i < order.len; i++) *any = may_fold(w, order.data[i].e);
   PSGI_VEC_FREE(w->ctx, &order);
   return st;
 }

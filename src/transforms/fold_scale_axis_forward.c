@@ -46,11 +46,33 @@ static psg_status put_scaled(fwd *f, const psg_expr *e, scaled s) {
 
 /* Prepare ------------------------------------------------------------------------ */
 
-static psg_status send(fwd *f, const psg_expr *e, psgi_fsa_msg m) { return psgi_fsa_msgs_put(&f->msgs, f->ctx, e, m, true); }
+/* The prepare walk's graph: nodes numbered in post-order, each with the
+ * numbers of its walked children and the request made of it so far. Every
+ * request goes to a child by number, so only the walk itself looks nodes up
+ * (once per edge, in its visited map); the rewrite reads the requests of
+ * multiplies alone, which prepare copies into f->msgs. */
+typedef struct prep_node {
+  const psg_expr *e;
+  uint32_t kid_base; /* its children's numbers start at kids[kid_base] */
+  bool asked;        /* a request has been stored (then `msg` intersects the next) */
+  psgi_fsa_msg msg;
+} prep_node;
 
-/* What call `e` asks of its arguments, given what is asked of it. */
-static psg_status prep_call(fwd *f, const psg_expr *e) {
-  psgi_fsa_msg out = psgi_fsa_msgs_get(&f->msgs, e, NULL), none = {0};
+typedef struct prep_graph {
+  PSGI_VEC(prep_node) nodes;
+  PSGI_VEC(uint32_t) kids;
+} prep_graph;
+
+static void send(prep_graph *g, uint32_t i, psgi_fsa_msg m) {
+  prep_node *n = &g->nodes.data[i];
+  n->msg = n->asked ? psgi_fsa_intersect(n->msg, m) : m;
+  n->asked = true;
+}
+
+/* What call `e` (node i) asks of its arguments, given what is asked of it. */
+static void prep_call(fwd *f, prep_graph *g, uint32_t i) {
+  const psg_expr *e = g->nodes.data[i].e;
+  psgi_fsa_msg out = g->nodes.data[i].msg, none = {0};
   psgi_fsa_msg in[2] = {none, none};
   const psg_type *tl = e->nkids > 1 ? psgi_tensor_type_of(e->kids[1]) : NULL;
   const psg_type *tr = e->nkids > 2 ? psgi_tensor_type_of(e->kids[2]) : NULL;
@@ -75,48 +97,99 @@ static psg_status prep_call(fwd *f, const psg_expr *e) {
     break;
   default: break;
   }
-  psg_status st = PSG_OK;
-  for (uint32_t i = 1; i < e->nkids && !st; i++) st = send(f, e->kids[i], i <= 2 ? in[i - 1] : none);
-  return st;
+  const uint32_t *kid = g->kids.data + g->nodes.data[i].kid_base;
+  for (uint32_t k = 1; k < e->nkids; k++) send(g, kid[k], k <= 2 ? in[k - 1] : none);
 }
 
-/* Post-order of the graph (composite functions kept whole), then the
- * requests from the root down: every parent is done before its children. */
-static psg_status prepare(fwd *f, const psg_expr *root, bool *any) {
-  PSGI_VEC(const psg_expr *) order = {0};
-  PSGI_VEC(struct frame { const psg_expr *e; uint32_t next; }) stack = {0};
+/* Numbers the graph in post-order (composite functions kept whole: their
+ * children are not walked). A node's entry in `seen` holds its number + 1
+ * once it has one; `slots` the entries of the children met so far (a node's
+ * are the last nkids when it is done, its children having popped theirs). */
+typedef struct frame {
+  const psg_expr *e;
+  uint32_t next, slot;
+} frame;
+
+static psg_status number(fwd *f, const psg_expr *root, prep_graph *g) {
+  PSGI_VEC(frame) stack = {0};
+  PSGI_VEC(uint32_t) slots = {0};
   psgi_map seen;
   psgi_map_init(&seen, f->ctx);
   psgi_map_reserve(&seen, psgi_expr_size_hint(root)); /* sized by the last walk (a hint) */
   psg_status st = PSG_OK;
-  if (!psgi_map_put_ptr(&seen, root, NULL) || !PSGI_VEC_PUSH(f->ctx, &stack, ((struct frame){root, 0})))
-    st = psgi_nomem(f->ctx);
+  psgi_map_entry *en = psgi_map_put_ptr(&seen, root, NULL);
+  if (!en || !PSGI_VEC_PUSH(f->ctx, &stack, ((frame){root, 0, 0}))) st = psgi_nomem(f->ctx);
   while (!st && stack.len) {
-    struct frame *fr = &stack.data[stack.len - 1];
+    frame *fr = &stack.data[stack.len - 1];
     const psg_expr *e = fr->e;
-    if (fr->next < e->nkids && !psgi_is_composite_fn(e)) {
+    bool walked = !psgi_is_composite_fn(e);
+    if (fr->next < e->nkids && walked) {
       const psg_expr *k = e->kids[fr->next++];
       bool is_new = false;
-      if (!psgi_map_put_ptr(&seen, k, &is_new)) st = psgi_nomem(f->ctx);
-      else if (is_new && !PSGI_VEC_PUSH(f->ctx, &stack, ((struct frame){k, 0}))) st = psgi_nomem(f->ctx);
+      if (!(en = psgi_map_put_ptr(&seen, k, &is_new))) {
+        st = psgi_nomem(f->ctx);
+        break;
+      }
+      uint32_t slot = (uint32_t)(en - seen.entries);
+      if (!PSGI_VEC_PUSH(f->ctx, &slots, slot) ||
+          (is_new && !PSGI_VEC_PUSH(f->ctx, &stack, ((frame){k, 0, slot}))))
+        st = psgi_nomem(f->ctx);
       continue;
     }
+    uint32_t slot = fr->slot, nk = walked ? e->nkids : 0;
     stack.len--;
-    if (!PSGI_VEC_PUSH(f->ctx, &order, e)) st = psgi_nomem(f->ctx);
+    if (g->nodes.len >= UINT32_MAX - 1 || g->kids.len + nk >= UINT32_MAX) {
+      st = psg_ctx_fail(f->ctx, PSG_ERR_UNSUPPORTED, "FoldScaleAxis: too many nodes");
+      break;
+    }
+    prep_node n = {e, (uint32_t)g->kids.len, false, {0}};
+    if (!PSGI_VEC_PUSH(f->ctx, &g->nodes, n) || !PSGI_VEC_RESERVE(f->ctx, &g->kids, g->kids.len + nk)) {
+      st = psgi_nomem(f->ctx);
+      break;
+    }
+    for (uint32_t k = 0; k < nk; k++)
+      g->kids.data[g->kids.len++] = (uint32_t)((uintptr_t)seen.entries[slots.data[slots.len - nk + k]].value - 1);
+    slots.len -= nk;
+    seen.entries[slot].value = (void *)(uintptr_t)g->nodes.len;
   }
-  psgi_fsa_msg none = {0};
-  if (!st) st = send(f, root, none);
-  for (size_t i = order.len; i-- > 0 && !st;) {
-    const psg_expr *e = order.data[i];
-    if (e->kind == PSG_EXPR_CALL) st = prep_call(f, e);
-    else if (!psgi_is_composite_fn(e))
-      for (uint32_t k = 0; k < e->nkids && !st; k++) st = send(f, e->kids[k], none);
-  }
-  *any = false;
-  for (size_t i = 0; i < f->msgs.pool.len && !*any; i++) *any = f->msgs.pool.data[i].defined;
-  PSGI_VEC_FREE(f->ctx, &order);
   PSGI_VEC_FREE(f->ctx, &stack);
+  PSGI_VEC_FREE(f->ctx, &slots);
   psgi_map_fini(&seen);
+  return st;
+}
+
+/* The requests from the root down (reverse post-order: every user is done
+ * before its children). */
+static psg_status prepare(fwd *f, const psg_expr *root, bool *any) {
+  prep_graph g = {0};
+  psg_status st = number(f, root, &g);
+  psgi_fsa_msg none = {0};
+  if (!st) send(&g, (uint32_t)g.nodes.len - 1, none); /* the root, last in post-order */
+  for (size_t i = g.nodes.len; i-- > 0 && !st;) {
+    const prep_node *n = &g.nodes.data[i];
+    if (n->e->kind == PSG_EXPR_CALL) {
+      prep_call(f, &g, (uint32_t)i);
+      st = f->b.status;
+    } else {
+      for (uint32_t k = 0; k < n->e->nkids && !psgi_is_composite_fn(n->e); k++)
+        send(&g, g.kids.data[n->kid_base + k], none);
+    }
+  }
+  /* Only a requested multiply by a constant starts a rewrite (rewrite_call:
+   * every scaled value comes from one, and a node with no scaled operand
+   * keeps its plain rewrite, itself while nothing below it changed), so when
+   * no multiply passes this test the rewrite would return the function
+   * unchanged and is skipped. The rewrite reads the multiplies' requests. */
+  *any = false;
+  for (size_t i = 0; !st && i < g.nodes.len; i++) {
+    const prep_node *n = &g.nodes.data[i];
+    const psg_expr *e = n->e;
+    if (psgi_fsa_op(e) != PSGI_FSA_MULTIPLY || e->nkids != 3 || !n->msg.defined) continue;
+    st = psgi_fsa_msgs_put(&f->msgs, f->ctx, e, n->msg, false);
+    *any |= n->msg.n && (psgi_fsa_is_constant(e->kids[2]) || psgi_fsa_is_constant(e->kids[1]));
+  }
+  PSGI_VEC_FREE(f->ctx, &g.nodes);
+  PSGI_VEC_FREE(f->ctx, &g.kids);
   return st;
 }
 

@@ -89,7 +89,10 @@ static psg_status call_edges(psgi_fuse_graph *g, const psg_expr *e, uint32_t idx
   return st;
 }
 
-static psg_status add_node(psgi_fuse_graph *g, const psg_expr *e) {
+/* Node e, whose index entry is g->index.entries[slot]; kid_slots holds the
+ * entries of its children in order (NULL for a leaf function, whose
+ * children were not walked: they are looked up). */
+static psg_status add_node(psgi_fuse_graph *g, const psg_expr *e, uint32_t slot, const uint32_t *kid_slots) {
   uint32_t idx = (uint32_t)g->nodes.len;
   psgi_fuse_node n = {0};
   n.expr = e;
@@ -100,10 +103,11 @@ static psg_status add_node(psgi_fuse_graph *g, const psg_expr *e) {
     return psgi_nomem(g->ctx);
   /* Every child is numbered before its user (post order); a primitive
    * function's children are not in the graph. */
-  for (uint32_t k = 0; k < e->nkids; k++) g->kids.data[g->kids.len++] = psgi_fuse_index_of(g, e->kids[k]);
-  psgi_map_entry *en = psgi_map_put_ptr(&g->index, e, NULL);
-  if (!en) return psgi_nomem(g->ctx);
-  en->value = (void *)(uintptr_t)(idx + 1);
+  for (uint32_t k = 0; k < e->nkids; k++) {
+    uintptr_t v = kid_slots ? (uintptr_t)g->index.entries[kid_slots[k]].value : 0;
+    g->kids.data[g->kids.len++] = kid_slots ? (uint32_t)(v - 1) : psgi_fuse_index_of(g, e->kids[k]);
+  }
+  g->index.entries[slot].value = (void *)(uintptr_t)(idx + 1);
   int pattern = PSGI_PATTERN_OPAQUE;
   psg_status st = PSG_OK;
   switch ((int)e->kind) {
@@ -185,33 +189,48 @@ static void post_dominators(psgi_fuse_graph *g) {
 }
 
 /* A post-order walk whose visited set is the index map itself (one map for a
- * million nodes instead of two); primitive and composite functions are leaves. */
+ * million nodes instead of two); primitive and composite functions are leaves.
+ * Each node's entry in the map is found once, when the walk first meets it:
+ * a frame keeps its own entry's position, and `slots` the positions of the
+ * children met so far (a node's are the last nkids when it is done, its
+ * children having popped theirs), so numbering a node needs no lookup. */
 typedef struct dfs_frame {
   const psg_expr *e;
-  uint32_t next;
+  uint32_t next, slot;
 } dfs_frame;
 
 static uint32_t first_child(const psg_expr *e) { return psgi_fuse_is_leaf_fn(e) ? e->nkids : 0; }
 
 static psg_status number_nodes(psgi_fuse_graph *g, const psg_expr *root) {
   PSGI_VEC(dfs_frame) stack = {0};
+  PSGI_VEC(uint32_t) slots = {0};
   psg_status st = PSG_OK;
-  dfs_frame f0 = {root, first_child(root)};
-  if (!psgi_map_put_ptr(&g->index, root, NULL) || !PSGI_VEC_PUSH(g->ctx, &stack, f0)) st = psgi_nomem(g->ctx);
+  psgi_map_entry *en = psgi_map_put_ptr(&g->index, root, NULL);
+  dfs_frame f0 = {root, first_child(root), en ? (uint32_t)(en - g->index.entries) : 0};
+  if (!en || !PSGI_VEC_PUSH(g->ctx, &stack, f0)) st = psgi_nomem(g->ctx);
   while (!st && stack.len) {
     dfs_frame *f = &stack.data[stack.len - 1];
     if (f->next < f->e->nkids) {
       const psg_expr *child = f->e->kids[f->next++];
       bool is_new;
-      if (!psgi_map_put_ptr(&g->index, child, &is_new)) st = psgi_nomem(g->ctx);
-      dfs_frame fc = {child, first_child(child)};
-      if (!st && is_new && !PSGI_VEC_PUSH(g->ctx, &stack, fc)) st = psgi_nomem(g->ctx);
+      if (!(en = psgi_map_put_ptr(&g->index, child, &is_new))) {
+        st = psgi_nomem(g->ctx);
+        break;
+      }
+      uint32_t slot = (uint32_t)(en - g->index.entries);
+      dfs_frame fc = {child, first_child(child), slot};
+      if (!PSGI_VEC_PUSH(g->ctx, &slots, slot) || (is_new && !PSGI_VEC_PUSH(g->ctx, &stack, fc))) st = psgi_nomem(g->ctx);
       continue;
     }
+    const psg_expr *e = f->e;
+    uint32_t slot = f->slot;
+    bool walked = first_child(e) == 0; /* a leaf function's children were not */
     stack.len--;
-    st = add_node(g, f->e);
+    st = add_node(g, e, slot, walked && e->nkids ? slots.data + slots.len - e->nkids : NULL);
+    if (walked) slots.len -= e->nkids;
   }
   PSGI_VEC_FREE(g->ctx, &stack);
+  PSGI_VEC_FREE(g->ctx, &slots);
   return st;
 }
 
@@ -219,7 +238,9 @@ psg_status psgi_fuse_graph_build(psg_ctx *ctx, const psg_expr *fn, psgi_fuse_gra
   memset(g, 0, sizeof *g);
   g->ctx = ctx;
   psgi_map_init(&g->index, ctx);
-  psgi_map_reserve(&g->index, psgi_expr_size_hint(fn)); /* sized by the last walk (a hint) */
+  size_t hint = psgi_expr_size_hint(fn); /* sized by the last walk (a hint) */
+  psgi_map_reserve(&g->index, hint);
+  if (hint && !PSGI_VEC_RESERVE(ctx, &g->nodes, hint)) return psgi_nomem(ctx);
   psg_status st = number_nodes(g, fn);
   if (st) return st;
   if (g->nodes.len >= PSGI_FUSE_NONE) return psg_ctx_fail(ctx, PSG_ERR_UNSUPPORTED, "FuseOps: too many nodes");

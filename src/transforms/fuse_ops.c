@@ -11,6 +11,21 @@
 #include "transforms/infer_type_internal.h"
 #include "transforms/transforms.h"
 
+/* A group with fewer outside values than this finds a value's parameter by
+ * scanning its arguments (a one-op group of fuse level 0 has one to three);
+ * a larger one moves them into the param_of map. */
+enum { PARAM_SCAN = 16 };
+
+/* The function types of recent groups: at fuse level 0 thousands of one-op
+ * functions share a handful of signatures, and interning one hashes every
+ * parameter type. Keyed by the exact interned types (pointers), so a hit is
+ * the type psg_type_func_poly would return. */
+enum { FN_TYPE_SLOTS = 64, FN_TYPE_MAX_PARAMS = 4 };
+typedef struct fn_type_slot {
+  int n;
+  const psg_type *params[FN_TYPE_MAX_PARAMS], *ret, *type;
+} fn_type_slot;
+
 typedef struct fuser {
   psg_ctx *ctx;
   psgi_fuse_graph g;
@@ -21,9 +36,11 @@ typedef struct fuser {
   /* The group being built. */
   PSGI_VEC(psg_expr *) params;
   PSGI_VEC(psg_expr *) args;
-  psgi_map param_of; /* outside value -> parameter */
+  psgi_map param_of; /* outside value -> parameter, once a group has PARAM_SCAN of them */
+  bool param_of_used;
   PSGI_VEC(uint32_t) stack;
   PSGI_VEC(const char *) pnames; /* "p0", "p1", ...: interned once, shared by every group */
+  fn_type_slot fn_types[FN_TYPE_SLOTS];
 } fuser;
 
 /* The node's operands as the grouping sees them: a call's arguments (not its
@@ -61,12 +78,28 @@ static psg_status external(fuser *f, const psg_expr *a, uint32_t ai, psg_expr **
     *out = v;
     return PSG_OK;
   }
-  bool is_new;
-  psgi_map_entry *en = psgi_map_put_ptr(&f->param_of, v, &is_new);
-  if (!en) return psgi_nomem(f->ctx);
-  if (!is_new) {
-    *out = en->value;
-    return PSG_OK;
+  psgi_map_entry *en = NULL;
+  if (f->args.len < PARAM_SCAN) {
+    for (size_t i = 0; i < f->args.len; i++)
+      if (f->args.data[i] == v) {
+        *out = f->params.data[i];
+        return PSG_OK;
+      }
+  } else {
+    if (!f->param_of_used) { /* the group has just outgrown the scan */
+      f->param_of_used = true;
+      for (size_t i = 0; i < f->args.len; i++) {
+        psgi_map_entry *old = psgi_map_put_ptr(&f->param_of, f->args.data[i], NULL);
+        if (!old) return psgi_nomem(f->ctx);
+        old->value = f->params.data[i];
+      }
+    }
+    bool is_new;
+    if (!(en = psgi_map_put_ptr(&f->param_of, v, &is_new))) return psgi_nomem(f->ctx);
+    if (!is_new) {
+      *out = en->value;
+      return PSG_OK;
+    }
   }
   const char *name = param_name(f, f->params.len);
   if (!name) return psgi_nomem(f->ctx);
@@ -84,7 +117,7 @@ static psg_status external(fuser *f, const psg_expr *a, uint32_t ai, psg_expr **
     psg_expr_release(v);
     return psgi_nomem(f->ctx);
   }
-  en->value = p;
+  if (en) en->value = p;
   *out = p;
   return PSG_OK;
 }
@@ -153,8 +186,39 @@ static psg_status clear_group(fuser *f, psg_status st) {
   for (size_t i = 0; i < f->params.len; i++) psg_expr_release(f->params.data[i]);
   for (size_t i = 0; i < f->args.len; i++) psg_expr_release(f->args.data[i]);
   f->params.len = f->args.len = 0;
-  psgi_map_clear(&f->param_of); /* keeps its table for the next group */
+  if (f->param_of_used) psgi_map_clear(&f->param_of); /* keeps its table for the next group */
+  f->param_of_used = false;
   return st;
+}
+
+/* fn(pt) -> ret, interned (psg_type_func_poly), through the fuser's cache;
+ * NULL (and PSG_OK) when a type needs the unifier. A cached signature passed
+ * that test when it was stored (a property of the types alone). */
+static bool needs_unifier(const psg_type *const *pt, size_t n, const psg_type *ret) {
+  for (size_t i = 0; i < n; i++)
+    if (psgi_type_needs_unifier(pt[i])) return true;
+  return psgi_type_needs_unifier(ret);
+}
+
+static psg_status fn_type(fuser *f, const psg_type *const *pt, size_t n, const psg_type *ret, const psg_type **out) {
+  *out = NULL;
+  if (n > FN_TYPE_MAX_PARAMS)
+    return needs_unifier(pt, n, ret) ? PSG_OK : psg_type_func_poly(f->ctx, pt, (int)n, ret, NULL, 0, out);
+  uintptr_t h = (uintptr_t)ret * 31u + n;
+  for (size_t i = 0; i < n; i++) h = h * 31u + (uintptr_t)pt[i];
+  fn_type_slot *slot = &f->fn_types[(h ^ h >> 7 ^ h >> 17) % FN_TYPE_SLOTS];
+  if (slot->type && slot->n == (int)n && slot->ret == ret && (!n || !memcmp(slot->params, pt, n * sizeof *pt))) {
+    *out = slot->type;
+    return PSG_OK;
+  }
+  if (needs_unifier(pt, n, ret)) return PSG_OK;
+  psg_status st = psg_type_func_poly(f->ctx, pt, (int)n, ret, NULL, 0, out);
+  if (st) return st;
+  slot->n = (int)n;
+  slot->ret = ret;
+  if (n) memcpy(slot->params, pt, n * sizeof *pt);
+  slot->type = *out;
+  return PSG_OK;
 }
 
 /* Gives the group's function and its call the final types InferType would
@@ -168,17 +232,17 @@ static psg_status clear_group(fuser *f, psg_status st) {
 static psg_status type_group(fuser *f, psg_expr *fn, psg_expr *call) {
   const psg_type *ret = fn->u.fn.ret_type;
   size_t n = f->params.len;
-  if (!ret || psgi_expr_final_type(psgi_fn_body(fn)) != ret || psgi_type_needs_unifier(ret)) return PSG_OK;
+  if (!ret || psgi_expr_final_type(psgi_fn_body(fn)) != ret) return PSG_OK;
   enum { SMALL = 8 };
   const psg_type *small[SMALL], **pt = small;
   if (n > SMALL && !(pt = psgi_alloc(f->ctx, n * sizeof *pt))) return psgi_nomem(f->ctx);
   bool plain = true;
   for (size_t i = 0; i < n && plain; i++) {
     pt[i] = f->params.data[i]->u.var.type;
-    plain = pt[i] && !psgi_type_needs_unifier(pt[i]) && psgi_expr_final_type(f->args.data[i]) == pt[i];
+    plain = pt[i] && psgi_expr_final_type(f->args.data[i]) == pt[i]; /* the unifier: fn_type */
   }
   const psg_type *ft = NULL;
-  psg_status st = plain ? psg_type_func_poly(f->ctx, pt, (int)n, ret, NULL, 0, &ft) : PSG_OK;
+  psg_status st = plain ? fn_type(f, pt, n, ret, &ft) : PSG_OK;
   if (!st && ft) {
     for (size_t i = 0; i < n; i++) psgi_expr_set_final_type(f->params.data[i], pt[i]);
     psgi_expr_set_final_type(fn, ft);

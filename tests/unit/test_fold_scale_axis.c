@@ -141,6 +141,15 @@ static void test_forward_conv(void) {
              is_conv_of_plain_input);
 }
 
+/* The scale on the left of the multiply: the forward rewrite must still run
+ * (it is skipped only when no requested multiply has a constant side). */
+static void test_forward_conv_scale_on_left(void) {
+  check_fold("ForwardFoldScaleAxis",
+             HDR "def @main(" CONV_PARAMS ") {\n  %0 = multiply(meta[relay.Constant][0], %x);\n"
+                 "  nn.conv2d(%0, %w, padding=[1, 1, 1, 1])\n}\n\n" META(S2IN "\n"),
+             is_conv_of_plain_input);
+}
+
 /* conv2d(relu(%x), multiply(%w, s)) */
 static bool is_conv_of_relu_input(const psg_expr *e) {
   return is_conv_of_scaled_weight(e) && is_op(psg_call_get_arg(e, 0), "nn.relu") &&
@@ -281,6 +290,7 @@ int main(void) {
   RUN_TEST(test_backward_through_add);
   RUN_TEST(test_backward_dense);
   RUN_TEST(test_forward_conv);
+  RUN_TEST(test_forward_conv_scale_on_left);
   RUN_TEST(test_forward_through_relu);
   RUN_TEST(test_forward_through_two_relus);
   RUN_TEST(test_no_forward_fold_negative_relu);
