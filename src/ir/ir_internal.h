@@ -89,7 +89,6 @@ struct psg_expr {
   uint32_t refcount; /* atomic */
   psg_ctx *ctx;
   const psg_type *checked_type;
-  psg_span span; /* file interned */
   union {
     struct { const char *name; const psg_type *type; } var; /* name interned */
     struct { const char *name; } gvar;
@@ -106,9 +105,24 @@ struct psg_expr {
     struct psgi_match_info *match; /* Match: clause layout, shared by rebuilds */
     struct psg_expr *dead_next; /* release: links dead nodes (no allocation) */
   } u;
+  uint32_t span; /* index in the context's span table, 0: none (psgi_expr_span_ref) */
   uint32_t nkids;
   psg_expr *kids[]; /* see psg_expr_get_child for the order per kind */
 };
+
+/* The context's span table (span_table.c, docs/design.md departure 213).
+ * psgi_span_intern gives the index of `span` (NULL or all zero: 0), sharing
+ * the entry when `span` is a live node's (psgi_expr_span_ref) and holding
+ * one reference; retain and release count the nodes holding an index. */
+psg_status psgi_span_intern(psg_ctx *ctx, const psg_span *span, uint32_t *out);
+void psgi_span_retain(psg_ctx *ctx, uint32_t index);
+void psgi_span_release(psg_ctx *ctx, uint32_t index);
+const psg_span *psgi_span_get(const psg_ctx *ctx, uint32_t index);
+/* A node's span, valid while the node lives; pass it to a constructor to
+ * build a node at the same span without copying it. */
+static inline const psg_span *psgi_expr_span_ref(const struct psg_expr *e) {
+  return psgi_span_get(e->ctx, e->span);
+}
 
 /* Patterns, flat in pre-order: a node is followed by its nsub sub-patterns.
  * In a psg_pattern, `var` is the VAR node's variable; in a Match's layout it
