@@ -28,6 +28,10 @@ const char *psg_expr_kind_name(int kind) {
  * arguments is 80 bytes, not 112. */
 _Static_assert(sizeof(psg_expr) == 64, "psg_expr's header grew");
 
+/* A node's block, without psgi_alloc's header (the size follows from nkids):
+ * a call of an op on two arguments takes the pool's 80-byte class. */
+static size_t node_size(size_t nkids) { return sizeof(psg_expr) + psgi_mul_size(nkids, sizeof(psg_expr *)); }
+
 /* A node of `kind` with room for `nkids` children (filled by the caller,
  * which retains them). */
 static psg_status new_expr(psg_ctx *ctx, int kind, size_t nkids, const psg_span *span,
@@ -37,8 +41,7 @@ static psg_status new_expr(psg_ctx *ctx, int kind, size_t nkids, const psg_span 
   uint32_t sp;
   psg_status st = psgi_span_intern(ctx, span, &sp);
   if (st) return st;
-  size_t size = sizeof(psg_expr) + psgi_mul_size(nkids, sizeof(psg_expr *));
-  psg_expr *e = psgi_alloc(ctx, size);
+  psg_expr *e = psgi_alloc_sized(ctx, node_size(nkids));
   if (!e) return psgi_span_release(ctx, sp), psgi_nomem(ctx);
   memset(e, 0, sizeof *e);
   e->kind = (uint16_t)kind;
@@ -306,8 +309,7 @@ psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr 
     psg_expr_retain(*out);
     return PSG_OK;
   }
-  size_t size = sizeof(psg_expr) + (size_t)e->nkids * sizeof(psg_expr *);
-  psg_expr *n = psgi_alloc(ctx, size);
+  psg_expr *n = psgi_alloc_sized(ctx, node_size(e->nkids));
   if (!n) return psgi_nomem(ctx);
   memcpy(n, e, sizeof(psg_expr));
   n->refcount = 1;
@@ -393,7 +395,7 @@ void psg_expr_release(psg_expr *e) {
       }
     }
     psgi_span_release(ctx, d->span);
-    psgi_free(ctx, d);
+    psgi_free_sized(ctx, d, node_size(d->nkids));
     psgi_ctx_object_died(ctx);
   }
   psg_ctx_release(ctx);
