@@ -26,11 +26,13 @@ const char *psg_expr_kind_name(int kind) {
 
 /* The span moved out of the node (departure 213): a call of an op on two
  * arguments is 80 bytes, not 112. */
-_Static_assert(sizeof(psg_expr) == 64, "psg_expr's header grew");
+_Static_assert(sizeof(psg_expr) == 56, "psg_expr's header grew");
 
-/* A node's block, without psgi_alloc's header (the size follows from nkids):
- * a call of an op on two arguments takes the pool's 80-byte class. */
-static size_t node_size(size_t nkids) { return sizeof(psg_expr) + psgi_mul_size(nkids, sizeof(psg_expr *)); }
+/* A node's block, without psgi_alloc's header (the size follows from its
+ * kind and nkids): a call of an op on two arguments is 80 bytes. */
+static size_t node_size(int kind, size_t nkids) {
+  return sizeof(psg_expr) + psgi_mul_size(nkids + psgi_expr_tail_words(kind), sizeof(psg_expr *));
+}
 
 /* A node of `kind` with room for `nkids` children (filled by the caller,
  * which retains them). */
@@ -41,9 +43,10 @@ static psg_status new_expr(psg_ctx *ctx, int kind, size_t nkids, const psg_span 
   uint32_t sp;
   psg_status st = psgi_span_intern(ctx, span, &sp);
   if (st) return st;
-  psg_expr *e = psgi_alloc_sized(ctx, node_size(nkids));
+  psg_expr *e = psgi_alloc_sized(ctx, node_size(kind, nkids));
   if (!e) return psgi_span_release(ctx, sp), psgi_nomem(ctx);
   memset(e, 0, sizeof *e);
+  if (psgi_expr_tail_words(kind)) memset(&e->kids[nkids], 0, sizeof(psgi_expr_tail));
   e->kind = (uint16_t)kind;
   e->refcount = 1;
   e->ctx = ctx;
@@ -309,9 +312,10 @@ psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr 
     psg_expr_retain(*out);
     return PSG_OK;
   }
-  psg_expr *n = psgi_alloc_sized(ctx, node_size(e->nkids));
+  psg_expr *n = psgi_alloc_sized(ctx, node_size(e->kind, e->nkids));
   if (!n) return psgi_nomem(ctx);
   memcpy(n, e, sizeof(psg_expr));
+  if (psgi_expr_tail_words(e->kind)) *psgi_expr_tail_of(n) = *psgi_expr_tail_of(e); /* the size hint */
   n->refcount = 1;
   n->flags = 0; /* not IMMORTAL (returned above); set_kids sets HAS_SCOPES */
   n->checked_type = NULL;
@@ -395,7 +399,7 @@ void psg_expr_release(psg_expr *e) {
       }
     }
     psgi_span_release(ctx, d->span);
-    psgi_free_sized(ctx, d, node_size(d->nkids));
+    psgi_free_sized(ctx, d, node_size(d->kind, d->nkids));
     psgi_ctx_object_died(ctx);
   }
   psg_ctx_release(ctx);
