@@ -134,6 +134,9 @@ psg_status psgi_span_intern(psg_ctx *ctx, const psg_span *span, uint32_t *out);
 void psgi_span_retain(psg_ctx *ctx, uint32_t index);
 void psgi_span_release(psg_ctx *ctx, uint32_t index);
 const psg_span *psgi_span_get(const psg_ctx *ctx, uint32_t index);
+/* How many entries the table has ever handed out (tests: freed entries are
+ * reused, so this is the most spans alive at once). */
+uint32_t psgi_span_table_entries(const psg_ctx *ctx);
 /* A node's span, valid while the node lives; pass it to a constructor to
  * build a node at the same span without copying it. */
 static inline const psg_span *psgi_expr_span_ref(const struct psg_expr *e) {

@@ -200,3 +200,8 @@ void psgi_span_release(psg_ctx *ctx, uint32_t index) {
   if (t->last == index) t->last = 0;
   if (locked) pthread_mutex_unlock(&ctx->lock);
 }
+
+uint32_t psgi_span_table_entries(const psg_ctx *ctx) {
+  const span_table *t = ctx->spans;
+  return t ? t->next - 1 : 0;
+}
