@@ -20,7 +20,7 @@ static psg_status add_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   const char *op = st ? NULL : psgi_call_op_name(*out);
   if (!op || strcmp(op, "add") || (*out)->nkids != 3) return st;
   psgi_built b;
-  psgi_built_init(&b, m->ctx, &e->span);
+  psgi_built_init(&b, m->ctx, psgi_expr_span_ref(e));
   psg_expr *sub = psgi_build_call(&b, "subtract", (psg_expr *[]){(*out)->kids[1], (*out)->kids[2]}, 2, NULL);
   st = b.status;
   if (sub) {
@@ -46,7 +46,7 @@ static psg_status nudge_constant(psg_mutator *m, const psg_expr *e, psg_expr **o
   float *d = (float *)psg_tensor_data(scaled);
   for (int64_t i = 0; i < psg_tensor_numel(scaled); i++) d[i] *= NUDGE;
   psgi_built b;
-  psgi_built_init(&b, m->ctx, &e->span);
+  psgi_built_init(&b, m->ctx, psgi_expr_span_ref(e));
   psg_expr *c = psgi_build_constant(&b, scaled);
   psg_tensor_release(scaled);
   st = b.status;

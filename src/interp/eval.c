@@ -96,7 +96,7 @@ static psg_status fail(interp *in, const psg_expr *e, psg_status st, const char 
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  return psgi_diag_add(in->ctx, PSG_SEVERITY_ERROR, st, psgi_span_where(&e->span), e->span.line, e->span.col, NULL, 0, NULL,
+  return psgi_diag_add(in->ctx, PSG_SEVERITY_ERROR, st, psgi_span_where(psgi_expr_span_ref(e)), psgi_expr_span_ref(e)->line, psgi_expr_span_ref(e)->col, NULL, 0, NULL,
                        "%s", buf);
 }
 

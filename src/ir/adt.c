@@ -27,7 +27,7 @@ psg_status psg_constructor_create(psg_ctx *ctx, const char *name, const psg_type
   (*out)->u.ctor.name = nm;
   (*out)->u.ctor.belongs_to = belongs_to;
   (*out)->u.ctor.inputs = tuple;
-  (*out)->u.ctor.tag = -1;
+  psgi_expr_tail_of(*out)->tag = -1;
   return PSG_OK;
 }
 
@@ -40,7 +40,7 @@ const psg_type *psg_constructor_input(const psg_expr *c, int i) {
 const psg_type *psg_constructor_belongs_to(const psg_expr *c) {
   return IS(c, PSG_EXPR_CONSTRUCTOR) ? c->u.ctor.belongs_to : NULL;
 }
-int psg_constructor_tag(const psg_expr *c) { return IS(c, PSG_EXPR_CONSTRUCTOR) ? c->u.ctor.tag : -1; }
+int psg_constructor_tag(const psg_expr *c) { return IS(c, PSG_EXPR_CONSTRUCTOR) ? psgi_expr_tail_of(c)->tag : -1; }
 
 /* References ----------------------------------------------------------------- */
 

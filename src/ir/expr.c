@@ -24,19 +24,14 @@ const char *psg_expr_kind_name(int kind) {
   return kind >= 0 && kind < PSG_EXPR_KIND_COUNT ? psgi_expr_kind_names[kind] : "?";
 }
 
-static psg_status copy_span(psg_ctx *ctx, const psg_span *in, psg_span *out) {
-  memset(out, 0, sizeof *out);
-  if (!in) return PSG_OK;
-  *out = *in;
-  if (in->file) {
-    out->file = psgi_intern_again(ctx, in->file); /* a rebuilt node's span: interned already */
-    if (!out->file) return psgi_nomem(ctx);
-  }
-  if (in->name) {
-    out->name = psgi_intern_again(ctx, in->name);
-    if (!out->name) return psgi_nomem(ctx);
-  }
-  return PSG_OK;
+/* The span moved out of the node (departure 213): a call of an op on two
+ * arguments is 80 bytes, not 112. */
+_Static_assert(sizeof(psg_expr) == 56, "psg_expr's header grew");
+
+/* A node's block, without psgi_alloc's header (the size follows from its
+ * kind and nkids): a call of an op on two arguments is 80 bytes. */
+static size_t node_size(int kind, size_t nkids) {
+  return sizeof(psg_expr) + psgi_mul_size(nkids + psgi_expr_tail_words(kind), sizeof(psg_expr *));
 }
 
 /* A node of `kind` with room for `nkids` children (filled by the caller,
@@ -45,13 +40,13 @@ static psg_status new_expr(psg_ctx *ctx, int kind, size_t nkids, const psg_span 
                            psg_expr **out) {
   *out = NULL;
   if (nkids > UINT32_MAX - 1) return PSG_ERR_INVALID_ARGUMENT;
-  psg_span sp;
-  psg_status st = copy_span(ctx, span, &sp);
+  uint32_t sp;
+  psg_status st = psgi_span_intern(ctx, span, &sp);
   if (st) return st;
-  size_t size = sizeof(psg_expr) + psgi_mul_size(nkids, sizeof(psg_expr *));
-  psg_expr *e = psgi_alloc(ctx, size);
-  if (!e) return psgi_nomem(ctx);
+  psg_expr *e = psgi_alloc_sized(ctx, node_size(kind, nkids));
+  if (!e) return psgi_span_release(ctx, sp), psgi_nomem(ctx);
   memset(e, 0, sizeof *e);
+  if (psgi_expr_tail_words(kind)) memset(&e->kids[nkids], 0, sizeof(psgi_expr_tail));
   e->kind = (uint16_t)kind;
   e->refcount = 1;
   e->ctx = ctx;
@@ -322,10 +317,10 @@ psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr 
     psg_expr_retain(*out);
     return PSG_OK;
   }
-  size_t size = sizeof(psg_expr) + (size_t)e->nkids * sizeof(psg_expr *);
-  psg_expr *n = psgi_alloc(ctx, size);
+  psg_expr *n = psgi_alloc_sized(ctx, node_size(e->kind, e->nkids));
   if (!n) return psgi_nomem(ctx);
   memcpy(n, e, sizeof(psg_expr));
+  if (psgi_expr_tail_words(e->kind)) *psgi_expr_tail_of(n) = *psgi_expr_tail_of(e); /* the size hint */
   n->refcount = 1;
   n->flags = 0; /* not IMMORTAL (returned above); set_kids sets HAS_SCOPES */
   n->checked_type = NULL;
@@ -343,6 +338,7 @@ psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr 
   if (n->kind == PSG_EXPR_CALL) psg_attrs_retain(n->u.attrs);
   if (n->kind == PSG_EXPR_FUNCTION) psg_attrs_retain(n->u.fn.attrs);
   if (n->kind == PSG_EXPR_MATCH) psgi_ref_inc(&n->u.match->refcount);
+  psgi_span_retain(ctx, n->span); /* the rebuild shares the span */
   psgi_ctx_object_born(ctx);
   *out = n;
   return PSG_OK;
@@ -407,7 +403,8 @@ void psg_expr_release(psg_expr *e) {
         dead = k;
       }
     }
-    psgi_free(ctx, d);
+    psgi_span_release(ctx, d->span);
+    psgi_free_sized(ctx, d, node_size(d->kind, d->nkids));
     psgi_ctx_object_died(ctx);
   }
   psg_ctx_release(ctx);
@@ -415,7 +412,7 @@ void psg_expr_release(psg_expr *e) {
 
 int psg_expr_kind(const psg_expr *e) { return e->kind; }
 psg_ctx *psg_expr_get_ctx(const psg_expr *e) { return e->ctx; }
-void psg_expr_span(const psg_expr *e, psg_span *out) { *out = e->span; }
+void psg_expr_span(const psg_expr *e, psg_span *out) { *out = *psgi_expr_span_ref(e); }
 const psg_type *psg_expr_checked_type(const psg_expr *e) {
   return __atomic_load_n(&e->checked_type, __ATOMIC_ACQUIRE);
 }

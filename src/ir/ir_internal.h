@@ -89,26 +89,59 @@ struct psg_expr {
   uint32_t refcount; /* atomic */
   psg_ctx *ctx;
   const psg_type *checked_type;
-  psg_span span; /* file interned */
   union {
     struct { const char *name; const psg_type *type; } var; /* name interned */
     struct { const char *name; } gvar;
     psg_tensor *constant;
     int index; /* TupleGetItem */
     psg_attrs *attrs; /* Call */
-    /* tparams: the type parameters as a TupleType of TypeVars, or NULL. */
-    /* size_hint: psgi_expr_size_hint (a cache, not part of the value). */
-    struct { psg_attrs *attrs; const psg_type *ret_type; const psg_type *tparams; uint32_t size_hint; } fn;
+    /* tparams: the type parameters as a TupleType of TypeVars, or NULL.
+     * The walks' size hint sits in the word after the children (psgi_expr_tail). */
+    struct { psg_attrs *attrs; const psg_type *ret_type; const psg_type *tparams; } fn;
     uint32_t op; /* index in the op table */
-    /* Constructor: name interned; inputs a TupleType of the field types;
-     * tag set once when a TypeData takes the constructor (-1 before). */
-    struct { const char *name; const psg_type *belongs_to; const psg_type *inputs; int32_t tag; } ctor;
+    /* Constructor: name interned; inputs a TupleType of the field types. Its
+     * tag sits in the word after the (no) children (psgi_expr_tail). */
+    struct { const char *name; const psg_type *belongs_to; const psg_type *inputs; } ctor;
     struct psgi_match_info *match; /* Match: clause layout, shared by rebuilds */
     struct psg_expr *dead_next; /* release: links dead nodes (no allocation) */
   } u;
+  uint32_t span; /* index in the context's span table, 0: none (psgi_expr_span_ref) */
   uint32_t nkids;
   psg_expr *kids[]; /* see psg_expr_get_child for the order per kind */
 };
+
+/* Functions and Constructors carry one word after their children, so that
+ * the union stays at 24 bytes for every kind (departure 214): a Function's
+ * size hint (psgi_expr_size_hint), a Constructor's tag (set once when a
+ * TypeData takes it, -1 before). */
+static inline size_t psgi_expr_tail_words(int kind) {
+  return kind == PSG_EXPR_FUNCTION || kind == PSG_EXPR_CONSTRUCTOR;
+}
+typedef union psgi_expr_tail {
+  uint32_t size_hint;
+  int32_t tag;
+  void *align_;
+} psgi_expr_tail;
+static inline psgi_expr_tail *psgi_expr_tail_of(const struct psg_expr *e) {
+  return (psgi_expr_tail *)(void *)&e->kids[e->nkids];
+}
+
+/* The context's span table (span_table.c, docs/design.md departure 213).
+ * psgi_span_intern gives the index of `span` (NULL or all zero: 0), sharing
+ * the entry when `span` is a live node's (psgi_expr_span_ref) and holding
+ * one reference; retain and release count the nodes holding an index. */
+psg_status psgi_span_intern(psg_ctx *ctx, const psg_span *span, uint32_t *out);
+void psgi_span_retain(psg_ctx *ctx, uint32_t index);
+void psgi_span_release(psg_ctx *ctx, uint32_t index);
+const psg_span *psgi_span_get(const psg_ctx *ctx, uint32_t index);
+/* How many entries the table has ever handed out (tests: freed entries are
+ * reused, so this is the most spans alive at once). */
+uint32_t psgi_span_table_entries(const psg_ctx *ctx);
+/* A node's span, valid while the node lives; pass it to a constructor to
+ * build a node at the same span without copying it. */
+static inline const psg_span *psgi_expr_span_ref(const struct psg_expr *e) {
+  return psgi_span_get(e->ctx, e->span);
+}
 
 /* Patterns, flat in pre-order: a node is followed by its nsub sub-patterns.
  * In a psg_pattern, `var` is the VAR node's variable; in a Match's layout it
@@ -226,11 +259,11 @@ static inline const psg_type *psgi_expr_final_type(const psg_expr *e) {
  * count (the payload is copied), so the walks of the next pass over a
  * pass's result are sized too. Written by any walk, relaxed: only a hint. */
 static inline size_t psgi_expr_size_hint(const psg_expr *root) {
-  return root->kind == PSG_EXPR_FUNCTION ? __atomic_load_n(&root->u.fn.size_hint, __ATOMIC_RELAXED) : 0;
+  return root->kind == PSG_EXPR_FUNCTION ? __atomic_load_n(&psgi_expr_tail_of(root)->size_hint, __ATOMIC_RELAXED) : 0;
 }
 static inline void psgi_expr_note_size(const psg_expr *root, size_t n) {
   if (root && root->kind == PSG_EXPR_FUNCTION && !(root->flags & PSGI_EXPR_IMMORTAL))
-    __atomic_store_n(&((psg_expr *)root)->u.fn.size_hint, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n, __ATOMIC_RELAXED);
+    __atomic_store_n(&psgi_expr_tail_of(root)->size_hint, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n, __ATOMIC_RELAXED);
 }
 
 /* A deep copy of `v` owned by the context itself (adopted: it neither counts

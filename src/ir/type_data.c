@@ -46,7 +46,7 @@ psg_status psg_type_data_create(psg_ctx *ctx, const psg_type *header, const psg_
   for (int i = 0; i < nctors; i++) {
     td->ctors[i] = ctors[i];
     psg_expr_retain(ctors[i]);
-    if (ctors[i]->u.ctor.tag < 0) ctors[i]->u.ctor.tag = prefix << 24 | i;
+    if (psgi_expr_tail_of(ctors[i])->tag < 0) psgi_expr_tail_of(ctors[i])->tag = prefix << 24 | i;
   }
   psgi_ctx_object_born(ctx);
   *out = td;

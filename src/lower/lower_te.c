@@ -127,8 +127,8 @@ static psg_status fresh_name(lower_te *lt, const char *candidate, const char **o
 
 static psg_status refuse(lower_te *lt, const psg_expr *fn) {
   psg_attr *compiler = psg_attrs_get(fn->u.fn.attrs, "Compiler");
-  return psgi_diag_add(lt->ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, psgi_span_where(&fn->span), fn->span.line,
-                       fn->span.col, NULL, 0, NULL,
+  return psgi_diag_add(lt->ctx, PSG_SEVERITY_ERROR, PSG_ERR_UNSUPPORTED, psgi_span_where(psgi_expr_span_ref(fn)), psgi_expr_span_ref(fn)->line,
+                       psgi_expr_span_ref(fn)->col, NULL, 0, NULL,
                        "LowerTE: a Primitive function with Compiler=\"%s\" needs external codegen, which Passage does not have",
                        psg_attr_get_string(compiler) ? psg_attr_get_string(compiler) : "?");
 }
@@ -159,7 +159,7 @@ static psg_status lower_prim(lower_te *lt, lowered *l) {
 static psg_status lowering_failed(lower_te *lt, const lowered *l, psg_status st) {
   if (st == PSG_ERR_NOMEM) return st;
   const psg_expr *fn = l->fn;
-  return psgi_diag_add(lt->ctx, PSG_SEVERITY_ERROR, st, psgi_span_where(&fn->span), fn->span.line, fn->span.col, NULL,
+  return psgi_diag_add(lt->ctx, PSG_SEVERITY_ERROR, st, psgi_span_where(psgi_expr_span_ref(fn)), psgi_expr_span_ref(fn)->line, psgi_expr_span_ref(fn)->col, NULL,
                        0, NULL, "LowerTE: lowering the Primitive function @%s failed (%s)", l->name, psg_status_str(st));
 }
 
@@ -273,10 +273,10 @@ static psg_status visit_call(psg_mutator *m, const psg_expr *e, psg_expr **out) 
   if (nargs > 16 && !(args = psgi_alloc(ctx, nargs * sizeof *args))) return psgi_nomem(ctx);
   for (size_t i = 0; i < nargs; i++) args[i] = psg_mutator_get_result(m, e->kids[i + 1]);
   psg_attrs *attrs = NULL;
-  st = psg_tuple_create(ctx, args, nargs, &e->span, &tuple);
+  st = psg_tuple_create(ctx, args, nargs, psgi_expr_span_ref(e), &tuple);
   if (!st) st = lowered_attrs(lt, relay_attrs, prim_gv, &attrs);
   psg_expr *call_args[2] = {target, tuple};
-  if (!st) st = psg_call_create(ctx, lt->call_lowered_op, call_args, 2, attrs, &e->span, out);
+  if (!st) st = psg_call_create(ctx, lt->call_lowered_op, call_args, 2, attrs, psgi_expr_span_ref(e), out);
   psg_expr_release(tuple);
   psg_attrs_release(attrs);
   if (args != small) psgi_free(ctx, args);

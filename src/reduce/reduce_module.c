@@ -327,7 +327,7 @@ static int try_function(psgi_reducer *r, size_t fi, const psg_expr *f, psg_expr 
   psg_expr *nf = NULL;
   psg_module *cand = NULL;
   if (!st)
-    st = psg_function_create_poly(ctx, params, np, body, NULL, tps, ntp, psg_function_get_attrs(f), &f->span, &nf);
+    st = psg_function_create_poly(ctx, params, np, body, NULL, tps, ntp, psg_function_get_attrs(f), psgi_expr_span_ref(f), &nf);
   psgi_diag_list *saved = NULL;
   if (!st) st = psgi_diag_capture_begin(ctx, &saved);
   if (!st) {

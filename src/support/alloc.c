@@ -54,6 +54,18 @@ void psgi_free(psg_ctx *ctx, void *p) {
   ctx->alloc.realloc(ctx->alloc.user, h, h->size, 0);
 }
 
+/* Blocks whose owner knows their size when it frees them (IR nodes: the size
+ * follows from the child count) skip the header: 16 bytes less per node. */
+void *psgi_alloc_sized(psg_ctx *ctx, size_t n) {
+  void *p = ctx->alloc.realloc(ctx->alloc.user, NULL, 0, n);
+  if (!p) mark_oom(ctx);
+  return p;
+}
+
+void psgi_free_sized(psg_ctx *ctx, void *p, size_t n) {
+  if (p) ctx->alloc.realloc(ctx->alloc.user, p, n, 0);
+}
+
 void *psg_ctx_malloc(psg_ctx *ctx, size_t n) { return ctx ? psgi_alloc(ctx, n) : NULL; }
 
 void psg_ctx_free(psg_ctx *ctx, void *p) {

@@ -84,6 +84,7 @@ static void ctx_destroy(psg_ctx *ctx) {
   if (ctx->pass_state_free) ctx->pass_state_free(ctx, ctx->pass_state);
   if (ctx->op_attr_state_free) ctx->op_attr_state_free(ctx, ctx->op_attr_state);
   if (ctx->custom_ops_free) ctx->custom_ops_free(ctx, ctx->custom_ops);
+  if (ctx->spans_free) ctx->spans_free(ctx, ctx->spans); /* after the owned nodes above died */
   for (size_t i = 0; i < ctx->strings.len; i++) psgi_free(ctx, ctx->strings.entries[i].value);
   psgi_map_fini(&ctx->strings);
   for (size_t i = 0; i < ctx->types.len; i++) psgi_free(ctx, ctx->types.entries[i].value);

@@ -36,6 +36,9 @@ struct psg_ctx {
   /* The ops the host registered (src/ir/op_custom.c), made on first use. */
   void *custom_ops;
   void (*custom_ops_free)(psg_ctx *ctx, void *table);
+  /* The table of Relay spans (src/ir/span_table.c), made on first use. */
+  void *spans;
+  void (*spans_free)(psg_ctx *ctx, void *table);
   psg_diag_sink sink;
   void *sink_user;
   /* Strings psgi_intern_again interned, direct-mapped by address (relaxed

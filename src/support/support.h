@@ -59,6 +59,9 @@ void *psgi_calloc(psg_ctx *ctx, size_t n);
 void *psgi_realloc(psg_ctx *ctx, void *p, size_t n);
 void psgi_free(psg_ctx *ctx, void *p);
 char *psgi_strndup(psg_ctx *ctx, const char *s, size_t n);
+/* A block without the header, freed with the same n (no psgi_realloc). */
+void *psgi_alloc_sized(psg_ctx *ctx, size_t n);
+void psgi_free_sized(psg_ctx *ctx, void *p, size_t n);
 /* n * m with overflow check; SIZE_MAX on overflow (then an alloc fails). */
 size_t psgi_mul_size(size_t n, size_t m);
 /* Overflow-checked int64 arithmetic for shape and size computations (issue

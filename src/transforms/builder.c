@@ -7,7 +7,7 @@
 void psgi_built_init(psgi_built *b, psg_ctx *ctx, const psg_span *span) {
   memset(b, 0, sizeof *b);
   b->ctx = ctx;
-  if (span) b->span = *span;
+  b->span = span;
 }
 
 void psgi_built_fini(psgi_built *b) {
@@ -44,7 +44,7 @@ static psg_expr *build_untyped(psgi_built *b, size_t op, psg_expr *const *args, 
     if (!args[i]) return NULL;
   psg_expr *callee = NULL, *call = NULL;
   psg_status st = psgi_op_node(b->ctx, op, &callee); /* immortal: nothing to own */
-  if (!st) st = psg_call_create(b->ctx, callee, args, n, attrs, &b->span, &call);
+  if (!st) st = psg_call_create(b->ctx, callee, args, n, attrs, b->span, &call);
   return own(b, st, call);
 }
 
@@ -128,7 +128,7 @@ void psgi_give_type(psg_expr *e, const psg_type *t) {
 psg_expr *psgi_build_constant(psgi_built *b, psg_tensor *t) {
   if (!t) return NULL;
   psg_expr *c = NULL;
-  psg_status st = psg_constant_create(b->ctx, t, &b->span, &c);
+  psg_status st = psg_constant_create(b->ctx, t, b->span, &c);
   const psg_type *ty = st ? NULL : psg_tensor_type(b->ctx, t);
   if (ty) psgi_expr_set_final_type(c, ty);
   return own(b, st, c);
@@ -157,7 +157,7 @@ psg_expr *psgi_build_scalar(psgi_built *b, int dtype, double value) {
 psg_expr *psgi_build_tuple_get_item(psgi_built *b, psg_expr *tuple, int index) {
   if (!tuple) return NULL;
   psg_expr *e = NULL;
-  psg_status st = psg_tuple_get_item_create(b->ctx, tuple, index, &b->span, &e);
+  psg_status st = psg_tuple_get_item_create(b->ctx, tuple, index, b->span, &e);
   return own(b, st, e);
 }
 

@@ -20,7 +20,7 @@
 
 typedef struct psgi_built {
   psg_ctx *ctx;
-  psg_span span;    /* given to every node built */
+  const psg_span *span; /* given to every node built: a live node's (psgi_expr_span_ref) or NULL */
   psg_status status; /* the first failure, PSG_OK while all went well */
   /* psgi_build_call gives a call a final type (ir_internal.h) when all its
    * arguments have one, so InferType after the pass need not visit it. Off by

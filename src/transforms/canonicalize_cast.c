@@ -53,7 +53,7 @@ static psg_status cast_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   }
   if (!st && changed) {
     psg_expr *call = NULL;
-    st = psg_call_create(m->ctx, (*out)->kids[0], args, e->nkids - 1, (*out)->u.attrs, &(*out)->span, &call);
+    st = psg_call_create(m->ctx, (*out)->kids[0], args, e->nkids - 1, (*out)->u.attrs, psgi_expr_span_ref(*out), &call);
     if (!st) {
       psgi_give_type(call, e->checked_type);
       psg_expr_release(*out);

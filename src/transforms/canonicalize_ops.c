@@ -17,7 +17,7 @@ static psg_status canonicalize_call(psgi_rewriter *m, const psg_expr *e, psg_exp
   if (axis < 0) axis += t->n;
   if (axis < 0 || axis >= t->n) return PSG_OK; /* InferType rejects it; keep the call */
   psgi_built b;
-  psgi_built_init(&b, m->ctx, &e->span);
+  psgi_built_init(&b, m->ctx, psgi_expr_span_ref(e));
   b.final_types = true; /* nothing here reads the types of what it built */
   psg_expr *bias = psgi_build_expand_to_axis(&b, (*out)->kids[2], t->n, axis);
   psg_expr *add = psgi_build_op_call(&b, PSGI_OP_add, (psg_expr *[]){(*out)->kids[1], bias}, 2, NULL);

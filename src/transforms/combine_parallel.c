@@ -122,7 +122,7 @@ psg_expr *psgi_combine_tuple(psgi_built *b, psg_expr *const *fields, size_t n) {
   for (size_t j = 0; j < n; j++)
     if (!fields[j]) return NULL;
   psg_expr *tuple = NULL;
-  psg_status st = psg_tuple_create(b->ctx, fields, n, &b->span, &tuple); /* before own reads tuple */
+  psg_status st = psg_tuple_create(b->ctx, fields, n, b->span, &tuple); /* before own reads tuple */
   return own(b, st, tuple);
 }
 
@@ -161,7 +161,7 @@ static psg_status combine_group(combiner *c, psg_mutator *m, node_vec *branches,
   const psg_expr *first = branches[0].data[0];
   int channel_pos = spec->channel_pos(first);
   psgi_built b;
-  psgi_built_init(&b, c->ctx, &first->span);
+  psgi_built_init(&b, c->ctx, psgi_expr_span_ref(first));
   int64_t channels = 0;
   for (size_t j = 0; j < n; j++) channels += psgi_tensor_type_of(branches[j].data[0])->dims[channel_pos];
   psg_expr *combined = NULL;
@@ -195,7 +195,7 @@ static psg_status combine_group(combiner *c, psg_mutator *m, node_vec *branches,
                                           : channel_pos - out_rank + psgi_tensor_type_of(call->kids[k])->n);
     psg_expr *next = NULL;
     psg_status st = b.status ? b.status : psg_call_create(c->ctx, call->kids[0], args, call->nkids - 1, call->u.attrs,
-                                                          &call->span, &next);
+                                                          psgi_expr_span_ref(call), &next);
     combined = own(&b, st, next);
   }
   psg_expr *small[16], **parts = n <= 16 ? small : psgi_alloc(c->ctx, n * sizeof *parts);

@@ -179,7 +179,7 @@ static psg_expr *tuple_in_original(converter *c, psgi_built *b, const psg_expr *
     if (!(fields[i] = in_tagged_rank(ty->fields[i], t) ? transform(c, b, f, t->cur, t->orig) : f)) return NULL;
   }
   psg_expr *tup = NULL;
-  psg_status st = psg_tuple_create(c->ctx, fields, (size_t)ty->n, &e->span, &tup);
+  psg_status st = psg_tuple_create(c->ctx, fields, (size_t)ty->n, psgi_expr_span_ref(e), &tup);
   if (!st && !PSGI_VEC_PUSH(c->ctx, &b->exprs, tup)) psg_expr_release(tup), st = psgi_nomem(c->ctx);
   if (st && !b->status) b->status = st;
   return st ? NULL : tup;
@@ -199,7 +199,7 @@ static psg_expr *remake(psgi_built *b, const psg_expr *like, psg_expr *const *ar
   for (size_t i = 0; i < n; i++)
     if (!args[i]) return NULL;
   psg_expr *call = NULL;
-  psg_status st = b->status ? b->status : psg_call_create(b->ctx, like->kids[0], args, n, attrs, &like->span, &call);
+  psg_status st = b->status ? b->status : psg_call_create(b->ctx, like->kids[0], args, n, attrs, psgi_expr_span_ref(like), &call);
   if (!st && !PSGI_VEC_PUSH(b->ctx, &b->exprs, call)) psg_expr_release(call), st = psgi_nomem(b->ctx);
   if (st && !b->status) b->status = st;
   return st ? NULL : call;
@@ -811,7 +811,7 @@ static psg_status restore_kids(converter *c, const psg_expr *e, psg_expr **out) 
   for (uint32_t i = 0; i < e->nkids && !tagged; i++) tagged = tag_of(c, e->kids[i]) != NULL;
   if (!tagged) return PSG_OK;
   psgi_built b;
-  psgi_built_init(&b, c->ctx, &e->span);
+  psgi_built_init(&b, c->ctx, psgi_expr_span_ref(e));
   psg_expr *small[8], **kids = e->nkids <= 8 ? small : psgi_alloc(c->ctx, e->nkids * sizeof *kids);
   psg_status st = kids ? PSG_OK : psgi_nomem(c->ctx);
   for (uint32_t i = 0; !st && i < e->nkids; i++)
@@ -912,7 +912,7 @@ static psg_status convert_call(psg_mutator *m, const psg_expr *e, psg_expr **out
   bool blocked = false;
   for (uint32_t i = 1; i < e->nkids && !blocked; i++) blocked = is_blocked(tag_of(c, e->kids[i]));
   psgi_built b;
-  psgi_built_init(&b, c->ctx, &e->span);
+  psgi_built_init(&b, c->ctx, psgi_expr_span_ref(e));
   psg_expr *r = h ? hooked_call(c, &b, e, *out, h, d) : NULL;
   psgi_op_hook_release(c->ctx, h);
   const psgi_op_impl *impl = op ? psgi_op_impl_get(e->kids[0]->u.op) : NULL;

@@ -49,7 +49,7 @@ static psg_status div_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   const char *op = st ? NULL : psgi_call_op_name(*out);
   if (!op || strcmp(op, "divide") || (*out)->nkids != 3 || (*out)->kids[2]->kind != PSG_EXPR_CONSTANT) return st;
   psgi_built b;
-  psgi_built_init(&b, m->ctx, &e->span);
+  psgi_built_init(&b, m->ctx, psgi_expr_span_ref(e));
   psg_expr *inv = reciprocal(&b, (*out)->kids[2]);
   psg_expr *mul = psgi_build_call(&b, "multiply", (psg_expr *[]){(*out)->kids[1], inv}, 2, NULL);
   st = b.status;

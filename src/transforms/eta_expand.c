@@ -30,16 +30,16 @@ static psg_status expand_global(psg_mutator *m, const psg_expr *e, psg_expr **ou
   size_t made = 0;
   for (; !st && made < n; made++) {
     params[made] = NULL;
-    st = psg_var_create(ctx, "eta_expand_param", fn->kids[made]->u.var.type, &e->span, &params[made]);
+    st = psg_var_create(ctx, "eta_expand_param", fn->kids[made]->u.var.type, psgi_expr_span_ref(e), &params[made]);
   }
   psg_expr *call = NULL;
-  if (!st) st = psg_call_create(ctx, (psg_expr *)e, params, n, NULL, &e->span, &call);
+  if (!st) st = psg_call_create(ctx, (psg_expr *)e, params, n, NULL, psgi_expr_span_ref(e), &call);
   int nt = psg_function_num_type_params(fn);
   const psg_type *tps[8];
   const psg_type **tp = nt > 8 ? psgi_alloc(ctx, (size_t)nt * sizeof *tp) : tps;
   if (!st && !tp) st = psgi_nomem(ctx);
   for (int i = 0; !st && i < nt; i++) tp[i] = psg_function_type_param(fn, i);
-  if (!st) st = psg_function_create_poly(ctx, params, n, call, fn->u.fn.ret_type, tp, nt, fn->u.fn.attrs, &e->span, out);
+  if (!st) st = psg_function_create_poly(ctx, params, n, call, fn->u.fn.ret_type, tp, nt, fn->u.fn.attrs, psgi_expr_span_ref(e), out);
   if (tp && tp != tps) psgi_free(ctx, tp);
   psg_expr_release(call);
   for (size_t i = 0; i < made; i++) psg_expr_release(params[i]);
@@ -64,13 +64,13 @@ static psg_status expand_ctor(psg_mutator *m, const psg_expr *e, psg_expr **out)
   for (int i = 0; !st && i < n; i++) {
     const psg_type *t;
     st = psgi_type_subst(ctx, e->u.ctor.inputs->fields[i], td->tvars, fresh, nt, &t);
-    if (!st) st = psg_var_create(ctx, "eta_expand_param", t, &e->span, &params[i]);
+    if (!st) st = psg_var_create(ctx, "eta_expand_param", t, psgi_expr_span_ref(e), &params[i]);
   }
   const psg_type *ret = NULL;
   if (!st) st = psg_type_call(ctx, td->header, fresh, nt, &ret); /* T[] for no parameters, as TVM */
   psg_expr *call = NULL;
-  if (!st) st = psg_call_create(ctx, (psg_expr *)e, params, (size_t)n, NULL, &e->span, &call);
-  if (!st) st = psg_function_create_poly(ctx, params, (size_t)n, call, ret, fresh, nt, NULL, &e->span, out);
+  if (!st) st = psg_call_create(ctx, (psg_expr *)e, params, (size_t)n, NULL, psgi_expr_span_ref(e), &call);
+  if (!st) st = psg_function_create_poly(ctx, params, (size_t)n, call, ret, fresh, nt, NULL, psgi_expr_span_ref(e), out);
   psg_expr_release(call);
   for (int i = 0; params && i < n; i++) psg_expr_release(params[i]);
   psgi_free(ctx, params);

@@ -23,7 +23,7 @@ static psg_status fast_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
     const psg_expr *now = *out;
     st = psg_op_get(m->ctx, fast_ops[i][1], &callee);
     /* Same arguments and attrs (softmax's axis); the type does not change. */
-    if (!st) st = psg_call_create(m->ctx, callee, now->kids + 1, now->nkids - 1, now->u.attrs, &now->span, &call);
+    if (!st) st = psg_call_create(m->ctx, callee, now->kids + 1, now->nkids - 1, now->u.attrs, psgi_expr_span_ref(now), &call);
     psg_expr_release(callee);
     if (st) return st;
     psgi_give_type(call, e->checked_type);

@@ -184,7 +184,7 @@ static psg_status evaluate(folder *fo, const psg_expr *call, psg_expr *const *ki
     st = psgi_eval_op_within(ctx, op, call->u.attrs, args, types, nargs, &limit, &v, msg, sizeof msg);
   if (!st && known && !psgi_eval_budget_take_value(ctx, &limit, known, v, msg, sizeof msg))
     st = PSG_ERR_UNSUPPORTED; /* a result sized by the values (a dynamic dim in its type) */
-  if (!st) st = psgi_value_to_expr(ctx, v, &call->span, out);
+  if (!st) st = psgi_value_to_expr(ctx, v, psgi_expr_span_ref(call), out);
   /* The new constant's type, final as a constant's is (so it is not interned
    * again when it is an argument, nor visited by InferType). */
   if (!st && (*out)->kind == PSG_EXPR_CONSTANT) {
@@ -206,10 +206,10 @@ static psg_status evaluate(folder *fo, const psg_expr *call, psg_expr *const *ki
       strcat(bound, " = ");
     }
     if (st == PSG_ERR_NOMEM) /* the pass fails: an error at the call, not an unlocated "out of memory" */
-      return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, st, psgi_span_where(&call->span), call->span.line, call->span.col,
+      return psgi_diag_add(ctx, PSG_SEVERITY_ERROR, st, psgi_span_where(psgi_expr_span_ref(call)), psgi_expr_span_ref(call)->line, psgi_expr_span_ref(call)->col,
                            NULL, 0, NULL, "in @%s, %s%s(...): out of memory evaluating the call", fo->fn_name, bound,
                            psg_op_name(call->kids[0]));
-    psgi_diag_add(ctx, PSG_SEVERITY_WARNING, PSG_OK, psgi_span_where(&call->span), call->span.line, call->span.col, NULL, 0,
+    psgi_diag_add(ctx, PSG_SEVERITY_WARNING, PSG_OK, psgi_span_where(psgi_expr_span_ref(call)), psgi_expr_span_ref(call)->line, psgi_expr_span_ref(call)->col, NULL, 0,
                   "FoldConstant", "in @%s, %s%s(...) not folded: %s", fo->fn_name, bound,
                   psg_op_name(call->kids[0]), msg[0] ? msg : psg_status_str(st));
     psg_expr_release(*out);
@@ -273,7 +273,7 @@ static psg_status fold_call(psg_mutator *m, const psg_expr *call, psg_expr **out
       int dtype = psg_dtype_from_name(dt, strlen(dt));
       if (dtype == PSG_DTYPE_INVALID) goto keep; /* InferType reports it */
       psg_expr *c = NULL;
-      st = shape_constant(m->ctx, t, is_size, dtype, &post->span, &c);
+      st = shape_constant(m->ctx, t, is_size, dtype, psgi_expr_span_ref(post), &c);
       if (st == PSG_OK) {
         psg_expr_release(post);
         *out = c;
@@ -339,7 +339,7 @@ static psg_status fold_tuple_get_item(psg_mutator *m, const psg_expr *e, psg_exp
     if (is_on_device(t)) {
       /* on_device(tuple).i: the field keeps the tuple's device annotation. */
       psg_expr *wrapped = NULL;
-      st = psg_call_create(m->ctx, t->kids[0], &field, 1, t->u.attrs, &t->span, &wrapped);
+      st = psg_call_create(m->ctx, t->kids[0], &field, 1, t->u.attrs, psgi_expr_span_ref(t), &wrapped);
       psg_expr_release(post);
       *out = wrapped;
       return st;

@@ -261,8 +261,8 @@ bool psgi_fsa_all_positive(const psg_expr *e) {
 
 psg_expr *psgi_fsa_call_like(psgi_built *b, const psg_expr *ref, psg_expr *const *args, size_t n) {
   /* ref's span: the ONNX export names nodes after it */
-  psg_span span = b->span;
-  b->span = ref->span;
+  const psg_span *span = b->span;
+  b->span = psgi_expr_span_ref(ref);
   psg_expr *call = psgi_build_call_typed(b, psgi_call_op_name(ref), args, n, ref->u.attrs);
   b->span = span;
   return call;

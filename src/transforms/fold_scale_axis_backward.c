@@ -272,7 +272,7 @@ static psg_status transform_call(psg_mutator *m, const psg_expr *e, psg_expr **o
 
 psg_status psgi_fsa_backward(psg_expr *func, psg_expr **out) {
   bwd w = {.ctx = func->ctx};
-  psgi_built_init(&w.b, func->ctx, &func->span);
+  psgi_built_init(&w.b, func->ctx, psgi_expr_span_ref(func));
   w.b.final_types = true;
   psgi_fsa_msgs_init(&w.msgs, w.ctx);
   psgi_map_init(&w.users, w.ctx);

@@ -277,7 +277,7 @@ static psg_status rewrite_call(psg_mutator *m, const psg_expr *e, psg_expr **out
 
 psg_status psgi_fsa_forward(psg_expr *func, psg_expr **out) {
   fwd f = {.ctx = func->ctx};
-  psgi_built_init(&f.b, func->ctx, &func->span);
+  psgi_built_init(&f.b, func->ctx, psgi_expr_span_ref(func));
   f.b.final_types = true;
   psgi_fsa_msgs_init(&f.msgs, f.ctx);
   psgi_map_init(&f.at, f.ctx);

@@ -106,7 +106,7 @@ static psg_status external(fuser *f, const psg_expr *a, uint32_t ai, psg_expr **
   const psg_type *t = a->checked_type;
   if (!t && a->kind == PSG_EXPR_VAR) t = a->u.var.type;
   psg_expr *p = NULL;
-  psg_status st = psg_var_create(f->ctx, name, t, &a->span, &p);
+  psg_status st = psg_var_create(f->ctx, name, t, psgi_expr_span_ref(a), &p);
   if (st) return st;
   if (!PSGI_VEC_PUSH(f->ctx, &f->params, p)) {
     psg_expr_release(p);
@@ -261,8 +261,8 @@ static psg_status make_group_function(fuser *f, uint32_t root) {
   psg_expr *fn = NULL;
   /* TVM marks the function Primitive=has_call. */
   st = psg_function_create(f->ctx, f->params.data, f->params.len, f->inner[root], e->checked_type,
-                           f->primitive[has_call], &e->span, &fn);
-  if (!st) st = psg_call_create(f->ctx, fn, f->args.data, f->args.len, NULL, &e->span, &f->outer[root]);
+                           f->primitive[has_call], psgi_expr_span_ref(e), &fn);
+  if (!st) st = psg_call_create(f->ctx, fn, f->args.data, f->args.len, NULL, psgi_expr_span_ref(e), &f->outer[root]);
   if (!st) st = type_group(f, fn, f->outer[root]);
   psg_expr_release(fn);
   return clear_group(f, st);

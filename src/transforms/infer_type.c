@@ -96,7 +96,7 @@ static psg_status type_error(checker *c, const char *fn_name, const psg_expr *e,
   va_start(ap, fmt);
   psgi_buf_vprintf(&b, fmt, ap);
   va_end(ap);
-  psgi_diag_add(c->ctx, PSG_SEVERITY_ERROR, PSG_ERR_TYPE, psgi_span_where(&e->span), e->span.line, e->span.col, NULL, 0,
+  psgi_diag_add(c->ctx, PSG_SEVERITY_ERROR, PSG_ERR_TYPE, psgi_span_where(psgi_expr_span_ref(e)), psgi_expr_span_ref(e)->line, psgi_expr_span_ref(e)->col, NULL, 0,
                 "InferType", "%s", b.data ? b.data : "type error");
   psgi_buf_fini(&b);
   c->errors++;

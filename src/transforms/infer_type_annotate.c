@@ -34,7 +34,7 @@ static void carry_type(const psg_expr *old, psg_expr *now) {
 }
 
 static psg_status annotate_var(psg_ctx *ctx, const psg_expr *v, psg_expr **out) {
-  psg_status st = psg_var_create(ctx, v->u.var.name, psg_expr_checked_type(v), &v->span, out);
+  psg_status st = psg_var_create(ctx, v->u.var.name, psg_expr_checked_type(v), psgi_expr_span_ref(v), out);
   if (!st) psgi_expr_set_final_type(*out, psg_expr_checked_type(v));
   return st;
 }

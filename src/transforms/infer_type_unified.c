@@ -251,7 +251,7 @@ static psg_status rebuild(unified *w, const psg_expr *fn, const psg_expr *const 
   for (size_t i = 0; i < n && !st; i++) {
     const psg_expr *v = vars[i];
     psg_expr *nv = NULL;
-    st = psg_var_create(w->ctx, v->u.var.name, types[i], &v->span, &nv);
+    st = psg_var_create(w->ctx, v->u.var.name, types[i], psgi_expr_span_ref(v), &nv);
     if (!st) st = psg_mutator_set_result(&m, v, nv);
     psg_expr_release(nv);
   }

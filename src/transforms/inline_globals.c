@@ -129,7 +129,7 @@ static psg_status copy_function(psg_ctx *ctx, const psg_expr *fn, psg_expr **out
   if (!tp) return psgi_nomem(ctx);
   for (int i = 0; i < nt; i++) tp[i] = psg_function_type_param(fn, i);
   psg_status st = psg_function_create_poly(ctx, fn->kids, fn->nkids - 1, psgi_fn_body(fn), fn->u.fn.ret_type, tp, nt,
-                                           fn->u.fn.attrs, &fn->span, out);
+                                           fn->u.fn.attrs, psgi_expr_span_ref(fn), out);
   if (tp != tps) psgi_free(ctx, tp);
   return st;
 }

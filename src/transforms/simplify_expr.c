@@ -362,7 +362,7 @@ static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **ou
   if (st) return st;
   psgi_give_type(*out, e->checked_type); /* a rewrite has the type of what it replaces */
   psgi_built b;
-  psgi_built_init(&b, m->ctx, &e->span);
+  psgi_built_init(&b, m->ctx, psgi_expr_span_ref(e));
   psg_expr *better = apply_rules(&b, s, *out);
   /* What a rule built may match another (TVM runs its rewrites to a fixed
    * point): a few more rounds on the new root. */

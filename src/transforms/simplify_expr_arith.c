@@ -61,7 +61,7 @@ static psg_expr *fold(psgi_built *b, size_t op, const psg_expr *c1, const psg_ex
   if (!st) st = psgi_value_from_constant(b->ctx, c2, &args[1]);
   if (!st) st = psgi_eval_op(b->ctx, op, NULL, args, 2, &v, msg, sizeof msg);
   psg_expr *c = NULL;
-  if (!st) st = psgi_value_to_expr(b->ctx, v, &b->span, &c);
+  if (!st) st = psgi_value_to_expr(b->ctx, v, b->span, &c);
   psgi_value_release(v);
   psgi_value_release(args[0]);
   psgi_value_release(args[1]);

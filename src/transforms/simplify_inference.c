@@ -179,7 +179,7 @@ static psg_status simplify_projection(psgi_rewriter *m, const psg_expr *e, psg_e
   const psg_type *t = psgi_tensor_type_of(orig->kids[1]);
   if (op != PSGI_OP_nn_batch_norm || !t) return PSG_OK;
   psgi_built b;
-  psgi_built_init(&b, m->ctx, &e->span);
+  psgi_built_init(&b, m->ctx, psgi_expr_span_ref(e));
   b.final_types = true; /* the expansions read the types of the originals only */
   return finish(&b, expand_batch_norm(&b, m->user, orig, args_of(now), t), *out, out);
 }
@@ -196,7 +196,7 @@ static psg_status simplify_call(psgi_rewriter *m, const psg_expr *e, psg_expr **
   const psg_type *t = e->nkids > 1 ? psgi_tensor_type_of(e->kids[1]) : NULL;
   if (!t) return PSG_OK;
   psgi_built b;
-  psgi_built_init(&b, m->ctx, &e->span);
+  psgi_built_init(&b, m->ctx, psgi_expr_span_ref(e));
   b.final_types = true; /* the expansions read the types of the originals only */
   return finish(&b, expand(&b, e, args_of(*out), t), *out, out);
 }

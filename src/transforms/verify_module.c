@@ -26,11 +26,11 @@ static psg_status fail_at(psg_ctx *ctx, const char *pass, const psg_expr *e, con
   va_start(ap, fmt);
   psgi_buf_vprintf(&b, fmt, ap);
   va_end(ap);
-  const char *where = e ? psgi_span_where(&e->span) : NULL;
-  int line = e && where ? e->span.line : 0;
+  const char *where = e ? psgi_span_where(psgi_expr_span_ref(e)) : NULL;
+  int line = e && where ? psgi_expr_span_ref(e)->line : 0;
   char src[256];
-  size_t src_len = line > 0 && e->span.file ? psgi_source_line(ctx, e->span.file, line, src, sizeof src) : 0;
-  psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_PASS_FAILED, where, line, e && where ? e->span.col : 0,
+  size_t src_len = line > 0 && psgi_expr_span_ref(e)->file ? psgi_source_line(ctx, psgi_expr_span_ref(e)->file, line, src, sizeof src) : 0;
+  psgi_diag_add(ctx, PSG_SEVERITY_ERROR, PSG_ERR_PASS_FAILED, where, line, e && where ? psgi_expr_span_ref(e)->col : 0,
                 src_len ? src : NULL, src_len, pass, "%s", b.data ? b.data : "verifier failed");
   psgi_buf_fini(&b);
   return PSG_ERR_PASS_FAILED;
