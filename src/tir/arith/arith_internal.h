@@ -57,8 +57,15 @@ struct psg_arith_analyzer {
   bool and_of_ors;       /* convert_boolean_to_and_of_ors (and_of_ors.c) */
   bool product_sum;      /* comparison_of_product_and_sum (product_sum.c) */
   bool and_of_ors_busy;  /* inside that conversion: not again */
+  /* No fast path of the rewrite walk (simplify_expr.c): every node through
+   * the rules, no fixed results noted. From psgi_arith_exhaustive when
+   * created; the tests compare both ways. */
+  bool exhaustive;
   int branch_depth;      /* nesting of those (bounded: BRANCH_DEPTH_LIMIT) */
 };
+
+/* What new analyzers take as `exhaustive` (false; tests set it). */
+extern bool psgi_arith_exhaustive;
 
 /* Binds a LetStmt var to value: PSGI_ARITH_LET_INLINE substitutes value for
  * the var (TVM's Bind of an inlinable let), PSGI_ARITH_LET_PROVE keeps it
