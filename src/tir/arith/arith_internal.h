@@ -148,6 +148,19 @@ static inline bool psgi_arith_is_index_dtype(psg_tir_dtype t) {
   return t >> 16 == 1 && (code == PSG_TIR_CODE_INT || (code == PSG_TIR_CODE_UINT && bits > 1));
 }
 
+/* Can constant folding (fold.c's fold_node) change e at all? Only a cast,
+ * a NOT of an int constant, and a binary node over two int or two float
+ * constants fold; the rules skip the fold call for the rest (nearly every
+ * node). fold_node starts with this test, so the two cannot disagree. */
+static inline bool psgi_arith_may_fold(const psg_tir_expr *e) {
+  int k = e->kind;
+  if (k == PSG_TIR_CAST) return true;
+  if (k == PSG_TIR_NOT) return e->kids[0]->kind == PSG_TIR_INT_IMM;
+  if (k < PSG_TIR_ADD || k > PSG_TIR_OR) return false;
+  int kx = e->kids[0]->kind, ky = e->kids[1]->kind;
+  return kx == ky && (kx == PSG_TIR_INT_IMM || kx == PSG_TIR_FLOAT_IMM);
+}
+
 /* Builders: constant folding and trivial identities of the new node alone
  * (rewrite.c), so that rules may build results freely. Each returns a new
  * reference; NULL with the status set on failure. */

@@ -74,8 +74,7 @@ static psg_status and_of_ors(psg_arith_analyzer *a, psg_tir_expr *e, bool canoni
  * again. A new reference in *out. *strict: the result is e because no rule
  * applied to e and (canonical mode) it has no other canonical form, so the
  * rewrite mode's rewrite_node of e gives e too (when neither and_of_ors
- * nor boolean_branches, which read the mode, is on; see fixpoints.md in
- * docs/design.md 228). */
+ * nor boolean_branches, which read the mode, is on; docs/design.md 228). */
 static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical, psg_tir_expr **out,
                                bool *strict) {
   psg_tir_expr *start = NULL, *cur = NULL, *c = NULL;
@@ -116,9 +115,9 @@ static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool cano
  * BRANCH_SCOPES deep in one walk; deeper branches get the plain walk. */
 enum { BRANCH_SCOPES = 8 };
 static bool branching(const psg_tir_expr *n) {
+  if (n->kind != PSG_TIR_SELECT && n->kind != PSG_TIR_CALL) return false;
   if (psg_tir_dtype_lanes(n->dtype) != 1) return false;
-  if (n->kind == PSG_TIR_SELECT) return true;
-  return n->kind == PSG_TIR_CALL && strcmp(psgi_tir_ops[n->u.op].name, "tir.if_then_else") == 0;
+  return n->kind == PSG_TIR_SELECT || strcmp(psgi_tir_ops[n->u.op].name, "tir.if_then_else") == 0;
 }
 
 /* Before operand i (1 or 2) of a branching node: cond[0] is the simplified
