@@ -3,11 +3,14 @@
  * T.assume), scopes that pop them, and the cache the queries share. */
 #include "tir/arith/arith_internal.h"
 
+bool psgi_arith_exhaustive = false;
+
 psg_status psg_arith_analyzer_create(psg_ctx *ctx, psg_arith_analyzer **out) {
   *out = NULL;
   psg_arith_analyzer *a = psgi_calloc(ctx, sizeof *a);
   if (!a) return psgi_nomem(ctx);
   a->ctx = ctx;
+  a->exhaustive = psgi_arith_exhaustive;
   psgi_map_init(&a->cache, ctx);
   psgi_map_init(&a->newest, ctx);
   psgi_map_init(&a->rewritten, ctx);
@@ -38,7 +41,7 @@ void psgi_arith_rewritten_clear(psg_arith_analyzer *a) {
   for (size_t i = 0; i < a->rewritten.len; i++) {
     psgi_map_entry *e = &a->rewritten.entries[i];
     psg_tir_release((psg_tir_expr *)((uintptr_t)e->key & ~(uintptr_t)1));
-    psg_tir_release(e->value);
+    psg_tir_release((psg_tir_expr *)((uintptr_t)e->value & ~(uintptr_t)3)); /* tagged (simplify_expr.c) */
   }
   psgi_map_clear(&a->rewritten);
 }

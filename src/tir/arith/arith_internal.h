@@ -57,8 +57,15 @@ struct psg_arith_analyzer {
   bool and_of_ors;       /* convert_boolean_to_and_of_ors (and_of_ors.c) */
   bool product_sum;      /* comparison_of_product_and_sum (product_sum.c) */
   bool and_of_ors_busy;  /* inside that conversion: not again */
+  /* No fast path of the rewrite walk (simplify_expr.c): every node through
+   * the rules, no fixed results noted. From psgi_arith_exhaustive when
+   * created; the tests compare both ways. */
+  bool exhaustive;
   int branch_depth;      /* nesting of those (bounded: BRANCH_DEPTH_LIMIT) */
 };
+
+/* What new analyzers take as `exhaustive` (false; tests set it). */
+extern bool psgi_arith_exhaustive;
 
 /* Binds a LetStmt var to value: PSGI_ARITH_LET_INLINE substitutes value for
  * the var (TVM's Bind of an inlinable let), PSGI_ARITH_LET_PROVE keeps it
@@ -139,6 +146,19 @@ static inline bool psgi_arith_is_index_dtype(psg_tir_dtype t) {
    * this of nearly every node. */
   unsigned code = t & 0xff, bits = t >> 8 & 0xff;
   return t >> 16 == 1 && (code == PSG_TIR_CODE_INT || (code == PSG_TIR_CODE_UINT && bits > 1));
+}
+
+/* Can constant folding (fold.c's fold_node) change e at all? Only a cast,
+ * a NOT of an int constant, and a binary node over two int or two float
+ * constants fold; the rules skip the fold call for the rest (nearly every
+ * node). fold_node starts with this test, so the two cannot disagree. */
+static inline bool psgi_arith_may_fold(const psg_tir_expr *e) {
+  int k = e->kind;
+  if (k == PSG_TIR_CAST) return true;
+  if (k == PSG_TIR_NOT) return e->kids[0]->kind == PSG_TIR_INT_IMM;
+  if (k < PSG_TIR_ADD || k > PSG_TIR_OR) return false;
+  int kx = e->kids[0]->kind, ky = e->kids[1]->kind;
+  return kx == ky && (kx == PSG_TIR_INT_IMM || kx == PSG_TIR_FLOAT_IMM);
 }
 
 /* Builders: constant folding and trivial identities of the new node alone

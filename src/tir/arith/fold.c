@@ -133,6 +133,7 @@ static psg_status fold_cast(psg_ctx *ctx, psg_tir_expr *e, psg_tir_expr **out) {
 /* The folded node, or NULL in *out when nothing folds. */
 static psg_status fold_node(psg_ctx *ctx, psg_tir_expr *e, psg_tir_expr **out) {
   *out = NULL;
+  if (!psgi_arith_may_fold(e)) return PSG_OK;
   int k = e->kind;
   if (k == PSG_TIR_CAST) return fold_cast(ctx, e, out);
   if (k == PSG_TIR_NOT) {
@@ -179,6 +180,10 @@ psg_status psg_arith_const_fold(psg_ctx *ctx, psg_tir_expr *e, psg_tir_expr **ou
 psg_tir_expr *psgi_arith_identity(int kind, psg_tir_expr *x, psg_tir_expr *y, bool *zero) {
   *zero = false;
   if (kind == PSG_TIR_NOT || !y) return NULL;
+  /* every identity below needs a constant operand */
+  if (x->kind != PSG_TIR_INT_IMM && x->kind != PSG_TIR_FLOAT_IMM && y->kind != PSG_TIR_INT_IMM &&
+      y->kind != PSG_TIR_FLOAT_IMM)
+    return NULL;
   if ((kind == PSG_TIR_AND || kind == PSG_TIR_OR) && psg_tir_dtype_lanes(x->dtype) == 1) {
     int64_t c;
     bool is_and = kind == PSG_TIR_AND;

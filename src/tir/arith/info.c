@@ -438,6 +438,20 @@ static bool same_leaf(const psg_tir_node *x, const psg_tir_node *y) {
   }
 }
 
+/* False when an operand pair of x and y (same_leaf already) differs at
+ * once: different kind or dtype, two different vars, two different int
+ * constants. A cheap first look before the cached hashes. */
+static bool kids_may_match(const psg_tir_node *x, const psg_tir_node *y) {
+  for (uint32_t i = 0; i < x->nkids; i++) {
+    const psg_tir_node *kx = x->kids[i], *ky = y->kids[i];
+    if (kx == ky) continue;
+    if (kx->kind != ky->kind || kx->dtype != ky->dtype || psgi_tir_is_var_kind(kx->kind) ||
+        (kx->kind == PSG_TIR_INT_IMM && kx->u.int_value != ky->u.int_value))
+      return false;
+  }
+  return true;
+}
+
 static bool equal_walk(psg_ctx *ctx, psg_arith_analyzer *a, const psg_tir_node *x, const psg_tir_node *y) {
   typedef struct {
     const psg_tir_node *x, *y;
@@ -451,7 +465,7 @@ static bool equal_walk(psg_ctx *ctx, psg_arith_analyzer *a, const psg_tir_node *
   while (eq && st.len) {
     pair p = st.data[--st.len];
     if (p.x == p.y) continue;
-    if (!psgi_tir_is_expr_kind(p.x->kind) || !same_leaf(p.x, p.y)) {
+    if (!psgi_tir_is_expr_kind(p.x->kind) || !same_leaf(p.x, p.y) || !kids_may_match(p.x, p.y)) {
       eq = false;
       break;
     }

@@ -574,14 +574,16 @@ static bool call_rules(rw *w, psg_tir_expr *e) {
 
 void psgi_arith_rules(rw *w, psg_tir_expr *e) {
   psg_tir_expr *f;
-  /* Folding first. */
-  if ((w->st = psg_arith_const_fold(w->a->ctx, e, &f))) return;
-  if (f != e) {
-    keep(w, f);
-    w->res = f;
-    return;
+  /* Folding first (when anything can fold). */
+  if (psgi_arith_may_fold(e)) {
+    if ((w->st = psg_arith_const_fold(w->a->ctx, e, &f))) return;
+    if (f != e) {
+      keep(w, f);
+      w->res = f;
+      return;
+    }
+    psg_tir_release(f);
   }
-  psg_tir_release(f);
   int k = e->kind;
   /* The identities the builder applies (x + 0, x * 1, x // 1, true and x...). */
   if (k >= PSG_TIR_ADD && k <= PSG_TIR_OR) {

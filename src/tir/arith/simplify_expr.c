@@ -71,9 +71,14 @@ static psg_status and_of_ors(psg_arith_analyzer *a, psg_tir_expr *e, bool canoni
 }
 
 /* Rules at e, then (canonical mode) its canonical form and the rules
- * again. A new reference in *out. */
-static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical, psg_tir_expr **out) {
+ * again. A new reference in *out. *strict: the result is e because no rule
+ * applied to e and (canonical mode) it has no other canonical form, so the
+ * rewrite mode's rewrite_node of e gives e too (when neither and_of_ors
+ * nor boolean_branches, which read the mode, is on; docs/design.md 228). */
+static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical, psg_tir_expr **out,
+                               bool *strict) {
   psg_tir_expr *start = NULL, *cur = NULL, *c = NULL;
+  *strict = false;
   psg_status st = boolean_branches(a, e, canonical, &start);
   if (st) return st;
   if ((st = and_of_ors(a, start ? start : e, canonical, &cur)) || cur) {
@@ -81,9 +86,11 @@ static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool cano
     *out = cur;
     return st;
   }
+  bool branched = start != NULL;
   st = psgi_arith_rules_fixpoint(a, start ? start : e, 0, &cur);
   psg_tir_release(start);
   if (st || !canonical) {
+    *strict = !st && !branched && cur == e;
     *out = cur;
     return st;
   }
@@ -93,6 +100,7 @@ static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool cano
   }
   if (!c || psgi_arith_equal(a, c, cur)) {
     psg_tir_release(c);
+    *strict = !branched && cur == e;
     *out = cur;
     return PSG_OK;
   }
@@ -107,9 +115,9 @@ static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool cano
  * BRANCH_SCOPES deep in one walk; deeper branches get the plain walk. */
 enum { BRANCH_SCOPES = 8 };
 static bool branching(const psg_tir_expr *n) {
+  if (n->kind != PSG_TIR_SELECT && n->kind != PSG_TIR_CALL) return false;
   if (psg_tir_dtype_lanes(n->dtype) != 1) return false;
-  if (n->kind == PSG_TIR_SELECT) return true;
-  return n->kind == PSG_TIR_CALL && strcmp(psgi_tir_ops[n->u.op].name, "tir.if_then_else") == 0;
+  return n->kind == PSG_TIR_SELECT || strcmp(psgi_tir_ops[n->u.op].name, "tir.if_then_else") == 0;
 }
 
 /* Before operand i (1 or 2) of a branching node: cond[0] is the simplified
@@ -162,6 +170,64 @@ static bool share_rewritten(psg_arith_analyzer *a) {
   return true;
 }
 
+/* What a walk knows of a result r of its input node n (bits of
+ * val.fixed, also kept in the low bits of a memo's value: nodes are at
+ * least 4-byte aligned):
+ *   FIXED_SAME  the walk in this mode, under the same facts, options and
+ *               scope nesting, gives r back: r was its own rewrite_node
+ *               result and so was every operand (by induction the walk
+ *               rebuilds nothing over r and rewrite_node is a function of
+ *               node and state);
+ *   FIXED_RW    the same holds of the rewrite (non-canonical) mode: in
+ *               canonical mode, r passed the rules untouched (strict) and
+ *               had no other canonical form, with its operands FIXED_RW.
+ * psg_arith_simplify's third walk (rewrite mode over the canonical walk's
+ * result) then finds the FIXED_RW subtrees in a->rewritten and stops there
+ * (docs/design.md 228). */
+enum { FIXED_SAME = 1, FIXED_RW = 2, FIXED_MASK = 3 };
+typedef struct val {
+  psg_tir_expr *e;
+  unsigned fixed;
+} val;
+
+static psg_tir_expr *memo_node(const psgi_map_entry *en) {
+  return (psg_tir_expr *)((uintptr_t)en->value & ~(uintptr_t)FIXED_MASK);
+}
+static unsigned memo_fixed(const psgi_map_entry *en) { return (unsigned)((uintptr_t)en->value & FIXED_MASK); }
+static void *memo_value(psg_tir_expr *r, unsigned fixed) { return (void *)((uintptr_t)r | fixed); }
+
+/* Kinds no rule, no canonical form and neither boolean conversion
+ * changes (rules.c: const_fold, the identities and the switch skip them;
+ * canonical.c's switch has no case for them): rewrite_node gives the
+ * node back, strictly, in either mode and under any facts. */
+static bool inert_kind(int kind) {
+  return kind == PSG_TIR_BUFFER_LOAD || kind == PSG_TIR_RAMP || kind == PSG_TIR_BROADCAST;
+}
+
+/* A var the rules leave alone under the current facts (rules.c: no fact
+ * substitutes it, no let value is read, it is no scalar bool that a known
+ * condition decides); the canonical form has no case for vars. */
+static bool inert_var(psg_arith_analyzer *a, const psg_tir_expr *n) {
+  if (!psgi_tir_is_var_kind(n->kind)) return false;
+  if (psg_tir_dtype_is_bool(n->dtype) && psg_tir_dtype_lanes(n->dtype) == 1) return false;
+  const psgi_arith_fact *fa = psgi_arith_find_fact(a, n);
+  return !fa || (!fa->subst && !(fa->let_value && a->use_let_values));
+}
+
+/* Records r (a FIXED_RW result met at no branch scope) as its own rewrite
+ * in rewrite mode, for a later rewrite walk under the same state. */
+static psg_status note_fixed_rw(psg_arith_analyzer *a, psg_tir_expr *r) {
+  bool is_new;
+  psgi_map_entry *en = psgi_map_put_ptr(&a->rewritten, rewritten_key(r, false), &is_new);
+  if (!en) return psgi_nomem(a->ctx);
+  if (is_new) {
+    psg_tir_retain(r); /* the key */
+    psg_tir_retain(r);
+    en->value = memo_value(r, FIXED_SAME | FIXED_RW);
+  }
+  return PSG_OK;
+}
+
 psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical, psg_tir_expr **out) {
   psg_ctx *ctx = a->ctx;
   *out = NULL;
@@ -172,6 +238,9 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
    * of the first's). Otherwise nodes with several parents are memoized for
    * this walk only. */
   bool shared = share_rewritten(a);
+  bool fast = !a->exhaustive;
+  /* FIXED_RW needs both modes' rewrite_node to agree on a strict node. */
+  bool cross = fast && canonical && shared && !a->and_of_ors && !a->boolean_branches;
   typedef struct {
     psg_tir_expr *n;
     uint32_t next; /* next operand to push */
@@ -181,9 +250,10 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
   psg_arith_scope start = {a->facts.len, a->known.len};
   int scopes = 0; /* frames walking a branch under its condition: no memo then */
   frame st_small[32];
-  psg_tir_expr *vals_small[32], *kids_small[8];
+  val vals_small[32];
+  psg_tir_expr *kids_small[8];
   PSGI_VEC(frame) st;
-  PSGI_VEC(psg_tir_expr *) vals; /* results of finished operands */
+  PSGI_VEC(val) vals; /* results of finished operands */
   PSGI_VEC(psg_tir_expr *) kids;
   PSGI_ARITH_SVEC_INIT(&st, st_small);
   PSGI_ARITH_SVEC_INIT(&vals, vals_small);
@@ -196,11 +266,14 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
   while (!s && st.len) {
     frame *f = &st.data[st.len - 1];
     psg_tir_expr *n = f->n;
-    if (n->kind == PSG_TIR_INT_IMM || n->kind == PSG_TIR_FLOAT_IMM || n->kind == PSG_TIR_STRING_IMM) {
-      /* a constant: no rule and no canonical form changes it */
+    if (n->kind == PSG_TIR_INT_IMM || n->kind == PSG_TIR_FLOAT_IMM || n->kind == PSG_TIR_STRING_IMM ||
+        (fast && f->next == 0 && inert_var(a, n))) {
+      /* a constant: no rule and no canonical form changes it; nor a var
+       * that no fact replaces */
       st.len--;
       psg_tir_retain(n);
-      if (!PSGI_ARITH_SVEC_PUSH(ctx, &vals, vals_small, n)) {
+      val v = {n, FIXED_SAME | FIXED_RW};
+      if (!PSGI_ARITH_SVEC_PUSH(ctx, &vals, vals_small, v)) {
         psg_tir_release(n);
         s = psgi_nomem(ctx);
       }
@@ -212,18 +285,18 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
       else if (n->refcount > 1 && n->nkids) hit = psgi_map_get_ptr(&memo, n); /* only these are met twice */
     }
     if (hit) {
-      psg_tir_expr *r = hit->value;
-      psg_tir_retain(r);
+      val v = {memo_node(hit), memo_fixed(hit)};
+      psg_tir_retain(v.e);
       st.len--;
-      if (!PSGI_ARITH_SVEC_PUSH(ctx, &vals, vals_small, r)) {
-        psg_tir_release(r);
+      if (!PSGI_ARITH_SVEC_PUSH(ctx, &vals, vals_small, v)) {
+        psg_tir_release(v.e);
         s = psgi_nomem(ctx);
       }
       continue;
     }
     if (f->next < n->nkids) {
       uint32_t i = f->next++;
-      if (branching(n) && i >= 1 && (s = branch_scope(a, f->next - 1, vals.data + vals.len - i, &f->scoped,
+      if (branching(n) && i >= 1 && (s = branch_scope(a, f->next - 1, &vals.data[vals.len - i].e, &f->scoped,
                                                        &f->scope, &scopes)))
         break;
       if (walked(n, i)) {
@@ -243,12 +316,17 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
     size_t base = vals.len - nw;
     kids.len = 0;
     bool changed = false;
+    unsigned kids_fixed = FIXED_SAME | FIXED_RW;
     if (!PSGI_ARITH_SVEC_RESERVE(ctx, &kids, kids_small, n->nkids)) {
       s = psgi_nomem(ctx);
       break;
     }
     for (uint32_t i = 0, j = 0; i < n->nkids; i++) {
-      psg_tir_expr *k = walked(n, i) ? vals.data[base + j++] : n->kids[i];
+      psg_tir_expr *k = n->kids[i];
+      if (walked(n, i)) {
+        kids_fixed &= vals.data[base + j].fixed;
+        k = vals.data[base + j++].e;
+      }
       changed |= k != n->kids[i];
       kids.data[kids.len++] = k;
     }
@@ -258,39 +336,62 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
       node = n;
       psg_tir_retain(node);
     }
-    for (size_t i = base; i < vals.len; i++) psg_tir_release(vals.data[i]);
+    bool strict = false;
+    if (!s && fast && inert_kind(node->kind)) {
+      psg_tir_retain(res = node);
+      strict = true;
+    } else if (!s) {
+      s = rewrite_node(a, node, canonical, &res, &strict);
+    }
+    unsigned fixed = 0;
+    if (!s && res == node) fixed = kids_fixed & (FIXED_SAME | (strict ? FIXED_RW : 0));
+    if (!canonical) fixed = fixed & FIXED_SAME ? FIXED_SAME | FIXED_RW : 0;
+    /* The largest FIXED_RW subtrees (operands walked outside any scope)
+     * are noted for the rewrite walk that follows a canonical one. */
+    if (!s && cross && !scopes && !(fixed & FIXED_RW)) {
+      for (uint32_t i = 0, j = 0; i < n->nkids && !s; i++) {
+        if (!walked(n, i)) continue;
+        val *kv = &vals.data[base + j++];
+        if ((kv->fixed & FIXED_RW) && !(branching(n) && i >= 1) && kv->e->nkids) s = note_fixed_rw(a, kv->e);
+      }
+    }
+    for (size_t i = base; i < vals.len; i++) psg_tir_release(vals.data[i].e);
     vals.len = base;
-    if (!s) s = rewrite_node(a, node, canonical, &res);
     psg_tir_release(node);
-    if (s) break;
+    if (s) {
+      psg_tir_release(res);
+      break;
+    }
     bool is_new;
     bool keep = !scopes && (shared || (n->nkids && n->refcount > 1));
     psgi_map_entry *en = !keep ? NULL
                          : shared ? psgi_map_put_ptr(&a->rewritten, rewritten_key(n, canonical), &is_new)
                                   : psgi_map_put_ptr(&memo, n, &is_new);
     if (en) {
-      if (!is_new) psg_tir_release(en->value);
+      if (!is_new) psg_tir_release(memo_node(en));
       else if (shared) psg_tir_retain(n); /* its address stays its own while the entry lives */
-      en->value = res;
+      en->value = memo_value(res, fixed);
       psg_tir_retain(res);
     } else if (keep) {
       psg_tir_release(res);
       s = psgi_nomem(ctx);
       break;
     }
-    if (!PSGI_ARITH_SVEC_PUSH(ctx, &vals, vals_small, res)) {
+    val v = {res, fixed};
+    if (!PSGI_ARITH_SVEC_PUSH(ctx, &vals, vals_small, v)) {
       psg_tir_release(res);
       s = psgi_nomem(ctx);
     }
   }
+  if (!s && cross && (vals.data[0].fixed & FIXED_RW) && vals.data[0].e->nkids) s = note_fixed_rw(a, vals.data[0].e);
   if (!s) {
-    *out = vals.data[0];
+    *out = vals.data[0].e;
     vals.len = 0;
   } else {
     psg_arith_exit_constraint(a, &start); /* branch scopes left open */
   }
-  for (size_t i = 0; i < vals.len; i++) psg_tir_release(vals.data[i]);
-  for (size_t i = 0; i < memo.len; i++) psg_tir_release(memo.entries[i].value);
+  for (size_t i = 0; i < vals.len; i++) psg_tir_release(vals.data[i].e);
+  for (size_t i = 0; i < memo.len; i++) psg_tir_release(memo_node(&memo.entries[i]));
   psgi_map_fini(&memo);
   PSGI_ARITH_SVEC_FREE(ctx, &st, st_small);
   PSGI_ARITH_SVEC_FREE(ctx, &vals, vals_small);

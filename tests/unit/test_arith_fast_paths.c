@@ -1,0 +1,163 @@
+/* Passage — the rewrite walk's fast paths (src/tir/arith/simplify_expr.c,
+ * docs/design.md 228) give what the walk without them gives: leaves and
+ * inert kinds kept without the rules, and the canonical walk's FIXED_RW
+ * results found by the rewrite walk after it. Each check runs the same work
+ * twice, once with psgi_arith_exhaustive set (every node through the rules,
+ * nothing noted) and once without, and compares the printed results:
+ *   - tir.Simplify (defaults, and with each of its options on) and
+ *     tir.default_pipeline over the TVMScript corpus (tests/tir_corpus/cases),
+ *     and random loop nests (the real models' PrimFuncs: the byte comparison
+ *     of `passage opt -O3 --lower` outputs in bench/README.md);
+ *   - psg_arith_simplify of random integer expressions (shared subtrees,
+ *     selects, comparisons, divisions) over vars with bounds, a substituted
+ *     var and a known condition, on one analyzer per mode so that later
+ *     expressions meet the nodes earlier ones noted. */
+#include "check.h"
+#include "tir_equiv.h"
+/* the corpus loader's model lowering is not used here (no ONNX in unit tests) */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "corpus_load.h"
+#include "tir/arith/arith_internal.h"
+
+/* Pass `name` (options may be NULL) on f both ways: the printed results
+ * must be the same text. */
+static void same_both_ways(const char *what, const char *name, psg_attrs *options, psg_tir_prim_func *f) {
+  psgi_arith_exhaustive = true;
+  psg_tir_prim_func *slow = eq_run_pass(name, options, f, NULL);
+  psgi_arith_exhaustive = false;
+  psg_tir_prim_func *fast = eq_run_pass(name, options, f, NULL);
+  if (!slow || !fast) return;
+  char *a = eq_print(slow), *b = eq_print(fast);
+  CHECK(a && b && !strcmp(a, b));
+  if (a && b && strcmp(a, b)) fprintf(stderr, "  %s: %s differs with the fast paths\n%s\n--- vs ---\n%s\n", what, name, a, b);
+  psg_free(a);
+  psg_free(b);
+}
+
+static const char *const OPTIONS[] = {"transitively_prove_inequalities", "apply_constraints_to_boolean_branches",
+                                      "convert_boolean_to_and_of_ors", "propagate_knowns_to_simplify_expressions",
+                                      "propagate_knowns_to_prove_conditional"};
+
+/* tir.Simplify with config `cfg` on f both ways. */
+static void simplify_both_ways(const char *what, const char *option, psg_attrs *cfg, psg_tir_prim_func *f) {
+  psg_tir_prim_func *r[2] = {NULL, NULL};
+  for (int m = 0; m < 2; m++) {
+    psgi_arith_exhaustive = m == 0;
+    CHECK_OK(psg_tir_simplify_prim_func(f, cfg, &r[m]));
+  }
+  psgi_arith_exhaustive = false;
+  if (r[0] && r[1]) {
+    char *a = eq_print(r[0]), *b = eq_print(r[1]);
+    CHECK(a && b && !strcmp(a, b));
+    if (a && b && strcmp(a, b)) fprintf(stderr, "  %s: tir.Simplify %s differs with the fast paths\n%s\n--- vs ---\n%s\n", what, option, a, b);
+    psg_free(a);
+    psg_free(b);
+  }
+  psg_tir_release(r[0]);
+  psg_tir_release(r[1]);
+}
+
+static void all_passes(const char *what, psg_tir_prim_func *f) {
+  same_both_ways(what, "tir.Simplify", NULL, f);
+  for (size_t i = 0; i < sizeof OPTIONS / sizeof *OPTIONS; i++) {
+    psg_attrs *o = eq_int_option(OPTIONS[i], 1);
+    simplify_both_ways(what, OPTIONS[i], o, f);
+    psg_attrs_release(o);
+  }
+  same_both_ways(what, "tir.default_pipeline", NULL, f);
+}
+
+static size_t nfuncs;
+static void add_script(void *user, const char *file, const char *text, psg_tir_script *s) {
+  (void)user;
+  (void)text;
+  for (size_t k = 0; s && k < psg_tir_script_count(s); k++) {
+    all_passes(file, psg_tir_script_get(s, k));
+    nfuncs++;
+  }
+}
+
+static void test_corpus(void) {
+  CHECK(corpus_each_script(TB.ctx, PASSAGE_SOURCE_DIR "/tests/tir_corpus/cases", add_script, NULL) == 0);
+  CHECK(nfuncs >= 50);
+  for (int i = 0; i < 40; i++) {
+    uint64_t seed = 0x2545f4914f6cdd1dull * (uint64_t)(i + 1);
+    psg_tir_prim_func *f = eq_random_func(&seed, i % 2 == 1);
+    if (f) all_passes("random", f);
+  }
+}
+
+/* Random integer expressions ----------------------------------------------------------- */
+
+static uint64_t seed = 0x9e3779b97f4a7c15ull;
+static psg_tir_expr *vars[4];
+
+static psg_tir_expr *random_expr(int depth, psg_tir_expr **shared, size_t *nshared) {
+  uint64_t r = eq_rand(&seed);
+  if (depth == 0 || r % 7 == 0) {
+    if (r % 3 == 0) return tb_i32((int32_t)(eq_rand(&seed) % 17) - 4);
+    return vars[eq_rand(&seed) % 4];
+  }
+  if (*nshared && r % 5 == 0) return shared[eq_rand(&seed) % *nshared]; /* a subtree met twice */
+  static const int kinds[] = {PSG_TIR_ADD, PSG_TIR_SUB, PSG_TIR_MUL, PSG_TIR_FLOOR_DIV, PSG_TIR_FLOOR_MOD,
+                              PSG_TIR_MIN, PSG_TIR_MAX, PSG_TIR_ADD, PSG_TIR_MUL, PSG_TIR_ADD};
+  int kind = kinds[eq_rand(&seed) % 10];
+  psg_tir_expr *x = random_expr(depth - 1, shared, nshared), *y;
+  if (kind == PSG_TIR_FLOOR_DIV || kind == PSG_TIR_FLOOR_MOD) y = tb_i32(1 + (int32_t)(eq_rand(&seed) % 8));
+  else if (kind == PSG_TIR_MUL && eq_rand(&seed) % 2) y = tb_i32((int32_t)(eq_rand(&seed) % 9) - 2);
+  else y = random_expr(depth - 1, shared, nshared);
+  psg_tir_expr *e = tb_bin(kind, x, y);
+  if (eq_rand(&seed) % 9 == 0) e = tb_select(tb_lt(x, y), e, x);
+  if (*nshared < 16) shared[(*nshared)++] = e;
+  return e;
+}
+
+static void test_random_expressions(void) {
+  psg_ctx *ctx = TB.ctx;
+  for (int k = 0; k < 4; k++) vars[k] = tb_var(k == 0 ? "i" : k == 1 ? "j" : k == 2 ? "n" : "u", TB_I32);
+  psg_arith_analyzer *an[2];
+  psg_arith_scope sc[2];
+  for (int m = 0; m < 2; m++) {
+    psgi_arith_exhaustive = m == 0;
+    CHECK_OK(psg_arith_analyzer_create(ctx, &an[m]));
+    /* i in [0, 16), j in [0, 4), u is 3 (extent 1), n >= 0 known below 100 */
+    CHECK_OK(psg_arith_bind(an[m], vars[0], tb_i32(0), tb_i32(16)));
+    CHECK_OK(psg_arith_bind(an[m], vars[1], tb_i32(0), tb_i32(4)));
+    CHECK_OK(psg_arith_bind(an[m], vars[3], tb_i32(3), tb_i32(1)));
+    CHECK_OK(psg_arith_enter_constraint(an[m], tb_lt(vars[2], tb_i32(100)), &sc[m]));
+  }
+  psgi_arith_exhaustive = false;
+  size_t differ = 0;
+  for (int t = 0; t < 600; t++) {
+    psg_tir_expr *shared[16];
+    size_t nshared = 0;
+    psg_tir_expr *e = random_expr(1 + t % 5, shared, &nshared), *r[2] = {NULL, NULL};
+    for (int m = 0; m < 2; m++) CHECK_OK(psg_arith_simplify(an[m], e, &r[m]));
+    if (r[0] && r[1] && !psg_arith_expr_equal(r[0], r[1])) differ++;
+    /* and once more from the results (a walk over what was noted) */
+    psg_tir_expr *again[2] = {NULL, NULL};
+    for (int m = 0; m < 2; m++)
+      if (r[m]) CHECK_OK(psg_arith_simplify(an[m], r[m], &again[m]));
+    if (again[0] && again[1] && !psg_arith_expr_equal(again[0], again[1])) differ++;
+    for (int m = 0; m < 2; m++) {
+      psg_tir_release(r[m]);
+      psg_tir_release(again[m]);
+    }
+  }
+  CHECK(differ == 0);
+  for (int m = 0; m < 2; m++) {
+    psg_arith_exit_constraint(an[m], &sc[m]);
+    psg_arith_analyzer_destroy(an[m]);
+  }
+}
+
+int main(void) {
+  psg_ctx *ctx = check_ctx();
+  tb_init(ctx);
+  RUN_TEST(test_random_expressions);
+  RUN_TEST(test_corpus);
+  psgi_arith_exhaustive = false;
+  tb_fini();
+  CHECK_CTX_CLEAN(ctx);
+  return check_finish();
+}
