@@ -1,5 +1,5 @@
 /* Passage — the rewrite walk's fast paths (src/tir/arith/simplify_expr.c,
- * docs/design.md 228) give what the walk without them gives: leaves and
+ * docs/design.md 222) give what the walk without them gives: leaves and
  * inert kinds kept without the rules, and the canonical walk's FIXED_RW
  * results found by the rewrite walk after it. Each check runs the same work
  * twice, once with psgi_arith_exhaustive set (every node through the rules,

@@ -74,7 +74,7 @@ static psg_status and_of_ors(psg_arith_analyzer *a, psg_tir_expr *e, bool canoni
  * again. A new reference in *out. *strict: the result is e because no rule
  * applied to e and (canonical mode) it has no other canonical form, so the
  * rewrite mode's rewrite_node of e gives e too (when neither and_of_ors
- * nor boolean_branches, which read the mode, is on; docs/design.md 228). */
+ * nor boolean_branches, which read the mode, is on; docs/design.md 222). */
 static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical, psg_tir_expr **out,
                                bool *strict) {
   psg_tir_expr *start = NULL, *cur = NULL, *c = NULL;
@@ -183,7 +183,7 @@ static bool share_rewritten(psg_arith_analyzer *a) {
  *               had no other canonical form, with its operands FIXED_RW.
  * psg_arith_simplify's third walk (rewrite mode over the canonical walk's
  * result) then finds the FIXED_RW subtrees in a->rewritten and stops there
- * (docs/design.md 228). */
+ * (docs/design.md 222). */
 enum { FIXED_SAME = 1, FIXED_RW = 2, FIXED_MASK = 3 };
 typedef struct val {
   psg_tir_expr *e;
