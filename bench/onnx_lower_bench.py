@@ -17,6 +17,10 @@
 With --compare OTHER_BUILD, each model is also run by that build's
 bench_onnx_lower in the same run, right before ours (a before/after pair
 under the same machine load): columns "before total" and "before CPU".
+OTHER_BUILD must hold a bench_onnx_lower that loads its own build's
+libpassage: a build tree does (RUNPATH), but a binary copied elsewhere still
+finds the build tree it came from, so run copies through a wrapper script
+named bench_onnx_lower that sets LD_LIBRARY_PATH to the copies' folder.
 
 Prints Markdown tables (the ones in bench/README.md).
 Usage: bench/onnx_lower_bench.py --build build/release [--runs N] [--quick] [--only NAME] [--sizes 1e4,1e5,1e6]
