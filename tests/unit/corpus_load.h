@@ -70,6 +70,28 @@ static int corpus_each_script(psg_ctx *ctx, const char *dir,
   return failures;
 }
 
+/* fn(file, f) for every PrimFunc of every *.py of dir, in name order; the
+ * number of PrimFuncs through *nfuncs and the failures (as
+ * corpus_each_script) returned. Inline: not every includer uses it. */
+typedef struct corpus_func_walk {
+  void (*fn)(const char *file, psg_tir_prim_func *f);
+  size_t nfuncs;
+} corpus_func_walk;
+
+static inline void corpus_func_walk_script(void *user, const char *file, const char *text, psg_tir_script *s) {
+  corpus_func_walk *w = user;
+  (void)text;
+  for (size_t k = 0; s && k < psg_tir_script_count(s); k++, w->nfuncs++) w->fn(file, psg_tir_script_get(s, k));
+}
+
+static inline int corpus_each_func(psg_ctx *ctx, const char *dir, void (*fn)(const char *file, psg_tir_prim_func *f),
+                                   size_t *nfuncs) {
+  corpus_func_walk w = {fn, 0};
+  int failures = corpus_each_script(ctx, dir, corpus_func_walk_script, &w);
+  *nfuncs = w.nfuncs;
+  return failures;
+}
+
 static int corpus_run_spec(psg_ctx *ctx, const char *spec, psg_module *m, psg_pass_context *pc, psg_module **out) {
   psg_pass *p = NULL;
   psg_status st = psg_pipeline_parse(ctx, spec, &p);

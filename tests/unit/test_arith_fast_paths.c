@@ -67,18 +67,9 @@ static void all_passes(const char *what, psg_tir_prim_func *f) {
   same_both_ways(what, "tir.default_pipeline", NULL, f);
 }
 
-static size_t nfuncs;
-static void add_script(void *user, const char *file, const char *text, psg_tir_script *s) {
-  (void)user;
-  (void)text;
-  for (size_t k = 0; s && k < psg_tir_script_count(s); k++) {
-    all_passes(file, psg_tir_script_get(s, k));
-    nfuncs++;
-  }
-}
-
 static void test_corpus(void) {
-  CHECK(corpus_each_script(TB.ctx, PASSAGE_SOURCE_DIR "/tests/tir_corpus/cases", add_script, NULL) == 0);
+  size_t nfuncs = 0;
+  CHECK(corpus_each_func(TB.ctx, PASSAGE_SOURCE_DIR "/tests/tir_corpus/cases", all_passes, &nfuncs) == 0);
   CHECK(nfuncs >= 50);
   for (int i = 0; i < 40; i++) {
     uint64_t seed = 0x2545f4914f6cdd1dull * (uint64_t)(i + 1);

@@ -43,15 +43,9 @@ static void compare(const char *what, psg_tir_prim_func *f) {
 }
 
 /* Every PrimFunc of every *.py of the hand-written corpus. */
-static size_t nfuncs;
-static void add_script(void *user, const char *file, const char *text, psg_tir_script *s) {
-  (void)user;
-  (void)text;
-  for (size_t k = 0; s && k < psg_tir_script_count(s); k++, nfuncs++) compare(file, psg_tir_script_get(s, k));
-}
-
 static void test_corpus(void) {
-  CHECK(corpus_each_script(TB.ctx, PASSAGE_SOURCE_DIR "/tests/tir_corpus/cases", add_script, NULL) == 0);
+  size_t nfuncs = 0;
+  CHECK(corpus_each_func(TB.ctx, PASSAGE_SOURCE_DIR "/tests/tir_corpus/cases", compare, &nfuncs) == 0);
   CHECK(nfuncs >= 50);
 }
 
