@@ -71,7 +71,7 @@ static psg_status flat_offsets(psgi_tir_interp *in, const psg_tir_node *at, cons
   int64_t base;
   psg_status st = psgi_tir_eval_int(in, b->kids[1], &base);
   for (size_t k = ndim; !st && k-- > 0;) {
-    int64_t s;
+    int64_t s = 0;
     if (b->u.buf.nstrides) {
       st = psgi_tir_eval_int(in, strides[k], &s);
     } else if (k == ndim - 1) {

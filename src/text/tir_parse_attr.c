@@ -1,5 +1,7 @@
 /* Passage — TVMScript parser (tir_parse.c): attribute values, the {...}
  * of T.func_attr and annotations= (strings, numbers, lists, dictionaries). */
+#include <stdio.h>
+#include <stdlib.h>
 #include "text/tir_parse_internal.h"
 
 /* Attribute values ({...} of T.func_attr and annotations=) ---------------- */
@@ -93,6 +95,28 @@ static psg_attr *parse_attr_value(tparser *ps, int depth) {
     for (size_t i = 0; i < items.len; i++) psg_attr_release(items.data[i]);
     PSGI_VEC_FREE(ps->ctx, &items);
     return out;
+  }
+  /* A float literal alone is a Python float, a double: read it whole, not
+   * through the expression parser's float32 rounding, so that the printed
+   * double (put_real) reads back as itself (fuzz_tvmscript: 1./5 folded to
+   * 0.2, printed "0.2", came back as float32's 0.20000000298...). */
+  bool neg = tt_is(&t, "-");
+  const ttoken *num = neg ? &ps->next : &t;
+  if (num->kind == TT_FLOAT) {
+    tlex_pos p0 = ps->lx.s;
+    ttoken t0 = ps->tok, n0 = ps->next;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.*s", (int)(num->len > 63 ? 63 : num->len), num->text);
+    double v = strtod(buf, NULL);
+    if (neg) psgi_tirp_advance(ps);
+    psgi_tirp_advance(ps);
+    if (tt_is(&ps->tok, ",") || tt_is(&ps->tok, "}") || tt_is(&ps->tok, "]")) {
+      psg_attr_float(ps->ctx, neg ? -v : v, &out);
+      return out;
+    }
+    ps->lx.s = p0; /* part of an expression (1.5 * 2): parse it as one */
+    ps->tok = t0;
+    ps->next = n0;
   }
   /* numbers and typed literals: an expression that is a literal */
   psg_tir_node *e = psgi_tirp_parse_expr(ps);
