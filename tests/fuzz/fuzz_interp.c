@@ -174,7 +174,7 @@ static void compare_failed(psg_ctx *ctx, const char *text, size_t k, const psg_t
 
 /* @main of mod after SimplifyInference alone, evaluated under pc: the
  * float32 reference for norm outputs. False when it does not evaluate. */
-static bool eval_simplified(psg_ctx *ctx, psg_pass_context *pc, const psg_module *mod, psg_tensor **in, int nin,
+static bool eval_simplified(psg_ctx *ctx, psg_pass_context *pc, psg_module *mod, psg_tensor **in, int nin,
                             psg_tensor ***outs, size_t *nouts, const char *text) {
   psg_pass *si = NULL;
   psg_module *simple = NULL;

@@ -201,18 +201,6 @@ static bool ok_int(const gen_type *t, const void *a) {
   return (void)a, (cls(t) == GEN_INT || cls(t) == GEN_UINT) && known(t);
 }
 
-/* Whether b broadcasts with a to a's shape exactly (b's dims are 1 or a's). */
-static bool ok_bcast_into(const gen_type *b, const void *arg) {
-  const gen_type *a = arg;
-  if (b->dt != a->dt || b->nd > a->nd) return false;
-  for (int i = 0; i < b->nd; i++) {
-    int64_t db = b->d[b->nd - 1 - i], da = a->d[a->nd - 1 - i];
-    if (db != 1 && db != da) return false;
-    if (db < 0 || da < 0) return db == da;
-  }
-  return true;
-}
-
 /* An expression being built: text, result, and the discrete-float flag. */
 typedef struct ex {
   sbuf b;
