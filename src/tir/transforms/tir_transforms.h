@@ -159,6 +159,9 @@ psg_status psgi_tir_lower_opaque_block(psg_ctx *ctx, const psg_tir_prim_func *f,
  * is f itself (retained) when nothing is commoned. */
 psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f, bool identify_equiv_terms,
                                         psg_tir_prim_func **out);
+/* Whether the pass runs without its fast paths (every statement analysed
+ * from its computation table; false, tests set it to compare both ways). */
+extern bool psgi_cse_exhaustive;
 /* tir.LowerIntrin of one PrimFunc with the C target's rules (lower_intrin.c). */
 psg_status psgi_tir_lower_intrin(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
 /* tir.InjectVirtualThread of one PrimFunc (inject_virtual_thread.c); *out
