@@ -66,16 +66,20 @@ static bool info_put(psgi_cse_tables *c, const psg_tir_node *e, size_t index) {
   return true;
 }
 
-/* The info of n from its operands' (each expression operand cached
- * already: `kid` holds their index + 1, 0 for the others). */
-static psgi_cse_info node_info(const psgi_cse_tables *c, const psg_tir_node *n, const size_t *kid) {
+/* The info of a constant or a var, made on the spot (not cached: it reads
+ * the node alone). */
+static psgi_cse_info leaf_info(const psg_tir_node *n) { return (psgi_cse_info){leaf_hash(n), 1, false}; }
+
+/* The info of n from its operands' (`kid[i]`: operand i's info when
+ * `has[i]`, else it is not an expression). */
+static psgi_cse_info node_info(const psg_tir_node *n, const psgi_cse_info *kid, const bool *has) {
   psgi_cse_info r = {leaf_hash(n), 1, n->kind == PSG_TIR_CALL || n->kind == PSG_TIR_BUFFER_LOAD};
   for (uint32_t i = 0; i < n->nkids; i++) {
-    if (!kid[i]) {
+    if (!has[i]) {
       r.hash = mix(r.hash, hash_ptr(n->kids[i]));
       continue;
     }
-    const psgi_cse_info *ki = &c->infos.data[kid[i] - 1];
+    const psgi_cse_info *ki = &kid[i];
     r.hash = mix(r.hash, ki->hash);
     r.forbidden |= ki->forbidden;
     if (psgi_cse_visited_slot(n, i)) r.complexity += ki->complexity;
@@ -93,7 +97,19 @@ static size_t cached_index(const psgi_cse_tables *c, const psg_tir_node *e) {
   }
 }
 
+/* A constant or var without operands: its info is leaf_info's. */
+static bool plain_leaf(const psg_tir_node *n) { return n->nkids == 0 && psgi_cse_is_leaf(n); }
+
+/* Whether operand k needs an info computed first (an expression not cached). */
+static bool needs_info(const psgi_cse_tables *c, const psg_tir_node *k) {
+  return psgi_tir_is_expr_kind(k->kind) && !plain_leaf(k) && !cached_index(c, k);
+}
+
 psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out) {
+  if (plain_leaf(e)) {
+    *out = leaf_info(e);
+    return PSG_OK;
+  }
   size_t have = cached_index(c, e);
   if (have) {
     *out = c->infos.data[have - 1];
@@ -109,7 +125,9 @@ psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_
   size_t len = 0, cap = sizeof small / sizeof *small;
   psg_status s = PSG_OK;
   enum { KIDS = 8 };
-  size_t kid_small[KIDS], *kid = kid_small, kid_cap = KIDS;
+  psgi_cse_info kid_small[KIDS], *kid = kid_small;
+  bool has_small[KIDS], *has = has_small;
+  size_t kid_cap = KIDS;
   st[len++] = (fr){e, false};
   while (!s && len) {
     fr *f = &st[len - 1];
@@ -128,22 +146,30 @@ psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_
         st = nd, cap = ncap;
       }
       for (uint32_t i = n->nkids; i-- > 0;)
-        if (psgi_tir_is_expr_kind(n->kids[i]->kind) && !cached_index(c, n->kids[i])) st[len++] = (fr){n->kids[i], false};
+        if (needs_info(c, n->kids[i])) st[len++] = (fr){n->kids[i], false};
       continue;
     }
     len--;
     if (cached_index(c, n)) continue; /* reached through another parent first */
     if (n->nkids > kid_cap) {
-      size_t *nk = psgi_alloc(ctx, psgi_mul_size(n->nkids, sizeof *nk));
-      if (!nk) {
+      psgi_cse_info *nk = psgi_alloc(ctx, psgi_mul_size(n->nkids, sizeof *nk));
+      bool *nh = nk ? psgi_alloc(ctx, n->nkids * sizeof *nh) : NULL;
+      if (!nh) {
+        psgi_free(ctx, nk);
         s = psgi_nomem(ctx);
         break;
       }
-      if (kid != kid_small) psgi_free(ctx, kid);
-      kid = nk, kid_cap = n->nkids;
+      if (kid != kid_small) psgi_free(ctx, kid), psgi_free(ctx, has);
+      kid = nk, has = nh, kid_cap = n->nkids;
     }
-    for (uint32_t i = 0; i < n->nkids; i++) kid[i] = psgi_tir_is_expr_kind(n->kids[i]->kind) ? cached_index(c, n->kids[i]) : 0;
-    if (!PSGI_VEC_PUSH(ctx, &c->infos, node_info(c, n, kid))) {
+    for (uint32_t i = 0; i < n->nkids; i++) {
+      const psg_tir_node *k = n->kids[i];
+      has[i] = psgi_tir_is_expr_kind(k->kind);
+      if (!has[i]) continue;
+      if (plain_leaf(k)) kid[i] = leaf_info(k);
+      else kid[i] = c->infos.data[cached_index(c, k) - 1];
+    }
+    if (!PSGI_VEC_PUSH(ctx, &c->infos, node_info(n, kid, has))) {
       s = psgi_nomem(ctx);
       break;
     }
@@ -155,7 +181,7 @@ psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_
     psg_tir_retain((psg_tir_node *)n); /* the key stays alive while cached */
   }
   if (st != small) psgi_free(ctx, st);
-  if (kid != kid_small) psgi_free(ctx, kid);
+  if (kid != kid_small) psgi_free(ctx, kid), psgi_free(ctx, has);
   if (!s) *out = c->infos.data[cached_index(c, e) - 1];
   return s;
 }
