@@ -38,11 +38,6 @@ static uint64_t leaf_hash(const psg_tir_node *n) {
   return h;
 }
 
-/* Fibonacci hashing of the address (nodes are 16-byte aligned). */
-static size_t info_home(const psgi_cse_tables *c, const psg_tir_node *key) {
-  return (size_t)(((uint64_t)(uintptr_t)key >> 4) * 0x9e3779b97f4a7c15ull >> 32) & (c->info_cap - 1);
-}
-
 /* Records e (not cached yet) as the owner of infos[index - 1], the last. */
 static bool info_put(psgi_cse_tables *c, const psg_tir_node *e, size_t index) {
   if (2 * index > c->info_cap) {
@@ -53,13 +48,13 @@ static bool info_put(psgi_cse_tables *c, const psg_tir_node *e, size_t index) {
     c->info_cap = ncap;
     for (size_t k = 0; k < ocap; k++) {
       if (!old[k].key) continue;
-      size_t i = info_home(c, old[k].key);
+      size_t i = psgi_cse_info_home(c, old[k].key);
       while (ns[i].key) i = (i + 1) & (ncap - 1);
       ns[i] = old[k];
     }
     psgi_free(c->ctx, old);
   }
-  size_t i = info_home(c, e);
+  size_t i = psgi_cse_info_home(c, e);
   while (c->info_slots[i].key) i = (i + 1) & (c->info_cap - 1);
   c->info_slots[i].key = e;
   c->info_slots[i].index = index;
@@ -87,30 +82,20 @@ static psgi_cse_info node_info(const psg_tir_node *n, const psgi_cse_info *kid, 
   return r;
 }
 
-/* The index + 1 of e's info, 0 when it has none yet. */
-static size_t cached_index(const psgi_cse_tables *c, const psg_tir_node *e) {
-  if (!c->info_cap) return 0;
-  for (size_t i = info_home(c, e);; i = (i + 1) & (c->info_cap - 1)) {
-    const struct psgi_cse_info_slot *sl = &c->info_slots[i];
-    if (sl->key == e) return sl->index;
-    if (!sl->key) return 0;
-  }
-}
-
 /* A constant or var without operands: its info is leaf_info's. */
 static bool plain_leaf(const psg_tir_node *n) { return n->nkids == 0 && psgi_cse_is_leaf(n); }
 
 /* Whether operand k needs an info computed first (an expression not cached). */
 static bool needs_info(const psgi_cse_tables *c, const psg_tir_node *k) {
-  return psgi_tir_is_expr_kind(k->kind) && !plain_leaf(k) && !cached_index(c, k);
+  return psgi_tir_is_expr_kind(k->kind) && !plain_leaf(k) && !psgi_cse_cached_index(c, k);
 }
 
-psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out) {
+psg_status psgi_cse_info_compute(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out) {
   if (plain_leaf(e)) {
     *out = leaf_info(e);
     return PSG_OK;
   }
-  size_t have = cached_index(c, e);
+  size_t have = psgi_cse_cached_index(c, e);
   if (have) {
     *out = c->infos.data[have - 1];
     return PSG_OK;
@@ -150,7 +135,7 @@ psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_
       continue;
     }
     len--;
-    if (cached_index(c, n)) continue; /* reached through another parent first */
+    if (psgi_cse_cached_index(c, n)) continue; /* reached through another parent first */
     if (n->nkids > kid_cap) {
       psgi_cse_info *nk = psgi_alloc(ctx, psgi_mul_size(n->nkids, sizeof *nk));
       bool *nh = nk ? psgi_alloc(ctx, n->nkids * sizeof *nh) : NULL;
@@ -167,7 +152,7 @@ psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_
       has[i] = psgi_tir_is_expr_kind(k->kind);
       if (!has[i]) continue;
       if (plain_leaf(k)) kid[i] = leaf_info(k);
-      else kid[i] = c->infos.data[cached_index(c, k) - 1];
+      else kid[i] = c->infos.data[psgi_cse_cached_index(c, k) - 1];
     }
     if (!PSGI_VEC_PUSH(ctx, &c->infos, node_info(n, kid, has))) {
       s = psgi_nomem(ctx);
@@ -182,7 +167,7 @@ psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_
   }
   if (st != small) psgi_free(ctx, st);
   if (kid != kid_small) psgi_free(ctx, kid), psgi_free(ctx, has);
-  if (!s) *out = c->infos.data[cached_index(c, e) - 1];
+  if (!s) *out = c->infos.data[psgi_cse_cached_index(c, e) - 1];
   return s;
 }
 
