@@ -341,23 +341,38 @@ size_t psgi_cse_table_count(const psgi_cse_table *t, const psg_tir_node *e, uint
 
 psg_status psgi_cse_expr_table(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_table *t) {
   psg_ctx *ctx = c->ctx;
-  PSGI_VEC(const psg_tir_node *) st = {0};
-  bool oom = false;
+  /* the work stack: on the C stack while it fits */
+  const psg_tir_node *small[64], **st = small;
+  size_t len = 0, cap = sizeof small / sizeof *small;
   psg_status s = PSG_OK;
-  if (!psgi_cse_is_leaf(e) && !PSGI_VEC_PUSH(ctx, &st, e)) oom = true;
-  while (!oom && !s && st.len) {
-    const psg_tir_node *n = st.data[--st.len];
-    if (psgi_cse_eligible(c, n, &oom)) {
+  if (!psgi_cse_is_leaf(e)) st[len++] = e;
+  while (!s && len) {
+    const psg_tir_node *n = st[--len];
+    /* psgi_cse_eligible, with the info read once */
+    if (psgi_tir_is_expr_kind(n->kind) && n->kind != PSG_TIR_RAMP && n->kind != PSG_TIR_BROADCAST) {
       psgi_cse_info in;
-      if (!(s = psgi_cse_info_of(c, n, &in))) s = psgi_cse_table_add(ctx, t, (psg_tir_node *)n, in.hash, 1);
-      continue;
+      if ((s = psgi_cse_info_of(c, n, &in))) break;
+      if (!in.forbidden) {
+        s = psgi_cse_table_add(ctx, t, (psg_tir_node *)n, in.hash, 1);
+        continue;
+      }
     }
-    for (uint32_t i = n->nkids; !oom && i-- > 0;)
-      if (psgi_cse_visited_slot(n, i) && !psgi_cse_is_leaf(n->kids[i]) && !PSGI_VEC_PUSH(ctx, &st, n->kids[i]))
-        oom = true;
+    if (len + n->nkids > cap) { /* past the small stack: to the heap */
+      size_t ncap = 2 * (len + n->nkids);
+      const psg_tir_node **nd = psgi_alloc(ctx, psgi_mul_size(ncap, sizeof *nd));
+      if (!nd) {
+        s = psgi_nomem(ctx);
+        break;
+      }
+      memcpy(nd, st, len * sizeof *nd);
+      if (st != small) psgi_free(ctx, st);
+      st = nd, cap = ncap;
+    }
+    for (uint32_t i = n->nkids; i-- > 0;)
+      if (psgi_cse_visited_slot(n, i) && !psgi_cse_is_leaf(n->kids[i])) st[len++] = n->kids[i];
   }
-  PSGI_VEC_FREE(ctx, &st);
-  return s ? s : oom ? psgi_nomem(ctx) : PSG_OK;
+  if (st != small) psgi_free(ctx, st);
+  return s;
 }
 
 static psg_status union_into(psg_ctx *ctx, psgi_cse_table *dst, const psgi_cse_table *src) {
