@@ -387,6 +387,9 @@ static psg_status union_into(psg_ctx *ctx, psgi_cse_table *dst, const psgi_cse_t
  * b3 == NULL and `two`, TVM's intersection of two tables (While). */
 static psg_status three_children(psg_ctx *ctx, const psgi_cse_table *t[3], psgi_cse_table *out) {
   psg_status s = PSG_OK;
+  /* what two tables do needs two non-empty tables (a loop with constant
+   * bounds: only its body's) */
+  if ((t[0]->items.len > 0) + (t[1]->items.len > 0) + (t[2]->items.len > 0) < 2) return PSG_OK;
   for (int k = 0; k < 3 && !s; k++) {
     for (size_t i = 0; !s && i < t[k]->items.len; i++) {
       const psgi_cse_comp *c = &t[k]->items.data[i];
@@ -407,33 +410,33 @@ static psg_status three_children(psg_ctx *ctx, const psgi_cse_table *t[3], psgi_
  * statements must exist). */
 static psg_status stmt_table_of(psgi_cse_tables *c, const psg_tir_node *s, psgi_cse_table *out) {
   psg_ctx *ctx = c->ctx;
-  psgi_cse_table parts[3], empty;
-  psgi_cse_table_init(&empty, ctx);
-  for (int k = 0; k < 3; k++) psgi_cse_table_init(&parts[k], ctx);
-  const psgi_cse_table *t[3] = {&parts[0], &parts[1], &empty};
   psg_status st = PSG_OK;
-  if (s->kind == PSG_TIR_FOR || s->kind == PSG_TIR_IF_THEN_ELSE || s->kind == PSG_TIR_WHILE) {
-    if (s->kind == PSG_TIR_FOR) {
-      st = psgi_cse_expr_table(c, s->kids[1], &parts[0]);
-      if (!st) st = psgi_cse_expr_table(c, s->kids[2], &parts[1]);
-      t[2] = psgi_cse_cached_table(c, s->kids[3]);
-    } else if (s->kind == PSG_TIR_IF_THEN_ELSE) {
-      st = psgi_cse_expr_table(c, s->kids[0], &parts[0]);
-      t[1] = psgi_cse_cached_table(c, s->kids[1]);
-      if (s->nkids > 2) t[2] = psgi_cse_cached_table(c, s->kids[2]);
-    } else {
-      st = psgi_cse_expr_table(c, s->kids[0], &parts[0]);
-      t[1] = psgi_cse_cached_table(c, s->kids[1]);
-    }
-    if (!st) st = three_children(ctx, t, out);
-  } else {
+  if (s->kind != PSG_TIR_FOR && s->kind != PSG_TIR_IF_THEN_ELSE && s->kind != PSG_TIR_WHILE) {
     for (uint32_t i = 0; !st && i < s->nkids; i++) {
       if (!psgi_cse_visited_slot(s, i)) continue;
       const psg_tir_node *k = s->kids[i];
       if (psgi_tir_is_expr_kind(k->kind)) st = psgi_cse_expr_table(c, k, out);
       else st = union_into(ctx, out, psgi_cse_cached_table(c, k));
     }
+    return st;
   }
+  psgi_cse_table parts[3], empty;
+  psgi_cse_table_init(&empty, ctx);
+  for (int k = 0; k < 3; k++) psgi_cse_table_init(&parts[k], ctx);
+  const psgi_cse_table *t[3] = {&parts[0], &parts[1], &empty};
+  if (s->kind == PSG_TIR_FOR) {
+    st = psgi_cse_expr_table(c, s->kids[1], &parts[0]);
+    if (!st) st = psgi_cse_expr_table(c, s->kids[2], &parts[1]);
+    t[2] = psgi_cse_cached_table(c, s->kids[3]);
+  } else if (s->kind == PSG_TIR_IF_THEN_ELSE) {
+    st = psgi_cse_expr_table(c, s->kids[0], &parts[0]);
+    t[1] = psgi_cse_cached_table(c, s->kids[1]);
+    if (s->nkids > 2) t[2] = psgi_cse_cached_table(c, s->kids[2]);
+  } else {
+    st = psgi_cse_expr_table(c, s->kids[0], &parts[0]);
+    t[1] = psgi_cse_cached_table(c, s->kids[1]);
+  }
+  if (!st) st = three_children(ctx, t, out);
   for (int k = 0; k < 3; k++) psgi_cse_table_fini(ctx, &parts[k]);
   psgi_cse_table_fini(ctx, &empty);
   return st;
