@@ -156,6 +156,7 @@ psg_status psgi_tir_flattener_init(psgi_tir_flattener *f, psg_ctx *ctx) {
   psgi_map_init(&f->flat, ctx);
   psgi_map_init(&f->defined, ctx);
   psgi_map_init(&f->flat_indices, ctx);
+  psgi_map_init(&f->flat_shapes, ctx);
   psg_status st = psg_arith_analyzer_create(ctx, &f->a);
   if (!st) st = psg_arith_analyzer_create(ctx, &f->fresh);
   return st;
@@ -179,6 +180,7 @@ static void flat_access_free(psg_ctx *ctx, flat_access *r) {
 void psgi_tir_flattener_fini(psgi_tir_flattener *f) {
   for (size_t i = 0; i < f->flat_indices.len; i++) flat_access_free(f->ctx, f->flat_indices.entries[i].value);
   psgi_map_fini(&f->flat_indices);
+  psgi_flat_shapes_fini(f->ctx, &f->flat_shapes);
   for (size_t i = 0; i < f->flat.len; i++) psg_tir_release(f->flat.entries[i].value);
   psgi_map_fini(&f->flat);
   psgi_map_fini(&f->defined);
@@ -240,7 +242,7 @@ static psg_status flat_indices_of(psgi_tir_flattener *f, const psg_tir_buffer *b
     for (size_t k = 0; k < nout; k++) psg_tir_retain(out[k] = r->out[k]);
     return PSG_OK;
   }
-  psg_status st = psgi_tir_flat_indices(f->ctx, a, b, in, ni, span, out, NULL);
+  psg_status st = psgi_flat_shapes_indices(f->ctx, &f->flat_shapes, a, b, in, ni, span, out, nout);
   if (st) return st;
   flat_access *r = psgi_alloc(f->ctx, sizeof *r + nout * sizeof r->out[0]);
   if (!r) {

@@ -31,6 +31,8 @@
 #include <string.h>
 #include "tir/transforms/cse.h"
 
+bool psgi_cse_exhaustive = false;
+
 typedef struct binding {
   psg_tir_node *var, *value; /* value NULL: a loop var or param */
   uint64_t key;              /* value's hash | 1 when counted in cse.values, else 0 */
@@ -46,6 +48,7 @@ typedef struct frame {
 typedef struct cse {
   psg_ctx *ctx;
   bool equiv;
+  bool no_fast_paths; /* psgi_cse_exhaustive when the pass began */
   psgi_cse_tables tables;
   psg_arith_analyzer *fresh; /* TVM's NormalizeTerm: a new Analyzer's Simplify */
   PSGI_VEC(binding) context;
@@ -703,7 +706,7 @@ static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
   PSGI_VEC(const psg_tir_node *) st = {small, 0, sizeof small / sizeof *small};
   hash_set seen;
   psg_status s = PSG_OK;
-  *out = !c->equiv;
+  *out = !c->equiv && !c->no_fast_paths;
   if (!*out) return PSG_OK;
   hash_set_init(&seen);
   st.data[st.len++] = cur;
@@ -745,11 +748,29 @@ static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
   return s;
 }
 
+/* Whether statement s's computation table is surely empty without building
+ * it or walking s: its table is cached and empty, or s is a loop whose min
+ * and extent are constants or vars (a loop's table keeps what at least two
+ * of min, extent and body do, and those two do nothing). Steps 1-3 on an
+ * empty table have no work list: s stays as it is. Unlike nothing_to_common
+ * this says nothing of s's children, which are analysed as usual. */
+static bool table_known_empty(cse *c, const psg_tir_node *s) {
+  if (c->no_fast_paths) return false;
+  if (s->kind == PSG_TIR_FOR && psgi_cse_is_leaf(s->kids[1]) && psgi_cse_is_leaf(s->kids[2])) return true;
+  const psgi_cse_table *t = c->tables.cache.len ? psgi_cse_cached_table(&c->tables, s) : NULL;
+  return t && !t->items.len;
+}
+
 /* Steps 1-3 on `cur`: *out is the node with its commoned computations bound
  * (cur itself, retained, when none); *created when a var was introduced;
  * *trivial when nothing_to_common held. */
 static psg_status analyse(cse *c, psg_tir_node *cur, bool stmt, psg_tir_node **out, bool *created, bool *trivial) {
   psg_ctx *ctx = c->ctx;
+  if (stmt && table_known_empty(c, cur)) { /* no computation to consider: nothing replaced or bound */
+    psg_tir_retain(*out = cur);
+    *created = *trivial = false;
+    return PSG_OK;
+  }
   psg_status fs = nothing_to_common(c, cur, trivial);
   if (fs) return fs;
   if (*trivial) {
@@ -897,7 +918,7 @@ static psg_status walk(cse *c, psg_tir_node *root, psg_tir_node **out) {
 psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f, bool identify_equiv_terms,
                                         psg_tir_prim_func **out) {
   *out = NULL;
-  cse c = {.ctx = ctx, .equiv = identify_equiv_terms};
+  cse c = {.ctx = ctx, .equiv = identify_equiv_terms, .no_fast_paths = psgi_cse_exhaustive};
   psgi_cse_tables_init(&c.tables, ctx);
   psgi_map_init(&c.known, ctx);
   psgi_map_init(&c.values, ctx);

@@ -59,9 +59,32 @@ const psgi_cse_table *psgi_cse_cached_table(psgi_cse_tables *c, const psg_tir_no
 /* The computations expression e does, added to t: e itself when eligible,
  * else those of its operands. */
 psg_status psgi_cse_expr_table(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_table *t);
-/* The info of expression e (memoized for the pass; e is retained while
- * cached). */
-psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out);
+/* The info of expression e, computed (memoized for the pass, e retained
+ * while cached; a constant or var is not cached). */
+psg_status psgi_cse_info_compute(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out);
+/* Fibonacci hashing of the address (nodes are 16-byte aligned). */
+static inline size_t psgi_cse_info_home(const psgi_cse_tables *c, const psg_tir_node *key) {
+  return (size_t)(((uint64_t)(uintptr_t)key >> 4) * 0x9e3779b97f4a7c15ull >> 32) & (c->info_cap - 1);
+}
+/* The index + 1 of e's cached info, 0 when it has none. */
+static inline size_t psgi_cse_cached_index(const psgi_cse_tables *c, const psg_tir_node *e) {
+  if (!c->info_cap) return 0;
+  for (size_t i = psgi_cse_info_home(c, e);; i = (i + 1) & (c->info_cap - 1)) {
+    const struct psgi_cse_info_slot *sl = &c->info_slots[i];
+    if (sl->key == e) return sl->index;
+    if (!sl->key) return 0;
+  }
+}
+/* The info of expression e: the cached one inline (the pass's most
+ * frequent question), else psgi_cse_info_compute. */
+static inline psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out) {
+  size_t have = psgi_cse_cached_index(c, e);
+  if (have) {
+    *out = c->infos.data[have - 1];
+    return PSG_OK;
+  }
+  return psgi_cse_info_compute(c, e, out);
+}
 
 /* A constant or a var: no computation. */
 static inline bool psgi_cse_is_leaf(const psg_tir_node *n) {

@@ -38,11 +38,6 @@ static uint64_t leaf_hash(const psg_tir_node *n) {
   return h;
 }
 
-/* Fibonacci hashing of the address (nodes are 16-byte aligned). */
-static size_t info_home(const psgi_cse_tables *c, const psg_tir_node *key) {
-  return (size_t)(((uint64_t)(uintptr_t)key >> 4) * 0x9e3779b97f4a7c15ull >> 32) & (c->info_cap - 1);
-}
-
 /* Records e (not cached yet) as the owner of infos[index - 1], the last. */
 static bool info_put(psgi_cse_tables *c, const psg_tir_node *e, size_t index) {
   if (2 * index > c->info_cap) {
@@ -53,29 +48,33 @@ static bool info_put(psgi_cse_tables *c, const psg_tir_node *e, size_t index) {
     c->info_cap = ncap;
     for (size_t k = 0; k < ocap; k++) {
       if (!old[k].key) continue;
-      size_t i = info_home(c, old[k].key);
+      size_t i = psgi_cse_info_home(c, old[k].key);
       while (ns[i].key) i = (i + 1) & (ncap - 1);
       ns[i] = old[k];
     }
     psgi_free(c->ctx, old);
   }
-  size_t i = info_home(c, e);
+  size_t i = psgi_cse_info_home(c, e);
   while (c->info_slots[i].key) i = (i + 1) & (c->info_cap - 1);
   c->info_slots[i].key = e;
   c->info_slots[i].index = index;
   return true;
 }
 
-/* The info of n from its operands' (each expression operand cached
- * already: `kid` holds their index + 1, 0 for the others). */
-static psgi_cse_info node_info(const psgi_cse_tables *c, const psg_tir_node *n, const size_t *kid) {
+/* The info of a constant or a var, made on the spot (not cached: it reads
+ * the node alone). */
+static psgi_cse_info leaf_info(const psg_tir_node *n) { return (psgi_cse_info){leaf_hash(n), 1, false}; }
+
+/* The info of n from its operands' (`kid[i]`: operand i's info when
+ * `has[i]`, else it is not an expression). */
+static psgi_cse_info node_info(const psg_tir_node *n, const psgi_cse_info *kid, const bool *has) {
   psgi_cse_info r = {leaf_hash(n), 1, n->kind == PSG_TIR_CALL || n->kind == PSG_TIR_BUFFER_LOAD};
   for (uint32_t i = 0; i < n->nkids; i++) {
-    if (!kid[i]) {
+    if (!has[i]) {
       r.hash = mix(r.hash, hash_ptr(n->kids[i]));
       continue;
     }
-    const psgi_cse_info *ki = &c->infos.data[kid[i] - 1];
+    const psgi_cse_info *ki = &kid[i];
     r.hash = mix(r.hash, ki->hash);
     r.forbidden |= ki->forbidden;
     if (psgi_cse_visited_slot(n, i)) r.complexity += ki->complexity;
@@ -83,18 +82,20 @@ static psgi_cse_info node_info(const psgi_cse_tables *c, const psg_tir_node *n, 
   return r;
 }
 
-/* The index + 1 of e's info, 0 when it has none yet. */
-static size_t cached_index(const psgi_cse_tables *c, const psg_tir_node *e) {
-  if (!c->info_cap) return 0;
-  for (size_t i = info_home(c, e);; i = (i + 1) & (c->info_cap - 1)) {
-    const struct psgi_cse_info_slot *sl = &c->info_slots[i];
-    if (sl->key == e) return sl->index;
-    if (!sl->key) return 0;
-  }
+/* A constant or var without operands: its info is leaf_info's. */
+static bool plain_leaf(const psg_tir_node *n) { return n->nkids == 0 && psgi_cse_is_leaf(n); }
+
+/* Whether operand k needs an info computed first (an expression not cached). */
+static bool needs_info(const psgi_cse_tables *c, const psg_tir_node *k) {
+  return psgi_tir_is_expr_kind(k->kind) && !plain_leaf(k) && !psgi_cse_cached_index(c, k);
 }
 
-psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out) {
-  size_t have = cached_index(c, e);
+psg_status psgi_cse_info_compute(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out) {
+  if (plain_leaf(e)) {
+    *out = leaf_info(e);
+    return PSG_OK;
+  }
+  size_t have = psgi_cse_cached_index(c, e);
   if (have) {
     *out = c->infos.data[have - 1];
     return PSG_OK;
@@ -109,7 +110,9 @@ psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_
   size_t len = 0, cap = sizeof small / sizeof *small;
   psg_status s = PSG_OK;
   enum { KIDS = 8 };
-  size_t kid_small[KIDS], *kid = kid_small, kid_cap = KIDS;
+  psgi_cse_info kid_small[KIDS], *kid = kid_small;
+  bool has_small[KIDS], *has = has_small;
+  size_t kid_cap = KIDS;
   st[len++] = (fr){e, false};
   while (!s && len) {
     fr *f = &st[len - 1];
@@ -128,22 +131,30 @@ psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_
         st = nd, cap = ncap;
       }
       for (uint32_t i = n->nkids; i-- > 0;)
-        if (psgi_tir_is_expr_kind(n->kids[i]->kind) && !cached_index(c, n->kids[i])) st[len++] = (fr){n->kids[i], false};
+        if (needs_info(c, n->kids[i])) st[len++] = (fr){n->kids[i], false};
       continue;
     }
     len--;
-    if (cached_index(c, n)) continue; /* reached through another parent first */
+    if (psgi_cse_cached_index(c, n)) continue; /* reached through another parent first */
     if (n->nkids > kid_cap) {
-      size_t *nk = psgi_alloc(ctx, psgi_mul_size(n->nkids, sizeof *nk));
-      if (!nk) {
+      psgi_cse_info *nk = psgi_alloc(ctx, psgi_mul_size(n->nkids, sizeof *nk));
+      bool *nh = nk ? psgi_alloc(ctx, n->nkids * sizeof *nh) : NULL;
+      if (!nh) {
+        psgi_free(ctx, nk);
         s = psgi_nomem(ctx);
         break;
       }
-      if (kid != kid_small) psgi_free(ctx, kid);
-      kid = nk, kid_cap = n->nkids;
+      if (kid != kid_small) psgi_free(ctx, kid), psgi_free(ctx, has);
+      kid = nk, has = nh, kid_cap = n->nkids;
     }
-    for (uint32_t i = 0; i < n->nkids; i++) kid[i] = psgi_tir_is_expr_kind(n->kids[i]->kind) ? cached_index(c, n->kids[i]) : 0;
-    if (!PSGI_VEC_PUSH(ctx, &c->infos, node_info(c, n, kid))) {
+    for (uint32_t i = 0; i < n->nkids; i++) {
+      const psg_tir_node *k = n->kids[i];
+      has[i] = psgi_tir_is_expr_kind(k->kind);
+      if (!has[i]) continue;
+      if (plain_leaf(k)) kid[i] = leaf_info(k);
+      else kid[i] = c->infos.data[psgi_cse_cached_index(c, k) - 1];
+    }
+    if (!PSGI_VEC_PUSH(ctx, &c->infos, node_info(n, kid, has))) {
       s = psgi_nomem(ctx);
       break;
     }
@@ -155,8 +166,8 @@ psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_
     psg_tir_retain((psg_tir_node *)n); /* the key stays alive while cached */
   }
   if (st != small) psgi_free(ctx, st);
-  if (kid != kid_small) psgi_free(ctx, kid);
-  if (!s) *out = c->infos.data[cached_index(c, e) - 1];
+  if (kid != kid_small) psgi_free(ctx, kid), psgi_free(ctx, has);
+  if (!s) *out = c->infos.data[psgi_cse_cached_index(c, e) - 1];
   return s;
 }
 
@@ -330,23 +341,38 @@ size_t psgi_cse_table_count(const psgi_cse_table *t, const psg_tir_node *e, uint
 
 psg_status psgi_cse_expr_table(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_table *t) {
   psg_ctx *ctx = c->ctx;
-  PSGI_VEC(const psg_tir_node *) st = {0};
-  bool oom = false;
+  /* the work stack: on the C stack while it fits */
+  const psg_tir_node *small[64], **st = small;
+  size_t len = 0, cap = sizeof small / sizeof *small;
   psg_status s = PSG_OK;
-  if (!psgi_cse_is_leaf(e) && !PSGI_VEC_PUSH(ctx, &st, e)) oom = true;
-  while (!oom && !s && st.len) {
-    const psg_tir_node *n = st.data[--st.len];
-    if (psgi_cse_eligible(c, n, &oom)) {
+  if (!psgi_cse_is_leaf(e)) st[len++] = e;
+  while (!s && len) {
+    const psg_tir_node *n = st[--len];
+    /* psgi_cse_eligible, with the info read once */
+    if (psgi_tir_is_expr_kind(n->kind) && n->kind != PSG_TIR_RAMP && n->kind != PSG_TIR_BROADCAST) {
       psgi_cse_info in;
-      if (!(s = psgi_cse_info_of(c, n, &in))) s = psgi_cse_table_add(ctx, t, (psg_tir_node *)n, in.hash, 1);
-      continue;
+      if ((s = psgi_cse_info_of(c, n, &in))) break;
+      if (!in.forbidden) {
+        s = psgi_cse_table_add(ctx, t, (psg_tir_node *)n, in.hash, 1);
+        continue;
+      }
     }
-    for (uint32_t i = n->nkids; !oom && i-- > 0;)
-      if (psgi_cse_visited_slot(n, i) && !psgi_cse_is_leaf(n->kids[i]) && !PSGI_VEC_PUSH(ctx, &st, n->kids[i]))
-        oom = true;
+    if (len + n->nkids > cap) { /* past the small stack: to the heap */
+      size_t ncap = 2 * (len + n->nkids);
+      const psg_tir_node **nd = psgi_alloc(ctx, psgi_mul_size(ncap, sizeof *nd));
+      if (!nd) {
+        s = psgi_nomem(ctx);
+        break;
+      }
+      memcpy(nd, st, len * sizeof *nd);
+      if (st != small) psgi_free(ctx, st);
+      st = nd, cap = ncap;
+    }
+    for (uint32_t i = n->nkids; i-- > 0;)
+      if (psgi_cse_visited_slot(n, i) && !psgi_cse_is_leaf(n->kids[i])) st[len++] = n->kids[i];
   }
-  PSGI_VEC_FREE(ctx, &st);
-  return s ? s : oom ? psgi_nomem(ctx) : PSG_OK;
+  if (st != small) psgi_free(ctx, st);
+  return s;
 }
 
 static psg_status union_into(psg_ctx *ctx, psgi_cse_table *dst, const psgi_cse_table *src) {
@@ -361,6 +387,9 @@ static psg_status union_into(psg_ctx *ctx, psgi_cse_table *dst, const psgi_cse_t
  * b3 == NULL and `two`, TVM's intersection of two tables (While). */
 static psg_status three_children(psg_ctx *ctx, const psgi_cse_table *t[3], psgi_cse_table *out) {
   psg_status s = PSG_OK;
+  /* what two tables do needs two non-empty tables (a loop with constant
+   * bounds: only its body's) */
+  if ((t[0]->items.len > 0) + (t[1]->items.len > 0) + (t[2]->items.len > 0) < 2) return PSG_OK;
   for (int k = 0; k < 3 && !s; k++) {
     for (size_t i = 0; !s && i < t[k]->items.len; i++) {
       const psgi_cse_comp *c = &t[k]->items.data[i];
@@ -381,33 +410,33 @@ static psg_status three_children(psg_ctx *ctx, const psgi_cse_table *t[3], psgi_
  * statements must exist). */
 static psg_status stmt_table_of(psgi_cse_tables *c, const psg_tir_node *s, psgi_cse_table *out) {
   psg_ctx *ctx = c->ctx;
-  psgi_cse_table parts[3], empty;
-  psgi_cse_table_init(&empty, ctx);
-  for (int k = 0; k < 3; k++) psgi_cse_table_init(&parts[k], ctx);
-  const psgi_cse_table *t[3] = {&parts[0], &parts[1], &empty};
   psg_status st = PSG_OK;
-  if (s->kind == PSG_TIR_FOR || s->kind == PSG_TIR_IF_THEN_ELSE || s->kind == PSG_TIR_WHILE) {
-    if (s->kind == PSG_TIR_FOR) {
-      st = psgi_cse_expr_table(c, s->kids[1], &parts[0]);
-      if (!st) st = psgi_cse_expr_table(c, s->kids[2], &parts[1]);
-      t[2] = psgi_cse_cached_table(c, s->kids[3]);
-    } else if (s->kind == PSG_TIR_IF_THEN_ELSE) {
-      st = psgi_cse_expr_table(c, s->kids[0], &parts[0]);
-      t[1] = psgi_cse_cached_table(c, s->kids[1]);
-      if (s->nkids > 2) t[2] = psgi_cse_cached_table(c, s->kids[2]);
-    } else {
-      st = psgi_cse_expr_table(c, s->kids[0], &parts[0]);
-      t[1] = psgi_cse_cached_table(c, s->kids[1]);
-    }
-    if (!st) st = three_children(ctx, t, out);
-  } else {
+  if (s->kind != PSG_TIR_FOR && s->kind != PSG_TIR_IF_THEN_ELSE && s->kind != PSG_TIR_WHILE) {
     for (uint32_t i = 0; !st && i < s->nkids; i++) {
       if (!psgi_cse_visited_slot(s, i)) continue;
       const psg_tir_node *k = s->kids[i];
       if (psgi_tir_is_expr_kind(k->kind)) st = psgi_cse_expr_table(c, k, out);
       else st = union_into(ctx, out, psgi_cse_cached_table(c, k));
     }
+    return st;
   }
+  psgi_cse_table parts[3], empty;
+  psgi_cse_table_init(&empty, ctx);
+  for (int k = 0; k < 3; k++) psgi_cse_table_init(&parts[k], ctx);
+  const psgi_cse_table *t[3] = {&parts[0], &parts[1], &empty};
+  if (s->kind == PSG_TIR_FOR) {
+    st = psgi_cse_expr_table(c, s->kids[1], &parts[0]);
+    if (!st) st = psgi_cse_expr_table(c, s->kids[2], &parts[1]);
+    t[2] = psgi_cse_cached_table(c, s->kids[3]);
+  } else if (s->kind == PSG_TIR_IF_THEN_ELSE) {
+    st = psgi_cse_expr_table(c, s->kids[0], &parts[0]);
+    t[1] = psgi_cse_cached_table(c, s->kids[1]);
+    if (s->nkids > 2) t[2] = psgi_cse_cached_table(c, s->kids[2]);
+  } else {
+    st = psgi_cse_expr_table(c, s->kids[0], &parts[0]);
+    t[1] = psgi_cse_cached_table(c, s->kids[1]);
+  }
+  if (!st) st = three_children(ctx, t, out);
   for (int k = 0; k < 3; k++) psgi_cse_table_fini(ctx, &parts[k]);
   psgi_cse_table_fini(ctx, &empty);
   return st;

@@ -87,6 +87,7 @@ typedef struct psgi_tir_flattener {
   psgi_map flat;             /* buffer -> its flat form (owned) */
   psgi_map defined;          /* handle vars defined by params, Allocate or LetStmt */
   psgi_map flat_indices;     /* StorageFlatten: (buffer, indices) -> flat indices (buffer_flatten.c) */
+  psgi_map flat_shapes;      /* StorageFlatten: the same by shape, vars by position (flat_index_shapes.c) */
   bool canonical_shapes;     /* FlattenBuffer: flat extents canonically simplified */
   bool context_indices;      /* FlattenBuffer: indices simplified with the walk's facts */
   bool reject_predicates;    /* StorageFlatten: predicated accesses are an error */
@@ -103,6 +104,17 @@ psg_status psgi_tir_flattener_get(psgi_tir_flattener *f, const psg_tir_buffer *b
 psg_status psgi_tir_flattener_pre(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **replacement);
 psg_status psgi_tir_flattener_load(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out);
 psg_status psgi_tir_flattener_store(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node **out);
+/* psgi_tir_flat_indices of b at idx with the fact-free analyzer `fresh`,
+ * taken from `shapes` (its vars replaced by idx's) when an access of the
+ * same shape was flattened before, else computed and remembered there
+ * (flat_index_shapes.c). */
+psg_status psgi_flat_shapes_indices(psg_ctx *ctx, psgi_map *shapes, psg_arith_analyzer *fresh,
+                                    const psg_tir_buffer *b, psg_tir_expr *const *idx, size_t ni,
+                                    const psg_span *span, psg_tir_expr **out, size_t nout);
+void psgi_flat_shapes_fini(psg_ctx *ctx, psgi_map *shapes);
+/* Whether psgi_flat_shapes_indices always computes (false; tests set it to
+ * compare both ways). */
+extern bool psgi_flat_shapes_disabled;
 
 /* tir.UnrollLoop's config (TVM's UnrollLoopConfig) and the rewrite of one
  * PrimFunc under it; *out is f itself (retained) when nothing changed. */
@@ -159,6 +171,9 @@ psg_status psgi_tir_lower_opaque_block(psg_ctx *ctx, const psg_tir_prim_func *f,
  * is f itself (retained) when nothing is commoned. */
 psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f, bool identify_equiv_terms,
                                         psg_tir_prim_func **out);
+/* Whether the pass runs without its fast paths (every statement analysed
+ * from its computation table; false, tests set it to compare both ways). */
+extern bool psgi_cse_exhaustive;
 /* tir.LowerIntrin of one PrimFunc with the C target's rules (lower_intrin.c). */
 psg_status psgi_tir_lower_intrin(psg_ctx *ctx, const psg_tir_prim_func *f, psg_tir_prim_func **out);
 /* tir.InjectVirtualThread of one PrimFunc (inject_virtual_thread.c); *out
