@@ -4,6 +4,8 @@
 #include "tir/arith/arith_internal.h"
 
 bool psgi_arith_exhaustive = false;
+bool psgi_arith_check_rules_known = false;
+size_t psgi_arith_rules_known_checked, psgi_arith_rules_known_wrong;
 
 psg_status psg_arith_analyzer_create(psg_ctx *ctx, psg_arith_analyzer **out) {
   *out = NULL;

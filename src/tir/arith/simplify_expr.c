@@ -87,8 +87,17 @@ static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool cano
     return st;
   }
   bool branched = start != NULL;
-  if (rules_known && !branched) psg_tir_retain(cur = e); /* the rules give e back (see rules_fixed) */
-  else st = psgi_arith_rules_fixpoint(a, start ? start : e, 0, &cur);
+  if (rules_known && !branched) {
+    psg_tir_retain(cur = e); /* the rules give e back (see rules_fixed) */
+    if (psgi_arith_check_rules_known && !(st = psgi_arith_rules_fixpoint(a, e, 0, &c))) {
+      psgi_arith_rules_known_checked++;
+      psgi_arith_rules_known_wrong += c != e;
+      psg_tir_release(c);
+      c = NULL;
+    }
+  } else {
+    st = psgi_arith_rules_fixpoint(a, start ? start : e, 0, &cur);
+  }
   psg_tir_release(start);
   if (st || !canonical) {
     *strict = !st && !branched && cur == e;
