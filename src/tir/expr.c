@@ -88,17 +88,26 @@ psg_status psg_tir_pointer_var_create(psg_ctx *ctx, const char *name, psg_tir_dt
   return st;
 }
 
+/* Is t a scalar int (8, 16, 32, 64 bits), uint (8, 16, 32, 64) or bool
+ * (uint 1)? psg_tir_dtype_is_valid with one lane and those codes, read off
+ * the encoding (code | bits << 8 | lanes << 16) without the calls: every
+ * constant the simplifier makes passes here. */
+static bool scalar_int_dtype(psg_tir_dtype t) {
+  unsigned code = t & 0xff, bits = t >> 8 & 0xff;
+  if (t >> 16 != 1 || (code != PSG_TIR_CODE_INT && code != PSG_TIR_CODE_UINT)) return false;
+  return bits == 8 || bits == 16 || bits == 32 || bits == 64 || (bits == 1 && code == PSG_TIR_CODE_UINT);
+}
+
 psg_status psg_tir_int_imm_create(psg_ctx *ctx, psg_tir_dtype dtype, int64_t value,
                                   const psg_span *span, psg_tir_expr **out) {
   *out = NULL;
   psgi_tir_dtype_name_buf b;
-  int bits = psg_tir_dtype_bits(dtype);
-  if (!psg_tir_dtype_is_valid(dtype) || psg_tir_dtype_lanes(dtype) != 1 ||
-      !(psg_tir_dtype_is_int(dtype) || psg_tir_dtype_code(dtype) == PSG_TIR_CODE_UINT))
+  int bits = (int)(dtype >> 8 & 0xff);
+  if (!scalar_int_dtype(dtype))
     return psgi_tir_fail(ctx, PSG_ERR_TYPE, span, PSG_TIR_INT_IMM,
                          "dtype must be a scalar int, uint or bool, not %s", DT(dtype, b));
   bool fits;
-  if (psg_tir_dtype_is_int(dtype))
+  if ((dtype & 0xff) == PSG_TIR_CODE_INT)
     fits = bits == 64 || (value >= -(INT64_C(1) << (bits - 1)) && value < (INT64_C(1) << (bits - 1)));
   else
     fits = value >= 0 && (bits == 64 || value < (INT64_C(1) << bits));

@@ -11,7 +11,11 @@
  *   - psg_arith_simplify of random integer expressions (shared subtrees,
  *     selects, comparisons, divisions) over vars with bounds, a substituted
  *     var and a known condition, on one analyzer per mode so that later
- *     expressions meet the nodes earlier ones noted. */
+ *     expressions meet the nodes earlier ones noted.
+ * Both also run with psgi_arith_check_rules_known: every node at which the
+ * canonical walk skipped the rules (the rewrite walk kept it, design.md 235)
+ * is put through the rules too, which must give it back. And the info of a
+ * constant, made without the walk (design.md 237), is the walk's. */
 #include "check.h"
 #include "tir_equiv.h"
 /* the corpus loader's model lowering is not used here (no ONNX in unit tests) */
@@ -142,11 +146,71 @@ static void test_random_expressions(void) {
   }
 }
 
+/* The info of a constant, made without the walk and its cache (info.c),
+ * is the walk's: int constants of every width and sign, their extremes,
+ * and bools. */
+static void test_constant_info(void) {
+  psg_ctx *ctx = TB.ctx;
+  psg_arith_analyzer *an[2];
+  for (int m = 0; m < 2; m++) {
+    psgi_arith_exhaustive = m == 0;
+    CHECK_OK(psg_arith_analyzer_create(ctx, &an[m]));
+  }
+  psgi_arith_exhaustive = false;
+  static const int bits[] = {8, 16, 32, 64};
+  static const int64_t values[] = {0, 1, -1, 2, 7, -128, 127, 255, 32767, -32768, 65535, 2147483647, -2147483647 - 1,
+                                   4294967295, INT64_MAX, INT64_MIN};
+  size_t compared = 0;
+  for (int u = 0; u < 3; u++) {
+    for (size_t b = 0; b < sizeof bits / sizeof *bits; b++) {
+      psg_tir_dtype t = u == 2 ? psg_tir_dtype_bool() : u ? psg_tir_dtype_make(PSG_TIR_CODE_UINT, bits[b], 1)
+                                                          : psg_tir_dtype_make(PSG_TIR_CODE_INT, bits[b], 1);
+      for (size_t v = 0; v < sizeof values / sizeof *values; v++) {
+        int64_t x = values[v];
+        bool fits = u == 2 ? x == 0 || x == 1
+                    : u    ? x >= 0 && (bits[b] == 64 || x < (int64_t)1 << bits[b])
+                           : bits[b] == 64 || (x >= -((int64_t)1 << (bits[b] - 1)) && x < (int64_t)1 << (bits[b] - 1));
+        if (!fits) continue;
+        psg_tir_expr *c = NULL;
+        CHECK_OK(psg_tir_int_imm_create(ctx, t, x, NULL, &c));
+        if (!c) continue;
+        psgi_arith_info info[2];
+        for (int m = 0; m < 2; m++) CHECK_OK(psgi_arith_info_of(an[m], c, &info[m]));
+        CHECK(info[0].bound.min == info[1].bound.min && info[0].bound.max == info[1].bound.max);
+        CHECK(info[0].mod.coeff == info[1].mod.coeff && info[0].mod.base == info[1].mod.base);
+        CHECK(info[0].hash == info[1].hash);
+        compared++;
+        psg_tir_release(c);
+      }
+    }
+  }
+  CHECK(compared > 40);
+  for (int m = 0; m < 2; m++) psg_arith_analyzer_destroy(an[m]);
+}
+
+/* The skipped rules, run anyway over the same inputs: never a change. */
+static void test_rules_known(void) {
+  psgi_arith_check_rules_known = true;
+  psgi_arith_rules_known_checked = psgi_arith_rules_known_wrong = 0;
+  test_random_expressions();
+  size_t random_checked = psgi_arith_rules_known_checked;
+  size_t nfuncs = 0;
+  CHECK(corpus_each_func(TB.ctx, PASSAGE_SOURCE_DIR "/tests/tir_corpus/cases", all_passes, &nfuncs) == 0);
+  psgi_arith_check_rules_known = false;
+  CHECK(random_checked > 100);
+  CHECK(psgi_arith_rules_known_checked > random_checked + 100);
+  CHECK(psgi_arith_rules_known_wrong == 0);
+  fprintf(stderr, "  rules skipped and checked: %zu (random expressions %zu), changed: %zu\n",
+          psgi_arith_rules_known_checked, random_checked, psgi_arith_rules_known_wrong);
+}
+
 int main(void) {
   psg_ctx *ctx = check_ctx();
   tb_init(ctx);
   RUN_TEST(test_random_expressions);
   RUN_TEST(test_corpus);
+  RUN_TEST(test_rules_known);
+  RUN_TEST(test_constant_info);
   psgi_arith_exhaustive = false;
   tb_fini();
   CHECK_CTX_CLEAN(ctx);

@@ -405,6 +405,30 @@ static void test_oom(void) {
   }
 }
 
+/* IntImm's dtype check (expr.c reads the encoding) accepts exactly the
+ * valid scalar int, uint and bool dtypes: every code and bits, lanes 0, 1,
+ * 2 and the largest, against psg_tir_dtype_is_valid and the predicates. */
+static void test_int_imm_dtypes(void) {
+  psg_ctx *ctx = check_ctx();
+  static const unsigned lanes[] = {0, 1, 2, PSG_TIR_MAX_LANES};
+  size_t accepted = 0, wrong = 0;
+  for (unsigned code = 0; code < 256; code++)
+    for (unsigned bits = 0; bits < 256; bits++)
+      for (size_t l = 0; l < sizeof lanes / sizeof *lanes; l++) {
+        psg_tir_dtype t = code | bits << 8 | lanes[l] << 16;
+        bool want = psg_tir_dtype_is_valid(t) && psg_tir_dtype_lanes(t) == 1 &&
+                    (psg_tir_dtype_is_int(t) || psg_tir_dtype_code(t) == PSG_TIR_CODE_UINT);
+        psg_tir_expr *e = NULL;
+        psg_status st = psg_tir_int_imm_create(ctx, t, 0, NULL, &e); /* 0 fits every width */
+        wrong += (st == PSG_OK) != want || (st != PSG_OK && st != PSG_ERR_TYPE);
+        accepted += st == PSG_OK;
+        psg_tir_release(e);
+      }
+  CHECK_EQ_INT((int)wrong, 0);
+  CHECK_EQ_INT((int)accepted, 9); /* int 8/16/32/64, uint 8/16/32/64, bool */
+  CHECK_CTX_CLEAN(ctx);
+}
+
 int main(void) {
   I32 = psg_tir_dtype_int32();
   I64 = psg_tir_dtype_int64();
@@ -413,6 +437,7 @@ int main(void) {
   RUN_TEST(test_dtypes);
   RUN_TEST(test_exprs);
   RUN_TEST(test_expr_errors);
+  RUN_TEST(test_int_imm_dtypes);
   RUN_TEST(test_buffer_and_access);
   RUN_TEST(test_stmts_and_func);
   RUN_TEST(test_oom);

@@ -4,6 +4,8 @@
 #include "tir/arith/arith_internal.h"
 
 bool psgi_arith_exhaustive = false;
+bool psgi_arith_check_rules_known = false;
+size_t psgi_arith_rules_known_checked, psgi_arith_rules_known_wrong;
 
 psg_status psg_arith_analyzer_create(psg_ctx *ctx, psg_arith_analyzer **out) {
   *out = NULL;
@@ -194,6 +196,7 @@ psg_status psg_arith_bind_value(psg_arith_analyzer *a, psg_tir_expr *var, psg_ti
 psg_status psgi_arith_mark_non_negative(psg_arith_analyzer *a, psg_tir_expr *value) {
   /* value = sign * (c * ... * var * ...) + offset, read through Add/Sub;
    * TVM then bounds var below by -offset. */
+  if (value->kind == PSG_TIR_INT_IMM) return PSG_OK; /* a constant shape: no var (most shapes) */
   int64_t offset = 0;
   psg_tir_expr *sym = NULL;
   int nsym = 0;

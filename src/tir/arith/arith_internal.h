@@ -66,6 +66,12 @@ struct psg_arith_analyzer {
 
 /* What new analyzers take as `exhaustive` (false; tests set it). */
 extern bool psgi_arith_exhaustive;
+/* Tests: where the canonical walk skips the rules at a node because the
+ * rewrite walk kept it (simplify_expr.c, rules_fixed), run them anyway and
+ * count the skips (`checked`) and the nodes the rules would have changed
+ * (`wrong`, which the skip's argument says stays 0). */
+extern bool psgi_arith_check_rules_known;
+extern size_t psgi_arith_rules_known_checked, psgi_arith_rules_known_wrong;
 
 /* Binds a LetStmt var to value: PSGI_ARITH_LET_INLINE substitutes value for
  * the var (TVM's Bind of an inlinable let), PSGI_ARITH_LET_PROVE keeps it

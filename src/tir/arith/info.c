@@ -353,6 +353,17 @@ void psgi_arith_cache_trim(psg_arith_analyzer *a) {
 }
 
 psg_status psgi_arith_info_of(psg_arith_analyzer *a, psg_tir_expr *e, psgi_arith_info *out) {
+  if (e->kind == PSG_TIR_INT_IMM && !a->exhaustive) {
+    /* A constant asked for itself (a loop's min and extent, a rule's
+     * operand): node_info reads nothing else for it, so its info is made
+     * here, without a cache entry that the fact pushed next would clear
+     * anyway. The same info as the walk's; an uncached node only costs
+     * psgi_arith_equal its hash filter (design.md 237). */
+    psgi_arith_info none[1] = {{.hash = 0}};
+    node_info(a, e, none, out);
+    out->hash = leaf_hash(e);
+    return PSG_OK;
+  }
   psgi_arith_info *hit = cached(a, e);
   if (hit) {
     *out = *hit;

@@ -75,8 +75,8 @@ static psg_status and_of_ors(psg_arith_analyzer *a, psg_tir_expr *e, bool canoni
  * applied to e and (canonical mode) it has no other canonical form, so the
  * rewrite mode's rewrite_node of e gives e too (when neither and_of_ors
  * nor boolean_branches, which read the mode, is on; docs/design.md 222). */
-static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical, psg_tir_expr **out,
-                               bool *strict) {
+static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical, bool rules_known,
+                               psg_tir_expr **out, bool *strict) {
   psg_tir_expr *start = NULL, *cur = NULL, *c = NULL;
   *strict = false;
   psg_status st = boolean_branches(a, e, canonical, &start);
@@ -87,7 +87,17 @@ static psg_status rewrite_node(psg_arith_analyzer *a, psg_tir_expr *e, bool cano
     return st;
   }
   bool branched = start != NULL;
-  st = psgi_arith_rules_fixpoint(a, start ? start : e, 0, &cur);
+  if (rules_known && !branched) {
+    psg_tir_retain(cur = e); /* the rules give e back (see rules_fixed) */
+    if (psgi_arith_check_rules_known && !(st = psgi_arith_rules_fixpoint(a, e, 0, &c))) {
+      psgi_arith_rules_known_checked++;
+      psgi_arith_rules_known_wrong += c != e;
+      psg_tir_release(c);
+      c = NULL;
+    }
+  } else {
+    st = psgi_arith_rules_fixpoint(a, start ? start : e, 0, &cur);
+  }
   psg_tir_release(start);
   if (st || !canonical) {
     *strict = !st && !branched && cur == e;
@@ -228,6 +238,18 @@ static psg_status note_fixed_rw(psg_arith_analyzer *a, psg_tir_expr *r) {
   return PSG_OK;
 }
 
+/* Does the rules' fixpoint give n back under the current facts and options?
+ * Known when a rewrite walk (shared, outside branch scopes) left n as it is
+ * with FIXED_SAME: n was then its own rewrite_node result in rewrite mode,
+ * which (neither boolean conversion on: `cross`) is the rules' fixpoint
+ * alone, the same first step canonical mode's rewrite_node takes. So a
+ * canonical walk over the first walk's result skips the rules at every node
+ * the first walk kept (docs/design.md 235). */
+static bool rules_fixed(psg_arith_analyzer *a, const psg_tir_expr *n) {
+  const psgi_map_entry *en = psgi_map_get_ptr(&a->rewritten, rewritten_key(n, false));
+  return en && memo_node(en) == n && (memo_fixed(en) & FIXED_SAME);
+}
+
 psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canonical, psg_tir_expr **out) {
   psg_ctx *ctx = a->ctx;
   *out = NULL;
@@ -341,7 +363,7 @@ psg_status psgi_arith_rewrite(psg_arith_analyzer *a, psg_tir_expr *e, bool canon
       psg_tir_retain(res = node);
       strict = true;
     } else if (!s) {
-      s = rewrite_node(a, node, canonical, &res, &strict);
+      s = rewrite_node(a, node, canonical, cross && !scopes && node == n && rules_fixed(a, n), &res, &strict);
     }
     unsigned fixed = 0;
     if (!s && res == node) fixed = kids_fixed & (FIXED_SAME | (strict ? FIXED_RW : 0));

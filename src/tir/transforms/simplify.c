@@ -71,6 +71,8 @@ typedef struct walker {
   PSGI_VEC(frame) st;
   PSGI_VEC(psg_tir_stmt *) res; /* finished children; NULL: no statement */
   psgi_map buffer_vars;          /* vars in the definition of a buffer the body uses */
+  psg_tir_stmt *body;            /* the function's (input) body, which buffer_vars is of */
+  bool buffer_vars_ready;        /* collected (at the first LetStmt that needs them) */
   psgi_kv *kv;                   /* known buffer values (NULL: neither propagate_knowns_* switch) */
   psgi_map thread_vars;          /* thread var -> index + 1 in thread_max */
   PSGI_VEC(int64_t) thread_max;  /* the largest value each thread var was bound to */
@@ -441,6 +443,8 @@ static bool want_child(const frame *f, uint32_t i) {
   return true;
 }
 
+static psg_status is_buffer_var(walker *w, psg_tir_expr *var, bool *yes);
+
 /* Builds the result of f from its children's results (res[f->base...]). */
 static psg_status finish(walker *w, frame *f, psg_tir_stmt **out) {
   psg_tir_stmt *s = f->s;
@@ -495,7 +499,9 @@ static psg_status finish(walker *w, frame *f, psg_tir_stmt **out) {
     psg_tir_expr *v = f->ex[0];
     /* A var a buffer's definition uses keeps its LetStmt (the buffer is not
      * rewritten). */
-    if (f->inlined && !psgi_map_get_ptr(&w->buffer_vars, s->kids[0])) { /* substituted in the body */
+    bool buffer_var = false;
+    if (f->inlined && (st = is_buffer_var(w, s->kids[0], &buffer_var))) break;
+    if (f->inlined && !buffer_var) { /* substituted in the body */
       *out = body;
       if (nr) r[0] = NULL;
       break;
@@ -646,12 +652,29 @@ static int collect_buffer(psg_tir_visitor *v, const psg_tir_node *n) {
   return w->visit_st ? PSG_VISIT_ABORT : PSG_VISIT_SKIP_CHILDREN;
 }
 
-/* Before the walk: the vars buffer definitions use, and the shapes of the
- * parameter buffers known >= 0 (TVM's MarkBufferMapShapes). */
+/* Is var in the definition of a buffer the function's body uses? The set
+ * is of the input body, whatever the walk has rebuilt so far, so it is the
+ * same whenever it is collected: only a LetStmt whose value would be
+ * substituted asks, and most functions have none, so it is collected at the
+ * first such question rather than before the walk (a walk over every node
+ * of the body; docs/design.md 236). */
+static psg_status is_buffer_var(walker *w, psg_tir_expr *var, bool *yes) {
+  *yes = false;
+  if (!w->buffer_vars_ready) {
+    psg_tir_visitor v = {collect_buffer, NULL, w};
+    psg_status st = psg_tir_visit(w->ctx, &v, w->body);
+    if (st || (st = w->visit_st)) return st;
+    w->buffer_vars_ready = true;
+  }
+  *yes = psgi_map_get_ptr(&w->buffer_vars, var) != NULL;
+  return PSG_OK;
+}
+
+/* Before the walk: the shapes of the parameter buffers known >= 0 (TVM's
+ * MarkBufferMapShapes). */
 static psg_status prepare(walker *w, const psg_tir_prim_func *f) {
-  psg_tir_visitor v = {collect_buffer, NULL, w};
-  psg_status st = psg_tir_visit(w->ctx, &v, psg_tir_get_body(f));
-  if (st || (st = w->visit_st)) return st;
+  psg_status st = PSG_OK;
+  w->body = psg_tir_get_body(f);
   for (size_t i = 0; i < psg_tir_prim_func_buffer_map_size(f); i++) {
     psg_tir_buffer *b = psg_tir_prim_func_buffer_map_value(f, i);
     for (size_t d = 0; d < psg_tir_buffer_ndim(b); d++)
