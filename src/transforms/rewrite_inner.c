@@ -19,7 +19,7 @@ enum { LEAF = UINT32_MAX }; /* a child that is its own rewrite (not in the memo)
 #define PUSH(ctx, v, x) ((v)->len < (v)->cap ? ((v)->data[(v)->len++] = (x), true) : PSGI_VEC_PUSH(ctx, v, x))
 
 /* e rebuilt over its children's rewrites (memo entries `slots`; leaves stay),
- * then the callback. */
+ * then the callback; or the node the reuse hook gives for it. */
 static psg_status rewrite_node(psgi_rewriter *r, psgi_map *memo, const psg_expr *e, const uint32_t *slots,
                                psg_expr **out) {
   enum { SMALL = 8 };
@@ -33,14 +33,19 @@ static psg_status rewrite_node(psgi_rewriter *r, psgi_map *memo, const psg_expr 
     changed |= k != e->kids[i];
   }
   psg_status st = PSG_OK;
-  if (changed) {
+  bool taken = false; /* the reuse gave a node: e's rewrite as it is */
+  if (changed && r->reuse) {
+    st = r->reuse(r, e, kids, out);
+    taken = !st && *out;
+  }
+  if (!st && !taken && changed) {
     st = psgi_expr_rebuild(e, kids, out);
-  } else {
+  } else if (!st && !taken) {
     psg_expr_retain((psg_expr *)e);
     *out = (psg_expr *)e;
   }
   if (kids != small) psgi_free(r->ctx, kids);
-  psgi_rewrite_fn fn = r->visit[e->kind];
+  psgi_rewrite_fn fn = taken ? NULL : r->visit[e->kind];
   if (!st && fn) {
     st = fn(r, e, out);
     if (!st && !*out)
@@ -121,7 +126,7 @@ psg_status psgi_rewrite_function_inner(psg_expr *func, const psg_module *mod, co
   (void)mod; /* typed by the runner: the pass declares needs TYPED */
   psg_status st = psgi_check_typed(func, "the pass");
   if (st) return st;
-  psgi_rewriter r = {func->ctx, {0}, user};
+  psgi_rewriter r = {func->ctx, {0}, user, NULL};
   for (int k = 0; k < PSG_EXPR_KIND_COUNT; k++) r.visit[k] = visit[k];
   return psgi_rewrite_inner(&r, func, out);
 }
