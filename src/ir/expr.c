@@ -60,21 +60,39 @@ static psg_status new_expr(psg_ctx *ctx, int kind, size_t nkids, const psg_span 
 /* HAS_SCOPES from the node's kind and its children (set once, at birth). A
  * Composite function literal has none: its body is a closed function the
  * built-in passes keep as it is (psgi_is_composite_fn). */
-static void inherit_scopes(psg_expr *e) {
-  if (e->kind == PSG_EXPR_FUNCTION && psgi_is_composite_fn(e)) return;
+/* HAS_SCOPES for e from its kind and `kid_flags`, the OR of its children's
+ * flags (a Composite function is kept whole: never marked). */
+static void mark_scopes(psg_expr *e, uint16_t kid_flags) {
   bool scoped = e->kind == PSG_EXPR_IF || e->kind == PSG_EXPR_LET || e->kind == PSG_EXPR_FUNCTION ||
-                e->kind == PSG_EXPR_MATCH;
-  for (uint32_t i = 0; i < e->nkids && !scoped; i++) scoped = e->kids[i]->flags & PSGI_EXPR_HAS_SCOPES;
-  if (scoped) e->flags |= PSGI_EXPR_HAS_SCOPES;
+                e->kind == PSG_EXPR_MATCH || (kid_flags & PSGI_EXPR_HAS_SCOPES);
+  if (scoped && !psgi_is_composite_fn(e)) e->flags |= PSGI_EXPR_HAS_SCOPES;
 }
 
-static void set_kids(psg_expr *e, psg_expr *const *kids) {
-  for (uint32_t i = 0; i < e->nkids; i++) {
-    e->kids[i] = kids[i];
-    psg_expr_retain(kids[i]);
+/* A new reference to child k: psg_expr_retain with the thread test hoisted
+ * out of the caller's loop (`single`: psgi_single_threaded()). Returns k's
+ * flags, for mark_scopes. */
+static inline uint16_t retain_kid(psg_expr *k, bool single) {
+  uint16_t kf = k->flags;
+  if (!(kf & PSGI_EXPR_IMMORTAL)) {
+    if (single) k->refcount++;
+    else psgi_ref_inc(&k->refcount);
   }
-  inherit_scopes(e);
+  return kf;
 }
+
+/* Stores and retains n children from index `from`, in one pass that also
+ * gathers their flags; returns the OR of those flags. */
+static uint16_t store_kids(psg_expr *e, uint32_t from, psg_expr *const *kids, size_t n) {
+  bool single = psgi_single_threaded();
+  uint16_t kid_flags = 0;
+  for (size_t i = 0; i < n; i++) {
+    e->kids[from + i] = kids[i];
+    kid_flags |= retain_kid(kids[i], single);
+  }
+  return kid_flags;
+}
+
+static void set_kids(psg_expr *e, psg_expr *const *kids) { mark_scopes(e, store_kids(e, 0, kids, e->nkids)); }
 
 static bool all_present(psg_expr *const *kids, size_t n) {
   if (n && !kids) return false;
@@ -160,14 +178,10 @@ psg_status psg_call_create(psg_ctx *ctx, psg_expr *callee, psg_expr *const *args
   if (st) return st;
   psg_expr *e = *out;
   e->kids[0] = callee;
-  psg_expr_retain(callee);
-  for (size_t i = 0; i < n; i++) {
-    e->kids[i + 1] = args[i];
-    psg_expr_retain(args[i]);
-  }
+  uint16_t kid_flags = retain_kid(callee, psgi_single_threaded()) | store_kids(e, 1, args, n);
   e->u.attrs = attrs;
   psg_attrs_retain(attrs);
-  inherit_scopes(e);
+  mark_scopes(e, kid_flags);
   return PSG_OK;
 }
 
@@ -234,7 +248,7 @@ psg_status psg_function_create_poly(psg_ctx *ctx, psg_expr *const *params, size_
   e->u.fn.ret_type = ret_type;
   e->u.fn.tparams = tparams;
   psg_attrs_retain(attrs);
-  inherit_scopes(e);
+  mark_scopes(e, 0); /* a Function opens a scope whatever its children */
   return PSG_OK;
 }
 
@@ -322,18 +336,25 @@ psg_status psgi_expr_rebuild(const psg_expr *e, psg_expr *const *kids, psg_expr 
   memcpy(n, e, sizeof(psg_expr));
   if (psgi_expr_tail_words(e->kind)) *psgi_expr_tail_of(n) = *psgi_expr_tail_of(e); /* the size hint */
   n->refcount = 1;
-  n->flags = 0; /* not IMMORTAL (returned above); set_kids sets HAS_SCOPES */
+  n->flags = 0; /* not IMMORTAL (returned above) */
   n->checked_type = NULL;
-  set_kids(n, kids);
-  /* A final type stays final when every new child has the final type the
-   * old one had: the type follows from the payload and those types alone. */
-  if (psgi_expr_final_type(e)) {
-    bool same = true;
-    for (uint32_t i = 0; i < n->nkids && same; i++) same = same_final_type(e->kids[i], kids[i]);
-    if (same) {
-      n->checked_type = e->checked_type;
-      n->flags |= PSGI_EXPR_TYPE_FINAL;
-    }
+  /* One pass over the children (every node of a rewrite downstream of a
+   * change comes through here): each is stored and retained, its flags
+   * gathered for mark_scopes and, while the old type can stay final, its
+   * type compared. A final type stays final when every
+   * new child has the final type the old one had: the type follows from
+   * the payload and those types alone. */
+  bool same = psgi_expr_final_type(e) != NULL, single = psgi_single_threaded();
+  uint16_t kid_flags = 0;
+  for (uint32_t i = 0; i < n->nkids; i++) {
+    n->kids[i] = kids[i];
+    kid_flags |= retain_kid(kids[i], single);
+    if (same) same = same_final_type(e->kids[i], kids[i]);
+  }
+  mark_scopes(n, kid_flags);
+  if (same) {
+    n->checked_type = e->checked_type;
+    n->flags |= PSGI_EXPR_TYPE_FINAL;
   }
   if (n->kind == PSG_EXPR_CALL) psg_attrs_retain(n->u.attrs);
   if (n->kind == PSG_EXPR_FUNCTION) psg_attrs_retain(n->u.fn.attrs);

@@ -248,6 +248,15 @@ psg_status psgi_mutator_keep_composite(psg_mutator *m);
 void psgi_expr_set_checked_type(psg_expr *e, const psg_type *t);
 /* Sets the checked type and TYPE_FINAL (see the flags above). */
 void psgi_expr_set_final_type(psg_expr *e, const psg_type *t);
+/* Whether only one reference to `e` exists: a child held by nothing but its
+ * one parent, which a walk from a root that does not hold it otherwise (a
+ * function's body) reaches exactly once, so it needs no entry in the walk's
+ * seen set or memo. (A caller, another function, a pass's memo or a second
+ * parent holding it makes two; a count of 1 cannot rise concurrently, as no
+ * other thread can reach the node.) */
+static inline bool psgi_expr_held_once(const psg_expr *e) {
+  return !(e->flags & PSGI_EXPR_IMMORTAL) && __atomic_load_n(&e->refcount, __ATOMIC_RELAXED) == 1;
+}
 /* The checked type if it is final, else NULL. */
 static inline const psg_type *psgi_expr_final_type(const psg_expr *e) {
   return __atomic_load_n(&e->flags, __ATOMIC_ACQUIRE) & PSGI_EXPR_TYPE_FINAL ? e->checked_type : NULL;

@@ -193,7 +193,9 @@ psgi_map_entry *psgi_map_get_str(const psgi_map *m, const char *key, size_t len)
   return find(m, psgi_hash_bytes(key, len), key, len);
 }
 
-psgi_map_entry *psgi_map_put_ptr(psgi_map *m, const void *key, bool *is_new) {
+/* psgi_map_put_ptr when the slot table or the entry array must grow first
+ * (kept out of line: the common path then needs no saved registers). */
+__attribute__((noinline)) static psgi_map_entry *put_ptr_growing(psgi_map *m, const void *key, bool *is_new) {
   if ((m->len + 1) * 2 > m->nslots && !grow_slots(m)) return NULL;
   uint64_t h = hash_ptr(key);
   size_t i = probe_ptr(m, h, key);
@@ -201,6 +203,32 @@ psgi_map_entry *psgi_map_put_ptr(psgi_map *m, const void *key, bool *is_new) {
   if (is_new) *is_new = !s;
   if (s) return &m->entries[slot_index(s)];
   return insert_at(m, i, h, key, PSGI_PTR_KEY);
+}
+
+/* One probe finds the key or the empty slot its new entry takes; with room
+ * in both tables the whole find-or-insert is inline here (every walk's memo
+ * makes one or more per edge). */
+psgi_map_entry *psgi_map_put_ptr(psgi_map *m, const void *key, bool *is_new) {
+  if ((m->len + 1) * 2 > m->nslots || m->len == m->cap) return put_ptr_growing(m, key, is_new);
+  uint64_t h = hash_ptr(key);
+  size_t mask = m->nslots - 1, i = h & mask;
+  for (;; i = (i + 1) & mask) {
+    uint64_t s = m->slots[i];
+    if (!s) break;
+    psgi_map_entry *e = &m->entries[slot_index(s)];
+    if (slot_tag_is(s, h) && e->key == key && e->key_len == PSGI_PTR_KEY) {
+      if (is_new) *is_new = false;
+      return e;
+    }
+  }
+  if (is_new) *is_new = true;
+  m->slots[i] = slot_of(h, m->len);
+  psgi_map_entry *e = &m->entries[m->len++];
+  e->key = key;
+  e->key_len = PSGI_PTR_KEY;
+  e->hash = h;
+  e->value = NULL;
+  return e;
 }
 
 psgi_map_entry *psgi_map_put_str(psgi_map *m, const char *key, size_t len, bool *is_new) {

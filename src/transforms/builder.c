@@ -59,6 +59,43 @@ static ptrdiff_t op_index(psgi_built *b, const char *name) {
   return op;
 }
 
+/* The slot of (op, attrs, types) in c. */
+static struct psgi_rel_cache_entry *rel_slot(psgi_rel_cache *c, size_t op, const psg_attrs *attrs,
+                                             const psg_type *const *types, size_t n) {
+  uint64_t h = psgi_hash_mix(psgi_hash_ptr(attrs), (uint64_t)op);
+  for (size_t i = 0; i < n; i++) h = psgi_hash_mix(h, (uint64_t)(uintptr_t)types[i]);
+  return &c->slot[h % PSGI_REL_CACHE_SLOTS];
+}
+
+/* Whether slot s holds the result for (op, attrs, types): then in *out. */
+static bool rel_hit(const struct psgi_rel_cache_entry *s, size_t op, const psg_attrs *attrs,
+                    const psg_type *const *types, size_t n, const psg_type **out) {
+  bool hit = s->result && s->op == op && s->attrs == attrs && s->n == n;
+  for (size_t i = 0; hit && i < n; i++) hit = s->args[i] == types[i];
+  if (hit) *out = s->result;
+  return hit;
+}
+
+/* Keeps `result` in slot s for (op, attrs, types), replacing what it held. */
+static void rel_keep(struct psgi_rel_cache_entry *s, size_t op, psg_attrs *attrs, const psg_type *const *types,
+                     size_t n, const psg_type *result) {
+  psg_attrs_retain(attrs);
+  psg_attrs_release(s->attrs);
+  s->result = result;
+  s->op = op;
+  s->attrs = attrs;
+  s->n = n;
+  for (size_t i = 0; i < n; i++) s->args[i] = types[i];
+}
+
+void psgi_rel_cache_fini(psgi_rel_cache *c) {
+  for (size_t i = 0; i < PSGI_REL_CACHE_SLOTS; i++) {
+    psg_attrs_release(c->slot[i].attrs);
+    c->slot[i].attrs = NULL;
+    c->slot[i].result = NULL;
+  }
+}
+
 /* Types a call just built from its arguments' types with the op's relation.
  * When every argument's type is final the call's is too (what InferType
  * would find), so InferType after the pass need not visit it. `strict`
@@ -79,17 +116,25 @@ static psg_expr *type_call(psgi_built *b, psg_expr *call, psg_attrs *attrs, bool
     final &= f != NULL;
     typed &= (types[i] = f ? f : psgi_type_of(args[i])) != NULL;
   }
-  const psgi_op_impl *impl = psgi_op_impl_get(call->kids[0]->u.op);
+  size_t op = call->kids[0]->u.op;
+  const psgi_op_impl *impl = psgi_op_impl_get(op);
   if ((strict ? typed : final) && impl && impl->type_rel) {
-    psgi_op_call oc = {.ctx = b->ctx, .op = call->kids[0]->u.op, .attrs = attrs};
     const psg_type *t = NULL;
-    psg_status st = impl->type_rel(&oc, types, n, &t);
-    if (st == PSG_ERR_NOMEM || (st && strict)) {
-      if (!b->status) b->status = st == PSG_ERR_NOMEM ? st : psg_ctx_fail(b->ctx, PSG_ERR_TYPE, "%s: %s", psg_op_name(call->kids[0]), oc.msg);
-      call = NULL;
-    } else if (!st && final) {
+    psg_status st = PSG_OK;
+    struct psgi_rel_cache_entry *slot =
+        b->rel_cache && n <= PSGI_REL_CACHE_ARGS ? rel_slot(b->rel_cache, op, attrs, types, n) : NULL;
+    if (!slot || !rel_hit(slot, op, attrs, types, n, &t)) {
+      psgi_op_call oc = {.ctx = b->ctx, .op = op, .attrs = attrs}; /* (zeroes its message buffer: on a miss only) */
+      st = impl->type_rel(&oc, types, n, &t);
+      if (!st && t && slot) rel_keep(slot, op, attrs, types, n, t);
+      if (st == PSG_ERR_NOMEM || (st && strict)) {
+        if (!b->status) b->status = st == PSG_ERR_NOMEM ? st : psg_ctx_fail(b->ctx, PSG_ERR_TYPE, "%s: %s", psg_op_name(call->kids[0]), oc.msg);
+        call = NULL;
+      }
+    }
+    if (call && !st && final) {
       psgi_expr_set_final_type(call, t);
-    } else if (!st) {
+    } else if (call && !st) {
       psgi_give_type(call, t);
     }
   }

@@ -18,6 +18,26 @@
 #include "ir/ir_internal.h"
 #include "ir/op_table.h"
 
+/* Type relation results a pass reuses across the calls it builds: the
+ * same few calls over the same types again and again (SimplifyInference's
+ * batch_norm expansion, per batch_norm). A relation is a function of the
+ * op, its attrs and the argument types alone, and types live as long as
+ * their context, so a result found for those is the result. Direct-mapped,
+ * fixed size (a collision replaces); an entry holds a reference to its
+ * attrs, so their address cannot be reused by other attrs while cached.
+ * Zero-initialized; psgi_rel_cache_fini releases it. */
+enum { PSGI_REL_CACHE_SLOTS = 64, PSGI_REL_CACHE_ARGS = 4 };
+typedef struct psgi_rel_cache {
+  struct psgi_rel_cache_entry {
+    const psg_type *result; /* NULL: an empty slot */
+    size_t op;
+    psg_attrs *attrs;
+    size_t n;
+    const psg_type *args[PSGI_REL_CACHE_ARGS];
+  } slot[PSGI_REL_CACHE_SLOTS];
+} psgi_rel_cache;
+void psgi_rel_cache_fini(psgi_rel_cache *c);
+
 typedef struct psgi_built {
   psg_ctx *ctx;
   const psg_span *span; /* given to every node built: a live node's (psgi_expr_span_ref) or NULL */
@@ -26,6 +46,7 @@ typedef struct psgi_built {
    * arguments have one, so InferType after the pass need not visit it. Off by
    * default: a pass that matches on the types of what it built sees more. */
   bool final_types;
+  psgi_rel_cache *rel_cache; /* NULL: every typed build runs the op's relation */
   PSGI_VEC(psg_expr *) exprs;
   PSGI_VEC(psg_attrs *) attrs;
 } psgi_built;

@@ -32,6 +32,8 @@ typedef struct cse {
   psgi_map shapes;                 /* constants: dtype/shape hash -> the one constant not yet
                                       in `heads`, or FLUSHED */
   PSGI_VEC(cse_entry) entries;
+  const psg_expr *pending_for; /* the node reuse() found no match for, about to be rebuilt */
+  size_t pending_head;         /* its chain's slot in `heads` */
 } cse;
 
 /* Regions ------------------------------------------------------------------------- */
@@ -118,26 +120,30 @@ static bool same_arg(const psg_expr *a, const psg_expr *b) {
   return true;
 }
 
-static bool same_expr(const psg_expr *a, const psg_expr *b) {
+/* Whether `a` equals b, a node with b's kind and payload over children
+ * `bkids` (b's own, or the rewrites of b's children before b is rebuilt
+ * over them). */
+static bool same_expr(const psg_expr *a, const psg_expr *b, psg_expr *const *bkids) {
   if (a->kind != b->kind || a->nkids != b->nkids) return false;
   switch (a->kind) {
   case PSG_EXPR_CONSTANT: return psg_tensor_equal(a->u.constant, b->u.constant);
-  case PSG_EXPR_TUPLE_GET_ITEM: return a->kids[0] == b->kids[0] && a->u.index == b->u.index;
+  case PSG_EXPR_TUPLE_GET_ITEM: return a->kids[0] == bkids[0] && a->u.index == b->u.index;
   case PSG_EXPR_CALL:
-    if (a->kids[0] != b->kids[0] || !psg_attrs_equal(a->u.attrs, b->u.attrs)) return false;
+    if (a->kids[0] != bkids[0] || !psg_attrs_equal(a->u.attrs, b->u.attrs)) return false;
     for (uint32_t i = 1; i < a->nkids; i++)
-      if (!same_arg(a->kids[i], b->kids[i])) return false;
+      if (!same_arg(a->kids[i], bkids[i])) return false;
     return true;
   default: return false;
   }
 }
 
-static uint64_t expr_hash(const psg_expr *e) {
+/* The hash of e's kind and payload over children `kids` (as same_expr). */
+static uint64_t expr_hash(const psg_expr *e, psg_expr *const *kids) {
   switch (e->kind) {
-  case PSG_EXPR_TUPLE_GET_ITEM: return psgi_hash_mix(psgi_hash_ptr(e->kids[0]), (uint64_t)e->u.index);
+  case PSG_EXPR_TUPLE_GET_ITEM: return psgi_hash_mix(psgi_hash_ptr(kids[0]), (uint64_t)e->u.index);
   default: {
-    uint64_t h = psgi_hash_mix(psgi_hash_ptr(e->kids[0]), psg_attrs_count(e->u.attrs));
-    for (uint32_t i = 1; i < e->nkids; i++) h = psgi_hash_mix(h, arg_hash(e->kids[i]));
+    uint64_t h = psgi_hash_mix(psgi_hash_ptr(kids[0]), psg_attrs_count(e->u.attrs));
+    for (uint32_t i = 1; i < e->nkids; i++) h = psgi_hash_mix(h, arg_hash(kids[i]));
     return h;
   }
   }
@@ -166,24 +172,37 @@ static struct head *head_of(cse *c, uint64_t h) {
   return &c->heads[j];
 }
 
-/* Returns an earlier equal node of `region` (borrowed) among those hashed
- * `h`, or records `e` as one. */
-static psg_status find_or_add(cse *c, psg_expr *e, uint64_t h, uint32_t region, psg_expr **match) {
+/* An earlier node of `region` (borrowed) hashed `h` equal to e over `kids`
+ * (same_expr), or NULL; *head is h's chain. */
+static psg_status find(cse *c, const psg_expr *e, psg_expr *const *kids, uint64_t h, uint32_t region,
+                       struct head **head, psg_expr **match) {
   *match = NULL;
-  struct head *head = head_of(c, h);
-  if (!head) return psgi_nomem(c->ctx);
-  for (size_t i = head->first; i; i = c->entries.data[i - 1].next) {
+  if (!(*head = head_of(c, h))) return psgi_nomem(c->ctx);
+  for (size_t i = (*head)->first; i; i = c->entries.data[i - 1].next) {
     const cse_entry *en = &c->entries.data[i - 1];
-    if (en->region == region && same_expr(en->node, e)) {
+    if (en->region == region && same_expr(en->node, e, kids)) {
       *match = en->node;
-      return PSG_OK;
+      break;
     }
   }
+  return PSG_OK;
+}
+
+/* Records e as the first node of its value in `region`, on chain `head`. */
+static psg_status add(cse *c, psg_expr *e, uint32_t region, struct head *head) {
   cse_entry en = {e, region, head->first};
   if (!PSGI_VEC_PUSH(c->ctx, &c->entries, en)) return psgi_nomem(c->ctx);
   c->used_heads += !head->first;
   head->first = c->entries.len;
   return PSG_OK;
+}
+
+/* Returns an earlier equal node of `region` (borrowed) among those hashed
+ * `h`, or records `e` as one. */
+static psg_status find_or_add(cse *c, psg_expr *e, uint64_t h, uint32_t region, psg_expr **match) {
+  struct head *head;
+  psg_status st = find(c, e, e->kids, h, region, &head, match);
+  return st || *match ? st : add(c, e, region, head);
 }
 
 static uint64_t constant_hash(const psg_expr *e, uint64_t shape_hash) {
@@ -214,21 +233,53 @@ static psg_status find_or_add_constant(cse *c, psg_expr *e, psg_expr **match) {
 
 /* Rewrites ------------------------------------------------------------------------- */
 
-static bool is_candidate_call(const psg_expr *call) {
-  const psg_expr *callee = call->kids[0];
+/* A call of a pure op with arguments, its callee being kids[0]. */
+static bool is_candidate_call(const psg_expr *call, psg_expr *const *kids) {
+  const psg_expr *callee = kids[0];
   if (callee->kind != PSG_EXPR_OP || call->nkids < 2) return false;
   const psgi_op_impl *impl = psgi_op_impl_in(callee->ctx, callee->u.op);
   return !(impl && impl->stateful);
+}
+
+/* Before a call or projection whose children changed is rebuilt: the
+ * earlier equal node over the new children, if there is one (then nothing
+ * is built, and merge is not called), else nothing; the lookup's chain is
+ * kept for merge, which records the rebuilt node there without hashing it
+ * again (nothing is added in between: the rewrite calls merge next). */
+static psg_status reuse(psgi_rewriter *m, const psg_expr *e, psg_expr *const *kids, psg_expr **out) {
+  cse *c = m->user;
+  *out = NULL;
+  c->pending_for = NULL;
+  if (e->kind != PSG_EXPR_TUPLE_GET_ITEM && !(e->kind == PSG_EXPR_CALL && is_candidate_call(e, kids))) return PSG_OK;
+  uint32_t region = region_of(c, e);
+  struct head *head;
+  psg_expr *match;
+  psg_status st = find(c, e, kids, expr_hash(e, kids), region, &head, &match);
+  if (st) return st;
+  if (match) {
+    psg_expr_retain(match);
+    *out = match;
+    return PSG_OK;
+  }
+  c->pending_for = e;
+  c->pending_head = head - c->heads; /* an index: add() may grow the table later, not before */
+  return PSG_OK;
 }
 
 /* Default rewrite, then reuse an earlier equal node when there is one.
  * Constants are printed inline, so they merge across regions (region 0). */
 static psg_status merge(psgi_rewriter *m, const psg_expr *e, psg_expr **out) {
   cse *c = m->user;
-  if (e->kind == PSG_EXPR_CALL && !is_candidate_call(*out)) return PSG_OK;
+  if (c->pending_for == e) {
+    /* reuse() looked this value up and found none: record the node built. */
+    c->pending_for = NULL;
+    return add(c, *out, region_of(c, e), &c->heads[c->pending_head]);
+  }
+  if (e->kind == PSG_EXPR_CALL && !is_candidate_call(*out, (*out)->kids)) return PSG_OK;
   psg_expr *match;
-  psg_status st = e->kind == PSG_EXPR_CONSTANT ? find_or_add_constant(c, *out, &match)
-                                    : find_or_add(c, *out, expr_hash(*out), region_of(c, e), &match);
+  psg_status st = e->kind == PSG_EXPR_CONSTANT
+                      ? find_or_add_constant(c, *out, &match)
+                      : find_or_add(c, *out, expr_hash(*out, (*out)->kids), region_of(c, e), &match);
   if (st || !match || match == *out) return st;
   psg_expr_retain(match);
   psg_expr_release(*out);
@@ -238,7 +289,7 @@ static psg_status merge(psgi_rewriter *m, const psg_expr *e, psg_expr **out) {
 
 /* Ops and variables are never merged: the rewrite does not visit them. */
 static psg_status run(cse *c, psg_expr *func, psg_expr **out) {
-  psgi_rewriter m = {c->ctx, {0}, c};
+  psgi_rewriter m = {c->ctx, {0}, c, reuse};
   m.visit[PSG_EXPR_CALL] = merge;
   m.visit[PSG_EXPR_TUPLE_GET_ITEM] = merge;
   m.visit[PSG_EXPR_CONSTANT] = merge;

@@ -443,7 +443,9 @@ static psg_status may_change(psg_ctx *ctx, const psg_expr *root, bool *out) {
   *out = false;
   psgi_map seen;
   psgi_map_init(&seen, ctx);
-  psgi_map_reserve(&seen, psgi_expr_size_hint(root)); /* sized by the last walk (a hint) */
+  /* Sized by the last walk (a hint) for the nodes reached more than once:
+   * a quarter, as psgi_rewrite_inner's memo. */
+  psgi_map_reserve(&seen, psgi_expr_size_hint(root) / 4);
   PSGI_VEC(const psg_expr *) stack = {0};
   psg_status st = PSG_OK;
   if (!PSGI_VEC_PUSH(ctx, &stack, root)) st = psgi_nomem(ctx);
@@ -456,8 +458,10 @@ static psg_status may_change(psg_ctx *ctx, const psg_expr *root, bool *out) {
           k->kind == PSG_EXPR_GLOBAL_VAR)
         continue; /* leaves no rule starts from */
       if (psgi_is_composite_fn(k)) continue; /* kept as it is */
-      bool is_new = false;
-      if (!psgi_map_put_ptr(&seen, k, &is_new) || (is_new && !PSGI_VEC_PUSH(ctx, &stack, k))) st = psgi_nomem(ctx);
+      bool is_new = true; /* a node with one holder is reached once: not in `seen` */
+      if ((!psgi_expr_held_once(k) && !psgi_map_put_ptr(&seen, k, &is_new)) ||
+          (is_new && !PSGI_VEC_PUSH(ctx, &stack, k)))
+        st = psgi_nomem(ctx);
     }
   }
   PSGI_VEC_FREE(ctx, &stack);

@@ -299,8 +299,8 @@ static psg_status rebuild_plain(fuser *f, uint32_t i) {
 
 static psg_status rewrite_root(fuser *f, uint32_t i) {
   const psg_expr *e = f->g.nodes.data[i].expr;
-  const char *op = e->kind == PSG_EXPR_CALL && e->kids[0]->kind == PSG_EXPR_OP ? psg_op_name(e->kids[0]) : NULL;
-  if (op && !strcmp(op, "annotation.stop_fusion") && e->nkids == 2) {
+  ptrdiff_t op = psgi_call_op_id(e); /* by op table index: no name compared per group */
+  if (op == PSGI_OP_annotation_stop_fusion && e->nkids == 2) {
     /* The annotation has done its job: TVM drops it here. */
     uint32_t a = kid(f, i, 1);
     psg_expr *v = a == PSGI_FUSE_NONE ? NULL : f->outer[a];
@@ -309,7 +309,7 @@ static psg_status rewrite_root(fuser *f, uint32_t i) {
     f->outer[i] = v;
     return PSG_OK;
   }
-  if (op) return make_group_function(f, i);
+  if (op >= 0) return make_group_function(f, i);
   if (e->kind == PSG_EXPR_TUPLE_GET_ITEM && kid(f, i, 0) != PSGI_FUSE_NONE && psgi_fuse_group_of(&f->g, kid(f, i, 0)) == i)
     return make_group_function(f, i);
   /* Tuples rooting their group, projections of outside tuples, and every

@@ -441,6 +441,7 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
   psg_ctx *ctx = c->ctx;
   PSGI_VEC(frame) stack = {0};
   psg_status st = PSG_OK;
+  size_t typed = 0; /* nodes this walk typed (each once) */
   frame f0 = {root, 0};
   if (!PSGI_VEC_PUSH(ctx, &stack, f0)) return psgi_nomem(ctx);
   while (stack.len && !st) {
@@ -498,6 +499,7 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
     const psg_type *t = NULL;
     if ((st = infer_node(c, fn_name, e, &t)) != PSG_OK) break;
     if (e->kind == PSG_EXPR_OP) continue;
+    typed++;
     if (psgi_infer_is_final(e)) {
       psgi_expr_set_final_type((psg_expr *)e, t);
       continue;
@@ -511,6 +513,10 @@ static psg_status check_expr(checker *c, const char *fn_name, const psg_expr *ro
     psgi_expr_set_checked_type((psg_expr *)e, t);
   }
   PSGI_VEC_FREE(ctx, &stack);
+  /* Typing an untyped function meets its nodes: that sizes the first
+   * pass's memo at once (psgi_expr_size_hint) instead of regrowing it from
+   * nothing. A walk over a typed function types nothing and notes nothing. */
+  if (!st && typed > psgi_expr_size_hint(root)) psgi_expr_note_size(root, typed);
   return st;
 }
 

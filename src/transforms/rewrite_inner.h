@@ -15,10 +15,18 @@ typedef struct psgi_rewriter psgi_rewriter;
  * rewrite (e itself, or e rebuilt over the new children; a reference the
  * callback owns): the callback may release it and put another in its place. */
 typedef psg_status (*psgi_rewrite_fn)(psgi_rewriter *r, const psg_expr *e, psg_expr **out);
+/* Called before e is rebuilt over `kids`, its children's rewrites (at least
+ * one of them new): an existing node to take instead (a new reference),
+ * which is then e's rewrite as it is (not built, no visit callback), or
+ * NULL to build it. A pass that would replace what it built by a node it
+ * already has (EliminateCommonSubexpr) saves the node's construction and
+ * release. */
+typedef psg_status (*psgi_reuse_fn)(psgi_rewriter *r, const psg_expr *e, psg_expr *const *kids, psg_expr **out);
 struct psgi_rewriter {
   psg_ctx *ctx;
   psgi_rewrite_fn visit[PSG_EXPR_KIND_COUNT]; /* NULL: the default (leaves: kept, not visited) */
   void *user;
+  psgi_reuse_fn reuse; /* NULL: always build */
 };
 
 /* The rewrite of `root` in *out (a new reference). */

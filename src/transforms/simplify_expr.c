@@ -378,8 +378,9 @@ static psg_status simplify_call(psg_mutator *m, const psg_expr *e, psg_expr **ou
     *out = better;
   }
   /* Later patterns ask how many users the original of a rewritten call had
-   * (a node of the input, kept or returned by a rule, answers for itself). */
-  if (!st && *out != e && (*out)->kind == PSG_EXPR_CALL && !psgi_map_get_ptr(&s->users, *out)) {
+   * (a node of the input, kept or returned by a rule, answers for itself;
+   * the rebuild of e, when no rule fired, is new: not in `users`). */
+  if (!st && *out != e && (*out)->kind == PSG_EXPR_CALL && (!better || !psgi_map_get_ptr(&s->users, *out))) {
     bool is_new;
     psgi_map_entry *en = psgi_map_put_ptr(&s->origin, *out, &is_new); /* the first original stays */
     if (!en) st = psgi_nomem(m->ctx);

@@ -32,6 +32,8 @@ static psg_expr *reduce(psgi_built *b, size_t op, psg_expr *x, const int64_t *ax
  * model's batch norms all expand alike; attrs are immutable and shared). */
 typedef struct run_cache {
   psg_attrs *expand[PSG_MAX_RANK];
+  psgi_rel_cache rel; /* the expansions' calls over the same types, typed once */
+  size_t built;       /* nodes the expansions made: the result has about that many more */
 } run_cache;
 
 /* psgi_build_expand_to_axis with the run's cached attrs (axis 1, as it). */
@@ -149,9 +151,10 @@ static psg_expr *expand_l2_normalize(psgi_built *b, const psg_expr *call, psg_ex
 /* The rewritten arguments of a rewritten call (children after the callee). */
 static psg_expr *const *args_of(const psg_expr *call) { return (psg_expr *const *)call->kids + 1; }
 
-static psg_status finish(psgi_built *b, psg_expr *result, psg_expr *fallback, psg_expr **out) {
+static psg_status finish(psgi_built *b, run_cache *rc, psg_expr *result, psg_expr *fallback, psg_expr **out) {
   psg_status st = b->status;
   if (!st && result) {
+    rc->built += b->exprs.len;
     *out = psgi_built_keep(b, result);
     psg_expr_release(fallback);
   } else {
@@ -181,7 +184,9 @@ static psg_status simplify_projection(psgi_rewriter *m, const psg_expr *e, psg_e
   psgi_built b;
   psgi_built_init(&b, m->ctx, psgi_expr_span_ref(e));
   b.final_types = true; /* the expansions read the types of the originals only */
-  return finish(&b, expand_batch_norm(&b, m->user, orig, args_of(now), t), *out, out);
+  run_cache *rc = m->user;
+  b.rel_cache = &rc->rel;
+  return finish(&b, rc, expand_batch_norm(&b, rc, orig, args_of(now), t), *out, out);
 }
 
 static psg_status simplify_call(psgi_rewriter *m, const psg_expr *e, psg_expr **out) {
@@ -198,7 +203,9 @@ static psg_status simplify_call(psgi_rewriter *m, const psg_expr *e, psg_expr **
   psgi_built b;
   psgi_built_init(&b, m->ctx, psgi_expr_span_ref(e));
   b.final_types = true; /* the expansions read the types of the originals only */
-  return finish(&b, expand(&b, e, args_of(*out), t), *out, out);
+  run_cache *rc = m->user;
+  b.rel_cache = &rc->rel;
+  return finish(&b, rc, expand(&b, e, args_of(*out), t), *out, out);
 }
 
 static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user, psg_expr **out) {
@@ -206,9 +213,15 @@ static psg_status simplify(psg_expr *func, psg_module *mod, psg_pass_context *pc
   (void)user;
   static const psgi_rewrite_fn visit[PSG_EXPR_KIND_COUNT] = {[PSG_EXPR_TUPLE_GET_ITEM] = simplify_projection,
                                                              [PSG_EXPR_CALL] = simplify_call};
-  run_cache rc = {{0}};
+  run_cache rc;
+  memset(&rc, 0, sizeof rc);
   psg_status st = psgi_rewrite_function_inner(func, mod, visit, &rc, out);
+  /* The walk noted the nodes it met on the result; the next pass's walk
+   * meets the expansions' nodes too: sized for those, its memo does not
+   * regrow (psgi_expr_size_hint). */
+  if (!st && *out != func) psgi_expr_note_size(*out, psgi_expr_size_hint(*out) + rc.built);
   for (int i = 0; i < PSG_MAX_RANK; i++) psg_attrs_release(rc.expand[i]);
+  psgi_rel_cache_fini(&rc.rel);
   return st;
 }
 

@@ -207,6 +207,45 @@ static void test_builder(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* psgi_built's relation cache: the same types as the relation gives, on a
+ * hit and after collisions replaced entries (more distinct calls than
+ * slots); the attrs a cached entry holds stay alive until the cache's fini. */
+static void test_builder_rel_cache(void) {
+  psg_ctx *ctx = check_ctx();
+  psg_module *m = parse(ctx, HDR "def @main(%x: " T ") {\n  add(%x, 1f)\n}\n"), *typed = NULL;
+  CHECK_OK(infer(ctx, m, &typed));
+  psg_expr *add = main_body(m);
+  psgi_rel_cache rc;
+  memset(&rc, 0, sizeof rc);
+  psgi_built b;
+  psgi_built_init(&b, ctx, NULL);
+  b.final_types = true;
+  b.rel_cache = &rc;
+  for (int round = 0; round < 2; round++) { /* the second round meets hits and replaced slots */
+    for (int64_t n = 1; n <= 3 * PSGI_REL_CACHE_SLOTS; n++) {
+      psg_tensor *t = NULL;
+      CHECK_OK(psg_tensor_create(ctx, PSG_DTYPE_FLOAT32, &n, 1, NULL, &t));
+      psg_expr *c = psgi_build_constant(&b, t);
+      psg_tensor_release(t);
+      psg_expr *neg = psgi_build_op_call(&b, PSGI_OP_negative, &c, 1, NULL);
+      CHECK(neg && psgi_expr_final_type(neg) == tensor_type(ctx, &n, 1));
+    }
+  }
+  psg_attr *axis = psgi_build_attr_int(&b, 0), *num = psgi_build_attr_int(&b, 1);
+  psg_attrs *attrs = psgi_build_attrs(&b, (const char *[]){"axis", "num_newaxis"}, (psg_attr *[]){axis, num}, 2);
+  psg_expr *e1 = psgi_build_op_call(&b, PSGI_OP_expand_dims, &add, 1, attrs);
+  psg_expr *e2 = psgi_build_op_call(&b, PSGI_OP_expand_dims, &add, 1, attrs);
+  int64_t dims[2] = {1, 2};
+  CHECK(e1 && e2 && psgi_expr_final_type(e1) == tensor_type(ctx, dims, 2) &&
+        psgi_expr_final_type(e2) == psgi_expr_final_type(e1));
+  CHECK_EQ_INT(b.status, PSG_OK);
+  psgi_built_fini(&b); /* the cache still holds the attrs */
+  psgi_rel_cache_fini(&rc);
+  psg_module_release(typed);
+  psg_module_release(m);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 /* InferType writes back what it inferred (TVM's Resolver): the def's and a
  * nested literal's return types, the let variable's and the nested
  * parameter's types; the variable is replaced where it is used too. The
@@ -248,6 +287,7 @@ int main(void) {
   RUN_TEST(test_let_variable_retyped);
   RUN_TEST(test_rebuild);
   RUN_TEST(test_builder);
+  RUN_TEST(test_builder_rel_cache);
   RUN_TEST(test_write_back);
   return check_finish();
 }
