@@ -18,8 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include "passage/passage.h"
-
-enum { CALLS_PER_BLOCK = 14 };
+#include "residual_model.h"
 
 static double now(void) {
   struct timespec ts;
@@ -32,37 +31,6 @@ static void die(psg_ctx *ctx, const char *what) {
   for (size_t i = 0; ctx && i < psg_ctx_diag_count(ctx) && i < 5; i++)
     fputs(psg_diag_rendered(psg_ctx_get_diag(ctx, i)), stderr);
   exit(1);
-}
-
-/* The model as Relay text (parsed, so the benchmark also shows the parser
- * handles it): weights and batch-norm statistics are parameters. */
-static char *model_text(long blocks) {
-  size_t cap = 512 + (size_t)blocks * 900, len = 0;
-  char *s = malloc(cap);
-#define OUT(...) len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__)
-  OUT("#[version = \"0.0.5\"]\ndef @main(%%x: Tensor[(1, 2, 2, 4), float32], %%w: Tensor[(2, 2, 1, 1), float32], "
-      "%%g: Tensor[(2), float32], %%b: Tensor[(2), float32], %%m: Tensor[(2), float32], %%v: Tensor[(2), float32]) {\n");
-  long t = 0; /* next %t */
-  OUT("  %%%ld = add(%%x, 0f);\n", t++);
-  for (long i = 0; i < blocks; i++) {
-    long in = t - 1;
-    OUT("  %%%ld = nn.conv2d(%%%ld, %%w, padding=[0, 0, 0, 0], channels=2, kernel_size=[1, 1]);\n", t, in), t++;
-    OUT("  %%%ld = nn.batch_norm(%%%ld, %%g, %%b, %%m, %%v);\n", t, t - 1), t++;
-    OUT("  %%%ld = %%%ld.0;\n", t, t - 1), t++;
-    OUT("  %%%ld = nn.relu(%%%ld);\n", t, t - 1), t++;
-    OUT("  %%%ld = nn.relu(%%%ld);\n", t, t - 2), t++; /* the same relu again */
-    OUT("  %%%ld = add(%%%ld, %%%ld);\n", t, t - 2, t - 1), t++;
-    OUT("  %%%ld = multiply(%%%ld, 1f);\n", t, t - 1), t++;
-    OUT("  %%%ld = reshape(%%%ld, newshape=[1, 2, 8]);\n", t, t - 1), t++;
-    OUT("  %%%ld = reshape(%%%ld, newshape=[1, 2, 2, 4]);\n", t, t - 1), t++;
-    OUT("  %%%ld = multiply(0.5f, 2f);\n", t), t++;
-    OUT("  %%%ld = multiply(%%%ld, %%%ld);\n", t, t - 2, t - 1), t++;
-    OUT("  %%%ld = add(%%%ld, %%%ld);\n", t, t - 1, in), t++;
-    OUT("  %%%ld = subtract(%%%ld, 0f);\n", t, t - 1), t++;
-  }
-  OUT("  nn.relu(%%%ld)\n}\n", t - 1);
-#undef OUT
-  return s;
 }
 
 static psg_status count_calls_post(psg_visitor *v, const psg_expr *e) {
