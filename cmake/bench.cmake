@@ -38,5 +38,5 @@ target_link_libraries(bench_memory PRIVATE passage)
 if(PASSAGE_TESTS)
   add_test(NAME bench.memory.quick COMMAND bench_memory 1000 O3)
   set_tests_properties(bench.memory.quick PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600
-                       PASS_REGULAR_EXPRESSION "InferType.*FuseOps.*output released +0 ")
+                       PASS_REGULAR_EXPRESSION "InferType +[0-9]+ +[0-9]+.*FuseOps +[0-9]+ +[0-9]+.*  O3 +[0-9]+ +[0-9]+.*output released")
 endif()
