@@ -2,7 +2,9 @@
  * bench_passes' run: after the parse, after InferType, and during and after
  * every pass of a pipeline (nested passes indented).
  *
- *   bench_memory N [PASS]   PASS is a pass or O0..O3 (default O3)
+ *   bench_memory N [PASS [take]]   PASS is a pass or O0..O3 (default O3);
+ *                                  take: psg_pass_run_take, as `passage opt`
+ *                                  runs (the input freed once no pass needs it)
  *
  * The context gets a counting allocator (the C library's, with the bytes the
  * library asks for added up), so the numbers are the library's own live
@@ -11,6 +13,7 @@
  * and bench/run_scale.sh report. Per line: "phase live_B/call peak_B/call"
  * where peak is the most alive at once since the phase began. */
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +81,7 @@ static void die(psg_ctx *ctx, const char *what) {
 int main(int argc, char **argv) {
   calls = argc > 1 ? atol(argv[1]) : 100000;
   const char *name = argc > 2 ? argv[2] : "O3";
+  bool take = argc > 3 && !strcmp(argv[3], "take");
   if (calls < 1) calls = 1;
   long blocks = calls / CALLS_PER_BLOCK > 0 ? calls / CALLS_PER_BLOCK : 1;
   psg_allocator alloc = {counting_realloc, NULL};
@@ -109,10 +113,12 @@ int main(int argc, char **argv) {
     die(ctx, name);
   psg_instrument_release(inst);
   atomic_store(&peak, atomic_load(&live));
-  if (psg_pass_run(p, typed, pc, &out)) die(ctx, name);
+  if ((take ? psg_pass_run_take : psg_pass_run)(p, typed, pc, &out)) die(ctx, name);
   report("(run returned)", 0);
-  psg_module_release(typed);
-  report("input released", 0);
+  if (!take) {
+    psg_module_release(typed);
+    report("input released", 0);
+  }
   psg_module_release(out);
   psg_pass_release(p);
   psg_pass_context_release(pc);
