@@ -75,6 +75,10 @@ static psg_status call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_m
   psg_ctx *ctx = p->ctx;
   *out = NULL;
   size_t diags_before = psg_ctx_diag_count(ctx);
+  /* The caller's reference when it handed it over (hand_over.c), taken
+   * first so that nothing run from here sees the slot; released at the end
+   * unless it becomes `in` below. */
+  psg_module *handed = psgi_pass_take_handed(mod) ? mod : NULL;
   psgi_repro_frame repro;
   psgi_reproducer_enter(&repro, p, mod, pc);
   bool should_run = true;
@@ -87,14 +91,16 @@ static psg_status call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_m
   uint64_t h0 = immutable ? psg_module_structural_hash(mod) : 0;
   psg_module *in = mod, *ret = NULL;
   uint64_t skips = pc->bisect_skips;
-  /* The caller's reference when it handed it over, else one of our own;
-   * a Sequential body gets it and drops it after its first child, so the
-   * input is freed once no pass needs it (departure 245). Then `in` and
-   * `mod` may dangle after the body: nothing below reads them (verify only
-   * when immutable, verify-each and validate-each never for a Sequential,
-   * the after-failed hooks only with instruments: none of which allow it). */
+  /* `in` holds the handed reference when nothing reads `mod` after the
+   * body (psgi_pass_may_free_input: no after-failed hook, no immutable
+   * check), else one of our own and `handed` keeps `mod` alive to the end.
+   * A Sequential body is then given `in` and drops it after its first
+   * child, so the input is freed once no pass needs it (departure 245);
+   * `in` and `mod` may dangle after that body, and nothing below reads
+   * them (verify-each and validate-each never look at a Sequential's). */
   bool may_free = psgi_pass_may_free_input(pc);
-  if (!(may_free && psgi_pass_take_handed(mod))) psg_module_retain(in);
+  if (handed && may_free) handed = NULL;
+  else psg_module_retain(in);
   st = ensure(p, p->needs, &in, pc);
   unsigned in_props = psg_module_properties(in);
   bool give = may_free && p->kind == PSG_PASS_SEQUENTIAL;
@@ -120,6 +126,7 @@ static psg_status call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_m
   }
   *out = ret;
 done:
+  psg_module_release(handed); /* kept for the hooks, or the call was skipped */
   if (st) {
     if (psg_ctx_diag_count(ctx) == diags_before)
       psg_ctx_fail(ctx, st, "pass '%s' failed: %s", p->info->name, psg_status_str(st));

@@ -68,6 +68,7 @@ static psg_status run_required(const psgi_pass_list *req, psg_module **mod, psg_
 
 psg_status psgi_sequential_body(psg_pass *seq, psg_module *mod, psg_pass_context *pc, psg_module **out) {
   psg_module *cur = mod;
+  /* The runner's reference when it gave it (run.c), else our own. */
   if (!psgi_pass_take_handed(mod)) psg_module_retain(cur);
   size_t no_chain_before = 0; /* children the pass cache declined to chain */
   for (size_t i = 0; i < seq->num_children; i++) {

@@ -110,6 +110,11 @@ static void test_kept_for_readers(void) {
   kept = live_during(ctx, pc, false, false);
   taken = live_during(ctx, pc, false, true);
   CHECK_EQ_INT(taken, kept - 2);
+  /* ... and a pass failing after the input was freed leaks nothing. */
+  psg_pass *p = pipeline(ctx, true, true);
+  psg_module *out = NULL;
+  CHECK(psg_pass_run_take(p, input(ctx), pc, &out) == PSG_ERR_PASS_FAILED && !out);
+  psg_pass_release(p);
   psg_pass_context_release(pc);
   /* An after-failed hook: kept, and on failure it reads the input. */
   CHECK_OK(psg_pass_context_create(ctx, &pc));
@@ -121,8 +126,7 @@ static void test_kept_for_readers(void) {
   taken = live_during(ctx, pc, true, true);
   CHECK_EQ_INT(taken, kept);
   fx_events[0] = 0;
-  psg_pass *p = pipeline(ctx, true, true);
-  psg_module *out = NULL;
+  p = pipeline(ctx, true, true);
   CHECK(psg_pass_run_take(p, input(ctx), pc, &out) == PSG_ERR_PASS_FAILED && !out);
   CHECK_STR(fx_events, "run Fail;failed Fail with 1 function;failed sequential with 1 function;"
                        "failed sequential with 1 function;");
