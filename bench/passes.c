@@ -7,19 +7,22 @@
  *   bench_passes N - PASS     only PASS (a pass or O0..O3; "-": no MLIR file), e.g. under
  *                             `valgrind --tool=callgrind --toggle-collect=psg_pass_run` to
  *                             count one pass's instructions (bench/profile_passes.sh)
+ *   bench_passes N - PASS take  the same through psg_pass_run_take, as `passage opt` runs:
+ *                             the typed input is freed once no pass needs it (its peak
+ *                             RSS is what a user of `passage opt` sees)
  *
  * The model is a chain of residual blocks on a (1, 2, 2, 4) tensor, each
  * giving the passes something to do: conv2d -> batch_norm (SimplifyInference,
  * FoldScaleAxis) -> relu, identity arithmetic and a reshape pair (SimplifyExpr),
  * a duplicated relu (EliminateCommonSubexpr), a constant product (FoldConstant),
  * a residual add, and everything fusable (FuseOps). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "passage/passage.h"
-
-enum { CALLS_PER_BLOCK = 14 };
+#include "residual_model.h"
 
 static double now(void) {
   struct timespec ts;
@@ -32,37 +35,6 @@ static void die(psg_ctx *ctx, const char *what) {
   for (size_t i = 0; ctx && i < psg_ctx_diag_count(ctx) && i < 5; i++)
     fputs(psg_diag_rendered(psg_ctx_get_diag(ctx, i)), stderr);
   exit(1);
-}
-
-/* The model as Relay text (parsed, so the benchmark also shows the parser
- * handles it): weights and batch-norm statistics are parameters. */
-static char *model_text(long blocks) {
-  size_t cap = 512 + (size_t)blocks * 900, len = 0;
-  char *s = malloc(cap);
-#define OUT(...) len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__)
-  OUT("#[version = \"0.0.5\"]\ndef @main(%%x: Tensor[(1, 2, 2, 4), float32], %%w: Tensor[(2, 2, 1, 1), float32], "
-      "%%g: Tensor[(2), float32], %%b: Tensor[(2), float32], %%m: Tensor[(2), float32], %%v: Tensor[(2), float32]) {\n");
-  long t = 0; /* next %t */
-  OUT("  %%%ld = add(%%x, 0f);\n", t++);
-  for (long i = 0; i < blocks; i++) {
-    long in = t - 1;
-    OUT("  %%%ld = nn.conv2d(%%%ld, %%w, padding=[0, 0, 0, 0], channels=2, kernel_size=[1, 1]);\n", t, in), t++;
-    OUT("  %%%ld = nn.batch_norm(%%%ld, %%g, %%b, %%m, %%v);\n", t, t - 1), t++;
-    OUT("  %%%ld = %%%ld.0;\n", t, t - 1), t++;
-    OUT("  %%%ld = nn.relu(%%%ld);\n", t, t - 1), t++;
-    OUT("  %%%ld = nn.relu(%%%ld);\n", t, t - 2), t++; /* the same relu again */
-    OUT("  %%%ld = add(%%%ld, %%%ld);\n", t, t - 2, t - 1), t++;
-    OUT("  %%%ld = multiply(%%%ld, 1f);\n", t, t - 1), t++;
-    OUT("  %%%ld = reshape(%%%ld, newshape=[1, 2, 8]);\n", t, t - 1), t++;
-    OUT("  %%%ld = reshape(%%%ld, newshape=[1, 2, 2, 4]);\n", t, t - 1), t++;
-    OUT("  %%%ld = multiply(0.5f, 2f);\n", t), t++;
-    OUT("  %%%ld = multiply(%%%ld, %%%ld);\n", t, t - 2, t - 1), t++;
-    OUT("  %%%ld = add(%%%ld, %%%ld);\n", t, t - 1, in), t++;
-    OUT("  %%%ld = subtract(%%%ld, 0f);\n", t, t - 1), t++;
-  }
-  OUT("  nn.relu(%%%ld)\n}\n", t - 1);
-#undef OUT
-  return s;
 }
 
 static psg_status count_calls_post(psg_visitor *v, const psg_expr *e) {
@@ -96,6 +68,8 @@ static void write_mlir(const char *path, long n) {
 }
 
 static const char *only; /* argv[3]: run just this pass */
+static bool take;        /* argv[4] "take": give it the input (psg_pass_run_take) */
+static bool taken;       /* ... and it was given */
 
 static void run_one(psg_ctx *ctx, psg_module *typed, const char *name, int opt_level) {
   if (only && strcmp(only, name)) return;
@@ -105,10 +79,12 @@ static void run_one(psg_ctx *ctx, psg_module *typed, const char *name, int opt_l
   if (psg_pass_get(ctx, name, NULL, &p) || psg_pass_context_create(ctx, &pc) ||
       psg_pass_context_set_opt_level(pc, opt_level))
     die(ctx, name);
+  long before = count_calls(ctx, typed);
   double t0 = now();
-  if (psg_pass_run(p, typed, pc, &out)) die(ctx, name);
+  taken = take;
+  if ((take ? psg_pass_run_take : psg_pass_run)(p, typed, pc, &out)) die(ctx, name);
   double t1 = now();
-  printf("%s %.6f %ld %ld\n", name, t1 - t0, count_calls(ctx, typed), count_calls(ctx, out));
+  printf("%s %.6f %ld %ld\n", name, t1 - t0, before, count_calls(ctx, out));
   fflush(stdout);
   psg_module_release(out);
   psg_pass_release(p);
@@ -119,6 +95,7 @@ int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 1000;
   if (argc > 2 && strcmp(argv[2], "-")) write_mlir(argv[2], n);
   if (argc > 3) only = argv[3];
+  take = only && argc > 4 && !strcmp(argv[4], "take");
   long blocks = n / CALLS_PER_BLOCK > 0 ? n / CALLS_PER_BLOCK : 1;
   psg_ctx *ctx;
   if (psg_ctx_create(NULL, &ctx)) die(NULL, "context");
@@ -128,6 +105,7 @@ int main(int argc, char **argv) {
   if (psg_module_parse(ctx, text, strlen(text), "bench.relay", &m)) die(ctx, "parse");
   free(text);
   if (psg_pass_get(ctx, "InferType", NULL, &infer) || psg_pass_run(infer, m, NULL, &typed)) die(ctx, "InferType");
+  psg_module_release(m); /* typed holds what it needs (typed in place: the same module) */
   /* Each pass alone on the typed model (called directly, as TVM's tests do:
    * the level does not gate it; `required` passes are not run), then the
    * -O pipelines, which include everything they need. */
@@ -146,8 +124,7 @@ int main(int argc, char **argv) {
     run_one(ctx, typed, name, level);
   }
   psg_pass_release(infer);
-  psg_module_release(typed);
-  psg_module_release(m);
+  if (!taken) psg_module_release(typed); /* else the run took it */
   psg_ctx_release(ctx);
   return 0;
 }

@@ -31,3 +31,12 @@ if(PASSAGE_TESTS)
   add_test(NAME bench.passes.quick COMMAND ${PROJECT_SOURCE_DIR}/bench/run_passes.sh --quick ${PROJECT_BINARY_DIR})
   set_tests_properties(bench.passes.quick PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600)
 endif()
+
+# What is alive at each phase of a pipeline, per op call (issue 21).
+add_executable(bench_memory ${PROJECT_SOURCE_DIR}/bench/memory_phases.c)
+target_link_libraries(bench_memory PRIVATE passage)
+if(PASSAGE_TESTS)
+  add_test(NAME bench.memory.quick COMMAND bench_memory 1000 O3)
+  set_tests_properties(bench.memory.quick PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 600
+                       PASS_REGULAR_EXPRESSION "InferType +[0-9]+ +[0-9]+.*FuseOps +[0-9]+ +[0-9]+.*  O3 +[0-9]+ +[0-9]+.*output released")
+endif()

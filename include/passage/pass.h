@@ -133,6 +133,18 @@ PSG_API char *psg_pass_to_string(const psg_pass *p);
  * stays NULL and `mod` is unchanged. */
 PSG_API psg_status psg_pass_run(psg_pass *p, psg_module *mod, psg_pass_context *pctx,
                                 psg_module **out);
+/* psg_pass_run taking the caller's reference to `mod` (ours, departure
+ * 245): the run frees the input as soon as no pass needs it (a pipeline's
+ * input once its first pass has returned, when nothing else holds it)
+ * instead of keeping it alive to the end, so the peak of a pipeline holds
+ * one module and a pass's output, not also the input. TVM's passes take
+ * the module by value the same way (`mod = seq(std::move(mod))`). The
+ * caller must not use `mod` afterwards, success or failure (on failure the
+ * input is released unchanged; nothing comes back). Instruments and
+ * testing.immutable_module read the input after a pass, so with either the
+ * input lives to the end as with psg_pass_run. */
+PSG_API psg_status psg_pass_run_take(psg_pass *p, psg_module *mod, psg_pass_context *pctx,
+                                     psg_module **out);
 
 /* Module properties -----------------------------------------------------------
  * Facts the pass runner records on an immutable module (docs/pass-infra.md):

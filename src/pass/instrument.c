@@ -70,6 +70,14 @@ static bool take_snapshot(psg_pass_context *pc, snapshot *s) {
   return ok;
 }
 
+bool psgi_instruments_watch_failures(psg_pass_context *pc) {
+  pthread_mutex_lock(&pc->lock);
+  bool any = false;
+  for (size_t i = 0; i < pc->instruments.len && !any; i++) any = pc->instruments.data[i]->cb.run_after_pass_failed != NULL;
+  pthread_mutex_unlock(&pc->lock);
+  return any;
+}
+
 static void drop_snapshot(psg_pass_context *pc, snapshot *s) {
   for (size_t i = 0; i < s->n; i++) psg_instrument_release(s->items[i]);
   if (s->items != s->small) psgi_free(pc->ctx, s->items);

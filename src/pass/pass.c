@@ -321,10 +321,14 @@ void psg_pass_set_concurrent(psg_pass *p, bool concurrent) {
 
 bool psg_pass_is_concurrent(const psg_pass *p) { return p->trusted || p->concurrent; }
 
-psg_status psg_pass_run(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
+/* `take`: the caller's reference to mod is the run's (psg_pass_run_take). */
+static psg_status run(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out, bool take) {
   *out = NULL;
-  if (!p || !mod) return PSG_ERR_INVALID_ARGUMENT;
-  if (!pc && !(pc = psg_pass_context_current(p->ctx))) return psgi_nomem(p->ctx);
+  if (!p || !mod) return take ? psg_module_release(mod), PSG_ERR_INVALID_ARGUMENT : PSG_ERR_INVALID_ARGUMENT;
+  if (!pc && !(pc = psg_pass_context_current(p->ctx))) {
+    if (take) psg_module_release(mod);
+    return psgi_nomem(p->ctx);
+  }
   bool bisect = psgi_bisect_run_begin(pc);
   /* A run that may start threads (or in a process that has them) keeps the
    * caller's allocations and object counts in a thread cache too: its serial
@@ -336,10 +340,20 @@ psg_status psg_pass_run(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_
    * parallel loop and parked between them. */
   if (threads > 1) psgi_pool_enter(threads);
   psgi_validate_run_begin(pc);
+  if (take) psgi_pass_hand_over(mod);
   psg_status st = psgi_pass_call(p, mod, pc, out);
+  if (take && psgi_pass_handed_back(mod)) psg_module_release(mod);
   psgi_validate_run_end(pc);
   if (threads > 1) psgi_pool_exit();
   if (cache) psgi_ctx_thread_cache_end(p->ctx);
   psgi_bisect_run_end(pc, bisect);
   return st;
+}
+
+psg_status psg_pass_run(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
+  return run(p, mod, pc, out, false);
+}
+
+psg_status psg_pass_run_take(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out) {
+  return run(p, mod, pc, out, true);
 }

@@ -216,6 +216,19 @@ unsigned psgi_pass_context_threads(psg_pass_context *pc);
 
 /* The one run function (run.c): every pass kind goes through it. */
 psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);
+/* Handing a module reference to the next psgi_pass_call on it (hand_over.c,
+ * departure 245): hand_over before the call; the call takes it with
+ * take_handed (true: the caller's reference is now the taker's); after the
+ * call, handed_back tells the giver whether it still owns its reference
+ * (the call did not take it) and clears the slot. */
+void psgi_pass_hand_over(psg_module *mod);
+bool psgi_pass_take_handed(const psg_module *mod);
+bool psgi_pass_handed_back(const psg_module *mod);
+/* No instrument's after-failed hook and no immutable-module check will
+ * read a call's input after its body, so a Sequential body may free it. */
+bool psgi_pass_may_free_input(psg_pass_context *pc);
+/* Whether an instrument of pc has a run_after_pass_failed hook (instrument.c). */
+bool psgi_instruments_watch_failures(psg_pass_context *pc);
 /* The properties `want` on *mod, as psgi_pass_call gives them to `p` before
  * its body (run.c; the pass cache's chains type a module this way). */
 psg_status psgi_pass_ensure(psg_pass *p, unsigned want, psg_module **mod, psg_pass_context *pc);

@@ -62,9 +62,11 @@ static psg_status verify(psg_pass *p, const psg_module *in, uint64_t in_hash, bo
 /* `out` came from `in`: unchanged, it only gains; changed, it keeps what
  * the pass declares it keeps. A registered pass's spec holds for its result,
  * unless opt-bisect skipped part of it (`partial`): then the pass did not
- * do all its work and only what it keeps is known. */
-static psg_status update_properties(psg_pass *p, psg_module *in, psg_module *out, bool partial) {
-  unsigned kept = out == in ? 0 : psg_module_properties(in) & p->keeps;
+ * do all its work and only what it keeps is known. `same`: out is in; a
+ * Sequential that freed its input (departure 245) says false, which is
+ * harmless when out is in after all (it gains what it already has). */
+static psg_status update_properties(psg_pass *p, unsigned in_props, bool same, psg_module *out, bool partial) {
+  unsigned kept = same ? 0 : in_props & p->keeps;
   psgi_module_add_properties(out, kept | (partial ? 0 : p->establishes));
   return p->spec && !partial ? psgi_module_add_spec(out, p->spec) : PSG_OK;
 }
@@ -73,6 +75,10 @@ static psg_status call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_m
   psg_ctx *ctx = p->ctx;
   *out = NULL;
   size_t diags_before = psg_ctx_diag_count(ctx);
+  /* The caller's reference when it handed it over (hand_over.c), taken
+   * first so that nothing run from here sees the slot; released at the end
+   * unless it becomes `in` below. */
+  psg_module *handed = psgi_pass_take_handed(mod) ? mod : NULL;
   psgi_repro_frame repro;
   psgi_reproducer_enter(&repro, p, mod, pc);
   bool should_run = true;
@@ -85,13 +91,28 @@ static psg_status call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_m
   uint64_t h0 = immutable ? psg_module_structural_hash(mod) : 0;
   psg_module *in = mod, *ret = NULL;
   uint64_t skips = pc->bisect_skips;
-  psg_module_retain(in);
+  /* `in` holds the handed reference when nothing reads `mod` after the
+   * body (psgi_pass_may_free_input: no after-failed hook, no immutable
+   * check), else one of our own and `handed` keeps `mod` alive to the end.
+   * A Sequential body is then given `in` and drops it after its first
+   * child, so the input is freed once no pass needs it (departure 245);
+   * `in` and `mod` may dangle after that body, and nothing below reads
+   * them (verify-each and validate-each never look at a Sequential's). */
+  bool may_free = psgi_pass_may_free_input(pc);
+  if (handed && may_free) handed = NULL;
+  else psg_module_retain(in);
   st = ensure(p, p->needs, &in, pc);
-  if (!st) st = body(p, in, pc, &ret);
+  unsigned in_props = psg_module_properties(in);
+  bool give = may_free && p->kind == PSG_PASS_SEQUENTIAL;
+  if (!st) {
+    if (give) psgi_pass_hand_over(in);
+    st = body(p, in, pc, &ret);
+    if (give && !psgi_pass_handed_back(in)) in = NULL; /* the body's now */
+  }
   if (!st) st = verify(p, mod, h0, immutable);
   if (!st) st = psgi_verify_each(p, pc, in, ret);
   if (!st) st = psgi_validate_each(p, pc, in, ret);
-  if (!st) st = update_properties(p, in, ret, pc->bisect_skips != skips);
+  if (!st) st = update_properties(p, in_props, in && ret == in, ret, pc->bisect_skips != skips);
   if (!st) st = ensure(p, p->result_needs, &ret, pc);
   psg_module_release(in);
   if (st) {
@@ -105,6 +126,7 @@ static psg_status call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_m
   }
   *out = ret;
 done:
+  psg_module_release(handed); /* kept for the hooks, or the call was skipped */
   if (st) {
     if (psg_ctx_diag_count(ctx) == diags_before)
       psg_ctx_fail(ctx, st, "pass '%s' failed: %s", p->info->name, psg_status_str(st));

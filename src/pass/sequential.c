@@ -68,7 +68,8 @@ static psg_status run_required(const psgi_pass_list *req, psg_module **mod, psg_
 
 psg_status psgi_sequential_body(psg_pass *seq, psg_module *mod, psg_pass_context *pc, psg_module **out) {
   psg_module *cur = mod;
-  psg_module_retain(cur);
+  /* The runner's reference when it gave it (run.c), else our own. */
+  if (!psgi_pass_take_handed(mod)) psg_module_retain(cur);
   size_t no_chain_before = 0; /* children the pass cache declined to chain */
   for (size_t i = 0; i < seq->num_children; i++) {
     psg_pass *child = seq->children[i];
@@ -86,8 +87,15 @@ psg_status psgi_sequential_body(psg_pass *seq, psg_module *mod, psg_pass_context
     }
     psg_status st = run_required(&seq->child_required[i], &cur, pc);
     psg_module *next = NULL;
-    if (!st) st = psgi_pass_call(child, cur, pc, &next);
-    psg_module_release(cur);
+    /* The child may take our reference and free `cur` before it returns
+     * (hand_over.c), as this body frees its own input after its first child. */
+    bool ours = true;
+    if (!st) {
+      psgi_pass_hand_over(cur);
+      st = psgi_pass_call(child, cur, pc, &next);
+      ours = psgi_pass_handed_back(cur);
+    }
+    if (ours) psg_module_release(cur);
     if (st) return st;
     cur = next;
   }

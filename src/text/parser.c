@@ -65,6 +65,8 @@ static void parser_fini(parser *ps) {
   psgi_map_fini(&ps->declared_types);
   for (size_t i = 0; i < ps->ctors.len; i++) psg_expr_release(ps->ctors.entries[i].value);
   psgi_map_fini(&ps->ctors);
+  for (size_t i = 0; i < ps->call_attrs.len; i++) psg_attrs_release(ps->call_attrs.entries[i].value);
+  psgi_map_fini(&ps->call_attrs);
   for (size_t i = 0; i < ps->type_defs.len; i++) psg_type_data_release(ps->type_defs.data[i]);
   PSGI_VEC_FREE(ps->ctx, &ps->type_defs);
 }
@@ -81,6 +83,7 @@ static psg_status parser_init(parser *ps, psg_ctx *ctx, const char *text, size_t
   psgi_map_init(&ps->type_names, ctx);
   psgi_map_init(&ps->declared_types, ctx);
   psgi_map_init(&ps->ctors, ctx);
+  psgi_map_init(&ps->call_attrs, ctx);
   psgi_arena_init(&ps->arena, ctx);
   ps->src = text ? text : "";
   *meta_at = find_metadata(ps->src, len);

@@ -39,6 +39,28 @@ static psg_status suggest_op(parser *ps, const token *t) {
   return psgi_rp_error_at(ps, t, "unknown operator '%s'", word);
 }
 
+/* Calls written with the same attribute text (`padding=[0, 0, 0, 0],
+ * channels=2` on every conv2d of a model) share one psg_attrs instead of
+ * each holding a copy (docs/design.md, departure 244): *attrs, parsed from
+ * text [from, from + len), is replaced by the one parsed first from the
+ * same text when the two are equal (they differ only if the ops read the
+ * text as values of other kinds). Attributes are immutable, so sharing is
+ * invisible but for the memory. */
+static psg_status share_call_attrs(parser *ps, const char *from, size_t len, psg_attrs **attrs) {
+  bool is_new = false;
+  psgi_map_entry *e = psgi_map_put_str(&ps->call_attrs, from, len, &is_new);
+  if (!e) return psgi_nomem(ps->ctx);
+  if (is_new) {
+    psg_attrs_retain(*attrs);
+    e->value = *attrs;
+  } else if (e->value != *attrs && psg_attrs_equal(e->value, *attrs)) {
+    psg_attrs_release(*attrs);
+    *attrs = e->value;
+    psg_attrs_retain(*attrs);
+  }
+  return PSG_OK;
+}
+
 /* (args, attrs) of a call whose callee is parsed; `op` is the op index or -1. */
 static psg_status parse_call(parser *ps, psg_expr *callee, ptrdiff_t op, const token *start, psg_expr **out) {
   /* The IR rejects these callees (psg_call_create); say so where the call
@@ -51,10 +73,12 @@ static psg_status parse_call(parser *ps, psg_expr *callee, ptrdiff_t op, const t
   PSGI_VEC(psg_expr *) args = {0};
   PSGI_VEC(const char *) keys = {0};
   PSGI_VEC(psg_attr *) vals = {0};
+  const char *attrs_from = NULL; /* the first attribute's key in the text */
   psg_status st = PSG_OK;
   while (!st && !tok_is(&ps->tok, ")")) {
     if ((ps->tok.kind == TOK_IDENT || ps->tok.kind == TOK_STRING) && tok_is(&ps->next, "=")) {
       token key = ps->tok;
+      if (!attrs_from) attrs_from = key.text;
       int kind = PSGI_ATTR_ANY;
       if (op >= 0) {
         ptrdiff_t ai = psgi_op_attr_index((size_t)op, key.text, key.len);
@@ -119,6 +143,7 @@ static psg_status parse_call(parser *ps, psg_expr *callee, ptrdiff_t op, const t
   }
   psg_attrs *attrs = NULL;
   if (!st && keys.len) st = psg_attrs_create(ps->ctx, keys.data, vals.data, keys.len, &attrs);
+  if (attrs) st = share_call_attrs(ps, attrs_from, (size_t)(ps->tok.text - attrs_from), &attrs);
   if (!st) {
     psgi_rp_advance(ps); /* ) */
     psg_span sp = psgi_rp_span_of(ps, start);

@@ -65,6 +65,7 @@ typedef struct parser {
   psgi_map declared_types; /* names the text defines with `type NAME` (a pre-scan), or init's */
   psgi_map ctors;      /* constructor name -> Constructor (retained) */
   PSGI_VEC(psg_type_data *) type_defs; /* the module's, init's first (retained) */
+  psgi_map call_attrs; /* a call's attribute text -> its psg_attrs (retained), shared by equal calls */
 } parser;
 
 

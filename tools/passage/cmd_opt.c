@@ -422,7 +422,9 @@ int cmd_opt(int argc, char **argv) {
   if (!st) st = add_instruments(ctx, &a, pc, &timing);
   cli_load_opts lo = {a.input_shapes, a.num_input_shapes, NULL};
   if (!st && !in) st = cli_load_module(ctx, a.in, &lo, &in);
-  if (!st) st = psg_pass_run(pipeline, in, pc, &out);
+  /* The run takes the input and frees it once no pass needs it (the
+   * largest modules then hold one copy fewer at the peak). */
+  if (!st) st = psg_pass_run_take(pipeline, in, pc, &out), in = NULL;
 exit:
   if (entered) {
     psg_status ex = psg_pass_context_exit(pc);
