@@ -56,6 +56,50 @@ done:
   return st;
 }
 
+/* parent with its statement operand `slot` replaced by the statement kid,
+ * as psgi_tir_rebuild makes it, for the statements a path runs through:
+ * their constructors check the other operands (unchanged, and accepted
+ * when parent was built) and only that a statement operand is a statement
+ * (kid is one), and derive nothing from it; the payload (loop kind and
+ * annotations, an Allocate's annotations, an AttrStmt's key) and the flags
+ * are the parent's. So the copy skips the checks and the operand array.
+ * *out stays NULL for any other case (the caller rebuilds). */
+static psg_status with_stmt_kid(psg_ctx *ctx, const psg_tir_node *parent, uint32_t slot, psg_tir_node *kid,
+                                psg_tir_node **out) {
+  *out = NULL;
+  switch (parent->kind) {
+  case PSG_TIR_FOR:
+  case PSG_TIR_SEQ_STMT:
+  case PSG_TIR_ALLOCATE:
+  case PSG_TIR_DECL_BUFFER:
+  case PSG_TIR_ATTR_STMT:
+  case PSG_TIR_LET_STMT:
+  case PSG_TIR_IF_THEN_ELSE:
+  case PSG_TIR_ASSERT_STMT:
+  case PSG_TIR_WHILE: break;
+  default: return PSG_OK;
+  }
+  if (slot >= parent->nkids || !psgi_tir_is_stmt_kind(parent->kids[slot]->kind) || !psgi_tir_is_stmt_kind(kid->kind))
+    return PSG_OK;
+  psg_tir_node *n = NULL;
+  psg_status st = psgi_tir_new(ctx, parent->kind, parent->nkids, &parent->span, &n);
+  if (st) return st;
+  n->dtype = parent->dtype;
+  n->flags = parent->flags;
+  for (uint32_t i = 0; i < parent->nkids; i++) psgi_tir_set_kid(n, i, i == slot ? kid : parent->kids[i]);
+  if (parent->kind == PSG_TIR_FOR) {
+    n->u.loop = parent->u.loop;
+    psg_attrs_retain(n->u.loop.annotations);
+  } else if (parent->kind == PSG_TIR_ALLOCATE) {
+    n->u.annotations = parent->u.annotations;
+    psg_attrs_retain(n->u.annotations);
+  } else if (parent->kind == PSG_TIR_ATTR_STMT) {
+    n->u.attr_key = parent->u.attr_key;
+  }
+  *out = n;
+  return PSG_OK;
+}
+
 psg_status psgi_sch_replace(psg_ctx *ctx, const psgi_sch_path *path, size_t depth, psg_tir_node *with,
                             psg_tir_node **out) {
   *out = NULL;
@@ -63,16 +107,19 @@ psg_status psgi_sch_replace(psg_ctx *ctx, const psgi_sch_path *path, size_t dept
   psg_tir_retain(cur);
   for (size_t k = depth; k-- > 0;) {
     psg_tir_node *parent = path->node.data[k];
-    psg_tir_node **kids = psgi_alloc(ctx, (parent->nkids + 1) * sizeof *kids);
-    if (!kids) {
-      psg_tir_release(cur);
-      return PSG_ERR_NOMEM;
-    }
-    memcpy(kids, parent->kids, parent->nkids * sizeof *kids);
-    kids[path->slot.data[k]] = cur;
     psg_tir_node *nn = NULL;
-    psg_status st = psgi_tir_rebuild(parent, kids, &nn);
-    psgi_free(ctx, kids);
+    psg_status st = with_stmt_kid(ctx, parent, path->slot.data[k], cur, &nn);
+    if (!st && !nn) {
+      psg_tir_node **kids = psgi_alloc(ctx, (parent->nkids + 1) * sizeof *kids);
+      if (!kids) {
+        psg_tir_release(cur);
+        return PSG_ERR_NOMEM;
+      }
+      memcpy(kids, parent->kids, parent->nkids * sizeof *kids);
+      kids[path->slot.data[k]] = cur;
+      st = psgi_tir_rebuild(parent, kids, &nn);
+      psgi_free(ctx, kids);
+    }
     psg_tir_release(cur);
     if (st) return st;
     cur = nn;
