@@ -42,6 +42,13 @@ psg_status psgi_sch_walk(psg_ctx *ctx, psg_tir_node *root, psgi_sch_visit_fn vis
  * above it); *out is a new reference. */
 psg_status psgi_sch_replace(psg_ctx *ctx, const psgi_sch_path *path, size_t depth, psg_tir_node *with,
                             psg_tir_node **out);
+/* parent (a For, SeqStmt, Allocate, DeclBuffer, AttrStmt, LetStmt,
+ * IfThenElse, AssertStmt or While) with its statement operand `slot`
+ * replaced by the statement kid: a copy that is what psgi_tir_rebuild
+ * gives, without its checks (psgi_sch_replace's step). *out stays NULL
+ * (nothing made) for any other parent, slot or kid. */
+psg_status psgi_sch_with_stmt_kid(psg_ctx *ctx, const psg_tir_node *parent, uint32_t slot, psg_tir_node *kid,
+                                  psg_tir_node **out);
 /* Like psgi_sch_replace, but node[depth] is taken out: dropped from its
  * SeqStmt (a SeqStmt left with one statement becomes that statement), or
  * replaced by T.evaluate(0) elsewhere. */

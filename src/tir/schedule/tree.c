@@ -56,16 +56,15 @@ done:
   return st;
 }
 
-/* parent with its statement operand `slot` replaced by the statement kid,
- * as psgi_tir_rebuild makes it, for the statements a path runs through:
- * their constructors check the other operands (unchanged, and accepted
- * when parent was built) and only that a statement operand is a statement
- * (kid is one), and derive nothing from it; the payload (loop kind and
- * annotations, an Allocate's annotations, an AttrStmt's key) and the flags
- * are the parent's. So the copy skips the checks and the operand array.
- * *out stays NULL for any other case (the caller rebuilds). */
-static psg_status with_stmt_kid(psg_ctx *ctx, const psg_tir_node *parent, uint32_t slot, psg_tir_node *kid,
-                                psg_tir_node **out) {
+/* Why the copy is what psgi_tir_rebuild gives: the constructors of the
+ * statements a path runs through check the other operands (unchanged, and
+ * accepted when parent was built) and only that a statement operand is a
+ * statement (kid is one), and derive nothing from it; the payload (loop
+ * kind and annotations, an Allocate's annotations, an AttrStmt's key) and
+ * the flags are the parent's. test_tir_schedule_fast_paths compares the
+ * two on every statement operand of the TIR corpus and of random nests. */
+psg_status psgi_sch_with_stmt_kid(psg_ctx *ctx, const psg_tir_node *parent, uint32_t slot, psg_tir_node *kid,
+                                  psg_tir_node **out) {
   *out = NULL;
   switch (parent->kind) {
   case PSG_TIR_FOR:
@@ -108,7 +107,7 @@ psg_status psgi_sch_replace(psg_ctx *ctx, const psgi_sch_path *path, size_t dept
   for (size_t k = depth; k-- > 0;) {
     psg_tir_node *parent = path->node.data[k];
     psg_tir_node *nn = NULL;
-    psg_status st = with_stmt_kid(ctx, parent, path->slot.data[k], cur, &nn);
+    psg_status st = psgi_sch_with_stmt_kid(ctx, parent, path->slot.data[k], cur, &nn);
     if (!st && !nn) {
       psg_tir_node **kids = psgi_alloc(ctx, (parent->nkids + 1) * sizeof *kids);
       if (!kids) {
