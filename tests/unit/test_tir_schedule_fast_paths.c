@@ -1,12 +1,18 @@
-/* Passage — the schedule primitives' path copy (psgi_sch_with_stmt_kid,
- * src/tir/schedule/tree.c): a statement with one statement operand
- * replaced must be what psgi_tir_rebuild (the checked constructors) makes
- * of it — same kind, flags, dtype, span, payload and operands, the very
- * operand nodes — for every statement operand of every statement of the
- * hand-written TIR corpus (tests/tir_corpus/cases) and of 200 random loop
- * nests, each replaced by a fresh T.evaluate(0) and by the operand itself.
- * Every kind the copy handles must occur, so the comparison is not vacuous;
- * a parent it does not handle, or an expression kid, must give nothing. */
+/* Passage — the schedule primitives' fast paths against what they stand
+ * for, on every statement of the hand-written TIR corpus
+ * (tests/tir_corpus/cases) and of 200 random loop nests:
+ *  - the path copy (psgi_sch_with_stmt_kid, src/tir/schedule/tree.c): a
+ *    statement with one statement operand replaced must be what
+ *    psgi_tir_rebuild (the checked constructors) makes of it — same kind,
+ *    flags, dtype, span, payload and operands, the very operand nodes —
+ *    each operand replaced by a fresh T.evaluate(0) and by itself. Every
+ *    kind the copy handles must occur, so the comparison is not vacuous; a
+ *    parent it does not handle, or an expression kid, must give nothing.
+ *  - the stores after a statement from its path
+ *    (psgi_sch_written_after_path, schedule.c) must be the first one the
+ *    whole-function walk (psgi_sch_written_after) finds, for every
+ *    statement that occurs once, over all the stored buffers and over each
+ *    one alone; both answers (a store, none) must occur. */
 #include "tir/schedule/schedule_internal.h"
 #include "tir_equiv.h"
 /* the corpus loader's model lowering is not used here (no ONNX in unit tests) */
@@ -56,6 +62,58 @@ static void compare_one(const char *what, const psg_tir_node *parent, uint32_t s
   psg_tir_release(built);
 }
 
+/* Every statement reached by the walk, with its path (copied). */
+typedef struct stmt_list {
+  PSGI_VEC(psgi_sch_path) paths;
+  PSGI_VEC(psg_tir_node *) datas; /* the data vars stored to, each once */
+} stmt_list;
+
+static size_t found_after, none_after;
+
+static int list_visit(const psgi_sch_path *path, void *user) {
+  stmt_list *l = user;
+  psgi_sch_path c = {0};
+  for (size_t i = 0; i < path->node.len; i++) CHECK(PSGI_VEC_PUSH(TB.ctx, &c.node, path->node.data[i]));
+  for (size_t i = 0; i < path->slot.len; i++) CHECK(PSGI_VEC_PUSH(TB.ctx, &c.slot, path->slot.data[i]));
+  CHECK(PSGI_VEC_PUSH(TB.ctx, &l->paths, c));
+  psg_tir_node *n = psgi_sch_path_last(path);
+  if (n->kind != PSG_TIR_BUFFER_STORE) return PSG_VISIT_CONTINUE;
+  for (size_t i = 0; i < l->datas.len; i++)
+    if (l->datas.data[i] == n->kids[0]->kids[0]) return PSG_VISIT_CONTINUE;
+  CHECK(PSGI_VEC_PUSH(TB.ctx, &l->datas, n->kids[0]->kids[0]));
+  return PSG_VISIT_CONTINUE;
+}
+
+static void compare_after(const char *what, psg_tir_node *body, const psgi_sch_path *p, psg_tir_node *const *datas,
+                          size_t n) {
+  const psg_tir_node *slow = NULL, *fast = (const psg_tir_node *)1;
+  CHECK_OK(psgi_sch_written_after(TB.ctx, body, psgi_sch_path_last(p), datas, n, &slow));
+  CHECK_OK(psgi_sch_written_after_path(TB.ctx, p, p->node.len - 1, datas, n, &fast));
+  if (slow != fast) printf("FAIL %s: the stores after a %s differ (walk %p, path %p)\n", what,
+                          psg_tir_kind_name(psgi_sch_path_last(p)->kind), (const void *)slow, (const void *)fast);
+  CHECK(slow == fast);
+  if (slow) found_after++;
+  else none_after++;
+}
+
+static void compare_written_after(const char *what, psg_tir_node *body) {
+  stmt_list l = {0};
+  psgi_sch_path tmp = {0};
+  CHECK_OK(psgi_sch_walk(TB.ctx, body, list_visit, &l, &tmp));
+  psgi_sch_path_fini(TB.ctx, &tmp);
+  for (size_t i = 0; i < l.paths.len; i++) {
+    psgi_sch_path *p = &l.paths.data[i];
+    size_t times = 0;
+    for (size_t j = 0; j < l.paths.len; j++) times += psgi_sch_path_last(&l.paths.data[j]) == psgi_sch_path_last(p);
+    if (times != 1) continue; /* the path form's condition */
+    compare_after(what, body, p, l.datas.data, l.datas.len);
+    for (size_t k = 0; k < l.datas.len; k++) compare_after(what, body, p, &l.datas.data[k], 1);
+  }
+  for (size_t i = 0; i < l.paths.len; i++) psgi_sch_path_fini(TB.ctx, &l.paths.data[i]);
+  PSGI_VEC_FREE(TB.ctx, &l.paths);
+  PSGI_VEC_FREE(TB.ctx, &l.datas);
+}
+
 typedef struct each_stmt {
   const char *what;
   psg_tir_node *eval0;
@@ -89,6 +147,7 @@ static void compare_func(const char *what, psg_tir_prim_func *f) {
   if (e.eval0) CHECK_OK(psgi_sch_walk(TB.ctx, ((psg_tir_node *)f)->kids[0], visit, &e, &path));
   psgi_sch_path_fini(TB.ctx, &path);
   psg_tir_release(e.eval0);
+  compare_written_after(what, ((psg_tir_node *)f)->kids[0]);
 }
 
 static void test_corpus(void) {
@@ -142,6 +201,8 @@ int main(void) {
          "AssertStmt %zu, While %zu\n", compared[PSG_TIR_FOR], compared[PSG_TIR_SEQ_STMT], compared[PSG_TIR_ALLOCATE],
          compared[PSG_TIR_DECL_BUFFER], compared[PSG_TIR_ATTR_STMT], compared[PSG_TIR_LET_STMT],
          compared[PSG_TIR_IF_THEN_ELSE], compared[PSG_TIR_ASSERT_STMT], compared[PSG_TIR_WHILE]);
+  printf("stores after a statement: %zu found, %zu none\n", found_after, none_after);
+  CHECK(found_after > 100 && none_after > 100);
   tb_fini();
   CHECK_CTX_CLEAN(ctx);
   return check_finish();

@@ -110,6 +110,15 @@ void psgi_sch_reads_fini(psg_ctx *ctx, psgi_sch_reads *r);
  * statement `after` (outside it), or NULL. */
 psg_status psgi_sch_written_after(psg_ctx *ctx, psg_tir_node *body, const psg_tir_node *after,
                                   psg_tir_node *const *datas, size_t n, const psg_tir_node **bad);
+/* The same for after = path->node[depth] when that statement occurs once
+ * in the walk of path->node[0] (e.g. it holds a stage's only store): the
+ * statements after it are then the later statement operands of the nodes
+ * above it on the path, deepest first, and only those are walked. */
+psg_status psgi_sch_written_after_path(psg_ctx *ctx, const psgi_sch_path *path, size_t depth,
+                                       psg_tir_node *const *datas, size_t n, const psg_tir_node **bad);
+/* The first statement operand of n at or after operand k, or n->nkids (the
+ * order in which psgi_sch_walk reaches them). */
+uint32_t psgi_sch_next_stmt_kid(const psg_tir_node *n, uint32_t k);
 
 /* The region of buffer `data` that the statements under `under` read (or,
  * with `writes`, store), the loops inside `under` relaxed to their ranges:

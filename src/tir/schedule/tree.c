@@ -9,8 +9,7 @@ void psgi_sch_path_fini(psg_ctx *ctx, psgi_sch_path *p) {
   PSGI_VEC_FREE(ctx, &p->slot);
 }
 
-/* The first statement operand of n at or after k, or n->nkids. */
-static uint32_t next_stmt_kid(const psg_tir_node *n, uint32_t k) {
+uint32_t psgi_sch_next_stmt_kid(const psg_tir_node *n, uint32_t k) {
   /* The leaf statements, most of a function, hold expressions only. */
   if (n->kind == PSG_TIR_BUFFER_STORE || n->kind == PSG_TIR_EVALUATE) return n->nkids;
   while (k < n->nkids && !psgi_tir_is_stmt_kind(n->kids[k]->kind)) k++;
@@ -32,7 +31,7 @@ psg_status psgi_sch_walk(psg_ctx *ctx, psg_tir_node *root, psgi_sch_visit_fn vis
   if (r == PSG_VISIT_SKIP_CHILDREN) next.data[0] = root->nkids;
   while (path->node.len) {
     psg_tir_node *n = psgi_sch_path_last(path);
-    uint32_t k = next_stmt_kid(n, next.data[next.len - 1]);
+    uint32_t k = psgi_sch_next_stmt_kid(n, next.data[next.len - 1]);
     if (k >= n->nkids) {
       path->node.len--;
       next.len--;
