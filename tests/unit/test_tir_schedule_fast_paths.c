@@ -12,7 +12,11 @@
  *    (psgi_sch_written_after_path, schedule.c) must be the first one the
  *    whole-function walk (psgi_sch_written_after) finds, for every
  *    statement that occurs once, over all the stored buffers and over each
- *    one alone; both answers (a store, none) must occur. */
+ *    one alone; both answers (a store, none) must occur.
+ *  - the range of a constant loop in the region analysis
+ *    (psgi_sch_loop_range, region.c) must be the general interval
+ *    evaluation's, for every loop, and for hand-made loops at the edges of
+ *    the fast path (extent 1 and 2^30, a min of 3, int64, extent 0). */
 #include "tir/schedule/schedule_internal.h"
 #include "tir_equiv.h"
 /* the corpus loader's model lowering is not used here (no ONNX in unit tests) */
@@ -137,6 +141,57 @@ static int visit(const psgi_sch_path *path, void *user) {
   return PSG_VISIT_CONTINUE;
 }
 
+static size_t const_loops;
+
+static bool same_or_null(const psg_tir_node *a, const psg_tir_node *b) {
+  return a && b ? psg_tir_structural_equal(a, b) : a == b;
+}
+
+static void compare_range(const char *what, const psg_tir_node *f) {
+  psg_tir_node *lo1 = NULL, *hi1 = NULL, *lo2 = NULL, *hi2 = NULL;
+  bool u1 = false, u2 = false;
+  CHECK_OK(psgi_sch_loop_range(TB.ctx, f, true, &lo1, &hi1, &u1));
+  CHECK_OK(psgi_sch_loop_range(TB.ctx, f, false, &lo2, &hi2, &u2));
+  bool same = u1 == u2 && same_or_null(lo1, lo2) && same_or_null(hi1, hi2);
+  if (!same) printf("FAIL %s: the range of loop '%s' differs from the general one\n", what, f->kids[0]->u.var.name);
+  CHECK(same);
+  const_loops += f->kids[1]->kind == PSG_TIR_INT_IMM && f->kids[2]->kind == PSG_TIR_INT_IMM;
+  psg_tir_release(lo1);
+  psg_tir_release(hi1);
+  psg_tir_release(lo2);
+  psg_tir_release(hi2);
+}
+
+static int range_visit(const psgi_sch_path *path, void *user) {
+  const psg_tir_node *n = psgi_sch_path_last(path);
+  if (n->kind == PSG_TIR_FOR) compare_range(user, n);
+  return PSG_VISIT_CONTINUE;
+}
+
+/* Loops at the edges of the fast path, and just outside it. */
+static void test_loop_range_edges(void) {
+  static const int64_t cases[][2] = {{0, 1}, {0, (int64_t)1 << 30}, {3, 5}, {(int64_t)1 << 30, 7}, {0, 0},
+                                     {((int64_t)1 << 30) + 1, 2}, {0, ((int64_t)1 << 30) + 1}};
+  for (int wide = 0; wide < 2; wide++)
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+      psg_tir_dtype dt = wide ? psg_tir_dtype_int64() : psg_tir_dtype_int32();
+      psg_tir_node *v = NULL, *mn = NULL, *ex = NULL, *zero = NULL, *body = NULL, *f = NULL;
+      CHECK_OK(psg_tir_var_create(TB.ctx, "i", dt, NULL, NULL, &v));
+      CHECK_OK(psg_tir_int_imm_create(TB.ctx, dt, cases[i][0], NULL, &mn));
+      CHECK_OK(psg_tir_int_imm_create(TB.ctx, dt, cases[i][1], NULL, &ex));
+      CHECK_OK(psg_tir_int_imm_create(TB.ctx, psg_tir_dtype_int32(), 0, NULL, &zero));
+      CHECK_OK(psg_tir_evaluate_create(TB.ctx, zero, NULL, &body));
+      CHECK_OK(psg_tir_for_create(TB.ctx, v, mn, ex, PSG_TIR_FOR_SERIAL, body, NULL, NULL, &f));
+      if (f) compare_range(wide ? "edge int64" : "edge int32", f);
+      psg_tir_release(v);
+      psg_tir_release(mn);
+      psg_tir_release(ex);
+      psg_tir_release(zero);
+      psg_tir_release(body);
+      psg_tir_release(f);
+    }
+}
+
 static void compare_func(const char *what, psg_tir_prim_func *f) {
   psg_tir_node *zero = NULL;
   each_stmt e = {what, NULL};
@@ -148,6 +203,9 @@ static void compare_func(const char *what, psg_tir_prim_func *f) {
   psgi_sch_path_fini(TB.ctx, &path);
   psg_tir_release(e.eval0);
   compare_written_after(what, ((psg_tir_node *)f)->kids[0]);
+  psgi_sch_path rp = {0};
+  CHECK_OK(psgi_sch_walk(TB.ctx, ((psg_tir_node *)f)->kids[0], range_visit, (void *)what, &rp));
+  psgi_sch_path_fini(TB.ctx, &rp);
 }
 
 static void test_corpus(void) {
@@ -191,6 +249,7 @@ int main(void) {
   RUN_TEST(test_corpus);
   RUN_TEST(test_random_nests);
   RUN_TEST(test_refusals);
+  RUN_TEST(test_loop_range_edges);
   static const int kinds[] = {PSG_TIR_FOR, PSG_TIR_SEQ_STMT, PSG_TIR_ALLOCATE, PSG_TIR_DECL_BUFFER,
                               PSG_TIR_ATTR_STMT, PSG_TIR_LET_STMT, PSG_TIR_IF_THEN_ELSE};
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
@@ -203,6 +262,8 @@ int main(void) {
          compared[PSG_TIR_IF_THEN_ELSE], compared[PSG_TIR_ASSERT_STMT], compared[PSG_TIR_WHILE]);
   printf("stores after a statement: %zu found, %zu none\n", found_after, none_after);
   CHECK(found_after > 100 && none_after > 100);
+  printf("loop ranges: %zu constant loops compared\n", const_loops);
+  CHECK(const_loops > 100);
   tb_fini();
   CHECK_CTX_CLEAN(ctx);
   return check_finish();

@@ -129,6 +129,13 @@ psg_status psgi_sch_region(psg_ctx *ctx, psg_tir_node *under, const psg_tir_node
                            psg_tir_node *const *outer, size_t nouter, const char *prim, const char *what,
                            psg_tir_node **lo, psg_tir_node **ext);
 
+/* The range [*lo, *hi] of loop f (new references, NULL when unknown) as
+ * psgi_sch_region relaxes it with no loop outside: a constant loop by its
+ * fast path (`fast`) or the general interval evaluation (region.c; the
+ * test of the fast path compares the two). */
+psg_status psgi_sch_loop_range(psg_ctx *ctx, const psg_tir_node *f, bool fast, psg_tir_node **lo, psg_tir_node **hi,
+                               bool *unknown);
+
 /* compute_inline's checks of `block` on `body` (inline.c): the stage found
  * (*st, to finalize by the caller) when it can be inlined, else an error of
  * compute_inline (st finalized). */
