@@ -60,9 +60,17 @@ typedef struct named_find {
   psg_tir_expr *var;
 } named_find;
 
+/* The first For in pre-order whose var is named f->name. Loops are
+ * statements and no expression holds a statement, so the walk stays on the
+ * statements (skipping the expressions changes no statement's place in the
+ * order) and stops at the first match (later ones were ignored). */
 static int named_pre(psg_tir_visitor *v, const psg_tir_node *n) {
   named_find *f = v->user;
-  if (n->kind == PSG_TIR_FOR && !f->var && !strcmp(n->kids[0]->u.var.name, f->name)) f->var = n->kids[0];
+  if (!psgi_tir_is_stmt_kind(n->kind)) return PSG_VISIT_SKIP_CHILDREN;
+  if (n->kind == PSG_TIR_FOR && !strcmp(n->kids[0]->u.var.name, f->name)) {
+    f->var = n->kids[0];
+    return PSG_VISIT_ABORT;
+  }
   return PSG_VISIT_CONTINUE;
 }
 

@@ -34,7 +34,7 @@ static int chan_pre(psg_tir_visitor *v, const psg_tir_node *n) {
   for (size_t i = 0; has_ry && i < ni; i++)
     for (int p = 0; p < 4; p++)
       if (idx[i] == c->sp[p]) c->pos = p;
-  return PSG_VISIT_CONTINUE;
+  return c->pos >= 0 ? PSG_VISIT_ABORT : PSG_VISIT_CONTINUE; /* the first such load decides */
 }
 
 static psg_status channel_pos(psgi_dsch *d, psg_tir_expr *const *loops, int *pos) {

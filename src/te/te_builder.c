@@ -190,8 +190,15 @@ psg_tir_expr *psgi_te_var(psgi_te_builder *b, const char *name) {
 }
 
 void psgi_te_axes(psgi_te_builder *b, int n, psg_tir_expr **axes) {
+  /* the names of the usual ranks written out (snprintf per axis was a
+   * tenth of building the ops) */
+  static const char *const names[] = {"ax0", "ax1", "ax2", "ax3", "ax4", "ax5", "ax6", "ax7"};
   char name[16];
   for (int i = 0; i < n; i++) {
+    if (i < (int)(sizeof names / sizeof *names)) {
+      axes[i] = psgi_te_var(b, names[i]);
+      continue;
+    }
     snprintf(name, sizeof name, "ax%d", i);
     axes[i] = psgi_te_var(b, name);
   }
@@ -211,7 +218,10 @@ psg_tir_expr *psgi_te_reduce_axis(psgi_te_builder *b, psgi_te_reduce *r, const c
 /* A name not used by another buffer: `base`, else base_1, base_2, ... */
 static const char *unique_name(psgi_te_builder *b, const char *base) {
   char buf[160];
-  snprintf(buf, sizeof buf, "%s", base);
+  size_t len = strlen(base);
+  if (len > sizeof buf - 1) len = sizeof buf - 1; /* as snprintf truncates */
+  memcpy(buf, base, len);
+  buf[len] = 0;
   for (int k = 1; psgi_map_get_str(&b->names, buf, strlen(buf)); k++) snprintf(buf, sizeof buf, "%s_%d", base, k);
   const char *s = psgi_intern(b->ctx, buf, strlen(buf));
   psgi_map_entry *e = s ? psgi_map_put_str(&b->names, s, strlen(s), NULL) : NULL;

@@ -181,7 +181,8 @@ psg_status psgi_sch_inline_check(psg_tir_schedule *s, psg_tir_node *body, const 
   }
   if ((rc = psgi_sch_reads_of(ctx, value, st->data, &reads))) goto done;
   const psg_tir_node *bad = NULL;
-  if ((rc = psgi_sch_written_after(ctx, body, st->last.node.data[st->root], reads.datas.data, reads.datas.len, &bad)))
+  /* the nest holds the stage's only store: it occurs once in the walk */
+  if ((rc = psgi_sch_written_after_path(ctx, &st->last, st->root, reads.datas.data, reads.datas.len, &bad)))
     goto done;
   if (bad)
     rc = psgi_sch_error(ctx, PSG_ERR_INVALID_ARGUMENT, prim, "buffer '%s', which block '%s' reads, is written after "

@@ -361,12 +361,16 @@ typedef struct reduce_check {
   size_t nlocal;
 } reduce_check;
 
+/* Only statements matter (allocations and stores), and no expression holds
+ * one: the walk skips every expression and a store's operands (their vars
+ * are read by psgi_sch_uses_var), and stops at the first bad store. */
 static int reduce_pre(psg_tir_visitor *v, const psg_tir_node *n) {
   reduce_check *rc = v->user;
+  if (!psgi_tir_is_stmt_kind(n->kind)) return PSG_VISIT_SKIP_CHILDREN;
   if (n->kind == PSG_TIR_ALLOCATE && rc->nlocal < 8) rc->local[rc->nlocal++] = n->kids[0];
-  if (n->kind != PSG_TIR_BUFFER_STORE || rc->bad) return PSG_VISIT_CONTINUE;
+  if (n->kind != PSG_TIR_BUFFER_STORE) return PSG_VISIT_CONTINUE;
   for (size_t i = 0; i < rc->nlocal; i++)
-    if (n->kids[0]->kids[0] == rc->local[i]) return PSG_VISIT_CONTINUE;
+    if (n->kids[0]->kids[0] == rc->local[i]) return PSG_VISIT_SKIP_CHILDREN;
   bool uses = false;
   size_t ni = psgi_tir_num_indices(n);
   for (size_t i = 0; i < ni && !uses; i++) {
@@ -375,7 +379,7 @@ static int reduce_pre(psg_tir_visitor *v, const psg_tir_node *n) {
     uses = u;
   }
   if (!uses) rc->bad = n;
-  return PSG_VISIT_CONTINUE;
+  return uses ? PSG_VISIT_SKIP_CHILDREN : PSG_VISIT_ABORT;
 }
 
 static psg_status set_loop(psg_tir_schedule *s, psg_tir_expr *loop, int kind, const char *key, psg_attr *value,

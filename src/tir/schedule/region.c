@@ -223,10 +223,30 @@ static int load_collect_pre(psg_tir_visitor *v, const psg_tir_node *n) {
   return PSG_VISIT_CONTINUE;
 }
 
-/* The range of loop f, in terms of the loops outside it (r.relax). */
-static psg_status loop_range(demand *d, const psg_tir_node *f, interval **out) {
+/* A constant loop (the usual case): its min and extent are IntImms small
+ * enough that nothing wraps, so the general path below gives [min, the
+ * IntImm min + extent - 1] (the interval of a constant is itself; the sum
+ * folds to a constant). Made directly: no memo, no fold. */
+static bool small_imm(const psg_tir_node *e) {
+  return e->kind == PSG_TIR_INT_IMM && e->u.int_value >= 0 && e->u.int_value <= ((int64_t)1 << 30);
+}
+
+/* The range of loop f, in terms of the loops outside it (r.relax); the
+ * general path unless `fast` and the loop is constant. */
+static psg_status loop_range_by(demand *d, const psg_tir_node *f, bool fast, interval **out) {
   interval *lo = NULL, *hi = NULL, *range = new_iv(&d->r);
   if (!range) return d->r.st;
+  psg_tir_dtype dt = psg_tir_dtype_of(f->kids[0]);
+  if (fast && small_imm(f->kids[1]) && small_imm(f->kids[2]) && f->kids[2]->u.int_value > 0 &&
+      (dt == psg_tir_dtype_int32() || dt == psg_tir_dtype_int64())) {
+    psg_tir_retain(f->kids[1]);
+    range->lo = f->kids[1];
+    range->dep = true;
+    psg_status st = psgi_sch_int(d->r.ctx, dt, f->kids[1]->u.int_value + f->kids[2]->u.int_value - 1, &range->hi);
+    range->unknown = !range->hi;
+    *out = range;
+    return st;
+  }
   psg_tir_node *last = NULL, *one = NULL, *lastm = NULL;
   psg_status st = eval_interval(&d->r, f->kids[1], &lo);
   if (!st && !lo->unknown) {
@@ -247,6 +267,29 @@ static psg_status loop_range(demand *d, const psg_tir_node *f, interval **out) {
   range->dep = true;
   range->unknown = !range->lo || !range->hi;
   *out = range;
+  return st;
+}
+
+static psg_status loop_range(demand *d, const psg_tir_node *f, interval **out) {
+  return loop_range_by(d, f, true, out);
+}
+
+psg_status psgi_sch_loop_range(psg_ctx *ctx, const psg_tir_node *f, bool fast, psg_tir_node **lo, psg_tir_node **hi,
+                               bool *unknown) {
+  demand d;
+  memset(&d, 0, sizeof d);
+  d.r.ctx = ctx;
+  psgi_map_init(&d.r.iv, ctx);
+  interval *iv = NULL;
+  psg_status st = loop_range_by(&d, f, fast, &iv);
+  *lo = *hi = NULL;
+  *unknown = true;
+  if (!st && iv) {
+    psg_tir_retain(*lo = iv->lo);
+    psg_tir_retain(*hi = iv->hi);
+    *unknown = iv->unknown;
+  }
+  region_fini(&d.r);
   return st;
 }
 

@@ -447,3 +447,25 @@ psg_status psgi_sch_written_after(psg_ctx *ctx, psg_tir_node *body, const psg_ti
   *bad = w.bad;
   return st;
 }
+
+/* The walk of psgi_sch_written_after passes `after` once and skips it; what
+ * it visits next is, level by level upward, the statement operands of each
+ * node above `after` that follow the one on the path, each subtree in
+ * pre-order: the same statements in the same order, without the walk of
+ * everything before `after` (the chain of inlines checks each stage of a
+ * function, latest first: a walk of the whole function per stage). */
+psg_status psgi_sch_written_after_path(psg_ctx *ctx, const psgi_sch_path *path, size_t depth,
+                                       psg_tir_node *const *datas, size_t n, const psg_tir_node **bad) {
+  late_write w = {NULL, datas, n, true, NULL};
+  psgi_sch_path sub = {0};
+  psg_status st = PSG_OK;
+  for (size_t d = depth; d-- > 0 && !st && !w.bad;) {
+    psg_tir_node *up = path->node.data[d];
+    for (uint32_t k = psgi_sch_next_stmt_kid(up, path->slot.data[d] + 1); k < up->nkids && !st && !w.bad;
+         k = psgi_sch_next_stmt_kid(up, k + 1))
+      st = psgi_sch_walk(ctx, up->kids[k], late_visit, &w, &sub);
+  }
+  psgi_sch_path_fini(ctx, &sub);
+  *bad = w.bad;
+  return st;
+}

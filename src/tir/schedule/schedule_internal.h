@@ -42,6 +42,13 @@ psg_status psgi_sch_walk(psg_ctx *ctx, psg_tir_node *root, psgi_sch_visit_fn vis
  * above it); *out is a new reference. */
 psg_status psgi_sch_replace(psg_ctx *ctx, const psgi_sch_path *path, size_t depth, psg_tir_node *with,
                             psg_tir_node **out);
+/* parent (a For, SeqStmt, Allocate, DeclBuffer, AttrStmt, LetStmt,
+ * IfThenElse, AssertStmt or While) with its statement operand `slot`
+ * replaced by the statement kid: a copy that is what psgi_tir_rebuild
+ * gives, without its checks (psgi_sch_replace's step). *out stays NULL
+ * (nothing made) for any other parent, slot or kid. */
+psg_status psgi_sch_with_stmt_kid(psg_ctx *ctx, const psg_tir_node *parent, uint32_t slot, psg_tir_node *kid,
+                                  psg_tir_node **out);
 /* Like psgi_sch_replace, but node[depth] is taken out: dropped from its
  * SeqStmt (a SeqStmt left with one statement becomes that statement), or
  * replaced by T.evaluate(0) elsewhere. */
@@ -103,6 +110,15 @@ void psgi_sch_reads_fini(psg_ctx *ctx, psgi_sch_reads *r);
  * statement `after` (outside it), or NULL. */
 psg_status psgi_sch_written_after(psg_ctx *ctx, psg_tir_node *body, const psg_tir_node *after,
                                   psg_tir_node *const *datas, size_t n, const psg_tir_node **bad);
+/* The same for after = path->node[depth] when that statement occurs once
+ * in the walk of path->node[0] (e.g. it holds a stage's only store): the
+ * statements after it are then the later statement operands of the nodes
+ * above it on the path, deepest first, and only those are walked. */
+psg_status psgi_sch_written_after_path(psg_ctx *ctx, const psgi_sch_path *path, size_t depth,
+                                       psg_tir_node *const *datas, size_t n, const psg_tir_node **bad);
+/* The first statement operand of n at or after operand k, or n->nkids (the
+ * order in which psgi_sch_walk reaches them). */
+uint32_t psgi_sch_next_stmt_kid(const psg_tir_node *n, uint32_t k);
 
 /* The region of buffer `data` that the statements under `under` read (or,
  * with `writes`, store), the loops inside `under` relaxed to their ranges:
@@ -112,6 +128,13 @@ psg_status psgi_sch_written_after(psg_ctx *ctx, psg_tir_node *body, const psg_ti
 psg_status psgi_sch_region(psg_ctx *ctx, psg_tir_node *under, const psg_tir_node *data, size_t ndim, bool writes,
                            psg_tir_node *const *outer, size_t nouter, const char *prim, const char *what,
                            psg_tir_node **lo, psg_tir_node **ext);
+
+/* The range [*lo, *hi] of loop f (new references, NULL when unknown) as
+ * psgi_sch_region relaxes it with no loop outside: a constant loop by its
+ * fast path (`fast`) or the general interval evaluation (region.c; the
+ * test of the fast path compares the two). */
+psg_status psgi_sch_loop_range(psg_ctx *ctx, const psg_tir_node *f, bool fast, psg_tir_node **lo, psg_tir_node **hi,
+                               bool *unknown);
 
 /* compute_inline's checks of `block` on `body` (inline.c): the stage found
  * (*st, to finalize by the caller) when it can be inlined, else an error of

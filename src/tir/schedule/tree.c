@@ -9,8 +9,7 @@ void psgi_sch_path_fini(psg_ctx *ctx, psgi_sch_path *p) {
   PSGI_VEC_FREE(ctx, &p->slot);
 }
 
-/* The first statement operand of n at or after k, or n->nkids. */
-static uint32_t next_stmt_kid(const psg_tir_node *n, uint32_t k) {
+uint32_t psgi_sch_next_stmt_kid(const psg_tir_node *n, uint32_t k) {
   /* The leaf statements, most of a function, hold expressions only. */
   if (n->kind == PSG_TIR_BUFFER_STORE || n->kind == PSG_TIR_EVALUATE) return n->nkids;
   while (k < n->nkids && !psgi_tir_is_stmt_kind(n->kids[k]->kind)) k++;
@@ -32,7 +31,7 @@ psg_status psgi_sch_walk(psg_ctx *ctx, psg_tir_node *root, psgi_sch_visit_fn vis
   if (r == PSG_VISIT_SKIP_CHILDREN) next.data[0] = root->nkids;
   while (path->node.len) {
     psg_tir_node *n = psgi_sch_path_last(path);
-    uint32_t k = next_stmt_kid(n, next.data[next.len - 1]);
+    uint32_t k = psgi_sch_next_stmt_kid(n, next.data[next.len - 1]);
     if (k >= n->nkids) {
       path->node.len--;
       next.len--;
@@ -56,6 +55,49 @@ done:
   return st;
 }
 
+/* Why the copy is what psgi_tir_rebuild gives: the constructors of the
+ * statements a path runs through check the other operands (unchanged, and
+ * accepted when parent was built) and only that a statement operand is a
+ * statement (kid is one), and derive nothing from it; the payload (loop
+ * kind and annotations, an Allocate's annotations, an AttrStmt's key) and
+ * the flags are the parent's. test_tir_schedule_fast_paths compares the
+ * two on every statement operand of the TIR corpus and of random nests. */
+psg_status psgi_sch_with_stmt_kid(psg_ctx *ctx, const psg_tir_node *parent, uint32_t slot, psg_tir_node *kid,
+                                  psg_tir_node **out) {
+  *out = NULL;
+  switch (parent->kind) {
+  case PSG_TIR_FOR:
+  case PSG_TIR_SEQ_STMT:
+  case PSG_TIR_ALLOCATE:
+  case PSG_TIR_DECL_BUFFER:
+  case PSG_TIR_ATTR_STMT:
+  case PSG_TIR_LET_STMT:
+  case PSG_TIR_IF_THEN_ELSE:
+  case PSG_TIR_ASSERT_STMT:
+  case PSG_TIR_WHILE: break;
+  default: return PSG_OK;
+  }
+  if (slot >= parent->nkids || !psgi_tir_is_stmt_kind(parent->kids[slot]->kind) || !psgi_tir_is_stmt_kind(kid->kind))
+    return PSG_OK;
+  psg_tir_node *n = NULL;
+  psg_status st = psgi_tir_new(ctx, parent->kind, parent->nkids, &parent->span, &n);
+  if (st) return st;
+  n->dtype = parent->dtype;
+  n->flags = parent->flags;
+  for (uint32_t i = 0; i < parent->nkids; i++) psgi_tir_set_kid(n, i, i == slot ? kid : parent->kids[i]);
+  if (parent->kind == PSG_TIR_FOR) {
+    n->u.loop = parent->u.loop;
+    psg_attrs_retain(n->u.loop.annotations);
+  } else if (parent->kind == PSG_TIR_ALLOCATE) {
+    n->u.annotations = parent->u.annotations;
+    psg_attrs_retain(n->u.annotations);
+  } else if (parent->kind == PSG_TIR_ATTR_STMT) {
+    n->u.attr_key = parent->u.attr_key;
+  }
+  *out = n;
+  return PSG_OK;
+}
+
 psg_status psgi_sch_replace(psg_ctx *ctx, const psgi_sch_path *path, size_t depth, psg_tir_node *with,
                             psg_tir_node **out) {
   *out = NULL;
@@ -63,16 +105,19 @@ psg_status psgi_sch_replace(psg_ctx *ctx, const psgi_sch_path *path, size_t dept
   psg_tir_retain(cur);
   for (size_t k = depth; k-- > 0;) {
     psg_tir_node *parent = path->node.data[k];
-    psg_tir_node **kids = psgi_alloc(ctx, (parent->nkids + 1) * sizeof *kids);
-    if (!kids) {
-      psg_tir_release(cur);
-      return PSG_ERR_NOMEM;
-    }
-    memcpy(kids, parent->kids, parent->nkids * sizeof *kids);
-    kids[path->slot.data[k]] = cur;
     psg_tir_node *nn = NULL;
-    psg_status st = psgi_tir_rebuild(parent, kids, &nn);
-    psgi_free(ctx, kids);
+    psg_status st = psgi_sch_with_stmt_kid(ctx, parent, path->slot.data[k], cur, &nn);
+    if (!st && !nn) {
+      psg_tir_node **kids = psgi_alloc(ctx, (parent->nkids + 1) * sizeof *kids);
+      if (!kids) {
+        psg_tir_release(cur);
+        return PSG_ERR_NOMEM;
+      }
+      memcpy(kids, parent->kids, parent->nkids * sizeof *kids);
+      kids[path->slot.data[k]] = cur;
+      st = psgi_tir_rebuild(parent, kids, &nn);
+      psgi_free(ctx, kids);
+    }
     psg_tir_release(cur);
     if (st) return st;
     cur = nn;
