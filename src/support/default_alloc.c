@@ -717,12 +717,20 @@ static inline void *pool_alloc(psgi_pool *pool, size_t n) {
   if (pool_alone(pool)) {
     unsigned c = class_of(n);
     free_block *b = pool->free[c];
+    size_t size = class_size(c);
     if (b) {
       pool->free[c] = b->next;
       if (b->next) b->next->prev = NULL;
       b->owner->live++;
-      pool->in_use += class_size(c);
+      pool->in_use += size;
       return b;
+    }
+    /* A small block carved from the current small chunk while it has room
+     * (what carve does first for a small class). */
+    chunk *ch = pool->cur[0];
+    if (size <= SMALL_BLOCK && ch && ch->size - ch->bump >= size) {
+      pool->in_use += size;
+      return carve_from(ch, size);
     }
   }
   return pool_alloc_general(pool, n);
