@@ -59,6 +59,9 @@ const uint8_t psgi_front_class[PSGI_FRONT_MAX / 16 + 1] = {
 #else
 #define PSG_PLAIN_MALLOC 1
 #endif
+const uint16_t psgi_front_limit[PSGI_FRONT_CLASSES] = {256, 256, 256, 256, 256, 256, 256, 204, 170,
+                                                       146, 128, 102, 85,  73,  64,  51,  42,  36,
+                                                       32,  25,  21,  18,  16,  12,  10,  9,   8};
 
 #ifndef PSG_PLAIN_MALLOC
 #include <linux/futex.h>
@@ -556,11 +559,12 @@ static void free_locked(psgi_pool *pool, void *ptr, unsigned c) {
  * go back to the free lists, which may empty their chunks. */
 void psgi_pool_front_drain(psgi_pool *pool, unsigned c) {
   psgi_pool_front *f = &pool->front;
+  unsigned half = psgi_front_limit[c] / 2u;
   psgi_front_block *keep = f->head[c];
-  for (unsigned i = 1; i < PSGI_FRONT_LIMIT / 2; i++) keep = keep->next;
+  for (unsigned i = 1; i < half; i++) keep = keep->next;
   psgi_front_block *b = keep->next;
   keep->next = NULL;
-  f->count[c] = PSGI_FRONT_LIMIT / 2;
+  f->count[c] = half;
   while (b) {
     psgi_front_block *next = b->next;
     free_locked(pool, b, c);

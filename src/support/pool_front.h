@@ -8,7 +8,7 @@
  * back: a few loads and stores each, no chunk lookup, no accounting. For the
  * pool, a block on a front list is still handed out (counted in use and in
  * its chunk's live blocks), as a block in a thread cache is (departure 170);
- * a list holding more than PSGI_FRONT_LIMIT blocks gives its older half back
+ * a list holding more than its limit (32 KiB) gives its older half back
  * to the pool (psgi_pool_front_drain), so the front holds a bounded amount
  * of memory. Everything else (a miss, a larger block, threads) goes to the
  * pool as before. */
@@ -24,7 +24,8 @@
 enum {
   PSGI_FRONT_MAX = 4096,   /* blocks up to this size (the small chunks' blocks) */
   PSGI_FRONT_CLASSES = 27, /* the pool's classes up to 4096 bytes */
-  PSGI_FRONT_LIMIT = 64    /* blocks on one list before it drains half */
+  PSGI_FRONT_BYTES = 32 << 10, /* a list drains half when it holds more than */
+  PSGI_FRONT_BLOCKS = 256      /* about this much, or more than this many blocks */
 };
 
 typedef struct psgi_front_block {
@@ -43,9 +44,12 @@ typedef struct psgi_pool_front {
 /* The pool's class of a block of n bytes, 1 <= n <= PSGI_FRONT_MAX, at
  * [(n + 15) / 16] (classes are multiples of 16). */
 extern const uint8_t psgi_front_class[PSGI_FRONT_MAX / 16 + 1];
+/* The most blocks class c's list holds: PSGI_FRONT_BYTES of them, at most
+ * PSGI_FRONT_BLOCKS (the thread caches' bounds, departure 170). */
+extern const uint16_t psgi_front_limit[PSGI_FRONT_CLASSES];
 
 /* Gives the older blocks of class c's front list back to the pool until it
- * holds PSGI_FRONT_LIMIT / 2 (out of line: the inline paths save no
+ * holds half its limit (out of line: the inline paths save no
  * registers). */
 void psgi_pool_front_drain(psgi_pool *pool, unsigned c);
 
@@ -74,7 +78,7 @@ static inline bool psgi_pool_front_give(psgi_pool *pool, void *p, size_t n) {
   psgi_front_block *b = p;
   b->next = f->head[c];
   f->head[c] = b;
-  if (++f->count[c] > PSGI_FRONT_LIMIT) psgi_pool_front_drain(pool, c);
+  if (++f->count[c] > psgi_front_limit[c]) psgi_pool_front_drain(pool, c);
   return true;
 }
 
