@@ -26,8 +26,12 @@
  * finds its block's chunk by the block's 2 MiB region (every chunk is
  * 2 MiB-aligned, so no two chunks share a region) in a small hash table; a
  * free block records its chunk, so taking one off a free list needs no
- * lookup. Not under the sanitizers, which must see every block: there, where
- * mmap is missing, and if the pool cannot be made, everything is malloc. */
+ * lookup. In front of the pool, psgi_alloc and psgi_free keep short lists of
+ * freed small blocks of their own while the process has one thread (the
+ * front, pool_front.h, departure 229): for the pool those blocks are handed
+ * out, as a thread cache's are. Not under the sanitizers, which must see
+ * every block: there, where mmap is missing, and if the pool cannot be made,
+ * everything is malloc. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
