@@ -557,7 +557,7 @@ static void free_locked(psgi_pool *pool, void *ptr, unsigned c) {
 
 /* The front (pool_front.h) ------------------------------------------------------- */
 
-/* Called with class c's list one above the limit, while the front is usable
+/* Called with class c's list at its limit, while the front is usable
  * (so no other thread touches the pool): the newest half stays (the blocks
  * most likely in the cache and the next to be asked for), the older ones
  * go back to the free lists, which may empty their chunks. */
@@ -568,7 +568,7 @@ void psgi_pool_front_drain(psgi_pool *pool, unsigned c) {
   for (unsigned i = 1; i < half; i++) keep = keep->next;
   psgi_front_block *b = keep->next;
   keep->next = NULL;
-  f->count[c] = half;
+  f->room[c] = psgi_front_limit[c] - half;
   while (b) {
     psgi_front_block *next = b->next;
     free_locked(pool, b, c);
@@ -586,7 +586,7 @@ static void front_flush(psgi_pool *pool) {
       f->head[c] = b->next;
       free_locked(pool, b, c);
     }
-    f->count[c] = 0;
+    f->room[c] = psgi_front_limit[c];
   }
 }
 
@@ -782,7 +782,10 @@ static void pool_free_general(psgi_pool *pool, void *ptr, size_t n) {
 }
 
 psgi_pool *psgi_pool_create(void) {
-  return calloc(1, sizeof(psgi_pool));
+  psgi_pool *pool = calloc(1, sizeof(psgi_pool));
+  if (pool)
+    for (unsigned c = 0; c < PSGI_FRONT_CLASSES; c++) pool->front.room[c] = psgi_front_limit[c];
+  return pool;
 }
 
 void psgi_pool_destroy(psgi_pool *pool) {

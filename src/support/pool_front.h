@@ -8,7 +8,7 @@
  * back: a few loads and stores each, no chunk lookup, no accounting. For the
  * pool, a block on a front list is still handed out (counted in use and in
  * its chunk's live blocks), as a block in a thread cache is (departure 170);
- * a list holding more than its limit (32 KiB) gives its older half back
+ * a list that reaches its limit (32 KiB) gives its older half back
  * to the pool (psgi_pool_front_drain), so the front holds a bounded amount
  * of memory. Everything else (a miss, a larger block, threads) goes to the
  * pool as before. */
@@ -35,7 +35,9 @@ typedef struct psgi_front_block {
 /* The first member of every pool (default_alloc.c checks the offset). */
 typedef struct psgi_pool_front {
   psgi_front_block *head[PSGI_FRONT_CLASSES];
-  uint32_t count[PSGI_FRONT_CLASSES];
+  /* Blocks each list may still take before it drains: its limit minus its
+   * length (a count down, so that a free tests it for zero). */
+  uint32_t room[PSGI_FRONT_CLASSES];
   /* Threads caching this pool now (atomic; psgi_pool_cache_begin): while
    * it is not 0, the front is not used. */
   unsigned caching;
@@ -48,8 +50,8 @@ extern const uint8_t psgi_front_class[PSGI_FRONT_MAX / 16 + 1];
  * PSGI_FRONT_BLOCKS (the thread caches' bounds, departure 170). */
 extern const uint16_t psgi_front_limit[PSGI_FRONT_CLASSES];
 
-/* Gives the older blocks of class c's front list back to the pool until it
- * holds half its limit (out of line: the inline paths save no
+/* Gives the older blocks of class c's front list, full, back to the pool
+ * until it holds half its limit (out of line: the inline paths save no
  * registers). */
 void psgi_pool_front_drain(psgi_pool *pool, unsigned c);
 
@@ -65,7 +67,7 @@ static inline void *psgi_pool_front_take(psgi_pool *pool, size_t n) {
   psgi_front_block *b = f->head[c];
   if (!b) return NULL;
   f->head[c] = b->next;
-  f->count[c]--;
+  f->room[c]++;
   return b;
 }
 
@@ -78,7 +80,7 @@ static inline bool psgi_pool_front_give(psgi_pool *pool, void *p, size_t n) {
   psgi_front_block *b = p;
   b->next = f->head[c];
   f->head[c] = b;
-  if (++f->count[c] > psgi_front_limit[c]) psgi_pool_front_drain(pool, c);
+  if (--f->room[c] == 0) psgi_pool_front_drain(pool, c);
   return true;
 }
 

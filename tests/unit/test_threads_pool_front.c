@@ -61,6 +61,9 @@ static void *work(void *arg) {
   return NULL;
 }
 
+/* How many blocks class c's front list holds (its limit minus its room). */
+static uint32_t front_length(const psgi_pool_front *f, unsigned c) { return psgi_front_limit[c] - f->room[c]; }
+
 static size_t front_bytes(const psgi_pool_front *f) {
   size_t bytes = 0;
   for (unsigned c = 0; c < PSGI_FRONT_CLASSES; c++) {
@@ -68,7 +71,7 @@ static size_t front_bytes(const psgi_pool_front *f) {
     size_t size = 0;
     for (size_t i = 1; i <= PSGI_FRONT_MAX / 16; i++)
       if (psgi_front_class[i] == c) size = 16 * i;
-    bytes += f->count[c] * size;
+    bytes += front_length(f, c) * size;
   }
   return bytes;
 }
