@@ -11,9 +11,10 @@
 #include <string.h>
 #include "support/support.h"
 
-typedef union onnx_block_header {
-  size_t size;
-  max_align_t align_;
+/* 16 bytes: a size, aligned as anything malloc returns (a union with
+ * max_align_t would be 32 bytes on x86-64). */
+typedef struct onnx_block_header {
+  _Alignas(max_align_t) size_t size;
 } onnx_block_header;
 
 void *psgi_alloc(psg_ctx *ctx, size_t n) {

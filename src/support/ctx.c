@@ -27,6 +27,7 @@ psg_status psgi_ctx_create(const psg_allocator *alloc, psg_ctx **out) {
   }
   memset(ctx, 0, sizeof *ctx);
   ctx->alloc = a;
+  ctx->pool = a.realloc == psgi_default_realloc ? a.user : NULL;
   ctx->refcount = 1;
   /* Recursive: interning and diagnostics are reached from code that already
    * holds the lock (registries built under it intern their keys). */

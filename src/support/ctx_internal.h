@@ -13,6 +13,9 @@ typedef struct psgi_sources psgi_sources;
 
 struct psg_ctx {
   psg_allocator alloc;
+  /* alloc.user when alloc is the default allocator with a pool, else NULL:
+   * alloc.c then takes small blocks from the pool's front (pool_front.h). */
+  struct psgi_pool *pool;
   uint32_t refcount;    /* atomic: the user's reference plus one per live object */
   int64_t live_objects; /* atomic */
   bool oom;

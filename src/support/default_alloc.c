@@ -26,13 +26,33 @@
  * finds its block's chunk by the block's 2 MiB region (every chunk is
  * 2 MiB-aligned, so no two chunks share a region) in a small hash table; a
  * free block records its chunk, so taking one off a free list needs no
- * lookup. Not under the sanitizers, which must see every block: there, where
- * mmap is missing, and if the pool cannot be made, everything is malloc. */
+ * lookup. In front of the pool, psgi_alloc and psgi_free keep short lists of
+ * freed small blocks of their own while the process has one thread (the
+ * front, pool_front.h, departure 229): for the pool those blocks are handed
+ * out, as a thread cache's are. Not under the sanitizers, which must see
+ * every block: there, where mmap is missing, and if the pool cannot be made,
+ * everything is malloc. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "support/default_alloc.h"
+#include "support/pool_front.h"
 #include "support/support.h"
+
+/* Classes of blocks up to 4096 bytes by (n + 15) / 16: 32 to 128 in 16-byte
+ * steps, then four per octave (the class sizes below; test_default_alloc
+ * checks this table against them). */
+const uint8_t psgi_front_class[PSGI_FRONT_MAX / 16 + 1] = {
+    0,  0,  0,  1,  2,  3,  4,  5,  6,  7,  7,  8,  8,  9,  9,  10, 10, 11, 11, 11, 11, 12, 12, 12, 12, 13,
+    13, 13, 13, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15, 16, 16, 16, 16, 16, 16, 16, 16, 17, 17, 17,
+    17, 17, 17, 17, 17, 18, 18, 18, 18, 18, 18, 18, 18, 19, 19, 19, 19, 19, 19, 19, 19, 19, 19, 19, 19, 19,
+    19, 19, 19, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 21, 21, 21, 21, 21, 21, 21,
+    21, 21, 21, 21, 21, 21, 21, 21, 21, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 22, 23,
+    23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23,
+    23, 23, 23, 23, 23, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24,
+    24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25,
+    25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 26, 26, 26, 26, 26, 26, 26, 26, 26,
+    26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26, 26};
 
 #if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(PASSAGE_NO_MMAP_ALLOC)
 #if defined(__has_feature)
@@ -43,6 +63,9 @@
 #else
 #define PSG_PLAIN_MALLOC 1
 #endif
+const uint16_t psgi_front_limit[PSGI_FRONT_CLASSES] = {256, 256, 256, 256, 256, 256, 256, 204, 170,
+                                                       146, 128, 102, 85,  73,  64,  51,  42,  36,
+                                                       32,  25,  21,  18,  16,  12,  10,  9,   8};
 
 #ifndef PSG_PLAIN_MALLOC
 #include <linux/futex.h>
@@ -152,6 +175,8 @@ typedef struct region_slot {
 } region_slot;
 
 struct psgi_pool {
+  /* First: pool_front.h reads it through the pool's address. */
+  psgi_pool_front front;
   int lock;
   free_block *free[NCLASS];
   chunk **chunks; /* in no order */
@@ -176,10 +201,8 @@ struct psgi_pool {
   chunk *donated;
   size_t donated_bytes;
   size_t in_use;
-  /* Threads caching this pool now (atomic; psgi_pool_cache_begin): while it
-   * is 0, no call looks for a thread cache. Far from the lock's line. */
-  unsigned caching;
 };
+_Static_assert(offsetof(psgi_pool, front) == 0, "pool_front.h reads the front at the pool's address");
 
 /* At most the larger of DONATED_MAX and half of what is in use: a pass's
  * memo tables on 1e6 calls are big blocks of 16-32 MiB, and the next pass's
@@ -205,10 +228,12 @@ _Static_assert(POOL_MIN == 32 && NSTEP == 7 && OCTAVE_SHIFT == 7 && POOL_MAX_SHI
 
 static size_t class_size(unsigned c) { return class_sizes[c]; }
 
+_Static_assert(PSGI_FRONT_CLASSES == NSTEP + 4 * (12 - OCTAVE_SHIFT) && PSGI_FRONT_MAX == 1 << 12,
+               "the front's classes are those up to PSGI_FRONT_MAX");
+
 /* The smallest class holding n bytes, n <= POOL_MAX. */
 static unsigned class_of(size_t n) {
-  if (n <= POOL_MIN) return 0;
-  if (n <= 128) return (unsigned)((n - POOL_MIN + 15) / 16);
+  if (n <= PSGI_FRONT_MAX) return psgi_front_class[(n + 15) >> 4];
   size_t m = n - 1;
   unsigned k = 63 - (unsigned)__builtin_clzll((unsigned long long)m); /* 7..19 */
   unsigned q = (unsigned)(m >> (k - 2)) & 3;
@@ -530,6 +555,40 @@ static void free_locked(psgi_pool *pool, void *ptr, unsigned c) {
   if (ch && --ch->live == 0) chunk_emptied(pool, ch);
 }
 
+/* The front (pool_front.h) ------------------------------------------------------- */
+
+/* Called with class c's list at its limit, while the front is usable
+ * (so no other thread touches the pool): the newest half stays (the blocks
+ * most likely in the cache and the next to be asked for), the older ones
+ * go back to the free lists, which may empty their chunks. */
+void psgi_pool_front_drain(psgi_pool *pool, unsigned c) {
+  psgi_pool_front *f = &pool->front;
+  unsigned half = psgi_front_limit[c] / 2u;
+  psgi_front_block *keep = f->head[c];
+  for (unsigned i = 1; i < half; i++) keep = keep->next;
+  psgi_front_block *b = keep->next;
+  keep->next = NULL;
+  f->room[c] = psgi_front_limit[c] - half;
+  while (b) {
+    psgi_front_block *next = b->next;
+    free_locked(pool, b, c);
+    b = next;
+  }
+}
+
+/* Every front block back to the free lists (the pool's stats count them
+ * free); only while the front is usable. */
+static void front_flush(psgi_pool *pool) {
+  psgi_pool_front *f = &pool->front;
+  for (unsigned c = 0; c < PSGI_FRONT_CLASSES; c++) {
+    while (f->head[c]) {
+      psgi_front_block *b = f->head[c];
+      f->head[c] = b->next;
+      free_locked(pool, b, c);
+    }
+    f->room[c] = psgi_front_limit[c];
+  }
+}
 
 /* Per-thread caches --------------------------------------------------------------
  *
@@ -570,7 +629,7 @@ static unsigned cache_limit(unsigned c) {
 
 /* The thread's cache of pool, or NULL (a relaxed load while no thread caches). */
 static inline thread_cache *cache_of(psgi_pool *pool) {
-  if (!__atomic_load_n(&pool->caching, __ATOMIC_RELAXED)) return NULL;
+  if (!__atomic_load_n(&pool->front.caching, __ATOMIC_RELAXED)) return NULL;
   thread_cache *tc = &tcache;
   return tc->pool == pool ? tc : NULL;
 }
@@ -630,7 +689,7 @@ void psgi_pool_cache_begin(psgi_pool *pool) {
   thread_cache *tc = &tcache;
   if (!pool || tc->pool) return;
   tc->pool = pool;
-  __atomic_fetch_add(&pool->caching, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&pool->front.caching, 1, __ATOMIC_RELAXED);
 }
 
 void psgi_pool_cache_end(psgi_pool *pool) {
@@ -647,7 +706,7 @@ void psgi_pool_cache_end(psgi_pool *pool) {
   }
   pool_unlock(&pool->lock, locked);
   tc->pool = NULL;
-  __atomic_fetch_sub(&pool->caching, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_sub(&pool->front.caching, 1, __ATOMIC_RELAXED);
 }
 
 /* pool_alloc and pool_free while the process has one thread and no
@@ -656,7 +715,7 @@ void psgi_pool_cache_end(psgi_pool *pool) {
  * (carving, an emptied chunk, another thread), so that they save no
  * registers. */
 static inline bool pool_alone(psgi_pool *pool) {
-  return psgi_single_threaded() && !__atomic_load_n(&pool->caching, __ATOMIC_RELAXED);
+  return psgi_single_threaded() && !__atomic_load_n(&pool->front.caching, __ATOMIC_RELAXED);
 }
 
 __attribute__((noinline)) static void *pool_alloc_general(psgi_pool *pool, size_t n);
@@ -666,12 +725,20 @@ static inline void *pool_alloc(psgi_pool *pool, size_t n) {
   if (pool_alone(pool)) {
     unsigned c = class_of(n);
     free_block *b = pool->free[c];
+    size_t size = class_size(c);
     if (b) {
       pool->free[c] = b->next;
       if (b->next) b->next->prev = NULL;
       b->owner->live++;
-      pool->in_use += class_size(c);
+      pool->in_use += size;
       return b;
+    }
+    /* A small block carved from the current small chunk while it has room
+     * (what carve does first for a small class). */
+    chunk *ch = pool->cur[0];
+    if (size <= SMALL_BLOCK && ch && ch->size - ch->bump >= size) {
+      pool->in_use += size;
+      return carve_from(ch, size);
     }
   }
   return pool_alloc_general(pool, n);
@@ -715,7 +782,10 @@ static void pool_free_general(psgi_pool *pool, void *ptr, size_t n) {
 }
 
 psgi_pool *psgi_pool_create(void) {
-  return calloc(1, sizeof(psgi_pool));
+  psgi_pool *pool = calloc(1, sizeof(psgi_pool));
+  if (pool)
+    for (unsigned c = 0; c < PSGI_FRONT_CLASSES; c++) pool->front.room[c] = psgi_front_limit[c];
+  return pool;
 }
 
 void psgi_pool_destroy(psgi_pool *pool) {
@@ -732,6 +802,7 @@ void psgi_pool_destroy(psgi_pool *pool) {
 bool psgi_pool_get_stats(psgi_pool *pool, psgi_pool_stats *out) {
   memset(out, 0, sizeof *out);
   if (!pool) return false;
+  if (psgi_pool_front_usable(&pool->front)) front_flush(pool);
   bool locked = pool_lock(&pool->lock);
   for (size_t i = 0; i < pool->nchunks; i++) out->mapped += pool->chunks[i]->size;
   out->chunks = pool->nchunks;
@@ -805,6 +876,12 @@ void *psgi_default_realloc(void *user, void *ptr, size_t old_size, size_t new_si
 }
 #else
 psgi_pool *psgi_pool_create(void) { return NULL; }
+
+/* No pool: no front to drain (ctx->pool is NULL, so alloc.c never calls). */
+void psgi_pool_front_drain(psgi_pool *pool, unsigned c) {
+  (void)pool;
+  (void)c;
+}
 
 /* No pool: nothing to cache. */
 void psgi_pool_cache_begin(psgi_pool *pool) { (void)pool; }
