@@ -1,5 +1,5 @@
 /* Passage — handing a module reference down the runner (docs/design.md,
- * departure 245). psg_pass_run_take gives the runner the caller's
+ * departure 243). psg_pass_run_take gives the runner the caller's
  * reference to the input, and a Sequential gives each child the reference
  * it holds to the module between them; the runner passes it on to a
  * Sequential body, which drops it once its first child has returned. So a

@@ -217,7 +217,7 @@ unsigned psgi_pass_context_threads(psg_pass_context *pc);
 /* The one run function (run.c): every pass kind goes through it. */
 psg_status psgi_pass_call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_module **out);
 /* Handing a module reference to the next psgi_pass_call on it (hand_over.c,
- * departure 245): hand_over before the call; the call takes it with
+ * departure 243): hand_over before the call; the call takes it with
  * take_handed (true: the caller's reference is now the taker's); after the
  * call, handed_back tells the giver whether it still owns its reference
  * (the call did not take it) and clears the slot. */

@@ -63,7 +63,7 @@ static psg_status verify(psg_pass *p, const psg_module *in, uint64_t in_hash, bo
  * the pass declares it keeps. A registered pass's spec holds for its result,
  * unless opt-bisect skipped part of it (`partial`): then the pass did not
  * do all its work and only what it keeps is known. `same`: out is in; a
- * Sequential that freed its input (departure 245) says false, which is
+ * Sequential that freed its input (departure 243) says false, which is
  * harmless when out is in after all (it gains what it already has). */
 static psg_status update_properties(psg_pass *p, unsigned in_props, bool same, psg_module *out, bool partial) {
   unsigned kept = same ? 0 : in_props & p->keeps;
@@ -95,7 +95,7 @@ static psg_status call(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_m
    * body (psgi_pass_may_free_input: no after-failed hook, no immutable
    * check), else one of our own and `handed` keeps `mod` alive to the end.
    * A Sequential body is then given `in` and drops it after its first
-   * child, so the input is freed once no pass needs it (departure 245);
+   * child, so the input is freed once no pass needs it (departure 243);
    * `in` and `mod` may dangle after that body, and nothing below reads
    * them (verify-each and validate-each never look at a Sequential's). */
   bool may_free = psgi_pass_may_free_input(pc);

@@ -41,7 +41,7 @@ static psg_status suggest_op(parser *ps, const token *t) {
 
 /* Calls written with the same attribute text (`padding=[0, 0, 0, 0],
  * channels=2` on every conv2d of a model) share one psg_attrs instead of
- * each holding a copy (docs/design.md, departure 244): *attrs, parsed from
+ * each holding a copy (docs/design.md, departure 242): *attrs, parsed from
  * text [from, from + len), is replaced by the one parsed first from the
  * same text when the two are equal (they differ only if the ops read the
  * text as values of other kinds). Attributes are immutable, so sharing is

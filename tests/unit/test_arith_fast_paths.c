@@ -13,9 +13,9 @@
  *     var and a known condition, on one analyzer per mode so that later
  *     expressions meet the nodes earlier ones noted.
  * Both also run with psgi_arith_check_rules_known: every node at which the
- * canonical walk skipped the rules (the rewrite walk kept it, design.md 235)
+ * canonical walk skipped the rules (the rewrite walk kept it, design.md 234)
  * is put through the rules too, which must give it back. And the info of a
- * constant, made without the walk (design.md 237), is the walk's. */
+ * constant, made without the walk (design.md 236), is the walk's. */
 #include "check.h"
 #include "tir_equiv.h"
 /* the corpus loader's model lowering is not used here (no ONNX in unit tests) */

@@ -1,5 +1,5 @@
 /* The Relay parser shares the attributes of calls written with the same
- * attribute text (docs/design.md departure 244): one psg_attrs for all of
+ * attribute text (docs/design.md departure 242): one psg_attrs for all of
  * them, but only when the values are equal (an op reading the same text as
  * other kinds keeps its own); the shared object outlives the parse exactly
  * as long as a call holds it; out of memory while sharing fails cleanly. */

@@ -1,4 +1,4 @@
-/* psg_pass_run_take (docs/design.md departure 245): the run takes the
+/* psg_pass_run_take (docs/design.md departure 243): the run takes the
  * caller's reference to the input, and a Sequential frees it once its first
  * pass has returned a new module, so the passes after that run without the
  * input alive; never when something may still read it (an instrument's

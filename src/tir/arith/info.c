@@ -358,7 +358,7 @@ psg_status psgi_arith_info_of(psg_arith_analyzer *a, psg_tir_expr *e, psgi_arith
      * operand): node_info reads nothing else for it, so its info is made
      * here, without a cache entry that the fact pushed next would clear
      * anyway. The same info as the walk's; an uncached node only costs
-     * psgi_arith_equal its hash filter (design.md 237). */
+     * psgi_arith_equal its hash filter (design.md 236). */
     psgi_arith_info none[1] = {{.hash = 0}};
     node_info(a, e, none, out);
     out->hash = leaf_hash(e);

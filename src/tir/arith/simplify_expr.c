@@ -244,7 +244,7 @@ static psg_status note_fixed_rw(psg_arith_analyzer *a, psg_tir_expr *r) {
  * which (neither boolean conversion on: `cross`) is the rules' fixpoint
  * alone, the same first step canonical mode's rewrite_node takes. So a
  * canonical walk over the first walk's result skips the rules at every node
- * the first walk kept (docs/design.md 235). */
+ * the first walk kept (docs/design.md 234). */
 static bool rules_fixed(psg_arith_analyzer *a, const psg_tir_expr *n) {
   const psgi_map_entry *en = psgi_map_get_ptr(&a->rewritten, rewritten_key(n, false));
   return en && memo_node(en) == n && (memo_fixed(en) & FIXED_SAME);

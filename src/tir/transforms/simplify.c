@@ -657,7 +657,7 @@ static int collect_buffer(psg_tir_visitor *v, const psg_tir_node *n) {
  * same whenever it is collected: only a LetStmt whose value would be
  * substituted asks, and most functions have none, so it is collected at the
  * first such question rather than before the walk (a walk over every node
- * of the body; docs/design.md 236). */
+ * of the body; docs/design.md 235). */
 static psg_status is_buffer_var(walker *w, psg_tir_expr *var, bool *yes) {
   *yes = false;
   if (!w->buffer_vars_ready) {
