@@ -122,6 +122,15 @@ static inline psg_tir_node *const *psgi_tir_indices(const psg_tir_node *n) {
 /* Functional update: n's kind, payload and span over operands `kids` (one
  * per slot), through the checked constructors (rebuild.c). */
 psg_status psgi_tir_rebuild(const psg_tir_node *n, psg_tir_node *const *kids, psg_tir_node **out);
+/* n itself (retained) when `kids` are n's own operands, else psgi_tir_rebuild:
+ * the end of a post-order rewrite walk's visit of n. */
+static inline psg_status psgi_tir_rebuild_if_changed(const psg_tir_node *n, psg_tir_node *const *kids,
+                                                     psg_tir_node **out) {
+  for (uint32_t i = 0; i < n->nkids; i++)
+    if (kids[i] != n->kids[i]) return psgi_tir_rebuild(n, kids, out);
+  psg_tir_retain(*out = (psg_tir_node *)n);
+  return PSG_OK;
+}
 /* PrimFunc f with its body (kids[0]) replaced by `body`; its other parts kept. */
 psg_status psgi_tir_func_with_body(psg_ctx *ctx, const psg_tir_node *f, psg_tir_node *body, psg_tir_node **out);
 /* Structural equality with an optional path prefixed by `prefix` (structural.c). */

@@ -508,11 +508,8 @@ static psg_status replace(cse *c, batch *b, size_t from, psg_tir_node *in, psg_t
       }
       continue;
     }
-    psg_tir_node **kids = res.data + f->base, *nr = NULL;
-    bool changed = false;
-    for (uint32_t i = 0; i < n->nkids; i++) changed |= kids[i] != n->kids[i];
-    if (changed) st = psgi_tir_rebuild(n, kids, &nr);
-    else psg_tir_retain(nr = (psg_tir_node *)n);
+    psg_tir_node *nr = NULL;
+    st = psgi_tir_rebuild_if_changed(n, res.data + f->base, &nr);
     for (size_t i = f->base; i < res.len; i++) psg_tir_release(res.data[i]);
     res.len = f->base;
     stack.len--;
@@ -865,14 +862,8 @@ static psg_status enter(cse *c, psg_tir_node *n, bool under_trivial) {
 }
 
 static psg_status finish(cse *c, frame *f, psg_tir_node **out) {
-  psg_tir_node **kids = (c->results.data ? c->results.data + f->res_base : NULL), *n = f->cur;
-  bool changed = false;
-  for (uint32_t i = 0; i < n->nkids; i++) changed |= kids[i] != n->kids[i];
-  if (!changed) {
-    psg_tir_retain(*out = n);
-    return PSG_OK;
-  }
-  return psgi_tir_rebuild(n, kids, out);
+  psg_tir_node **kids = (c->results.data ? c->results.data + f->res_base : NULL);
+  return psgi_tir_rebuild_if_changed(f->cur, kids, out);
 }
 
 static psg_status walk(cse *c, psg_tir_node *root, psg_tir_node **out) {

@@ -159,11 +159,8 @@ static psg_status transplant(psg_ctx *ctx, const shape_entry *e, const shape_key
       }
       continue;
     }
-    psg_tir_node **kids = res.data + f->base, *nr = NULL;
-    bool changed = false;
-    for (uint32_t i = 0; i < n->nkids; i++) changed |= kids[i] != n->kids[i];
-    if (changed) st = psgi_tir_rebuild(n, kids, &nr);
-    else psg_tir_retain(nr = (psg_tir_node *)n);
+    psg_tir_node *nr = NULL;
+    st = psgi_tir_rebuild_if_changed(n, res.data + f->base, &nr);
     for (size_t i = f->base; i < res.len; i++) psg_tir_release(res.data[i]);
     res.len = f->base;
     stack.len--;
