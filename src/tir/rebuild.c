@@ -100,3 +100,71 @@ psg_status psgi_tir_func_with_body(psg_ctx *ctx, const psg_tir_node *f, psg_tir_
   if (kids != kids_small) psgi_free(ctx, kids);
   return st;
 }
+
+psg_status psgi_tir_rewrite_post(psg_ctx *ctx, const psg_tir_node *root, psgi_tir_decide_fn decide, void *user,
+                                 psg_tir_node **out) {
+  typedef struct {
+    const psg_tir_node *n;
+    uint32_t next;
+    size_t base;
+  } frame;
+  *out = NULL;
+  psg_tir_node *rep = NULL;
+  psg_status st = decide(user, root, &rep);
+  if (st || rep) {
+    *out = rep;
+    return st;
+  }
+  PSGI_VEC(frame) stack = {0};
+  PSGI_VEC(psg_tir_node *) res = {0}; /* owned */
+  psgi_map memo; /* shared node -> its rewrite (owned) */
+  psgi_map_init(&memo, ctx);
+  if (!PSGI_VEC_PUSH(ctx, &stack, ((frame){root, 0, 0}))) st = psgi_nomem(ctx);
+  while (!st && stack.len) {
+    frame *f = &stack.data[stack.len - 1];
+    const psg_tir_node *n = f->n;
+    if (f->next < n->nkids) {
+      const psg_tir_node *k = n->kids[f->next++];
+      psg_tir_node *kr = NULL;
+      bool shared = __atomic_load_n(&k->refcount, __ATOMIC_RELAXED) != 1;
+      psgi_map_entry *me = shared && memo.len ? psgi_map_get_ptr(&memo, k) : NULL;
+      if (me) psg_tir_retain(kr = me->value);
+      else if ((st = decide(user, k, &kr))) break;
+      if (!kr) {
+        if (!PSGI_VEC_PUSH(ctx, &stack, ((frame){k, 0, res.len}))) st = psgi_nomem(ctx);
+      } else if (!PSGI_VEC_PUSH(ctx, &res, kr)) {
+        psg_tir_release(kr);
+        st = psgi_nomem(ctx);
+      }
+      continue;
+    }
+    psg_tir_node *nr = NULL;
+    st = psgi_tir_rebuild_if_changed(n, res.data + f->base, &nr);
+    for (size_t i = f->base; i < res.len; i++) psg_tir_release(res.data[i]);
+    res.len = f->base;
+    stack.len--;
+    if (!st && stack.len && __atomic_load_n(&n->refcount, __ATOMIC_RELAXED) != 1) {
+      psgi_map_entry *me = psgi_map_put_ptr(&memo, n, NULL);
+      if (!me) st = psgi_nomem(ctx);
+      else psg_tir_retain(me->value = nr);
+    }
+    if (st) {
+      psg_tir_release(nr);
+      break;
+    }
+    if (!stack.len) {
+      *out = nr; /* the root's */
+      break;
+    }
+    if (!PSGI_VEC_PUSH(ctx, &res, nr)) {
+      psg_tir_release(nr);
+      st = psgi_nomem(ctx);
+    }
+  }
+  for (size_t i = 0; i < res.len; i++) psg_tir_release(res.data[i]);
+  for (size_t i = 0; i < memo.len; i++) psg_tir_release(memo.entries[i].value);
+  psgi_map_fini(&memo);
+  PSGI_VEC_FREE(ctx, &stack);
+  PSGI_VEC_FREE(ctx, &res);
+  return st;
+}

@@ -131,6 +131,14 @@ static inline psg_status psgi_tir_rebuild_if_changed(const psg_tir_node *n, psg_
   psg_tir_retain(*out = (psg_tir_node *)n);
   return PSG_OK;
 }
+/* A post-order rewrite of `root`: decide(user, n, &repl) gives n's
+ * replacement (retained) or leaves repl NULL to rewrite n's operands; a node
+ * is rebuilt when an operand changed (psgi_tir_rebuild_if_changed), and a node
+ * with more than one reference is rewritten once (memo), so the decision must
+ * depend on the node alone. Iterative. */
+typedef psg_status (*psgi_tir_decide_fn)(void *user, const psg_tir_node *n, psg_tir_node **repl);
+psg_status psgi_tir_rewrite_post(psg_ctx *ctx, const psg_tir_node *root, psgi_tir_decide_fn decide, void *user,
+                                 psg_tir_node **out);
 /* PrimFunc f with its body (kids[0]) replaced by `body`; its other parts kept. */
 psg_status psgi_tir_func_with_body(psg_ctx *ctx, const psg_tir_node *f, psg_tir_node *body, psg_tir_node **out);
 /* Structural equality with an optional path prefixed by `prefix` (structural.c). */

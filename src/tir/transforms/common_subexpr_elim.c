@@ -457,6 +457,10 @@ static psg_status decide(replacer *r, const psg_tir_node *n, psg_tir_node **repl
   return oom ? psgi_nomem(r->c->ctx) : PSG_OK;
 }
 
+static psg_status decide_cb(void *user, const psg_tir_node *n, psg_tir_node **repl) {
+  return decide(user, n, repl);
+}
+
 /* `in` with the targets of steps from `from` on replaced: a post-order walk
  * over the operands `decide` leaves to it, a node rebuilt when one of its
  * operands changed; a node with more than one reference (maybe shared) is
@@ -464,79 +468,13 @@ static psg_status decide(replacer *r, const psg_tir_node *n, psg_tir_node **repl
  * so this is the memoizing mutator's result, without its bookkeeping for
  * every node. */
 static psg_status replace(cse *c, batch *b, size_t from, psg_tir_node *in, psg_tir_node **out) {
-  typedef struct {
-    const psg_tir_node *n;
-    uint32_t next;
-    size_t base;
-  } rframe;
   replacer r = {c, b, from, 0};
   if (!c->equiv) {
     r.min_size = SIZE_MAX;
     for (size_t i = from; i < b->steps.len; i++)
       if (b->steps.data[i].complexity < r.min_size) r.min_size = b->steps.data[i].complexity;
   }
-  psg_ctx *ctx = c->ctx;
-  *out = NULL;
-  psg_tir_node *rep = NULL;
-  psg_status st = decide(&r, in, &rep);
-  if (st || rep) {
-    *out = rep;
-    return st;
-  }
-  PSGI_VEC(rframe) stack = {0};
-  PSGI_VEC(psg_tir_node *) res = {0}; /* owned */
-  psgi_map memo; /* shared node -> its rewrite (owned) */
-  psgi_map_init(&memo, ctx);
-  if (!PSGI_VEC_PUSH(ctx, &stack, ((rframe){in, 0, 0}))) st = psgi_nomem(ctx);
-  while (!st && stack.len) {
-    rframe *f = &stack.data[stack.len - 1];
-    const psg_tir_node *n = f->n;
-    if (f->next < n->nkids) {
-      const psg_tir_node *k = n->kids[f->next++];
-      psg_tir_node *kr = NULL;
-      bool shared = __atomic_load_n(&k->refcount, __ATOMIC_RELAXED) != 1;
-      psgi_map_entry *me = shared && memo.len ? psgi_map_get_ptr(&memo, k) : NULL;
-      if (me) psg_tir_retain(kr = me->value);
-      else if ((st = decide(&r, k, &kr))) break;
-      if (!kr) {
-        if (!PSGI_VEC_PUSH(ctx, &stack, ((rframe){k, 0, res.len}))) st = psgi_nomem(ctx);
-        continue;
-      }
-      if (!PSGI_VEC_PUSH(ctx, &res, kr)) {
-        psg_tir_release(kr);
-        st = psgi_nomem(ctx);
-      }
-      continue;
-    }
-    psg_tir_node *nr = NULL;
-    st = psgi_tir_rebuild_if_changed(n, res.data + f->base, &nr);
-    for (size_t i = f->base; i < res.len; i++) psg_tir_release(res.data[i]);
-    res.len = f->base;
-    stack.len--;
-    if (!st && stack.len && __atomic_load_n(&n->refcount, __ATOMIC_RELAXED) != 1) {
-      psgi_map_entry *me = psgi_map_put_ptr(&memo, n, NULL);
-      if (!me) st = psgi_nomem(ctx);
-      else psg_tir_retain(me->value = nr);
-    }
-    if (st) {
-      psg_tir_release(nr);
-      break;
-    }
-    if (!stack.len) {
-      *out = nr; /* the root's */
-      break;
-    }
-    if (!PSGI_VEC_PUSH(ctx, &res, nr)) {
-      psg_tir_release(nr);
-      st = psgi_nomem(ctx);
-    }
-  }
-  for (size_t i = 0; i < res.len; i++) psg_tir_release(res.data[i]);
-  for (size_t i = 0; i < memo.len; i++) psg_tir_release(memo.entries[i].value);
-  psgi_map_fini(&memo);
-  PSGI_VEC_FREE(ctx, &stack);
-  PSGI_VEC_FREE(ctx, &res);
-  return st;
+  return psgi_tir_rewrite_post(c->ctx, in, decide_cb, &r, out);
 }
 
 static void batch_clear(cse *c, batch *b) {

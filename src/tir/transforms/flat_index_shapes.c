@@ -116,6 +116,22 @@ static size_t key_position(const shape_entry *e, const psg_tir_node *n) {
   return 0;
 }
 
+typedef struct {
+  const shape_entry *e;
+  const shape_key *k;
+} transplant_keys;
+
+/* A node of the earlier access's key becomes this access's at its position;
+ * a constant or a type stays; anything else has its operands rewritten. */
+static psg_status transplant_decide(void *user, const psg_tir_node *n, psg_tir_node **repl) {
+  const transplant_keys *t = user;
+  size_t pos = key_position(t->e, n);
+  if (pos) psg_tir_retain(*repl = (psg_tir_node *)t->k->nodes[pos - 1]);
+  else if (!psgi_tir_is_expr_kind(n->kind) || !n->nkids) psg_tir_retain(*repl = (psg_tir_node *)n);
+  else *repl = NULL;
+  return PSG_OK;
+}
+
 /* r (a remembered flat index) for the access keyed by k: a node of the
  * earlier access's key becomes the node at its position in k (structurally
  * the same up to the vars' renaming, since the keys are equal), so the
@@ -124,67 +140,8 @@ static size_t key_position(const shape_entry *e, const psg_tir_node *n) {
  * operands. Post-order, iterative; a node met twice is rebuilt once. */
 static psg_status transplant(psg_ctx *ctx, const shape_entry *e, const shape_key *k, psg_tir_expr *r,
                              psg_tir_expr **out) {
-  typedef struct {
-    const psg_tir_node *n;
-    uint32_t next;
-    size_t base;
-  } frame;
-  size_t at = key_position(e, r);
-  if (at) {
-    psg_tir_retain(*out = (psg_tir_node *)k->nodes[at - 1]);
-    return PSG_OK;
-  }
-  PSGI_VEC(frame) stack = {0};
-  PSGI_VEC(psg_tir_node *) res = {0}; /* owned */
-  psgi_map memo; /* node met twice -> its rebuild (owned) */
-  psgi_map_init(&memo, ctx);
-  psg_status st = PSGI_VEC_PUSH(ctx, &stack, ((frame){r, 0, 0})) ? PSG_OK : psgi_nomem(ctx);
-  *out = NULL;
-  while (!st && stack.len) {
-    frame *f = &stack.data[stack.len - 1];
-    const psg_tir_node *n = f->n;
-    if (f->next < n->nkids) {
-      psg_tir_node *kid = n->kids[f->next++], *kr = NULL;
-      psgi_map_entry *me = kid->refcount > 1 && memo.len ? psgi_map_get_ptr(&memo, kid) : NULL;
-      size_t pos = me ? 0 : key_position(e, kid);
-      if (me) kr = me->value;
-      else if (pos) kr = (psg_tir_node *)k->nodes[pos - 1];
-      else if (!psgi_tir_is_expr_kind(kid->kind) || !kid->nkids) kr = kid; /* a constant, a type */
-      if (!kr) {
-        if (!PSGI_VEC_PUSH(ctx, &stack, ((frame){kid, 0, res.len}))) st = psgi_nomem(ctx);
-      } else if (PSGI_VEC_PUSH(ctx, &res, kr)) {
-        psg_tir_retain(kr);
-      } else {
-        st = psgi_nomem(ctx);
-      }
-      continue;
-    }
-    psg_tir_node *nr = NULL;
-    st = psgi_tir_rebuild_if_changed(n, res.data + f->base, &nr);
-    for (size_t i = f->base; i < res.len; i++) psg_tir_release(res.data[i]);
-    res.len = f->base;
-    stack.len--;
-    if (!st && stack.len && n->refcount > 1) {
-      psgi_map_entry *me = psgi_map_put_ptr(&memo, n, NULL);
-      if (!me) st = psgi_nomem(ctx);
-      else psg_tir_retain(me->value = nr);
-    }
-    if (st) {
-      psg_tir_release(nr);
-      break;
-    }
-    if (!stack.len) *out = nr;
-    else if (!PSGI_VEC_PUSH(ctx, &res, nr)) {
-      psg_tir_release(nr);
-      st = psgi_nomem(ctx);
-    }
-  }
-  for (size_t i = 0; i < res.len; i++) psg_tir_release(res.data[i]);
-  for (size_t i = 0; i < memo.len; i++) psg_tir_release(memo.entries[i].value);
-  psgi_map_fini(&memo);
-  PSGI_VEC_FREE(ctx, &stack);
-  PSGI_VEC_FREE(ctx, &res);
-  return st;
+  transplant_keys t = {e, k};
+  return psgi_tir_rewrite_post(ctx, r, transplant_decide, &t, out);
 }
 
 void psgi_flat_shapes_fini(psg_ctx *ctx, psgi_map *shapes) {
