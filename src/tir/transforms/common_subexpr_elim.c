@@ -229,8 +229,10 @@ static size_t heap_pop(worklist *w) {
   return top;
 }
 
-/* TVM's SyntacticToSemanticComputations, then its sort. */
-static psg_status worklist_build(cse *c, const psgi_cse_table *t, worklist *w) {
+/* TVM's SyntacticToSemanticComputations, then its sort; without `by_text`,
+ * the items of one size stay in the table's order (see "The order among
+ * computations of one size"). */
+static psg_status worklist_build(cse *c, const psgi_cse_table *t, bool by_text, worklist *w) {
   psg_ctx *ctx = c->ctx;
   psgi_map_init(&w->index, ctx);
   psg_status st = PSG_OK;
@@ -248,6 +250,12 @@ static psg_status worklist_build(cse *c, const psgi_cse_table *t, worklist *w) {
   }
   PSGI_VEC_FREE(ctx, &raw);
   for (size_t i = 0; i < w->items.len; i++) w->items.data[i].seq = i;
+  if (!by_text) { /* the heap orders them by size, then by table order */
+    for (size_t i = 0; !st && i < w->items.len; i++)
+      if (!heap_push(c, w, i)) st = psgi_nomem(ctx);
+    w->next_seq = w->items.len;
+    return st;
+  }
   /* By size, then (only among items of one size) by text: the text is made
    * for those alone, the same order as comparing the text of all. */
   qsort(w->items.data, w->items.len, sizeof *w->items.data, by_size_then_seq);
@@ -696,6 +704,60 @@ static bool table_known_empty(cse *c, const psg_tir_node *s) {
   return t && !t->items.len;
 }
 
+/* The order among computations of one size ----------------------------------
+ * TVM sorts the work list by size, then by the legacy text of the
+ * computations, and takes them in that order: each is bound to the var of a
+ * context value equal to it, gets a new var, or is left for its direct
+ * subterms (added to the list). The text is costly to make and it rarely
+ * matters: the decision on a computation reads the context and its count
+ * alone, and its count only grows by the subterms of larger computations
+ * (strictly larger, so taken earlier whatever the order within a size), so
+ * every order by size makes the same decisions. What the order changes is
+ * the sequence of the replacements (bound vars, new vars: their numbers
+ * and the nesting of their lets) among computations of one size. So the
+ * list is decided first in table order within a size; when no two
+ * computations of one size are replaced, the replacements come out in the
+ * one order that sizes give, as in TVM's; otherwise the list is built
+ * again with the text order and decided again. */
+
+typedef struct decision {
+  size_t item;        /* index into the work list's items */
+  psg_tir_node *bound; /* the context var it becomes (borrowed), or NULL: a new var */
+} decision;
+typedef PSGI_VEC(decision) decisions;
+
+/* Step 3's decisions on the work list, in its order, into *plan (the
+ * direct subterms of the computations left added to w). With `stop_at_tie`,
+ * stops with *tie at the second decided computation of one size. */
+static psg_status decide_all(cse *c, worklist *w, bool stop_at_tie, decisions *plan, bool *tie) {
+  psg_status st = PSG_OK;
+  size_t last_size = 0; /* sizes are at least 1: 0 is none */
+  *tie = false;
+  while (!st && w->heap.len) {
+    size_t i = heap_pop(w);
+    psg_tir_node *e = w->items.data[i].e, *bound = NULL;
+    for (size_t k = 0; !st && !bound && k < c->context.len; k++) {
+      bool eq = false;
+      if (c->context.data[k].value) st = equivalent(c, c->context.data[k].value, e, &eq);
+      if (eq) bound = c->context.data[k].var;
+    }
+    bool replaced = bound != NULL;
+    if (!st && !bound) {
+      bool known;
+      st = all_vars_known(c, e, &known);
+      if (!st && known && w->items.data[i].count >= 2) replaced = true;
+      else if (!st) st = add_direct_subexprs(c, w, e);
+    }
+    if (st || !replaced) continue;
+    size_t size = w->items.data[i].complexity;
+    if (size == last_size) *tie = true;
+    last_size = size;
+    if (*tie && stop_at_tie) break;
+    if (!PSGI_VEC_PUSH(c->ctx, plan, ((decision){i, bound}))) st = psgi_nomem(c->ctx);
+  }
+  return st;
+}
+
 /* Steps 1-3 on `cur`: *out is the node with its commoned computations bound
  * (cur itself, retained, when none); *created when a var was introduced;
  * *trivial when nothing_to_common held. */
@@ -722,37 +784,35 @@ static psg_status analyse(cse *c, psg_tir_node *cur, bool stmt, psg_tir_node **o
   psg_tir_retain(result);
   *created = false;
   worklist w = {0};
+  decisions plan = {0};
   batch run = {0};
   psgi_map_init(&run.index, ctx);
-  if (!st && t->items.len) st = worklist_build(c, t, &w);
+  /* the order among computations of one size by their text only where it
+   * matters (always with identify_equiv_terms: the merge sorts by text) */
+  bool by_text = c->equiv || c->no_fast_paths, tie = false;
+  if (!st && t->items.len) st = worklist_build(c, t, by_text, &w);
   else psgi_map_init(&w.index, ctx);
-  while (!st && w.heap.len) {
-    size_t i = heap_pop(&w);
-    psg_tir_node *e = w.items.data[i].e;
-    size_t count = w.items.data[i].count;
-    psg_tir_node *bound = NULL;
-    for (size_t k = 0; !st && !bound && k < c->context.len; k++) {
-      bool eq = false;
-      if (c->context.data[k].value) st = equivalent(c, c->context.data[k].value, e, &eq);
-      if (eq) bound = c->context.data[k].var;
-    }
-    if (st) break;
+  if (!st) st = decide_all(c, &w, !by_text, &plan, &tie);
+  if (!st && tie) { /* two decided computations of one size: again, in TVM's order */
+    worklist_fini(c, &w);
+    memset(&w, 0, sizeof w);
+    plan.len = 0;
+    st = worklist_build(c, t, true, &w);
+    if (!st) st = decide_all(c, &w, false, &plan, &tie);
+  }
+  for (size_t k = 0; !st && k < plan.len; k++) {
+    psg_tir_node *e = w.items.data[plan.data[k].item].e, *bound = plan.data[k].bound;
     if (bound) {
       st = batch_add(c, &run, stmt, &result, e, bound, false);
     } else {
-      bool known;
-      st = all_vars_known(c, e, &known);
-      if (!st && known && count >= 2) {
-        psg_tir_node *v = NULL;
-        st = new_var(c, e->dtype, &v);
-        if (!st) st = batch_add(c, &run, stmt, &result, e, v, true);
-        psg_tir_release(v);
-        *created = true;
-      } else if (!st) {
-        st = add_direct_subexprs(c, &w, e);
-      }
+      psg_tir_node *v = NULL;
+      st = new_var(c, e->dtype, &v);
+      if (!st) st = batch_add(c, &run, stmt, &result, e, v, true);
+      psg_tir_release(v);
+      *created = true;
     }
   }
+  PSGI_VEC_FREE(ctx, &plan);
   if (!st) st = batch_flush(c, &run, stmt, &result);
   batch_fini(c, &run);
   worklist_fini(c, &w);
