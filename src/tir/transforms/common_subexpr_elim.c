@@ -317,23 +317,27 @@ static void unbind_to(cse *c, size_t len) {
 
 /* TVM's UndefinedVars(Evaluate(e), context vars) is empty. */
 static psg_status all_vars_known(cse *c, const psg_tir_node *e, bool *out) {
-  PSGI_VEC(const psg_tir_node *) st = {0};
-  psgi_map lets;
-  psgi_map_init(&lets, c->ctx);
-  bool oom = !PSGI_VEC_PUSH(c->ctx, &st, e);
+  psgi_cse_nodes st;
+  psgi_cse_nodes_init(&st);
+  psgi_map lets; /* the vars of the Lets inside e (rare: made at the first) */
+  bool have_lets = false, oom = false;
+  st.data[st.len++] = e;
   *out = true;
   while (!oom && *out && st.len) {
     const psg_tir_node *n = st.data[--st.len];
-    if (n->kind == PSG_TIR_LET && !psgi_map_put_ptr(&lets, n->kids[0], NULL)) oom = true;
+    if (n->kind == PSG_TIR_LET) {
+      if (!have_lets) psgi_map_init(&lets, c->ctx), have_lets = true;
+      if (!psgi_map_put_ptr(&lets, n->kids[0], NULL)) oom = true;
+    }
     if (psgi_tir_is_var_kind(n->kind)) {
       psgi_map_entry *me = psgi_map_get_ptr(&c->known, n);
-      if (!(me && me->value) && !psgi_map_get_ptr(&lets, n)) *out = false;
+      if (!(me && me->value) && !(have_lets && psgi_map_get_ptr(&lets, n))) *out = false;
     }
-    for (uint32_t i = 0; i < n->nkids; i++)
-      if (psgi_tir_is_expr_kind(n->kids[i]->kind) && !PSGI_VEC_PUSH(c->ctx, &st, n->kids[i])) oom = true;
+    for (uint32_t i = 0; !oom && i < n->nkids; i++)
+      if (psgi_tir_is_expr_kind(n->kids[i]->kind) && !psgi_cse_nodes_push(c->ctx, &st, n->kids[i])) oom = true;
   }
-  PSGI_VEC_FREE(c->ctx, &st);
-  psgi_map_fini(&lets);
+  psgi_cse_nodes_fini(c->ctx, &st);
+  if (have_lets) psgi_map_fini(&lets);
   return oom ? psgi_nomem(c->ctx) : PSG_OK;
 }
 
@@ -536,16 +540,18 @@ static psg_status batch_flush(cse *c, batch *b, bool stmt, psg_tir_node **result
 static psg_status holds_bound_var(cse *c, const batch *b, const psg_tir_node *e, bool *out) {
   *out = false;
   if (!b->bound_vars.len) return PSG_OK;
-  PSGI_VEC(const psg_tir_node *) st = {0};
-  bool oom = !PSGI_VEC_PUSH(c->ctx, &st, e);
+  psgi_cse_nodes st;
+  psgi_cse_nodes_init(&st);
+  bool oom = false;
+  st.data[st.len++] = e;
   while (!oom && !*out && st.len) {
     const psg_tir_node *n = st.data[--st.len];
     if (psgi_tir_is_var_kind(n->kind))
       for (size_t i = 0; i < b->bound_vars.len; i++) *out |= b->bound_vars.data[i] == n;
-    for (uint32_t i = 0; i < n->nkids; i++)
-      if (psgi_tir_is_expr_kind(n->kids[i]->kind) && !PSGI_VEC_PUSH(c->ctx, &st, n->kids[i])) oom = true;
+    for (uint32_t i = 0; !oom && i < n->nkids; i++)
+      if (psgi_tir_is_expr_kind(n->kids[i]->kind) && !psgi_cse_nodes_push(c->ctx, &st, n->kids[i])) oom = true;
   }
-  PSGI_VEC_FREE(c->ctx, &st);
+  psgi_cse_nodes_fini(c->ctx, &st);
   return oom ? psgi_nomem(c->ctx) : PSG_OK;
 }
 
@@ -574,11 +580,12 @@ static psg_status batch_add(cse *c, batch *b, bool stmt, psg_tir_node **result, 
 
 /* TVM's DirectSubexpr: the topmost eligible terms strictly inside e. */
 static psg_status add_direct_subexprs(cse *c, worklist *w, const psg_tir_node *e) {
-  PSGI_VEC(const psg_tir_node *) st = {0};
+  psgi_cse_nodes st;
+  psgi_cse_nodes_init(&st);
   psg_status s = PSG_OK;
   bool oom = false;
-  for (uint32_t i = e->nkids; i-- > 0;)
-    if (psgi_cse_visited_slot(e, i) && !PSGI_VEC_PUSH(c->ctx, &st, e->kids[i])) oom = true;
+  for (uint32_t i = e->nkids; !oom && i-- > 0;)
+    if (psgi_cse_visited_slot(e, i) && !psgi_cse_nodes_push(c->ctx, &st, e->kids[i])) oom = true;
   while (!oom && !s && st.len) {
     const psg_tir_node *n = st.data[--st.len];
     if (psgi_cse_eligible(&c->tables, n, &oom)) {
@@ -590,10 +597,10 @@ static psg_status add_direct_subexprs(cse *c, worklist *w, const psg_tir_node *e
       }
       continue;
     }
-    for (uint32_t i = n->nkids; i-- > 0;)
-      if (psgi_cse_visited_slot(n, i) && !PSGI_VEC_PUSH(c->ctx, &st, n->kids[i])) oom = true;
+    for (uint32_t i = n->nkids; !oom && i-- > 0;)
+      if (psgi_cse_visited_slot(n, i) && !psgi_cse_nodes_push(c->ctx, &st, n->kids[i])) oom = true;
   }
-  PSGI_VEC_FREE(c->ctx, &st);
+  psgi_cse_nodes_fini(c->ctx, &st);
   return s ? s : oom ? psgi_nomem(c->ctx) : PSG_OK;
 }
 
@@ -645,13 +652,13 @@ static bool hash_set_add(psg_ctx *ctx, hash_set *h, uint64_t key, bool *is_new) 
  * by the memoized hashes, so a collision only sends `cur` the full way. */
 static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
   psg_ctx *ctx = c->ctx;
-  const psg_tir_node *small[64];
-  PSGI_VEC(const psg_tir_node *) st = {small, 0, sizeof small / sizeof *small};
+  psgi_cse_nodes st;
   hash_set seen;
   psg_status s = PSG_OK;
   *out = !c->equiv && !c->no_fast_paths;
   if (!*out) return PSG_OK;
   hash_set_init(&seen);
+  psgi_cse_nodes_init(&st);
   st.data[st.len++] = cur;
   while (!s && *out && st.len) {
     const psg_tir_node *n = st.data[--st.len];
@@ -668,24 +675,11 @@ static psg_status nothing_to_common(cse *c, psg_tir_node *cur, bool *out) {
         else if (!is_new) *out = false;
       }
     }
-    for (uint32_t i = 0; !s && *out && i < n->nkids; i++) {
-      if (!psgi_cse_visited_slot(n, i) || psgi_cse_is_leaf(n->kids[i])) continue;
-      if (st.len == st.cap) { /* past the small stack: to the heap */
-        size_t ncap = st.cap * 2;
-        const psg_tir_node **nd = psgi_alloc(ctx, ncap * sizeof *nd);
-        if (!nd) {
-          s = psgi_nomem(ctx);
-          break;
-        }
-        memcpy(nd, st.data, st.len * sizeof *nd);
-        if (st.data != small) psgi_free(ctx, st.data);
-        st.data = nd;
-        st.cap = ncap;
-      }
-      st.data[st.len++] = n->kids[i];
-    }
+    for (uint32_t i = 0; !s && *out && i < n->nkids; i++)
+      if (psgi_cse_visited_slot(n, i) && !psgi_cse_is_leaf(n->kids[i]) && !psgi_cse_nodes_push(ctx, &st, n->kids[i]))
+        s = psgi_nomem(ctx);
   }
-  if (st.data != small) psgi_free(ctx, st.data);
+  psgi_cse_nodes_fini(ctx, &st);
   hash_set_fini(ctx, &seen);
   if (s) *out = false;
   return s;

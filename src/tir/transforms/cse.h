@@ -86,6 +86,39 @@ static inline psg_status psgi_cse_info_of(psgi_cse_tables *c, const psg_tir_node
   return psgi_cse_info_compute(c, e, out);
 }
 
+/* Work stacks on the C stack while they fit: the walks of the pass run once
+ * or more per statement and computation, most over a few nodes. */
+/* Room for `need` elements of `size` bytes in a stack whose `len` elements
+ * are at `data`, first the caller's array `small`: a heap copy twice `need`
+ * long (the previous heap array freed), *cap updated. NULL: out of memory
+ * (data left as it was). */
+void *psgi_cse_stack_grow(psg_ctx *ctx, void *data, size_t len, size_t need, size_t size, const void *small,
+                          size_t *cap);
+/* A stack of nodes. */
+typedef struct psgi_cse_nodes {
+  const psg_tir_node **data;
+  size_t len, cap;
+  const psg_tir_node *small[64];
+} psgi_cse_nodes;
+static inline void psgi_cse_nodes_init(psgi_cse_nodes *s) {
+  s->data = s->small;
+  s->len = 0;
+  s->cap = sizeof s->small / sizeof *s->small;
+}
+static inline void psgi_cse_nodes_fini(psg_ctx *ctx, psgi_cse_nodes *s) {
+  if (s->data != s->small) psgi_free(ctx, s->data);
+}
+/* False: out of memory. */
+static inline bool psgi_cse_nodes_push(psg_ctx *ctx, psgi_cse_nodes *s, const psg_tir_node *n) {
+  if (s->len == s->cap) {
+    const psg_tir_node **nd = psgi_cse_stack_grow(ctx, s->data, s->len, s->len + 1, sizeof *nd, s->small, &s->cap);
+    if (!nd) return false;
+    s->data = nd;
+  }
+  s->data[s->len++] = n;
+  return true;
+}
+
 /* A constant or a var: no computation. */
 static inline bool psgi_cse_is_leaf(const psg_tir_node *n) {
   return n->kind == PSG_TIR_INT_IMM || n->kind == PSG_TIR_FLOAT_IMM || n->kind == PSG_TIR_STRING_IMM ||

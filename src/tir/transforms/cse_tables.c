@@ -119,16 +119,13 @@ psg_status psgi_cse_info_compute(psgi_cse_tables *c, const psg_tir_node *e, psgi
     const psg_tir_node *n = f->n;
     if (!f->expanded) {
       f->expanded = true;
-      if (len + n->nkids > cap) { /* past the small stack: to the heap */
-        size_t ncap = 2 * (len + n->nkids);
-        fr *nd = psgi_alloc(ctx, psgi_mul_size(ncap, sizeof *nd));
+      if (len + n->nkids > cap) {
+        fr *nd = psgi_cse_stack_grow(ctx, st, len, len + n->nkids, sizeof *nd, small, &cap);
         if (!nd) {
           s = psgi_nomem(ctx);
           break;
         }
-        memcpy(nd, st, len * sizeof *nd);
-        if (st != small) psgi_free(ctx, st);
-        st = nd, cap = ncap;
+        st = nd;
       }
       for (uint32_t i = n->nkids; i-- > 0;)
         if (needs_info(c, n->kids[i])) st[len++] = (fr){n->kids[i], false};
@@ -169,6 +166,17 @@ psg_status psgi_cse_info_compute(psgi_cse_tables *c, const psg_tir_node *e, psgi
   if (kid != kid_small) psgi_free(ctx, kid), psgi_free(ctx, has);
   if (!s) *out = c->infos.data[psgi_cse_cached_index(c, e) - 1];
   return s;
+}
+
+void *psgi_cse_stack_grow(psg_ctx *ctx, void *data, size_t len, size_t need, size_t size, const void *small,
+                          size_t *cap) {
+  size_t ncap = 2 * need;
+  void *nd = psgi_alloc(ctx, psgi_mul_size(ncap, size));
+  if (!nd) return NULL;
+  memcpy(nd, data, len * size);
+  if (data != small) psgi_free(ctx, data);
+  *cap = ncap;
+  return nd;
 }
 
 bool psgi_cse_eligible(psgi_cse_tables *c, const psg_tir_node *e, bool *oom) {
@@ -341,13 +349,12 @@ size_t psgi_cse_table_count(const psgi_cse_table *t, const psg_tir_node *e, uint
 
 psg_status psgi_cse_expr_table(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_table *t) {
   psg_ctx *ctx = c->ctx;
-  /* the work stack: on the C stack while it fits */
-  const psg_tir_node *small[64], **st = small;
-  size_t len = 0, cap = sizeof small / sizeof *small;
+  psgi_cse_nodes st;
+  psgi_cse_nodes_init(&st);
   psg_status s = PSG_OK;
-  if (!psgi_cse_is_leaf(e)) st[len++] = e;
-  while (!s && len) {
-    const psg_tir_node *n = st[--len];
+  if (!psgi_cse_is_leaf(e)) st.data[st.len++] = e;
+  while (!s && st.len) {
+    const psg_tir_node *n = st.data[--st.len];
     /* psgi_cse_eligible, with the info read once */
     if (psgi_tir_is_expr_kind(n->kind) && n->kind != PSG_TIR_RAMP && n->kind != PSG_TIR_BROADCAST) {
       psgi_cse_info in;
@@ -357,21 +364,11 @@ psg_status psgi_cse_expr_table(psgi_cse_tables *c, const psg_tir_node *e, psgi_c
         continue;
       }
     }
-    if (len + n->nkids > cap) { /* past the small stack: to the heap */
-      size_t ncap = 2 * (len + n->nkids);
-      const psg_tir_node **nd = psgi_alloc(ctx, psgi_mul_size(ncap, sizeof *nd));
-      if (!nd) {
+    for (uint32_t i = n->nkids; !s && i-- > 0;)
+      if (psgi_cse_visited_slot(n, i) && !psgi_cse_is_leaf(n->kids[i]) && !psgi_cse_nodes_push(ctx, &st, n->kids[i]))
         s = psgi_nomem(ctx);
-        break;
-      }
-      memcpy(nd, st, len * sizeof *nd);
-      if (st != small) psgi_free(ctx, st);
-      st = nd, cap = ncap;
-    }
-    for (uint32_t i = n->nkids; i-- > 0;)
-      if (psgi_cse_visited_slot(n, i) && !psgi_cse_is_leaf(n->kids[i])) st[len++] = n->kids[i];
   }
-  if (st != small) psgi_free(ctx, st);
+  psgi_cse_nodes_fini(ctx, &st);
   return s;
 }
 
