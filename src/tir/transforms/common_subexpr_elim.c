@@ -903,6 +903,7 @@ psg_status psgi_tir_common_subexpr_elim(psg_ctx *ctx, const psg_tir_prim_func *f
   *out = NULL;
   cse c = {.ctx = ctx, .equiv = identify_equiv_terms, .no_fast_paths = psgi_cse_exhaustive};
   psgi_cse_tables_init(&c.tables, ctx);
+  c.tables.lazy_loops = !c.no_fast_paths;
   psgi_map_init(&c.known, ctx);
   psgi_map_init(&c.values, ctx);
   psgi_map_init(&c.names, ctx);

@@ -37,6 +37,9 @@ typedef struct psgi_cse_info {
  * the expression infos, cached by node, for the whole pass. */
 typedef struct psgi_cse_tables {
   psg_ctx *ctx;
+  /* a loop whose min and extent are constants or vars gets its (empty)
+   * table without its body's (psgi_cse_stmt_table) */
+  bool lazy_loops;
   psgi_map cache;      /* stmt (retained) -> psgi_cse_table * */
   /* expr (retained) -> index + 1 into infos: open addressing, linear
    * probing, at most half full (the pass's most frequent lookup; a

@@ -403,6 +403,12 @@ static psg_status three_children(psg_ctx *ctx, const psgi_cse_table *t[3], psgi_
   return s;
 }
 
+/* A loop whose min and extent are constants or vars: its table is empty
+ * whatever its body does (see three_children). */
+static bool leaf_bounds(const psg_tir_node *s) {
+  return s->kind == PSG_TIR_FOR && psgi_cse_is_leaf(s->kids[1]) && psgi_cse_is_leaf(s->kids[2]);
+}
+
 /* The table of statement s's own children (cached tables of its child
  * statements must exist). */
 static psg_status stmt_table_of(psgi_cse_tables *c, const psg_tir_node *s, psgi_cse_table *out) {
@@ -417,6 +423,7 @@ static psg_status stmt_table_of(psgi_cse_tables *c, const psg_tir_node *s, psgi_
     }
     return st;
   }
+  if (c->lazy_loops && leaf_bounds(s)) return PSG_OK; /* what two of min, extent, body do: nothing */
   psgi_cse_table parts[3], empty;
   psgi_cse_table_init(&empty, ctx);
   for (int k = 0; k < 3; k++) psgi_cse_table_init(&parts[k], ctx);
@@ -455,6 +462,7 @@ psg_status psgi_cse_stmt_table(psgi_cse_tables *c, const psg_tir_node *root, con
   while (!s && st.len) {
     fr *f = &st.data[st.len - 1];
     bool pushed = false;
+    if (c->lazy_loops && leaf_bounds(f->n)) f->next = f->n->nkids; /* its body's table is not needed */
     while (!pushed && f->next < f->n->nkids) { /* a push may move f: stop at once */
       const psg_tir_node *k = f->n->kids[f->next++];
       if (is_stmt(k) && !psgi_cse_cached_table(c, k)) {
