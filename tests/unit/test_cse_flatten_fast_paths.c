@@ -2,7 +2,9 @@
  * give what the full computations give (docs/design.md, the departures
  * "CSE keeps a statement whose computation table is surely empty" and
  * "StorageFlatten reuses the flat indices of an access of the same shape"):
- *  - CSE with its fast paths (nothing_to_common, table_known_empty) against
+ *  - CSE with its fast paths (nothing_to_common, table_known_empty, the
+ *    loops' tables without their bodies', the work list in table order
+ *    within a size unless two computations of one size are replaced) against
  *    CSE with none (psgi_cse_exhaustive), with and without
  *    identify_equiv_terms;
  *  - StorageFlatten with the shape cache against StorageFlatten computing
@@ -11,8 +13,11 @@
  * legacy-TE for StorageFlatten), 200 random loop nests over strided, offset
  * and axis-separated buffers, and 150 generated legacy functions whose loop
  * nests index 2-d and 3-d buffers in shapes that recur with other loop vars
- * (flattened, then commoned: what the models' functions look like). The
- * comparisons are not vacuous: CSE must change some of them, and the shape
+ * (flattened, then commoned: what the models' functions look like), and 200
+ * functions doing several computations of one size twice or more, or equal
+ * to a let value in scope (CSE's table order within a size against TVM's
+ * text order: taking the table order when two of one size are replaced
+ * fails 79 of them). The comparisons are not vacuous: CSE must change some of them, and the shape
  * cache must be seen answering (one flat index node shared by two accesses
  * of different buffers, which separate simplifications never share), and
  * its answer must be the computed one when the earlier access's nodes are
@@ -210,6 +215,46 @@ static void test_cache_answers(void) {
   }
 }
 
+/* Several computations of one size done twice or more, or equal to a let
+ * value in scope, in random order: CSE decides its work list in table order
+ * within a size and redoes it in text order when two computations of one
+ * size are replaced (bound to a context var or given a new var); the
+ * result must be TVM's order's (the exhaustive one's) either way. */
+static const char *const SAME_SIZE[] = {"a * b", "c * d", "b * c", "a * d", "d - a", "c + b", "a + i", "i * d"};
+
+static psg_tir_prim_func *same_size_func(uint64_t *seed) {
+  static char text[8192];
+  size_t npool = sizeof SAME_SIZE / sizeof *SAME_SIZE;
+  snprintf(text, sizeof text,
+           "# from tvm.script import tir as T\n@T.prim_func\n"
+           "def main(A: T.Buffer((64,), \"int32\"), a: T.int32, b: T.int32, c: T.int32, d: T.int32):\n");
+  const char *indent = "    ";
+  if (eq_rand(seed) % 2) { /* a let whose value the body does too: replaced by its var */
+    size_t len = strlen(text);
+    snprintf(text + len, sizeof text - len, "    x: T.int32 = %s\n", SAME_SIZE[eq_rand(seed) % 6]);
+  }
+  size_t len = strlen(text);
+  snprintf(text + len, sizeof text - len, "%sfor i in range(8):\n", indent);
+  int stores = 2 + (int)(eq_rand(seed) % 4);
+  for (int k = 0; k < stores; k++) {
+    len = strlen(text);
+    snprintf(text + len, sizeof text - len, "        A[i * 8 + %d] = %s + (%s)\n", k, SAME_SIZE[eq_rand(seed) % npool],
+             SAME_SIZE[eq_rand(seed) % npool]);
+  }
+  return eq_parse(text);
+}
+
+static void test_same_size_commons(void) {
+  uint64_t seed = 3131;
+  size_t before = cse_changed;
+  for (int i = 0; i < 200; i++) {
+    psg_tir_prim_func *f = same_size_func(&seed);
+    CHECK(f != NULL);
+    if (f) compare_cse("computations of one size", f);
+  }
+  CHECK(cse_changed - before > 200);
+}
+
 int main(void) {
   psg_ctx *ctx = check_ctx();
   tb_init(ctx);
@@ -218,6 +263,7 @@ int main(void) {
   RUN_TEST(test_generated);
   RUN_TEST(test_cache_answers);
   RUN_TEST(test_computed_loop_bounds);
+  RUN_TEST(test_same_size_commons);
   printf("CSE compared %zu (changed %zu), StorageFlatten compared %zu\n", cse_compared, cse_changed, flat_compared);
   CHECK(cse_changed > 50 && flat_compared > 300);
   tb_fini();
