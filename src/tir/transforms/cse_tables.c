@@ -12,7 +12,7 @@
  * BufferLoad anywhere in it), CalculateExprComplexity (its tree's nodes over
  * the visited slots) and a structural hash agreeing with
  * psg_arith_expr_equal (vars and non-expression operands by identity). */
-/* psgi_hash_mix and psgi_hash_ptr, inlined (one to three per node). */
+/* One round of a 64-bit finalizer over h and v (one per operand). */
 static inline uint64_t mix(uint64_t h, uint64_t v) {
   uint64_t x = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
   x ^= x >> 30;
@@ -22,21 +22,33 @@ static inline uint64_t mix(uint64_t h, uint64_t v) {
   return x ^ (x >> 31);
 }
 
-static inline uint64_t hash_ptr(const void *p) { return mix(0, (uint64_t)(uintptr_t)p); }
-
-static uint64_t leaf_hash(const psg_tir_node *n) {
-  uint64_t h = mix(0x9e3779b97f4a7c15ull, (uint64_t)n->kind << 40 | (uint64_t)n->flags << 32 | n->dtype);
-  if (psgi_tir_is_var_kind(n->kind)) return mix(h, hash_ptr(n));
-  if (n->kind == PSG_TIR_INT_IMM) return mix(h, (uint64_t)n->u.int_value);
-  if (n->kind == PSG_TIR_FLOAT_IMM) {
+/* The hash of n's own fields: kind, flags, dtype, and the payload a
+ * constant, var or call carries (vars by identity). The hashes only sort
+ * nodes into buckets (equal ones are compared), so any function that
+ * agrees with psg_arith_expr_equal will do: one mix per node. */
+static inline uint64_t header_hash(const psg_tir_node *n) {
+  uint64_t h = ((uint64_t)n->kind << 40 | (uint64_t)n->flags << 32 | n->dtype) * 0x9e3779b97f4a7c15ull;
+  switch (n->kind) {
+  case PSG_TIR_VAR:
+  case PSG_TIR_SIZE_VAR: return mix(h, (uint64_t)(uintptr_t)n);
+  case PSG_TIR_INT_IMM: return mix(h, (uint64_t)n->u.int_value);
+  case PSG_TIR_FLOAT_IMM: {
     uint64_t bits;
     memcpy(&bits, &n->u.float_value, sizeof bits);
     return mix(h, bits);
   }
-  if (n->kind == PSG_TIR_CALL) return mix(h, n->u.op);
-  if (n->kind == PSG_TIR_STRING_IMM) return mix(h, psgi_hash_bytes(n->u.str.s, n->u.str.len));
-  return h;
+  case PSG_TIR_CALL: return mix(h, n->u.op);
+  case PSG_TIR_STRING_IMM: return mix(h, psgi_hash_bytes(n->u.str.s, n->u.str.len));
+  default: return h;
+  }
 }
+
+/* What the pass asks of an expression node, memoized per node for the
+ * whole pass (computed bottom up, so each node is walked once however often
+ * its subtrees are asked about): TVM's ForbiddenComputation (a Call or a
+ * BufferLoad anywhere in it), CalculateExprComplexity (its tree's nodes over
+ * the visited slots) and a structural hash agreeing with
+ * psg_arith_expr_equal (vars and non-expression operands by identity). */
 
 /* Records e (not cached yet) as the owner of infos[index - 1], the last. */
 static bool info_put(psgi_cse_tables *c, const psg_tir_node *e, size_t index) {
@@ -61,38 +73,32 @@ static bool info_put(psgi_cse_tables *c, const psg_tir_node *e, size_t index) {
   return true;
 }
 
-/* The info of a constant or a var, made on the spot (not cached: it reads
- * the node alone). */
-static psgi_cse_info leaf_info(const psg_tir_node *n) { return (psgi_cse_info){leaf_hash(n), 1, false}; }
+/* A constant or var without operands: its info is made on the spot (not
+ * cached: it reads the node alone). */
+static bool plain_leaf(const psg_tir_node *n) { return n->nkids == 0 && psgi_cse_is_leaf(n); }
 
-/* The info of n from its operands' (`kid[i]`: operand i's info when
- * `has[i]`, else it is not an expression). */
-static psgi_cse_info node_info(const psg_tir_node *n, const psgi_cse_info *kid, const bool *has) {
-  psgi_cse_info r = {leaf_hash(n), 1, n->kind == PSG_TIR_CALL || n->kind == PSG_TIR_BUFFER_LOAD};
+/* An operand's part in its parent's info: its info, or (not an
+ * expression) its identity's hash alone. */
+typedef struct operand {
+  psgi_cse_info info;
+  bool expr;
+} operand;
+
+/* n's info from its operands' (`ops`, one per operand). */
+static psgi_cse_info node_info(const psg_tir_node *n, const operand *ops) {
+  psgi_cse_info r = {header_hash(n), 1, n->kind == PSG_TIR_CALL || n->kind == PSG_TIR_BUFFER_LOAD};
   for (uint32_t i = 0; i < n->nkids; i++) {
-    if (!has[i]) {
-      r.hash = mix(r.hash, hash_ptr(n->kids[i]));
-      continue;
-    }
-    const psgi_cse_info *ki = &kid[i];
-    r.hash = mix(r.hash, ki->hash);
-    r.forbidden |= ki->forbidden;
-    if (psgi_cse_visited_slot(n, i)) r.complexity += ki->complexity;
+    r.hash = mix(r.hash, ops[i].info.hash);
+    if (!ops[i].expr) continue;
+    r.forbidden |= ops[i].info.forbidden;
+    if (psgi_cse_visited_slot(n, i)) r.complexity += ops[i].info.complexity;
   }
   return r;
 }
 
-/* A constant or var without operands: its info is leaf_info's. */
-static bool plain_leaf(const psg_tir_node *n) { return n->nkids == 0 && psgi_cse_is_leaf(n); }
-
-/* Whether operand k needs an info computed first (an expression not cached). */
-static bool needs_info(const psgi_cse_tables *c, const psg_tir_node *k) {
-  return psgi_tir_is_expr_kind(k->kind) && !plain_leaf(k) && !psgi_cse_cached_index(c, k);
-}
-
 psg_status psgi_cse_info_compute(psgi_cse_tables *c, const psg_tir_node *e, psgi_cse_info *out) {
   if (plain_leaf(e)) {
-    *out = leaf_info(e);
+    *out = (psgi_cse_info){header_hash(e), 1, false};
     return PSG_OK;
   }
   size_t have = psgi_cse_cached_index(c, e);
@@ -101,57 +107,60 @@ psg_status psgi_cse_info_compute(psgi_cse_tables *c, const psg_tir_node *e, psgi
     return PSG_OK;
   }
   psg_ctx *ctx = c->ctx;
+  /* A depth-first walk taking the operands in order: an operand that is a
+   * leaf or has its info puts it on the value stack, any other is walked
+   * first (and puts its own when done), so a node's operands' infos are the
+   * top nkids values when its walk ends, and a node reached again (shared)
+   * has its info by then. Both stacks on the C stack while they fit. */
   typedef struct {
     const psg_tir_node *n;
-    bool expanded;
+    uint32_t next;
   } fr;
-  /* the work stack: on the C stack while it fits */
-  fr small[64], *st = small;
-  size_t len = 0, cap = sizeof small / sizeof *small;
+  fr fsmall[32], *st = fsmall;
+  operand vsmall[64], *val = vsmall;
+  size_t len = 0, cap = sizeof fsmall / sizeof *fsmall, vlen = 0, vcap = sizeof vsmall / sizeof *vsmall;
   psg_status s = PSG_OK;
-  enum { KIDS = 8 };
-  psgi_cse_info kid_small[KIDS], *kid = kid_small;
-  bool has_small[KIDS], *has = has_small;
-  size_t kid_cap = KIDS;
-  st[len++] = (fr){e, false};
+  st[len++] = (fr){e, 0};
   while (!s && len) {
     fr *f = &st[len - 1];
     const psg_tir_node *n = f->n;
-    if (!f->expanded) {
-      f->expanded = true;
-      if (len + n->nkids > cap) {
-        fr *nd = psgi_cse_stack_grow(ctx, st, len, len + n->nkids, sizeof *nd, small, &cap);
-        if (!nd) {
+    if (f->next < n->nkids) {
+      const psg_tir_node *k = n->kids[f->next++];
+      operand o = {{0, 1, false}, true};
+      size_t ki = 0;
+      if (!psgi_tir_is_expr_kind(k->kind)) {
+        o.info.hash = mix(0, (uint64_t)(uintptr_t)k), o.expr = false;
+      } else if (plain_leaf(k)) {
+        o.info.hash = header_hash(k);
+      } else if ((ki = psgi_cse_cached_index(c, k))) {
+        o.info = c->infos.data[ki - 1];
+      } else { /* walked first */
+        if (len == cap) {
+          fr *nd = psgi_cse_stack_grow(ctx, st, len, len + 1, sizeof *nd, fsmall, &cap);
+          if (!nd) {
+            s = psgi_nomem(ctx);
+            break;
+          }
+          st = nd;
+        }
+        st[len++] = (fr){k, 0};
+        continue;
+      }
+      if (vlen == vcap) {
+        operand *nv = psgi_cse_stack_grow(ctx, val, vlen, vlen + 1, sizeof *nv, vsmall, &vcap);
+        if (!nv) {
           s = psgi_nomem(ctx);
           break;
         }
-        st = nd;
+        val = nv;
       }
-      for (uint32_t i = n->nkids; i-- > 0;)
-        if (needs_info(c, n->kids[i])) st[len++] = (fr){n->kids[i], false};
+      val[vlen++] = o;
       continue;
     }
     len--;
-    if (psgi_cse_cached_index(c, n)) continue; /* reached through another parent first */
-    if (n->nkids > kid_cap) {
-      psgi_cse_info *nk = psgi_alloc(ctx, psgi_mul_size(n->nkids, sizeof *nk));
-      bool *nh = nk ? psgi_alloc(ctx, n->nkids * sizeof *nh) : NULL;
-      if (!nh) {
-        psgi_free(ctx, nk);
-        s = psgi_nomem(ctx);
-        break;
-      }
-      if (kid != kid_small) psgi_free(ctx, kid), psgi_free(ctx, has);
-      kid = nk, has = nh, kid_cap = n->nkids;
-    }
-    for (uint32_t i = 0; i < n->nkids; i++) {
-      const psg_tir_node *k = n->kids[i];
-      has[i] = psgi_tir_is_expr_kind(k->kind);
-      if (!has[i]) continue;
-      if (plain_leaf(k)) kid[i] = leaf_info(k);
-      else kid[i] = c->infos.data[psgi_cse_cached_index(c, k) - 1];
-    }
-    if (!PSGI_VEC_PUSH(ctx, &c->infos, node_info(n, kid, has))) {
+    vlen -= n->nkids;
+    operand o = {node_info(n, val + vlen), true};
+    if (!PSGI_VEC_PUSH(ctx, &c->infos, o.info)) {
       s = psgi_nomem(ctx);
       break;
     }
@@ -161,10 +170,19 @@ psg_status psgi_cse_info_compute(psgi_cse_tables *c, const psg_tir_node *e, psgi
       break;
     }
     psg_tir_retain((psg_tir_node *)n); /* the key stays alive while cached */
+    if (vlen == vcap) { /* n had no operands */
+      operand *nv = psgi_cse_stack_grow(ctx, val, vlen, vlen + 1, sizeof *nv, vsmall, &vcap);
+      if (!nv) {
+        s = psgi_nomem(ctx);
+        break;
+      }
+      val = nv;
+    }
+    val[vlen++] = o; /* its parent's operand */
   }
-  if (st != small) psgi_free(ctx, st);
-  if (kid != kid_small) psgi_free(ctx, kid), psgi_free(ctx, has);
-  if (!s) *out = c->infos.data[psgi_cse_cached_index(c, e) - 1];
+  if (!s) *out = val[0].info;
+  if (st != fsmall) psgi_free(ctx, st);
+  if (val != vsmall) psgi_free(ctx, val);
   return s;
 }
 
