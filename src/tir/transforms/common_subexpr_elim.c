@@ -341,15 +341,59 @@ static psg_status all_vars_known(cse *c, const psg_tir_node *e, bool *out) {
   return oom ? psgi_nomem(c->ctx) : PSG_OK;
 }
 
+/* A set of nonzero keys (hashes, or addresses times an odd constant): open
+ * addressing, linear probing, at most half full, on the C stack while small
+ * (nothing_to_common's, one per node; collect_names'). */
+typedef struct hash_set {
+  uint64_t small[64], *slots;
+  size_t cap, len;
+} hash_set;
+
+static void hash_set_init(hash_set *h) {
+  memset(h->small, 0, sizeof h->small);
+  h->slots = h->small;
+  h->cap = sizeof h->small / sizeof *h->small;
+  h->len = 0;
+}
+
+static void hash_set_fini(psg_ctx *ctx, hash_set *h) {
+  if (h->slots != h->small) psgi_free(ctx, h->slots);
+}
+
+/* Adds key; *is_new when it was not there. False: out of memory. */
+static bool hash_set_add(psg_ctx *ctx, hash_set *h, uint64_t key, bool *is_new) {
+  if (2 * (h->len + 1) > h->cap) {
+    size_t ncap = 2 * h->cap;
+    uint64_t *ns = psgi_calloc(ctx, psgi_mul_size(ncap, sizeof *ns));
+    if (!ns) return false;
+    for (size_t i = 0; i < h->cap; i++) {
+      if (!h->slots[i]) continue;
+      size_t j = (size_t)(h->slots[i] >> 7) & (ncap - 1);
+      while (ns[j]) j = (j + 1) & (ncap - 1);
+      ns[j] = h->slots[i];
+    }
+    hash_set_fini(ctx, h);
+    h->slots = ns;
+    h->cap = ncap;
+  }
+  size_t j = (size_t)(key >> 7) & (h->cap - 1);
+  while (h->slots[j] && h->slots[j] != key) j = (j + 1) & (h->cap - 1);
+  *is_new = !h->slots[j];
+  if (*is_new) h->slots[j] = key, h->len++;
+  return true;
+}
+
 /* The names of the form cse_var_* of the vars of body, in c->names (the
  * only ones new_var can meet). A walk over every operand; a node with more
  * than one reference may be reached again and is walked once. */
 static psg_status collect_names(cse *c, const psg_tir_node *body) {
   psg_ctx *ctx = c->ctx;
-  PSGI_VEC(const psg_tir_node *) st = {0};
-  psgi_map seen;
-  psgi_map_init(&seen, ctx);
-  psg_status s = PSGI_VEC_PUSH(ctx, &st, body) ? PSG_OK : psgi_nomem(ctx);
+  psgi_cse_nodes st;
+  psgi_cse_nodes_init(&st);
+  hash_set seen; /* the shared nodes met, by their address times an odd constant (one to one, never 0) */
+  hash_set_init(&seen);
+  psg_status s = PSG_OK;
+  st.data[st.len++] = body;
   while (!s && st.len) {
     const psg_tir_node *n = st.data[--st.len];
     if (psgi_tir_is_var_kind(n->kind)) {
@@ -363,14 +407,14 @@ static psg_status collect_names(cse *c, const psg_tir_node *body) {
       if (!k->nkids && !psgi_tir_is_var_kind(k->kind)) continue;
       if (__atomic_load_n(&k->refcount, __ATOMIC_RELAXED) != 1) {
         bool is_new;
-        if (!psgi_map_put_ptr(&seen, k, &is_new)) s = psgi_nomem(ctx);
+        if (!hash_set_add(ctx, &seen, (uint64_t)(uintptr_t)k * 0x9e3779b97f4a7c15ull, &is_new)) s = psgi_nomem(ctx);
         if (s || !is_new) continue;
       }
-      if (!PSGI_VEC_PUSH(ctx, &st, k)) s = psgi_nomem(ctx);
+      if (!psgi_cse_nodes_push(ctx, &st, k)) s = psgi_nomem(ctx);
     }
   }
-  PSGI_VEC_FREE(ctx, &st);
-  psgi_map_fini(&seen);
+  psgi_cse_nodes_fini(ctx, &st);
+  hash_set_fini(ctx, &seen);
   return s;
 }
 
@@ -602,47 +646,6 @@ static psg_status add_direct_subexprs(cse *c, worklist *w, const psg_tir_node *e
   }
   psgi_cse_nodes_fini(c->ctx, &st);
   return s ? s : oom ? psgi_nomem(c->ctx) : PSG_OK;
-}
-
-/* A set of nonzero hashes: open addressing, linear probing, at most half
- * full, on the C stack while small (nothing_to_common's, one per node). */
-typedef struct hash_set {
-  uint64_t small[64], *slots;
-  size_t cap, len;
-} hash_set;
-
-static void hash_set_init(hash_set *h) {
-  memset(h->small, 0, sizeof h->small);
-  h->slots = h->small;
-  h->cap = sizeof h->small / sizeof *h->small;
-  h->len = 0;
-}
-
-static void hash_set_fini(psg_ctx *ctx, hash_set *h) {
-  if (h->slots != h->small) psgi_free(ctx, h->slots);
-}
-
-/* Adds key; *is_new when it was not there. False: out of memory. */
-static bool hash_set_add(psg_ctx *ctx, hash_set *h, uint64_t key, bool *is_new) {
-  if (2 * (h->len + 1) > h->cap) {
-    size_t ncap = 2 * h->cap;
-    uint64_t *ns = psgi_calloc(ctx, psgi_mul_size(ncap, sizeof *ns));
-    if (!ns) return false;
-    for (size_t i = 0; i < h->cap; i++) {
-      if (!h->slots[i]) continue;
-      size_t j = (size_t)(h->slots[i] >> 7) & (ncap - 1);
-      while (ns[j]) j = (j + 1) & (ncap - 1);
-      ns[j] = h->slots[i];
-    }
-    hash_set_fini(ctx, h);
-    h->slots = ns;
-    h->cap = ncap;
-  }
-  size_t j = (size_t)(key >> 7) & (h->cap - 1);
-  while (h->slots[j] && h->slots[j] != key) j = (j + 1) & (h->cap - 1);
-  *is_new = !h->slots[j];
-  if (*is_new) h->slots[j] = key, h->len++;
-  return true;
 }
 
 /* Whether steps 1-3 surely leave `cur` as it is (*out true): every eligible
