@@ -128,7 +128,8 @@ static psg_status worklist_add(cse *c, worklist *w, psg_tir_node *e, size_t coun
   psgi_cse_info ni, ei;
   psg_status st = normalize(c, e, &norm);
   if (!st) st = psgi_cse_info_of(&c->tables, norm, &ni);
-  if (!st) st = psgi_cse_info_of(&c->tables, e, &ei);
+  if (!st && norm != e) st = psgi_cse_info_of(&c->tables, e, &ei);
+  else ei = ni;
   if (st) {
     psg_tir_release(norm);
     return st;
@@ -140,7 +141,8 @@ static psg_status worklist_add(cse *c, worklist *w, psg_tir_node *e, size_t coun
     return psgi_nomem(c->ctx);
   }
   for (size_t i = (size_t)(uintptr_t)me->value; i; i = w->items.data[i - 1].next) {
-    if (psg_arith_expr_equal(w->items.data[i - 1].norm, norm)) {
+    const psg_tir_node *other = w->items.data[i - 1].norm;
+    if (other == norm || psg_arith_expr_equal(other, norm)) {
       w->items.data[i - 1].count += count;
       psg_tir_release(norm);
       *added = false;
@@ -733,7 +735,13 @@ static psg_status decide_all(cse *c, worklist *w, bool stop_at_tie, decisions *p
   while (!st && w->heap.len) {
     size_t i = heap_pop(w);
     psg_tir_node *e = w->items.data[i].e, *bound = NULL;
-    for (size_t k = 0; !st && !bound && k < c->context.len; k++) {
+    bool maybe_bound = true; /* a value of the context equal to e has e's hash (c->values counts them) */
+    if (!c->equiv) {
+      psgi_map_entry *ve = c->values.len ? psgi_map_get_ptr(&c->values, (const void *)(uintptr_t)w->items.data[i].key)
+                                         : NULL;
+      maybe_bound = ve && ve->value;
+    }
+    for (size_t k = 0; !st && maybe_bound && !bound && k < c->context.len; k++) {
       bool eq = false;
       if (c->context.data[k].value) st = equivalent(c, c->context.data[k].value, e, &eq);
       if (eq) bound = c->context.data[k].var;
