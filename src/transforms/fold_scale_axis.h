@@ -94,6 +94,14 @@ psgi_fsa_msg psgi_fsa_msgs_get(const psgi_fsa_msgs *ms, const psg_expr *e, bool 
  * intersection. */
 psg_status psgi_fsa_msgs_put(psgi_fsa_msgs *ms, psg_ctx *ctx, const psg_expr *e, psgi_fsa_msg m, bool intersect);
 
+/* Whether the prepare walk of a direction (forward: ForwardFoldScaleAxis)
+ * could mark any multiply of `func` for a fold: *maybe false means surely
+ * not, and the direction returns `func` as it is without preparing
+ * (fold_scale_axis_scan.c). *maybe is true after an error. */
+psg_status psgi_fsa_scan(const psg_expr *func, bool forward, bool *maybe);
+/* Tests: true makes both directions skip the scan and prepare every time. */
+extern bool psgi_fsa_exhaustive;
+
 psg_status psgi_fsa_forward(psg_expr *func, psg_expr **out);
 psg_status psgi_fsa_backward(psg_expr *func, psg_expr **out);
 
