@@ -35,6 +35,7 @@
  * linear in the function's size whatever its shape. */
 #include "transforms/fold_scale_axis.h"
 
+#include "ops/op_impl.h"
 #include "transforms/transforms.h"
 
 bool psgi_fsa_exhaustive = false;
@@ -155,11 +156,34 @@ static bool backward_step(psg_ctx *ctx, const psg_expr *e, probe_list *todo, psg
   return false;
 }
 
+/* What a conv or dense asks of its data (the prepare walk's prep_call). A
+ * model's convs mostly share one attributes object (the parser and the
+ * importers share equal attributes), and without groups a conv's request
+ * depends only on its op and attributes, so the last one is kept. */
+typedef struct request_memo {
+  const psg_attrs *attrs; /* NULL: nothing kept */
+  int op;
+  psgi_fsa_msg m;
+} request_memo;
+
+static psgi_fsa_msg layer_request(const psg_expr *s, request_memo *memo) {
+  int op = psgi_fsa_op(s);
+  if (op == PSGI_FSA_DENSE) {
+    const psg_type *tl = s->nkids > 1 ? psgi_tensor_type_of(s->kids[1]) : NULL;
+    return tl && tl->n == 2 ? (psgi_fsa_msg){true, false, 1, {1}} : (psgi_fsa_msg){0};
+  }
+  if (memo->attrs && memo->attrs == s->u.attrs && memo->op == op && s->nkids == 3) return memo->m;
+  psgi_fsa_msg m = psgi_fsa_conv_msg(s, false);
+  if (s->nkids == 3 && s->u.attrs && psgi_attr_int(s->u.attrs, "groups", 1) == 1) *memo = (request_memo){s->u.attrs, op, m};
+  return m;
+}
+
 psg_status psgi_fsa_scan(const psg_expr *func, bool forward, bool *maybe) {
   psg_ctx *ctx = func->ctx;
   expr_list seeds = {0};
   probe_list todo = {0};
   size_t walked = 0;
+  request_memo memo = {0};
   *maybe = false;
   psg_status st = collect_seeds(ctx, func, forward, &seeds, &walked);
   size_t budget = walked * STEPS_PER_NODE + STEPS_BASE;
@@ -167,14 +191,7 @@ psg_status psgi_fsa_scan(const psg_expr *func, bool forward, bool *maybe) {
     const psg_expr *s = seeds.data[i];
     todo.len = 0;
     if (forward) {
-      /* what the layer asks of its data (the prepare walk's prep_call) */
-      psgi_fsa_msg m = {0};
-      if (psgi_fsa_op(s) == PSGI_FSA_DENSE) {
-        const psg_type *tl = s->nkids > 1 ? psgi_tensor_type_of(s->kids[1]) : NULL;
-        if (tl && tl->n == 2) m = (psgi_fsa_msg){true, false, 1, {1}};
-      } else {
-        m = psgi_fsa_conv_msg(s, false);
-      }
+      psgi_fsa_msg m = layer_request(s, &memo);
       if (m.defined && m.n && s->nkids > 1 && !PSGI_VEC_PUSH(ctx, &todo, ((probe){s->kids[1], m})))
         st = psgi_nomem(ctx);
     } else {
