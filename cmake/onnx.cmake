@@ -155,10 +155,10 @@ if(PASSAGE_TESTS AND EXISTS /usr/share/libonnx-testdata/data/node/test_conv_with
                        PASS_REGULAR_EXPRESSION "\"median_us\": [0-9.]+, \"min_us\": [0-9.]+, \"runs\": 2}")
 endif()
 
-# test_fold_scale_axis_scan also checks the real models: the frontend's sources
+# test_pass_scans also checks the real models: the frontend's sources
 # built into the unit test over the core's objects (as fuzz_onnx does).
-if(TARGET test_fold_scale_axis_scan)
-  target_sources(test_fold_scale_axis_scan PRIVATE ${PASSAGE_ONNX_CORE_SOURCES} $<TARGET_OBJECTS:passage_onnx_proto>)
-  target_include_directories(test_fold_scale_axis_scan PRIVATE ${ONNX_GEN_DIR} ${PROTOBUF_C_INCLUDE})
-  target_link_libraries(test_fold_scale_axis_scan PRIVATE ${PROTOBUF_C_LIB})
+if(TARGET test_pass_scans)
+  target_sources(test_pass_scans PRIVATE ${PASSAGE_ONNX_CORE_SOURCES} $<TARGET_OBJECTS:passage_onnx_proto>)
+  target_include_directories(test_pass_scans PRIVATE ${ONNX_GEN_DIR} ${PROTOBUF_C_INCLUDE})
+  target_link_libraries(test_pass_scans PRIVATE ${PROTOBUF_C_LIB})
 endif()

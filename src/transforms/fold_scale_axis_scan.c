@@ -36,6 +36,7 @@
 #include "transforms/fold_scale_axis.h"
 
 #include "ops/op_impl.h"
+#include "transforms/call_scan.h"
 #include "transforms/transforms.h"
 
 bool psgi_fsa_exhaustive = false;
@@ -59,48 +60,26 @@ static bool scales_by_constant(const psg_expr *e) {
 
 /* The seeds of the function: every conv2d/conv3d/dense (forward) or every
  * multiply with a constant operand (backward) the prepare walk would reach
- * (Composite functions kept whole), and how many nodes were walked. Leaves
- * are not walked (no leaf is a seed or has anything below it); a node held
- * once is reached once, so only the others go through the seen set. */
+ * (psgi_scan_calls: Composite functions kept whole, as the walk keeps them). */
+typedef struct seeding {
+  psg_ctx *ctx;
+  bool forward;
+  expr_list *seeds;
+  psg_status st;
+} seeding;
+
+static bool add_seed(void *user, const psg_expr *call) {
+  seeding *s = user;
+  int op = psgi_fsa_op(call);
+  if (op < 0 || !(s->forward ? is_layer(op) : op == PSGI_FSA_MULTIPLY && scales_by_constant(call))) return false;
+  if (!PSGI_VEC_PUSH(s->ctx, s->seeds, call)) s->st = psgi_nomem(s->ctx);
+  return s->st != PSG_OK;
+}
+
 static psg_status collect_seeds(psg_ctx *ctx, const psg_expr *root, bool forward, expr_list *seeds, size_t *walked) {
-  expr_list stack = {0};
-  psgi_map seen;
-  psgi_map_init(&seen, ctx);
-  size_t hint = psgi_expr_size_hint(root);
-  psg_status st = PSG_OK;
-  if ((hint && !psgi_map_reserve(&seen, hint / 8)) || !PSGI_VEC_PUSH(ctx, &stack, root)) st = psgi_nomem(ctx);
-  size_t n = 0;
-  while (!st && stack.len) {
-    const psg_expr *e = stack.data[--stack.len];
-    n++;
-    int op = psgi_fsa_op(e);
-    if (op >= 0 && (forward ? is_layer(op) : op == PSGI_FSA_MULTIPLY && scales_by_constant(e)) &&
-        !PSGI_VEC_PUSH(ctx, seeds, e)) {
-      st = psgi_nomem(ctx);
-      break;
-    }
-    if (psgi_is_composite_fn(e)) continue;
-    for (uint32_t i = 0; i < e->nkids; i++) {
-      const psg_expr *k = e->kids[i];
-      if (k->nkids == 0) continue;
-      if (!psgi_expr_held_once(k)) {
-        bool is_new = false;
-        if (!psgi_map_put_ptr(&seen, k, &is_new)) {
-          st = psgi_nomem(ctx);
-          break;
-        }
-        if (!is_new) continue;
-      }
-      if (!PSGI_VEC_PUSH(ctx, &stack, k)) {
-        st = psgi_nomem(ctx);
-        break;
-      }
-    }
-  }
-  PSGI_VEC_FREE(ctx, &stack);
-  psgi_map_fini(&seen);
-  *walked = n;
-  return st;
+  seeding s = {ctx, forward, seeds, PSG_OK};
+  psg_status st = psgi_scan_calls(root, add_seed, &s, walked);
+  return st ? st : s.st;
 }
 
 /* Forward: the probes a node on a request's path passes on. Returns true

@@ -1,26 +1,34 @@
-/* FoldScaleAxis's scan for work (docs/design.md, departure "FoldScaleAxis
- * scans for a fold before preparing one") is conservative: wherever it says
- * a direction surely has nothing to fold, the full prepare-and-rewrite of
- * that direction (psgi_fsa_exhaustive) returns the function unchanged. Both
- * directions are checked on every Relay function of
+/* The scans by which passes decide they have nothing to do give what the
+ * full walks give:
+ *  - FoldScaleAxis's scan for work (docs/design.md, departure "FoldScaleAxis
+ *    scans for a fold before preparing one") is conservative: wherever it
+ *    says a direction surely has nothing to fold, the full prepare-and-
+ *    rewrite of that direction (psgi_fsa_exhaustive) returns the function
+ *    unchanged;
+ *  - CanonicalizeOps and CanonicalizeCast skip a function that calls no
+ *    nn.bias_add (no cast) (departure "Passes that look for their op before
+ *    walking"): their result is structurally the full rewrite's
+ *    (psgi_canonicalize_exhaustive).
+ * Checked on every Relay function of
  *  - the .relay inputs of the lit tests (tests/lit/<dir>/ and one level
  *    below: FoldScaleAxis's own cases, the other passes' graphs),
  *  - 400 programs of the random generator (conv2d blocks with per-channel
- *    scales before and after, dense with scales, relu, bias_add, add),
+ *    scales before and after, dense with scales, relu, bias_add, add, casts),
  *  - the 8 real models when tests/models/cache holds them,
  * each as typed, after SimplifyInference, EliminateCommonSubexpr and
  * FoldConstant (where -O3 runs FoldScaleAxis) and after the backward fold
- * (what the forward fold then sees). The comparison is not vacuous: the
- * scan must skip some functions, and the full walks must fold some, the
- * scan saying "maybe" for those. The -O3 text of the generated programs is
- * also the same with and without the scan. */
+ * (what the forward fold then sees). The comparisons are not vacuous: the
+ * scans must skip some functions, and the full walks must change some, the
+ * scans saying "maybe" for those. The -O3 text of the generated programs is
+ * also the same with and without the scans. */
 #include <dirent.h>
 #include "check.h"
 #include "passage/onnx.h"
 #include "random_relay.h"
+#include "transforms/call_scan.h"
 #include "transforms/fold_scale_axis.h"
 
-static size_t compared, skipped, folded, modules;
+static size_t compared, skipped, folded, modules, canon_compared, canon_skipped, canon_changed;
 
 static psg_module *run_spec(psg_ctx *ctx, const char *spec, psg_module *m) {
   psg_pass *p = NULL;
@@ -55,14 +63,45 @@ static void check_functions(const char *what, psg_module *m) {
   }
 }
 
+/* CanonicalizeOps and CanonicalizeCast on m with and without their scans. */
+static void check_canonicalize(psg_ctx *ctx, const char *what, psg_module *m) {
+  static const char *const passes[] = {"CanonicalizeOps", "CanonicalizeCast"};
+  for (size_t i = 0; m && i < psg_module_num_functions(m); i++) {
+    psg_expr *f = psg_module_get_function(m, i);
+    bool bias = true, cast = true;
+    if (f && psg_expr_kind(f) == PSG_EXPR_FUNCTION) {
+      CHECK_OK(psgi_calls_op(f, PSGI_OP_nn_bias_add, &bias));
+      CHECK_OK(psgi_calls_op(f, PSGI_OP_cast, &cast));
+    }
+    canon_skipped += !bias + !cast;
+  }
+  for (int p = 0; m && p < 2; p++) {
+    psg_module *fast = run_spec(ctx, passes[p], m);
+    psgi_canonicalize_exhaustive = true;
+    psg_module *full = run_spec(ctx, passes[p], m);
+    psgi_canonicalize_exhaustive = false;
+    char *path = NULL;
+    bool same = fast && full && psg_module_structural_equal(fast, full, &path);
+    if (!same) printf("FAIL %s: %s with and without its scan differ at %s\n", what, passes[p], path ? path : "?");
+    CHECK(same);
+    psg_free(path);
+    canon_compared++;
+    canon_changed += full && !psg_module_structural_equal(full, m, NULL);
+    psg_module_release(fast);
+    psg_module_release(full);
+  }
+}
+
 /* m typed, then at FoldScaleAxis's place in -O3, then after the backward fold. */
 static void check_module(psg_ctx *ctx, const char *what, psg_module *m) {
   psg_module *typed = run_spec(ctx, "InferType", m);
   if (!typed) return; /* inputs that do not type (other tests' error cases) */
   modules++;
   check_functions(what, typed);
+  check_canonicalize(ctx, what, typed);
   psg_module *o3 = run_spec(ctx, "sequential(SimplifyInference,EliminateCommonSubexpr,FoldConstant)", typed);
   check_functions(what, o3);
+  check_canonicalize(ctx, what, o3);
   psg_module *bwd = o3 ? run_spec(ctx, "BackwardFoldScaleAxis", o3) : NULL;
   check_functions(what, bwd);
   psg_module_release(bwd);
@@ -136,9 +175,9 @@ static void test_generated(void) {
     /* -O3 with and without the scan: the same text */
     char *a = NULL, *b = NULL;
     for (int exhaustive = 0; m && exhaustive < 2 && seed % 4 == 0; exhaustive++) {
-      psgi_fsa_exhaustive = exhaustive;
+      psgi_fsa_exhaustive = psgi_canonicalize_exhaustive = exhaustive;
       psg_module *o3 = run_spec(ctx, "O3", m);
-      psgi_fsa_exhaustive = false;
+      psgi_fsa_exhaustive = psgi_canonicalize_exhaustive = false;
       CHECK(o3 != NULL);
       if (o3) CHECK_OK(psg_module_print(o3, 0, exhaustive ? &b : &a, NULL));
       psg_module_release(o3);
@@ -194,5 +233,8 @@ int main(void) {
   printf("%zu modules, %zu function-direction pairs: the scan skipped %zu, the full walks folded %zu\n", modules,
          compared, skipped, folded);
   CHECK(skipped > 0 && folded > 0);
+  printf("CanonicalizeOps/Cast: %zu runs compared, %zu changed the module; the scans found no op in %zu functions\n",
+         canon_compared, canon_changed, canon_skipped);
+  CHECK(canon_changed > 0 && canon_skipped > 0);
   return check_finish();
 }
