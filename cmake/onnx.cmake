@@ -154,3 +154,11 @@ if(PASSAGE_TESTS AND EXISTS /usr/share/libonnx-testdata/data/node/test_conv_with
   set_tests_properties(bench.onnx_pipeline.quick PROPERTIES ENVIRONMENT "${SAN_ENV}" TIMEOUT 120
                        PASS_REGULAR_EXPRESSION "\"median_us\": [0-9.]+, \"min_us\": [0-9.]+, \"runs\": 2}")
 endif()
+
+# test_pass_scans also checks the real models: the frontend's sources
+# built into the unit test over the core's objects (as fuzz_onnx does).
+if(TARGET test_pass_scans)
+  target_sources(test_pass_scans PRIVATE ${PASSAGE_ONNX_CORE_SOURCES} $<TARGET_OBJECTS:passage_onnx_proto>)
+  target_include_directories(test_pass_scans PRIVATE ${ONNX_GEN_DIR} ${PROTOBUF_C_INCLUDE})
+  target_link_libraries(test_pass_scans PRIVATE ${PROTOBUF_C_LIB})
+endif()

@@ -5,6 +5,7 @@
  * its consumer's group and the producer's group writes the narrow dtype. */
 #include "ops/op_impl.h"
 #include "transforms/builder.h"
+#include "transforms/call_scan.h"
 #include "transforms/transforms.h"
 
 typedef struct canon {
@@ -64,36 +65,6 @@ static psg_status cast_call(psg_mutator *m, const psg_expr *e, psg_expr **out) {
   return st;
 }
 
-/* Whether `func` calls cast anywhere: most graphs do not, and one walk with
- * a visited set is cheaper than the rewrite's. */
-static psg_status has_cast(psg_ctx *ctx, const psg_expr *func, bool *found) {
-  *found = false;
-  psg_expr *cast = NULL;
-  psg_status st = psg_op_get(ctx, "cast", &cast);
-  if (st) return st;
-  psgi_map seen;
-  psgi_map_init(&seen, ctx);
-  psgi_map_reserve(&seen, psgi_expr_size_hint(func)); /* sized by the last walk (a hint) */
-  PSGI_VEC(const psg_expr *) stack = {0};
-  if (!PSGI_VEC_PUSH(ctx, &stack, func)) st = psgi_nomem(ctx);
-  while (!st && stack.len && !*found) {
-    const psg_expr *e = stack.data[--stack.len];
-    if (e->kind == PSG_EXPR_CALL && e->kids[0] == cast) *found = true;
-    for (uint32_t i = 0; !st && i < e->nkids; i++) {
-      const psg_expr *k = e->kids[i];
-      if (k->nkids == 0 && k->kind != PSG_EXPR_FUNCTION) continue; /* leaves: no call below */
-      if (psgi_is_composite_fn(k)) continue;                      /* kept as it is */
-      bool is_new;
-      if (!psgi_map_put_ptr(&seen, k, &is_new)) st = psgi_nomem(ctx);
-      else if (is_new && !PSGI_VEC_PUSH(ctx, &stack, k)) st = psgi_nomem(ctx);
-    }
-  }
-  PSGI_VEC_FREE(ctx, &stack);
-  psgi_map_fini(&seen);
-  psg_expr_release(cast);
-  return st;
-}
-
 static psg_status canonicalize_cast(psg_expr *func, psg_module *mod, psg_pass_context *pc, void *user,
                                     psg_expr **out) {
   (void)pc;
@@ -102,8 +73,10 @@ static psg_status canonicalize_cast(psg_expr *func, psg_module *mod, psg_pass_co
   (void)mod; /* typed by the runner: the pass declares needs TYPED */
   psg_status st = psgi_check_typed(func, "CanonicalizeCast");
   if (st) return st;
-  bool any;
-  if ((st = has_cast(func->ctx, func, &any)) != PSG_OK) return st;
+  /* Most graphs call no cast: a scan of the calls is cheaper than the
+   * rewrite's walk (departure 260). */
+  bool any = true;
+  if (!psgi_canonicalize_exhaustive && (st = psgi_calls_op(func, PSGI_OP_cast, &any)) != PSG_OK) return st;
   if (!any) {
     psg_expr_retain(func);
     *out = func;

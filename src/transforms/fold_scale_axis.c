@@ -20,31 +20,23 @@
 #include "ops/op_impl.h"
 #include "transforms/transforms.h"
 
-/* PSGI_FSA_* by built-in op index (-1: none of them), built once: op table
- * indices are fixed for the process, and every node the passes meet asks,
- * so one load instead of a scan of the names. Ops a host registers have
- * larger indices: none of them is one of these. */
-enum { FSA_MAX_OPS = 512 };
-static signed char fsa_of_op[FSA_MAX_OPS];
+signed char psgi_fsa_of_op[PSGI_FSA_TABLE_OPS];
+bool psgi_fsa_of_op_ready;
 static pthread_once_t fsa_of_op_once = PTHREAD_ONCE_INIT;
 
 static void build_fsa_of_op(void) {
   static const char *const names[PSGI_FSA_NUM_OPS] = {
       "nn.conv2d", "nn.conv3d",   "nn.dense",    "multiply", "add",       "subtract", "nn.bias_add",
       "nn.relu",   "nn.leaky_relu", "squeeze", "expand_dims", "reshape", "transpose", "repeat"};
-  memset(fsa_of_op, -1, sizeof fsa_of_op);
+  memset(psgi_fsa_of_op, -1, sizeof psgi_fsa_of_op);
   for (int i = 0; i < PSGI_FSA_NUM_OPS; i++) {
     ptrdiff_t op = psgi_op_lookup(names[i], strlen(names[i]));
-    if (op >= 0 && op < FSA_MAX_OPS) fsa_of_op[op] = (signed char)i;
+    if (op >= 0 && op < PSGI_FSA_TABLE_OPS) psgi_fsa_of_op[op] = (signed char)i;
   }
+  __atomic_store_n(&psgi_fsa_of_op_ready, true, __ATOMIC_RELEASE);
 }
 
-int psgi_fsa_op(const psg_expr *e) {
-  if (!e || e->kind != PSG_EXPR_CALL || e->kids[0]->kind != PSG_EXPR_OP) return -1;
-  pthread_once(&fsa_of_op_once, build_fsa_of_op);
-  size_t op = e->kids[0]->u.op;
-  return op < FSA_MAX_OPS ? fsa_of_op[op] : -1;
-}
+void psgi_fsa_op_table_build(void) { pthread_once(&fsa_of_op_once, build_fsa_of_op); }
 
 psgi_fsa_msg psgi_fsa_intersect(psgi_fsa_msg a, psgi_fsa_msg b) {
   if (!a.defined) return a;

@@ -26,8 +26,21 @@ enum {
   PSGI_FSA_BIAS_ADD, PSGI_FSA_RELU, PSGI_FSA_LEAKY_RELU, PSGI_FSA_SQUEEZE, PSGI_FSA_EXPAND_DIMS,
   PSGI_FSA_RESHAPE, PSGI_FSA_TRANSPOSE, PSGI_FSA_REPEAT, PSGI_FSA_NUM_OPS
 };
+/* PSGI_FSA_* by built-in op index (-1: none of them), filled once by
+ * psgi_fsa_op_table_build: op table indices are fixed for the process, and
+ * the walks ask of every node, so the question is a load, inline. Ops a host
+ * registers have larger indices: none of them is one of these. */
+enum { PSGI_FSA_TABLE_OPS = 512 };
+extern signed char psgi_fsa_of_op[PSGI_FSA_TABLE_OPS];
+extern bool psgi_fsa_of_op_ready; /* set (release) once the table is filled */
+void psgi_fsa_op_table_build(void);
 /* Which of the ops above `e` calls, or -1. */
-int psgi_fsa_op(const psg_expr *e);
+static inline int psgi_fsa_op(const psg_expr *e) {
+  if (!e || e->kind != PSG_EXPR_CALL || e->kids[0]->kind != PSG_EXPR_OP) return -1;
+  if (!__atomic_load_n(&psgi_fsa_of_op_ready, __ATOMIC_ACQUIRE)) psgi_fsa_op_table_build();
+  size_t op = e->kids[0]->u.op;
+  return op < PSGI_FSA_TABLE_OPS ? psgi_fsa_of_op[op] : -1;
+}
 
 /* TVM's Intersect: null wins; otherwise the common axes, positive if either. */
 psgi_fsa_msg psgi_fsa_intersect(psgi_fsa_msg a, psgi_fsa_msg b);
@@ -93,6 +106,14 @@ psgi_fsa_msg psgi_fsa_msgs_get(const psgi_fsa_msgs *ms, const psg_expr *e, bool 
 /* Stores m for e, or, with `intersect` and a message already there, their
  * intersection. */
 psg_status psgi_fsa_msgs_put(psgi_fsa_msgs *ms, psg_ctx *ctx, const psg_expr *e, psgi_fsa_msg m, bool intersect);
+
+/* Whether the prepare walk of a direction (forward: ForwardFoldScaleAxis)
+ * could mark any multiply of `func` for a fold: *maybe false means surely
+ * not, and the direction returns `func` as it is without preparing
+ * (fold_scale_axis_scan.c). *maybe is true after an error. */
+psg_status psgi_fsa_scan(const psg_expr *func, bool forward, bool *maybe);
+/* Tests: true makes both directions skip the scan and prepare every time. */
+extern bool psgi_fsa_exhaustive;
 
 psg_status psgi_fsa_forward(psg_expr *func, psg_expr **out);
 psg_status psgi_fsa_backward(psg_expr *func, psg_expr **out);

@@ -271,6 +271,12 @@ static psg_status transform_call(psg_mutator *m, const psg_expr *e, psg_expr **o
 }
 
 psg_status psgi_fsa_backward(psg_expr *func, psg_expr **out) {
+  bool maybe = true;
+  if (!psgi_fsa_exhaustive) {
+    psg_status st = psgi_fsa_scan(func, false, &maybe);
+    if (st) return st;
+  }
+  if (!maybe) return psgi_fsa_rewrite(func, false, NULL, NULL, out); /* nothing to fold: func itself */
   bwd w = {.ctx = func->ctx};
   psgi_built_init(&w.b, func->ctx, psgi_expr_span_ref(func));
   w.b.final_types = true;

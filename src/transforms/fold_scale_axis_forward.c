@@ -276,6 +276,12 @@ static psg_status rewrite_call(psg_mutator *m, const psg_expr *e, psg_expr **out
 }
 
 psg_status psgi_fsa_forward(psg_expr *func, psg_expr **out) {
+  bool maybe = true;
+  if (!psgi_fsa_exhaustive) {
+    psg_status st = psgi_fsa_scan(func, true, &maybe);
+    if (st) return st;
+  }
+  if (!maybe) return psgi_fsa_rewrite(func, false, NULL, NULL, out); /* nothing to fold: func itself */
   fwd f = {.ctx = func->ctx};
   psgi_built_init(&f.b, func->ctx, psgi_expr_span_ref(func));
   f.b.final_types = true;
