@@ -204,6 +204,90 @@ static void test_rules_known(void) {
           psgi_arith_rules_known_checked, random_checked, psgi_arith_rules_known_wrong);
 }
 
+/* A product already in canonical form (`x * k`, design.md 247) gets no
+ * canonical form built: the canonical form made without the fast path is
+ * then that node again, structurally. Products of every int width and
+ * sign, the constant on either side, nested, with constants at the
+ * extremes of the dtype, and 0 and 1 (which the builders fold). */
+static void test_canonical_products(void) {
+  psg_ctx *ctx = TB.ctx;
+  psg_arith_analyzer *an[2];
+  for (int m = 0; m < 2; m++) {
+    psgi_arith_exhaustive = m == 0;
+    CHECK_OK(psg_arith_analyzer_create(ctx, &an[m]));
+  }
+  psgi_arith_exhaustive = false;
+  static const int bits[] = {8, 16, 32, 64};
+  static const int64_t values[] = {0, 1, -1, 2, 3, -7, 100, 127, -128, 255, 1 << 20, 2147483647, -2147483647 - 1,
+                                   INT64_MAX, INT64_MIN};
+  size_t kept = 0, built = 0;
+  for (int u = 0; u < 2; u++) {
+    for (size_t b = 0; b < sizeof bits / sizeof *bits; b++) {
+      psg_tir_dtype t = psg_tir_dtype_make(u ? PSG_TIR_CODE_UINT : PSG_TIR_CODE_INT, bits[b], 1);
+      psg_tir_expr *x = tb_var("x", t), *y = tb_var("y", t);
+      for (size_t v = 0; v < sizeof values / sizeof *values; v++) {
+        int64_t k = values[v];
+        if (psgi_arith_wrap(t, k) != k || (u && k < 0)) continue; /* not a constant of t */
+        psg_tir_expr *c = tb_int(t, k), *c2 = tb_int(t, 3);
+        psg_tir_expr *forms[] = {tb_bin(PSG_TIR_MUL, x, c), tb_bin(PSG_TIR_MUL, c, x),
+                                 tb_bin(PSG_TIR_MUL, tb_bin(PSG_TIR_MUL, x, c), c2),
+                                 tb_bin(PSG_TIR_MUL, tb_bin(PSG_TIR_FLOOR_DIV, x, c2), c),
+                                 tb_bin(PSG_TIR_MUL, tb_bin(PSG_TIR_MUL, x, y), c)};
+        for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
+          psg_tir_expr *e = forms[f], *r[2] = {NULL, NULL};
+          for (int m = 0; m < 2; m++) CHECK_OK(psgi_arith_canonical_node(an[m], e, &r[m]));
+          /* the same canonical form either way, NULL being e itself */
+          CHECK(psg_arith_expr_equal(r[0] ? r[0] : e, r[1] ? r[1] : e));
+          if (!r[1] && r[0]) kept++;
+          if (r[1]) built++;
+          psg_tir_release(r[0]);
+          psg_tir_release(r[1]);
+          /* and the whole simplifier */
+          for (int m = 0; m < 2; m++) CHECK_OK(psg_arith_simplify(an[m], e, &r[m]));
+          CHECK(r[0] && r[1] && psg_arith_expr_equal(r[0], r[1]));
+          psg_tir_release(r[0]);
+          psg_tir_release(r[1]);
+        }
+      }
+    }
+  }
+  CHECK(kept > 20); /* the fast path ran */
+  CHECK(built > 20); /* and the products not in canonical form were still rewritten */
+  for (int m = 0; m < 2; m++) psg_arith_analyzer_destroy(an[m]);
+}
+
+/* A constant or a var without facts as the whole expression (design.md
+ * 248): given back as it is, in every mode, with facts on other vars. */
+static void test_leaf_roots(void) {
+  psg_ctx *ctx = TB.ctx;
+  psg_arith_analyzer *a;
+  CHECK_OK(psg_arith_analyzer_create(ctx, &a));
+  psg_tir_expr *i = tb_var("i", TB_I32), *j = tb_var("j", TB_I32), *b = tb_var("b", psg_tir_dtype_bool());
+  CHECK_OK(psg_arith_bind(a, j, tb_i32(4), tb_i32(1))); /* j is 4: substituted */
+  psg_arith_scope sc;
+  CHECK_OK(psg_arith_enter_constraint(a, b, &sc)); /* b known true */
+  psg_tir_expr *leaves[] = {tb_i32(7), tb_f32(2.5), tb_str("s"), i, j, b};
+  for (size_t k = 0; k < sizeof leaves / sizeof *leaves; k++) {
+    for (int mode = 0; mode < 3; mode++) {
+      psg_tir_expr *r = NULL;
+      psg_status st = mode == 0   ? psg_arith_simplify(a, leaves[k], &r)
+                      : mode == 1 ? psg_arith_rewrite_simplify(a, leaves[k], &r)
+                                  : psg_arith_canonical_simplify(a, leaves[k], &r);
+      CHECK_OK(st);
+      if (!r) continue;
+      bool same = r == leaves[k];
+      /* the leaves without facts come back as the same node; j and b as
+       * what the facts say */
+      if (k < 4) CHECK(same);
+      else if (k == 4) CHECK(psgi_arith_is_int_value(r, 4));
+      else CHECK(psgi_arith_is_int_value(r, 1) && psg_tir_dtype_is_bool(r->dtype));
+      psg_tir_release(r);
+    }
+  }
+  psg_arith_exit_constraint(a, &sc);
+  psg_arith_analyzer_destroy(a);
+}
+
 int main(void) {
   psg_ctx *ctx = check_ctx();
   tb_init(ctx);
@@ -211,6 +295,8 @@ int main(void) {
   RUN_TEST(test_corpus);
   RUN_TEST(test_rules_known);
   RUN_TEST(test_constant_info);
+  RUN_TEST(test_canonical_products);
+  RUN_TEST(test_leaf_roots);
   psgi_arith_exhaustive = false;
   tb_fini();
   CHECK_CTX_CLEAN(ctx);

@@ -353,6 +353,13 @@ static psg_status scaled_single(psg_arith_analyzer *a, psg_tir_expr *e, bool *si
       (x->kind == PSG_TIR_MUL && (psgi_arith_is_int(x->kids[0], &c) || psgi_arith_is_int(x->kids[1], &c))))
     return PSG_OK;
   *single = true;
+  /* e is `x * k` as built below already (the atom on the left, k a
+   * constant that neither wraps nor is 0 or 1, which the builders would
+   * fold): its own canonical form, so *out stays NULL rather than an equal
+   * copy built and thrown away (most products met; docs/design.md 247). */
+  if (!a->exhaustive && x == e->kids[0] && psgi_arith_is_int_value(e->kids[1], k) && k != 0 && k != 1 &&
+      psgi_arith_wrap(e->dtype, k) == k && e->kids[1]->dtype == e->dtype && !e->flags && !e->kids[1]->flags)
+    return PSG_OK;
   if (k == 0) return psgi_arith_int(a->ctx, e->dtype, 0, out);
   if (k == 1) {
     psg_tir_retain(x);
