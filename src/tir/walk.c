@@ -180,8 +180,11 @@ static void drop_pending(mstate *s, size_t from) {
 void psg_tir_mutator_fini(psg_tir_mutator *m) {
   mstate *s = m->state_;
   if (!s) return;
-  for (size_t i = 0; i < s->cap; i++)
-    if (s->slots[i].key) psg_tir_release(s->slots[i].value);
+  for (size_t i = 0, left = s->len; left && i < s->cap; i++) /* stops at the last entry */
+    if (s->slots[i].key) {
+      psg_tir_release(s->slots[i].value);
+      left--;
+    }
   drop_pending(s, 0);
   PSGI_VEC_FREE(m->ctx, &s->pending);
   PSGI_VEC_FREE(m->ctx, &s->frames);
