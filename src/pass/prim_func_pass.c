@@ -5,6 +5,7 @@
  * PrimFuncs, so a Sequential can mix both kinds). Instruments, timing and
  * IR printing come from the one run function (run.c), as for every kind. */
 #include "pass/pass_cache.h"
+#include "pass/run_scratch.h"
 
 /* With threads (parallel.c): the callback on every PrimFunc ahead of the
  * walk below, which takes the results in its place. */
@@ -34,6 +35,10 @@ psg_status psgi_prim_func_body(psg_pass *p, psg_module *mod, psg_pass_context *p
   psgi_precomputed *pre = NULL;
   psg_status st = psgi_parallel_precompute(p, mod, pc, chosen_prim, call_prim, &call, release_prim, &pre);
   if (st) return st;
+  /* The loop's frame: a table the pass keeps across the functions below
+   * (run_scratch.h) lives until the loop ends. */
+  psgi_run_scratch_frame frame;
+  psgi_run_scratch_enter(&frame, ctx);
   psgi_module_entry *es = psgi_alloc(ctx, (n ? n : 1) * sizeof *es);
   bool *owned = psgi_calloc(ctx, (n ? n : 1) * sizeof *owned);
   st = es && owned ? PSG_OK : psgi_nomem(ctx);
@@ -80,5 +85,6 @@ psg_status psgi_prim_func_body(psg_pass *p, psg_module *mod, psg_pass_context *p
   psgi_free(ctx, es);
   psgi_free(ctx, owned);
   psgi_precomputed_free(pre);
+  psgi_run_scratch_leave(&frame);
   return st;
 }

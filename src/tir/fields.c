@@ -1,47 +1,10 @@
-/* Passage — the operand order of TIR nodes as the analyses see it: which
- * slot comes k-th (definitions before the uses they scope over) and which
- * slots are definitions (spec/tir.md §2: PrimFunc params and buffers,
- * LetStmt/Let/For vars, Allocate's buffer var, DeclBuffer's buffer, the
- * fields of a Buffer), and the TVM field names paths print. */
+/* Passage — the TVM field names of TIR operands that paths print. The
+ * operand order the analyses see (definitions before the uses they scope
+ * over, spec/tir.md §2: PrimFunc params and buffers, LetStmt/Let/For vars,
+ * Allocate's buffer var, DeclBuffer's buffer, the fields of a Buffer) is
+ * psgi_tir_visit_slot, inline in tir_internal.h. */
 #include <stdio.h>
 #include "tir/tir_internal.h"
-
-uint32_t psgi_tir_visit_slot(const psg_tir_node *n, uint32_t k, bool *def) {
-  *def = false;
-  switch (n->kind) {
-  case PSG_TIR_PRIM_FUNC: {
-    uint32_t np = n->u.func.nparams, nb = n->u.func.nmap;
-    if (k < np + nb) {
-      *def = true;
-      return 1 + k;
-    }
-    return 0;
-  }
-  case PSG_TIR_BUFFER:
-    *def = true;
-    if (k == 0) return 0;
-    return k + 1 < n->nkids ? k + 1 : 1; /* data, shape, strides, then elem_offset */
-  case PSG_TIR_LET:
-  case PSG_TIR_LET_STMT:
-  case PSG_TIR_FOR:
-  case PSG_TIR_DECL_BUFFER:
-    *def = k == 0;
-    return k;
-  case PSG_TIR_ALLOCATE: {
-    uint32_t next = n->nkids - 3; /* extents */
-    *def = k == 0;
-    if (k == 0) return 0;
-    if (k <= next) return 2 + k; /* extents */
-    return k == next + 1 ? 1 : 2; /* condition, body */
-  }
-  case PSG_TIR_ATTR_STMT:
-    if (!(n->flags & PSGI_TIR_HAS_NODE)) return k;
-    *def = k == 0; /* the node (a thread var, a buffer) scopes over the body */
-    return k == 0 ? 2 : k - 1;
-  default:
-    return k;
-  }
-}
 
 static const char *fixed_label(int kind, uint32_t slot) {
   static const char *const let[] = {"var", "value", "body"};

@@ -146,8 +146,45 @@ bool psgi_tir_equal(const psg_tir_node *a, const psg_tir_node *b, const char *pr
 
 /* The operand slot an analysis visits k-th (k < nkids) in node n: the
  * definitions a node makes come before what they scope over. *def tells
- * whether the slot is a definition position (fields.c). */
-uint32_t psgi_tir_visit_slot(const psg_tir_node *n, uint32_t k, bool *def);
+ * whether the slot is a definition position. Inline: the walkers ask it for
+ * every edge, and for most kinds it is k itself. */
+static inline uint32_t psgi_tir_visit_slot(const psg_tir_node *n, uint32_t k, bool *def) {
+  *def = false;
+  switch (n->kind) {
+  case PSG_TIR_PRIM_FUNC: {
+    uint32_t np = n->u.func.nparams, nb = n->u.func.nmap;
+    if (k < np + nb) {
+      *def = true;
+      return 1 + k;
+    }
+    return 0;
+  }
+  case PSG_TIR_BUFFER:
+    *def = true;
+    if (k == 0) return 0;
+    return k + 1 < n->nkids ? k + 1 : 1; /* data, shape, strides, then elem_offset */
+  case PSG_TIR_LET:
+  case PSG_TIR_LET_STMT:
+  case PSG_TIR_FOR:
+  case PSG_TIR_DECL_BUFFER:
+    *def = k == 0;
+    return k;
+  case PSG_TIR_ALLOCATE: {
+    uint32_t next = n->nkids - 3; /* extents */
+    *def = k == 0;
+    if (k == 0) return 0;
+    if (k <= next) return 2 + k; /* extents */
+    return k == next + 1 ? 1 : 2; /* condition, body */
+  }
+  case PSG_TIR_ATTR_STMT:
+    if (!(n->flags & PSGI_TIR_HAS_NODE)) return k;
+    *def = k == 0; /* the node (a thread var, a buffer) scopes over the body */
+    return k == 0 ? 2 : k - 1;
+  default:
+    return k;
+  }
+}
+
 /* TVM's name of operand `slot` of n ("body", "seq[3]", "indices[0]"). */
 void psgi_tir_field_label(const psg_tir_node *n, uint32_t slot, char *buf, size_t size);
 

@@ -13,16 +13,20 @@ typedef struct frame {
 typedef PSGI_VEC(frame) frame_vec;
 
 /* The mutator's frame: also where its children's pending rewrites start,
- * and whether its own rewrite is pending (not memoized). */
+ * whether its own rewrite is pending (not memoized), and else the memo slot
+ * reserved for it when it was reached (still its slot when the table has
+ * not grown since: keys never move otherwise), so that storing its rewrite
+ * does not probe again. */
 typedef struct mframe {
   const psg_tir_node *node;
   uint32_t next;
   bool pend;
   size_t scope;
+  size_t slot;
 } mframe;
 typedef PSGI_VEC(mframe) mframe_vec;
 
-static const psg_tir_node *child_at(const psg_tir_node *n, uint32_t k, uint32_t *slot) {
+static inline const psg_tir_node *child_at(const psg_tir_node *n, uint32_t k, uint32_t *slot) {
   bool def;
   *slot = psgi_tir_visit_slot(n, k, &def);
   return n->kids[*slot];
@@ -56,6 +60,14 @@ typedef struct mstate {
   PSGI_VEC(memo_slot) pending;
   size_t scope;  /* the first pending entry of the node being walked or rewritten */
   size_t cursor; /* where the last pending lookup hit (children are read in order) */
+  /* psg_tir_mutator_set_result was given a node without operands: only then
+   * can a plain leaf (plain_leaf) have a rewrite other than itself. */
+  bool leaf_results;
+  /* The frames of the outermost psg_tir_mutate call, kept for the next one
+   * (a pass mutates statement after statement with one mutator); nested
+   * calls, made from callbacks while these frames are in use, take their
+   * own. */
+  mframe_vec frames;
 } mstate;
 
 /* Fibonacci hashing of the address (nodes are 16-byte aligned). */
@@ -168,10 +180,14 @@ static void drop_pending(mstate *s, size_t from) {
 void psg_tir_mutator_fini(psg_tir_mutator *m) {
   mstate *s = m->state_;
   if (!s) return;
-  for (size_t i = 0; i < s->cap; i++)
-    if (s->slots[i].key) psg_tir_release(s->slots[i].value);
+  for (size_t i = 0, left = s->len; left && i < s->cap; i++) /* stops at the last entry */
+    if (s->slots[i].key) {
+      psg_tir_release(s->slots[i].value);
+      left--;
+    }
   drop_pending(s, 0);
   PSGI_VEC_FREE(m->ctx, &s->pending);
+  PSGI_VEC_FREE(m->ctx, &s->frames);
   psgi_free(m->ctx, s->slots);
   psgi_free(m->ctx, s);
   m->state_ = NULL;
@@ -187,7 +203,12 @@ static inline bool plain_leaf(const psg_tir_mutator *m, const psg_tir_node *n) {
 
 psg_tir_node *psg_tir_mutator_get_result(psg_tir_mutator *m, const psg_tir_node *n) {
   mstate *s = m->state_;
-  if (!s) return plain_leaf(m, n) ? (psg_tir_node *)n : NULL;
+  /* A plain leaf is never pending nor memoized by the walk, and a memo
+   * entry made for it otherwise (a walk from it, memoizing its default
+   * rewrite) holds itself: without set_result on a leaf, it is its own
+   * rewrite, found without the searches below. */
+  if (plain_leaf(m, n) && (!s || !s->leaf_results)) return (psg_tir_node *)n;
+  if (!s) return NULL;
   if (s->pending.len > s->scope) {
     /* a child of the node at hand: after the last hit first, then all */
     memo_slot *p = s->pending.data;
@@ -217,9 +238,11 @@ static psg_status memo_put(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_no
 
 psg_status psg_tir_mutator_set_result(psg_tir_mutator *m, const psg_tir_node *n, psg_tir_node *result) {
   if (!n || !result) return PSG_ERR_INVALID_ARGUMENT;
+  mstate *s = state(m);
+  if (!s) return psgi_nomem(m->ctx);
+  if (n->nkids == 0) s->leaf_results = true;
   psg_tir_retain(result);
-  mstate *s = m->state_;
-  for (size_t i = s ? s->pending.len : 0; i-- > (s ? s->scope : 0);) {
+  for (size_t i = s->pending.len; i-- > s->scope;) {
     if (s->pending.data[i].key != n) continue;
     psg_tir_release(s->pending.data[i].value); /* a pending child's: replaced where it is read */
     s->pending.data[i].value = result;
@@ -229,8 +252,15 @@ psg_status psg_tir_mutator_set_result(psg_tir_mutator *m, const psg_tir_node *n,
 }
 
 /* Records `result` (a reference taken over) as n's rewrite: pending for
- * its parent, or in the memo. */
-static psg_status done_node(psg_tir_mutator *m, mstate *s, const psg_tir_node *n, bool pend, psg_tir_node *result) {
+ * its parent, or in the memo (at `slot` when that is still n's). */
+static psg_status done_node(psg_tir_mutator *m, mstate *s, const psg_tir_node *n, bool pend, size_t slot,
+                            psg_tir_node *result) {
+  if (!pend && slot < s->cap && s->slots[slot].key == n) {
+    memo_slot *e = &s->slots[slot];
+    psg_tir_release(e->value);
+    e->value = result;
+    return PSG_OK;
+  }
   if (!pend) return memo_put(m, n, result);
   if (!PSGI_VEC_PUSH(m->ctx, &s->pending, ((memo_slot){n, result}))) {
     psg_tir_release(result);
@@ -240,7 +270,8 @@ static psg_status done_node(psg_tir_mutator *m, mstate *s, const psg_tir_node *n
 }
 
 /* n's rewrite from its children's (pending from `scope` on, or memoized). */
-static psg_status rewrite(psg_tir_mutator *m, mstate *s, const psg_tir_node *n, size_t scope, bool pend) {
+static psg_status rewrite(psg_tir_mutator *m, mstate *s, const psg_tir_node *n, size_t scope, bool pend,
+                          size_t slot) {
   psg_tir_mutate_fn fn = m->visit[n->kind];
   psg_tir_node *out = NULL;
   s->scope = scope;
@@ -253,7 +284,7 @@ static psg_status rewrite(psg_tir_mutator *m, mstate *s, const psg_tir_node *n, 
     return st;
   }
   drop_pending(s, scope); /* the children's: read by now */
-  return done_node(m, s, n, pend, out);
+  return done_node(m, s, n, pend, slot, out);
 }
 
 psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *root, psg_tir_node **out) {
@@ -264,7 +295,8 @@ psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *root, psg_tir_
   if (!s) return psgi_nomem(ctx);
   s->fresh = s->depth++ == 0 && s->len == 0 && !m->memo_all;
   size_t saved_scope = s->scope, saved_cursor = s->cursor, pend_base = s->pending.len;
-  mframe_vec stack = {0};
+  mframe_vec own = {0}, *stack = s->depth == 1 ? &s->frames : &own;
+  stack->len = 0;
   psg_status st = PSG_OK;
   /* A node's memo entry is reserved (value NULL) when it is first reached;
    * a node reached again later is done already (a DAG has no cycles). The
@@ -285,9 +317,9 @@ psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *root, psg_tir_
       goto done;
     }
   }
-  if (!PSGI_VEC_PUSH(ctx, &stack, ((mframe){root, 0, false, s->pending.len}))) goto nomem;
-  while (stack.len) {
-    mframe *f = &stack.data[stack.len - 1];
+  if (!PSGI_VEC_PUSH(ctx, stack, ((mframe){root, 0, false, s->pending.len, (size_t)(e0 - s->slots)}))) goto nomem;
+  while (stack->len) {
+    mframe *f = &stack->data[stack->len - 1];
     const psg_tir_node *node = f->node;
     if (f->next < node->nkids) {
       uint32_t slot;
@@ -296,9 +328,12 @@ psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *root, psg_tir_
       if (m->before_child && (st = m->before_child(m, node, slot)) != PSG_OK) goto done;
       if (plain_leaf(m, child)) continue; /* itself (psg_tir_mutator_get_result) */
       bool pend = s->fresh && !maybe_shared(child);
+      size_t at = SIZE_MAX;
       if (!pend) {
-        if (!memo_reserve(ctx, s, child, &is_new)) goto nomem;
+        memo_slot *e = memo_reserve(ctx, s, child, &is_new);
+        if (!e) goto nomem;
         if (!is_new) continue; /* rewritten already (or an ancestor: a cycle cannot occur) */
+        at = (size_t)(e - s->slots);
       }
       if (m->pre) {
         psg_tir_node *rep = NULL;
@@ -308,22 +343,23 @@ psg_status psg_tir_mutate(psg_tir_mutator *m, const psg_tir_node *root, psg_tir_
           goto done;
         }
         if (rep) {
-          if ((st = done_node(m, s, child, pend, rep)) != PSG_OK) goto done;
+          if ((st = done_node(m, s, child, pend, at, rep)) != PSG_OK) goto done;
           continue;
         }
       }
-      if (!PSGI_VEC_PUSH(ctx, &stack, ((mframe){child, 0, pend, s->pending.len}))) goto nomem;
+      if (!PSGI_VEC_PUSH(ctx, stack, ((mframe){child, 0, pend, s->pending.len, at}))) goto nomem;
       continue;
     }
     mframe done = *f;
-    stack.len--;
-    if ((st = rewrite(m, s, done.node, done.scope, done.pend)) != PSG_OK) goto done;
+    stack->len--;
+    if ((st = rewrite(m, s, done.node, done.scope, done.pend, done.slot)) != PSG_OK) goto done;
   }
   goto done;
 nomem:
   st = psgi_nomem(ctx);
 done:
-  PSGI_VEC_FREE(ctx, &stack);
+  stack->len = 0;
+  PSGI_VEC_FREE(ctx, &own);
   s->depth--;
   drop_pending(s, pend_base); /* left by an error: nothing reads them */
   s->scope = saved_scope;

@@ -157,6 +157,7 @@ psg_status psgi_tir_flattener_init(psgi_tir_flattener *f, psg_ctx *ctx) {
   psgi_map_init(&f->defined, ctx);
   psgi_map_init(&f->flat_indices, ctx);
   psgi_map_init(&f->flat_shapes, ctx);
+  f->shapes = &f->flat_shapes;
   psg_status st = psg_arith_analyzer_create(ctx, &f->a);
   if (!st) st = psg_arith_analyzer_create(ctx, &f->fresh);
   return st;
@@ -242,7 +243,7 @@ static psg_status flat_indices_of(psgi_tir_flattener *f, const psg_tir_buffer *b
     for (size_t k = 0; k < nout; k++) psg_tir_retain(out[k] = r->out[k]);
     return PSG_OK;
   }
-  psg_status st = psgi_flat_shapes_indices(f->ctx, &f->flat_shapes, a, b, in, ni, span, out, nout);
+  psg_status st = psgi_flat_shapes_indices(f->ctx, f->shapes, a, b, in, ni, span, out, nout);
   if (st) return st;
   flat_access *r = psgi_alloc(f->ctx, sizeof *r + nout * sizeof r->out[0]);
   if (!r) {

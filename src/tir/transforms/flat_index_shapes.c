@@ -19,6 +19,7 @@
  * later passes' memos key on nodes (tir.Simplify with copies cost silero_vad
  * 1.2M more instructions than the cache saved). */
 #include <string.h>
+#include "pass/run_scratch.h"
 #include "tir/transforms/tir_transforms.h"
 
 enum { MAX_VARS = 32, MAX_WORDS = 384, MAX_STACK = 128 };
@@ -147,6 +148,27 @@ static psg_status transplant(psg_ctx *ctx, const shape_entry *e, const shape_key
 void psgi_flat_shapes_fini(psg_ctx *ctx, psgi_map *shapes) {
   for (size_t i = 0; i < shapes->len; i++) entry_free(ctx, shapes->entries[i].value);
   psgi_map_fini(shapes);
+}
+
+/* Across functions the argument above holds as it does within one: the key
+ * is everything the flat index reads, and nothing of the function around
+ * the access (its other statements, its vars' facts, its attributes) is
+ * read, so which function met a shape first does not change the answer. */
+static void *run_shapes_create(psg_ctx *ctx) {
+  psgi_map *m = psgi_alloc(ctx, sizeof *m);
+  if (m) psgi_map_init(m, ctx);
+  return m;
+}
+
+static void run_shapes_destroy(psg_ctx *ctx, void *scratch) {
+  psgi_flat_shapes_fini(ctx, scratch);
+  psgi_free(ctx, scratch);
+}
+
+static const psgi_run_scratch_kind run_shapes = {run_shapes_create, run_shapes_destroy};
+
+psgi_map *psgi_flat_shapes_of_run(psg_ctx *ctx) {
+  return psgi_flat_shapes_disabled ? NULL : psgi_run_scratch(ctx, &run_shapes);
 }
 
 psg_status psgi_flat_shapes_indices(psg_ctx *ctx, psgi_map *shapes, psg_arith_analyzer *fresh,

@@ -164,6 +164,11 @@ psg_status psgi_tir_storage_flatten(psg_ctx *ctx, const psg_tir_prim_func *fn, i
   psg_status st = psgi_tir_flattener_init(&s.fl, ctx);
   s.fl.reject_predicates = true;
   s.fl.pass_name = "tir.StorageFlatten";
+  /* Run over a module, the accesses of every function share one shape
+   * table (design.md, departure "A PrimFunc pass's table across the
+   * functions of a run"). */
+  psgi_map *run_shapes = st ? NULL : psgi_flat_shapes_of_run(ctx);
+  if (run_shapes) s.fl.shapes = run_shapes;
   /* The loop ranges and let values the walk binds are read only by
    * visit_assert (the flat indices use the analyzer without facts), so a
    * function without AssertStmt skips binding them (design.md, departure

@@ -88,6 +88,7 @@ typedef struct psgi_tir_flattener {
   psgi_map defined;          /* handle vars defined by params, Allocate or LetStmt */
   psgi_map flat_indices;     /* StorageFlatten: (buffer, indices) -> flat indices (buffer_flatten.c) */
   psgi_map flat_shapes;      /* StorageFlatten: the same by shape, vars by position (flat_index_shapes.c) */
+  psgi_map *shapes;          /* the table used: &flat_shapes, or the run's (psgi_flat_shapes_of_run) */
   bool canonical_shapes;     /* FlattenBuffer: flat extents canonically simplified */
   bool context_indices;      /* FlattenBuffer: indices simplified with the walk's facts */
   bool reject_predicates;    /* StorageFlatten: predicated accesses are an error */
@@ -112,6 +113,9 @@ psg_status psgi_flat_shapes_indices(psg_ctx *ctx, psgi_map *shapes, psg_arith_an
                                     const psg_tir_buffer *b, psg_tir_expr *const *idx, size_t ni,
                                     const psg_span *span, psg_tir_expr **out, size_t nout);
 void psgi_flat_shapes_fini(psg_ctx *ctx, psgi_map *shapes);
+/* The shape table StorageFlatten keeps across the functions of one run over
+ * a module (pass/run_scratch.h), or NULL outside such a run. */
+psgi_map *psgi_flat_shapes_of_run(psg_ctx *ctx);
 /* Whether psgi_flat_shapes_indices always computes (false; tests set it to
  * compare both ways). */
 extern bool psgi_flat_shapes_disabled;
