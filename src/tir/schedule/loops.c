@@ -358,16 +358,28 @@ typedef struct reduce_check {
   /* buffers allocated under the loop: private to an iteration (a register
    * tile, cache_write_at), their stores reduce over nothing outside */
   const psg_tir_node *local[8];
+  const psg_tir_node *local_alloc[8]; /* the Allocates, each counted once */
   size_t nlocal;
 } reduce_check;
 
 /* Only statements matter (allocations and stores), and no expression holds
- * one: the walk skips every expression and a store's operands (their vars
- * are read by psgi_sch_uses_var), and stops at the first bad store. */
-static int reduce_pre(psg_tir_visitor *v, const psg_tir_node *n) {
-  reduce_check *rc = v->user;
-  if (!psgi_tir_is_stmt_kind(n->kind)) return PSG_VISIT_SKIP_CHILDREN;
-  if (n->kind == PSG_TIR_ALLOCATE && rc->nlocal < 8) rc->local[rc->nlocal++] = n->kids[0];
+ * one, so the check walks the statements alone (psgi_sch_walk: a store's
+ * indices are read by psgi_sch_uses_var) and stops at the first bad store.
+ * That walk is the pre-order of the visitor's over statements (a statement
+ * has at most one statement operand but SeqStmt's and IfThenElse's, taken
+ * in slot order by both); it reaches a shared statement at each of its
+ * places where the visitor reached it once: an Allocate met again is not
+ * counted again, so the allocations known at a store's first visit are the
+ * visitor's, and a store met again passes again (the list has only grown),
+ * so the first bad store is the visitor's (design.md 245). */
+static int reduce_visit(const psgi_sch_path *path, void *user) {
+  reduce_check *rc = user;
+  const psg_tir_node *n = psgi_sch_path_last(path);
+  if (n->kind == PSG_TIR_ALLOCATE) {
+    bool seen = false;
+    for (size_t i = 0; i < rc->nlocal && !seen; i++) seen = rc->local_alloc[i] == n;
+    if (!seen && rc->nlocal < 8) rc->local_alloc[rc->nlocal] = n, rc->local[rc->nlocal++] = n->kids[0];
+  }
   if (n->kind != PSG_TIR_BUFFER_STORE) return PSG_VISIT_CONTINUE;
   for (size_t i = 0; i < rc->nlocal; i++)
     if (n->kids[0]->kids[0] == rc->local[i]) return PSG_VISIT_SKIP_CHILDREN;
@@ -393,9 +405,11 @@ static psg_status set_loop(psg_tir_schedule *s, psg_tir_expr *loop, int kind, co
   if (st) goto done;
   psg_tir_node *f = psgi_sch_path_last(&path);
   if (kind == PSG_TIR_FOR_PARALLEL || kind == PSG_TIR_FOR_VECTORIZED) {
-    reduce_check rc = {f->kids[0], NULL, ctx, {0}, 0};
-    psg_tir_visitor v = {.pre = reduce_pre, .user = &rc};
-    if ((st = psg_tir_visit(ctx, &v, f->kids[3]))) goto done;
+    reduce_check rc = {f->kids[0], NULL, ctx, {0}, {0}, 0};
+    psgi_sch_path sub = {0};
+    st = psgi_sch_walk(ctx, f->kids[3], reduce_visit, &rc, &sub);
+    psgi_sch_path_fini(ctx, &sub);
+    if (st) goto done;
     if (rc.bad) {
       st = psgi_sch_error(ctx, PSG_ERR_INVALID_ARGUMENT, prim, "loop '%s' is a reduction loop of block '%s' (a store "
                           "there does not depend on it)", f->kids[0]->u.var.name, rc.bad->kids[0]->u.buf.name);
