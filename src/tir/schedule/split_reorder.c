@@ -104,7 +104,7 @@ static psg_status check(psg_tir_schedule *s, const psgi_sch_split_plan *plans, s
     }
   }
   psgi_sch_path_fini(ctx, &p);
-  if (st == PSG_ERR_NOT_FOUND) { /* the primitives say it again */
+  if (st && st != PSG_ERR_NOMEM && !psg_ctx_is_oom(ctx)) { /* a loop not found: the primitives say it again */
     psgi_diag_truncate(ctx, mark);
     return PSG_OK;
   }
