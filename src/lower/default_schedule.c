@@ -61,12 +61,14 @@ typedef struct named_find {
 } named_find;
 
 /* The first For in pre-order whose var is named f->name. Loops are
- * statements and no expression holds a statement, so the walk stays on the
- * statements (skipping the expressions changes no statement's place in the
- * order) and stops at the first match (later ones were ignored). */
-static int named_pre(psg_tir_visitor *v, const psg_tir_node *n) {
-  named_find *f = v->user;
-  if (!psgi_tir_is_stmt_kind(n->kind)) return PSG_VISIT_SKIP_CHILDREN;
+ * statements and no expression holds a statement, so the search walks the
+ * statements alone (psgi_sch_walk, in the visitor's pre-order over them;
+ * it reaches a shared statement again where the visitor did not, after its
+ * first visit: the first match is the same) and stops at the first match
+ * (later ones were ignored). design.md 245. */
+static int named_visit(const psgi_sch_path *path, void *user) {
+  named_find *f = user;
+  const psg_tir_node *n = psgi_sch_path_last(path);
   if (n->kind == PSG_TIR_FOR && !strcmp(n->kids[0]->u.var.name, f->name)) {
     f->var = n->kids[0];
     return PSG_VISIT_ABORT;
@@ -78,8 +80,9 @@ static psg_status init_kind(psgi_dsch *d, psg_tir_expr *loop, bool unroll) {
   char name[256];
   snprintf(name, sizeof name, "%s_init", loop->u.var.name);
   named_find f = {name, NULL};
-  psg_tir_visitor v = {.pre = named_pre, .user = &f};
-  psg_status st = psg_tir_visit(d->ctx, &v, psg_tir_schedule_get_func(d->s)->kids[0]);
+  psgi_sch_path path = {0};
+  psg_status st = psgi_sch_walk(d->ctx, psg_tir_schedule_get_func(d->s)->kids[0], named_visit, &f, &path);
+  psgi_sch_path_fini(d->ctx, &path);
   if (st || !f.var) return st;
   return unroll ? psg_tir_schedule_unroll(d->s, f.var) : psg_tir_schedule_vectorize(d->s, f.var);
 }

@@ -10,7 +10,7 @@
  * loops up to the width fused and parallel. Each output element still sums
  * in (rc, ry, rx) order. */
 #include "lower/default_schedule.h"
-#include "tir/tir_internal.h"
+#include "tir/schedule/schedule_internal.h"
 #include <string.h>
 
 /* Tile: up to 4 of the outer axis, up to 16 of the vectorized one. */
@@ -48,8 +48,10 @@ static psg_status channel_pos(psgi_dsch *d, psg_tir_expr *const *loops, int *pos
 /* loop split by a dividing factor up to cap (a power of two first when vec):
  * out[0] outer, out[1] inner; the loop itself is out[0] when no factor
  * divides, out[1] when it fits in the tile whole (the other is NULL). New
- * references. */
-static psg_status split_div(psgi_dsch *d, psg_tir_expr *loop, int64_t cap, bool vec, psg_tir_expr **out) {
+ * references. The split is only prepared (plans[*np], psgi_sch_split_plan):
+ * tile applies the splits with its reorder (psgi_sch_split_reorder). */
+static psg_status split_div(psgi_dsch *d, psg_tir_expr *loop, int64_t cap, bool vec, psg_tir_expr **out,
+                            psgi_sch_split_plan *plans, size_t *np) {
   int64_t ext = psgi_dsch_extent(d, loop), f = vec ? psgi_dsch_vec_factor(ext, cap) : psgi_dsch_factor(ext, cap);
   out[0] = out[1] = NULL;
   if (f <= 1 || f == ext) {
@@ -58,7 +60,12 @@ static psg_status split_div(psgi_dsch *d, psg_tir_expr *loop, int64_t cap, bool 
     return PSG_OK;
   }
   int64_t factors[2] = {0, f};
-  return psg_tir_schedule_split(d->s, loop, factors, 2, out);
+  psgi_sch_split_plan *p = &plans[*np];
+  psg_status st = psgi_sch_split_prepare(d->s, loop, factors, 2, p);
+  if (st) return st;
+  (*np)++;
+  for (int k = 0; k < 2; k++) psg_tir_retain(out[k] = p->vars[k]);
+  return PSG_OK;
 }
 
 /* dw: a depthwise stage, whose NCHW tile takes its rows from the output
@@ -67,7 +74,8 @@ static psg_status split_div(psgi_dsch *d, psg_tir_expr *loop, int64_t cap, bool 
  * vector per FMA). */
 static psg_status tile(psgi_dsch *d, const char *stage, bool dw, bool *nhwc) {
   psg_tir_expr **loops = NULL, *r2[2] = {NULL, NULL}, *v2[2] = {NULL, NULL}, *h2[2] = {NULL, NULL}, *fused = NULL;
-  size_t n = 0;
+  size_t n = 0, np = 0;
+  psgi_sch_split_plan plans[3]; /* the splits, applied with the reorder */
   int cpos = -1;
   psg_status st = psgi_dsch_guard_init(d, stage);
   if (!st) st = psgi_dsch_loops(d, stage, &loops, &n);
@@ -80,16 +88,16 @@ static psg_status tile(psgi_dsch *d, const char *stage, bool dw, bool *nhwc) {
    * channel and width gives the tile's rows (the height for NCHW depthwise) */
   int vpos = cpos > wpos ? cpos : wpos, rpos = cpos < wpos ? cpos : wpos;
   if (dw && rpos == 1) rpos = 2;
-  st = split_div(d, loops[rpos], TILE_ROWS, false, r2);
-  if (!st) st = split_div(d, loops[vpos], TILE_VEC, true, v2);
+  st = split_div(d, loops[rpos], TILE_ROWS, false, r2, plans, &np);
+  if (!st) st = split_div(d, loops[vpos], TILE_VEC, true, v2, plans, &np);
   /* NCHW with channel rows: two output rows per tile (each weight broadcast
    * feeds two vectors: 2 input loads and 8 broadcasts per 16 FMAs, where
    * one row was load-bound at 9 loads per 8 FMAs) */
   bool two_rows = !*nhwc && rpos == 1 && vpos == 3 && r2[1] && v2[1] && psgi_dsch_extent(d, loops[2]) % 2 == 0;
-  if (!st && two_rows) st = split_div(d, loops[2], 2, false, h2);
-  if (st) goto done;
+  if (!st && two_rows) st = split_div(d, loops[2], 2, false, h2, plans, &np);
   psg_tir_expr *order[10];
   size_t k = 0, npar = 0;
+  if (st) goto done;
   /* NCHW with channel rows: the height outside the channel blocks, so the
    * input rows one output row reads (all its channels) stay in cache for
    * every block of output channels; channel blocks outermost streamed the
@@ -107,7 +115,7 @@ static psg_status tile(psgi_dsch *d, const char *stage, bool dw, bool *nhwc) {
   if (first) order[k++] = first;
   if (mid) order[k++] = mid;
   if (last) order[k++] = last;
-  st = psg_tir_schedule_reorder(d->s, order, k);
+  st = psgi_sch_split_reorder(d->s, plans, np, order, k);
   if (!st) st = psg_tir_schedule_decompose_reduction(d->s, stage, loops[4], NULL);
   if (!st && last) st = psg_tir_schedule_vectorize(d->s, last);
   if (!st && last) st = psgi_dsch_vectorize_init(d, last);
@@ -124,6 +132,7 @@ static psg_status tile(psgi_dsch *d, const char *stage, bool dw, bool *nhwc) {
   if (!st && npar > 1) st = psg_tir_schedule_fuse(d->s, order, npar, &fused);
   if (!st) st = psgi_dsch_parallel(d, fused ? fused : order[0]);
 done:
+  for (size_t i = 0; i < np; i++) psgi_sch_split_plan_fini(&plans[i]);
   for (int x = 0; x < 2; x++) psg_tir_release(r2[x]), psg_tir_release(v2[x]), psg_tir_release(h2[x]);
   psg_tir_release(fused);
   psgi_dsch_loops_free(loops, n);

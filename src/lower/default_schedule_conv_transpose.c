@@ -11,6 +11,7 @@
  * parities (TVM's schedule_injective). The dilated form, a guarded gather,
  * keeps the generic reduction schedule. */
 #include "lower/default_schedule.h"
+#include "tir/schedule/schedule_internal.h"
 #include <string.h>
 
 enum { TILE_ROWS = 4, TILE_VEC = 16 };
@@ -19,13 +20,20 @@ static const char PARITY[] = "conv2d_transpose_parity";
 
 /* A split of loop by factor into (outer, inner) unless the factor is 1 or
  * the whole extent: then the loop stays, as the inner part (whole) or
- * the outer part (no factor), the other NULL. New references. */
-static psg_status split_by(psgi_dsch *d, psg_tir_expr *loop, int64_t factor, psg_tir_expr *part[2]) {
+ * the outer part (no factor), the other NULL. New references. The split
+ * is only prepared (plans[*np]): the tile applies it with its reorder
+ * (psgi_sch_split_reorder). */
+static psg_status split_by(psgi_dsch *d, psg_tir_expr *loop, int64_t factor, psg_tir_expr *part[2],
+                           psgi_sch_split_plan *plans, size_t *np) {
   int64_t ext = psgi_dsch_extent(d, loop);
   part[0] = part[1] = NULL;
   if (factor > 1 && factor < ext) {
     int64_t factors[2] = {0, factor};
-    return psg_tir_schedule_split(d->s, loop, factors, 2, part);
+    psg_status st = psgi_sch_split_prepare(d->s, loop, factors, 2, &plans[*np]);
+    if (st) return st;
+    for (int k = 0; k < 2; k++) psg_tir_retain(part[k] = plans[*np].vars[k]);
+    (*np)++;
+    return PSG_OK;
   }
   psg_tir_retain(loop);
   part[factor == ext ? 1 : 0] = loop;
@@ -34,13 +42,14 @@ static psg_status split_by(psgi_dsch *d, psg_tir_expr *loop, int64_t factor, psg
 
 static psg_status tile_parity(psgi_dsch *d, const char *stage) {
   psg_tir_expr **loops = NULL, *o[2] = {NULL, NULL}, *q[2] = {NULL, NULL}, *fused = NULL;
-  size_t n = 0;
+  size_t n = 0, np = 0;
+  psgi_sch_split_plan plans[2]; /* the splits, applied with the reorder */
   psg_status st = psgi_dsch_guard_init(d, stage);
   if (!st) st = psgi_dsch_loops(d, stage, &loops, &n);
   if (!st && n != 9) st = PSG_ERR_INVALID_ARGUMENT; /* n, o, py, px, qy, qx, rc, ry, rx */
   if (st) goto done;
-  st = split_by(d, loops[1], psgi_dsch_factor(psgi_dsch_extent(d, loops[1]), TILE_ROWS), o);
-  if (!st) st = split_by(d, loops[5], psgi_dsch_vec_factor(psgi_dsch_extent(d, loops[5]), TILE_VEC), q);
+  st = split_by(d, loops[1], psgi_dsch_factor(psgi_dsch_extent(d, loops[1]), TILE_ROWS), o, plans, &np);
+  if (!st) st = split_by(d, loops[5], psgi_dsch_vec_factor(psgi_dsch_extent(d, loops[5]), TILE_VEC), q, plans, &np);
   if (st) goto done;
   psg_tir_expr *order[11];
   size_t k = 0;
@@ -52,7 +61,7 @@ static psg_status tile_parity(psgi_dsch *d, const char *stage) {
   order[k++] = loops[6], order[k++] = loops[7], order[k++] = loops[8];
   if (o[1]) order[k++] = o[1];
   if (q[1]) order[k++] = q[1];
-  st = psg_tir_schedule_reorder(d->s, order, k);
+  st = psgi_sch_split_reorder(d->s, plans, np, order, k);
   if (!st) st = psg_tir_schedule_decompose_reduction(d->s, stage, loops[6], NULL);
   if (!st && q[1]) st = psg_tir_schedule_vectorize(d->s, q[1]);
   if (!st && q[1]) st = psgi_dsch_vectorize_init(d, q[1]);
@@ -68,6 +77,7 @@ static psg_status tile_parity(psgi_dsch *d, const char *stage) {
   if (!st) st = psg_tir_schedule_fuse(d->s, order, npar, &fused);
   if (!st) st = psgi_dsch_parallel(d, fused);
 done:
+  for (size_t x = 0; x < np; x++) psgi_sch_split_plan_fini(&plans[x]);
   for (int x = 0; x < 2; x++) psg_tir_release(o[x]), psg_tir_release(q[x]);
   psg_tir_release(fused);
   psgi_dsch_loops_free(loops, n);

@@ -9,7 +9,7 @@
  * transpose_a, rec's 40 x 6625 head): then it is i, and j gives the rows.
  * Each output element still sums k in order: bit-exact. */
 #include "lower/default_schedule.h"
-#include "tir/tir_internal.h"
+#include "tir/schedule/schedule_internal.h"
 #include <string.h>
 
 /* Tile sizes: up to 8 rows, columns up to 16 (a vector register of float32
@@ -49,7 +49,8 @@ static int64_t pow2_factor(int64_t extent) {
 
 static psg_status tile(psgi_dsch *d, const char *stage) {
   psg_tir_expr **loops = NULL, *io[2] = {NULL, NULL}, *jo[2] = {NULL, NULL}, *vm = NULL, *fused = NULL;
-  size_t n = 0;
+  size_t n = 0, np = 0;
+  psgi_sch_split_plan plans[2]; /* the splits of the rows' and the vector loop */
   psg_status st = psgi_dsch_guard_init(d, stage);
   if (!st) st = psgi_dsch_loops(d, stage, &loops, &n);
   if (!st && n < 3) st = PSG_ERR_INVALID_ARGUMENT; /* a 1-D product: the generic reduction */
@@ -69,19 +70,22 @@ static psg_status tile(psgi_dsch *d, const char *stage) {
   int64_t m = 1, nv = vec_i && fv > 1 ? psgi_dsch_extent(d, v) / fv : 1;
   for (int64_t c = nv; c > 1 && m == 1; c--)
     if (nv % c == 0 && c * fr <= MAX_ACC) m = c;
-  int64_t sr[2] = {0, fr}, sv[3] = {0, m, fv};
-  psg_tir_expr *v3[3] = {NULL, NULL, NULL};
-  if (!(st = psg_tir_schedule_split(d->s, r, sr, 2, ro))) {
-    if (m > 1 && !(st = psg_tir_schedule_split(d->s, v, sv, 3, v3))) {
-      vo[0] = v3[0], vm = v3[1], vo[1] = v3[2];
-    } else if (!st) {
-      int64_t sv2[2] = {0, fv};
-      st = psg_tir_schedule_split(d->s, v, sv2, 2, vo);
-    }
+  /* the splits are prepared, and applied with the reorder (psgi_sch_split_reorder) */
+  int64_t sr[2] = {0, fr}, sv[3] = {0, m, fv}, sv2[2] = {0, fv};
+  if (!(st = psgi_sch_split_prepare(d->s, r, sr, 2, &plans[0]))) {
+    np = 1;
+    st = m > 1 ? psgi_sch_split_prepare(d->s, v, sv, 3, &plans[1]) : psgi_sch_split_prepare(d->s, v, sv2, 2, &plans[1]);
+    if (!st) np = 2;
+  }
+  if (np > 0) psg_tir_retain(ro[0] = plans[0].vars[0]), psg_tir_retain(ro[1] = plans[0].vars[1]);
+  if (np > 1) {
+    psg_tir_retain(vo[0] = plans[1].vars[0]);
+    psg_tir_retain(vo[1] = plans[1].vars[plans[1].n - 1]);
+    if (m > 1) psg_tir_retain(vm = plans[1].vars[1]);
   }
   psg_tir_expr *order[6] = {io[0], jo[0], k, vm, ro[1], vo[1]};
   if (!vm) order[3] = ro[1], order[4] = vo[1];
-  if (!st) st = psg_tir_schedule_reorder(d->s, order, vm ? 6 : 5);
+  if (!st) st = psgi_sch_split_reorder(d->s, plans, np, order, vm ? 6 : 5);
   if (!st) st = psg_tir_schedule_decompose_reduction(d->s, stage, k, NULL);
   if (!st && fv > 1) st = psg_tir_schedule_vectorize(d->s, vo[1]);
   if (!st && fv > 1) st = psgi_dsch_vectorize_init(d, vo[1]);
@@ -104,6 +108,7 @@ static psg_status tile(psgi_dsch *d, const char *stage) {
   if (!st) st = psg_tir_schedule_fuse(d->s, outer, nb + 2, &fused);
   if (!st) st = psgi_dsch_parallel(d, fused);
 done:
+  for (size_t x = 0; x < np; x++) psgi_sch_split_plan_fini(&plans[x]);
   for (int x = 0; x < 2; x++) psg_tir_release(io[x]), psg_tir_release(jo[x]);
   psg_tir_release(vm);
   psg_tir_release(fused);

@@ -11,7 +11,7 @@
  * (decompose_reduction), the outer spatial loops fused and parallel. The
  * stage "<name>" adds the lanes (the generic reduction nest). */
 #include "lower/default_schedule.h"
-#include "tir/tir_internal.h"
+#include "tir/schedule/schedule_internal.h"
 #include <string.h>
 
 enum { ROWS = 4 };
@@ -29,7 +29,8 @@ bool psgi_dsch_has_lane_split(const psgi_dsch *d) {
 
 static psg_status tile_lanes(psgi_dsch *d, const char *stage) {
   psg_tir_expr **loops = NULL, *rows[2] = {NULL, NULL}, *fused = NULL;
-  size_t n = 0, lane = 0;
+  size_t n = 0, lane = 0, np = 0;
+  psgi_sch_split_plan plan;
   psg_status st = psgi_dsch_guard_init(d, stage);
   if (!st) st = psgi_dsch_loops(d, stage, &loops, &n);
   while (!st && lane < n && strcmp(loops[lane]->u.var.name, "lane")) lane++;
@@ -37,9 +38,10 @@ static psg_status tile_lanes(psgi_dsch *d, const char *stage) {
   if (st) goto done;
   psg_tir_expr *last = loops[lane - 1];
   int64_t ext = psgi_dsch_extent(d, last), f = psgi_dsch_factor(ext, ROWS);
-  if (f > 1 && f < ext) {
+  if (f > 1 && f < ext) { /* prepared: applied with the reorder (psgi_sch_split_reorder) */
     int64_t factors[2] = {0, f};
-    st = psg_tir_schedule_split(d->s, last, factors, 2, rows);
+    st = psgi_sch_split_prepare(d->s, last, factors, 2, &plan);
+    if (!st) np = 1, psg_tir_retain(rows[0] = plan.vars[0]), psg_tir_retain(rows[1] = plan.vars[1]);
   } else {
     psg_tir_retain(last);
     rows[f == ext ? 1 : 0] = last;
@@ -59,13 +61,14 @@ static psg_status tile_lanes(psgi_dsch *d, const char *stage) {
   for (size_t i = lane + 1; i < n; i++) order[k++] = loops[i];
   if (rows[1]) order[k++] = rows[1];
   order[k++] = loops[lane];
-  st = psg_tir_schedule_reorder(d->s, order, k);
+  st = psgi_sch_split_reorder(d->s, &plan, np, order, k);
   if (!st) st = psg_tir_schedule_decompose_reduction(d->s, stage, loops[lane + 1], NULL);
   if (!st) st = psg_tir_schedule_vectorize(d->s, loops[lane]);
   if (!st) st = psgi_dsch_vectorize_init(d, loops[lane]);
   if (!st && npar > 1) st = psg_tir_schedule_fuse(d->s, order, npar, &fused);
   if (!st && npar > 0) st = psgi_dsch_parallel(d, fused ? fused : order[0]);
 done:
+  if (np) psgi_sch_split_plan_fini(&plan);
   psg_tir_release(rows[0]);
   psg_tir_release(rows[1]);
   psg_tir_release(fused);

@@ -30,8 +30,20 @@ static psg_status simplify_in(psg_ctx *ctx, psg_tir_node *e, psg_tir_node *const
 }
 
 /* split ------------------------------------------------------------------------ */
-psg_status psg_tir_schedule_split(psg_tir_schedule *s, psg_tir_expr *loop, const int64_t *factors, size_t n,
-                                  psg_tir_expr **out) {
+void psgi_sch_split_plan_fini(psgi_sch_split_plan *p) {
+  for (size_t k = 0; k < p->n && k < 16; k++) {
+    psg_tir_release(p->fexpr[k]);
+    psg_tir_release(p->vars[k]);
+  }
+  psg_tir_release(p->fused);
+  psg_tir_release(p->prod);
+  psg_tir_release(p->var);
+  memset(p, 0, sizeof *p);
+}
+
+psg_status psgi_sch_split_prepare(psg_tir_schedule *s, psg_tir_expr *loop, const int64_t *factors, size_t n,
+                                  psgi_sch_split_plan *p) {
+  memset(p, 0, sizeof *p);
   if (!s || !factors || n == 0) return PSG_ERR_INVALID_ARGUMENT;
   psg_ctx *ctx = s->ctx;
   size_t nnone = 0;
@@ -45,13 +57,13 @@ psg_status psg_tir_schedule_split(psg_tir_schedule *s, psg_tir_expr *loop, const
   }
   if (nnone > 1)
     return psgi_sch_error(ctx, PSG_ERR_INVALID_ARGUMENT, "split", "at most one factor may be None (inferred)");
+  if (n > 16) return psgi_sch_error(ctx, PSG_ERR_INVALID_ARGUMENT, "split", "at most 16 factors");
   psgi_sch_path path = {0};
-  psg_tir_node *fexpr[16] = {0}, *vars[16] = {0}, *fused = NULL, *body = NULL, *nest = NULL,
-               *root = NULL, *prod = NULL;
-  psg_status st = n > 16 ? psgi_sch_error(ctx, PSG_ERR_INVALID_ARGUMENT, "split", "at most 16 factors") : PSG_OK;
-  if (!st) st = psgi_sch_find_loop(ctx, s->func->kids[0], loop, "split", &path);
+  psg_status st = psgi_sch_find_loop(ctx, s->func->kids[0], loop, "split", &path);
   if (st) goto done;
   psg_tir_node *f = psgi_sch_path_last(&path);
+  psg_tir_retain(p->var = f->kids[0]);
+  p->n = n;
   if ((st = need_zero_min(ctx, f, "split"))) goto done;
   psg_tir_node *ext = f->kids[2];
   psg_tir_dtype dt = psg_tir_dtype_of(f->kids[0]);
@@ -63,55 +75,66 @@ psg_status psg_tir_schedule_split(psg_tir_schedule *s, psg_tir_expr *loop, const
   }
   for (size_t k = 0; k < n && !st; k++) {
     if (factors[k]) {
-      st = psgi_sch_int(ctx, dt, factors[k], &fexpr[k]);
+      st = psgi_sch_int(ctx, dt, factors[k], &p->fexpr[k]);
     } else if (const_ext) {
       int64_t e = ext->u.int_value;
-      st = psgi_sch_int(ctx, dt, e <= 0 ? 0 : (e + known - 1) / known, &fexpr[k]);
+      st = psgi_sch_int(ctx, dt, e <= 0 ? 0 : (e + known - 1) / known, &p->fexpr[k]);
     } else { /* floordiv(extent + known - 1, known) */
       psg_tir_node *km1 = NULL, *kk = NULL, *sum = NULL;
       st = psgi_sch_int(ctx, dt, known - 1, &km1);
       if (!st) st = psgi_sch_int(ctx, dt, known, &kk);
       if (!st) st = psgi_sch_bin(ctx, PSG_TIR_ADD, ext, km1, &sum);
-      if (!st) st = psgi_sch_bin(ctx, PSG_TIR_FLOOR_DIV, sum, kk, &fexpr[k]);
+      if (!st) st = psgi_sch_bin(ctx, PSG_TIR_FLOOR_DIV, sum, kk, &p->fexpr[k]);
       psg_tir_release(km1);
       psg_tir_release(kk);
       psg_tir_release(sum);
     }
     char suffix[24];
     snprintf(suffix, sizeof suffix, "_%zu", k);
-    if (!st) st = psgi_sch_new_var(ctx, f->kids[0]->u.var.name, suffix, dt, &vars[k]);
+    if (!st) st = psgi_sch_new_var(ctx, f->kids[0]->u.var.name, suffix, dt, &p->vars[k]);
   }
   /* fused = ((v0 * f1 + v1) * f2 + v2) ..., and the product of the factors */
   if (st) goto done;
-  psg_tir_retain(vars[0]);
-  fused = vars[0];
-  psg_tir_retain(fexpr[0]);
-  prod = fexpr[0];
+  psg_tir_node *fused = p->vars[0], *prod = p->fexpr[0];
+  psg_tir_retain(fused);
+  psg_tir_retain(prod);
   for (size_t k = 1; k < n && !st; k++) {
-    psg_tir_node *m = NULL, *a = NULL, *p = NULL;
-    st = psgi_sch_bin(ctx, PSG_TIR_MUL, fused, fexpr[k], &m);
-    if (!st) st = psgi_sch_bin(ctx, PSG_TIR_ADD, m, vars[k], &a);
-    if (!st) st = psgi_sch_bin(ctx, PSG_TIR_MUL, prod, fexpr[k], &p);
+    psg_tir_node *m = NULL, *a = NULL, *pr = NULL;
+    st = psgi_sch_bin(ctx, PSG_TIR_MUL, fused, p->fexpr[k], &m);
+    if (!st) st = psgi_sch_bin(ctx, PSG_TIR_ADD, m, p->vars[k], &a);
+    if (!st) st = psgi_sch_bin(ctx, PSG_TIR_MUL, prod, p->fexpr[k], &pr);
     psg_tir_release(m);
     psg_tir_release(fused);
     psg_tir_release(prod);
     fused = a;
-    prod = p;
+    prod = pr;
   }
-  if (st) goto done;
-  psg_tir_node *simple = NULL;
-  if ((st = simplify_in(ctx, fused, vars, fexpr, n, &simple))) goto done;
+  p->prod = prod;
+  if (!st) st = simplify_in(ctx, fused, p->vars, p->fexpr, n, &p->fused);
   psg_tir_release(fused);
-  fused = simple;
-  if ((st = psgi_tir_substitute(ctx, f->kids[3], f->kids[0], fused, &body))) goto done;
   /* The guard, unless the product provably equals the extent. */
   psg_arith_analyzer *a = NULL;
-  if ((st = psg_arith_analyzer_create(ctx, &a))) goto done;
-  bool exact = psg_arith_can_prove_equal(a, prod, ext);
+  if (!st) st = psg_arith_analyzer_create(ctx, &a);
+  if (!st) p->exact = psg_arith_can_prove_equal(a, p->prod, ext);
   psg_arith_analyzer_destroy(a);
-  if (!exact) {
+done:
+  psgi_sch_path_fini(ctx, &path);
+  if (st) psgi_sch_split_plan_fini(p);
+  return st;
+}
+
+psg_status psgi_sch_split_apply(psg_tir_schedule *s, const psgi_sch_split_plan *p) {
+  psg_ctx *ctx = s->ctx;
+  psgi_sch_path path = {0};
+  psg_tir_node *body = NULL, *nest = NULL, *root = NULL;
+  psg_status st = psgi_sch_find_loop(ctx, s->func->kids[0], p->var, "split", &path);
+  if (st) goto done;
+  psg_tir_node *f = psgi_sch_path_last(&path), *ext = f->kids[2];
+  psg_tir_dtype dt = psg_tir_dtype_of(f->kids[0]);
+  if ((st = psgi_tir_substitute(ctx, f->kids[3], f->kids[0], p->fused, &body))) goto done;
+  if (!p->exact) {
     psg_tir_node *lt = NULL, *likely = NULL, *guarded = NULL;
-    st = psg_tir_binary_create(ctx, PSG_TIR_LT, fused, ext, NULL, &lt);
+    st = psg_tir_binary_create(ctx, PSG_TIR_LT, p->fused, ext, NULL, &lt);
     if (!st) st = psg_tir_call_create(ctx, psg_tir_dtype_bool(), "tir.likely", &lt, 1, NULL, &likely);
     if (!st) st = psg_tir_if_then_else_create(ctx, likely, body, NULL, NULL, &guarded);
     psg_tir_release(lt);
@@ -122,32 +145,36 @@ psg_status psg_tir_schedule_split(psg_tir_schedule *s, psg_tir_expr *loop, const
   }
   psg_tir_retain(body);
   nest = body;
-  for (size_t k = n; k-- > 0 && !st;) {
+  for (size_t k = p->n; k-- > 0 && !st;) {
     psg_tir_node *zero = NULL, *g = NULL;
     st = psgi_sch_int(ctx, dt, 0, &zero);
-    if (!st) st = psg_tir_for_create(ctx, vars[k], zero, fexpr[k], PSG_TIR_FOR_SERIAL, nest, NULL, &f->span, &g);
+    if (!st) st = psg_tir_for_create(ctx, p->vars[k], zero, p->fexpr[k], PSG_TIR_FOR_SERIAL, nest, NULL, &f->span, &g);
     psg_tir_release(zero);
     psg_tir_release(nest);
     nest = g;
   }
   if (!st) st = psgi_sch_replace(ctx, &path, path.node.len - 1, nest, &root);
   if (!st) st = psgi_sch_commit(s, root, "split");
-  if (!st && out)
-    for (size_t k = 0; k < n; k++) {
-      out[k] = vars[k];
-      psg_tir_retain(vars[k]);
-    }
 done:
-  for (size_t k = 0; k < n && k < 16; k++) {
-    psg_tir_release(fexpr[k]);
-    psg_tir_release(vars[k]);
-  }
-  psg_tir_release(fused);
-  psg_tir_release(prod);
   psg_tir_release(body);
   psg_tir_release(nest);
   psg_tir_release(root);
   psgi_sch_path_fini(ctx, &path);
+  return st;
+}
+
+psg_status psg_tir_schedule_split(psg_tir_schedule *s, psg_tir_expr *loop, const int64_t *factors, size_t n,
+                                  psg_tir_expr **out) {
+  psgi_sch_split_plan p;
+  psg_status st = psgi_sch_split_prepare(s, loop, factors, n, &p);
+  if (st) return st;
+  st = psgi_sch_split_apply(s, &p);
+  if (!st && out)
+    for (size_t k = 0; k < n; k++) {
+      out[k] = p.vars[k];
+      psg_tir_retain(p.vars[k]);
+    }
+  psgi_sch_split_plan_fini(&p);
   return st;
 }
 
@@ -358,16 +385,28 @@ typedef struct reduce_check {
   /* buffers allocated under the loop: private to an iteration (a register
    * tile, cache_write_at), their stores reduce over nothing outside */
   const psg_tir_node *local[8];
+  const psg_tir_node *local_alloc[8]; /* the Allocates, each counted once */
   size_t nlocal;
 } reduce_check;
 
 /* Only statements matter (allocations and stores), and no expression holds
- * one: the walk skips every expression and a store's operands (their vars
- * are read by psgi_sch_uses_var), and stops at the first bad store. */
-static int reduce_pre(psg_tir_visitor *v, const psg_tir_node *n) {
-  reduce_check *rc = v->user;
-  if (!psgi_tir_is_stmt_kind(n->kind)) return PSG_VISIT_SKIP_CHILDREN;
-  if (n->kind == PSG_TIR_ALLOCATE && rc->nlocal < 8) rc->local[rc->nlocal++] = n->kids[0];
+ * one, so the check walks the statements alone (psgi_sch_walk: a store's
+ * indices are read by psgi_sch_uses_var) and stops at the first bad store.
+ * That walk is the pre-order of the visitor's over statements (a statement
+ * has at most one statement operand but SeqStmt's and IfThenElse's, taken
+ * in slot order by both); it reaches a shared statement at each of its
+ * places where the visitor reached it once: an Allocate met again is not
+ * counted again, so the allocations known at a store's first visit are the
+ * visitor's, and a store met again passes again (the list has only grown),
+ * so the first bad store is the visitor's (design.md 245). */
+static int reduce_visit(const psgi_sch_path *path, void *user) {
+  reduce_check *rc = user;
+  const psg_tir_node *n = psgi_sch_path_last(path);
+  if (n->kind == PSG_TIR_ALLOCATE) {
+    bool seen = false;
+    for (size_t i = 0; i < rc->nlocal && !seen; i++) seen = rc->local_alloc[i] == n;
+    if (!seen && rc->nlocal < 8) rc->local_alloc[rc->nlocal] = n, rc->local[rc->nlocal++] = n->kids[0];
+  }
   if (n->kind != PSG_TIR_BUFFER_STORE) return PSG_VISIT_CONTINUE;
   for (size_t i = 0; i < rc->nlocal; i++)
     if (n->kids[0]->kids[0] == rc->local[i]) return PSG_VISIT_SKIP_CHILDREN;
@@ -393,9 +432,11 @@ static psg_status set_loop(psg_tir_schedule *s, psg_tir_expr *loop, int kind, co
   if (st) goto done;
   psg_tir_node *f = psgi_sch_path_last(&path);
   if (kind == PSG_TIR_FOR_PARALLEL || kind == PSG_TIR_FOR_VECTORIZED) {
-    reduce_check rc = {f->kids[0], NULL, ctx, {0}, 0};
-    psg_tir_visitor v = {.pre = reduce_pre, .user = &rc};
-    if ((st = psg_tir_visit(ctx, &v, f->kids[3]))) goto done;
+    reduce_check rc = {f->kids[0], NULL, ctx, {0}, {0}, 0};
+    psgi_sch_path sub = {0};
+    st = psgi_sch_walk(ctx, f->kids[3], reduce_visit, &rc, &sub);
+    psgi_sch_path_fini(ctx, &sub);
+    if (st) goto done;
     if (rc.bad) {
       st = psgi_sch_error(ctx, PSG_ERR_INVALID_ARGUMENT, prim, "loop '%s' is a reduction loop of block '%s' (a store "
                           "there does not depend on it)", f->kids[0]->u.var.name, rc.bad->kids[0]->u.buf.name);

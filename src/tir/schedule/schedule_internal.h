@@ -154,6 +154,37 @@ psg_status psgi_sch_mark_paths(psg_ctx *ctx, const psg_tir_node *body,
  * unchecked schedule (the default schedule's). */
 psg_status psgi_sch_compute_inline_chain(psg_tir_schedule *s, const char *const *blocks, size_t n, bool *applied);
 
+/* split in two steps (loops.c): prepare makes what the split depends on
+ * only — its checks, the new vars and extents, the fused index (simplified)
+ * and whether the product provably equals the extent (no guard) — without
+ * changing the function; apply makes the split of the loop found then
+ * (the For over `loop`'s var, found again in the body at hand).
+ * psg_tir_schedule_split is the two in a row. */
+typedef struct psgi_sch_split_plan {
+  psg_tir_node *var; /* the split loop's var (owned) */
+  size_t n;
+  psg_tir_node *fexpr[16], *vars[16]; /* the new loops, outermost first (owned) */
+  psg_tir_node *fused, *prod;         /* the old var's value; the product of the factors (owned) */
+  bool exact;                         /* prod provably equals the extent: no guard */
+} psgi_sch_split_plan;
+psg_status psgi_sch_split_prepare(psg_tir_schedule *s, psg_tir_expr *loop, const int64_t *factors, size_t n,
+                                  psgi_sch_split_plan *p);
+psg_status psgi_sch_split_apply(psg_tir_schedule *s, const psgi_sch_split_plan *p);
+void psgi_sch_split_plan_fini(psgi_sch_split_plan *p);
+/* The splits of plans[0..nplans) (prepared on the function at hand, each of
+ * another loop), then reorder(order): in one rewrite of the nest when that
+ * is provably what the primitives one after another give (the split loops
+ * and the order's other loops on one perfect nest of loops whose ranges use
+ * no split var, every split exact and both its parts in the order), else by
+ * the primitives themselves (split_reorder.c). */
+psg_status psgi_sch_split_reorder(psg_tir_schedule *s, const psgi_sch_split_plan *plans, size_t nplans,
+                                  psg_tir_expr *const *order, size_t norder);
+/* Whether the last psgi_sch_split_reorder took the one rewrite (for the
+ * test that compares the two ways; set on every call). */
+extern _Thread_local bool psgi_sch_split_reorder_fast_taken;
+/* Forces the primitives one after another (tests). */
+extern _Thread_local bool psgi_sch_split_reorder_slow;
+
 /* Makes `body` the schedule's function body (after verify_well_formed); the
  * function is unchanged on failure. Takes no reference of body. */
 psg_status psgi_sch_commit(psg_tir_schedule *s, psg_tir_node *body, const char *prim);

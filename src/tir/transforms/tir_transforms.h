@@ -167,6 +167,11 @@ psg_status psgi_tir_substitute(psg_ctx *ctx, const psg_tir_node *n, const psg_ti
 /* The same for `count` vars at once (vars[i] by values[i]). */
 psg_status psgi_tir_substitute_n(psg_ctx *ctx, const psg_tir_node *n, psg_tir_node *const *vars,
                                  psg_tir_node *const *values, size_t count, psg_tir_node **out);
+/* The same through the general mutator (psg_tir_mutate with a pre
+ * callback): what psgi_tir_substitute_n computed before it took the
+ * rewrite walk; the test compares the two (test_tir_substitute). */
+psg_status psgi_tir_substitute_n_mutator(psg_ctx *ctx, const psg_tir_node *n, psg_tir_node *const *vars,
+                                         psg_tir_node *const *values, size_t count, psg_tir_node **out);
 
 /* tir.LowerOpaqueBlock of one PrimFunc (lower_opaque_block.c): unit loops
  * removed, loop pragma_* annotations as AttrStmts. */
