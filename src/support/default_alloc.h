@@ -54,7 +54,7 @@ typedef struct psgi_pool_stats {
   size_t mapped, in_use, chunks;
   size_t donated_chunks, donated_bytes;
   size_t kept_chunks, kept_bytes; /* empty chunks kept for reuse */
-  size_t fresh; /* bytes mapped and populated fresh over the pool's life */
+  size_t fresh; /* bytes mapped fresh over the pool's life (chunks populated at once) */
   size_t big;   /* bytes of live big blocks (mapped apart from the chunks) */
 } psgi_pool_stats;
 bool psgi_pool_get_stats(psgi_pool *pool, psgi_pool_stats *out);
