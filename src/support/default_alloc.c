@@ -967,16 +967,30 @@ static char *big_alloc(psgi_pool *pool, size_t len) {
  * moved partial one would leave the new mapping's next huge page in small
  * pages). A vector or a map's entries doubling would otherwise copy the
  * old block and map the whole new one, leaving the old one free in a size
- * nothing else asks for. NULL when the kernel cannot (the block is then as
+ * nothing else asks for. Free memory of the new length comes first (the
+ * table the previous pass grew to that size): copying into touched pages
+ * is cheaper than faulting in fresh ones, and the free memory would
+ * otherwise stay unused. NULL when the kernel cannot (the block is then as
  * it was). */
+static void big_free(psgi_pool *pool, char *p, size_t len);
+
 static char *big_grow(psgi_pool *pool, char *p, size_t old_len, size_t new_len) {
   size_t moved = old_len & ~(size_t)(HUGE_PAGE - 1), more = new_len - old_len;
-  if (!moved) return NULL;
   if (pool) {
     bool locked = pool_lock(&pool->lock);
-    hold_room(pool, more);
+    char *span = take_span(pool, new_len);
+    if (span)
+      pool->big_live += new_len;
+    else if (moved)
+      hold_room(pool, more);
     pool_unlock(&pool->lock, locked);
+    if (span) {
+      memcpy(span, p, old_len);
+      big_free(pool, p, old_len);
+      return span;
+    }
   }
+  if (!moved) return NULL;
   char *q = map_aligned(new_len);
   if (!q) return NULL;
   if (syscall(SYS_mremap, p, moved, moved, MREMAP_MAYMOVE | MREMAP_FIXED, q) != (long)(uintptr_t)q) {
