@@ -76,13 +76,6 @@ static bool key_eq(const psgi_map_entry *e, uint64_t h, const void *key, size_t 
   return len == PSGI_PTR_KEY ? e->key == key : memcmp(e->key, key, len) == 0;
 }
 
-/* The slot a hash starts probing at, in a table of n slots: the low 32
- * bits scaled to n (Lemire's multiply-shift), so that n need not be a power
- * of two and a table can have the size it needs (a memo reserved for 1.1M
- * entries takes 2.2M slots, not 4M); the tag is the upper 32 bits. */
-static inline size_t slot_home(uint64_t h, size_t n) { return (size_t)(((h & 0xffffffffu) * (uint64_t)n) >> 32); }
-static inline size_t slot_next(size_t i, size_t n) { return i + 1 == n ? 0 : i + 1; }
-
 static uint64_t slot_of(uint64_t h, size_t index) { return (h >> 32) << 32 | (uint64_t)(index + 1); }
 static size_t slot_index(uint64_t slot) { return (size_t)(uint32_t)slot - 1; }
 static bool slot_tag_is(uint64_t slot, uint64_t h) { return slot >> 32 == h >> 32; }
@@ -91,10 +84,10 @@ void psgi_map_clear(psgi_map *m) {
   if (!m->len) return;
   if (m->len * 16 < m->nslots) {
     /* Few entries in a large table: empty their slots only. */
-    size_t n = m->nslots;
+    size_t mask = m->nslots - 1;
     for (size_t k = 0; k < m->len; k++) {
-      size_t i = slot_home(m->entries[k].hash, n);
-      while (slot_index(m->slots[i]) != k) i = slot_next(i, n);
+      size_t i = m->entries[k].hash & mask;
+      while (slot_index(m->slots[i]) != k) i = (i + 1) & mask;
       m->slots[i] = 0;
     }
   } else {
@@ -105,8 +98,8 @@ void psgi_map_clear(psgi_map *m) {
 
 /* The slot holding `key`, or the empty slot where it would go. */
 static size_t probe(const psgi_map *m, uint64_t h, const void *key, size_t len) {
-  size_t n = m->nslots, i = slot_home(h, n);
-  for (;; i = slot_next(i, n)) {
+  size_t mask = m->nslots - 1, i = h & mask;
+  for (;; i = (i + 1) & mask) {
     uint64_t s = m->slots[i];
     if (!s || (slot_tag_is(s, h) && key_eq(&m->entries[slot_index(s)], h, key, len))) return i;
   }
@@ -129,14 +122,15 @@ static bool grow_slots(psgi_map *m) {
   return rehash(m, !m->nslots ? 16 : m->nslots < 8192 ? m->nslots * 4 : m->nslots * 2);
 }
 
-/* The slot table rebuilt with n slots. */
+/* The slot table rebuilt with n (a power of two) slots. */
 static bool rehash(psgi_map *m, size_t n) {
   if (n > (size_t)INT32_MAX) return false;
   uint64_t *slots = psgi_calloc(m->ctx, n * sizeof *slots);
   if (!slots) return false;
+  size_t mask = n - 1;
   for (size_t k = 0; k < m->len; k++) {
-    size_t i = slot_home(m->entries[k].hash, n);
-    while (slots[i]) i = slot_next(i, n);
+    size_t i = m->entries[k].hash & mask;
+    while (slots[i]) i = (i + 1) & mask;
     slots[i] = slot_of(m->entries[k].hash, k);
   }
   psgi_free(m->ctx, m->slots);
@@ -148,8 +142,8 @@ static bool rehash(psgi_map *m, size_t n) {
 /* The slot holding pointer key `key`, or the empty slot where it would go:
  * probe() for PSGI_PTR_KEY without the memcmp branch. */
 static size_t probe_ptr(const psgi_map *m, uint64_t h, const void *key) {
-  size_t n = m->nslots, i = slot_home(h, n);
-  for (;; i = slot_next(i, n)) {
+  size_t mask = m->nslots - 1, i = h & mask;
+  for (;; i = (i + 1) & mask) {
     uint64_t s = m->slots[i];
     if (!s) return i;
     if (slot_tag_is(s, h)) {
@@ -183,7 +177,8 @@ static psgi_map_entry *put(psgi_map *m, uint64_t h, const void *key, size_t len,
 
 bool psgi_map_reserve(psgi_map *m, size_t n) {
   if (n > (size_t)INT32_MAX / 2) n = (size_t)INT32_MAX / 2; /* a hint: the table may still grow later */
-  size_t slots = n * 2 > 16 ? n * 2 : 16; /* load at most 1/2, no power of two above */
+  size_t slots = 16;
+  while (slots < n * 2) slots *= 2;
   if (slots > m->nslots && !rehash(m, slots)) return false;
   return n <= m->cap || psgi_vec_reserve_(m->ctx, (void **)&m->entries, &m->cap, sizeof *m->entries, n);
 }
@@ -216,8 +211,8 @@ __attribute__((noinline)) static psgi_map_entry *put_ptr_growing(psgi_map *m, co
 psgi_map_entry *psgi_map_put_ptr(psgi_map *m, const void *key, bool *is_new) {
   if ((m->len + 1) * 2 > m->nslots || m->len == m->cap) return put_ptr_growing(m, key, is_new);
   uint64_t h = hash_ptr(key);
-  size_t n = m->nslots, i = slot_home(h, n);
-  for (;; i = slot_next(i, n)) {
+  size_t mask = m->nslots - 1, i = h & mask;
+  for (;; i = (i + 1) & mask) {
     uint64_t s = m->slots[i];
     if (!s) break;
     psgi_map_entry *e = &m->entries[slot_index(s)];

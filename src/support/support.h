@@ -121,7 +121,7 @@ typedef struct psgi_map {
   /* Per slot: the hash's upper 32 bits and entry index + 1 (0: empty), so
    * a probe compares tags without touching the entry (a cache miss). */
   uint64_t *slots;
-  size_t nslots; /* any size (slot_home scales the hash), at least twice len */
+  size_t nslots; /* power of two */
 } psgi_map;
 
 void psgi_map_init(psgi_map *m, psg_ctx *ctx);
