@@ -2,21 +2,33 @@
  * bench_passes' run: after the parse, after InferType, and during and after
  * every pass of a pipeline (nested passes indented).
  *
- *   bench_memory N [PASS [take]]   PASS is a pass or O0..O3 (default O3);
+ *   bench_memory N [PASS [take] [pool]]
+ *                                  PASS is a pass or O0..O3 (default O3);
  *                                  take: psg_pass_run_take, as `passage opt`
- *                                  runs (the input freed once no pass needs it)
+ *                                  runs (the input freed once no pass needs it);
+ *                                  pool: the default allocator instead, and
+ *                                  per phase what the process paid for memory
  *
  * The context gets a counting allocator (the C library's, with the bytes the
  * library asks for added up), so the numbers are the library's own live
  * bytes, exact and independent of the pool's size classes and chunks; the
  * process's peak RSS (VmHWM) under the default pool is what bench_passes
  * and bench/run_scale.sh report. Per line: "phase live_B/call peak_B/call"
- * where peak is the most alive at once since the phase began. */
+ * where peak is the most alive at once since the phase began.
+ *
+ * With `pool` the context keeps the default allocator (its pool of huge-page
+ * chunks) and each line says instead what the phase cost the process in
+ * memory: its resident set after the phase (MB), the system time spent in the
+ * phase (ms: mostly the kernel zeroing pages the pool maps fresh) and the
+ * page faults taken in it (a populated huge page is one). Under
+ * `strace -e trace=madvise,munmap,write` each line also marks where a phase's
+ * mappings end (the pool populates each fresh mapping with one madvise). */
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "passage/passage.h"
 #include "residual_model.h"
 
@@ -43,7 +55,45 @@ static void *counting_realloc(void *user, void *ptr, size_t old_size, size_t new
   return p;
 }
 
+static bool pool_mode;
+/* At the start of the current phase, per nesting depth (pool mode). */
+enum { MAX_DEPTH = 64 };
+static double phase_sys[MAX_DEPTH + 1];
+static long phase_faults[MAX_DEPTH + 1];
+
+static void usage_now(double *sys_ms, long *faults) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  *sys_ms = ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3;
+  *faults = ru.ru_minflt + ru.ru_majflt;
+}
+
+static double rss_mb(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  long pages = 0, rss = 0;
+  if (f) {
+    if (fscanf(f, "%ld %ld", &pages, &rss) != 2) rss = 0;
+    fclose(f);
+  }
+  return rss * 4096.0 / (1 << 20);
+}
+
+static void phase_begin(int d) {
+  if (d <= MAX_DEPTH) usage_now(&phase_sys[d], &phase_faults[d]);
+}
+
 static void report(const char *phase, int depth) {
+  if (pool_mode) {
+    double sys;
+    long faults;
+    usage_now(&sys, &faults);
+    int d = depth <= MAX_DEPTH ? depth : MAX_DEPTH;
+    printf("%*s%-*s %8.0f %8.0f %8ld\n", 2 * depth, "", 28 - 2 * depth, phase, rss_mb(), sys - phase_sys[d],
+           faults - phase_faults[d]);
+    fflush(stdout);
+    phase_begin(d);
+    return;
+  }
   printf("%*s%-*s %8.0f %8.0f\n", 2 * depth, "", 28 - 2 * depth, phase, (double)atomic_load(&live) / calls,
          (double)atomic_load(&peak) / calls);
   fflush(stdout);
@@ -51,7 +101,6 @@ static void report(const char *phase, int depth) {
 
 /* Nested passes: each before-hook saves the enclosing pass's peak and starts
  * its own at what is alive now; the after-hook reports and folds it back. */
-enum { MAX_DEPTH = 64 };
 static long long saved_peak[MAX_DEPTH];
 static int depth;
 
@@ -60,6 +109,7 @@ static psg_status before_pass(void *user, psg_pass_context *pc, const psg_module
   if (depth < MAX_DEPTH) saved_peak[depth] = atomic_load(&peak);
   depth++;
   atomic_store(&peak, atomic_load(&live));
+  phase_begin(depth);
   return PSG_OK;
 }
 
@@ -81,13 +131,21 @@ static void die(psg_ctx *ctx, const char *what) {
 int main(int argc, char **argv) {
   calls = argc > 1 ? atol(argv[1]) : 100000;
   const char *name = argc > 2 ? argv[2] : "O3";
-  bool take = argc > 3 && !strcmp(argv[3], "take");
+  bool take = false;
+  for (int i = 3; i < argc; i++) {
+    take |= !strcmp(argv[i], "take");
+    pool_mode |= !strcmp(argv[i], "pool");
+  }
   if (calls < 1) calls = 1;
   long blocks = calls / CALLS_PER_BLOCK > 0 ? calls / CALLS_PER_BLOCK : 1;
   psg_allocator alloc = {counting_realloc, NULL};
   psg_ctx *ctx = NULL;
-  if (psg_ctx_create(&alloc, &ctx)) die(NULL, "context");
-  printf("%-28s %8s %8s   (bytes per requested op call, N = %ld)\n", "phase", "live", "peak", calls);
+  if (psg_ctx_create(pool_mode ? NULL : &alloc, &ctx)) die(NULL, "context");
+  if (pool_mode)
+    printf("%-28s %8s %8s %8s   (N = %ld)\n", "phase", "rss_MB", "sys_ms", "faults", calls);
+  else
+    printf("%-28s %8s %8s   (bytes per requested op call, N = %ld)\n", "phase", "live", "peak", calls);
+  phase_begin(0);
   report("context", 0);
   char *text = model_text(blocks);
   psg_module *m = NULL, *typed = NULL, *out = NULL;

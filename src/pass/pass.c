@@ -330,6 +330,8 @@ static psg_status run(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_mo
     return psgi_nomem(p->ctx);
   }
   bool bisect = psgi_bisect_run_begin(pc);
+  /* Each pass frees about what the next allocates: keep it mapped. */
+  psgi_ctx_hold_memory_begin(p->ctx);
   /* A run that may start threads (or in a process that has them) keeps the
    * caller's allocations and object counts in a thread cache too: its serial
    * parts then take no lock and touch no shared count (departure 170). */
@@ -347,6 +349,7 @@ static psg_status run(psg_pass *p, psg_module *mod, psg_pass_context *pc, psg_mo
   if (threads > 1) psgi_pool_exit();
   if (cache) psgi_ctx_thread_cache_end(p->ctx);
   psgi_bisect_run_end(pc, bisect);
+  psgi_ctx_hold_memory_end(p->ctx);
   return st;
 }
 

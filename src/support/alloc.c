@@ -100,6 +100,9 @@ void psgi_free_sized(psg_ctx *ctx, void *p, size_t n) {
   free_to_hook(ctx, p, n);
 }
 
+void psgi_ctx_hold_memory_begin(psg_ctx *ctx) { psgi_pool_hold_begin(ctx->pool); }
+void psgi_ctx_hold_memory_end(psg_ctx *ctx) { psgi_pool_hold_end(ctx->pool); }
+
 void *psg_ctx_malloc(psg_ctx *ctx, size_t n) { return ctx ? psgi_alloc(ctx, n) : NULL; }
 
 void psg_ctx_free(psg_ctx *ctx, void *p) {

@@ -31,6 +31,19 @@ void psgi_pool_destroy(psgi_pool *pool);
 void psgi_pool_cache_begin(psgi_pool *pool);
 void psgi_pool_cache_end(psgi_pool *pool);
 
+/* Holds (docs/design.md departure 256): between psgi_pool_hold_begin and
+ * the matching psgi_pool_hold_end (they nest, and may come from several
+ * threads), the pool gives no freed memory back to the kernel: emptied
+ * chunks and freed big blocks stay mapped for the next blocks, which take
+ * them (a big block or a chunk cut from a larger free one) before mapping
+ * fresh memory; a fresh mapping that would take what the pool maps past its
+ * most since the hold began first unmaps free memory of that size. The last
+ * end trims the free memory back to its usual bounds. For the length of a
+ * pass run or a parse, where every pass frees about what the next one
+ * allocates. Nothing happens without a pool (NULL). */
+void psgi_pool_hold_begin(psgi_pool *pool);
+void psgi_pool_hold_end(psgi_pool *pool);
+
 /* The psg_allocator hook; user is the pool (or NULL). */
 void *psgi_default_realloc(void *user, void *ptr, size_t old_size, size_t new_size);
 
@@ -41,6 +54,8 @@ typedef struct psgi_pool_stats {
   size_t mapped, in_use, chunks;
   size_t donated_chunks, donated_bytes;
   size_t kept_chunks, kept_bytes; /* empty chunks kept for reuse */
+  size_t fresh; /* bytes mapped fresh over the pool's life (chunks populated at once) */
+  size_t big;   /* bytes of live big blocks (mapped apart from the chunks) */
 } psgi_pool_stats;
 bool psgi_pool_get_stats(psgi_pool *pool, psgi_pool_stats *out);
 

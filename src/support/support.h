@@ -50,6 +50,15 @@ void psgi_exclusive_end(bool was);
 void psgi_ctx_thread_cache_begin(psg_ctx *ctx);
 void psgi_ctx_thread_cache_end(psg_ctx *ctx);
 
+/* Around a unit of work that frees about what it allocates again (a pass
+ * run, a parse): the context's default allocator keeps the memory freed
+ * in between mapped for reuse instead of giving it back to the kernel,
+ * without mapping more than its most since the work began
+ * (psgi_pool_hold_begin, default_alloc.h; docs/design.md departure 256).
+ * Nests; nothing happens under a user's allocator. */
+void psgi_ctx_hold_memory_begin(psg_ctx *ctx);
+void psgi_ctx_hold_memory_end(psg_ctx *ctx);
+
 /* Allocation ----------------------------------------------------------------
  * Every byte goes through the context's allocator. psgi_alloc keeps the size
  * in a 16-byte header, so psgi_free needs no size. Failures set the context's

@@ -132,7 +132,20 @@ psg_status psg_module_parse(psg_ctx *ctx, const char *text, size_t len, const ch
   return psg_module_parse_in(ctx, text, len, filename, NULL, NULL, 0, out);
 }
 
+static psg_status parse_module(psg_ctx *ctx, const char *text, size_t len, const char *filename,
+                               const psg_module *init, psg_tensor *const *meta, size_t nmeta, psg_module **out);
+
 psg_status psg_module_parse_in(psg_ctx *ctx, const char *text, size_t len, const char *filename,
+                               const psg_module *init, psg_tensor *const *meta, size_t nmeta, psg_module **out) {
+  /* The parser's vectors and maps grow by doubling, freeing as much as
+   * they take: keep it mapped for the module's nodes. */
+  psgi_ctx_hold_memory_begin(ctx);
+  psg_status st = parse_module(ctx, text, len, filename, init, meta, nmeta, out);
+  psgi_ctx_hold_memory_end(ctx);
+  return st;
+}
+
+static psg_status parse_module(psg_ctx *ctx, const char *text, size_t len, const char *filename,
                                const psg_module *init, psg_tensor *const *meta, size_t nmeta, psg_module **out) {
   *out = NULL;
   if (!text && len) return psg_ctx_fail(ctx, PSG_ERR_INVALID_ARGUMENT, "NULL text");

@@ -323,6 +323,147 @@ static void test_reuse_limits_follow_use(void) {
   CHECK_CTX_CLEAN(ctx);
 }
 
+/* While the pool is held (a pass run), chunks emptied by freeing many small
+ * blocks all stay mapped, however little is in use, and the next round of
+ * allocations maps nothing fresh; the hold's end trims them back to the
+ * floor. */
+static void test_hold_keeps_freed_chunks(void) {
+  psgi_pool_stats base, st, filled = {0};
+  psg_ctx *ctx = pool_ctx(&base);
+  if (!ctx) return;
+  void *user = ctx->alloc.user;
+  enum { N = 40000, SIZE = 1000 }; /* ~40 MiB: 20 chunks */
+  static unsigned char *blocks[N];
+  int bad = 0;
+  psgi_pool_hold_begin(user);
+  for (int round = 0; round < 2; round++) {
+    for (unsigned i = 0; i < N; i++) {
+      if (!(blocks[i] = ctx->alloc.realloc(user, NULL, 0, SIZE))) bad++;
+      else fill(blocks[i], SIZE, i + round);
+    }
+    CHECK(psgi_pool_get_stats(user, &st));
+    if (round == 0) filled = st;
+    else CHECK_EQ_INT(st.fresh, filled.fresh); /* all from the kept chunks */
+    for (unsigned i = 0; i < N; i++) {
+      if (blocks[i] && !holds(blocks[i], SIZE, i + round)) bad++;
+      ctx->alloc.realloc(user, blocks[i], SIZE, 0);
+    }
+    CHECK(psgi_pool_get_stats(user, &st));
+    CHECK_EQ_INT(st.in_use, base.in_use);
+    CHECK(st.kept_bytes > (30u << 20)); /* far above the 8 MiB floor */
+    CHECK(st.mapped <= filled.mapped);
+  }
+  psgi_pool_hold_end(user);
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK(st.kept_bytes <= (8u << 20));
+  CHECK_EQ_INT(bad, 0);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+/* While held, a big block that no free chunk can hold is mapped fresh, but
+ * the pool first unmaps as much of its free chunks: it never maps more than
+ * its most since the hold began, for memory in use as much as before. */
+static void test_hold_bounds_mapping(void) {
+  psgi_pool_stats base, st, filled = {0};
+  psg_ctx *ctx = pool_ctx(&base);
+  if (!ctx) return;
+  void *user = ctx->alloc.user;
+  enum { N = 40000, SIZE = 1000 };
+  static unsigned char *blocks[N];
+  psgi_pool_hold_begin(user);
+  for (unsigned i = 0; i < N; i++) CHECK((blocks[i] = ctx->alloc.realloc(user, NULL, 0, SIZE)) != NULL);
+  CHECK(psgi_pool_get_stats(user, &filled));
+  for (unsigned i = 0; i < N; i++) ctx->alloc.realloc(user, blocks[i], SIZE, 0);
+  size_t big_n = 24u << 20;
+  unsigned char *big = ctx->alloc.realloc(user, NULL, 0, big_n);
+  CHECK(big != NULL);
+  if (big) fill(big, big_n, 9);
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK(st.fresh >= filled.fresh + big_n);
+  CHECK(st.mapped + st.big <= filled.mapped + filled.big);
+  if (big) CHECK(holds(big, big_n, 9));
+  ctx->alloc.realloc(user, big, big_n, 0);
+  psgi_pool_hold_end(user);
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK_EQ_INT(st.in_use, base.in_use);
+  CHECK_EQ_INT(st.big, 0);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+/* A smaller big block is cut from the head of a larger freed one (the rest
+ * stays free for the next), and a chunk for small blocks too: nothing is
+ * mapped fresh. */
+static void test_big_block_cut(void) {
+  psgi_pool_stats base, st, freed;
+  psg_ctx *ctx = pool_ctx(&base);
+  if (!ctx) return;
+  void *user = ctx->alloc.user;
+  psgi_pool_hold_begin(user);
+  char *b = donate_big(ctx, 16u << 20, true);
+  CHECK(psgi_pool_get_stats(user, &freed));
+  size_t n = (6u << 20) - 100;
+  unsigned char *a = ctx->alloc.realloc(user, NULL, 0, n);
+  CHECK((char *)a == b);
+  if (a) fill(a, n, 4);
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK_EQ_INT(st.fresh, freed.fresh);
+  CHECK_EQ_INT(st.donated_bytes, freed.donated_bytes - (6u << 20));
+  /* Small blocks past the kept chunks: carved from a piece of the rest. */
+  enum { N = 30000, SIZE = 1000 };
+  static unsigned char *blocks[N];
+  int in_b = 0, bad = 0;
+  for (unsigned i = 0; i < N; i++) {
+    if (!(blocks[i] = ctx->alloc.realloc(user, NULL, 0, SIZE))) bad++;
+    else fill(blocks[i], SIZE, i);
+    in_b += (char *)blocks[i] >= b + (6u << 20) && (char *)blocks[i] < b + (16u << 20);
+  }
+  CHECK(in_b > 0);
+  for (unsigned i = 0; i < N; i++) {
+    if (blocks[i] && !holds(blocks[i], SIZE, i)) bad++;
+    ctx->alloc.realloc(user, blocks[i], SIZE, 0);
+  }
+  if (a) CHECK(holds(a, n, 4));
+  ctx->alloc.realloc(user, a, n, 0);
+  psgi_pool_hold_end(user);
+  CHECK_EQ_INT(bad, 0);
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK_EQ_INT(st.in_use, base.in_use);
+  CHECK_CTX_CLEAN(ctx);
+}
+
+/* A big block grown keeps its bytes, and only the growth is mapped fresh
+ * (its pages are moved, not copied into a fresh block), also when its
+ * length is not a whole number of huge pages. */
+static void test_big_block_grown(void) {
+  psgi_pool_stats base, st, before;
+  psg_ctx *ctx = pool_ctx(&base);
+  if (!ctx) return;
+  void *user = ctx->alloc.user;
+  size_t n = (4u << 20) + 16;
+  unsigned char *a = ctx->alloc.realloc(user, NULL, 0, n);
+  CHECK(a != NULL);
+  if (!a) return;
+  fill(a, n, 7);
+  for (int i = 0; i < 3 && a; i++) {
+    CHECK(psgi_pool_get_stats(user, &before));
+    unsigned char *g = ctx->alloc.realloc(user, a, n, 2 * n);
+    CHECK(g != NULL);
+    if (!g) break;
+    CHECK(psgi_pool_get_stats(user, &st));
+    CHECK(st.fresh - before.fresh <= n + (2u << 20));
+    CHECK(holds(g, n, 7));
+    a = g;
+    n *= 2;
+    fill(a, n, 7);
+  }
+  if (a) CHECK(holds(a, n, 7));
+  ctx->alloc.realloc(user, a, n, 0);
+  CHECK(psgi_pool_get_stats(user, &st));
+  CHECK_EQ_INT(st.in_use, base.in_use);
+  CHECK_EQ_INT(st.big, 0);
+  CHECK_CTX_CLEAN(ctx);
+}
+
 /* Threads sharing one context allocate, write, check and free at once. */
 typedef struct worker {
   psg_ctx *ctx;
@@ -410,6 +551,10 @@ int main(void) {
   RUN_TEST(test_big_block_reused);
   RUN_TEST(test_empty_chunks_kept);
   RUN_TEST(test_reuse_limits_follow_use);
+  RUN_TEST(test_hold_keeps_freed_chunks);
+  RUN_TEST(test_hold_bounds_mapping);
+  RUN_TEST(test_big_block_cut);
+  RUN_TEST(test_big_block_grown);
   RUN_TEST(test_threads);
   RUN_TEST(test_user_hook_untouched);
   return check_finish();
