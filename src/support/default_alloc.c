@@ -20,7 +20,7 @@
  *                        written; a grown one keeps its pages (mremap)
  *
  * Freed memory goes back to the kernel beyond bounds that follow what is in
- * use, but not while a pass run or a parse holds the pool (departure 256):
+ * use, but not while a pass run or a parse holds the pool (departure 253):
  * then every freed chunk and big block stays for the next pass, which cuts
  * its big blocks and chunks from them before mapping fresh memory.
  *

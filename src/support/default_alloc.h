@@ -31,7 +31,7 @@ void psgi_pool_destroy(psgi_pool *pool);
 void psgi_pool_cache_begin(psgi_pool *pool);
 void psgi_pool_cache_end(psgi_pool *pool);
 
-/* Holds (docs/design.md departure 256): between psgi_pool_hold_begin and
+/* Holds (docs/design.md departure 253): between psgi_pool_hold_begin and
  * the matching psgi_pool_hold_end (they nest, and may come from several
  * threads), the pool gives no freed memory back to the kernel: emptied
  * chunks and freed big blocks stay mapped for the next blocks, which take

@@ -54,7 +54,7 @@ void psgi_ctx_thread_cache_end(psg_ctx *ctx);
  * run, a parse): the context's default allocator keeps the memory freed
  * in between mapped for reuse instead of giving it back to the kernel,
  * without mapping more than its most since the work began
- * (psgi_pool_hold_begin, default_alloc.h; docs/design.md departure 256).
+ * (psgi_pool_hold_begin, default_alloc.h; docs/design.md departure 253).
  * Nests; nothing happens under a user's allocator. */
 void psgi_ctx_hold_memory_begin(psg_ctx *ctx);
 void psgi_ctx_hold_memory_end(psg_ctx *ctx);

@@ -74,7 +74,7 @@ static psg_status canonicalize_cast(psg_expr *func, psg_module *mod, psg_pass_co
   psg_status st = psgi_check_typed(func, "CanonicalizeCast");
   if (st) return st;
   /* Most graphs call no cast: a scan of the calls is cheaper than the
-   * rewrite's walk (departure 260). */
+   * rewrite's walk (departure 257). */
   bool any = true;
   if (!psgi_canonicalize_exhaustive && (st = psgi_calls_op(func, PSGI_OP_cast, &any)) != PSG_OK) return st;
   if (!any) {

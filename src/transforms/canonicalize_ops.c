@@ -38,7 +38,7 @@ static psg_status canonicalize(psg_expr *func, psg_module *mod, psg_pass_context
   static const psgi_rewrite_fn visit[PSG_EXPR_KIND_COUNT] = {[PSG_EXPR_CALL] = canonicalize_call};
   /* Only an nn.bias_add call changes, and most functions have none by the
    * time -O3 runs this: a scan of the calls is cheaper than the rewrite's
-   * walk, which would return the function as it is (departure 260). */
+   * walk, which would return the function as it is (departure 257). */
   *out = NULL;
   psg_status st = psgi_check_typed(func, "the pass");
   bool any = true;
