@@ -16,7 +16,7 @@
 #include "passage/tvmscript.h"
 
 /* The whole file at path, NUL-terminated (malloc'd; NULL if unreadable). */
-static char *corpus_read_text(const char *path, size_t *len) {
+static inline char *corpus_read_text(const char *path, size_t *len) {
   FILE *fp = fopen(path, "rb");
   if (!fp) return NULL;
   fseek(fp, 0, SEEK_END);
@@ -30,11 +30,11 @@ static char *corpus_read_text(const char *path, size_t *len) {
   return s;
 }
 
-static int corpus_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static inline int corpus_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Calls add(user, file, text, script) for every *.py of dir in name order
  * (script NULL when the file does not parse, which is also a failure). */
-static int corpus_each_script(psg_ctx *ctx, const char *dir,
+static inline int corpus_each_script(psg_ctx *ctx, const char *dir,
                               void (*add)(void *user, const char *file, const char *text, psg_tir_script *s),
                               void *user) {
   DIR *d = opendir(dir);
@@ -92,7 +92,7 @@ static inline int corpus_each_func(psg_ctx *ctx, const char *dir, void (*fn)(con
   return failures;
 }
 
-static int corpus_run_spec(psg_ctx *ctx, const char *spec, psg_module *m, psg_pass_context *pc, psg_module **out) {
+static inline int corpus_run_spec(psg_ctx *ctx, const char *spec, psg_module *m, psg_pass_context *pc, psg_module **out) {
   psg_pass *p = NULL;
   psg_status st = psg_pipeline_parse(ctx, spec, &p);
   if (!st) st = psg_pass_run(p, m, pc, out);
@@ -109,7 +109,7 @@ static int corpus_run_spec(psg_ctx *ctx, const char *spec, psg_module *m, psg_pa
  * *low after tir.default_pipeline (each NULL when its step failed; the
  * caller releases both). *found is false, with no failure, when the file
  * is absent. */
-static int corpus_lower_model(psg_ctx *ctx, const char *path, const char *const *shapes, size_t n, bool *found,
+static inline int corpus_lower_model(psg_ctx *ctx, const char *path, const char *const *shapes, size_t n, bool *found,
                               psg_module **te, psg_module **low) {
   *te = *low = NULL;
   FILE *fp = fopen(path, "rb");

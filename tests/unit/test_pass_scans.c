@@ -23,6 +23,7 @@
  * also the same with and without the scans. */
 #include <dirent.h>
 #include "check.h"
+#include "corpus_load.h"
 #include "passage/onnx.h"
 #include "random_relay.h"
 #include "transforms/call_scan.h"
@@ -109,22 +110,10 @@ static void check_module(psg_ctx *ctx, const char *what, psg_module *m) {
   psg_module_release(typed);
 }
 
-static char *read_text(const char *path) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  fseek(fp, 0, SEEK_END);
-  long n = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  size_t got = s ? fread(s, 1, (size_t)n, fp) : 0;
-  fclose(fp);
-  if (s) s[got] = 0;
-  return s;
-}
-
 /* The "//--- NAME.relay" sections of a split-file test. */
 static void check_lit_file(psg_ctx *ctx, const char *path) {
-  char *text = read_text(path);
+  size_t text_len;
+  char *text = corpus_read_text(path, &text_len);
   for (char *p = text ? strstr(text, "\n//--- ") : NULL; p;) {
     char *name = p + 7, *eol = strchr(name, '\n');
     if (!eol) break;
